@@ -1,0 +1,108 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "iap-pipeline",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "iap", targets: ["iap"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: C libraries, wrapped thinly and once
+        .target(
+            name: "CRabbitMQ",
+            linkerSettings: [.linkedLibrary("rabbitmq")]
+        ),
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+
+        // MARK: Foundation of every stage
+        .target(
+            name: "PipelineCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Broker",
+            dependencies: [
+                "CRabbitMQ", "PipelineCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HTTPClient",
+            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Store",
+            dependencies: ["PipelineCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: The command line
+        .executableTarget(
+            name: "iap",
+            dependencies: [
+                "PipelineCore", "Broker", "HTTPClient", "Store",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .target(
+            name: "PipelineTesting",
+            dependencies: [
+                "PipelineCore", "Broker", "Store",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PipelineCoreTests",
+            dependencies: ["PipelineCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BrokerTests",
+            dependencies: ["Broker", "PipelineTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPClientTests",
+            dependencies: [
+                "HTTPClient", "PipelineTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["Store", "PipelineTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "iapTests",
+            dependencies: ["PipelineTesting"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct IAP: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "iap", abstract: "In-app purchase receipt pipeline.")
+}
