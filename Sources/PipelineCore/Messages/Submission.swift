@@ -1,0 +1,39 @@
+import Foundation
+
+/// A receipt as the intake committed it: the body of a message on the validate queue.
+///
+/// Exactly one of ``receiptData`` (a legacy base64 app receipt, passed on to
+/// `verifyReceipt` untouched) and ``signedTransaction`` (a StoreKit 2 JWS) is set.
+public struct Submission: Codable, Hashable, Sendable {
+    public var receiptID: String
+    public var accountID: String
+    public var receiptData: String?
+    public var signedTransaction: String?
+    public var orderID: String?
+    /// What the client believes it bought; Apple's answer decides, this is only compared.
+    public var productID: String?
+    public var submittedAt: Date
+
+    public init(
+        receiptID: String, accountID: String, receiptData: String? = nil, signedTransaction: String? = nil,
+        orderID: String? = nil, productID: String? = nil, submittedAt: Date
+    ) {
+        self.receiptID = receiptID
+        self.accountID = accountID
+        self.receiptData = receiptData
+        self.signedTransaction = signedTransaction
+        self.orderID = orderID
+        self.productID = productID
+        self.submittedAt = submittedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case receiptID = "receipt_id"
+        case accountID = "account_id"
+        case receiptData = "receipt_data"
+        case signedTransaction = "signed_transaction"
+        case orderID = "order_id"
+        case productID = "product_id"
+        case submittedAt = "submitted_at"
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// One Apple transaction that the verify endpoint vouched for.
+///
+/// Built from an `in_app` / `latest_receipt_info` entry of a `verifyReceipt` answer, or
+/// from a verified StoreKit 2 `JWSTransactionDecodedPayload`.
+public struct VerifiedTransaction: Codable, Hashable, Sendable {
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var productID: String
+    public var quantity: Int
+    public var purchaseDate: Date?
+    /// Set for subscriptions: the end of the period this transaction paid for.
+    public var expiresDate: Date?
+    /// Set when Apple refunded or revoked the transaction.
+    public var cancellationDate: Date?
+    public var appAccountToken: String?
+
+    public init(
+        transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
+        purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil,
+        appAccountToken: String? = nil
+    ) {
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.quantity = quantity
+        self.purchaseDate = purchaseDate
+        self.expiresDate = expiresDate
+        self.cancellationDate = cancellationDate
+        self.appAccountToken = appAccountToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case transactionID = "transaction_id"
+        case originalTransactionID = "original_transaction_id"
+        case productID = "product_id"
+        case quantity
+        case purchaseDate = "purchase_date"
+        case expiresDate = "expires_date"
+        case cancellationDate = "cancellation_date"
+        case appAccountToken = "app_account_token"
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The JSON coders every stage uses for messages, so dates and keys agree on the wire.
+public enum WireCoding {
+    /// A fresh encoder: ISO 8601 dates with fractional seconds, sorted keys for stable hashes.
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.format(date))
+        }
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// A fresh decoder that reads what ``encoder()`` writes (and plain ISO 8601).
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = Timestamp.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 date: \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+}
+
+/// ISO 8601 timestamps with milliseconds, in UTC.
+public enum Timestamp {
+    public static func format(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    public static func parse(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+            return date
+        }
+        return try? Date(text, strategy: .iso8601)
+    }
+}
