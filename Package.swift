@@ -41,6 +41,7 @@ let package = Package(
             dependencies: [
                 "CRabbitMQ", "PipelineCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

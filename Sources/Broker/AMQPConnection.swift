@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// One connection to RabbitMQ, owned by a dedicated thread, that survives broker
+/// restarts: it reconnects with backoff, declares its topology again and resubscribes
+/// its consumers.
+///
+/// ```swift
+/// let connection = AMQPConnection(configuration: try AMQPConfiguration(url: url),
+///                                 topology: PipelineTopology().topology, logger: logger)
+/// // As a service in a ServiceGroup, or by hand:
+/// connection.start()
+/// try await connection.publish(OutgoingMessage(exchange: "iap.work", routingKey: "validate", body: bytes))
+/// await connection.close()
+/// ```
+public final class AMQPConnection: Service, Sendable {
+    public let configuration: AMQPConfiguration
+    private let loop: ConnectionLoop
+    private let started = Mutex<Thread?>(nil)
+    private let consumerIDs = Atomic<UInt64>(0)
+
+    /// Prepares a connection; nothing happens until ``start()`` or ``run()``.
+    /// - Parameters:
+    ///   - topology: declared on every connect, before any publish or consume.
+    public init(configuration: AMQPConfiguration, topology: Topology = .empty, logger: Logger) {
+        self.configuration = configuration
+        self.loop = ConnectionLoop(configuration: configuration, topology: topology, logger: logger)
+    }
+
+    /// Starts the owner thread, which connects in the background. Idempotent.
+    public func start() {
+        started.withLock { thread in
+            guard thread == nil else { return }
+            let loop = self.loop
+            let newThread = Thread { loop.run() }
+            newThread.name = "amqp-\(configuration.host):\(configuration.port)"
+            newThread.start()
+            thread = newThread
+        }
+    }
+
+    /// Runs until graceful shutdown or cancellation, then closes the connection.
+    public func run() async throws {
+        start()
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Closes the connection: unconfirmed publishes fail with ``PublishError/shutdown``,
+    /// consumers end, unsettled deliveries go back to their queues.
+    public func close() async {
+        let wasStarted = started.withLock { $0 != nil }
+        guard wasStarted else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.mailbox.send(.close { continuation.resume() })
+        }
+    }
+
+    /// Whether the connection is up right now.
+    public var isConnected: Bool { loop.connected.load(ordering: .acquiring) }
+
+    /// How many times the connection has been established, reconnects included.
+    public var connectCount: Int { loop.connects.load(ordering: .relaxed) }
+
+    /// Waits until the connection is up.
+    /// - Throws: ``BrokerError`` with code `notConnected` after `timeout`.
+    public func waitUntilConnected(timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !isConnected {
+            guard ContinuousClock.now < deadline else {
+                throw BrokerError(.notConnected, "not connected to \(configuration.redactedURL) after \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    // MARK: - Publishing
+
+    /// Publishes one message and waits for the broker's confirm.
+    /// - Throws: ``PublishError``; see ``PublishError/isRetryable``.
+    public func publish(_ message: OutgoingMessage) async throws(PublishError) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PublishError>, Never>) in
+            loop.mailbox.send(.publish([message], { _, result in continuation.resume(returning: result) }))
+        }
+        try result.get()
+    }
+
+    /// Publishes messages back to back, many confirms in flight, and waits for all.
+    /// - Returns: each message's outcome, in order.
+    public func publish(_ messages: [OutgoingMessage]) async -> [Result<Void, PublishError>] {
+        guard !messages.isEmpty else { return [] }
+        let collector = BatchCollector(count: messages.count)
+        return await withCheckedContinuation { continuation in
+            collector.onComplete { continuation.resume(returning: $0) }
+            loop.mailbox.send(.publish(messages, { index, result in collector.record(index, result) }))
+        }
+    }
+
+    // MARK: - Consuming
+
+    /// Consumes from `queue` with manual acknowledgement.
+    /// - Parameters:
+    ///   - prefetch: how many unacknowledged deliveries the broker may send at once.
+    public func consume(queue: String, prefetch: Int) -> Consumer {
+        let id = consumerIDs.add(1, ordering: .relaxed).newValue
+        let (stream, continuation) = AsyncThrowingStream<Delivery, any Error>.makeStream()
+        let registration = ConsumerRegistration(
+            id: id, queue: queue, prefetch: UInt16(clamping: max(1, prefetch)), continuation: continuation)
+        continuation.onTermination = { [mailbox = loop.mailbox] termination in
+            if case .cancelled = termination { mailbox.send(.cancelConsumer(id: id)) }
+        }
+        loop.mailbox.send(.startConsumer(registration))
+        return Consumer(id: id, stream: stream, mailbox: loop.mailbox)
+    }
+
+    // MARK: - Administration
+
+    /// Runs round trips on the control channel, on the connection's thread.
+    /// - Throws: ``BrokerError`` (`notConnected` while the broker is away).
+    public func withControlChannel<T: Sendable>(
+        _ body: @escaping @Sendable (ControlChannel) throws(BrokerError) -> T
+    ) async throws(BrokerError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, BrokerError>, Never>) in
+            loop.mailbox.send(
+                .control { channel in
+                    guard let channel else {
+                        return continuation.resume(returning: .failure(BrokerError(.notConnected, "not connected")))
+                    }
+                    do throws(BrokerError) {
+                        continuation.resume(returning: .success(try body(channel)))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                })
+        }
+        return try result.get()
+    }
+
+    /// Declares more topology now (it is not redeclared on reconnect).
+    public func declare(_ topology: Topology) async throws(BrokerError) {
+        try await withControlChannel { channel throws(BrokerError) in try channel.declare(topology) }
+    }
+
+    /// A queue's ready messages and consumers.
+    public func queueStatus(_ queue: String) async throws(BrokerError) -> QueueStatus {
+        try await withControlChannel { channel throws(BrokerError) in try channel.queueStatus(queue) }
+    }
+}
+
+/// Gathers the per-message outcomes of a batch publish and reports once.
+private final class BatchCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<Void, PublishError>]
+    private var remaining: Int
+    private var completion: (@Sendable ([Result<Void, PublishError>]) -> Void)?
+
+    init(count: Int) {
+        results = Array(repeating: .failure(.notConnected), count: count)
+        remaining = count
+    }
+
+    func onComplete(_ completion: @escaping @Sendable ([Result<Void, PublishError>]) -> Void) {
+        self.completion = completion
+    }
+
+    func record(_ index: Int, _ result: Result<Void, PublishError>) {
+        lock.lock()
+        results[index] = result
+        remaining -= 1
+        let done = remaining == 0 ? results : nil
+        lock.unlock()
+        if let done { completion?(done) }
+    }
+}

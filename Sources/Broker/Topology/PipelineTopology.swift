@@ -1,0 +1,102 @@
+/// The pipeline's queues and exchanges, all named from one prefix so that two pipelines
+/// can share a broker.
+///
+/// ```
+/// {p}.work (direct) ──validate──▶ {p}.validate (quorum) ──▶ validators
+///                   ──fulfil────▶ {p}.fulfil   (quorum) ──▶ fulfiller
+/// "" ──{p}.validate.retry.10s──▶ retry tier (quorum, TTL) ──expires──▶ {p}.work / validate
+/// {p}.dead (fanout) ──▶ {p}.dead (operators' review)   ──▶ {p}.dead.events (status updates)
+/// ```
+/// Work queues dead-letter at least once into `{p}.dead` when a message is rejected
+/// without requeue or is delivered more than ``deliveryLimit`` times (a poison message
+/// that crashes its consumer).
+public struct PipelineTopology: Hashable, Sendable {
+    public static let validateKey = "validate"
+    public static let fulfilKey = "fulfil"
+    /// The delays of the retry tiers: the n-th retry waits `retryDelays[min(n, count) - 1]`.
+    public static let defaultRetryDelays: [Duration] = [.seconds(1), .seconds(10), .seconds(60), .seconds(600), .seconds(3600)]
+
+    public let prefix: String
+    public let retryDelays: [Duration]
+    /// Deliveries after which a quorum queue dead-letters a message on its own.
+    public let deliveryLimit: Int
+
+    public init(prefix: String = "iap", retryDelays: [Duration] = defaultRetryDelays, deliveryLimit: Int = 20) {
+        precondition(!retryDelays.isEmpty, "at least one retry tier")
+        self.prefix = prefix
+        self.retryDelays = retryDelays
+        self.deliveryLimit = deliveryLimit
+    }
+
+    public var workExchange: String { "\(prefix).work" }
+    public var deadExchange: String { "\(prefix).dead" }
+    public var validateQueue: String { "\(prefix).validate" }
+    public var fulfilQueue: String { "\(prefix).fulfil" }
+    public var deadQueue: String { "\(prefix).dead" }
+    /// A copy of every dead letter, consumed to record the receipt's final status while
+    /// the original waits in ``deadQueue`` for an operator.
+    public var deadEventsQueue: String { "\(prefix).dead.events" }
+
+    /// The retry tier to use after `attempts` failed attempts (1-based), and its delay.
+    public func retryTier(afterAttempt attempts: Int) -> (queue: String, delay: Duration) {
+        let index = min(max(attempts, 1), retryDelays.count) - 1
+        return (retryQueueName(retryDelays[index]), retryDelays[index])
+    }
+
+    /// Every queue name the pipeline declares.
+    public var allQueues: [String] { topology.queues.map(\.name) }
+
+    public var topology: Topology {
+        let durableWork: [String: AMQPValue] = [
+            "x-queue-type": "quorum",
+            "x-delivery-limit": .int(Int64(deliveryLimit)),
+            "x-dead-letter-exchange": .string(deadExchange),
+            "x-dead-letter-strategy": "at-least-once",
+            "x-overflow": "reject-publish",
+        ]
+        var queues = [
+            QueueSpec(name: validateQueue, arguments: durableWork),
+            QueueSpec(name: fulfilQueue, arguments: durableWork),
+            QueueSpec(name: deadQueue, arguments: ["x-queue-type": "quorum"]),
+            QueueSpec(name: deadEventsQueue, arguments: ["x-queue-type": "quorum"]),
+        ]
+        for delay in retryDelays {
+            queues.append(
+                QueueSpec(
+                    name: retryQueueName(delay),
+                    arguments: [
+                        "x-queue-type": "quorum",
+                        "x-message-ttl": .int(Self.milliseconds(delay)),
+                        "x-dead-letter-exchange": .string(workExchange),
+                        "x-dead-letter-routing-key": .string(Self.validateKey),
+                        "x-dead-letter-strategy": "at-least-once",
+                        "x-overflow": "reject-publish",
+                    ]))
+        }
+        return Topology(
+            exchanges: [
+                ExchangeSpec(name: workExchange, type: "direct"),
+                ExchangeSpec(name: deadExchange, type: "fanout"),
+            ],
+            queues: queues,
+            bindings: [
+                BindingSpec(queue: validateQueue, exchange: workExchange, routingKey: Self.validateKey),
+                BindingSpec(queue: fulfilQueue, exchange: workExchange, routingKey: Self.fulfilKey),
+                BindingSpec(queue: deadQueue, exchange: deadExchange, routingKey: ""),
+                BindingSpec(queue: deadEventsQueue, exchange: deadExchange, routingKey: ""),
+            ])
+    }
+
+    private static func milliseconds(_ delay: Duration) -> Int64 {
+        delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    private func retryQueueName(_ delay: Duration) -> String {
+        let ms = Self.milliseconds(delay)
+        let seconds = ms / 1000
+        let label =
+            ms % 1000 != 0 ? "\(ms)ms"
+            : seconds % 3600 == 0 ? "\(seconds / 3600)h" : seconds % 60 == 0 ? "\(seconds / 60)m" : "\(seconds)s"
+        return "\(validateQueue).retry.\(label)"
+    }
+}
