@@ -1,6 +1,15 @@
 import ArgumentParser
 
+/// `iap`: every stage of the receipt pipeline in one executable.
 @main
 struct IAP: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "iap", abstract: "In-app purchase receipt pipeline.")
+    static let configuration = CommandConfiguration(
+        commandName: "iap",
+        abstract: "In-app purchase receipt pipeline: intake, validators, fulfiller, notifier.",
+        discussion: """
+            Settings come from IAP_* environment variables (see README.md); a missing or
+            malformed one stops the command at start with a message naming it.
+            """,
+        subcommands: [Bench.self]
+    )
 }

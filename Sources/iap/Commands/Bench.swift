@@ -1,0 +1,11 @@
+import ArgumentParser
+
+extension IAP {
+    /// Benchmarks that print figures; the README and BENCHMARKS.md record them.
+    struct Bench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure throughput on this machine.",
+            subcommands: [BrokerBench.self]
+        )
+    }
+}

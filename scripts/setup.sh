@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what the pipeline needs from Debian's apt, starts RabbitMQ if it is not
+# running, and waits until it accepts connections. Safe to run again.
+set -euo pipefail
+
+packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev curl)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "setup: swift is at /opt/swift/usr/bin; add it to PATH" >&2
+  else
+    echo "setup: Swift 6 is required (https://www.swift.org/install/linux/)" >&2
+    exit 1
+  fi
+fi
+
+# No systemd here: start the broker directly when it is not answering.
+if ! rabbitmqctl -q status >/dev/null 2>&1; then
+  echo "setup: starting rabbitmq-server"
+  $sudo rabbitmq-server -detached
+fi
+for _ in $(seq 1 60); do
+  if rabbitmqctl -q await_startup --timeout 5 >/dev/null 2>&1; then
+    echo "setup: RabbitMQ $(rabbitmqctl -q version 2>/dev/null) is ready"
+    exit 0
+  fi
+  sleep 1
+done
+echo "setup: RabbitMQ did not become ready; see /var/log/rabbitmq/" >&2
+exit 1
