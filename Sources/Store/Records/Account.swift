@@ -20,8 +20,11 @@ extension Account: FetchableRecord, PersistableRecord {
         static let createdAt = Column(CodingKeys.createdAt)
     }
 
-    /// Creates the account unless it exists.
+    /// Creates the account unless it exists. (Not `INSERT OR IGNORE`, which would also
+    /// swallow a CHECK failure such as an over-long id.)
     static func ensure(_ db: Database, id: String, now: Date) throws {
-        try Account(id: id, createdAt: now).insert(db, onConflict: .ignore)
+        try db.execute(
+            sql: "INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+            arguments: [id, now])
     }
 }
