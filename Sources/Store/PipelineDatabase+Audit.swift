@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+
+// MARK: - Audit: do the books balance?
+
+extension PipelineDatabase {
+    /// Checks the invariants the pipeline promises, on one consistent snapshot:
+    /// - every balance equals the sum of its ledger entries, and no ledger currency lacks
+    ///   a balance row;
+    /// - no Apple transaction has two ledger entries of one kind (credited twice);
+    /// - every credited receipt credited something;
+    /// - every credited, rejected or dead receipt has its notification.
+    ///
+    /// - Returns: what is wrong; empty when all is well.
+    public func audit() throws -> [AuditFinding] {
+        try read { db in
+            var findings: [AuditFinding] = []
+
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT b.account_id, b.currency, b.amount, COALESCE(l.total, 0) AS total
+                    FROM balances b
+                    LEFT JOIN (
+                        SELECT account_id, currency, SUM(amount) AS total
+                        FROM ledger_entries GROUP BY account_id, currency
+                    ) l ON l.account_id = b.account_id AND l.currency = b.currency
+                    WHERE b.amount <> COALESCE(l.total, 0)
+                    ORDER BY b.account_id, b.currency
+                    """)
+            {
+                let (account, currency, amount, total): (String, String, Int, Int) =
+                    (row["account_id"], row["currency"], row["amount"], row["total"])
+                findings.append(
+                    AuditFinding(
+                        kind: .balanceMismatch, accountID: account, currency: currency,
+                        detail: "account \(account) has \(amount) \(currency) but its ledger sums to \(total)"))
+            }
+
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT l.account_id, l.currency, SUM(l.amount) AS total
+                    FROM ledger_entries l
+                    WHERE NOT EXISTS (
+                        SELECT 1 FROM balances b WHERE b.account_id = l.account_id AND b.currency = l.currency)
+                    GROUP BY l.account_id, l.currency
+                    ORDER BY l.account_id, l.currency
+                    """)
+            {
+                let (account, currency, total): (String, String, Int) =
+                    (row["account_id"], row["currency"], row["total"])
+                findings.append(
+                    AuditFinding(
+                        kind: .ledgerWithoutBalance, accountID: account, currency: currency,
+                        detail: "account \(account) has ledger entries summing to \(total) \(currency) but no balance"))
+            }
+
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT transaction_id, kind, COUNT(*) AS entries, group_concat(DISTINCT account_id) AS accounts
+                    FROM ledger_entries
+                    WHERE transaction_id IS NOT NULL
+                    GROUP BY transaction_id, kind
+                    HAVING COUNT(*) > 1
+                    ORDER BY transaction_id
+                    """)
+            {
+                let (transaction, kind, entries, accounts): (String, String, Int, String) =
+                    (row["transaction_id"], row["kind"], row["entries"], row["accounts"])
+                findings.append(
+                    AuditFinding(
+                        kind: .transactionCreditedTwice, transactionID: transaction,
+                        detail: "Apple transaction \(transaction) has \(entries) \(kind) entries (accounts \(accounts))"))
+            }
+
+            for id in try String.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id FROM receipts r
+                    WHERE r.status = 'credited' AND NOT EXISTS (
+                        SELECT 1 FROM receipt_transactions t WHERE t.receipt_id = r.id AND t.outcome = 'credited')
+                    ORDER BY r.id
+                    """)
+            {
+                findings.append(
+                    AuditFinding(
+                        kind: .creditedReceiptWithoutCredit, receiptID: id,
+                        detail: "receipt \(id) is credited but no transaction of it credited anything"))
+            }
+
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id, r.status FROM receipts r
+                    WHERE r.status IN ('credited', 'rejected', 'dead') AND NOT EXISTS (
+                        SELECT 1 FROM notification_outbox o
+                        WHERE o.receipt_id = r.id AND o.type = 'receipt.' || r.status)
+                    ORDER BY r.id
+                    """)
+            {
+                let (id, status): (String, String) = (row["id"], row["status"])
+                findings.append(
+                    AuditFinding(
+                        kind: .finalReceiptWithoutNotification, receiptID: id,
+                        detail: "receipt \(id) is \(status) but has no receipt.\(status) notification"))
+            }
+
+            return findings
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import GRDB
+import PipelineCore
+
+// MARK: - Fulfilment: apply verdicts to receipts, accounts and the outbox
+
+extension PipelineDatabase {
+    /// Applies a batch of verdicts in one transaction, in order.
+    ///
+    /// Each verdict changes its receipt, the accounts it credits and the outbox together,
+    /// or not at all. A verdict for a receipt that already ended changes nothing (it is a
+    /// redelivery), so applying the same batch twice is harmless.
+    ///
+    /// - `valid`: each Apple transaction not seen before is recorded and credits the
+    ///   account: a ledger entry and balance for a currency, or the entitlement extended
+    ///   to the later of its current end and the transaction's. A transaction seen before
+    ///   (in any receipt, of any account), refunded, or for a product the catalog does not
+    ///   sell credits nothing. The receipt becomes `credited` if anything was credited,
+    ///   else `rejected` with the most telling reason; a `receipt.credited` or
+    ///   `receipt.rejected` notification is queued.
+    /// - `rejected`, `dead`: the receipt ends so, with the reason; a notification is queued.
+    /// - `retrying`: progress only: status, attempts and the last error.
+    ///
+    /// - Returns: one result per verdict, in the same order.
+    public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) throws -> [VerdictResult] {
+        guard !verdicts.isEmpty else { return [] }
+        let products = Dictionary(catalog.products.map { ($0.productID, $0) }, uniquingKeysWith: { first, _ in first })
+        return try write { db in
+            try verdicts.map { verdict in
+                var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
+                do {
+                    // A savepoint per verdict: a malformed one is undone alone.
+                    try db.inSavepoint {
+                        result = try apply(verdict, products: products, now: now, db)
+                        return .commit
+                    }
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    return .invalid(receiptID: verdict.receiptID, reason: error.message ?? "constraint failed")
+                } catch let error as InvalidVerdict {
+                    return .invalid(receiptID: verdict.receiptID, reason: error.reason)
+                }
+                return result
+            }
+        }
+    }
+
+    private func apply(
+        _ verdict: Verdict, products: [String: Product], now: Date, _ db: Database
+    ) throws -> VerdictResult {
+        guard var receipt = try Receipt.fetchOne(db, id: verdict.receiptID) else {
+            return .unknownReceipt(receiptID: verdict.receiptID)
+        }
+        guard !receipt.status.isFinal else {
+            return .alreadyFinal(receiptID: receipt.id, status: receipt.status)
+        }
+        guard let outcome = verdict.outcome else {
+            return .unknownOutcome(receiptID: receipt.id, outcome: verdict.rawOutcome)
+        }
+        receipt.attempts = max(receipt.attempts, verdict.attempts)
+        receipt.environment = verdict.environment ?? receipt.environment
+        receipt.updatedAt = now
+
+        switch outcome {
+        case .valid:
+            try credit(verdict, receipt: &receipt, products: products, now: now, db)
+        case .rejected:
+            receipt.status = .rejected
+            receipt.reason = Self.nonEmpty(verdict.reason) ?? "rejected"
+            try receipt.update(db)
+            try OutboxEntry(
+                type: .receiptRejected, receiptID: receipt.id, accountID: receipt.accountID,
+                data: EndedData(reason: receipt.reason ?? "", attempts: receipt.attempts), now: now
+            ).insert(db)
+        case .retrying:
+            receipt.status = .retrying
+            receipt.reason = Self.nonEmpty(verdict.reason) ?? receipt.reason
+            try receipt.update(db)
+        case .dead:
+            receipt.status = .dead
+            receipt.reason = Self.nonEmpty(verdict.reason) ?? "dead-lettered"
+            try receipt.update(db)
+            try OutboxEntry(
+                type: .receiptDead, receiptID: receipt.id, accountID: receipt.accountID,
+                data: EndedData(reason: receipt.reason ?? "", attempts: receipt.attempts), now: now
+            ).insert(db)
+        }
+        return .applied(receiptID: receipt.id, status: receipt.status, reason: receipt.reason)
+    }
+
+    /// Settles every transaction of a valid receipt, then ends the receipt.
+    private func credit(
+        _ verdict: Verdict, receipt: inout Receipt, products: [String: Product], now: Date, _ db: Database
+    ) throws {
+        let accountID = Self.beneficiary(of: verdict, receipt: receipt)
+        try Account.ensure(db, id: accountID, now: now)
+
+        var carried: [ReceiptTransaction] = []
+        var seen: Set<String> = []
+        // A legacy receipt may list one transaction twice (in_app and latest_receipt_info).
+        for transaction in verdict.transactions where seen.insert(transaction.transactionID).inserted {
+            let row = try settle(
+                transaction, receipt: receipt, accountID: accountID, products: products, now: now, db)
+            try row.insert(db)
+            carried.append(row)
+        }
+
+        if carried.contains(where: { $0.outcome == .credited }) {
+            receipt.status = .credited
+            receipt.reason = nil
+            try receipt.update(db)
+            let balances = try Balance.all().filter(accountID: accountID).fetchAll(db)
+            try OutboxEntry(
+                type: .receiptCredited, receiptID: receipt.id, accountID: accountID,
+                data: CreditedData(
+                    transactions: carried.map(\.carried),
+                    balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +)),
+                now: now
+            ).insert(db)
+        } else {
+            receipt.status = .rejected
+            receipt.reason = Self.rejectionReason(carried)
+            try receipt.update(db)
+            try OutboxEntry(
+                type: .receiptRejected, receiptID: receipt.id, accountID: receipt.accountID,
+                data: EndedData(
+                    reason: receipt.reason ?? "", attempts: receipt.attempts, transactions: carried.map(\.carried)),
+                now: now
+            ).insert(db)
+        }
+    }
+
+    /// The account a valid receipt credits. For now the account the verdict names (the
+    /// one the receipt was submitted for); binding through orders, `appAccountToken` and
+    /// the original transaction of a subscription belongs here.
+    static func beneficiary(of verdict: Verdict, receipt: Receipt) -> String {
+        verdict.accountID
+    }
+
+    /// Records one Apple transaction of a valid receipt and credits it if it may be.
+    /// Returns what became of it, for `receipt_transactions`.
+    private func settle(
+        _ transaction: VerifiedTransaction, receipt: Receipt, accountID: String, products: [String: Product],
+        now: Date, _ db: Database
+    ) throws -> ReceiptTransaction {
+        var row = ReceiptTransaction(
+            receiptID: receipt.id, transactionID: transaction.transactionID, productID: transaction.productID,
+            outcome: .credited)
+
+        if let known = try AppleTransaction.fetchOne(db, id: transaction.transactionID) {
+            switch known.state {
+            case .credited, .unpaid: row.outcome = .alreadyCredited
+            case .refunded, .revoked: row.outcome = .refunded
+            }
+            return row
+        }
+
+        var record = AppleTransaction(
+            id: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
+            productID: transaction.productID, quantity: max(1, transaction.quantity),
+            environment: receipt.environment, receiptID: receipt.id, accountID: accountID,
+            purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
+            cancellationDate: transaction.cancellationDate, state: .credited, createdAt: now, updatedAt: now)
+
+        if transaction.cancellationDate != nil {
+            // Recorded, so that no later receipt credits it either.
+            record.state = .refunded
+            try record.insert(db)
+            row.outcome = .refunded
+            return row
+        }
+        guard let product = products[transaction.productID] else {
+            // Not recorded: once the catalog sells the product, a resent receipt credits it.
+            row.outcome = .unknownProduct
+            return row
+        }
+
+        try record.insert(db)
+        if let grant = product.grant {
+            let (amount, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
+            guard !overflow else {
+                throw InvalidVerdict(
+                    reason: "transaction \(transaction.transactionID): quantity \(record.quantity) is absurd")
+            }
+            try LedgerEntry.post(
+                db, accountID: accountID, currency: grant.currency, amount: amount, kind: .purchase,
+                receiptID: receipt.id, transactionID: transaction.transactionID, now: now)
+            row.currency = grant.currency
+            row.amount = amount
+        }
+        if let name = product.entitlement {
+            try Entitlement.extend(
+                db, accountID: accountID, name: name, until: transaction.expiresDate,
+                originalTransactionID: transaction.originalTransactionID, now: now)
+            row.entitlement = name
+            row.expiresAt = transaction.expiresDate
+        }
+        return row
+    }
+
+    /// Why a valid receipt credited nothing: the reason that most needs a person first.
+    static func rejectionReason(_ carried: [ReceiptTransaction]) -> String {
+        let outcomes = Set(carried.map(\.outcome))
+        // Paid for, but the catalog cannot say what to give: the catalog needs fixing.
+        if outcomes.contains(.unknownProduct) { return TransactionOutcome.unknownProduct.rawValue }
+        if outcomes.contains(.refunded) { return TransactionOutcome.refunded.rawValue }
+        if outcomes.contains(.alreadyCredited) { return TransactionOutcome.alreadyCredited.rawValue }
+        return "no_transactions"
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        return text
+    }
+}
+
+/// A verdict whose data cannot be applied (but broke no database constraint).
+struct InvalidVerdict: Error {
+    var reason: String
+}
+
+/// `data` of a `receipt.credited` webhook.
+private struct CreditedData: Encodable {
+    var transactions: [ReceiptDetails.CarriedTransaction]
+    /// The account's balances after this receipt.
+    var balances: [String: Int]
+}
+
+/// `data` of a `receipt.rejected` or `receipt.dead` webhook.
+private struct EndedData: Encodable {
+    var reason: String
+    var attempts: Int
+    /// For a valid receipt that credited nothing: what became of each transaction.
+    var transactions: [ReceiptDetails.CarriedTransaction]?
+}

@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+
+// MARK: - Queries: what the HTTP API shows
+
+extension PipelineDatabase {
+    /// A receipt with the Apple transactions it carried and what each credited; nil if
+    /// there is no such receipt.
+    public func receipt(id: String) throws -> ReceiptDetails? {
+        try read { db in
+            guard let receipt = try Receipt.fetchOne(db, id: id) else { return nil }
+            let carried = try ReceiptTransaction.all().filter(receiptID: id).fetchAll(db)
+            return ReceiptDetails(
+                receiptID: receipt.id, accountID: receipt.accountID, kind: receipt.kind, status: receipt.status,
+                reason: receipt.reason, attempts: receipt.attempts, environment: receipt.environment,
+                orderID: receipt.orderID, productID: receipt.productID, createdAt: receipt.createdAt,
+                updatedAt: receipt.updatedAt, publishedAt: receipt.publishedAt,
+                transactions: carried.map(\.carried))
+        }
+    }
+
+    /// An account's balances, entitlements and latest ledger entries (newest first); nil
+    /// if the account never sent a receipt nor was credited.
+    public func account(id: String, ledgerLimit: Int = 50) throws -> AccountDetails? {
+        try read { db in
+            guard try Account.exists(db, id: id) else { return nil }
+            let balances = try Balance.all().filter(accountID: id).fetchAll(db)
+            let entitlements = try Entitlement.all().filter(accountID: id).order(\.name).fetchAll(db)
+            let ledger = try LedgerEntry.all().filter(accountID: id).newestFirst().limit(ledgerLimit).fetchAll(db)
+            return AccountDetails(
+                accountID: id,
+                balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
+                entitlements: entitlements.map { AccountDetails.Entitlement(name: $0.name, expiresAt: $0.expiresAt) },
+                ledger: ledger.map(\.line))
+        }
+    }
+}

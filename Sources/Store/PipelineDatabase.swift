@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+
+/// The pipeline's SQLite database: receipts, accounts, the ledger and the notification outbox.
+///
+/// Several processes (intake, fulfiller, notifier) open the same file, so it is a
+/// `DatabasePool` in WAL mode with a busy timeout: a writer waits for another process's
+/// write transaction instead of failing at once. Every public method is one transaction
+/// that leaves the database consistent; none hands out the connection.
+///
+/// ```swift
+/// let database = try PipelineDatabase(path: "/var/lib/iap/pipeline.sqlite")
+/// let outcomes = try database.acceptReceipts(batch, now: Date())
+/// ```
+public struct PipelineDatabase: Sendable {
+    /// Access to the database.
+    private let dbWriter: any DatabaseWriter
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    ///
+    /// - Throws: a database error when the file cannot be opened, is not an SQLite
+    ///   database, or was written by a newer version of the schema.
+    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        let pool = try DatabasePool(path: path, configuration: Self.makeConfiguration(configuration))
+        // GRDB sets `synchronous = NORMAL` on the writer when it enables WAL, after any
+        // `prepareDatabase` hook has run. With NORMAL a commit is not synced, and a power
+        // loss can take back a receipt the intake already answered 202 for. FULL syncs the
+        // WAL at every commit; the intake's group commit pays that once per batch.
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        try Self.migrate(pool)
+        self.dbWriter = pool
+    }
+
+    private static func makeConfiguration(_ options: StoreConfiguration) -> Configuration {
+        var config = Configuration()
+        config.label = "PipelineDatabase"
+        config.busyMode = .timeout(options.busyTimeout)
+        config.foreignKeysEnabled = true
+        config.maximumReaderCount = options.maximumReaderCount
+        return config
+    }
+
+    /// Runs the migrations. When two processes open a new file at the same moment, both
+    /// may see a migration as unapplied and the slower one fails creating a table the
+    /// faster one just created; its second try finds the migration recorded and does nothing.
+    private static func migrate(_ writer: some DatabaseWriter) throws {
+        let migrator = Self.migrator
+        do {
+            try migrator.migrate(writer)
+        } catch {
+            guard try writer.read({ try !migrator.hasCompletedMigrations($0) }) else { return }
+            try migrator.migrate(writer)
+        }
+        if try writer.read(migrator.hasBeenSuperseded) {
+            throw DatabaseError(message: "the database was migrated by a newer version of this program")
+        }
+    }
+
+    /// Whether an error from this store is worth retrying as it is: another process held
+    /// the database longer than the busy timeout.
+    public static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    }
+
+    // MARK: - Transactions
+
+    /// One write transaction. Every mutating method of the store goes through here.
+    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        try dbWriter.write(updates)
+    }
+
+    /// One read transaction, on a snapshot that writers do not disturb.
+    func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try dbWriter.read(value)
+    }
+
+    /// The settings of the writer connection, for a start-up log line and for tests.
+    public func connectionSettings() throws -> ConnectionSettings {
+        try dbWriter.writeWithoutTransaction { db in
+            try ConnectionSettings(
+                journalMode: String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                synchronous: Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1,
+                foreignKeys: Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false,
+                busyTimeoutMilliseconds: Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 0)
+        }
+    }
+}
+
+/// How to open a ``PipelineDatabase``.
+public struct StoreConfiguration: Hashable, Sendable {
+    /// How long a write waits for another process's write transaction before failing
+    /// with a transient error (see ``PipelineDatabase/isTransient(_:)``).
+    public var busyTimeout: TimeInterval
+    /// Connections for concurrent reads (queries from the HTTP API).
+    public var maximumReaderCount: Int
+
+    public init(busyTimeout: TimeInterval = 10, maximumReaderCount: Int = 4) {
+        self.busyTimeout = busyTimeout
+        self.maximumReaderCount = maximumReaderCount
+    }
+}
+
+/// What the writer connection runs with.
+public struct ConnectionSettings: Hashable, Sendable, CustomStringConvertible {
+    /// `wal`.
+    public var journalMode: String
+    /// SQLite's number: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA.
+    public var synchronous: Int
+    public var foreignKeys: Bool
+    public var busyTimeoutMilliseconds: Int
+
+    public var description: String {
+        let sync = ["off", "normal", "full", "extra"].indices.contains(synchronous)
+            ? ["off", "normal", "full", "extra"][synchronous] : "\(synchronous)"
+        return "journal_mode=\(journalMode) synchronous=\(sync) foreign_keys=\(foreignKeys ? "on" : "off") "
+            + "busy_timeout=\(busyTimeoutMilliseconds)ms"
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+
+/// A row of `ledger_entries`: one signed movement of a balance. Written only together
+/// with the matching change to `balances`, so the sum of an account's entries in a
+/// currency is its balance (``PipelineDatabase/audit()`` checks).
+struct LedgerEntry: Codable, Hashable, Sendable {
+    var id: Int64?
+    var accountID: String
+    var currency: String
+    var amount: Int
+    var kind: LedgerKind
+    var receiptID: String?
+    var transactionID: String?
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case accountID = "account_id"
+        case currency, amount, kind
+        case receiptID = "receipt_id"
+        case transactionID = "transaction_id"
+        case createdAt = "created_at"
+    }
+}
+
+extension LedgerEntry {
+    /// Writes the entry and moves the balance by its amount, as one step.
+    static func post(
+        _ db: Database, accountID: String, currency: String, amount: Int, kind: LedgerKind, receiptID: String?,
+        transactionID: String?, now: Date
+    ) throws {
+        var entry = LedgerEntry(
+            id: nil, accountID: accountID, currency: currency, amount: amount, kind: kind, receiptID: receiptID,
+            transactionID: transactionID, createdAt: now)
+        try entry.insert(db)
+        try Balance.add(db, amount: amount, currency: currency, accountID: accountID)
+    }
+
+    var line: AccountDetails.LedgerLine {
+        AccountDetails.LedgerLine(
+            id: id ?? 0, currency: currency, amount: amount, kind: kind, receiptID: receiptID,
+            transactionID: transactionID, createdAt: createdAt)
+    }
+}
+
+extension LedgerEntry: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "ledger_entries"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let accountID = Column(CodingKeys.accountID)
+        static let currency = Column(CodingKeys.currency)
+        static let amount = Column(CodingKeys.amount)
+        static let kind = Column(CodingKeys.kind)
+        static let transactionID = Column(CodingKeys.transactionID)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+extension DerivableRequest<LedgerEntry> {
+    func filter(accountID: String) -> Self {
+        filter { $0.accountID == accountID }
+    }
+
+    func newestFirst() -> Self {
+        order { $0.id.desc }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import PipelineCore
+
+/// A row of `notification_outbox`: a webhook written in the same transaction as the
+/// change it announces, delivered later by the notifier, at least once.
+struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
+    enum Status: String, Codable, Hashable, Sendable, DatabaseValueConvertible {
+        case pending, delivered
+        /// Given up on: retries exhausted or the receiver refused it for good.
+        case failed
+    }
+
+    var id: String
+    var type: NotificationType
+    var receiptID: String?
+    var accountID: String
+    var body: String
+    var status: Status
+    var attempts: Int
+    var nextAttemptAt: Date?
+    var lastError: String?
+    var createdAt: Date
+    var deliveredAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, type
+        case receiptID = "receipt_id"
+        case accountID = "account_id"
+        case body, status, attempts
+        case nextAttemptAt = "next_attempt_at"
+        case lastError = "last_error"
+        case createdAt = "created_at"
+        case deliveredAt = "delivered_at"
+    }
+}
+
+extension OutboxEntry {
+    /// A new pending notification, due at once, whose body is built here and never again:
+    /// `{"account_id", "data", "receipt_id", "type"}` with sorted keys.
+    init(type: NotificationType, receiptID: String?, accountID: String, data: some Encodable, now: Date) throws {
+        let body = WebhookBody(type: type, receiptID: receiptID, accountID: accountID, data: data)
+        let json = try WireCoding.encoder().encode(body)
+        self.init(
+            id: "evt_" + UUID().uuidString.lowercased(), type: type, receiptID: receiptID, accountID: accountID,
+            body: String(decoding: json, as: UTF8.self), status: .pending, attempts: 0, nextAttemptAt: now,
+            lastError: nil, createdAt: now, deliveredAt: nil)
+    }
+
+    var notification: OutboxNotification {
+        OutboxNotification(
+            id: id, type: type, receiptID: receiptID, accountID: accountID, body: body, attempts: attempts,
+            createdAt: createdAt)
+    }
+}
+
+/// The webhook body as the contract fixes it.
+private struct WebhookBody<Payload: Encodable>: Encodable {
+    var type: NotificationType
+    var receiptID: String?
+    var accountID: String
+    var data: Payload
+
+    enum CodingKeys: String, CodingKey {
+        case type
+        case receiptID = "receipt_id"
+        case accountID = "account_id"
+        case data
+    }
+}
+
+extension OutboxEntry: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "notification_outbox"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let type = Column(CodingKeys.type)
+        static let receiptID = Column(CodingKeys.receiptID)
+        static let status = Column(CodingKeys.status)
+        static let attempts = Column(CodingKeys.attempts)
+        static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
+    }
+}
+
+extension DerivableRequest<OutboxEntry> {
+    /// Pending notifications whose next attempt is due, longest-due first.
+    func due(at now: Date) -> Self {
+        filter { $0.status == OutboxEntry.Status.pending && $0.nextAttemptAt <= now }
+            .order { [$0.nextAttemptAt, Column.rowID] }
+    }
+
+    func pending() -> Self {
+        filter { $0.status == OutboxEntry.Status.pending }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import PipelineCore
+
+/// A row of `receipts`: one receipt as the intake committed it, and where it is now.
+struct Receipt: Codable, Hashable, Sendable, Identifiable {
+    var id: String
+    var accountID: String
+    var kind: ReceiptKind
+    var payload: String
+    var payloadHash: String
+    var orderID: String?
+    var productID: String?
+    var status: ReceiptStatus
+    var reason: String?
+    var attempts: Int
+    var environment: String?
+    var idempotencyKey: String?
+    var requestHash: String
+    var createdAt: Date
+    var updatedAt: Date
+    var publishedAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case accountID = "account_id"
+        case kind, payload
+        case payloadHash = "payload_hash"
+        case orderID = "order_id"
+        case productID = "product_id"
+        case status, reason, attempts, environment
+        case idempotencyKey = "idempotency_key"
+        case requestHash = "request_hash"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case publishedAt = "published_at"
+    }
+}
+
+extension Receipt {
+    /// A receipt just accepted: received, never attempted, not yet published.
+    init(_ new: NewReceipt, now: Date) {
+        self.init(
+            id: new.id, accountID: new.accountID, kind: new.kind, payload: new.payload,
+            payloadHash: new.payloadHash, orderID: new.orderID, productID: new.productID, status: .received,
+            reason: nil, attempts: 0, environment: nil, idempotencyKey: new.idempotencyKey,
+            requestHash: new.requestHash, createdAt: now, updatedAt: now, publishedAt: nil)
+    }
+
+    var summary: ReceiptSummary { ReceiptSummary(id: id, status: status) }
+
+    /// The validate-queue message for this receipt.
+    var submission: Submission {
+        Submission(
+            receiptID: id, accountID: accountID,
+            receiptData: kind == .legacy ? payload : nil,
+            signedTransaction: kind == .storekit2 ? payload : nil,
+            orderID: orderID, productID: productID, submittedAt: createdAt)
+    }
+}
+
+extension Receipt: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "receipts"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let accountID = Column(CodingKeys.accountID)
+        static let payloadHash = Column(CodingKeys.payloadHash)
+        static let status = Column(CodingKeys.status)
+        static let idempotencyKey = Column(CodingKeys.idempotencyKey)
+        static let createdAt = Column(CodingKeys.createdAt)
+        static let updatedAt = Column(CodingKeys.updatedAt)
+        static let publishedAt = Column(CodingKeys.publishedAt)
+    }
+}
+
+extension DerivableRequest<Receipt> {
+    func filter(accountID: String, payloadHash: String) -> Self {
+        filter { $0.accountID == accountID && $0.payloadHash == payloadHash }
+    }
+
+    func filter(accountID: String, idempotencyKey: String) -> Self {
+        filter { $0.accountID == accountID && $0.idempotencyKey == idempotencyKey }
+    }
+
+    /// Committed receipts the broker has not confirmed, that still need validating.
+    func unpublished() -> Self {
+        filter { $0.publishedAt == nil }
+            .filter { ![ReceiptStatus.credited, .rejected, .dead].contains($0.status) }
+    }
+
+    func oldestFirst() -> Self {
+        order { [$0.createdAt, Column.rowID] }
+    }
+}

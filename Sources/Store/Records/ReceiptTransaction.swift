@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+
+/// A row of `receipt_transactions`: one Apple transaction a receipt carried, and what
+/// became of it in that receipt.
+struct ReceiptTransaction: Codable, Hashable, Sendable {
+    var receiptID: String
+    var transactionID: String
+    var productID: String
+    var outcome: TransactionOutcome
+    var currency: String?
+    var amount: Int?
+    var entitlement: String?
+    var expiresAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case receiptID = "receipt_id"
+        case transactionID = "transaction_id"
+        case productID = "product_id"
+        case outcome, currency, amount, entitlement
+        case expiresAt = "expires_at"
+    }
+}
+
+extension ReceiptTransaction {
+    /// As `GET /v1/receipts/{id}` and the webhooks show it.
+    var carried: ReceiptDetails.CarriedTransaction {
+        ReceiptDetails.CarriedTransaction(
+            transactionID: transactionID, productID: productID, outcome: outcome, currency: currency,
+            amount: amount, entitlement: entitlement, expiresAt: expiresAt)
+    }
+}
+
+extension ReceiptTransaction: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "receipt_transactions"
+
+    enum Columns {
+        static let receiptID = Column(CodingKeys.receiptID)
+        static let transactionID = Column(CodingKeys.transactionID)
+        static let outcome = Column(CodingKeys.outcome)
+    }
+}
+
+extension DerivableRequest<ReceiptTransaction> {
+    /// The transactions of a receipt, in the order they were recorded.
+    func filter(receiptID: String) -> Self {
+        filter { $0.receiptID == receiptID }.order(Column.rowID)
+    }
+}

@@ -1,0 +1,35 @@
+/// A receipt the intake wants stored, as it arrived in `POST /v1/receipts`.
+public struct NewReceipt: Hashable, Sendable {
+    /// Made by the caller (a UUID string); becomes the receipt's id if it is stored.
+    public var id: String
+    public var accountID: String
+    public var kind: ReceiptKind
+    /// The `receipt_data` (base64) or the `signed_transaction` (JWS), untouched.
+    public var payload: String
+    /// Lower-case hex SHA-256 of the kind and the payload: the same receipt sent twice
+    /// by one account has the same hash and is stored once.
+    public var payloadHash: String
+    public var orderID: String?
+    /// What the client believes it bought.
+    public var productID: String?
+    /// The `Idempotency-Key` header, if the caller sent one.
+    public var idempotencyKey: String?
+    /// Lower-case hex SHA-256 of the request body, to tell a retry (same body) from a
+    /// reuse of the idempotency key for another request (different body).
+    public var requestHash: String
+
+    public init(
+        id: String, accountID: String, kind: ReceiptKind, payload: String, payloadHash: String,
+        orderID: String? = nil, productID: String? = nil, idempotencyKey: String? = nil, requestHash: String
+    ) {
+        self.id = id
+        self.accountID = accountID
+        self.kind = kind
+        self.payload = payload
+        self.payloadHash = payloadHash
+        self.orderID = orderID
+        self.productID = productID
+        self.idempotencyKey = idempotencyKey
+        self.requestHash = requestHash
+    }
+}

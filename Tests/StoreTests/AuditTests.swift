@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import PipelineCore
+import Store
+import Testing
+
+@Suite struct AuditTests {
+    let t0 = Fixture.t0
+
+    /// Receipts of every fate: credited coins and gems, a subscription, a replay, a refund,
+    /// an unknown product, a rejection, a retry and a dead letter.
+    func mixedHistory(_ database: PipelineDatabase) throws {
+        try database.acceptNew((1...10).map { Fixture.receipt("r\($0)", account: $0 % 2 == 0 ? "a2" : "a1") })
+        let results = try database.apply(
+            [
+                Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", quantity: 3)]),
+                Fixture.valid("r2", account: "a2", [Fixture.purchase("t2", product: Fixture.gems)]),
+                Fixture.valid("r3", account: "a1", [Fixture.purchase("t3", product: Fixture.vip, expires: t0)]),
+                Fixture.valid("r4", account: "a2", [Fixture.purchase("t1")]),
+                Fixture.valid("r5", account: "a1", [Fixture.purchase("t5", cancelled: t0)]),
+                Fixture.valid("r6", account: "a2", [Fixture.purchase("t6", product: "com.example.x")]),
+                Fixture.verdict(.rejected, "r7", account: "a1", reason: "apple_status_21010", attempts: 1),
+                Fixture.verdict(.retrying, "r8", account: "a2", reason: "timeout", attempts: 1),
+                Fixture.verdict(.dead, "r9", account: "a1", reason: "poison", attempts: 1),
+                Fixture.valid("r10", account: "a2", [Fixture.purchase("t10"), Fixture.purchase("t2")]),
+            ], catalog: Fixture.catalog, now: t0)
+        let applied = results.filter { if case .applied = $0 { true } else { false } }
+        guard applied.count == 10 else { throw FixtureError("not all applied: \(results)") }
+    }
+
+    @Test func theAuditIsCleanAfterAMixOfOperations() throws {
+        try withTemporaryDatabase { database in
+            // Given a history of every kind of outcome
+            try mixedHistory(database)
+            #expect(try database.account(id: "a1")?.balances == ["coins": 300])
+            #expect(try database.account(id: "a2")?.balances == ["gems": 10, "coins": 100])
+
+            // When the books are audited
+            let findings = try database.audit()
+
+            // Then nothing is wrong
+            #expect(findings == [])
+        }
+    }
+
+    @Test func theAuditFindsACorruptedBalance() throws {
+        try withTemporaryDatabase { database, path in
+            // Given a clean history, and then a balance changed behind the ledger's back
+            try mixedHistory(database)
+            try withRawConnection(path) { db in
+                try db.execute(sql: "UPDATE balances SET amount = amount + 1 WHERE account_id = 'a1' AND currency = 'coins'")
+            }
+
+            // When the books are audited
+            let findings = try database.audit()
+
+            // Then exactly that balance is reported, with both numbers
+            #expect(findings.count == 1)
+            let finding = try #require(findings.first)
+            #expect(finding.kind == .balanceMismatch)
+            #expect(finding.accountID == "a1")
+            #expect(finding.currency == "coins")
+            #expect(finding.detail.contains("301") && finding.detail.contains("300"))
+        }
+    }
+
+    @Test func theAuditFindsAMissingBalanceAndAMissingNotification() throws {
+        try withTemporaryDatabase { database, path in
+            // Given a clean history, then a balance row and a webhook deleted by hand
+            try mixedHistory(database)
+            try withRawConnection(path) { db in
+                try db.execute(sql: "DELETE FROM balances WHERE account_id = 'a2' AND currency = 'gems'")
+                try db.execute(sql: "DELETE FROM notification_outbox WHERE receipt_id = 'r9'")
+            }
+
+            // When the books are audited
+            let findings = try database.audit()
+
+            // Then both are reported
+            #expect(Set(findings.map(\.kind)) == [.ledgerWithoutBalance, .finalReceiptWithoutNotification])
+            #expect(findings.first { $0.kind == .ledgerWithoutBalance }?.accountID == "a2")
+            #expect(findings.first { $0.kind == .finalReceiptWithoutNotification }?.receiptID == "r9")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import PipelineCore
+import Store
+
+/// Data the tests share: a pinned clock, a catalog, and builders for receipts and verdicts.
+enum Fixture {
+    /// 2025-06-15 15:06:40 UTC; whole seconds, so dates survive the database unchanged.
+    static let t0 = Date(timeIntervalSince1970: 1_750_000_000)
+
+    static let coins = "com.example.coins100"
+    static let gems = "com.example.gems10"
+    static let vip = "com.example.vip.monthly"
+    static let noAds = "com.example.noads"
+
+    static let catalog = Catalog(products: [
+        Product(productID: coins, kind: .consumable, grant: Grant(currency: "coins", amount: 100)),
+        Product(productID: gems, kind: .consumable, grant: Grant(currency: "gems", amount: 10)),
+        Product(productID: vip, kind: .autoRenewable, entitlement: "vip"),
+        Product(productID: noAds, kind: .nonConsumable, entitlement: "noads"),
+    ])
+
+    /// A stand-in for the caller's SHA-256: 64 lower-case hex digits, deterministic, and
+    /// different for different texts (four seeded FNV-1a hashes).
+    static func hash(_ text: String) -> String {
+        (0..<4).map { seed -> String in
+            var value: UInt64 = 0xcbf2_9ce4_8422_2325 &+ UInt64(seed) &* 0x9E37_79B9_7F4A_7C15
+            for byte in text.utf8 {
+                value ^= UInt64(byte)
+                value = value &* 0x0000_0100_0000_01B3
+            }
+            let hex = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// A receipt as the intake would hand it over. The request body is the payload unless given.
+    static func receipt(
+        _ id: String, account: String, payload: String? = nil, kind: ReceiptKind = .legacy,
+        idempotencyKey: String? = nil, body: String? = nil, productID: String? = nil
+    ) -> NewReceipt {
+        let payload = payload ?? "payload-of-\(id)"
+        return NewReceipt(
+            id: id, accountID: account, kind: kind, payload: payload, payloadHash: hash(kind.rawValue + payload),
+            productID: productID, idempotencyKey: idempotencyKey, requestHash: hash(body ?? payload))
+    }
+
+    static func purchase(
+        _ transactionID: String, product: String = coins, quantity: Int = 1, expires: Date? = nil,
+        cancelled: Date? = nil, original: String? = nil
+    ) -> VerifiedTransaction {
+        VerifiedTransaction(
+            transactionID: transactionID, originalTransactionID: original ?? transactionID, productID: product,
+            quantity: quantity, purchaseDate: t0, expiresDate: expires, cancellationDate: cancelled)
+    }
+
+    static func valid(
+        _ receiptID: String, account: String, _ transactions: [VerifiedTransaction], attempts: Int = 1
+    ) -> Verdict {
+        Verdict(
+            outcome: .valid, receiptID: receiptID, accountID: account, attempts: attempts, environment: "Sandbox",
+            transactions: transactions, decidedAt: t0)
+    }
+
+    static func verdict(
+        _ outcome: Verdict.Outcome, _ receiptID: String, account: String, reason: String?, attempts: Int
+    ) -> Verdict {
+        Verdict(
+            outcome: outcome, receiptID: receiptID, accountID: account, reason: reason, attempts: attempts,
+            decidedAt: t0)
+    }
+
+    /// Decodes a webhook body into plain JSON values.
+    static func json(_ body: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(body.utf8))
+        guard let dictionary = object as? [String: Any] else { throw FixtureError("body is not a JSON object") }
+        return dictionary
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension PipelineDatabase {
+    /// Accepts receipts that must all be new.
+    func acceptNew(_ receipts: [NewReceipt], now: Date = Fixture.t0) throws {
+        let outcomes = try acceptReceipts(receipts, now: now)
+        for (receipt, outcome) in zip(receipts, outcomes) {
+            guard case .created = outcome else { throw FixtureError("\(receipt.id) was not created: \(outcome)") }
+        }
+    }
+}
+
+/// A second, plain connection to the same file, as another process (or a careless
+/// operator with the sqlite3 shell) would have.
+func withRawConnection<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
+    let queue = try DatabaseQueue(path: path)
+    return try queue.write(body)
+}
