@@ -56,11 +56,69 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Apple's protocols and the stub that speaks them
+        .target(
+            name: "AppStore",
+            dependencies: [
+                "PipelineCore", "HTTPClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "StubStore",
+            dependencies: [
+                "PipelineCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: The stages
+        .target(
+            name: "Intake",
+            dependencies: [
+                "PipelineCore", "Broker", "Store",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Validator",
+            dependencies: [
+                "PipelineCore", "Broker",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Fulfiller",
+            dependencies: [
+                "PipelineCore", "Broker", "Store",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Notifier",
+            dependencies: [
+                "PipelineCore", "Store", "HTTPClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: The command line
         .executableTarget(
             name: "iap",
             dependencies: [
-                "PipelineCore", "Broker", "HTTPClient", "Store",
+                "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
+                "Intake", "Validator", "Fulfiller", "Notifier",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -74,6 +132,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -101,8 +160,42 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "AppStoreTests",
+            dependencies: ["AppStore", "StubStore", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StubStoreTests",
+            dependencies: [
+                "StubStore", "PipelineTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntakeTests",
+            dependencies: [
+                "Intake", "PipelineTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ValidatorTests",
+            dependencies: ["Validator", "PipelineTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NotifierTests",
+            dependencies: ["Notifier", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "iapTests",
-            dependencies: ["PipelineTesting"],
+            dependencies: [
+                "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
+                "Notifier", "AppStore",
+            ],
             swiftSettings: swiftSettings
         ),
     ]
