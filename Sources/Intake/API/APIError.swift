@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+
+/// An error answer of the intake API: `{"error": {"code", "message", "field"}}`.
+///
+/// `code` is machine-readable and stable; `message` is for people; `field` names the
+/// request field at fault, when there is one.
+public struct APIError: HTTPResponseError, Sendable {
+    public let status: HTTPResponse.Status
+    public let code: String
+    public let message: String
+    public let field: String?
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    var body: [UInt8] {
+        var error: [String: String] = ["code": code, "message": message]
+        if let field { error["field"] = field }
+        return Array((try? JSONSerialization.data(withJSONObject: ["error": error], options: [.sortedKeys])) ?? Data())
+    }
+
+    // MARK: The errors the API answers with
+
+    static let unauthorized = APIError(.unauthorized, code: "unauthorized", message: "missing or invalid bearer token")
+    static let notFound = APIError(.notFound, code: "not_found", message: "no such resource")
+    static let payloadTooLarge = APIError(
+        .contentTooLarge, code: "payload_too_large", message: "request body is larger than 1 MiB")
+    static let unsupportedMediaType = APIError(
+        .unsupportedMediaType, code: "unsupported_media_type", message: "send Content-Type: application/json")
+    static let unavailable = APIError(
+        .serviceUnavailable, code: "unavailable", message: "the receipt could not be stored; retry")
+
+    static func invalid(_ code: String, _ message: String, field: String? = nil) -> APIError {
+        APIError(.badRequest, code: code, message: message, field: field)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PipelineCore
+import Store
+
+/// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`.
+struct IntakeRoutes: Sendable {
+    let database: PipelineDatabase
+    let committer: GroupCommitter
+    let maxBodySize: Int
+
+    func register(on router: Router<some RequestContext>, tokens: [String]) {
+        let v1 = router.group("v1").add(middleware: BearerAuth(tokens: tokens))
+        v1.post("receipts") { request, context in try await self.submit(request) }
+        v1.get("receipts/:id") { _, context in try self.receipt(context.parameters.get("id") ?? "") }
+        v1.get("accounts/:id") { _, context in try self.account(context.parameters.get("id") ?? "") }
+    }
+
+    private func submit(_ request: Request) async throws -> Response {
+        guard let contentType = request.headers[.contentType],
+            contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+        else { throw APIError.unsupportedMediaType }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize {
+            throw APIError.payloadTooLarge
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maxBodySize)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge
+        }
+        let parsed = try ReceiptRequest(json: body.readableBytesView)
+        let key = try idempotencyKey(request)
+        let outcome: AcceptOutcome
+        do {
+            outcome = try await committer.accept(parsed.newReceipt(id: UUID().uuidString.lowercased(), idempotencyKey: key))
+        } catch {
+            throw APIError.unavailable
+        }
+        switch outcome {
+        case .created(let summary):
+            return try json(summary, status: .accepted)
+        case .duplicate(let summary):
+            return try json(summary, status: .ok)
+        case .idempotencyConflict(let existing):
+            throw APIError(
+                .unprocessableContent, code: "idempotency_key_reused",
+                message: "Idempotency-Key was used for a different request (receipt \(existing))", field: "Idempotency-Key")
+        case .invalid(let reason):
+            throw APIError.invalid("invalid_receipt", reason)
+        }
+    }
+
+    /// The `Idempotency-Key` header (IETF httpapi-idempotency-key-header): 1-255 visible ASCII.
+    private func idempotencyKey(_ request: Request) throws(APIError) -> String? {
+        guard let value = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
+        let key = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : value
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw APIError.invalid(
+                "invalid_idempotency_key", "Idempotency-Key must be 1-255 visible ASCII characters", field: "Idempotency-Key")
+        }
+        return key
+    }
+
+    private func receipt(_ id: String) throws -> Response {
+        guard ReceiptRequest.isIdentifier(id), let details = try database.receipt(id: id) else { throw APIError.notFound }
+        return try json(details, status: .ok)
+    }
+
+    private func account(_ id: String) throws -> Response {
+        guard ReceiptRequest.isIdentifier(id) else {
+            throw APIError.invalid("invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
+        }
+        guard let details = try database.account(id: id) else { throw APIError.notFound }
+        return try json(details, status: .ok)
+    }
+
+    private func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+        let data = try WireCoding.encoder().encode(value)
+        return Response(
+            status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

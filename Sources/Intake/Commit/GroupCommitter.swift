@@ -1,0 +1,92 @@
+import Foundation
+import PipelineCore
+import Store
+import Synchronization
+
+/// Commits receipts from many concurrent requests in few transactions: one fsync for
+/// every request that arrived while the previous commit was running. No request is
+/// answered before its row is durable, and none waits for a timer.
+final class GroupCommitter: Sendable {
+    typealias Waiter = CheckedContinuation<AcceptOutcome, any Error>
+
+    private struct Pending {
+        var items: [(receipt: NewReceipt, waiter: Waiter)] = []
+        var committing = false
+    }
+
+    private let database: PipelineDatabase
+    private let thread: SerialThread
+    private let maxBatch: Int
+    private let pending = Mutex(Pending())
+    private let onCommitted: @Sendable ([Submission]) -> Void
+
+    /// - Parameters:
+    ///   - onCommitted: receives the newly stored receipts after each commit (the relay's fast path).
+    init(database: PipelineDatabase, thread: SerialThread, maxBatch: Int = 512, onCommitted: @escaping @Sendable ([Submission]) -> Void) {
+        self.database = database
+        self.thread = thread
+        self.maxBatch = maxBatch
+        self.onCommitted = onCommitted
+    }
+
+    /// Stores `receipt`, batched with whatever else is waiting; returns once durable.
+    func accept(_ receipt: NewReceipt) async throws -> AcceptOutcome {
+        try await withCheckedThrowingContinuation { waiter in
+            let start = pending.withLock { pending in
+                pending.items.append((receipt, waiter))
+                guard !pending.committing else { return false }
+                pending.committing = true
+                return true
+            }
+            if start { thread.execute { self.drain() } }
+        }
+    }
+
+    /// Runs on the database thread until nothing is waiting.
+    private func drain() {
+        while true {
+            let batch = pending.withLock { pending in
+                let batch = Array(pending.items.prefix(maxBatch))
+                pending.items.removeFirst(batch.count)
+                if batch.isEmpty { pending.committing = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [(receipt: NewReceipt, waiter: Waiter)]) {
+        let now = Date()
+        var attempt = 0
+        while true {
+            do {
+                let outcomes = try database.acceptReceipts(batch.map(\.receipt), now: now)
+                var created: [Submission] = []
+                for (item, outcome) in zip(batch, outcomes) {
+                    if case .created = outcome { created.append(item.receipt.submission(at: now)) }
+                    item.waiter.resume(returning: outcome)
+                }
+                if !created.isEmpty { onCommitted(created) }
+                return
+            } catch {
+                // Another process holds the write lock longer than the busy timeout: try a
+                // little longer before answering 503.
+                attempt += 1
+                if PipelineDatabase.isTransient(error), attempt < 3 { continue }
+                for item in batch { item.waiter.resume(throwing: error) }
+                return
+            }
+        }
+    }
+}
+
+extension NewReceipt {
+    /// The validate-queue message for this receipt.
+    func submission(at date: Date) -> Submission {
+        Submission(
+            receiptID: id, accountID: accountID, receiptData: kind == .legacy ? payload : nil,
+            signedTransaction: kind == .storekit2 ? payload : nil, orderID: orderID, productID: productID,
+            submittedAt: date)
+    }
+}

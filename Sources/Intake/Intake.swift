@@ -1,0 +1,53 @@
+import Broker
+import Hummingbird
+import Logging
+import PipelineCore
+import ServiceLifecycle
+import Store
+
+/// The intake stage: the backend's HTTP API plus the relay that publishes what it stored.
+///
+/// ```swift
+/// let intake = Intake(configuration: config, database: db, connection: amqp, topology: topology, logger: logger)
+/// let group = ServiceGroup(services: [amqp, intake.relay, intake.application()], ...)
+/// ```
+public struct Intake: Sendable {
+    public let configuration: IntakeConfiguration
+    public let relay: Relay
+    let routes: IntakeRoutes
+    let logger: Logger
+
+    public init(
+        configuration: IntakeConfiguration, database: PipelineDatabase, connection: AMQPConnection,
+        topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(), logger: Logger
+    ) {
+        let thread = SerialThread(name: "intake-db")
+        let relay = Relay(
+            connection: connection, database: database, thread: thread, topology: topology,
+            configuration: relayConfiguration, logger: logger)
+        self.configuration = configuration
+        self.relay = relay
+        self.routes = IntakeRoutes(
+            database: database,
+            committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
+            maxBodySize: configuration.maxBodySize)
+        self.logger = logger
+    }
+
+    /// The routes, for tests that drive them without a socket.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("healthz") { _, _ in "ok" }
+        routes.register(on: router, tokens: configuration.apiTokens)
+        return router
+    }
+
+    /// The HTTP server, a `Service`. `onServerRunning` learns the bound port (for port 0).
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            router: router(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "iap-intake"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+}

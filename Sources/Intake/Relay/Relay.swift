@@ -1,0 +1,134 @@
+import Broker
+import Foundation
+import Logging
+import PipelineCore
+import ServiceLifecycle
+import Store
+
+/// Publishes committed receipts to the validate queue, and marks them published once
+/// the broker confirms.
+///
+/// Two paths lead here. The fast one: the group committer hands over each commit's new
+/// receipts. The sure one: a sweep that reads every receipt the broker has not yet
+/// confirmed, which covers a crash between commit and publish, a broker that was down,
+/// and a restart of the intake. A receipt may so be published twice; the pipeline is
+/// idempotent downstream, and losing one is not an option.
+public final class Relay: Service, Sendable {
+    public struct Configuration: Sendable {
+        /// How often the sweep looks for unconfirmed receipts.
+        public var sweepInterval: Duration
+        /// Receipts younger than this are left to the fast path.
+        public var sweepGrace: Duration
+        public var sweepBatch: Int
+
+        public init(sweepInterval: Duration = .seconds(2), sweepGrace: Duration = .seconds(5), sweepBatch: Int = 500) {
+            self.sweepInterval = sweepInterval
+            self.sweepGrace = sweepGrace
+            self.sweepBatch = sweepBatch
+        }
+    }
+
+    private let connection: AMQPConnection
+    private let database: PipelineDatabase
+    private let thread: SerialThread
+    private let topology: PipelineTopology
+    private let configuration: Configuration
+    private let logger: Logger
+    private let fresh: (stream: AsyncStream<[Submission]>, continuation: AsyncStream<[Submission]>.Continuation)
+
+    public init(
+        connection: AMQPConnection, database: PipelineDatabase, thread: SerialThread, topology: PipelineTopology,
+        configuration: Configuration = .init(), logger: Logger
+    ) {
+        self.connection = connection
+        self.database = database
+        self.thread = thread
+        self.topology = topology
+        self.configuration = configuration
+        self.logger = logger
+        self.fresh = AsyncStream.makeStream()
+    }
+
+    /// Hands newly committed receipts to the fast path.
+    func enqueue(_ submissions: [Submission]) {
+        fresh.continuation.yield(submissions)
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    // Drains what is queued even after shutdown began: those receipts are
+                    // committed and their senders told so.
+                    for await batch in self.fresh.stream { await self.publish(batch) }
+                }
+                group.addTask {
+                    while !Task.isShuttingDownGracefully, !Task.isCancelled {
+                        await self.sweep()
+                        try? await Task.sleep(for: self.configuration.sweepInterval)
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            self.fresh.continuation.finish()
+        }
+    }
+
+    /// Publishes every receipt older than the grace period that the broker has not confirmed.
+    func sweep() async {
+        let cutoff = Date().addingTimeInterval(-seconds(configuration.sweepGrace))
+        while connection.isConnected {
+            let batch: [Submission]
+            do {
+                let limit = configuration.sweepBatch
+                batch = try await thread.run { [database] in try database.unpublishedReceipts(limit: limit) }
+                    .filter { $0.submittedAt < cutoff }
+            } catch {
+                logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])
+                return
+            }
+            guard !batch.isEmpty else { return }
+            logger.info("relay publishing unconfirmed receipts", metadata: ["count": "\(batch.count)"])
+            guard await publish(batch) == batch.count, batch.count == configuration.sweepBatch else { return }
+        }
+    }
+
+    /// Publishes with confirms; returns how many the broker confirmed.
+    @discardableResult
+    func publish(_ submissions: [Submission]) async -> Int {
+        let encoder = WireCoding.encoder()
+        var messages: [OutgoingMessage] = []
+        messages.reserveCapacity(submissions.count)
+        for submission in submissions {
+            guard let body = try? encoder.encode(submission) else { continue }
+            messages.append(
+                OutgoingMessage(
+                    exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
+                    properties: MessageProperties(messageID: submission.receiptID, type: "submission", timestamp: Date())))
+        }
+        let results = await connection.publish(messages)
+        var confirmed: [String] = []
+        for (message, result) in zip(messages, results) {
+            switch result {
+            case .success: confirmed.append(message.properties.messageID!)
+            case .failure(let error):
+                logger.debug(
+                    "receipt not yet published; the sweep retries",
+                    metadata: ["receipt_id": "\(message.properties.messageID!)", "error": "\(error)"])
+            }
+        }
+        guard !confirmed.isEmpty else { return 0 }
+        do {
+            let ids = confirmed
+            try await thread.run { [database] in try database.markPublished(ids, at: Date()) }
+        } catch {
+            // They stay unpublished in the database and are sent again: a duplicate, not a loss.
+            logger.warning("cannot mark receipts published", metadata: ["error": "\(error)"])
+        }
+        return confirmed.count
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
