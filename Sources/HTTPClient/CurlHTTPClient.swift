@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+
+/// An async HTTP client over libcurl's multi interface.
+///
+/// One dedicated thread per client runs every transfer, however many are in flight, and
+/// keeps connections alive between requests, so a validator can hold hundreds of verify
+/// requests open without a thread or a TLS handshake per request. Create one client per
+/// process (or per stage) and share it.
+///
+/// ```swift
+/// let client = try CurlHTTPClient(configuration: .init(maxConnectionsPerHost: 32))
+/// let response = try await client.execute(HTTPRequest(url: "https://example.com/health"))
+/// print(response.status, response.header("content-type") ?? "-")
+/// await client.shutdown()
+/// ```
+///
+/// Every outcome short of a response is an ``HTTPClientError`` whose
+/// ``HTTPClientError/isRetryable`` says whether to try again. TLS certificates are always
+/// verified. Redirects are not followed: a 3xx comes back as the response, so a verify
+/// endpoint or webhook receiver cannot send a signed request somewhere else.
+public final class CurlHTTPClient: Sendable {
+    /// The limits and defaults this client was made with.
+    public let configuration: Configuration
+    /// Internal rather than private so tests can watch the thread end.
+    let loop: CurlMultiLoop
+
+    /// Creates a client and starts its thread.
+    /// - Parameters:
+    ///   - configuration: Connection limits and defaults.
+    ///   - logger: Where the client reports trouble with libcurl itself; per-request failures
+    ///     are returned, not logged.
+    /// - Throws: ``HTTPClientError/Code/invalidConfiguration`` if a limit is not positive, the
+    ///   CA file cannot be read, or libcurl cannot be set up; better to stop at start than fail
+    ///   every request later.
+    public init(
+        configuration: Configuration = .init(),
+        logger: Logger = Logger(label: "HTTPClient")
+    ) throws(HTTPClientError) {
+        try Self.validate(configuration)
+        self.configuration = configuration
+        self.loop = try CurlMultiLoop(configuration: configuration, logger: logger)
+        self.loop.start()
+    }
+
+    deinit {
+        // Nobody can be awaiting `execute` (each call holds a reference), so there is nothing
+        // to fail; the thread frees libcurl's state and ends on its own.
+        self.loop.requestStop()
+    }
+
+    /// Sends a request and returns the response, whatever its status.
+    ///
+    /// Cancelling the calling task abandons the transfer at once and throws
+    /// ``HTTPClientError/Code/cancelled``.
+    /// - Parameter request: The request to send.
+    /// - Returns: The final response; 4xx and 5xx statuses are responses, not errors.
+    /// - Throws: ``HTTPClientError`` if no response arrived: see its ``HTTPClientError/code``
+    ///   and ``HTTPClientError/isRetryable``.
+    public func execute(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
+        let transfer = try CurlTransfer(request, configuration: self.configuration)
+        let loop = self.loop
+        let outcome = await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                transfer.continuation = continuation
+                if !loop.submit(transfer) {
+                    transfer.finish(.failure(HTTPClientError(.shutdown, message: "the HTTP client was shut down")))
+                }
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+        return try outcome.get()
+    }
+
+    /// Stops the client: fails queued and in-flight requests with
+    /// ``HTTPClientError/Code/shutdown``, ends the thread and closes all connections.
+    ///
+    /// Returns once that is done. Later calls to ``execute(_:)`` fail with
+    /// ``HTTPClientError/Code/shutdown``; calling `shutdown()` again returns at once.
+    public func shutdown() async {
+        await self.loop.stop()
+    }
+
+    private static func validate(_ configuration: Configuration) throws(HTTPClientError) {
+        func invalid(_ message: String) -> HTTPClientError {
+            HTTPClientError(.invalidConfiguration, message: message)
+        }
+        guard configuration.maxConnections > 0 else { throw invalid("maxConnections must be positive") }
+        guard configuration.maxConnectionsPerHost > 0 else { throw invalid("maxConnectionsPerHost must be positive") }
+        guard configuration.timeout > .zero else { throw invalid("timeout must be positive") }
+        guard configuration.connectTimeout > .zero else { throw invalid("connectTimeout must be positive") }
+        guard configuration.maxResponseBodySize >= 0 else { throw invalid("maxResponseBodySize must not be negative") }
+        if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw invalid("caFile \(caFile) is not a readable file")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// `openssl s_server` with a fresh self-signed certificate for 127.0.0.1, for TLS tests.
+///
+/// `-www` makes it answer any GET with `200` and a status page. It serves one connection at a
+/// time, which is all these tests need.
+final class TLSTestServer {
+    static let openssl = "/usr/bin/openssl"
+    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: Self.openssl) }
+
+    let port: Int
+    /// The server's certificate in PEM, usable as its own CA file.
+    let certificateFile: String
+    private let directory: URL
+    private let process: Process
+
+    init() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        try Self.runToEnd([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+
+        // Port 0 lets the kernel choose; s_server prints "ACCEPT 127.0.0.1:PORT" once listening.
+        let output = directory.appendingPathComponent("server.out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.openssl)
+        process.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www"]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+
+        var port: Int?
+        let deadline = Date().addingTimeInterval(10)
+        while port == nil, Date() < deadline {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
+                let number = line.split(separator: ":").last.flatMap({ Int($0) })
+            {
+                port = number
+            } else {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        guard let port else {
+            Self.kill(process)
+            throw TLSTestServerError.didNotStart
+        }
+        self.port = port
+        self.certificateFile = certificate
+        self.directory = directory
+        self.process = process
+    }
+
+    deinit {
+        Self.kill(self.process)
+        try? FileManager.default.removeItem(at: self.directory)
+    }
+
+    /// SIGKILL rather than `terminate()`: on Linux, Foundation's `Process` can start the child
+    /// with SIGTERM blocked, and then `terminate()` and `waitUntilExit()` would wait forever.
+    private static func kill(_ process: Process) {
+        _ = Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    private static func runToEnd(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.openssl)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TLSTestServerError.opensslFailed(arguments[0]) }
+    }
+}
+
+enum TLSTestServerError: Error {
+    case didNotStart
+    case opensslFailed(String)
+}
