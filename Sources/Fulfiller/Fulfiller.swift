@@ -1,0 +1,149 @@
+import Broker
+import Foundation
+import Logging
+import PipelineCore
+import ServiceLifecycle
+import Store
+
+/// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one
+/// SQLite transaction (ledger, balances, entitlements, receipt status, outbox rows), and
+/// acks the batch with one multiple-ack after the commit. Also records the final status
+/// of every dead-lettered receipt from the dead-letter events queue.
+///
+/// Run one per database.
+public struct Fulfiller: Service {
+    public struct Configuration: Sendable {
+        public var batchSize: Int
+        public var prefetch: Int
+
+        public init(batchSize: Int = 256, prefetch: Int = 1024) {
+            self.batchSize = max(1, batchSize)
+            self.prefetch = max(prefetch, self.batchSize)
+        }
+    }
+
+    let connection: AMQPConnection
+    let topology: PipelineTopology
+    let database: PipelineDatabase
+    let catalog: Catalog
+    let configuration: Configuration
+    let logger: Logger
+    private let thread = SerialThread(name: "fulfiller-db")
+
+    public init(
+        connection: AMQPConnection, topology: PipelineTopology, database: PipelineDatabase, catalog: Catalog,
+        configuration: Configuration = .init(), logger: Logger
+    ) {
+        self.connection = connection
+        self.topology = topology
+        self.database = database
+        self.catalog = catalog
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await consume(topology.fulfilQueue, decode: Self.verdict) }
+            group.addTask { try await consume(topology.deadEventsQueue, decode: Self.deadVerdict) }
+        }
+    }
+
+    /// Consumes `queue` in batches until graceful shutdown; the batch in hand is committed
+    /// and acked before returning.
+    private func consume(_ queue: String, decode: @escaping @Sendable (Delivery) -> Verdict?) async throws {
+        let consumer = connection.consume(queue: queue, prefetch: configuration.prefetch)
+        let batcher = DeliveryBatcher()
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await batcher.pump(consumer) }
+                while let batch = try await batcher.next(max: configuration.batchSize) {
+                    await apply(batch, decode: decode)
+                }
+            }
+        } onGracefulShutdown: {
+            consumer.cancel()
+        }
+    }
+
+    /// Commits one batch, then settles it: poison and refused messages are dead-lettered
+    /// one by one, the rest acked together.
+    func apply(_ batch: [Delivery], decode: (Delivery) -> Verdict?) async {
+        var verdicts: [Verdict] = []
+        var carried: [Delivery] = []
+        var rejected: [Delivery] = []
+        for delivery in batch {
+            if let verdict = decode(delivery) {
+                verdicts.append(verdict)
+                carried.append(delivery)
+            } else {
+                logger.warning(
+                    "unparseable message, dead-lettering it",
+                    metadata: ["receipt_id": "\(delivery.properties.messageID ?? "unknown")"])
+                rejected.append(delivery)
+            }
+        }
+        let results = await commit(verdicts)
+        for (delivery, result) in zip(carried, results) {
+            switch result {
+            case .invalid(let receiptID, let reason):
+                logger.error("verdict refused by the database", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
+                rejected.append(delivery)
+            case .applied(let receiptID, let status, let reason):
+                logger.debug(
+                    "receipt \(status.rawValue)",
+                    metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason ?? "")"])
+            case .unknownReceipt(let receiptID):
+                logger.warning("verdict for an unknown receipt", metadata: ["receipt_id": "\(receiptID)"])
+            case .alreadyFinal, .unknownOutcome:
+                break
+            }
+        }
+        for delivery in rejected { delivery.nack(requeue: false) }
+        let rejectedTags = Set(rejected.map(\.deliveryTag))
+        // One multiple-ack settles every delivery of the batch that was not dead-lettered.
+        if let last = batch.last(where: { !rejectedTags.contains($0.deliveryTag) }) {
+            last.ack(multiple: true)
+        }
+    }
+
+    /// Applies verdicts in one transaction, retrying until the database takes them: a
+    /// batch is never acked before it is committed.
+    private func commit(_ verdicts: [Verdict]) async -> [VerdictResult] {
+        guard !verdicts.isEmpty else { return [] }
+        var delay = Duration.milliseconds(50)
+        while true {
+            do {
+                return try await thread.run { [database, catalog] in
+                    try database.apply(verdicts, catalog: catalog, now: Date())
+                }
+            } catch {
+                logger.error("cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+
+    // MARK: - Decoding
+
+    static func verdict(_ delivery: Delivery) -> Verdict? {
+        try? WireCoding.decoder().decode(Verdict.self, from: Data(delivery.body))
+    }
+
+    /// A dead letter becomes a `dead` verdict for its receipt. Its reason comes from the
+    /// validator's header, else from RabbitMQ's `x-death` (for example `delivery_limit`).
+    static func deadVerdict(_ delivery: Delivery) -> Verdict? {
+        let headers = delivery.properties.headers
+        guard let receiptID = delivery.properties.messageID, !receiptID.isEmpty else {
+            // Nothing to record; the original waits in the dead-letter queue for an operator.
+            return Verdict(outcome: .dead, receiptID: "", accountID: "", attempts: 0, decidedAt: Date())
+        }
+        let death = delivery.deaths.first
+        let reason =
+            headers[MessageHeader.deadReason]?.stringValue
+            ?? death.map { "\($0.reason) in \($0.queue)" } ?? "dead-lettered"
+        let attempts = Int(headers[MessageHeader.attempts]?.intValue ?? Int64(delivery.deliveryCount))
+        return Verdict(outcome: .dead, receiptID: receiptID, accountID: "", reason: reason, attempts: attempts, decidedAt: Date())
+    }
+}

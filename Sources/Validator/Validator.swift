@@ -1,0 +1,218 @@
+import Broker
+import Foundation
+import Logging
+import PipelineCore
+import ServiceLifecycle
+
+/// The validator stage: consumes the validate queue, asks the verify endpoint, and
+/// hands on the result (a verdict to the fulfiller, a copy to a delay tier, or a dead
+/// letter), confirmed by the broker before the original is acked. Stateless: run as
+/// many as you like.
+public struct Validator: Service {
+    public struct Configuration: Sendable {
+        /// Verifications in flight at once.
+        public var concurrency: Int
+        /// Unacknowledged deliveries the broker may send ahead; at least `concurrency`.
+        public var prefetch: Int
+        public var retryPolicy: RetryPolicy
+
+        public init(concurrency: Int = 256, prefetch: Int? = nil, retryPolicy: RetryPolicy = RetryPolicy()) {
+            self.concurrency = max(1, concurrency)
+            self.prefetch = max(prefetch ?? concurrency, self.concurrency)
+            self.retryPolicy = retryPolicy
+        }
+    }
+
+    let connection: AMQPConnection
+    let topology: PipelineTopology
+    let verifier: any ReceiptVerifier
+    let configuration: Configuration
+    let logger: Logger
+
+    public init(
+        connection: AMQPConnection, topology: PipelineTopology, verifier: any ReceiptVerifier,
+        configuration: Configuration = .init(), logger: Logger
+    ) {
+        self.connection = connection
+        self.topology = topology
+        self.verifier = verifier
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Consumes until graceful shutdown, then lets the verifications in flight finish
+    /// and ack; what is left unacked goes back to the queue when the connection closes.
+    public func run() async throws {
+        let consumer = connection.consume(queue: topology.validateQueue, prefetch: configuration.prefetch)
+        logger.info(
+            "validator consuming",
+            metadata: [
+                "queue": "\(topology.validateQueue)", "concurrency": "\(configuration.concurrency)",
+                "prefetch": "\(configuration.prefetch)",
+            ])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            for try await delivery in consumer.cancelOnGracefulShutdown() {
+                if inFlight >= configuration.concurrency {
+                    _ = try await group.next()
+                    inFlight -= 1
+                }
+                group.addTask { await handle(delivery) }
+                inFlight += 1
+            }
+            consumer.cancel()
+            try await group.waitForAll()
+        }
+    }
+
+    /// One attempt at one message. Never throws: every path settles the delivery.
+    func handle(_ delivery: Delivery) async {
+        let previousAttempts = Int(delivery.properties.headers[MessageHeader.attempts]?.intValue ?? 0)
+        guard let submission = try? WireCoding.decoder().decode(Submission.self, from: Data(delivery.body)) else {
+            var logger = logger
+            logger[metadataKey: "receipt_id"] = "\(delivery.properties.messageID ?? "unknown")"
+            logger.warning("unparseable message on the validate queue, dead-lettering it")
+            await settle(
+                delivery, by: deadLetter(delivery, reason: "unparseable_message", attempts: previousAttempts, lastError: nil),
+                logger: logger)
+            return
+        }
+        var logger = logger
+        logger[metadataKey: "receipt_id"] = "\(submission.receiptID)"
+        let attempts = previousAttempts + 1
+        let started = ContinuousClock.now
+        let outcome = await verifier.verify(submission)
+        logger.debug("verified", metadata: ["outcome": "\(outcome.label)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
+
+        let messages: [OutgoingMessage]
+        switch configuration.retryPolicy.disposition(after: outcome, attempts: attempts) {
+        case .done:
+            messages = [verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts))]
+            if case .rejected(let reason) = outcome { logger.info("receipt rejected", metadata: ["reason": "\(reason)"]) }
+        case .retry(let attempt):
+            let reason = outcome.reason ?? "transient"
+            let tier = retryTier(after: attempt, hint: outcome.retryAfter)
+            logger.info("transient failure, retrying", metadata: ["attempts": "\(attempts)", "reason": "\(reason)", "tier": "\(tier)"])
+            var headers = delivery.properties.republishableHeaders
+            headers[MessageHeader.attempts] = .int(Int64(attempts))
+            headers[MessageHeader.lastError] = .string(reason)
+            var properties = delivery.properties
+            properties.headers = headers
+            messages = [
+                OutgoingMessage(exchange: "", routingKey: tier, body: delivery.body, properties: properties),
+                verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts, retrying: true)),
+            ]
+        case .deadLetter(let reason):
+            logger.warning("attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
+            messages = deadLetter(delivery, reason: reason, attempts: attempts, lastError: outcome.reason)
+        }
+        await settle(delivery, by: messages, logger: logger)
+    }
+
+    /// Publishes `messages` with confirms, then acks; requeues the delivery if the broker
+    /// would not take them, so that nothing is acked before its successor is safe.
+    private func settle(_ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger) async {
+        for attempt in 1...3 {
+            let results = await connection.publish(messages)
+            let failure = results.lazy.compactMap { result -> PublishError? in
+                if case .failure(let error) = result { return error }
+                return nil
+            }.first
+            guard let failure else {
+                delivery.ack()
+                return
+            }
+            logger.warning("cannot hand the message on", metadata: ["error": "\(failure)", "try": "\(attempt)"])
+            guard failure.isRetryable, connection.isConnected else { break }
+            try? await Task.sleep(for: .milliseconds(100 * attempt))
+        }
+        // Back to the queue for another try; quorum queues count deliveries, so a message
+        // that can never be handed on ends in the dead-letter queue (delivery limit).
+        delivery.nack(requeue: true)
+    }
+
+    private func verdictMessage(_ verdict: Verdict) -> OutgoingMessage {
+        let body = (try? WireCoding.encoder().encode(verdict)).map(Array.init) ?? []
+        return OutgoingMessage(
+            exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: body,
+            properties: MessageProperties(messageID: verdict.receiptID, type: "verdict", timestamp: Date()))
+    }
+
+    private func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?) -> [OutgoingMessage] {
+        var properties = delivery.properties
+        properties.headers = delivery.properties.republishableHeaders
+        properties.headers[MessageHeader.deadReason] = .string(reason)
+        properties.headers[MessageHeader.attempts] = .int(Int64(attempts))
+        properties.headers[MessageHeader.sourceQueue] = .string(topology.validateQueue)
+        properties.headers[MessageHeader.deadAt] = .int(Int64(Date().timeIntervalSince1970))
+        if let lastError { properties.headers[MessageHeader.lastError] = .string(lastError) }
+        return [OutgoingMessage(exchange: topology.deadExchange, routingKey: "", body: delivery.body, properties: properties)]
+    }
+
+    /// The delay tier after `attempt`, or a longer one when the endpoint asked for more time.
+    private func retryTier(after attempt: Int, hint: Duration?) -> String {
+        var tier = topology.retryTier(afterAttempt: attempt)
+        guard let hint else { return tier.queue }
+        var next = attempt
+        while tier.delay < hint, next < topology.retryDelays.count {
+            next += 1
+            tier = topology.retryTier(afterAttempt: next)
+        }
+        return tier.queue
+    }
+}
+
+extension Verdict {
+    init(_ submission: Submission, outcome: VerificationOutcome, attempts: Int, retrying: Bool = false) {
+        let decided: Outcome
+        var environment: String?
+        var transactions: [VerifiedTransaction] = []
+        switch outcome {
+        case .valid(let env, let list):
+            decided = .valid
+            environment = env
+            transactions = list
+        case .rejected:
+            decided = .rejected
+        case .transient:
+            decided = retrying ? .retrying : .rejected
+        }
+        self.init(
+            outcome: decided, receiptID: submission.receiptID, accountID: submission.accountID,
+            orderID: submission.orderID, productID: submission.productID, reason: outcome.reason, attempts: attempts,
+            environment: environment, transactions: transactions, decidedAt: Date())
+    }
+}
+
+extension VerificationOutcome {
+    var reason: String? {
+        switch self {
+        case .valid: return nil
+        case .rejected(let reason), .transient(let reason, _): return reason
+        }
+    }
+
+    var retryAfter: Duration? {
+        if case .transient(_, let retryAfter) = self { return retryAfter }
+        return nil
+    }
+
+    var label: String {
+        switch self {
+        case .valid: return "valid"
+        case .rejected: return "rejected"
+        case .transient: return "transient"
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}
+
+extension MessageProperties {
+    /// Headers minus the broker's per-delivery bookkeeping, for a copy published anew.
+    var republishableHeaders: [String: AMQPValue] {
+        headers.filter { $0.key != "x-delivery-count" && $0.key != "x-iap-publish-tag" }
+    }
+}
