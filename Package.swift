@@ -178,6 +178,7 @@ let package = Package(
             name: "IntakeTests",
             dependencies: [
                 "Intake", "PipelineTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -10,6 +10,6 @@ struct IAP: AsyncParsableCommand {
             Settings come from IAP_* environment variables (see README.md); a missing or
             malformed one stops the command at start with a message naming it.
             """,
-        subcommands: [Bench.self]
+        subcommands: [IntakeCommand.self, FulfillerCommand.self, Migrate.self, Bench.self]
     )
 }

@@ -1,14 +1,20 @@
 import Broker
+import Foundation
+import Logging
 import PipelineCore
+import Store
 
 /// The settings every process shares, read from the environment at start.
 struct PipelineSettings: Sendable {
+    var environment: EnvironmentReader
     var amqp: AMQPConfiguration
     var queuePrefix: String
     var databasePath: String
+    var logLevel: Logger.Level
 
     /// - Throws: ``SettingError`` naming the variable that is missing or malformed.
     init(environment env: EnvironmentReader = EnvironmentReader()) throws(SettingError) {
+        environment = env
         let url = env.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL)
         do {
             amqp = try AMQPConfiguration(url: url)
@@ -16,11 +22,57 @@ struct PipelineSettings: Sendable {
             throw SettingError(variable: "IAP_AMQP_URL", problem: error.description)
         }
         queuePrefix = env.string("IAP_QUEUE_PREFIX", default: "iap")
-        guard queuePrefix.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }), queuePrefix.count <= 100 else {
-            throw SettingError(variable: "IAP_QUEUE_PREFIX", problem: "use letters, digits, '.', '_' or '-' (at most 100)")
+        guard !queuePrefix.isEmpty, queuePrefix.count <= 100,
+            queuePrefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else {
+            throw SettingError(variable: "IAP_QUEUE_PREFIX", problem: "use 1-100 letters, digits, '.', '_' or '-'")
         }
         databasePath = env.string("IAP_DB_PATH", default: "var/iap.sqlite")
+        let level = env.string("IAP_LOG_LEVEL", default: "info")
+        guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+            throw SettingError(
+                variable: "IAP_LOG_LEVEL",
+                problem: "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(level)'")
+        }
+        logLevel = parsed
     }
 
     var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix) }
+
+    /// A connection to the broker that declares the pipeline's topology.
+    func connection(_ label: String) -> AMQPConnection {
+        AMQPConnection(configuration: amqp, topology: topology.topology, logger: logger("amqp.\(label)"))
+    }
+
+    func logger(_ label: String) -> Logger {
+        var logger = Logger(label: "iap.\(label)")
+        logger.logLevel = logLevel
+        return logger
+    }
+
+    /// Opens (creating and migrating if needed) the database at `IAP_DB_PATH`.
+    func openDatabase() throws -> PipelineDatabase {
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        do {
+            return try PipelineDatabase(path: databasePath)
+        } catch {
+            throw SettingError(variable: "IAP_DB_PATH", problem: "cannot open \(databasePath): \(error)")
+        }
+    }
+
+    /// The catalog at `IAP_CATALOG`, or the built-in sample when unset.
+    func catalog(logger: Logger) throws -> Catalog {
+        guard let path = environment.optional("IAP_CATALOG") else {
+            logger.notice("IAP_CATALOG is not set: using the built-in sample catalog (com.example.* products)")
+            return SampleCatalog.catalog
+        }
+        do {
+            return try Catalog.load(path: path)
+        } catch {
+            throw SettingError(variable: "IAP_CATALOG", problem: error.description)
+        }
+    }
 }

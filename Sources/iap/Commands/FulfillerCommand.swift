@@ -1,0 +1,32 @@
+import ArgumentParser
+import Fulfiller
+
+extension IAP {
+    /// Credits accounts from verdicts; one per database.
+    struct FulfillerCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fulfiller",
+            abstract: "Apply verdicts to accounts in SQLite (IAP_DB_PATH), exactly once, with IAP_CATALOG.")
+
+        @Option(help: "Verdicts per transaction.") var batchSize = 256
+        @Option(help: "Unacknowledged verdicts the broker may send ahead.") var prefetch = 1024
+
+        func validate() throws {
+            guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1...10000") }
+            guard (1...65_535).contains(prefetch) else { throw ValidationError("--prefetch must be 1...65535") }
+        }
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            LogSetup.bootstrap(level: settings.logLevel)
+            let logger = settings.logger("fulfiller")
+            let database = try settings.openDatabase()
+            let connection = settings.connection("fulfiller")
+            let fulfiller = Fulfiller(
+                connection: connection, topology: settings.topology, database: database,
+                catalog: try settings.catalog(logger: logger),
+                configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
+            try await runServices([connection, fulfiller], settings: settings, label: "fulfiller")
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import Intake
+
+extension IAP {
+    /// The backend's HTTP API and the relay that publishes committed receipts.
+    struct IntakeCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "intake",
+            abstract: "Serve the receipt API (IAP_HTTP_PORT) and publish committed receipts to the broker.")
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            LogSetup.bootstrap(level: settings.logLevel)
+            let intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
+            let database = try settings.openDatabase()
+            let connection = settings.connection("intake")
+            let intake = Intake(
+                configuration: intakeConfiguration, database: database, connection: connection,
+                topology: settings.topology, logger: settings.logger("intake"))
+            try await runServices([connection, intake.relay, intake.application()], settings: settings, label: "intake")
+        }
+    }
+}

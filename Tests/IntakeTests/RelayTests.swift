@@ -1,0 +1,89 @@
+import Broker
+import Foundation
+import Logging
+import PipelineCore
+import PipelineTesting
+import Store
+import Testing
+
+@testable import Intake
+
+/// The relay against a real broker: nothing committed is left unpublished.
+@Suite struct RelayTests {
+    func newReceipts(_ count: Int) -> [NewReceipt] {
+        (0..<count).map { index in
+            let payload = Data("receipt \(index) \(UUID())".utf8).base64EncodedString()
+            return NewReceipt(
+                id: UUID().uuidString.lowercased(), accountID: "player-\(index % 7)", kind: .legacy, payload: payload,
+                payloadHash: ReceiptRequest.sha256(payload), requestHash: ReceiptRequest.sha256("r" + payload))
+        }
+    }
+
+    @Test func receiptsCommittedWhileTheBrokerWasAwayArePublishedByTheSweep() async throws {
+        // Given receipts committed while no broker connection existed (as after a crash)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let stored = newReceipts(50)
+        _ = try database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
+        let broker = BrokerFixture(label: "relay")
+        let topology = broker.pipelineTopology()
+
+        // When a relay starts
+        try await broker.withConnection(topology: topology.topology) { connection in
+            let relay = Relay(
+                connection: connection, database: database, thread: SerialThread(name: "test-db"), topology: topology,
+                configuration: .init(sweepInterval: .milliseconds(100), sweepGrace: .seconds(1)), logger: Logger(label: "test"))
+            let running = Task { try await relay.run() }
+            defer { running.cancel() }
+
+            // Then every receipt reaches the validate queue and is marked published
+            let published = await eventually(timeout: .seconds(20)) {
+                (try? database.unpublishedReceipts(limit: 100).isEmpty) == true
+            }
+            #expect(published)
+            var ids = Set<String>()
+            for try await delivery in connection.consume(queue: topology.validateQueue, prefetch: 100) {
+                let submission = try WireCoding.decoder().decode(Submission.self, from: Data(delivery.body))
+                #expect(delivery.properties.messageID == submission.receiptID)
+                ids.insert(submission.receiptID)
+                delivery.ack()
+                if ids.count == stored.count { break }
+            }
+            #expect(ids == Set(stored.map(\.id)))
+            #expect(try database.receipt(id: stored[0].id)?.status == .validating)
+        }
+    }
+
+    @Test func fastPathPublishesRightAfterTheCommit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let broker = BrokerFixture(label: "fastpath")
+        let topology = broker.pipelineTopology()
+        try await broker.withConnection(topology: topology.topology) { connection in
+            let thread = SerialThread(name: "test-db")
+            let relay = Relay(
+                connection: connection, database: database, thread: thread, topology: topology,
+                configuration: .init(sweepInterval: .seconds(60)), logger: Logger(label: "test"))
+            let committer = GroupCommitter(database: database, thread: thread) { relay.enqueue($0) }
+            let running = Task { try await relay.run() }
+            defer { running.cancel() }
+
+            // When 200 receipts arrive concurrently
+            let receipts = newReceipts(200)
+            let outcomes = try await withThrowingTaskGroup(of: AcceptOutcome.self) { group in
+                for receipt in receipts { group.addTask { try await committer.accept(receipt) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+
+            // Then all are created and published without waiting for a sweep
+            #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
+            let published = await eventually(timeout: .seconds(10)) {
+                (try? await connection.queueStatus(topology.validateQueue).messages) == 200
+            }
+            #expect(published)
+            #expect(try database.unpublishedReceipts(limit: 500).isEmpty)
+        }
+    }
+}
