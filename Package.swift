@@ -189,6 +189,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "FulfillerTests",
+            dependencies: ["Fulfiller", "PipelineTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "NotifierTests",
             dependencies: ["Notifier", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings

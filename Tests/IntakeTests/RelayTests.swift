@@ -11,12 +11,7 @@ import Testing
 /// The relay against a real broker: nothing committed is left unpublished.
 @Suite struct RelayTests {
     func newReceipts(_ count: Int) -> [NewReceipt] {
-        (0..<count).map { index in
-            let payload = Data("receipt \(index) \(UUID())".utf8).base64EncodedString()
-            return NewReceipt(
-                id: UUID().uuidString.lowercased(), accountID: "player-\(index % 7)", kind: .legacy, payload: payload,
-                payloadHash: ReceiptRequest.sha256(payload), requestHash: ReceiptRequest.sha256("r" + payload))
-        }
+        (0..<count).map { index in NewReceipt.fixture(accountID: "player-\(index % 7)") }
     }
 
     @Test func receiptsCommittedWhileTheBrokerWasAwayArePublishedByTheSweep() async throws {

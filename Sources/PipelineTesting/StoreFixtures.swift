@@ -1,0 +1,20 @@
+import Crypto
+import Foundation
+import Store
+
+/// Hex SHA-256, as the intake computes payload and request hashes.
+public func sha256Hex(_ text: String) -> String {
+    SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+}
+
+extension NewReceipt {
+    /// A legacy receipt as the intake would store it, for tests that start past the intake.
+    public static func fixture(id: String = UUID().uuidString.lowercased(), accountID: String = "player", payload: String? = nil)
+        -> NewReceipt
+    {
+        let payload = payload ?? Data("receipt \(id)".utf8).base64EncodedString()
+        return NewReceipt(
+            id: id, accountID: accountID, kind: .legacy, payload: payload, payloadHash: sha256Hex("legacy:" + payload),
+            requestHash: sha256Hex(accountID + payload))
+    }
+}

@@ -1,0 +1,103 @@
+import Broker
+import Foundation
+import Logging
+import PipelineCore
+import PipelineTesting
+import Store
+import Testing
+
+@testable import Fulfiller
+
+@Suite struct FulfillerTests {
+    let catalog = Catalog(products: [
+        Product(productID: "com.example.coins100", kind: .consumable, grant: Grant(currency: "coins", amount: 100))
+    ])
+
+    /// A database with `count` accepted receipts, and a fulfiller consuming for `body`.
+    func withFulfiller(
+        receipts count: Int, _ body: (AMQPConnection, PipelineTopology, PipelineDatabase, [String]) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let ids = (0..<count).map { _ in UUID().uuidString.lowercased() }
+        let outcomes = try database.acceptReceipts(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
+        #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
+        let broker = BrokerFixture(label: "fulfiller")
+        let topology = broker.pipelineTopology()
+        try await broker.withConnection(topology: topology.topology) { connection in
+            let fulfiller = Fulfiller(
+                connection: connection, topology: topology, database: database, catalog: catalog,
+                configuration: .init(batchSize: 64), logger: Logger(label: "test"))
+            let running = Task { try await fulfiller.run() }
+            defer { running.cancel() }
+            try await body(connection, topology, database, ids)
+        }
+    }
+
+    func verdictMessage(_ verdict: Verdict, _ topology: PipelineTopology) throws -> OutgoingMessage {
+        OutgoingMessage(
+            exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey,
+            body: Array(try WireCoding.encoder().encode(verdict)), properties: MessageProperties(messageID: verdict.receiptID))
+    }
+
+    @Test func verdictsAreCreditedOnceEvenWhenDeliveredTwice() async throws {
+        try await withFulfiller(receipts: 300) { connection, topology, database, ids in
+            // Given 300 valid verdicts, each published twice (a redelivery after a crash)
+            let verdicts = ids.enumerated().map { index, id in
+                Verdict(
+                    outcome: .valid, receiptID: id, accountID: "player", attempts: 1, environment: "Production",
+                    transactions: [VerifiedTransaction(transactionID: "t\(index)", originalTransactionID: "t\(index)", productID: "com.example.coins100")],
+                    decidedAt: Date())
+            }
+            let messages = try verdicts.map { try verdictMessage($0, topology) }
+            #expect(await connection.publish(messages + messages).allSatisfy { (try? $0.get()) != nil })
+
+            // Then each is credited once, and the queue is drained
+            let done = await eventually(timeout: .seconds(20)) {
+                let drained = (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0
+                return drained && (try? database.account(id: "player")?.balances["coins"]) == 30_000
+            }
+            #expect(done)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try database.account(id: "player")?.balances["coins"] == 30_000)
+            #expect(try database.receipt(id: ids[0])?.status == .credited)
+            #expect(try database.audit().isEmpty)
+        }
+    }
+
+    @Test func deadLetterEventMarksTheReceiptDeadWithItsReason() async throws {
+        try await withFulfiller(receipts: 1) { connection, topology, database, ids in
+            try await connection.publish(
+                OutgoingMessage(
+                    exchange: topology.deadExchange, routingKey: "", body: Array("{}".utf8),
+                    properties: MessageProperties(
+                        messageID: ids[0],
+                        headers: [MessageHeader.deadReason: "attempts_exhausted: timeout", MessageHeader.attempts: 8])))
+            let dead = await eventually { (try? database.receipt(id: ids[0])?.status) == .dead }
+            #expect(dead)
+            let receipt = try database.receipt(id: ids[0])
+            #expect(receipt?.reason == "attempts_exhausted: timeout")
+            #expect(receipt?.attempts == 8)
+            // The operators' copy stays in the dead-letter queue
+            #expect(try await connection.queueStatus(topology.deadQueue).messages == 1)
+        }
+    }
+
+    @Test func unparseableVerdictIsDeadLetteredAndTheRestOfTheBatchApplied() async throws {
+        try await withFulfiller(receipts: 1) { connection, topology, database, ids in
+            let good = try verdictMessage(
+                Verdict(outcome: .rejected, receiptID: ids[0], accountID: "player", reason: "apple_status_21003", attempts: 1, decidedAt: Date()),
+                topology)
+            let poison = OutgoingMessage(
+                exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: Array("garbage".utf8),
+                properties: MessageProperties(messageID: "not-a-receipt"))
+            _ = await connection.publish([poison, good])
+            let applied = await eventually { (try? database.receipt(id: ids[0])?.status) == .rejected }
+            #expect(applied)
+            let deadLettered = await eventually { (try? await connection.queueStatus(topology.deadQueue).messages) == 1 }
+            #expect(deadLettered)
+            #expect(try await connection.queueStatus(topology.fulfilQueue).messages == 0)
+        }
+    }
+}
