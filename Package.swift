@@ -115,12 +115,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Every stage in one process (`iap up`, end-to-end tests)
+        .target(
+            name: "Pipeline",
+            dependencies: [
+                "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "Intake", "Validator", "Fulfiller",
+                "Notifier",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: The command line
         .executableTarget(
             name: "iap",
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
-                "Intake", "Validator", "Fulfiller", "Notifier",
+                "Intake", "Validator", "Fulfiller", "Notifier", "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -202,7 +213,7 @@ let package = Package(
             name: "iapTests",
             dependencies: [
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "AppStore",
+                "Notifier", "AppStore", "Pipeline",
             ],
             swiftSettings: swiftSettings
         ),

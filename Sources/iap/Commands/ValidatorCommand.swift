@@ -1,0 +1,37 @@
+import ArgumentParser
+import PipelineCore
+import Validator
+
+extension IAP {
+    /// Stateless verify workers; run as many as Apple's latency needs.
+    struct ValidatorCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "validator",
+            abstract: "Verify receipts with IAP_VERIFY_URL, retrying transient failures, dead-lettering hopeless ones.")
+
+        @Option(help: "Verify requests in flight at once.") var concurrency = 256
+        @Option(help: "Unacknowledged messages the broker may send ahead (at least --concurrency).") var prefetch: Int?
+        @Option(help: "Verify attempts before a message is dead-lettered.") var maxAttempts = 8
+
+        func validate() throws {
+            guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
+            if let prefetch, !(1...65_535).contains(prefetch) { throw ValidationError("--prefetch must be 1...65535") }
+            guard (1...100).contains(maxAttempts) else { throw ValidationError("--max-attempts must be 1...100") }
+        }
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            LogSetup.bootstrap(level: settings.logLevel)
+            let logger = settings.logger("validator")
+            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger)
+            let connection = settings.connection("validator")
+            let validator = Validator(
+                connection: connection, topology: settings.topology, verifier: verifier,
+                configuration: .init(
+                    concurrency: concurrency, prefetch: prefetch, retryPolicy: RetryPolicy(maxAttempts: maxAttempts)),
+                logger: logger)
+            try await runServices([connection, validator], settings: settings, label: "validator")
+            await client.shutdown()
+        }
+    }
+}
