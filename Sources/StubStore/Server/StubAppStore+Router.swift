@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import PipelineCore
+
+extension StubAppStore {
+    /// The largest request body read; Apple's receipts are tens of kilobytes.
+    static let maxBodySize = 4 << 20
+
+    /// The stub's routes, to serve on their own or mount into another application:
+    ///
+    /// - `POST /verifyReceipt`: production, as `https://buy.itunes.apple.com/verifyReceipt`
+    /// - `POST /sandbox/verifyReceipt`: sandbox, as `https://sandbox.itunes.apple.com/verifyReceipt`
+    /// - `POST /stub/receipts`: mints a receipt (see ``StubReceipt``), answering
+    ///   `{"receipt_data": "...", "receipt": {...}}`
+    /// - `GET /stub/stats`: ``StubStoreStats``
+    ///
+    /// A `GET` of either verify URL is answered status `21000`, as Apple answers a request
+    /// not made with `POST`.
+    public func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        for environment in StubReceipt.Environment.allCases {
+            let path = RouterPath(Self.path(environment))
+            router.post(path) { request, _ in
+                try await self.handleVerify(request, at: environment)
+            }
+            router.get(path) { _, _ in
+                Self.json(StubVerifyResponse(status: 21000, environment: environment.rawValue))
+            }
+        }
+        router.post("/stub/receipts") { request, _ in
+            try await self.handleMint(request)
+        }
+        router.get("/stub/stats") { _, _ in
+            Self.json(self.stats)
+        }
+        return router
+    }
+
+    /// Where `environment`'s verify endpoint is served.
+    static func path(_ environment: StubReceipt.Environment) -> String {
+        environment == .production ? "/verifyReceipt" : "/sandbox/verifyReceipt"
+    }
+
+    private func handleVerify(_ request: Request, at environment: StubReceipt.Environment) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: Self.maxBodySize)
+        let fate = admit(at: environment)
+        if configuration.latency > .zero {
+            try await Task.sleep(for: configuration.latency)
+        }
+        switch fate {
+        case .answer:
+            return Self.json(verify(body: Data(buffer: body), at: environment))
+        case .hang:
+            try await Task.sleep(for: configuration.hangDuration)
+            return Self.unavailable()
+        case .unavailable:
+            return Self.unavailable()
+        }
+    }
+
+    private func handleMint(_ request: Request) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: Self.maxBodySize)
+        let draft: StubReceiptDraft
+        do {
+            draft = try WireCoding.decoder().decode(StubReceiptDraft.self, from: Data(buffer: body))
+        } catch {
+            return Self.error(
+                .badRequest, code: "invalid_receipt",
+                message: "expected a receipt: {\"transactions\": [{\"product_id\": \"...\"}], ...} (\(error))")
+        }
+        let receipt = draft.receipt(bundleID: configuration.bundleID, now: configuration.now()) {
+            nextTransactionID()
+        }
+        return Self.json(StubMintResponse(receiptData: issue(receipt), receipt: receipt))
+    }
+
+    // MARK: Responses
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = WireCoding.encoder()
+        let bytes = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private static func unavailable() -> Response {
+        Response(
+            status: .serviceUnavailable, headers: [.contentType: "text/plain"],
+            body: .init(byteBuffer: ByteBuffer(string: "Service Unavailable")))
+    }
+
+    private static func error(_ status: HTTPResponse.Status, code: String, message: String) -> Response {
+        struct Body: Encodable {
+            struct Detail: Encodable {
+                var code: String
+                var message: String
+            }
+            var error: Detail
+        }
+        return json(Body(error: .init(code: code, message: message)), status: status)
+    }
+}

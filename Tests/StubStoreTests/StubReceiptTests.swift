@@ -1,0 +1,63 @@
+import Foundation
+import StubStore
+import Testing
+
+@Suite struct StubReceiptTests {
+    let key = "test-key"
+
+    @Test func encoded_decodesWithTheSameKey() throws {
+        // Given a receipt with a subscription and a refund
+        let receipt = StubReceipt(
+            bundleID: "com.example.game", environment: .sandbox,
+            transactions: [
+                .init(
+                    transactionID: "11", originalTransactionID: "10", productID: "vip",
+                    purchaseDate: Date(timeIntervalSince1970: 1_700_000_000.5),
+                    expiresDate: Date(timeIntervalSince1970: 1_702_592_000),
+                    cancellationDate: Date(timeIntervalSince1970: 1_701_000_000), cancellationReason: "1")
+            ], failFirst: 3)
+        // When it is encoded and decoded
+        let data = receipt.encoded(signingKey: key)
+        let decoded = try StubReceipt.decode(receiptData: data, signingKey: key).get()
+        // Then it is the same receipt, and receipt-data is plain base64
+        #expect(decoded == receipt)
+        #expect(decoded.environment == .sandbox)
+        #expect(Data(base64Encoded: data) != nil)
+    }
+
+    @Test func decode_withAnotherKey_isUnauthenticated() {
+        let data = coinsReceipt().encoded(signingKey: "other-key")
+        #expect(StubReceipt.decode(receiptData: data, signingKey: key).failure?.status == 21003)
+    }
+
+    @Test func decode_whenPayloadIsAltered_isUnauthenticated() throws {
+        // Given a signed receipt whose product is changed afterwards
+        var bytes = Array(Data(base64Encoded: coinsReceipt().encoded(signingKey: key))!)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let forged = text.replacingOccurrences(of: "coins100", with: "coins999")
+        #expect(forged != text)
+        bytes = Array(forged.utf8)
+        // Then the signature no longer matches
+        let result = StubReceipt.decode(receiptData: Data(bytes).base64EncodedString(), signingKey: key)
+        #expect(result.failure == .unauthenticated("the signature does not match"))
+    }
+
+    @Test func decode_whenUnsigned_isUnauthenticated() throws {
+        let payload = try JSONEncoder().encode(["bundle_id": "com.example.game"])
+        let unsigned = Data("iapstub1.".utf8) + payload
+        let result = StubReceipt.decode(receiptData: unsigned.base64EncodedString(), signingKey: key)
+        #expect(result.failure?.status == 21003)
+    }
+
+    @Test(arguments: ["not base64 at all!", Data("some other receipt".utf8).base64EncodedString(), ""])
+    func decode_whenNotAStubReceipt_isMalformed(receiptData: String) {
+        #expect(StubReceipt.decode(receiptData: receiptData, signingKey: key).failure?.status == 21002)
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
