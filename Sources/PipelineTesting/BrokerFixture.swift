@@ -6,10 +6,13 @@ import Logging
 /// Every fixture gets its own queue prefix, so tests run side by side on one broker.
 public struct BrokerFixture: Sendable {
     public let configuration: AMQPConfiguration
+    /// The broker's URL, for processes started by a test.
+    public let url: String
     public let prefix: String
 
     public init(label: String = "t") {
         let url = ProcessInfo.processInfo.environment["IAP_TEST_AMQP_URL"] ?? AMQPConfiguration.defaultURL
+        self.url = url
         var configuration = try! AMQPConfiguration(url: url)
         configuration.reconnectDelay = .milliseconds(50) ... .seconds(1)
         self.configuration = configuration

@@ -34,4 +34,16 @@ extension PipelineDatabase {
                 ledger: ledger.map(\.line))
         }
     }
+
+    /// How many receipts are in each status: for operators, metrics and tests.
+    public func receiptStatusCounts() throws -> [ReceiptStatus: Int] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM receipts GROUP BY status")
+            var counts: [ReceiptStatus: Int] = [:]
+            for row in rows {
+                if let status = ReceiptStatus(rawValue: row["status"]) { counts[status] = row["n"] }
+            }
+            return counts
+        }
+    }
 }

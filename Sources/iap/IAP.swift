@@ -10,6 +10,9 @@ struct IAP: AsyncParsableCommand {
             Settings come from IAP_* environment variables (see README.md); a missing or
             malformed one stops the command at start with a message naming it.
             """,
-        subcommands: [IntakeCommand.self, FulfillerCommand.self, Migrate.self, Bench.self]
+        subcommands: [
+            Up.self, IntakeCommand.self, ValidatorCommand.self, FulfillerCommand.self, StubStoreCommand.self, Migrate.self,
+            Bench.self,
+        ]
     )
 }

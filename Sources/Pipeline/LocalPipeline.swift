@@ -1,0 +1,105 @@
+import AppStore
+import Broker
+import Fulfiller
+import HTTPClient
+import Hummingbird
+import Intake
+import Logging
+import Notifier
+import PipelineCore
+import ServiceLifecycle
+import Store
+import Validator
+
+/// Every stage in one process: what `iap up` runs, and what end-to-end tests run.
+///
+/// The services are listed in dependency order, so that a `ServiceGroup` shuts them down
+/// in reverse: the HTTP API stops taking receipts first, the relay publishes what it
+/// holds, workers finish their messages, and the broker connections close last.
+///
+/// ```swift
+/// let pipeline = try LocalPipeline(configuration: config, database: database, logger: logger)
+/// try await ServiceGroup(services: pipeline.services, gracefulShutdownSignals: [.sigterm], logger: logger).run()
+/// ```
+public struct LocalPipeline: Sendable {
+    public struct Configuration: Sendable {
+        public var amqp: AMQPConfiguration
+        public var topology: PipelineTopology
+        public var catalog: Catalog
+        public var intake: IntakeConfiguration
+        public var relay: Relay.Configuration
+        public var verifier: VerifyReceiptVerifier.Configuration
+        public var validator: Validator.Configuration
+        public var fulfiller: Fulfiller.Configuration
+        public var notifier: Notifier.Configuration
+        /// False to run the validators as processes of their own.
+        public var runsValidator = true
+
+        public init(
+            amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
+            relay: Relay.Configuration = .init(), verifier: VerifyReceiptVerifier.Configuration,
+            validator: Validator.Configuration = .init(), fulfiller: Fulfiller.Configuration = .init(),
+            notifier: Notifier.Configuration
+        ) {
+            self.amqp = amqp
+            self.topology = topology
+            self.catalog = catalog
+            self.intake = intake
+            self.relay = relay
+            self.verifier = verifier
+            self.validator = validator
+            self.fulfiller = fulfiller
+            self.notifier = notifier
+        }
+    }
+
+    public let services: [any Service]
+
+    /// - Parameters:
+    ///   - onIntakeRunning: called with the intake's bound port once it listens.
+    public init(
+        configuration: Configuration, database: PipelineDatabase, logger: Logger,
+        onIntakeRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws {
+        func connection(_ label: String) -> AMQPConnection {
+            var connectionLogger = logger
+            connectionLogger[metadataKey: "amqp"] = "\(label)"
+            return AMQPConnection(
+                configuration: configuration.amqp, topology: configuration.topology.topology, logger: connectionLogger)
+        }
+        let client = try CurlHTTPClient(logger: logger)
+        let verifier = try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger)
+        let intakeConnection = connection("intake")
+        let validatorConnection = connection("validator")
+        let fulfillerConnection = connection("fulfiller")
+        let intake = Intake(
+            configuration: configuration.intake, database: database, connection: intakeConnection,
+            topology: configuration.topology, relayConfiguration: configuration.relay, logger: logger)
+        var services: [any Service] = [
+            HTTPClientService(client: client),
+            intakeConnection, validatorConnection, fulfillerConnection,
+            Fulfiller(
+                connection: fulfillerConnection, topology: configuration.topology, database: database,
+                catalog: configuration.catalog, configuration: configuration.fulfiller, logger: logger),
+            Notifier(configuration: configuration.notifier, database: database, client: client, logger: logger),
+        ]
+        if configuration.runsValidator {
+            services.append(
+                Validator(
+                    connection: validatorConnection, topology: configuration.topology, verifier: verifier,
+                    configuration: configuration.validator, logger: logger))
+        }
+        services += [intake.relay, intake.application(onServerRunning: onIntakeRunning)]
+        self.services = services
+    }
+}
+
+/// Keeps a shared HTTP client open until shutdown, then closes it after its users.
+struct HTTPClientService: Service {
+    let client: CurlHTTPClient
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await client.shutdown()
+    }
+}

@@ -1,0 +1,83 @@
+import AppStore
+import ArgumentParser
+import Intake
+import Logging
+import Notifier
+import Pipeline
+import PipelineCore
+import ServiceLifecycle
+import StubStore
+import Validator
+
+extension IAP {
+    /// Every stage in one process, with the stub store as the verify endpoint unless
+    /// `IAP_VERIFY_URL` names another: the local and demo way to run the pipeline.
+    struct Up: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run intake, validator, fulfiller and notifier in one process (with an embedded stub store).")
+
+        static let developmentToken = "dev-token-change-me-0001"
+
+        @Option(help: "Port of the embedded stub store (used when IAP_VERIFY_URL is unset).") var stubPort = 8090
+        @Option(help: "Verify requests in flight at once.") var concurrency = 256
+
+        func validate() throws {
+            guard (1...65_535).contains(stubPort) else { throw ValidationError("--stub-port must be 1...65535") }
+            guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
+        }
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            LogSetup.bootstrap(level: settings.logLevel)
+            let logger = settings.logger("up")
+            let env = settings.environment
+            let embedsStub = env.optional("IAP_VERIFY_URL") == nil
+            let stubURL = "http://127.0.0.1:\(stubPort)"
+            let verifier = try VerifierSettings(
+                environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"))
+            let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
+            let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
+            let database = try settings.openDatabase()
+            let pipeline = try LocalPipeline(
+                configuration: .init(
+                    amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
+                    intake: intake,
+                    verifier: .init(
+                        bundleID: verifier.bundleID, productionURL: verifier.productionURL,
+                        sandboxURL: verifier.sandboxURL, sharedSecret: verifier.sharedSecret),
+                    validator: .init(concurrency: concurrency), notifier: notifier.configuration()),
+                database: database, logger: logger)
+
+            var services: [any Service] = []
+            if embedsStub {
+                let stub = StubStoreConfiguration(bundleID: verifier.bundleID, sharedSecret: verifier.sharedSecret)
+                services.append(makeStubStoreApplication(configuration: stub, port: stubPort))
+            }
+            services += pipeline.services
+            print(banner(intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
+                         database: settings.databasePath))
+            try await runServices(services, settings: settings, label: "up")
+        }
+
+        private func banner(
+            intake: IntakeConfiguration, embedsStub: Bool, stubURL: String, verifier: VerifierSettings,
+            notifier: NotifierSettings, database: String
+        ) -> String {
+            let api = "http://\(intake.host):\(intake.port)"
+            let token = intake.apiTokens[0]
+            return """
+                iap up: the whole pipeline in one process (Ctrl-C stops it gracefully)
+                  intake       \(api)   token: \(token == Self.developmentToken ? token + " (development default)" : "from IAP_API_TOKENS")
+                  verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)
+                  webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
+                  database     \(database)
+
+                Try it:
+                  receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.bundleID)", "transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')
+                  curl -s \(api)/v1/receipts -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' -d "{\\"account_id\\": \\"player-1\\", \\"receipt_data\\": \\"$receipt\\"}"
+                  curl -s \(api)/v1/accounts/player-1 -H 'Authorization: Bearer \(token)'
+
+                """
+        }
+    }
+}

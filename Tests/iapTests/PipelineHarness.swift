@@ -1,0 +1,192 @@
+import AppStore
+import Broker
+import Foundation
+import HTTPClient
+import Hummingbird
+import Intake
+import Logging
+import Notifier
+import Pipeline
+import PipelineCore
+import PipelineTesting
+import ServiceLifecycle
+import Store
+import StubStore
+import Synchronization
+import Validator
+
+/// The whole pipeline in this process against the real broker, a real SQLite file, the
+/// stub store over HTTP and a webhook receiver: what a backend and Apple would see.
+final class PipelineHarness: Sendable {
+    static let token = "e2e-token-0123456789abcdef"
+    static let bundleID = "com.example.game"
+    static let catalog = Catalog(products: [
+        Product(productID: "com.example.coins100", kind: .consumable, grant: Grant(currency: "coins", amount: 100)),
+        Product(productID: "com.example.coins500", kind: .consumable, grant: Grant(currency: "coins", amount: 500)),
+        Product(productID: "com.example.vip.monthly", kind: .autoRenewable, entitlement: "vip"),
+    ])
+
+    let stub: StubAppStore
+    let stubPort: Int
+    let receiver: WebhookReceiver
+    let database: PipelineDatabase
+    let intakePort: Int
+    let topology: PipelineTopology
+    let broker: BrokerFixture
+    let client: CurlHTTPClient
+
+    init(
+        stub: StubAppStore, stubPort: Int, receiver: WebhookReceiver, database: PipelineDatabase, intakePort: Int,
+        topology: PipelineTopology, broker: BrokerFixture, client: CurlHTTPClient
+    ) {
+        self.stub = stub
+        self.stubPort = stubPort
+        self.receiver = receiver
+        self.database = database
+        self.intakePort = intakePort
+        self.topology = topology
+        self.broker = broker
+        self.client = client
+    }
+
+    /// Runs `body` against a fresh pipeline, then shuts it down gracefully.
+    static func run(
+        stub stubConfiguration: StubStoreConfiguration = StubStoreConfiguration(bundleID: bundleID),
+        maxAttempts: Int = 6, runsValidator: Bool = true,
+        _ body: (PipelineHarness) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let broker = BrokerFixture(label: "e2e")
+        let topology = broker.pipelineTopology(retryDelays: [.seconds(1), .seconds(1), .seconds(2)])
+        let stub = StubAppStore(configuration: stubConfiguration)
+        let secret = WebhookSecret.generate()
+        var logger = Logger(label: "e2e")
+        logger.logLevel = .warning
+
+        try await withWebhookReceiver(secret: secret.encoded) { receiver in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let stubPort = Ports()
+                group.addTask {
+                    try await makeStubStoreApplication(store: stub, port: 0) { await stubPort.set($0) }.runService()
+                }
+                let stubURL = "http://127.0.0.1:\(await stubPort.value)"
+                let intakePort = Ports()
+                let pipeline = try LocalPipeline(
+                    configuration: .init(
+                        amqp: broker.configuration, topology: topology, catalog: catalog,
+                        intake: IntakeConfiguration(port: 0, apiTokens: [token]),
+                        relay: .init(sweepInterval: .milliseconds(500), sweepGrace: .seconds(2)),
+                        verifier: .init(
+                            bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
+                            sandboxURL: "\(stubURL)/sandbox/verifyReceipt", requestTimeout: .seconds(2)),
+                        validator: .init(concurrency: 64, retryPolicy: RetryPolicy(maxAttempts: maxAttempts)),
+                        fulfiller: .init(batchSize: 128),
+                        notifier: .init(
+                            webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
+                            schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)),
+                        runsValidator: runsValidator),
+                    database: database, logger: logger, onIntakeRunning: { await intakePort.set($0) })
+                let services = ServiceGroup(
+                    configuration: .init(services: pipeline.services.map { .init(service: $0) }, logger: logger))
+                group.addTask { try await services.run() }
+                let harness = PipelineHarness(
+                    stub: stub, stubPort: await stubPort.value, receiver: receiver, database: database,
+                    intakePort: await intakePort.value, topology: topology, broker: broker,
+                    client: try CurlHTTPClient())
+                do {
+                    try await body(harness)
+                } catch {
+                    await services.triggerGracefulShutdown()
+                    group.cancelAll()
+                    throw error
+                }
+                await services.triggerGracefulShutdown()
+                await harness.client.shutdown()
+                group.cancelAll()
+                try? await group.waitForAll()
+            }
+        }
+        let cleaner = try await broker.connect()
+        await broker.cleanUp(topology.topology, cleaner)
+    }
+
+    // MARK: - What a backend does
+
+    /// Mints a receipt the stub store will vouch for.
+    func receipt(
+        transactions: [(id: String, product: String)], environment: StubReceipt.Environment = .production,
+        bundleID: String = PipelineHarness.bundleID, transientUntil: Date? = nil
+    ) -> String {
+        stub.issue(
+            StubReceipt(
+                bundleID: bundleID, environment: environment,
+                transactions: transactions.map { StubReceipt.Transaction(transactionID: $0.id, productID: $0.product) },
+                transientUntil: transientUntil))
+    }
+
+    /// `POST /v1/receipts`; returns the status code and the receipt id.
+    func submit(account: String, receiptData: String, idempotencyKey: String? = nil) async throws -> (Int, String?) {
+        var headers = [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")]
+        if let idempotencyKey { headers.append((name: "Idempotency-Key", value: idempotencyKey)) }
+        let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "receipt_data": receiptData])
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(
+                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts", headers: headers, body: Array(body)))
+        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        return (response.status, json?["receipt_id"] as? String)
+    }
+
+    /// `GET /v1/receipts/{id}` as JSON.
+    func status(_ receiptID: String) async throws -> [String: Any] {
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(
+                url: "http://127.0.0.1:\(intakePort)/v1/receipts/\(receiptID)",
+                headers: [(name: "Authorization", value: "Bearer \(Self.token)")]))
+        return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+
+    /// Waits until the receipt reaches a final status and returns it.
+    func finalStatus(_ receiptID: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
+        var last: [String: Any] = [:]
+        _ = await eventually(timeout: timeout, every: .milliseconds(100)) {
+            last = (try? await status(receiptID)) ?? [:]
+            return ["credited", "rejected", "dead"].contains(last["status"] as? String ?? "")
+        }
+        return last
+    }
+
+    func balance(_ account: String, _ currency: String = "coins") throws -> Int {
+        try database.account(id: account)?.balances[currency] ?? 0
+    }
+
+    /// The webhooks accepted for a receipt, parsed.
+    func webhooks(for receiptID: String) -> [[String: Any]] {
+        receiver.accepted.compactMap { delivery in
+            guard let json = try? JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any],
+                json["receipt_id"] as? String == receiptID
+            else { return nil }
+            return json
+        }
+    }
+}
+
+/// A value learned once, awaited by others (a bound port).
+actor Ports {
+    private var port: Int?
+    private var waiters: [CheckedContinuation<Int, Never>] = []
+
+    func set(_ value: Int) {
+        port = value
+        for waiter in waiters { waiter.resume(returning: value) }
+        waiters.removeAll()
+    }
+
+    var value: Int {
+        get async {
+            if let port { return port }
+            return await withCheckedContinuation { waiters.append($0) }
+        }
+    }
+}
