@@ -1,0 +1,64 @@
+import Foundation
+
+extension Notifier {
+    /// Where and how the notifier delivers.
+    ///
+    /// ```swift
+    /// var configuration = Notifier.Configuration(webhookURL: "https://backend.example/iap/webhooks", secret: secret)
+    /// configuration.maxInFlight = 128
+    /// ```
+    public struct Configuration: Sendable {
+        /// The backend's webhook endpoint (`IAP_WEBHOOK_URL`); nil disables delivery: the
+        /// notifier says so once at start and notifications stay pending until it is set.
+        public var webhookURL: String?
+        /// The signing secret (`IAP_WEBHOOK_SECRET`).
+        public var secret: WebhookSecret
+        /// How long to wait before looking again when no notification was due.
+        public var pollInterval: Duration
+        /// The most notifications claimed from the outbox in one poll.
+        public var batchSize: Int
+        /// The most deliveries in flight at once.
+        public var maxInFlight: Int
+        /// The time limit of one delivery, connection included.
+        public var requestTimeout: Duration
+        /// Added to ``requestTimeout`` to make the lease on a claimed notification: if this
+        /// process dies mid-delivery, the notification comes due again when the lease ends.
+        public var leaseMargin: Duration
+        /// When to retry a failed delivery and when to give up.
+        public var schedule: RetrySchedule
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - webhookURL: The endpoint to POST to, or nil to deliver nothing.
+        ///   - secret: The signing secret.
+        ///   - pollInterval: The pause between polls of an empty outbox; 200 ms by default.
+        ///   - batchSize: The most notifications claimed per poll.
+        ///   - maxInFlight: The most deliveries at once.
+        ///   - requestTimeout: The time limit of one delivery.
+        ///   - leaseMargin: Extra lease time beyond `requestTimeout`.
+        ///   - schedule: The retry schedule.
+        public init(
+            webhookURL: String?,
+            secret: WebhookSecret,
+            pollInterval: Duration = .milliseconds(200),
+            batchSize: Int = 256,
+            maxInFlight: Int = 64,
+            requestTimeout: Duration = .seconds(10),
+            leaseMargin: Duration = .seconds(20),
+            schedule: RetrySchedule = RetrySchedule()
+        ) {
+            precondition(batchSize >= 1 && maxInFlight >= 1, "batchSize and maxInFlight must be positive")
+            self.webhookURL = webhookURL
+            self.secret = secret
+            self.pollInterval = pollInterval
+            self.batchSize = batchSize
+            self.maxInFlight = maxInFlight
+            self.requestTimeout = requestTimeout
+            self.leaseMargin = leaseMargin
+            self.schedule = schedule
+        }
+
+        /// How long a claimed notification stays out of other polls.
+        var lease: Duration { requestTimeout + leaseMargin }
+    }
+}

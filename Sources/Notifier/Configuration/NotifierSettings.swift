@@ -1,0 +1,55 @@
+import PipelineCore
+
+/// The notifier's settings from the environment: `IAP_WEBHOOK_URL` and `IAP_WEBHOOK_SECRET`.
+///
+/// Without `IAP_WEBHOOK_URL` the notifier is disabled: it says so once at start and
+/// notifications wait in the outbox. With it, `IAP_WEBHOOK_SECRET` is required, unless the
+/// caller asks for a generated one (`iap up`, which prints it for the receiver).
+///
+/// ```swift
+/// let settings = try NotifierSettings(environment: EnvironmentReader())
+/// let notifier = Notifier(configuration: settings.configuration(), database: db, client: http, logger: logger)
+/// ```
+public struct NotifierSettings: Sendable {
+    /// `IAP_WEBHOOK_URL`, an http(s) URL, or nil when unset.
+    public var webhookURL: String?
+    /// `IAP_WEBHOOK_SECRET`, or a generated one (see ``secretWasGenerated``).
+    public var secret: WebhookSecret
+    /// True when `IAP_WEBHOOK_SECRET` was not set and ``secret`` was generated here. When
+    /// webhooks are enabled, print ``WebhookSecret/encoded`` so the receiver can verify.
+    public var secretWasGenerated: Bool
+
+    /// Whether webhooks will be delivered.
+    public var isEnabled: Bool { webhookURL != nil }
+
+    /// Reads the settings.
+    /// - Parameters:
+    ///   - environment: Where to read them.
+    ///   - generateMissingSecret: Whether a missing `IAP_WEBHOOK_SECRET` is replaced by a fresh
+    ///     one while `IAP_WEBHOOK_URL` is set (for local all-in-one runs) instead of an error.
+    /// - Throws: ``SettingError`` naming `IAP_WEBHOOK_URL` when it is not an http(s) URL, or
+    ///   `IAP_WEBHOOK_SECRET` when it is malformed, or missing while the URL is set.
+    public init(environment: EnvironmentReader = EnvironmentReader(), generateMissingSecret: Bool = false)
+        throws(SettingError)
+    {
+        let url = try environment.httpURL("IAP_WEBHOOK_URL")
+        if let raw = environment.optional("IAP_WEBHOOK_SECRET") {
+            self.secret = try WebhookSecret(raw, variable: "IAP_WEBHOOK_SECRET")
+            self.secretWasGenerated = false
+        } else if url == nil || generateMissingSecret {
+            // Unused while disabled; printed by the caller otherwise.
+            self.secret = WebhookSecret.generate()
+            self.secretWasGenerated = true
+        } else {
+            throw SettingError(
+                variable: "IAP_WEBHOOK_SECRET",
+                problem: "is required when IAP_WEBHOOK_URL is set (whsec_ followed by the base64 of 24-64 bytes)")
+        }
+        self.webhookURL = url
+    }
+
+    /// A notifier configuration with these settings and the defaults for the rest.
+    public func configuration() -> Notifier.Configuration {
+        Notifier.Configuration(webhookURL: webhookURL, secret: secret)
+    }
+}

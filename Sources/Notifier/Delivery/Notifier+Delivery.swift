@@ -1,0 +1,79 @@
+import Foundation
+import HTTPClient
+import Logging
+import Store
+
+/// What became of one delivery attempt.
+enum DeliveryOutcome: Hashable, Sendable {
+    /// The receiver answered 2xx; the notification is done.
+    case delivered
+    /// It failed and is due again at this time.
+    case retrying(at: Date)
+    /// It failed and its attempts are used up.
+    case failed
+    /// Not sent or not answered because this process is stopping, or its outcome could not
+    /// be recorded; the lease brings it back.
+    case abandoned
+}
+
+extension Notifier {
+    /// Sends one notification and records the outcome. Never throws: one bad delivery must
+    /// not stop the others.
+    func deliver(_ notification: OutboxNotification, to url: String) async -> DeliveryOutcome {
+        let attempt = notification.attempts + 1
+        var logger = self.logger
+        logger[metadataKey: "event_id"] = "\(notification.id)"
+        logger[metadataKey: "receipt_id"] = "\(notification.receiptID ?? "-")"
+        logger[metadataKey: "attempt"] = "\(attempt)"
+
+        let body = Array(notification.body.utf8)
+        let request = HTTPRequest(
+            method: .post, url: url, headers: signer.headers(id: notification.id, timestamp: now(), body: body),
+            body: body, timeout: configuration.requestTimeout)
+
+        let problem: String
+        do throws(HTTPClientError) {
+            let response = try await client.execute(request)
+            if response.isSuccess {
+                return record(logger) {
+                    try database.markDelivered(notification.id, at: now())
+                    logger.debug("webhook delivered", metadata: ["status": "\(response.status)"])
+                    return .delivered
+                }
+            }
+            problem = "HTTP \(response.status)"
+        } catch  where error.code == .cancelled || error.code == .shutdown {
+            // Stopping: not the receiver's fault, so no attempt is spent.
+            logger.debug("webhook delivery abandoned, the lease brings it back", metadata: ["error": "\(error)"])
+            return .abandoned
+        } catch {
+            problem = error.description
+        }
+
+        return record(logger) {
+            let failedAt = now()
+            let next = configuration.schedule.nextAttempt(afterAttempt: attempt, at: failedAt)
+            try database.recordDeliveryFailure(notification.id, error: problem, nextAttemptAt: next, now: failedAt)
+            if let next {
+                logger.info(
+                    "webhook delivery failed, will retry",
+                    metadata: ["error": "\(problem)", "next_attempt_at": "\(next)"])
+                return .retrying(at: next)
+            }
+            logger.warning("webhook delivery failed for good, attempts used up", metadata: ["error": "\(problem)"])
+            return .failed
+        }
+    }
+
+    /// Runs an outbox write; a failure is logged and the lease brings the notification back.
+    private func record(_ logger: Logger, _ write: () throws -> DeliveryOutcome) -> DeliveryOutcome {
+        do {
+            return try write()
+        } catch {
+            logger.warning(
+                "could not record the webhook outcome; it is sent again when its lease ends",
+                metadata: ["error": "\(error)", "transient": "\(PipelineDatabase.isTransient(error))"])
+            return .abandoned
+        }
+    }
+}

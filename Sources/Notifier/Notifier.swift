@@ -1,0 +1,154 @@
+import Foundation
+import HTTPClient
+import Logging
+import ServiceLifecycle
+import Store
+
+/// Delivers the notification outbox as signed webhooks: at least once, each with a stable
+/// event id, retrying failures on a ``RetrySchedule``.
+///
+/// Each poll claims the due notifications (leasing them, so no other poll sends them while
+/// they are in flight), POSTs each one's stored body to the webhook URL with Standard Webhooks
+/// headers, and records the outcome: any 2xx marks it delivered; anything else, a non-2xx
+/// status (410 Gone included) or a network error, schedules the next attempt, or after
+/// ``RetrySchedule/maxAttempts`` marks it failed for good with a warning naming the event and
+/// the receipt (never the body).
+///
+/// ```swift
+/// let settings = try NotifierSettings()
+/// let notifier = Notifier(
+///     configuration: settings.configuration(), database: database, client: httpClient, logger: logger)
+/// let group = ServiceGroup(services: [notifier], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()
+/// ```
+///
+/// On graceful shutdown it stops claiming and returns once the deliveries in flight have
+/// finished and been recorded. If the process dies instead, the leased notifications come
+/// due again when the lease ends: a receiver may see an event twice, never zero times, and
+/// dedupes on `webhook-id`.
+public struct Notifier: Service {
+    /// Where and how to deliver.
+    public let configuration: Configuration
+    let database: PipelineDatabase
+    let client: CurlHTTPClient
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let signer: WebhookSigner
+
+    /// Creates a notifier; nothing starts until ``run()`` or ``runOnce()``.
+    /// - Parameters:
+    ///   - configuration: The endpoint, secret, limits and retry schedule.
+    ///   - database: The outbox.
+    ///   - client: The HTTP client, shared with the rest of the process.
+    ///   - logger: Where outcomes are logged.
+    ///   - now: The wall clock, for the outbox and the `webhook-timestamp`; tests pin it.
+    public init(
+        configuration: Configuration, database: PipelineDatabase, client: CurlHTTPClient, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.database = database
+        self.client = client
+        self.logger = logger
+        self.now = now
+        self.signer = WebhookSigner(secret: configuration.secret)
+    }
+
+    // MARK: - Service
+
+    /// Polls and delivers until graceful shutdown or cancellation.
+    ///
+    /// A busy database (``PipelineDatabase/isTransient(_:)``) is logged and tried again at the
+    /// next poll. Without a webhook URL it logs once that delivery is disabled and waits for
+    /// shutdown.
+    /// - Throws: any other database error from claiming, after the deliveries in flight end.
+    public func run() async throws {
+        guard let url = configuration.webhookURL else {
+            logger.notice("IAP_WEBHOOK_URL is not set: webhooks are disabled and notifications stay in the outbox")
+            try? await gracefulShutdown()
+            return
+        }
+        logger.info(
+            "delivering webhooks",
+            metadata: [
+                "endpoint": "\(Self.endpoint(url))", "max_in_flight": "\(configuration.maxInFlight)",
+                "max_attempts": "\(configuration.schedule.maxAttempts)",
+            ])
+        let slots = DeliverySlots(capacity: configuration.maxInFlight)
+        // Claim as many as there is room for; when the outbox has more, claim again as soon
+        // as a quarter of the slots (or a batch) are free instead of waiting for the poll.
+        let refill = min(configuration.batchSize, max(1, configuration.maxInFlight / 4))
+        try await withThrowingDiscardingTaskGroup { group in
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let room = min(configuration.batchSize, slots.available)
+                var backlog = false
+                if room > 0, let batch = try claimUnlessBusy(limit: room) {
+                    for notification in batch {
+                        slots.take()
+                        group.addTask {
+                            _ = await deliver(notification, to: url)
+                            slots.release()
+                        }
+                    }
+                    backlog = batch.count == room
+                }
+                if backlog {
+                    await slots.waitForRoom(refill)
+                } else {
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.pollInterval) }
+                }
+            }
+        }
+        logger.info("webhook delivery stopped")
+    }
+
+    /// Claims and delivers one batch of due notifications, concurrently up to
+    /// ``Configuration/maxInFlight``, and returns once every outcome is recorded.
+    ///
+    /// For tests and one-shot commands; ``run()`` is the long-running form.
+    /// - Returns: How many notifications were attempted; 0 when none was due or delivery is
+    ///   disabled.
+    /// - Throws: a database error from claiming (a busy database included); outcomes that
+    ///   cannot be recorded are logged, and the lease brings those notifications back.
+    public func runOnce() async throws -> Int {
+        guard let url = configuration.webhookURL else { return 0 }
+        let batch = try claim(limit: configuration.batchSize)
+        let maxInFlight = configuration.maxInFlight
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            for notification in batch {
+                if running >= maxInFlight {
+                    await group.next()
+                    running -= 1
+                }
+                group.addTask { _ = await deliver(notification, to: url) }
+                running += 1
+            }
+        }
+        return batch.count
+    }
+
+    /// Scheme, host and port of the webhook URL, for logs: no credentials, no path secrets.
+    private static func endpoint(_ url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.host else { return "?" }
+        return "\(components.scheme ?? "http")://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    // MARK: - Claiming
+
+    private func claim(limit: Int) throws -> [OutboxNotification] {
+        let now = self.now()
+        return try database.claimDueNotifications(
+            now: now, limit: limit, leaseUntil: now.addingTimeInterval(configuration.lease.timeInterval))
+    }
+
+    /// ``claim(limit:)`` for the poll loop: nil after a transient failure, which is logged.
+    private func claimUnlessBusy(limit: Int) throws -> [OutboxNotification]? {
+        do {
+            return try claim(limit: limit)
+        } catch  where PipelineDatabase.isTransient(error) {
+            logger.warning("outbox busy, trying again at the next poll", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+}

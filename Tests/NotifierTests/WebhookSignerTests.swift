@@ -1,0 +1,131 @@
+import Foundation
+import Notifier
+import PipelineCore
+import Testing
+
+@Suite struct WebhookSignerTests {
+    /// The example in the Standard Webhooks reference libraries' tests (svix's too).
+    let vector = (
+        secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
+        timestamp: Int64(1_614_265_330), body: #"{"test": 2432232314}"#,
+        signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+    )
+
+    @Test func signatureMatchesTheStandardWebhooksVector() throws {
+        let signer = WebhookSigner(secret: try WebhookSecret(vector.secret))
+
+        let signature = signer.signature(id: vector.id, timestamp: vector.timestamp, body: Array(vector.body.utf8))
+
+        #expect(signature == vector.signature)
+    }
+
+    @Test func headersCarryIdTimestampSignatureAndContentType() throws {
+        let signer = WebhookSigner(secret: try WebhookSecret(vector.secret))
+        let at = Date(timeIntervalSince1970: Double(vector.timestamp) + 0.75)
+
+        let headers = Dictionary(
+            uniqueKeysWithValues: signer.headers(id: vector.id, timestamp: at, body: Array(vector.body.utf8))
+                .map { ($0.name, $0.value) })
+
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers["webhook-id"] == vector.id)
+        #expect(headers["webhook-timestamp"] == "1614265330")
+        #expect(headers["webhook-signature"] == vector.signature)
+    }
+
+    @Test func verifyAcceptsTheVectorAndAnyOfSeveralSignatures() throws {
+        let signer = WebhookSigner(secret: try WebhookSecret(vector.secret))
+        let now = Date(timeIntervalSince1970: Double(vector.timestamp) + 299)
+
+        try signer.verify(
+            id: vector.id, timestamp: String(vector.timestamp), signature: vector.signature,
+            body: Array(vector.body.utf8), now: now)
+        // A rotating sender may send several; one good one is enough.
+        try signer.verify(
+            id: vector.id, timestamp: String(vector.timestamp), signature: "v1,bm9wZQ== v2,abc " + vector.signature,
+            body: Array(vector.body.utf8), now: now)
+    }
+
+    @Test(arguments: [
+        ("msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330", #"{"test": 2432232315}"#),  // body
+        ("msg_p5jXN8AQM9LWM0D4loKWxJeK", "1614265330", #"{"test": 2432232314}"#),  // id
+        ("msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265331", #"{"test": 2432232314}"#),  // timestamp
+    ])
+    func verifyRejectsATamperedDelivery(id: String, timestamp: String, body: String) throws {
+        let signer = WebhookSigner(secret: try WebhookSecret(vector.secret))
+
+        #expect {
+            try signer.verify(
+                id: id, timestamp: timestamp, signature: vector.signature, body: Array(body.utf8),
+                now: Date(timeIntervalSince1970: Double(vector.timestamp)))
+        } throws: { ($0 as? WebhookVerificationError)?.code == .noMatchingSignature }
+    }
+
+    @Test func verifyRejectsAnotherSecretAndStaleOrFutureTimestamps() throws {
+        let signer = WebhookSigner(secret: try WebhookSecret(vector.secret))
+        let other = WebhookSigner(secret: .generate())
+        let body = Array(vector.body.utf8)
+        let signedAt = Date(timeIntervalSince1970: Double(vector.timestamp))
+
+        func code(_ verifier: WebhookSigner, now: Date, signature: String? = nil) -> WebhookVerificationError.Code? {
+            do {
+                try verifier.verify(
+                    id: vector.id, timestamp: String(vector.timestamp), signature: signature ?? vector.signature,
+                    body: body, now: now)
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+
+        #expect(code(other, now: signedAt) == .noMatchingSignature)
+        #expect(code(signer, now: signedAt.addingTimeInterval(301)) == .timestampTooOld)
+        #expect(code(signer, now: signedAt.addingTimeInterval(-301)) == .timestampTooNew)
+        #expect(code(signer, now: signedAt.addingTimeInterval(300)) == nil)
+        #expect(code(signer, now: signedAt, signature: "v2," + vector.signature.dropFirst(3)) == .noMatchingSignature)
+    }
+
+    @Test func verifyNamesAMissingHeader() throws {
+        let signer = WebhookSigner(secret: try WebhookSecret(vector.secret))
+
+        #expect {
+            try signer.verify(id: vector.id, timestamp: nil, signature: vector.signature, body: [UInt8]())
+        } throws: { ($0 as? WebhookVerificationError)?.code == .missingHeader }
+    }
+}
+
+@Suite struct WebhookSecretTests {
+    @Test(arguments: [
+        "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",  // no prefix
+        "whsec_",  // no key
+        "whsec_not base64!",  // not base64
+        "whsec_" + Data(count: 16).base64EncodedString(),  // too short
+        "whsec_" + Data(count: 65).base64EncodedString(),  // too long
+    ])
+    func aMalformedSecretIsRejectedNamingTheVariable(_ value: String) {
+        #expect {
+            _ = try WebhookSecret(value)
+        } throws: { error in
+            // Named, and not echoed: a near-miss secret must not land in the logs.
+            guard let error = error as? SettingError else { return false }
+            return error.variable == "IAP_WEBHOOK_SECRET" && !error.description.contains(value)
+        }
+    }
+
+    @Test func keysOf24To64BytesAreAccepted() throws {
+        for size in [24, 32, 64] {
+            let secret = try WebhookSecret("whsec_" + Data(repeating: 7, count: size).base64EncodedString())
+            #expect(secret.key.bitCount == size * 8)
+        }
+    }
+
+    @Test func aGeneratedSecretRoundTripsAndIsNotLogged() throws {
+        let secret = WebhookSecret.generate()
+        let again = WebhookSecret.generate()
+
+        #expect(try WebhookSecret(secret.encoded) == secret)
+        #expect(secret != again)
+        #expect(secret.key.bitCount == 256)
+        #expect(!"\(secret)".contains(secret.encoded.dropFirst(6)))
+    }
+}
