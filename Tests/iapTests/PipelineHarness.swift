@@ -73,38 +73,43 @@ final class PipelineHarness: Sendable {
                 }
                 let stubURL = "http://127.0.0.1:\(await stubPort.value)"
                 let intakePort = Ports()
+                var configuration = LocalPipeline.Configuration(
+                    amqp: broker.configuration, topology: topology, catalog: catalog,
+                    intake: IntakeConfiguration(port: 0, apiTokens: [token]),
+                    relay: .init(sweepInterval: .milliseconds(500), sweepGrace: .seconds(2)),
+                    verifier: .init(
+                        bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
+                        sandboxURL: "\(stubURL)/sandbox/verifyReceipt", requestTimeout: .seconds(2)),
+                    validator: .init(concurrency: 64, retryPolicy: RetryPolicy(maxAttempts: maxAttempts)),
+                    fulfiller: .init(batchSize: 128),
+                    notifier: .init(
+                        webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
+                        schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
+                configuration.runsValidator = runsValidator
                 let pipeline = try LocalPipeline(
-                    configuration: .init(
-                        amqp: broker.configuration, topology: topology, catalog: catalog,
-                        intake: IntakeConfiguration(port: 0, apiTokens: [token]),
-                        relay: .init(sweepInterval: .milliseconds(500), sweepGrace: .seconds(2)),
-                        verifier: .init(
-                            bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
-                            sandboxURL: "\(stubURL)/sandbox/verifyReceipt", requestTimeout: .seconds(2)),
-                        validator: .init(concurrency: 64, retryPolicy: RetryPolicy(maxAttempts: maxAttempts)),
-                        fulfiller: .init(batchSize: 128),
-                        notifier: .init(
-                            webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
-                            schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)),
-                        runsValidator: runsValidator),
-                    database: database, logger: logger, onIntakeRunning: { await intakePort.set($0) })
+                    configuration: configuration, database: database, logger: logger,
+                    onIntakeRunning: { await intakePort.set($0) })
                 let services = ServiceGroup(
                     configuration: .init(services: pipeline.services.map { .init(service: $0) }, logger: logger))
-                group.addTask { try await services.run() }
+                let running = Task { try await services.run() }
                 let harness = PipelineHarness(
                     stub: stub, stubPort: await stubPort.value, receiver: receiver, database: database,
                     intakePort: await intakePort.value, topology: topology, broker: broker,
                     client: try CurlHTTPClient())
+                // Stops the pipeline the way SIGTERM would, then the stub store ("Apple").
+                func stop() async {
+                    await services.triggerGracefulShutdown()
+                    _ = await running.result
+                    await harness.client.shutdown()
+                    group.cancelAll()
+                }
                 do {
                     try await body(harness)
                 } catch {
-                    await services.triggerGracefulShutdown()
-                    group.cancelAll()
+                    await stop()
                     throw error
                 }
-                await services.triggerGracefulShutdown()
-                await harness.client.shutdown()
-                group.cancelAll()
+                await stop()
                 try? await group.waitForAll()
             }
         }
