@@ -1,5 +1,6 @@
 import AppStore
 import ArgumentParser
+import Foundation
 import Intake
 import Logging
 import Notifier
@@ -54,8 +55,14 @@ extension IAP {
                 services.append(makeStubStoreApplication(configuration: stub, port: stubPort))
             }
             services += pipeline.services
-            print(banner(intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
-                         database: settings.databasePath))
+            var text = banner(
+                intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
+                database: settings.databasePath)
+            if notifier.isEnabled, notifier.secretWasGenerated {
+                text += "  webhook secret (generated for this run; set IAP_WEBHOOK_SECRET to keep one): \(notifier.secret.encoded)\n\n"
+            }
+            // Unbuffered, so that it shows before the logs even when stdout is a pipe.
+            FileHandle.standardOutput.write(Data(text.utf8))
             try await runServices(services, settings: settings, label: "up")
         }
 
