@@ -30,6 +30,7 @@ final class ConnectionLoop: @unchecked Sendable {
     private var channelConsumers: [UInt16: ConsumerRegistration] = [:]
     private var nextConsumerChannel: UInt16 = Channel.firstConsumer
     private var contents: [UInt16: ContentAssembler] = [:]
+    private var acks: [UInt16: AckCoalescer] = [:]
     private var reconnectAttempt = 0
     private var nextConnectAt = ContinuousClock.now
     private var stopping = false
@@ -62,6 +63,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     private func connectedTurn() {
         for command in mailbox.drain() { execute(command) }
+        flushAcks()
         guard state != nil, !stopping else { return }
         let mayHaveMore = readFrames(limit: 4096)
         guard let state, !stopping, !mayHaveMore, mailbox.isEmpty else { return }
@@ -257,18 +259,42 @@ final class ConnectionLoop: @unchecked Sendable {
     private func settle(channel: UInt16, epoch settleEpoch: UInt64, tag: UInt64, action: Settler.Action) {
         // After a reconnect the broker has requeued the old deliveries; their tags mean
         // nothing on the new channels.
-        guard let state, settleEpoch == epoch, channelConsumers[channel] != nil else { return }
+        guard state != nil, settleEpoch == epoch, channelConsumers[channel] != nil else { return }
+        if case .ack(multiple: false) = action {
+            acks[channel, default: AckCoalescer()].ack(tag)
+            return
+        }
+        // Pending single acks go first: a multiple settlement must not cover them.
+        flushAcks(channel)
+        guard let state else { return }
         let status: Int32
         switch action {
         case .ack(let multiple):
             status = amqp_basic_ack(state, channel, tag, multiple ? 1 : 0)
+            acks[channel]?.settledDirectly(tag, multiple: multiple)
         case .nack(let requeue, let multiple):
             status = amqp_basic_nack(state, channel, tag, multiple ? 1 : 0, requeue ? 1 : 0)
+            acks[channel]?.settledDirectly(tag, multiple: multiple)
         case .reject(let requeue):
             status = amqp_basic_reject(state, channel, tag, requeue ? 1 : 0)
+            acks[channel]?.settledDirectly(tag, multiple: false)
         }
         if status != AMQP_STATUS_OK.rawValue {
             connectionLost("settle failed: \(String(cString: amqp_error_string2(status)))")
+        }
+    }
+
+    /// Sends the acks gathered from one batch of commands, coalesced.
+    private func flushAcks(_ only: UInt16? = nil) {
+        for channel in only.map({ [$0] }) ?? Array(acks.keys) {
+            guard let state, acks[channel]?.hasPending == true else { continue }
+            for frame in acks[channel]!.flush() {
+                guard case .ack(let tag, let multiple) = frame else { continue }
+                if amqp_basic_ack(state, channel, tag, multiple ? 1 : 0) != AMQP_STATUS_OK.rawValue {
+                    connectionLost("ack failed")
+                    return
+                }
+            }
         }
     }
 
@@ -389,6 +415,7 @@ final class ConnectionLoop: @unchecked Sendable {
         switch content.kind {
         case .delivery(let tag, let redelivered):
             guard let consumer = channelConsumers[channel] else { return }
+            acks[channel, default: AckCoalescer()].delivered(tag)
             let delivery = Delivery(
                 body: content.body, properties: content.properties ?? MessageProperties(), exchange: content.exchange,
                 routingKey: content.routingKey, redelivered: redelivered, deliveryTag: tag,
@@ -406,6 +433,7 @@ final class ConnectionLoop: @unchecked Sendable {
         var ok = amqp_channel_close_ok_t(dummy: 0)
         _ = amqp_send_method(state, channel, AMQPMethod.channelCloseOK, &ok)
         contents[channel] = nil
+        acks[channel] = nil
         if channel == Channel.publish {
             // Which publish caused it is unknown, so every unconfirmed one is reported.
             logger.warning("broker closed the publish channel", metadata: ["reason": "\(reason)"])
@@ -439,6 +467,7 @@ final class ConnectionLoop: @unchecked Sendable {
         amqp_destroy_connection(lost)
         for (completion, error) in confirms.failAll(.unconfirmed(reason: reason)) { completion(.failure(error)) }
         contents.removeAll()
+        acks.removeAll()
         channelConsumers.removeAll()
         for consumer in consumers.values {
             consumer.channel = nil
@@ -453,6 +482,13 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func shutdown() {
+        // Settlements that consumers sent before the close go out first, so that finished
+        // work is not redelivered.
+        var leftovers: [ConnectionCommand] = []
+        for command in mailbox.drain() {
+            if case .settle = command { execute(command) } else { leftovers.append(command) }
+        }
+        flushAcks()
         for (completion, error) in confirms.failAll(.shutdown) { completion(.failure(error)) }
         for consumer in consumers.values { consumer.continuation.finish() }
         consumers.removeAll()
@@ -463,7 +499,7 @@ final class ConnectionLoop: @unchecked Sendable {
             self.state = nil
         }
         connected.store(false, ordering: .releasing)
-        for command in mailbox.drain() {
+        for command in leftovers + mailbox.drain() {
             switch command {
             case .publish(let messages, let completion):
                 for index in messages.indices { completion(index, .failure(.shutdown)) }
