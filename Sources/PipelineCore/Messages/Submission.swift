@@ -3,12 +3,15 @@ import Foundation
 /// A receipt as the intake committed it: the body of a message on the validate queue.
 ///
 /// Exactly one of ``receiptData`` (a legacy base64 app receipt, passed on to
-/// `verifyReceipt` untouched) and ``signedTransaction`` (a StoreKit 2 JWS) is set.
+/// `verifyReceipt` untouched), ``signedTransaction`` (a StoreKit 2 JWS) and
+/// ``signedPayload`` (an App Store Server Notification V2, JWS) is set.
 public struct Submission: Codable, Hashable, Sendable {
     public var receiptID: String
     public var accountID: String
     public var receiptData: String?
     public var signedTransaction: String?
+    /// An App Store Server Notification V2 as Apple posted it; ``accountID`` is empty.
+    public var signedPayload: String?
     public var orderID: String?
     /// What the client believes it bought; Apple's answer decides, this is only compared.
     public var productID: String?
@@ -16,12 +19,13 @@ public struct Submission: Codable, Hashable, Sendable {
 
     public init(
         receiptID: String, accountID: String, receiptData: String? = nil, signedTransaction: String? = nil,
-        orderID: String? = nil, productID: String? = nil, submittedAt: Date
+        signedPayload: String? = nil, orderID: String? = nil, productID: String? = nil, submittedAt: Date
     ) {
         self.receiptID = receiptID
         self.accountID = accountID
         self.receiptData = receiptData
         self.signedTransaction = signedTransaction
+        self.signedPayload = signedPayload
         self.orderID = orderID
         self.productID = productID
         self.submittedAt = submittedAt
@@ -32,6 +36,7 @@ public struct Submission: Codable, Hashable, Sendable {
         case accountID = "account_id"
         case receiptData = "receipt_data"
         case signedTransaction = "signed_transaction"
+        case signedPayload = "signed_payload"
         case orderID = "order_id"
         case productID = "product_id"
         case submittedAt = "submitted_at"

@@ -18,6 +18,8 @@ public struct Verdict: Codable, Hashable, Sendable {
     /// `Production` or `Sandbox`, as Apple names them.
     public var environment: String?
     public var transactions: [VerifiedTransaction]
+    /// Set when the verdict is about an App Store Server Notification rather than a receipt.
+    public var notification: AppleNotification?
     public var decidedAt: Date
 
     public enum Outcome: String, Sendable, CaseIterable {
@@ -30,7 +32,7 @@ public struct Verdict: Codable, Hashable, Sendable {
     public init(
         outcome: Outcome, receiptID: String, accountID: String, orderID: String? = nil, productID: String? = nil,
         reason: String? = nil, attempts: Int, environment: String? = nil,
-        transactions: [VerifiedTransaction] = [], decidedAt: Date
+        transactions: [VerifiedTransaction] = [], notification: AppleNotification? = nil, decidedAt: Date
     ) {
         self.rawOutcome = outcome.rawValue
         self.receiptID = receiptID
@@ -41,6 +43,7 @@ public struct Verdict: Codable, Hashable, Sendable {
         self.attempts = attempts
         self.environment = environment
         self.transactions = transactions
+        self.notification = notification
         self.decidedAt = decidedAt
     }
 
@@ -50,7 +53,7 @@ public struct Verdict: Codable, Hashable, Sendable {
         case accountID = "account_id"
         case orderID = "order_id"
         case productID = "product_id"
-        case reason, attempts, environment, transactions
+        case reason, attempts, environment, transactions, notification
         case decidedAt = "decided_at"
     }
 }

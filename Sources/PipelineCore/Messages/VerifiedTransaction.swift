@@ -15,11 +15,13 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// Set when Apple refunded or revoked the transaction.
     public var cancellationDate: Date?
     public var appAccountToken: String?
+    /// StoreKit 2's `type`: `Consumable`, `Auto-Renewable Subscription`, ...; nil for legacy receipts.
+    public var productType: String?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
         purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil,
-        appAccountToken: String? = nil
+        appAccountToken: String? = nil, productType: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -29,6 +31,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.expiresDate = expiresDate
         self.cancellationDate = cancellationDate
         self.appAccountToken = appAccountToken
+        self.productType = productType
     }
 
     enum CodingKeys: String, CodingKey {
@@ -40,5 +43,6 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case expiresDate = "expires_date"
         case cancellationDate = "cancellation_date"
         case appAccountToken = "app_account_token"
+        case productType = "product_type"
     }
 }
