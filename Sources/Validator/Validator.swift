@@ -167,11 +167,16 @@ extension Verdict {
         let decided: Outcome
         var environment: String?
         var transactions: [VerifiedTransaction] = []
+        var notification: AppleNotification?
         switch outcome {
         case .valid(let env, let list):
             decided = .valid
             environment = env
             transactions = list
+        case .notification(let verified):
+            decided = .valid
+            environment = verified.environment
+            notification = verified
         case .rejected:
             decided = .rejected
         case .transient:
@@ -180,14 +185,14 @@ extension Verdict {
         self.init(
             outcome: decided, receiptID: submission.receiptID, accountID: submission.accountID,
             orderID: submission.orderID, productID: submission.productID, reason: outcome.reason, attempts: attempts,
-            environment: environment, transactions: transactions, decidedAt: Date())
+            environment: environment, transactions: transactions, notification: notification, decidedAt: Date())
     }
 }
 
 extension VerificationOutcome {
     var reason: String? {
         switch self {
-        case .valid: return nil
+        case .valid, .notification: return nil
         case .rejected(let reason), .transient(let reason, _): return reason
         }
     }
@@ -200,6 +205,7 @@ extension VerificationOutcome {
     var label: String {
         switch self {
         case .valid: return "valid"
+        case .notification: return "notification"
         case .rejected: return "rejected"
         case .transient: return "transient"
         }

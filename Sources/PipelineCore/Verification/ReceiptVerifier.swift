@@ -10,6 +10,8 @@ public protocol ReceiptVerifier: Sendable {
 public enum VerificationOutcome: Hashable, Sendable {
     /// Real: credit these transactions. `environment` is `Production` or `Sandbox`.
     case valid(environment: String, transactions: [VerifiedTransaction])
+    /// A genuine App Store Server Notification, to apply (refund, renewal, expiry, ...).
+    case notification(AppleNotification)
     /// Will never verify (forged, wrong app, malformed beyond repair): reject with reason.
     case rejected(reason: String)
     /// Might verify later (network, timeout, 5xx, 429, Apple's retryable statuses).

@@ -11,7 +11,7 @@ public struct RetryPolicy: Hashable, Sendable {
     /// What the validator does with a message after `attempts` attempts ended in `outcome`.
     public func disposition(after outcome: VerificationOutcome, attempts: Int) -> Disposition {
         switch outcome {
-        case .valid, .rejected:
+        case .valid, .notification, .rejected:
             return .done
         case .transient(let reason, _):
             return attempts >= maxAttempts
