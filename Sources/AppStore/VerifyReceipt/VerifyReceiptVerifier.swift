@@ -150,6 +150,8 @@ public struct VerifyReceiptVerifier: ReceiptVerifier {
             logger.debug(
                 "receipt valid",
                 metadata: ["environment": "\(answered)", "transactions": "\(transactions.count)"])
+        case .notification:
+            break  // verifyReceipt never answers with a notification
         case .rejected(let reason):
             logger.debug("receipt rejected", metadata: ["reason": "\(reason)", "endpoint": "\(environment.rawValue)"])
         case .transient(let reason, _):
