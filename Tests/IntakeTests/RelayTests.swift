@@ -74,11 +74,12 @@ import Testing
 
             // Then all are created and published without waiting for a sweep
             #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
-            let published = await eventually(timeout: .seconds(10)) {
-                (try? await connection.queueStatus(topology.validateQueue).messages) == 200
+            // (the confirm comes first, the mark right after it)
+            let published = await eventually(timeout: .seconds(30)) {
+                let queued = (try? await connection.queueStatus(topology.validateQueue).messages) == 200
+                return queued && (try? database.unpublishedReceipts(limit: 500).isEmpty) == true
             }
             #expect(published)
-            #expect(try database.unpublishedReceipts(limit: 500).isEmpty)
         }
     }
 }
