@@ -39,7 +39,7 @@ import Testing
             // Then each message arrived once and the queue is empty
             #expect(deliveries == count)
             #expect(seen.count == count)
-            let drained = await eventually(timeout: .seconds(10)) {
+            let drained = await eventually(timeout: .seconds(30)) {
                 (try? await connection.queueStatus(queue).messages) == 0
             }
             #expect(drained)

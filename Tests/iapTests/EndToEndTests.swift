@@ -96,7 +96,7 @@ import Testing
             #expect(final["status"] as? String == "rejected")
             #expect(final["reason"] as? String == "apple_status_21003")
             #expect(try pipeline.balance("cheater") == 0)
-            _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(10)) { $0.wasAccepted }
+            _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) { $0.wasAccepted }
             let webhook = try #require(pipeline.webhooks(for: receiptID).first)
             #expect(webhook["type"] as? String == "receipt.rejected")
             #expect((webhook["data"] as? [String: Any])?["reason"] as? String == "apple_status_21003")
@@ -141,7 +141,7 @@ import Testing
             let final = try await pipeline.finalStatus(receiptID)
             #expect(final["status"] as? String == "dead")
             #expect((final["reason"] as? String)?.hasPrefix("attempts_exhausted") == true)
-            _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(10)) { $0.wasAccepted }
+            _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) { $0.wasAccepted }
             #expect(pipeline.webhooks(for: receiptID).first?["type"] as? String == "receipt.dead")
         }
     }
