@@ -11,7 +11,8 @@ struct IAP: AsyncParsableCommand {
             malformed one stops the command at start with a message naming it.
             """,
         subcommands: [
-            Up.self, IntakeCommand.self, ValidatorCommand.self, FulfillerCommand.self, StubStoreCommand.self, Migrate.self,
+            Up.self, IntakeCommand.self, ValidatorCommand.self, FulfillerCommand.self, NotifierCommand.self,
+            StubStoreCommand.self, Migrate.self,
             Bench.self,
         ]
     )

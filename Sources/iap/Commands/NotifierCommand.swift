@@ -1,0 +1,25 @@
+import ArgumentParser
+import HTTPClient
+import Notifier
+
+extension IAP {
+    /// Delivers the outbox as signed webhooks; one per database.
+    struct NotifierCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "notifier",
+            abstract: "Deliver notification rows to IAP_WEBHOOK_URL as Standard Webhooks signed with IAP_WEBHOOK_SECRET.")
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            LogSetup.bootstrap(level: settings.logLevel)
+            let logger = settings.logger("notifier")
+            let notifierSettings = try NotifierSettings(environment: settings.environment)
+            let database = try settings.openDatabase()
+            let client = try CurlHTTPClient(logger: logger)
+            let notifier = Notifier(
+                configuration: notifierSettings.configuration(), database: database, client: client, logger: logger)
+            try await runServices([notifier], settings: settings, label: "notifier")
+            await client.shutdown()
+        }
+    }
+}
