@@ -20,11 +20,11 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("fulfiller")
+            let catalog = try settings.catalog(logger: logger)
             let database = try settings.openDatabase()
             let connection = settings.connection("fulfiller")
             let fulfiller = Fulfiller(
-                connection: connection, topology: settings.topology, database: database,
-                catalog: try settings.catalog(logger: logger),
+                connection: connection, topology: settings.topology, database: database, catalog: catalog,
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
             try await runServices([connection, fulfiller], settings: settings, label: "fulfiller")
         }
