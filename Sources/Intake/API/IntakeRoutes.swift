@@ -19,18 +19,7 @@ struct IntakeRoutes: Sendable {
     }
 
     private func submit(_ request: Request) async throws -> Response {
-        guard let contentType = request.headers[.contentType],
-            contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
-        else { throw APIError.unsupportedMediaType }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize {
-            throw APIError.payloadTooLarge
-        }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: maxBodySize)
-        } catch is NIOTooManyBytesError {
-            throw APIError.payloadTooLarge
-        }
+        let body = try await request.jsonBody(maxSize: maxBodySize)
         let parsed = try ReceiptRequest(json: body.readableBytesView)
         let key = try idempotencyKey(request)
         let outcome: AcceptOutcome
