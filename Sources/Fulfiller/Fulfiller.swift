@@ -8,7 +8,9 @@ import Store
 /// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one
 /// SQLite transaction (ledger, balances, entitlements, receipt status, outbox rows), and
 /// acks the batch with one multiple-ack after the commit. Also records the final status
-/// of every dead-lettered receipt from the dead-letter events queue.
+/// of every dead-lettered receipt from the dead-letter events queue. App Store Server
+/// Notifications travel the same way: a verdict (or dead letter) whose id is a
+/// notification's applies to that notification (see ``PipelineDatabase/apply(_:catalog:now:)``).
 ///
 /// Run one per database.
 public struct Fulfiller: Service {
@@ -93,9 +95,13 @@ public struct Fulfiller: Service {
                 logger.debug(
                     "receipt \(status.rawValue)",
                     metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason ?? "")"])
+            case .notificationApplied(let notificationID, let status, let reason):
+                logger.debug(
+                    "notification \(status.rawValue)",
+                    metadata: ["notification_id": "\(notificationID)", "reason": "\(reason ?? "")"])
             case .unknownReceipt(let receiptID):
                 logger.warning("verdict for an unknown receipt", metadata: ["receipt_id": "\(receiptID)"])
-            case .alreadyFinal, .unknownOutcome:
+            case .alreadyFinal, .notificationAlreadyFinal, .unknownOutcome:
                 break
             }
         }
@@ -131,8 +137,9 @@ public struct Fulfiller: Service {
         try? WireCoding.decoder().decode(Verdict.self, from: Data(delivery.body))
     }
 
-    /// A dead letter becomes a `dead` verdict for its receipt. Its reason comes from the
-    /// validator's header, else from RabbitMQ's `x-death` (for example `delivery_limit`).
+    /// A dead letter becomes a `dead` verdict for its receipt or notification (the message
+    /// id is either's id). Its reason comes from the validator's header, else from
+    /// RabbitMQ's `x-death` (for example `delivery_limit`).
     static func deadVerdict(_ delivery: Delivery) -> Verdict? {
         let headers = delivery.properties.headers
         guard let receiptID = delivery.properties.messageID, !receiptID.isEmpty else {

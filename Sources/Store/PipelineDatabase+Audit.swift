@@ -7,7 +7,9 @@ extension PipelineDatabase {
     /// Checks the invariants the pipeline promises, on one consistent snapshot:
     /// - every balance equals the sum of its ledger entries, and no ledger currency lacks
     ///   a balance row;
-    /// - no Apple transaction has two ledger entries of one kind (credited twice);
+    /// - no Apple transaction has two ledger entries of one kind of credit (credited twice);
+    /// - no Apple transaction has two debits (refunded or revoked twice);
+    /// - every transaction refunded or revoked after it credited a currency has its debit;
     /// - every credited receipt credited something;
     /// - every credited, rejected or dead receipt has its notification.
     ///
@@ -61,7 +63,7 @@ extension PipelineDatabase {
                 sql: """
                     SELECT transaction_id, kind, COUNT(*) AS entries, group_concat(DISTINCT account_id) AS accounts
                     FROM ledger_entries
-                    WHERE transaction_id IS NOT NULL
+                    WHERE transaction_id IS NOT NULL AND kind NOT IN ('refund', 'revoke')
                     GROUP BY transaction_id, kind
                     HAVING COUNT(*) > 1
                     ORDER BY transaction_id
@@ -73,6 +75,47 @@ extension PipelineDatabase {
                     AuditFinding(
                         kind: .transactionCreditedTwice, transactionID: transaction,
                         detail: "Apple transaction \(transaction) has \(entries) \(kind) entries (accounts \(accounts))"))
+            }
+
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT transaction_id, COUNT(*) AS entries, group_concat(kind) AS kinds,
+                        group_concat(DISTINCT account_id) AS accounts
+                    FROM ledger_entries
+                    WHERE transaction_id IS NOT NULL AND kind IN ('refund', 'revoke')
+                    GROUP BY transaction_id
+                    HAVING COUNT(*) > 1
+                    ORDER BY transaction_id
+                    """)
+            {
+                let (transaction, entries, kinds, accounts): (String, Int, String, String) =
+                    (row["transaction_id"], row["entries"], row["kinds"], row["accounts"])
+                findings.append(
+                    AuditFinding(
+                        kind: .transactionRefundedTwice, transactionID: transaction,
+                        detail: "Apple transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts))"))
+            }
+
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.transaction_id, a.state, p.account_id, p.currency, p.amount
+                    FROM apple_transactions a
+                    JOIN ledger_entries p ON p.transaction_id = a.transaction_id AND p.kind = 'purchase'
+                    WHERE a.state IN ('refunded', 'revoked') AND NOT EXISTS (
+                        SELECT 1 FROM ledger_entries d
+                        WHERE d.transaction_id = a.transaction_id AND d.kind IN ('refund', 'revoke'))
+                    ORDER BY a.transaction_id
+                    """)
+            {
+                let (transaction, state, account, currency, amount): (String, String, String, String, Int) =
+                    (row["transaction_id"], row["state"], row["account_id"], row["currency"], row["amount"])
+                findings.append(
+                    AuditFinding(
+                        kind: .refundWithoutDebit, accountID: account, currency: currency, transactionID: transaction,
+                        detail: "Apple transaction \(transaction) is \(state) but the \(amount) \(currency) it credited "
+                            + "to \(account) were never debited"))
             }
 
             for id in try String.fetchAll(

@@ -7,19 +7,29 @@ import PipelineCore
 extension PipelineDatabase {
     /// Applies a batch of verdicts in one transaction, in order.
     ///
-    /// Each verdict changes its receipt, the accounts it credits and the outbox together,
-    /// or not at all. A verdict for a receipt that already ended changes nothing (it is a
-    /// redelivery), so applying the same batch twice is harmless.
+    /// Each verdict changes its receipt (or App Store Server Notification), the accounts it
+    /// touches and the outbox together, or not at all. A verdict for a receipt or
+    /// notification that already ended changes nothing (it is a redelivery), so applying
+    /// the same batch twice is harmless.
     ///
-    /// - `valid`: each Apple transaction not seen before is recorded and credits the
+    /// For a receipt:
+    /// - `valid`: each Apple transaction not seen before is recorded and credits an
     ///   account: a ledger entry and balance for a currency, or the entitlement extended
-    ///   to the later of its current end and the transaction's. A transaction seen before
-    ///   (in any receipt, of any account), refunded, or for a product the catalog does not
-    ///   sell credits nothing. The receipt becomes `credited` if anything was credited,
-    ///   else `rejected` with the most telling reason; a `receipt.credited` or
-    ///   `receipt.rejected` notification is queued.
+    ///   to the later of its current end and the transaction's. The account is the one its
+    ///   subscription is bound to (the account of the first credited transaction with the
+    ///   same original transaction id) if any, else the receipt's; a renewal bound to
+    ///   another account is credited there (a `subscription.renewed` event) and not to
+    ///   this receipt. A transaction seen before (in any receipt, of any account), refunded,
+    ///   or for a product the catalog does not sell credits nothing; one that carries a
+    ///   cancellation date and was credited before is debited what it credited, once
+    ///   (a `purchase.refunded` event). The receipt becomes `credited` if anything was
+    ///   credited to its account, else `rejected` with the most telling reason; a
+    ///   `receipt.credited` or `receipt.rejected` notification is queued.
     /// - `rejected`, `dead`: the receipt ends so, with the reason; a notification is queued.
     /// - `retrying`: progress only: status, attempts and the last error.
+    ///
+    /// For an App Store Server Notification, see ``apply(_:to:products:now:_:)``
+    /// (refunds, revocations, renewals, expiries: each once, by `notificationUUID`).
     ///
     /// - Returns: one result per verdict, in the same order.
     public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) throws -> [VerdictResult] {
@@ -44,12 +54,27 @@ extension PipelineDatabase {
         }
     }
 
+    /// Finds what the verdict is about by its id: a receipt or a notification (the schema
+    /// keeps their ids apart), and never takes one for the other.
     private func apply(
         _ verdict: Verdict, products: [String: Product], now: Date, _ db: Database
     ) throws -> VerdictResult {
-        guard var receipt = try Receipt.fetchOne(db, id: verdict.receiptID) else {
-            return .unknownReceipt(receiptID: verdict.receiptID)
+        if let receipt = try Receipt.fetchOne(db, id: verdict.receiptID) {
+            guard verdict.notification == nil else {
+                throw InvalidVerdict(reason: "a verdict about an Apple notification names receipt \(receipt.id)")
+            }
+            return try apply(verdict, to: receipt, products: products, now: now, db)
         }
+        if let notification = try InboundNotification.fetchOne(db, id: verdict.receiptID) {
+            return try apply(verdict, to: notification, products: products, now: now, db)
+        }
+        return .unknownReceipt(receiptID: verdict.receiptID)
+    }
+
+    private func apply(
+        _ verdict: Verdict, to receipt: Receipt, products: [String: Product], now: Date, _ db: Database
+    ) throws -> VerdictResult {
+        var receipt = receipt
         guard !receipt.status.isFinal else {
             return .alreadyFinal(receiptID: receipt.id, status: receipt.status)
         }
@@ -129,9 +154,10 @@ extension PipelineDatabase {
         }
     }
 
-    /// The account a valid receipt credits. For now the account the verdict names (the
-    /// one the receipt was submitted for); binding through orders, `appAccountToken` and
-    /// the original transaction of a subscription belongs here.
+    /// The account a valid receipt credits, unless a transaction's subscription is bound
+    /// to another (see ``boundAccount(originalTransactionID:_:)``): the account the verdict
+    /// names (the one the receipt was submitted for). Binding through orders and
+    /// `appAccountToken` belongs here.
     static func beneficiary(of verdict: Verdict, receipt: Receipt) -> String {
         verdict.accountID
     }
@@ -145,8 +171,17 @@ extension PipelineDatabase {
         var row = ReceiptTransaction(
             receiptID: receipt.id, transactionID: transaction.transactionID, productID: transaction.productID,
             outcome: .credited)
+        let cause = Cause(receiptID: receipt.id)
 
         if let known = try AppleTransaction.fetchOne(db, id: transaction.transactionID) {
+            if transaction.cancellationDate != nil, known.state == .credited {
+                // Apple refunded it after an earlier receipt credited it: take the credit back, once.
+                _ = try Self.takeBack(
+                    transaction, kind: .refund, at: transaction.cancellationDate, environment: receipt.environment,
+                    cause: cause, now: now, db)
+                row.outcome = .refunded
+                return row
+            }
             switch known.state {
             case .credited, .unpaid: row.outcome = .alreadyCredited
             case .refunded, .revoked: row.outcome = .refunded
@@ -154,17 +189,12 @@ extension PipelineDatabase {
             return row
         }
 
-        var record = AppleTransaction(
-            id: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
-            productID: transaction.productID, quantity: max(1, transaction.quantity),
-            environment: receipt.environment, receiptID: receipt.id, accountID: accountID,
-            purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
-            cancellationDate: transaction.cancellationDate, state: .credited, createdAt: now, updatedAt: now)
-
         if transaction.cancellationDate != nil {
             // Recorded, so that no later receipt credits it either.
-            record.state = .refunded
-            try record.insert(db)
+            try AppleTransaction(
+                transaction, environment: receipt.environment, cause: cause, accountID: accountID, state: .refunded,
+                now: now
+            ).insert(db)
             row.outcome = .refunded
             return row
         }
@@ -174,26 +204,26 @@ extension PipelineDatabase {
             return row
         }
 
-        try record.insert(db)
-        if let grant = product.grant {
-            let (amount, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
-            guard !overflow else {
-                throw InvalidVerdict(
-                    reason: "transaction \(transaction.transactionID): quantity \(record.quantity) is absurd")
-            }
-            try LedgerEntry.post(
-                db, accountID: accountID, currency: grant.currency, amount: amount, kind: .purchase,
-                receiptID: receipt.id, transactionID: transaction.transactionID, now: now)
-            row.currency = grant.currency
-            row.amount = amount
+        let bound = try Self.boundAccount(originalTransactionID: transaction.originalTransactionID, db)
+        if let bound, bound != accountID {
+            // A renewal of another account's subscription: it is theirs, whoever sent it.
+            let credit = try Self.credit(
+                transaction, to: bound, product: product, environment: receipt.environment, cause: cause, now: now,
+                db)
+            try OutboxEntry(
+                type: .subscriptionRenewed, receiptID: receipt.id, accountID: bound,
+                data: TransactionEventData(transaction, credit: credit), now: now
+            ).insert(db)
+            row.outcome = .boundToAnotherAccount
+            return row
         }
-        if let name = product.entitlement {
-            try Entitlement.extend(
-                db, accountID: accountID, name: name, until: transaction.expiresDate,
-                originalTransactionID: transaction.originalTransactionID, now: now)
-            row.entitlement = name
-            row.expiresAt = transaction.expiresDate
-        }
+
+        let credit = try Self.credit(
+            transaction, to: accountID, product: product, environment: receipt.environment, cause: cause, now: now, db)
+        row.currency = credit.currency
+        row.amount = credit.amount
+        row.entitlement = credit.entitlement
+        row.expiresAt = credit.entitlement == nil ? nil : transaction.expiresDate
         return row
     }
 
@@ -203,11 +233,12 @@ extension PipelineDatabase {
         // Paid for, but the catalog cannot say what to give: the catalog needs fixing.
         if outcomes.contains(.unknownProduct) { return TransactionOutcome.unknownProduct.rawValue }
         if outcomes.contains(.refunded) { return TransactionOutcome.refunded.rawValue }
+        if outcomes.contains(.boundToAnotherAccount) { return TransactionOutcome.boundToAnotherAccount.rawValue }
         if outcomes.contains(.alreadyCredited) { return TransactionOutcome.alreadyCredited.rawValue }
         return "no_transactions"
     }
 
-    private static func nonEmpty(_ text: String?) -> String? {
+    static func nonEmpty(_ text: String?) -> String? {
         guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
         return text
     }

@@ -49,16 +49,41 @@ extension PipelineDatabase {
         return .created(receipt.summary)
     }
 
-    /// Receipts committed but not yet confirmed by the broker, oldest first: what the
-    /// relay publishes (again, after a crash) to the validate queue.
+    /// Receipts and Apple notifications committed but not yet confirmed by the broker,
+    /// oldest first across both: what the relay publishes (again, after a crash) to the
+    /// validate queue. A notification's submission has `signedPayload` set and an empty
+    /// `accountID`.
     public func unpublishedReceipts(limit: Int) throws -> [Submission] {
-        try read { db in
-            try Receipt.all().unpublished().oldestFirst().limit(limit).fetchAll(db).map(\.submission)
+        guard limit > 0 else { return [] }
+        return try read { db in
+            let receipts = try Receipt.all().unpublished().oldestFirst().limit(limit).fetchAll(db).map(\.submission)
+            let notifications = try InboundNotification.all().unpublished().oldestFirst().limit(limit)
+                .fetchAll(db).map(\.submission)
+            guard !notifications.isEmpty else { return receipts }
+            // Merge the two oldest-first lists; a receipt goes first on a tie.
+            var merged: [Submission] = []
+            merged.reserveCapacity(min(limit, receipts.count + notifications.count))
+            var (r, n) = (receipts[...], notifications[...])
+            while merged.count < limit, let next = r.first ?? n.first {
+                if let receipt = r.first, let notification = n.first {
+                    if notification.submittedAt < receipt.submittedAt {
+                        merged.append(notification)
+                        n.removeFirst()
+                    } else {
+                        merged.append(receipt)
+                        r.removeFirst()
+                    }
+                } else {
+                    merged.append(next)
+                    if r.isEmpty { n.removeFirst() } else { r.removeFirst() }
+                }
+            }
+            return merged
         }
     }
 
-    /// Records that the broker confirmed these receipts' messages: the relay will not
-    /// publish them again, and a `received` receipt becomes `validating`.
+    /// Records that the broker confirmed these receipts' or notifications' messages: the
+    /// relay will not publish them again, and a `received` one becomes `validating`.
     public func markPublished(_ ids: [String], at date: Date) throws {
         guard !ids.isEmpty else { return }
         try write { db in
@@ -66,6 +91,16 @@ extension PipelineDatabase {
                 try db.execute(
                     literal: """
                         UPDATE receipts
+                        SET published_at = \(date),
+                            updated_at = \(date),
+                            status = CASE status WHEN 'received' THEN 'validating' ELSE status END
+                        WHERE published_at IS NULL AND id IN \(chunk)
+                        """)
+                // Most ids are receipts': look for notifications only when some were not.
+                guard db.changesCount < chunk.count else { continue }
+                try db.execute(
+                    literal: """
+                        UPDATE apple_notifications
                         SET published_at = \(date),
                             updated_at = \(date),
                             status = CASE status WHEN 'received' THEN 'validating' ELSE status END

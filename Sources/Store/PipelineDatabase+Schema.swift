@@ -14,7 +14,14 @@ extension PipelineDatabase {
             try createV1(db)
         }
 
-        // Later migrations go here: migrator.registerMigration("v2") { db in ... }
+        // App Store Server Notifications V2, refunds and renewals. Tables whose CHECKs
+        // change are rebuilt (SQLite cannot alter a constraint); GRDB runs the migration
+        // with foreign keys off and checks them all before it commits.
+        migrator.registerMigration("v2") { db in
+            try createV2(db)
+        }
+
+        // Later migrations go here: migrator.registerMigration("v3") { db in ... }
 
         return migrator
     }

@@ -100,4 +100,73 @@ import Testing
             #expect(try await connection.queueStatus(topology.fulfilQueue).messages == 0)
         }
     }
+
+    @Test func aNotificationVerdictIsAppliedOnceEvenWhenDeliveredTwice() async throws {
+        try await withFulfiller(receipts: 1) { connection, topology, database, ids in
+            // Given the player was credited 100 coins for t1, and Apple's REFUND of t1 was accepted
+            let credited = try database.apply(
+                [
+                    Verdict(
+                        outcome: .valid, receiptID: ids[0], accountID: "player", attempts: 1,
+                        environment: "Production",
+                        transactions: [VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100")],
+                        decidedAt: Date())
+                ], catalog: catalog, now: Date())
+            #expect(credited == [.applied(receiptID: ids[0], status: .credited, reason: nil)])
+            let notificationID = UUID().uuidString.lowercased()
+            let accepted = try database.acceptNotification(
+                id: notificationID, payload: "signed-refund", payloadHash: String(repeating: "ab", count: 32), now: Date())
+            #expect(accepted.created)
+
+            // When the validator's verdict about it is published twice (a redelivery after a crash)
+            let refund = Verdict(
+                outcome: .valid, receiptID: notificationID, accountID: "", attempts: 1, environment: "Production",
+                notification: AppleNotification(
+                    notificationUUID: UUID().uuidString, type: "REFUND", environment: "Production",
+                    transaction: VerifiedTransaction(
+                        transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100",
+                        cancellationDate: Date())),
+                decidedAt: Date())
+            let message = try verdictMessage(refund, topology)
+            #expect(await connection.publish([message, message]).allSatisfy { (try? $0.get()) != nil })
+
+            // Then the coins are taken back once, the notification is applied, and the queue drains
+            let done = await eventually(timeout: .seconds(20)) {
+                let drained = (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0
+                return drained && (try? database.notification(id: notificationID)?.status) == .applied
+            }
+            #expect(done)
+            try await Task.sleep(for: .milliseconds(300))
+            let account = try #require(try database.account(id: "player"))
+            #expect(account.balances == ["coins": 0])
+            #expect(account.ledger.map(\.kind) == [.refund, .purchase])
+            #expect(try database.notification(id: notificationID)?.reason == nil)
+            #expect(try database.allPendingTypes() == [.receiptCredited, .purchaseRefunded])
+            #expect(try database.audit().isEmpty)
+        }
+    }
+
+    @Test func deadLetterEventMarksANotificationDead() async throws {
+        try await withFulfiller(receipts: 0) { connection, topology, database, _ in
+            let notificationID = UUID().uuidString.lowercased()
+            _ = try database.acceptNotification(
+                id: notificationID, payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32), now: Date())
+            try await connection.publish(
+                OutgoingMessage(
+                    exchange: topology.deadExchange, routingKey: "", body: Array("{}".utf8),
+                    properties: MessageProperties(
+                        messageID: notificationID,
+                        headers: [MessageHeader.deadReason: "poison: undecodable JWS", MessageHeader.attempts: 1])))
+            let dead = await eventually { (try? database.notification(id: notificationID)?.status) == .dead }
+            #expect(dead)
+            #expect(try database.notification(id: notificationID)?.reason == "poison: undecodable JWS")
+        }
+    }
+}
+
+extension PipelineDatabase {
+    /// The types of the webhooks waiting, oldest first.
+    func allPendingTypes() throws -> [NotificationType] {
+        try dueNotifications(now: .distantFuture, limit: 1_000).map(\.type)
+    }
 }

@@ -70,6 +70,29 @@ enum Fixture {
             decidedAt: t0)
     }
 
+    /// A verdict about an App Store Server Notification, as the validator sends it: valid,
+    /// no account, the notification's row id as `receiptID`.
+    static func notified(
+        _ notificationID: String, _ type: String, uuid: String, subtype: String? = nil,
+        _ transaction: VerifiedTransaction?, grace: Date? = nil, account: String = ""
+    ) -> Verdict {
+        Verdict(
+            outcome: .valid, receiptID: notificationID, accountID: account, attempts: 1, environment: "Sandbox",
+            notification: AppleNotification(
+                notificationUUID: uuid, type: type, subtype: subtype, environment: "Sandbox", signedDate: t0,
+                transaction: transaction, gracePeriodExpiresDate: grace),
+            decidedAt: t0)
+    }
+
+    /// The `data` of a webhook, which must exist.
+    static func data(_ notification: OutboxNotification?) throws -> [String: Any] {
+        guard let notification else { throw FixtureError("no such webhook") }
+        guard let data = try json(notification.body)["data"] as? [String: Any] else {
+            throw FixtureError("webhook without data: \(notification.body)")
+        }
+        return data
+    }
+
     /// Decodes a webhook body into plain JSON values.
     static func json(_ body: String) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: Data(body.utf8))
@@ -90,6 +113,22 @@ extension PipelineDatabase {
         for (receipt, outcome) in zip(receipts, outcomes) {
             guard case .created = outcome else { throw FixtureError("\(receipt.id) was not created: \(outcome)") }
         }
+    }
+}
+
+extension PipelineDatabase {
+    /// Accepts notifications (their payload made from the id unless given) that must all be new.
+    func acceptNewNotifications(_ ids: [String], payloads: [String]? = nil, now: Date = Fixture.t0) throws {
+        for (index, id) in ids.enumerated() {
+            let payload = payloads?[index] ?? "signed-payload-of-\(id)"
+            let accepted = try acceptNotification(id: id, payload: payload, payloadHash: Fixture.hash(payload), now: now)
+            guard accepted == (id, true) else { throw FixtureError("\(id) was not created: \(accepted)") }
+        }
+    }
+
+    /// The webhooks written so far (due or not), oldest first.
+    func allNotifications() throws -> [OutboxNotification] {
+        try dueNotifications(now: .distantFuture, limit: 10_000)
     }
 }
 

@@ -1,13 +1,16 @@
 import Foundation
 import GRDB
-import Store
+import PipelineCore
 import Testing
+
+@testable import Store
 
 @Suite struct MigrationTests {
     static let tables: Set<String> = [
         "accounts", "receipts", "balances", "entitlements", "apple_transactions", "receipt_transactions",
-        "ledger_entries", "notification_outbox",
+        "ledger_entries", "notification_outbox", "apple_notifications",
     ]
+    static let migrations = ["v1", "v2"]
 
     @Test func migrationsCreateTheSchemaInAnEmptyFile() throws {
         // Given an empty directory
@@ -18,7 +21,7 @@ import Testing
         // When the database is opened for the first time
         let database = try PipelineDatabase(path: path)
 
-        // Then every table exists and v1 is recorded once
+        // Then every table exists and each migration is recorded once
         let (tables, migrations) = try withRawConnection(path) { db in
             (
                 try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")),
@@ -26,7 +29,7 @@ import Testing
             )
         }
         #expect(Self.tables.isSubset(of: tables), "missing: \(Self.tables.subtracting(tables))")
-        #expect(migrations == ["v1"])
+        #expect(migrations == Self.migrations)
 
         // And the writer runs in WAL mode, syncing at every commit, with foreign keys and a busy timeout
         let settings = try database.connectionSettings()
@@ -51,14 +54,14 @@ import Testing
         _ = try PipelineDatabase(path: path)
         let reopened = try PipelineDatabase(path: path)
 
-        // Then the migration is still recorded once, no table is doubled, and the receipt is there
+        // Then the migrations are still recorded once, no table is doubled, and the receipt is there
         let (migrations, receiptTables) = try withRawConnection(path) { db in
             (
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'receipts'")
             )
         }
-        #expect(migrations == ["v1"])
+        #expect(migrations == Self.migrations)
         #expect(receiptTables == 1)
         #expect(try reopened.receipt(id: "r1")?.status == .received)
     }
@@ -87,7 +90,92 @@ import Testing
         let migrations = try withRawConnection(path) { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
-        #expect(migrations == ["v1"])
+        #expect(migrations == Self.migrations)
+    }
+
+    @Test func v2MigratesAV1DatabaseKeepingItsBooks() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/pipeline.sqlite"
+
+        // Given a database at v1 holding a credited coin pack, a credited subscription, a
+        // cancelled transaction and their webhooks, as the v1 fulfiller wrote them
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try PipelineDatabase.migrator.migrate(queue, upTo: "v1")
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO accounts (id, created_at) VALUES ('a1', '2025-06-15 15:06:40.000');
+                        INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, attempts,
+                            request_hash, created_at, updated_at)
+                        VALUES ('r1', 'a1', 'legacy', 'p1', ?, 'credited', 1, ?, '2025-06-15 15:06:40.000',
+                            '2025-06-15 15:06:40.000');
+                        INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, quantity,
+                            receipt_id, account_id, expires_date, state, created_at, updated_at)
+                        VALUES
+                            ('t1', 't1', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'credited',
+                                '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000'),
+                            ('o1', 'o1', 'com.example.vip.monthly', 1, 'r1', 'a1', '2025-07-15 15:06:40.000',
+                                'credited', '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000'),
+                            ('t9', 't9', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'refunded',
+                                '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000');
+                        INSERT INTO receipt_transactions (receipt_id, transaction_id, product_id, outcome, currency,
+                            amount, entitlement, expires_at)
+                        VALUES
+                            ('r1', 't1', 'com.example.coins100', 'credited', 'coins', 100, NULL, NULL),
+                            ('r1', 'o1', 'com.example.vip.monthly', 'credited', NULL, NULL, 'vip',
+                                '2025-07-15 15:06:40.000'),
+                            ('r1', 't9', 'com.example.coins100', 'refunded', NULL, NULL, NULL, NULL);
+                        INSERT INTO ledger_entries (account_id, currency, amount, kind, receipt_id, transaction_id,
+                            created_at)
+                        VALUES ('a1', 'coins', 100, 'purchase', 'r1', 't1', '2025-06-15 15:06:40.000');
+                        INSERT INTO balances (account_id, currency, amount) VALUES ('a1', 'coins', 100);
+                        INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
+                        VALUES ('a1', 'vip', '2025-07-15 15:06:40.000', 'o1', '2025-06-15 15:06:40.000');
+                        INSERT INTO notification_outbox (id, type, receipt_id, account_id, body, status, attempts,
+                            next_attempt_at, created_at)
+                        VALUES ('evt_1', 'receipt.credited', 'r1', 'a1', '{}', 'pending', 0,
+                            '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000');
+                        """,
+                    arguments: [Fixture.hash("p1"), Fixture.hash("p1")])
+            }
+        }
+
+        // When the current program opens it (twice)
+        _ = try PipelineDatabase(path: path)
+        let database = try PipelineDatabase(path: path)
+
+        // Then v2 is recorded once after v1, and the books are as they were
+        let migrations = try withRawConnection(path) { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
+        #expect(migrations == Self.migrations)
+        let account = try #require(try database.account(id: "a1"))
+        #expect(account.balances == ["coins": 100])
+        #expect(account.ledger.map(\.transactionID) == ["t1"])
+        #expect(try database.receipt(id: "r1")?.transactions.map(\.outcome) == [.credited, .credited, .refunded])
+        #expect(try database.dueNotifications(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
+        #expect(try database.audit() == [])
+
+        // And what v1 credited can be refunded through v2: the coins, and the entitlement
+        // v1 granted (known to v2 from the receipt's record of it)
+        try database.acceptNewNotifications(["n1", "n2"])
+        let now = Fixture.t0.addingTimeInterval(60)
+        let results = try database.apply(
+            [
+                Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
+                Fixture.notified("n2", "REFUND", uuid: "U2", Fixture.purchase("o1", product: Fixture.vip, cancelled: now)),
+            ], catalog: Fixture.catalog, now: now)
+        #expect(
+            results == [
+                .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
+                .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
+            ])
+        let refunded = try #require(try database.account(id: "a1"))
+        #expect(refunded.balances == ["coins": 0])
+        #expect(refunded.entitlements == [.init(name: "vip", expiresAt: now)])
+        #expect(try database.audit() == [])
     }
 
     @Test func theSchemaRefusesNonsense() throws {

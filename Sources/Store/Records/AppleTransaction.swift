@@ -3,14 +3,15 @@ import GRDB
 
 /// A row of `apple_transactions`: every Apple transaction the fulfiller ever acted on.
 /// Its primary key is what makes a transaction credit once, ever: a second receipt that
-/// carries it finds the row and credits nothing.
+/// carries it finds the row and credits nothing. A transaction Apple refunded before it
+/// was credited has a row without an account, so that it never credits.
 struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
     enum State: String, Codable, Hashable, Sendable, DatabaseValueConvertible {
-        /// Credited to `accountID`.
+        /// Credited to `accountID` (again, after a refund Apple reversed).
         case credited
-        /// Refunded by Apple (before or after credit).
+        /// Refunded by Apple: before credit (no ledger entry), or after (a `refund` debit).
         case refunded
-        /// Revoked by Apple (family sharing ended, say).
+        /// Revoked by Apple (family sharing ended, say): like `refunded`, with a `revoke` debit.
         case revoked
         /// Seen but not paid for.
         case unpaid
@@ -21,13 +22,18 @@ struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
     var productID: String
     var quantity: Int
     var environment: String?
-    /// The receipt that first carried it.
-    var receiptID: String
-    var accountID: String
+    /// The receipt that first carried it, if a receipt did.
+    var receiptID: String?
+    /// The notification that first carried it (a renewal, or a refund before any receipt).
+    var notificationID: String?
+    /// The account it credited; nil if it never credited anyone.
+    var accountID: String?
     var purchaseDate: Date?
     var expiresDate: Date?
     var cancellationDate: Date?
     var state: State
+    /// The entitlement its credit granted or extended.
+    var entitlement: String?
     var createdAt: Date
     var updatedAt: Date
 
@@ -37,11 +43,12 @@ struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
         case productID = "product_id"
         case quantity, environment
         case receiptID = "receipt_id"
+        case notificationID = "notification_id"
         case accountID = "account_id"
         case purchaseDate = "purchase_date"
         case expiresDate = "expires_date"
         case cancellationDate = "cancellation_date"
-        case state
+        case state, entitlement
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }
@@ -56,5 +63,23 @@ extension AppleTransaction: FetchableRecord, PersistableRecord {
         static let receiptID = Column(CodingKeys.receiptID)
         static let accountID = Column(CodingKeys.accountID)
         static let state = Column(CodingKeys.state)
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+
+    /// Whether this transaction ever credited an account: a ledger entry, or an
+    /// entitlement. (A refund leaves both traces: the debit, and `entitlement`.)
+    func everCredited(_ db: Database) throws -> Bool {
+        guard accountID != nil else { return false }
+        if state == .credited || entitlement != nil { return true }
+        return try LedgerEntry.all().filter(transactionID: id).fetchCount(db) > 0
+    }
+}
+
+extension DerivableRequest<AppleTransaction> {
+    /// The transactions of a subscription that credited an account, the first one first:
+    /// the first tells which account the subscription is bound to.
+    func bound(originalTransactionID: String) -> Self {
+        filter { $0.originalTransactionID == originalTransactionID && $0.accountID != nil }
+            .order { [($0.id == originalTransactionID).desc, $0.createdAt, Column.rowID] }
     }
 }

@@ -10,7 +10,10 @@ struct LedgerEntry: Codable, Hashable, Sendable {
     var currency: String
     var amount: Int
     var kind: LedgerKind
+    /// The receipt whose application posted it, if one did.
     var receiptID: String?
+    /// The Apple notification whose application posted it, if one did.
+    var notificationID: String?
     var transactionID: String?
     var createdAt: Date
 
@@ -19,6 +22,7 @@ struct LedgerEntry: Codable, Hashable, Sendable {
         case accountID = "account_id"
         case currency, amount, kind
         case receiptID = "receipt_id"
+        case notificationID = "notification_id"
         case transactionID = "transaction_id"
         case createdAt = "created_at"
     }
@@ -28,11 +32,11 @@ extension LedgerEntry {
     /// Writes the entry and moves the balance by its amount, as one step.
     static func post(
         _ db: Database, accountID: String, currency: String, amount: Int, kind: LedgerKind, receiptID: String?,
-        transactionID: String?, now: Date
+        notificationID: String? = nil, transactionID: String?, now: Date
     ) throws {
         var entry = LedgerEntry(
             id: nil, accountID: accountID, currency: currency, amount: amount, kind: kind, receiptID: receiptID,
-            transactionID: transactionID, createdAt: now)
+            notificationID: notificationID, transactionID: transactionID, createdAt: now)
         try entry.insert(db)
         try Balance.add(db, amount: amount, currency: currency, accountID: accountID)
     }
@@ -40,7 +44,7 @@ extension LedgerEntry {
     var line: AccountDetails.LedgerLine {
         AccountDetails.LedgerLine(
             id: id ?? 0, currency: currency, amount: amount, kind: kind, receiptID: receiptID,
-            transactionID: transactionID, createdAt: createdAt)
+            notificationID: notificationID, transactionID: transactionID, createdAt: createdAt)
     }
 }
 
@@ -64,6 +68,11 @@ extension LedgerEntry: FetchableRecord, MutablePersistableRecord {
 extension DerivableRequest<LedgerEntry> {
     func filter(accountID: String) -> Self {
         filter { $0.accountID == accountID }
+    }
+
+    /// The entries of one Apple transaction, of the given kinds.
+    func filter(transactionID: String, kinds: [LedgerKind] = LedgerKind.allCases) -> Self {
+        filter { $0.transactionID == transactionID && kinds.contains($0.kind) }
     }
 
     func newestFirst() -> Self {

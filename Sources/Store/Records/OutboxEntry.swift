@@ -14,6 +14,8 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
     var id: String
     var type: NotificationType
     var receiptID: String?
+    /// The Apple notification whose application this event announces, if one did.
+    var notificationID: String?
     var accountID: String
     var body: String
     var status: Status
@@ -26,6 +28,7 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
     enum CodingKeys: String, CodingKey {
         case id, type
         case receiptID = "receipt_id"
+        case notificationID = "notification_id"
         case accountID = "account_id"
         case body, status, attempts
         case nextAttemptAt = "next_attempt_at"
@@ -37,20 +40,26 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
 
 extension OutboxEntry {
     /// A new pending notification, due at once, whose body is built here and never again:
-    /// `{"account_id", "data", "receipt_id", "type"}` with sorted keys.
-    init(type: NotificationType, receiptID: String?, accountID: String, data: some Encodable, now: Date) throws {
-        let body = WebhookBody(type: type, receiptID: receiptID, accountID: accountID, data: data)
+    /// `{"account_id", "data", "receipt_id", "type"}` with sorted keys, and for the events of
+    /// a purchase or subscription (``NotificationType/isTransactionEvent``) `notification_id`
+    /// too (null when no Apple notification caused it).
+    init(
+        type: NotificationType, receiptID: String?, notificationID: String? = nil, accountID: String,
+        data: some Encodable, now: Date
+    ) throws {
+        let body = WebhookBody(
+            type: type, receiptID: receiptID, notificationID: notificationID, accountID: accountID, data: data)
         let json = try WireCoding.encoder().encode(body)
         self.init(
-            id: "evt_" + UUID().uuidString.lowercased(), type: type, receiptID: receiptID, accountID: accountID,
-            body: String(decoding: json, as: UTF8.self), status: .pending, attempts: 0, nextAttemptAt: now,
-            lastError: nil, createdAt: now, deliveredAt: nil)
+            id: "evt_" + UUID().uuidString.lowercased(), type: type, receiptID: receiptID,
+            notificationID: notificationID, accountID: accountID, body: String(decoding: json, as: UTF8.self),
+            status: .pending, attempts: 0, nextAttemptAt: now, lastError: nil, createdAt: now, deliveredAt: nil)
     }
 
     var notification: OutboxNotification {
         OutboxNotification(
-            id: id, type: type, receiptID: receiptID, accountID: accountID, body: body, attempts: attempts,
-            createdAt: createdAt)
+            id: id, type: type, receiptID: receiptID, notificationID: notificationID, accountID: accountID,
+            body: body, attempts: attempts, createdAt: createdAt)
     }
 }
 
@@ -58,14 +67,30 @@ extension OutboxEntry {
 private struct WebhookBody<Payload: Encodable>: Encodable {
     var type: NotificationType
     var receiptID: String?
+    var notificationID: String?
     var accountID: String
     var data: Payload
 
     enum CodingKeys: String, CodingKey {
         case type
         case receiptID = "receipt_id"
+        case notificationID = "notification_id"
         case accountID = "account_id"
         case data
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        if type.isTransactionEvent {
+            // The receipt that credited the transaction, when one did: null, not left out.
+            try container.encode(receiptID, forKey: .receiptID)
+            try container.encode(notificationID, forKey: .notificationID)
+        } else {
+            try container.encodeIfPresent(receiptID, forKey: .receiptID)
+        }
+        try container.encode(accountID, forKey: .accountID)
+        try container.encode(data, forKey: .data)
     }
 }
 

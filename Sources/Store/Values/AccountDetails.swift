@@ -53,19 +53,23 @@ public struct AccountDetails: Codable, Hashable, Sendable {
         /// Signed: positive credits, negative debits.
         public var amount: Int
         public var kind: LedgerKind
+        /// The receipt whose application posted it, if one did.
         public var receiptID: String?
+        /// The Apple notification whose application posted it (a refund, a renewal), if one did.
+        public var notificationID: String?
         public var transactionID: String?
         public var createdAt: Date
 
         public init(
-            id: Int64, currency: String, amount: Int, kind: LedgerKind, receiptID: String?, transactionID: String?,
-            createdAt: Date
+            id: Int64, currency: String, amount: Int, kind: LedgerKind, receiptID: String?,
+            notificationID: String? = nil, transactionID: String?, createdAt: Date
         ) {
             self.id = id
             self.currency = currency
             self.amount = amount
             self.kind = kind
             self.receiptID = receiptID
+            self.notificationID = notificationID
             self.transactionID = transactionID
             self.createdAt = createdAt
         }
@@ -73,6 +77,7 @@ public struct AccountDetails: Codable, Hashable, Sendable {
         enum CodingKeys: String, CodingKey {
             case id, currency, amount, kind
             case receiptID = "receipt_id"
+            case notificationID = "notification_id"
             case transactionID = "transaction_id"
             case createdAt = "created_at"
         }

@@ -5,8 +5,12 @@ public struct AuditFinding: Codable, Hashable, Sendable, CustomStringConvertible
         case balanceMismatch = "balance_mismatch"
         /// Ledger entries for a currency the account has no balance row for.
         case ledgerWithoutBalance = "ledger_without_balance"
-        /// One Apple transaction has more than one ledger entry of one kind.
+        /// One Apple transaction has more than one ledger entry of one kind of credit.
         case transactionCreditedTwice = "transaction_credited_twice"
+        /// One Apple transaction has more than one debit (refund or revoke).
+        case transactionRefundedTwice = "transaction_refunded_twice"
+        /// A transaction refunded or revoked after it credited coins, without the debit.
+        case refundWithoutDebit = "refund_without_debit"
         /// A credited, rejected or dead receipt without its notification.
         case finalReceiptWithoutNotification = "final_receipt_without_notification"
         /// A receipt marked credited with no transaction that it credited.

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import PipelineCore
+
+/// A row of `apple_notifications`: one App Store Server Notification V2 as Apple posted it,
+/// and where it is now. Apple posts a notification again until it is answered 200, and
+/// may sign it again; `payload_hash` makes a resent payload one row, `notification_uuid`
+/// (set when applied) makes a re-signed one apply once.
+struct InboundNotification: Codable, Hashable, Sendable, Identifiable {
+    var id: String
+    /// The `signedPayload` (JWS), untouched.
+    var payload: String
+    var payloadHash: String
+    var status: NotificationStatus
+    var reason: String?
+    var attempts: Int
+    var notificationUUID: String?
+    var type: String?
+    var subtype: String?
+    var environment: String?
+    var signedDate: Date?
+    var transactionID: String?
+    var originalTransactionID: String?
+    var productID: String?
+    var accountID: String?
+    var createdAt: Date
+    var updatedAt: Date
+    var publishedAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, payload
+        case payloadHash = "payload_hash"
+        case status, reason, attempts
+        case notificationUUID = "notification_uuid"
+        case type, subtype, environment
+        case signedDate = "signed_date"
+        case transactionID = "transaction_id"
+        case originalTransactionID = "original_transaction_id"
+        case productID = "product_id"
+        case accountID = "account_id"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case publishedAt = "published_at"
+    }
+}
+
+extension InboundNotification {
+    /// A notification just accepted: received, never attempted, not yet published.
+    init(id: String, payload: String, payloadHash: String, now: Date) {
+        self.init(
+            id: id, payload: payload, payloadHash: payloadHash, status: .received, reason: nil, attempts: 0,
+            notificationUUID: nil, type: nil, subtype: nil, environment: nil, signedDate: nil, transactionID: nil,
+            originalTransactionID: nil, productID: nil, accountID: nil, createdAt: now, updatedAt: now,
+            publishedAt: nil)
+    }
+
+    /// The validate-queue message for this notification: no account, the payload as `signed_payload`.
+    var submission: Submission {
+        Submission(receiptID: id, accountID: "", signedPayload: payload, submittedAt: createdAt)
+    }
+
+    var details: NotificationDetails {
+        NotificationDetails(
+            notificationID: id, status: status, reason: reason, attempts: attempts,
+            notificationUUID: notificationUUID, type: type, subtype: subtype, environment: environment,
+            signedDate: signedDate, transactionID: transactionID, originalTransactionID: originalTransactionID,
+            productID: productID, accountID: accountID, createdAt: createdAt, updatedAt: updatedAt,
+            publishedAt: publishedAt)
+    }
+}
+
+extension InboundNotification: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "apple_notifications"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let payloadHash = Column(CodingKeys.payloadHash)
+        static let status = Column(CodingKeys.status)
+        static let notificationUUID = Column(CodingKeys.notificationUUID)
+        static let type = Column(CodingKeys.type)
+        static let createdAt = Column(CodingKeys.createdAt)
+        static let publishedAt = Column(CodingKeys.publishedAt)
+    }
+}
+
+extension DerivableRequest<InboundNotification> {
+    func filter(payloadHash: String) -> Self {
+        filter { $0.payloadHash == payloadHash }
+    }
+
+    func filter(notificationUUID: String) -> Self {
+        filter { $0.notificationUUID == notificationUUID }
+    }
+
+    /// Committed notifications the broker has not confirmed, that still need validating.
+    func unpublished() -> Self {
+        filter { $0.publishedAt == nil }
+            .filter { ![NotificationStatus.applied, .rejected, .dead].contains($0.status) }
+    }
+
+    /// Consumption requests applied (a duplicate's row has no `notification_uuid`).
+    func consumptionRequests() -> Self {
+        filter { $0.type == AppleNotification.Kind.consumptionRequest.rawValue && $0.notificationUUID != nil }
+    }
+
+    func oldestFirst() -> Self {
+        order { [$0.createdAt, Column.rowID] }
+    }
+}
