@@ -15,6 +15,7 @@ public struct Intake: Sendable {
     public let configuration: IntakeConfiguration
     public let relay: Relay
     let routes: IntakeRoutes
+    let notifications: NotificationRoutes
     let logger: Logger
 
     public init(
@@ -31,6 +32,8 @@ public struct Intake: Sendable {
             database: database,
             committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
             maxBodySize: configuration.maxBodySize)
+        self.notifications = NotificationRoutes(
+            database: database, thread: thread, relay: relay, maxBodySize: configuration.maxBodySize)
         self.logger = logger
     }
 
@@ -39,6 +42,7 @@ public struct Intake: Sendable {
         let router = Router()
         router.get("healthz") { _, _ in "ok" }
         routes.register(on: router, tokens: configuration.apiTokens)
+        notifications.register(on: router)
         return router
     }
 

@@ -113,7 +113,7 @@ struct ReceiptRequest: Equatable, Sendable {
         }
     }
 
-    private static func isCompactJWS(_ value: String) -> Bool {
+    static func isCompactJWS(_ value: String) -> Bool {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 3
             && parts.allSatisfy { part in

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import PipelineCore
+import Store
+
+/// `POST /v1/apple/notifications`: App Store Server Notifications V2.
+///
+/// Apple sends no bearer token; the notification's JWS signature is its credential, and
+/// the validator checks it. This route only stores the payload durably, answers 200, and
+/// lets the relay publish it like a receipt. Apple retries anything but a 200, so a
+/// malformed body gets a 400 and a database that cannot take it a 503.
+struct NotificationRoutes: Sendable {
+    let database: PipelineDatabase
+    let thread: SerialThread
+    let relay: Relay
+    let maxBodySize: Int
+
+    func register(on router: Router<some RequestContext>) {
+        router.post("v1/apple/notifications") { request, _ in try await self.receive(request) }
+    }
+
+    private func receive(_ request: Request) async throws -> Response {
+        let body = try await request.jsonBody(maxSize: maxBodySize)
+        let payload = try Self.signedPayload(body.readableBytesView)
+        let id = UUID().uuidString.lowercased()
+        let now = Date()
+        let accepted: (id: String, created: Bool)
+        do {
+            accepted = try await thread.run { [database] in
+                try database.acceptNotification(
+                    id: id, payload: payload, payloadHash: ReceiptRequest.sha256("notification:\(payload)"), now: now)
+            }
+        } catch {
+            throw APIError.unavailable
+        }
+        if accepted.created {
+            relay.enqueue([Submission(receiptID: accepted.id, accountID: "", signedPayload: payload, submittedAt: now)])
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: #"{"notification_id":"\#(accepted.id)"}"#)))
+    }
+
+    /// The `signedPayload` of `{"signedPayload": "<JWS>"}`; other fields Apple may add are ignored.
+    static func signedPayload(_ json: some Collection<UInt8>) throws(APIError) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
+            throw APIError.invalid("invalid_json", "the body must be a JSON object")
+        }
+        guard let payload = object["signedPayload"] as? String else {
+            throw APIError.invalid("missing_field", "signedPayload is required", field: "signedPayload")
+        }
+        guard ReceiptRequest.isCompactJWS(payload) else {
+            throw APIError.invalid(
+                "invalid_signed_payload", "signedPayload must be a compact JWS (three base64url parts)",
+                field: "signedPayload")
+        }
+        return payload
+    }
+}
