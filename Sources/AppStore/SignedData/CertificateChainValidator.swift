@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+@_spi(FixedExpiryValidationTime) import X509
+
+/// Validates leaf ← intermediate ← configured root with swift-certificates' ``Verifier``:
+/// RFC 5280 (signatures, validity at a given time, basic constraints, name constraints, critical
+/// extensions) plus ``AppleSigningChainPolicy``.
+///
+/// No revocation checks: that needs OCSP, a network call per chain, and Apple's own library does
+/// it only when asked to.
+struct CertificateChainValidator: Sendable {
+    private let roots: CertificateStore
+
+    init(rootCertificates: [[UInt8]]) throws(SignedDataConfigurationError) {
+        guard !rootCertificates.isEmpty else {
+            throw SignedDataConfigurationError(.noRootCertificates, "at least one root certificate is needed")
+        }
+        var roots: [Certificate] = []
+        for (index, der) in rootCertificates.enumerated() {
+            do {
+                roots.append(try Certificate(derEncoded: der))
+            } catch {
+                throw SignedDataConfigurationError(
+                    .invalidRootCertificate, "root certificate \(index) is not a DER X.509 certificate: \(error)")
+            }
+        }
+        self.roots = CertificateStore(roots)
+    }
+
+    /// Validates the chain and returns the leaf's key.
+    /// - Parameters:
+    ///   - leaf: The signing certificate, DER (`x5c[0]`).
+    ///   - intermediate: Its issuer, DER (`x5c[1]`).
+    ///   - validationTime: When every certificate must have been valid.
+    /// - Returns: The leaf's P-256 key, to check an ES256 signature with.
+    /// - Throws: ``VerificationError/Reason/invalidChain``.
+    func validate(
+        leaf: [UInt8], intermediate: [UInt8], at validationTime: Date
+    ) async throws(VerificationError) -> P256.Signing.PublicKey {
+        let leafCertificate: Certificate
+        let intermediateCertificate: Certificate
+        do {
+            leafCertificate = try Certificate(derEncoded: leaf)
+        } catch {
+            throw .invalidChain("leaf is not a DER X.509 certificate")
+        }
+        do {
+            intermediateCertificate = try Certificate(derEncoded: intermediate)
+        } catch {
+            throw .invalidChain("intermediate is not a DER X.509 certificate")
+        }
+        var verifier = Verifier(rootCertificates: roots) {
+            RFC5280Policy(fixedExpiryValidationTime: validationTime)
+            AppleSigningChainPolicy()
+        }
+        let result = await verifier.validate(
+            leaf: leafCertificate, intermediates: CertificateStore([intermediateCertificate]))
+        switch result {
+        case .validCertificate:
+            guard let key = P256.Signing.PublicKey(leafCertificate.publicKey) else {
+                throw .invalidChain("leaf key is not P-256, so it cannot make ES256 signatures")
+            }
+            return key
+        case .couldNotValidate(let failures):
+            let reasons = Set(failures.map(\.policyFailureReason.description)).sorted()
+            let detail =
+                reasons.isEmpty ? "no path from the leaf to a configured root" : reasons.joined(separator: "; ")
+            throw .invalidChain("chain does not validate at \(validationTime): \(detail)")
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import PipelineCore
+
+extension JWSTransactionDecodedPayload {
+    /// This transaction as the pipeline credits it.
+    ///
+    /// `revocationDate` becomes the cancellation date, `type` the product type; the quantity is
+    /// 1 when Apple leaves it out, and the original transaction id is the transaction's own when absent.
+    /// - Returns: `nil` without a `transactionId` or `productId`: nothing could be credited.
+    public func verifiedTransaction() -> VerifiedTransaction? {
+        guard let transactionId, !transactionId.isEmpty, let productId, !productId.isEmpty else { return nil }
+        return VerifiedTransaction(
+            transactionID: transactionId,
+            originalTransactionID: originalTransactionId ?? transactionId,
+            productID: productId,
+            quantity: quantity ?? 1,
+            purchaseDate: purchaseDate,
+            expiresDate: expiresDate,
+            cancellationDate: revocationDate,
+            appAccountToken: appAccountToken,
+            productType: rawType
+        )
+    }
+}
