@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "StubStore",
             dependencies: [
-                "PipelineCore", "AppStore",
+                "PipelineCore", "AppStore", "HTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

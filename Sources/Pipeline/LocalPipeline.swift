@@ -29,6 +29,8 @@ public struct LocalPipeline: Sendable {
         public var intake: IntakeConfiguration
         public var relay: Relay.Configuration
         public var verifier: VerifyReceiptVerifier.Configuration
+        /// StoreKit 2 verification; nil rejects signed transactions and notifications.
+        public var signedData: SignedDataVerifier?
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
@@ -38,7 +40,7 @@ public struct LocalPipeline: Sendable {
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
             relay: Relay.Configuration = .init(), verifier: VerifyReceiptVerifier.Configuration,
-            validator: Validator.Configuration = .init(), fulfiller: Fulfiller.Configuration = .init(),
+            signedData: SignedDataVerifier? = nil, validator: Validator.Configuration = .init(), fulfiller: Fulfiller.Configuration = .init(),
             notifier: Notifier.Configuration
         ) {
             self.amqp = amqp
@@ -47,6 +49,7 @@ public struct LocalPipeline: Sendable {
             self.intake = intake
             self.relay = relay
             self.verifier = verifier
+            self.signedData = signedData
             self.validator = validator
             self.fulfiller = fulfiller
             self.notifier = notifier
@@ -68,7 +71,9 @@ public struct LocalPipeline: Sendable {
                 configuration: configuration.amqp, topology: configuration.topology.topology, logger: connectionLogger)
         }
         let client = try CurlHTTPClient(logger: logger)
-        let verifier = try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger)
+        let verifier = Verifiers.make(
+            legacy: try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger),
+            signedData: configuration.signedData)
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")

@@ -46,4 +46,16 @@ extension PipelineDatabase {
             return counts
         }
     }
+
+    /// How many App Store notifications are in each status.
+    public func notificationStatusCounts() throws -> [NotificationStatus: Int] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM apple_notifications GROUP BY status")
+            var counts: [NotificationStatus: Int] = [:]
+            for row in rows {
+                if let status = NotificationStatus(rawValue: row["status"]) { counts[status] = row["n"] }
+            }
+            return counts
+        }
+    }
 }

@@ -23,6 +23,8 @@ import Synchronization
 public final class StubAppStore: Sendable {
     /// How this store behaves.
     public let configuration: StubStoreConfiguration
+    /// Signed transactions and notifications (StoreKit 2), under a CA made at start.
+    public let storeKit: StubStoreKit
     private let state: Mutex<State>
 
     private struct State {
@@ -36,6 +38,8 @@ public final class StubAppStore: Sendable {
     /// - Parameter configuration: Its signing key, shared secret and chaos.
     public init(configuration: StubStoreConfiguration = .init()) {
         self.configuration = configuration
+        // Generating a P-256 key and two certificates fails only if the crypto library does.
+        self.storeKit = try! StubStoreKit(bundleID: configuration.bundleID)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }

@@ -80,6 +80,9 @@ final class PipelineHarness: Sendable {
                     verifier: .init(
                         bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
                         sandboxURL: "\(stubURL)/sandbox/verifyReceipt", requestTimeout: .seconds(2)),
+                    signedData: try SignedDataVerifier(
+                        rootCertificates: [stub.storeKit.rootDER], bundleID: bundleID, appAppleID: nil,
+                        environment: .sandbox),
                     validator: .init(concurrency: 64, retryPolicy: RetryPolicy(maxAttempts: maxAttempts)),
                     fulfiller: .init(batchSize: 128),
                     notifier: .init(
@@ -141,6 +144,29 @@ final class PipelineHarness: Sendable {
                 method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts", headers: headers, body: Array(body)))
         let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         return (response.status, json?["receipt_id"] as? String)
+    }
+
+    /// `POST /v1/receipts` with a StoreKit 2 signed transaction.
+    func submit(account: String, signedTransaction: String) async throws -> (Int, String?) {
+        let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "signed_transaction": signedTransaction])
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(
+                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts",
+                headers: [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")],
+                body: Array(body)))
+        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        return (response.status, json?["receipt_id"] as? String)
+    }
+
+    /// The intake's App Store notification endpoint, as Apple calls it.
+    var notificationURL: String { "http://127.0.0.1:\(intakePort)/v1/apple/notifications" }
+
+    /// Waits until every notification row is final; returns how many there are.
+    func notificationsSettled(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
+        await eventually(timeout: timeout, every: .milliseconds(100)) {
+            guard let pending = try? database.unpublishedReceipts(limit: 100) else { return false }
+            return pending.isEmpty && (try? database.notificationStatusCounts()[.applied, default: 0]) == count
+        }
     }
 
     /// `GET /v1/receipts/{id}` as JSON.

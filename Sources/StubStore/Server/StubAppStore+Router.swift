@@ -27,6 +27,7 @@ extension StubAppStore {
                 Self.json(StubVerifyResponse(status: 21000, environment: environment.rawValue))
             }
         }
+        storeKit.registerRoutes(on: router)
         router.post("/stub/receipts") { request, _ in
             try await self.handleMint(request)
         }

@@ -34,8 +34,14 @@ extension IAP {
             let env = settings.environment
             let embedsStub = env.optional("IAP_VERIFY_URL") == nil
             let stubURL = "http://127.0.0.1:\(stubPort)"
+            let bundleID = env.string("IAP_BUNDLE_ID", default: "com.example.game")
+            let sharedSecret = env.optional("IAP_SHARED_SECRET")
+            let stub = embedsStub
+                ? StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID, sharedSecret: sharedSecret)) : nil
+            // With the embedded stub, StoreKit 2 data is the stub's, signed for Sandbox under its own CA.
             let verifier = try VerifierSettings(
-                environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"))
+                environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"),
+                defaultAppStoreEnvironment: embedsStub ? .sandbox : .production, defaultRoot: stub?.storeKit.rootDER)
             let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
             let database = try settings.openDatabase()
@@ -43,16 +49,13 @@ extension IAP {
                 configuration: .init(
                     amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
                     intake: intake,
-                    verifier: .init(
-                        bundleID: verifier.bundleID, productionURL: verifier.productionURL,
-                        sandboxURL: verifier.sandboxURL, sharedSecret: verifier.sharedSecret),
+                    verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
                     validator: .init(concurrency: concurrency), notifier: notifier.configuration()),
                 database: database, logger: logger)
 
             var services: [any Service] = []
-            if embedsStub {
-                let stub = StubStoreConfiguration(bundleID: verifier.bundleID, sharedSecret: verifier.sharedSecret)
-                services.append(makeStubStoreApplication(configuration: stub, port: stubPort))
+            if let stub {
+                services.append(makeStubStoreApplication(store: stub, port: stubPort))
             }
             services += pipeline.services
             var text = banner(

@@ -1,0 +1,107 @@
+import AppStore
+import Foundation
+import HTTPClient
+import Hummingbird
+
+extension StubStoreKit {
+    /// Admin routes for tests, demos and curl:
+    /// - `POST /stub/transactions/signed` mints a signed transaction (`{"product_id", ...}`).
+    /// - `POST /stub/notifications` signs a notification and POSTs it to `url`, as Apple would.
+    /// - `GET /stub/root-ca` is the root certificate (DER, base64) to trust.
+    func registerRoutes(on router: Router<BasicRequestContext>) {
+        router.get("/stub/root-ca") { _, _ in Data(self.rootDER).base64EncodedString() }
+        router.post("/stub/transactions/signed") { request, _ in
+            let draft = try await Self.decode(TransactionDraft.self, request)
+            let transaction = try draft.transaction()
+            return try Self.json(["signed_transaction": self.signTransaction(transaction), "transaction_id": transaction.transactionID])
+        }
+        router.post("/stub/notifications") { request, _ in
+            let draft = try await Self.decode(NotificationDraft.self, request)
+            guard let type = ResponseBodyV2DecodedPayload.NotificationType(rawValue: draft.notificationType) else {
+                throw HTTPError(.badRequest, message: "unknown notification_type \(draft.notificationType)")
+            }
+            let uuid = UUID().uuidString.lowercased()
+            let signed = self.signNotification(
+                type: type, subtype: draft.subtype.flatMap(ResponseBodyV2DecodedPayload.Subtype.init(rawValue:)),
+                transaction: try draft.transaction?.transaction(), gracePeriodExpiresDate: draft.gracePeriodExpiresDate,
+                uuid: uuid)
+            let status = try await self.send(signed, to: draft.url)
+            return try Self.json(["notification_uuid": uuid, "delivered_status": String(status)])
+        }
+    }
+
+    /// POSTs `{"signedPayload": ...}` to `url`; returns the receiver's status.
+    public func send(_ signedPayload: String, to url: String) async throws -> Int {
+        let client = try CurlHTTPClient()
+        defer { Task { await client.shutdown() } }
+        let body = try JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(
+                method: .post, url: url, headers: [(name: "Content-Type", value: "application/json")], body: Array(body),
+                timeout: .seconds(10)))
+        return response.status
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        let body = try await request.body.collect(upTo: 1 << 20)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(T.self, from: Data(buffer: body))
+        } catch {
+            throw HTTPError(.badRequest, message: "malformed request: \(error)")
+        }
+    }
+
+    private static func json(_ object: [String: String]) throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: object, options: .sortedKeys))))
+    }
+}
+
+struct TransactionDraft: Decodable {
+    var transactionID: String?
+    var originalTransactionID: String?
+    var productID: String
+    var quantity: Int?
+    var type: String?
+    var expiresDate: Date?
+    var revocationDate: Date?
+    var appAccountToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case transactionID = "transaction_id"
+        case originalTransactionID = "original_transaction_id"
+        case productID = "product_id"
+        case quantity, type
+        case expiresDate = "expires_date"
+        case revocationDate = "revocation_date"
+        case appAccountToken = "app_account_token"
+    }
+
+    func transaction() throws -> StubTransaction {
+        let kind = type.map(JWSTransactionDecodedPayload.ProductType.init(rawValue:)) ?? .consumable
+        guard let kind else { throw HTTPError(.badRequest, message: "unknown type \(type ?? "")") }
+        var transaction = StubTransaction(
+            originalTransactionID: originalTransactionID, productID: productID, quantity: quantity ?? 1, type: kind,
+            expiresDate: expiresDate, revocationDate: revocationDate, appAccountToken: appAccountToken)
+        if let transactionID { transaction.transactionID = transactionID }
+        return transaction
+    }
+}
+
+struct NotificationDraft: Decodable {
+    var url: String
+    var notificationType: String
+    var subtype: String?
+    var transaction: TransactionDraft?
+    var gracePeriodExpiresDate: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case url
+        case notificationType = "notification_type"
+        case subtype, transaction
+        case gracePeriodExpiresDate = "grace_period_expires_date"
+    }
+}

@@ -1,0 +1,94 @@
+import AppStore
+import Foundation
+
+/// The stub's StoreKit 2 side: a certificate authority it generates at start (leaf and
+/// intermediate carry Apple's OIDs) and the signed transactions and App Store Server
+/// Notifications V2 it issues with it. Pipelines under test trust ``rootDER``.
+public final class StubStoreKit: Sendable {
+    public let authority: TestCertificateAuthority
+    public let bundleID: String
+    public let environment: AppStoreEnvironment
+
+    /// - Parameters:
+    ///   - environment: what the signed data says; verifiers configured for another refuse it.
+    public init(bundleID: String, environment: AppStoreEnvironment = .sandbox, now: Date = Date()) throws {
+        self.authority = try TestCertificateAuthority(
+            notBefore: now.addingTimeInterval(-86_400), notAfter: now.addingTimeInterval(365 * 86_400))
+        self.bundleID = bundleID
+        self.environment = environment
+    }
+
+    /// The root to configure as trusted (DER).
+    public var rootDER: [UInt8] { authority.rootDER }
+
+    /// A signed transaction as StoreKit 2 hands it to the app.
+    public func signTransaction(_ transaction: StubTransaction, signedAt: Date = Date()) -> String {
+        authority.signer.signTransaction(payload(transaction, signedAt: signedAt))
+    }
+
+    /// A signed App Store Server Notification V2 with its transaction and renewal info.
+    public func signNotification(
+        type: ResponseBodyV2DecodedPayload.NotificationType, subtype: ResponseBodyV2DecodedPayload.Subtype? = nil,
+        transaction: StubTransaction?, gracePeriodExpiresDate: Date? = nil, uuid: String = UUID().uuidString.lowercased(),
+        signedAt: Date = Date()
+    ) -> String {
+        var data = ResponseBodyV2DecodedPayload.NotificationData(
+            environment: environment, bundleId: bundleID, bundleVersion: "1")
+        if let transaction {
+            data.signedTransactionInfo = signTransaction(transaction, signedAt: signedAt)
+            if transaction.type == .autoRenewableSubscription {
+                data.signedRenewalInfo = authority.signer.signRenewalInfo(
+                    JWSRenewalInfoDecodedPayload(
+                        originalTransactionId: transaction.originalTransactionID ?? transaction.transactionID,
+                        autoRenewProductId: transaction.productID, productId: transaction.productID,
+                        gracePeriodExpiresDate: gracePeriodExpiresDate, signedDate: signedAt, environment: environment))
+            }
+        }
+        return authority.signer.signNotification(
+            ResponseBodyV2DecodedPayload(
+                notificationType: type, subtype: subtype, notificationUUID: uuid, data: data, version: "2.0",
+                signedDate: signedAt))
+    }
+
+    private func payload(_ transaction: StubTransaction, signedAt: Date) -> JWSTransactionDecodedPayload {
+        JWSTransactionDecodedPayload(
+            originalTransactionId: transaction.originalTransactionID ?? transaction.transactionID,
+            transactionId: transaction.transactionID, bundleId: bundleID, productId: transaction.productID,
+            purchaseDate: transaction.purchaseDate, originalPurchaseDate: transaction.purchaseDate,
+            expiresDate: transaction.expiresDate, quantity: transaction.quantity, type: transaction.type,
+            appAccountToken: transaction.appAccountToken, inAppOwnershipType: .purchased, signedDate: signedAt,
+            revocationReason: transaction.revocationDate == nil ? nil : .refundedForOtherReason,
+            revocationDate: transaction.revocationDate, environment: environment, storefront: "USA",
+            transactionReason: .purchase)
+    }
+}
+
+/// A purchase the stub signs: what StoreKit 2 would report for it.
+public struct StubTransaction: Hashable, Sendable {
+    public var transactionID: String
+    public var originalTransactionID: String?
+    public var productID: String
+    public var quantity: Int
+    public var type: JWSTransactionDecodedPayload.ProductType
+    public var purchaseDate: Date
+    public var expiresDate: Date?
+    public var revocationDate: Date?
+    public var appAccountToken: String?
+
+    public init(
+        transactionID: String = String(UInt64.random(in: 2_000_000_000_000_000...2_999_999_999_999_999)),
+        originalTransactionID: String? = nil, productID: String, quantity: Int = 1,
+        type: JWSTransactionDecodedPayload.ProductType = .consumable, purchaseDate: Date = Date(),
+        expiresDate: Date? = nil, revocationDate: Date? = nil, appAccountToken: String? = nil
+    ) {
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.quantity = quantity
+        self.type = type
+        self.purchaseDate = purchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.appAccountToken = appAccountToken
+    }
+}
