@@ -29,7 +29,7 @@ public struct PipelineDatabase: Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        try Self.migrate(pool)
+        try Self.migrate(pool, path: path)
         self.dbWriter = pool
     }
 
@@ -42,20 +42,28 @@ public struct PipelineDatabase: Sendable {
         return config
     }
 
-    /// Runs the migrations. When two processes open a new file at the same moment, both
-    /// may see a migration as unapplied and the slower one fails creating a table the
-    /// faster one just created; its second try finds the migration recorded and does nothing.
-    private static func migrate(_ writer: some DatabaseWriter) throws {
+    /// Runs the migrations. Processes that open a file at the same moment (intake,
+    /// fulfiller, notifier starting together) would each see a migration as unapplied and
+    /// race to create its tables, so migrating holds an exclusive lock on a file beside the
+    /// database: the first migrates, the others then find every migration recorded.
+    private static func migrate(_ writer: some DatabaseWriter, path: String) throws {
         let migrator = Self.migrator
-        do {
-            try migrator.migrate(writer)
-        } catch {
-            guard try writer.read({ try !migrator.hasCompletedMigrations($0) }) else { return }
-            try migrator.migrate(writer)
+        if try writer.read(migrator.hasCompletedMigrations) == false {
+            try withFileLock(path + ".migrate-lock") { try migrator.migrate(writer) }
         }
         if try writer.read(migrator.hasBeenSuperseded) {
             throw DatabaseError(message: "the database was migrated by a newer version of this program")
         }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on `lockPath` (created if missing).
+    private static func withFileLock<T>(_ lockPath: String, _ body: () throws -> T) throws -> T {
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return try body() }  // read-only directory: nothing to race with
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0, errno == EINTR {}
+        defer { flock(fd, LOCK_UN) }
+        return try body()
     }
 
     /// Whether an error from this store is worth retrying as it is: another process held
