@@ -23,6 +23,8 @@ import Synchronization
 public final class StubAppStore: Sendable {
     /// How this store behaves.
     public let configuration: StubStoreConfiguration
+    /// The App Store Server API this store also serves (`/inApps/...`, `/sandbox/inApps/...`).
+    public let serverAPI: StubServerAPI
     private let state: Mutex<State>
 
     private struct State {
@@ -36,6 +38,8 @@ public final class StubAppStore: Sendable {
     /// - Parameter configuration: Its signing key, shared secret and chaos.
     public init(configuration: StubStoreConfiguration = .init()) {
         self.configuration = configuration
+        self.serverAPI = StubServerAPI(
+            configuration: configuration.serverAPI, bundleID: configuration.bundleID, now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }
