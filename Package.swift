@@ -182,7 +182,7 @@ let package = Package(
             name: "AppStoreTests",
             dependencies: ["AppStore", "StubStore", "PipelineTesting", "HTTPClient"],
             // Apple's test vectors, read by path from the tests (not bundled as resources).
-            exclude: ["SignedData/Vectors"],
+            exclude: ["SignedData/Vectors", "ServerAPI/Vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -25,6 +25,8 @@ public final class StubAppStore: Sendable {
     public let configuration: StubStoreConfiguration
     /// Signed transactions and notifications (StoreKit 2), under a CA made at start.
     public let storeKit: StubStoreKit
+    /// The App Store Server API this store also serves (`/inApps/...`, `/sandbox/inApps/...`).
+    public let serverAPI: StubServerAPI
     private let state: Mutex<State>
 
     private struct State {
@@ -40,6 +42,8 @@ public final class StubAppStore: Sendable {
         self.configuration = configuration
         // Generating a P-256 key and two certificates fails only if the crypto library does.
         self.storeKit = try! StubStoreKit(bundleID: configuration.bundleID)
+        self.serverAPI = StubServerAPI(
+            configuration: configuration.serverAPI, bundleID: configuration.bundleID, now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }

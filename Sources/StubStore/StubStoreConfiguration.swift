@@ -32,8 +32,11 @@ public struct StubStoreConfiguration: Sendable {
     /// The seed of the randomness behind ``errorRate``, ``timeoutRate`` and minted
     /// transaction ids; `nil` seeds from the system.
     public var seed: UInt64?
-    /// The stub's clock, for ``StubReceipt/transientUntil`` and minted purchase dates.
+    /// The stub's clock, for ``StubReceipt/transientUntil``, minted purchase dates and the
+    /// App Store Server API's token checks.
     public var now: @Sendable () -> Date
+    /// How the App Store Server API behaves: whose tokens it accepts, page size, throttle.
+    public var serverAPI: StubServerAPIConfiguration
 
     /// Creates a configuration. Rates outside `0...1` are clamped into it.
     /// - Parameters:
@@ -46,6 +49,7 @@ public struct StubStoreConfiguration: Sendable {
     ///   - hangDuration: How long a hanging request hangs.
     ///   - seed: The seed of the chaos, or `nil` for a random one.
     ///   - now: The clock.
+    ///   - serverAPI: The App Store Server API's key and knobs; the development key by default.
     public init(
         signingKey: String = StubStoreConfiguration.developmentSigningKey,
         bundleID: String = "com.example.game",
@@ -55,7 +59,8 @@ public struct StubStoreConfiguration: Sendable {
         timeoutRate: Double = 0,
         hangDuration: Duration = .seconds(60),
         seed: UInt64? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        serverAPI: StubServerAPIConfiguration = .development
     ) {
         self.signingKey = signingKey
         self.bundleID = bundleID
@@ -66,5 +71,6 @@ public struct StubStoreConfiguration: Sendable {
         self.hangDuration = hangDuration
         self.seed = seed
         self.now = now
+        self.serverAPI = serverAPI
     }
 }

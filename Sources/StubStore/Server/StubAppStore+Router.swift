@@ -13,6 +13,8 @@ extension StubAppStore {
     /// - `POST /stub/receipts`: mints a receipt (see ``StubReceipt``), answering
     ///   `{"receipt_data": "...", "receipt": {...}}`
     /// - `GET /stub/stats`: ``StubStoreStats``
+    /// - the App Store Server API at `/inApps/...` and `/sandbox/inApps/...`, with
+    ///   `POST /stub/transactions` (see ``addServerAPIRoutes(to:)``)
     ///
     /// A `GET` of either verify URL is answered status `21000`, as Apple answers a request
     /// not made with `POST`.
@@ -34,6 +36,7 @@ extension StubAppStore {
         router.get("/stub/stats") { _, _ in
             Self.json(self.stats)
         }
+        addServerAPIRoutes(to: router)
         return router
     }
 

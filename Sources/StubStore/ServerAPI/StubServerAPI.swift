@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+
+/// The stub's App Store Server API: the transactions it knows per deployment, and the answers
+/// Apple would give about them.
+///
+/// Served by ``StubAppStore/makeRouter()`` at `/inApps/...` (production) and
+/// `/sandbox/inApps/...` (sandbox); see ``StubAppStore/addServerAPIRoutes(to:)``. Requests need
+/// a bearer JWT that ``StubServerAPIConfiguration`` accepts, else `401`.
+///
+/// ```swift
+/// let store = StubAppStore(configuration: .init(serverAPI: .init(publicKey: key.publicKey)))
+/// store.serverAPI.register(signedTransaction: jws, transactionID: "2000000000000001", environment: .sandbox)
+/// ```
+public final class StubServerAPI: Sendable {
+    /// Whose tokens are accepted, the page size and the throttle.
+    public let configuration: StubServerAPIConfiguration
+    /// The `bid` tokens must carry and answers name.
+    public let bundleID: String
+    let now: @Sendable () -> Date
+    private let state: Mutex<State>
+
+    private struct State {
+        /// Per deployment, in registration order.
+        var transactions: [StubReceipt.Environment: [StubServerTransaction]] = [:]
+        var rateLimitLeft: Int
+        var stats = StubServerAPIStats()
+    }
+
+    /// Creates an empty API.
+    /// - Parameters:
+    ///   - configuration: Whose tokens are accepted, the page size and the throttle.
+    ///   - bundleID: The app's bundle id.
+    ///   - now: The clock tokens are checked against.
+    public init(
+        configuration: StubServerAPIConfiguration, bundleID: String, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.bundleID = bundleID
+        self.now = now
+        self.state = Mutex(State(rateLimitLeft: configuration.rateLimitFirst))
+    }
+
+    /// What has been answered so far.
+    public var stats: StubServerAPIStats { state.withLock { $0.stats } }
+
+    // MARK: Registering
+
+    /// Makes `transaction` known to its deployment; one with the same id there is replaced in
+    /// place (to mark it refunded, say), keeping its position in the history.
+    /// - Parameter transaction: The transaction.
+    public func register(_ transaction: StubServerTransaction) {
+        state.withLock { state in
+            state.stats.registered += 1
+            var list = state.transactions[transaction.environment, default: []]
+            if let index = list.firstIndex(where: { $0.transactionID == transaction.transactionID }) {
+                list[index] = transaction
+            } else {
+                list.append(transaction)
+            }
+            state.transactions[transaction.environment] = list
+        }
+    }
+
+    /// Makes a transaction known; see ``StubServerTransaction`` for the parameters.
+    public func register(
+        signedTransaction: String, transactionID: String, originalTransactionID: String? = nil,
+        environment: StubReceipt.Environment = .production, customerID: String? = nil, orderID: String? = nil,
+        subscriptionGroupID: String? = nil, signedRenewalInfo: String? = nil, subscriptionStatus: Int? = nil,
+        isRefunded: Bool = false
+    ) {
+        register(
+            StubServerTransaction(
+                signedTransaction: signedTransaction, transactionID: transactionID,
+                originalTransactionID: originalTransactionID, environment: environment, customerID: customerID,
+                orderID: orderID, subscriptionGroupID: subscriptionGroupID, signedRenewalInfo: signedRenewalInfo,
+                subscriptionStatus: subscriptionStatus, isRefunded: isRefunded))
+    }
+
+    // MARK: Admission
+
+    /// Counts a request at `environment`.
+    func countRequest(at environment: StubReceipt.Environment) {
+        state.withLock { $0.stats[environment].requests += 1 }
+    }
+
+    /// Whether the throttle refuses this (authenticated) request: true for the first
+    /// ``StubServerAPIConfiguration/rateLimitFirst`` asked.
+    func takeRateLimit() -> Bool {
+        state.withLock { state in
+            guard state.rateLimitLeft > 0 else { return false }
+            state.rateLimitLeft -= 1
+            return true
+        }
+    }
+
+    /// Counts an answer.
+    func answered(_ status: Int, at environment: StubReceipt.Environment) {
+        state.withLock { $0.stats[environment].statuses[String(status), default: 0] += 1 }
+    }
+
+    // MARK: Lookups
+
+    /// The transactions of the customer `transactionID` belongs to (it may be an original
+    /// transaction id), in registration order; `nil` if `environment` does not know it.
+    func customerTransactions(of transactionID: String, at environment: StubReceipt.Environment)
+        -> [StubServerTransaction]?
+    {
+        state.withLock { state in
+            let all = state.transactions[environment] ?? []
+            guard
+                let found = all.first(where: { $0.transactionID == transactionID })
+                    ?? all.first(where: { $0.originalTransactionID == transactionID })
+            else { return nil }
+            return all.filter { $0.customer == found.customer }
+        }
+    }
+
+    /// The transaction with `transactionID` (or, failing that, the latest with that original id).
+    func transaction(_ transactionID: String, at environment: StubReceipt.Environment) -> StubServerTransaction? {
+        state.withLock { state in
+            let all = state.transactions[environment] ?? []
+            return all.first(where: { $0.transactionID == transactionID })
+                ?? all.last(where: { $0.originalTransactionID == transactionID })
+        }
+    }
+
+    /// The transactions of order `orderID`.
+    func transactions(ofOrder orderID: String, at environment: StubReceipt.Environment) -> [StubServerTransaction] {
+        state.withLock { ($0.transactions[environment] ?? []).filter { $0.orderID == orderID } }
+    }
+}
