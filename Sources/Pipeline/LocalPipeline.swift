@@ -31,6 +31,9 @@ public struct LocalPipeline: Sendable {
         public var verifier: VerifyReceiptVerifier.Configuration
         /// StoreKit 2 verification; nil rejects signed transactions and notifications.
         public var signedData: SignedDataVerifier?
+        /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
+        public var serverAPIKey: AppStoreServerAPIKey?
+        public var serverAPI = AppStoreServerAPIClient.Configuration()
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
@@ -73,7 +76,10 @@ public struct LocalPipeline: Sendable {
         let client = try CurlHTTPClient(logger: logger)
         let verifier = Verifiers.make(
             legacy: try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger),
-            signedData: configuration.signedData)
+            signedData: configuration.signedData,
+            serverAPI: try configuration.serverAPIKey.map {
+                try AppStoreServerAPIClient(key: $0, configuration: configuration.serverAPI, httpClient: client, logger: logger)
+            })
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")

@@ -7,10 +7,15 @@ public enum Verifiers {
     /// - Parameters:
     ///   - signedData: nil when StoreKit 2 is not configured; signed data is then rejected
     ///     with a reason that says so, rather than retried for ever.
-    public static func make(legacy: any ReceiptVerifier, signedData: SignedDataVerifier?) -> any ReceiptVerifier {
-        RoutingVerifier(
-            legacy: legacy,
-            signedData: signedData.map { StoreKitVerifier(verifier: $0) } ?? Rejecting(reason: notConfigured))
+    ///   - serverAPI: when set, signed transactions are also confirmed with Apple.
+    public static func make(
+        legacy: any ReceiptVerifier, signedData: SignedDataVerifier?, serverAPI: AppStoreServerAPIClient? = nil
+    ) -> any ReceiptVerifier {
+        guard let signedData else { return RoutingVerifier(legacy: legacy, signedData: Rejecting(reason: notConfigured)) }
+        let local = StoreKitVerifier(verifier: signedData)
+        let confirmed: any ReceiptVerifier =
+            serverAPI.map { ServerConfirmedVerifier(local: local, client: $0, signedData: signedData) } ?? local
+        return RoutingVerifier(legacy: legacy, signedData: confirmed)
     }
 
     public static let notConfigured = "storekit2_not_configured"

@@ -52,7 +52,7 @@ final class PipelineHarness: Sendable {
     /// Runs `body` against a fresh pipeline, then shuts it down gracefully.
     static func run(
         stub stubConfiguration: StubStoreConfiguration = StubStoreConfiguration(bundleID: bundleID),
-        maxAttempts: Int = 6, runsValidator: Bool = true,
+        maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
@@ -89,6 +89,13 @@ final class PipelineHarness: Sendable {
                         webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
                         schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
                 configuration.runsValidator = runsValidator
+                if confirmsWithServerAPI {
+                    configuration.serverAPIKey = try AppStoreServerAPIKey(
+                        privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
+                        keyID: StubServerAPIConfiguration.developmentKeyID,
+                        issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: bundleID)
+                    configuration.serverAPI = .init(productionBaseURL: stubURL, sandboxBaseURL: "\(stubURL)/sandbox")
+                }
                 let pipeline = try LocalPipeline(
                     configuration: configuration, database: database, logger: logger,
                     onIntakeRunning: { await intakePort.set($0) })

@@ -120,4 +120,26 @@ import Testing
             #expect(try pipeline.database.audit().isEmpty)
         }
     }
+
+    @Test func withServerAPICredentialsAPurchaseIsConfirmedWithAppleFirst() async throws {
+        try await PipelineHarness.run(confirmsWithServerAPI: true) { pipeline in
+            // Given a purchase Apple's Server API knows (in Sandbox: production answers 4040010 first)
+            let known = StubTransaction(transactionID: "3000000000000001", productID: "com.example.coins100")
+            let signed = pipeline.stub.storeKit.signTransaction(known)
+            pipeline.stub.serverAPI.register(signedTransaction: signed, transactionID: known.transactionID, environment: .sandbox)
+            // And one signed by the same CA that Apple's Server API has never heard of
+            let unknown = StubTransaction(transactionID: "3000000000000002", productID: "com.example.coins100")
+
+            let (_, knownID) = try await pipeline.submit(account: "confirmed", signedTransaction: signed)
+            let (_, unknownID) = try await pipeline.submit(
+                account: "unconfirmed", signedTransaction: pipeline.stub.storeKit.signTransaction(unknown))
+
+            // Then only the confirmed one is credited
+            #expect(try await pipeline.finalStatus(try #require(knownID))["status"] as? String == "credited")
+            let rejected = try await pipeline.finalStatus(try #require(unknownID))
+            #expect(rejected["status"] as? String == "rejected")
+            #expect(try pipeline.balance("confirmed") == 100)
+            #expect(try pipeline.balance("unconfirmed") == 0)
+        }
+    }
 }

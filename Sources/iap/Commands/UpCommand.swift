@@ -45,13 +45,13 @@ extension IAP {
             let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
             let database = try settings.openDatabase()
-            let pipeline = try LocalPipeline(
-                configuration: .init(
-                    amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
-                    intake: intake,
-                    verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
-                    validator: .init(concurrency: concurrency), notifier: notifier.configuration()),
-                database: database, logger: logger)
+            var configuration = LocalPipeline.Configuration(
+                amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
+                intake: intake, verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
+                validator: .init(concurrency: concurrency), notifier: notifier.configuration())
+            configuration.serverAPIKey = verifier.serverAPIKey
+            configuration.serverAPI = verifier.serverAPI
+            let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []
             if let stub {

@@ -17,6 +17,10 @@ struct VerifierSettings: Sendable {
     var appAppleID: Int64?
     /// DER roots to trust for signed data; nil means Apple Root CA - G3.
     var rootCertificates: [[UInt8]]?
+    /// App Store Server API credentials, all or none of `IAP_APPSTORE_PRIVATE_KEY` (a .p8
+    /// file), `IAP_APPSTORE_KEY_ID`, `IAP_APPSTORE_ISSUER_ID`.
+    var serverAPIKey: AppStoreServerAPIKey?
+    var serverAPI = AppStoreServerAPIClient.Configuration()
 
     /// - Parameter defaultURLs: used when the variables are unset; Apple's endpoints
     ///   unless `iap up` embeds the stub store.
@@ -45,6 +49,26 @@ struct VerifierSettings: Sendable {
                 throw SettingError(variable: "IAP_APP_APPLE_ID", problem: "must be the app's numeric Apple id, got '\(raw)'")
             }
             appAppleID = id
+        }
+        let credentials = ["IAP_APPSTORE_PRIVATE_KEY", "IAP_APPSTORE_KEY_ID", "IAP_APPSTORE_ISSUER_ID"]
+        let given = credentials.filter { env.optional($0) != nil }
+        if !given.isEmpty {
+            guard given.count == credentials.count, let keyPath = env.optional("IAP_APPSTORE_PRIVATE_KEY"),
+                let keyID = env.optional("IAP_APPSTORE_KEY_ID"), let issuerID = env.optional("IAP_APPSTORE_ISSUER_ID")
+            else {
+                let missing = credentials.first { env.optional($0) == nil } ?? credentials[0]
+                throw SettingError(variable: missing, problem: "is required with the other App Store Server API credentials")
+            }
+            guard let pem = FileManager.default.contents(atPath: keyPath).flatMap({ String(data: $0, encoding: .utf8) }) else {
+                throw SettingError(variable: "IAP_APPSTORE_PRIVATE_KEY", problem: "cannot read \(keyPath)")
+            }
+            do {
+                serverAPIKey = try AppStoreServerAPIKey(privateKeyPEM: pem, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
+            } catch {
+                throw SettingError(variable: "IAP_APPSTORE_PRIVATE_KEY", problem: "\(error)")
+            }
+            if let url = try env.httpURL("IAP_APPSTORE_API_URL") { serverAPI.productionBaseURL = url }
+            if let url = try env.httpURL("IAP_APPSTORE_API_SANDBOX_URL") { serverAPI.sandboxBaseURL = url }
         }
         if let path = env.optional("IAP_APPLE_ROOT_CA") {
             guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
@@ -87,6 +111,9 @@ struct VerifierSettings: Sendable {
         }
         let client = try CurlHTTPClient(logger: logger)
         let legacy = try VerifyReceiptVerifier(configuration: legacyConfiguration, client: client, logger: logger)
-        return (Verifiers.make(legacy: legacy, signedData: signedData), client)
+        let serverAPIClient = try serverAPIKey.map {
+            try AppStoreServerAPIClient(key: $0, configuration: serverAPI, httpClient: client, logger: logger)
+        }
+        return (Verifiers.make(legacy: legacy, signedData: signedData, serverAPI: serverAPIClient), client)
     }
 }

@@ -1,0 +1,37 @@
+import AppStore
+import PipelineCore
+
+/// Confirms a locally verified StoreKit 2 transaction with the App Store Server API
+/// (`GET /inApps/v1/transactions/{id}`), when credentials are configured: the app's copy
+/// proves a purchase happened, Apple's current copy says whether it still stands (a
+/// refund since, for instance). Everything else passes through unchanged.
+struct ServerConfirmedVerifier: ReceiptVerifier {
+    let local: any ReceiptVerifier
+    let client: AppStoreServerAPIClient
+    let signedData: SignedDataVerifier
+
+    func verify(_ submission: Submission) async -> VerificationOutcome {
+        let outcome = await local.verify(submission)
+        guard submission.signedTransaction != nil, case .valid(let environment, let transactions) = outcome,
+            let transaction = transactions.first
+        else { return outcome }
+        do {
+            let response = try await client.getTransactionInfo(transactionID: transaction.transactionID)
+            guard let signed = response.body.signedTransactionInfo else {
+                return .transient(reason: "server_api_empty_answer")
+            }
+            guard let confirmed = try await signedData.verifyTransaction(signed).verifiedTransaction() else {
+                return .rejected(reason: "server_api_incomplete_transaction")
+            }
+            guard confirmed.transactionID == transaction.transactionID, confirmed.productID == transaction.productID
+            else { return .rejected(reason: "server_api_mismatch") }
+            return .valid(environment: environment, transactions: [confirmed])
+        } catch let error as AppStoreServerAPIError {
+            return error.outcome
+        } catch let error as VerificationError {
+            return .rejected(reason: "server_api_jws_\(error.reason.rawValue)")
+        } catch {
+            return .transient(reason: "server_api: \(error)")
+        }
+    }
+}
