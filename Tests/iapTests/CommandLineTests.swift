@@ -1,5 +1,7 @@
 import Foundation
+import PipelineCore
 import PipelineTesting
+import Store
 import Testing
 
 /// The `iap` binary as an operator runs it: bad settings stop it at start, naming the variable.
@@ -47,5 +49,57 @@ import Testing
         let result = try IAPProcess.run(["migrate"], environment: ["IAP_DB_PATH": directory.file("db/iap.sqlite")])
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: directory.file("db/iap.sqlite")))
+    }
+}
+
+/// `iap audit` on a real database file, clean and deliberately corrupted.
+@Suite struct AuditCommandTests {
+    @Test func findsADeliberatelyCorruptedBalanceAndExitsNonZero() throws {
+        // Given a database with one credited receipt
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("iap.sqlite")
+        let database = try PipelineDatabase(path: path)
+        let receipt = NewReceipt.fixture(accountID: "player")
+        _ = try database.acceptReceipts([receipt], now: Date())
+        _ = try database.apply(
+            [
+                Verdict(
+                    outcome: .valid, receiptID: receipt.id, accountID: "player", attempts: 1,
+                    transactions: [VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: "coins")],
+                    decidedAt: Date())
+            ],
+            catalog: Catalog(products: [Product(productID: "coins", kind: .consumable, grant: Grant(currency: "coins", amount: 100))]),
+            now: Date())
+
+        // Then a clean audit exits 0
+        let clean = try IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": path])
+        #expect(clean.status == 0)
+        #expect(clean.output.contains("the books balance"))
+
+        // When someone edits a balance behind the ledger's back
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE balances SET amount = amount + 1\"); c.commit()", path]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+
+        // Then the audit reports it and exits 1
+        let corrupted = try IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": path])
+        #expect(corrupted.status == 1)
+        #expect(corrupted.output.contains("balance_mismatch"))
+        let json = try IAPProcess.run(["audit", "--json"], environment: ["IAP_DB_PATH": path])
+        #expect(json.status == 1)
+        #expect(json.output.contains("\"kind\" : \"balance_mismatch\""))
+    }
+
+    @Test func auditOfAMissingDatabaseCreatesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": directory.file("none.sqlite")])
+        #expect(result.status != 0)
+        #expect(result.output.contains("IAP_DB_PATH"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("none.sqlite")))
     }
 }
