@@ -55,7 +55,7 @@ public struct Fulfiller: Service {
     /// and acked before returning.
     private func consume(_ queue: String, decode: @escaping @Sendable (Delivery) -> Verdict?) async throws {
         let consumer = connection.consume(queue: queue, prefetch: configuration.prefetch)
-        let batcher = DeliveryBatcher()
+        let batcher = BatchBuffer<Delivery>()
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await batcher.pump(consumer) }

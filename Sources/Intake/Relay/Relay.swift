@@ -34,7 +34,9 @@ public final class Relay: Service, Sendable {
     private let topology: PipelineTopology
     private let configuration: Configuration
     private let logger: Logger
-    private let fresh: (stream: AsyncStream<[Submission]>, continuation: AsyncStream<[Submission]>.Continuation)
+    /// Committed receipts waiting for the fast path; taken together, so that publishing
+    /// and marking keep up with the commits however many arrive.
+    private let fresh = BatchBuffer<Submission>()
 
     public init(
         connection: AMQPConnection, database: PipelineDatabase, thread: SerialThread, topology: PipelineTopology,
@@ -46,12 +48,11 @@ public final class Relay: Service, Sendable {
         self.topology = topology
         self.configuration = configuration
         self.logger = logger
-        self.fresh = AsyncStream.makeStream()
     }
 
     /// Hands newly committed receipts to the fast path.
     func enqueue(_ submissions: [Submission]) {
-        fresh.continuation.yield(submissions)
+        fresh.append(contentsOf: submissions)
     }
 
     public func run() async throws {
@@ -60,7 +61,7 @@ public final class Relay: Service, Sendable {
                 group.addTask {
                     // Drains what is queued even after shutdown began: those receipts are
                     // committed and their senders told so.
-                    for await batch in self.fresh.stream { await self.publish(batch) }
+                    while let batch = try? await self.fresh.next(max: 2_000) { await self.publish(batch) }
                 }
                 group.addTask {
                     while !Task.isShuttingDownGracefully, !Task.isCancelled {
@@ -70,7 +71,7 @@ public final class Relay: Service, Sendable {
                 }
             }
         } onGracefulShutdown: {
-            self.fresh.continuation.finish()
+            self.fresh.finish()
         }
     }
 
