@@ -37,23 +37,20 @@ extension PipelineDatabase {
 
     /// How many receipts are in each status: for operators, metrics and tests.
     public func receiptStatusCounts() throws -> [ReceiptStatus: Int] {
-        try read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM receipts GROUP BY status")
-            var counts: [ReceiptStatus: Int] = [:]
-            for row in rows {
-                if let status = ReceiptStatus(rawValue: row["status"]) { counts[status] = row["n"] }
-            }
-            return counts
-        }
+        try statusCounts(in: "receipts")
     }
 
     /// How many App Store notifications are in each status.
     public func notificationStatusCounts() throws -> [NotificationStatus: Int] {
+        try statusCounts(in: "apple_notifications")
+    }
+
+    private func statusCounts<Status: RawRepresentable & Hashable>(in table: String) throws -> [Status: Int]
+    where Status.RawValue == String {
         try read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM apple_notifications GROUP BY status")
-            var counts: [NotificationStatus: Int] = [:]
-            for row in rows {
-                if let status = NotificationStatus(rawValue: row["status"]) { counts[status] = row["n"] }
+            var counts: [Status: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM \(table) GROUP BY status") {
+                if let status = Status(rawValue: row["status"]) { counts[status] = row["n"] }
             }
             return counts
         }
