@@ -102,7 +102,8 @@ extension IAP.Bench {
             _ = await running.result
             stubRunning.cancel()
             await client.shutdown()
-            let connection = settings.connection("bench-cleanup")
+            // Declares nothing: it only removes the benchmark's own queues.
+            let connection = AMQPConnection(configuration: settings.amqp, logger: logger)
             connection.start()
             try? await connection.waitUntilConnected()
             _ = try? await connection.withControlChannel { channel throws(Broker.BrokerError) in
