@@ -212,10 +212,6 @@ extension VerificationOutcome {
     }
 }
 
-extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
-}
-
 extension MessageProperties {
     /// Headers minus the broker's per-delivery bookkeeping, for a copy published anew.
     var republishableHeaders: [String: AMQPValue] {

@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// The pipeline's queues and exchanges, all named from one prefix so that two pipelines
 /// can share a broker.
 ///
@@ -66,7 +68,7 @@ public struct PipelineTopology: Hashable, Sendable {
                     name: retryQueueName(delay),
                     arguments: [
                         "x-queue-type": "quorum",
-                        "x-message-ttl": .int(Self.milliseconds(delay)),
+                        "x-message-ttl": .int(delay.milliseconds),
                         "x-dead-letter-exchange": .string(workExchange),
                         "x-dead-letter-routing-key": .string(Self.validateKey),
                         "x-dead-letter-strategy": "at-least-once",
@@ -87,12 +89,8 @@ public struct PipelineTopology: Hashable, Sendable {
             ])
     }
 
-    private static func milliseconds(_ delay: Duration) -> Int64 {
-        delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
-    }
-
     private func retryQueueName(_ delay: Duration) -> String {
-        let ms = Self.milliseconds(delay)
+        let ms = delay.milliseconds
         let seconds = ms / 1000
         let label =
             ms % 1000 != 0 ? "\(ms)ms"

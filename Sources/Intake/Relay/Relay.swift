@@ -77,7 +77,7 @@ public final class Relay: Service, Sendable {
 
     /// Publishes every receipt older than the grace period that the broker has not confirmed.
     func sweep() async {
-        let cutoff = Date().addingTimeInterval(-seconds(configuration.sweepGrace))
+        let cutoff = Date().addingTimeInterval(-configuration.sweepGrace.seconds)
         while connection.isConnected {
             let batch: [Submission]
             do {
@@ -128,8 +128,4 @@ public final class Relay: Service, Sendable {
         }
         return confirmed.count
     }
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

@@ -88,7 +88,7 @@ extension IAP.Bench {
         }
 
         private func report(_ phase: String, _ time: Duration) {
-            let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+            let seconds = time.seconds
             let rate = Double(messages) / seconds
             print("  \(phase.padding(toLength: 38, withPad: " ", startingAt: 0)) \(Int(rate)) msg/s  (\(String(format: "%.2f", seconds)) s)")
         }

@@ -114,7 +114,7 @@ extension IAP.Bench {
         }
 
         private func report(_ phase: String, _ time: Duration) {
-            let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+            let seconds = time.seconds
             print("  \(phase.padding(toLength: 28, withPad: " ", startingAt: 0)) \(Int(Double(receipts) / seconds)) receipts/s  (\(String(format: "%.2f", seconds)) s)")
         }
     }
