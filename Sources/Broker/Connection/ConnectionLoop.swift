@@ -2,6 +2,7 @@ import CRabbitMQ
 import Foundation
 import Glibc
 import Logging
+import PipelineCore
 import Synchronization
 
 /// The thread that owns one rabbitmq-c connection; rabbitmq-c is not thread-safe, so
@@ -28,6 +29,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private var confirms = ConfirmTracker<PendingConfirm>()
     private var consumers: [UInt64: ConsumerRegistration] = [:]
     private var channelConsumers: [UInt16: ConsumerRegistration] = [:]
+    /// Consumer channels open on this connection. A channel outlives its consumer's
+    /// cancel, so that deliveries already handed out can still be settled.
+    private var consumerChannels = Set<UInt16>()
     private var nextConsumerChannel: UInt16 = Channel.firstConsumer
     private var contents: [UInt16: ContentAssembler] = [:]
     private var acks: [UInt16: AckCoalescer] = [:]
@@ -90,14 +94,14 @@ final class ConnectionLoop: @unchecked Sendable {
                     "broker unreachable, retrying",
                     metadata: [
                         "amqp.url": "\(configuration.redactedURL)", "error": "\(error)",
-                        "retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)",
+                        "retry_in_ms": "\(delay.milliseconds)",
                         "attempt": "\(reconnectAttempt)",
                     ])
             }
         }
         var fd = pollfd(fd: mailbox.eventFD, events: Int16(POLLIN), revents: 0)
         let wait = max(.zero, nextConnectAt - .now)
-        _ = poll(&fd, 1, Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
+        _ = poll(&fd, 1, Int32(clamping: wait.milliseconds))
         for command in mailbox.drain() { execute(command) }
     }
 
@@ -194,6 +198,7 @@ final class ConnectionLoop: @unchecked Sendable {
             consumer.channel = channel
             consumer.consumerTag = ok.map { CDecoding.string($0.pointee.consumer_tag) }
             channelConsumers[channel] = consumer
+            consumerChannels.insert(channel)
         } catch {
             if error.code == .refused {
                 consumers[consumer.id] = nil
@@ -259,7 +264,7 @@ final class ConnectionLoop: @unchecked Sendable {
     private func settle(channel: UInt16, epoch settleEpoch: UInt64, tag: UInt64, action: Settler.Action) {
         // After a reconnect the broker has requeued the old deliveries; their tags mean
         // nothing on the new channels.
-        guard state != nil, settleEpoch == epoch, channelConsumers[channel] != nil else { return }
+        guard state != nil, settleEpoch == epoch, consumerChannels.contains(channel) else { return }
         if case .ack(multiple: false) = action {
             acks[channel, default: AckCoalescer()].ack(tag)
             return
@@ -414,7 +419,14 @@ final class ConnectionLoop: @unchecked Sendable {
         contents[channel] = nil
         switch content.kind {
         case .delivery(let tag, let redelivered):
-            guard let consumer = channelConsumers[channel] else { return }
+            // The broker may route a message to a consumer after its cancel was sent and
+            // before the cancel-ok: nobody will read it, so it goes straight back.
+            guard let consumer = channelConsumers[channel], !consumer.cancelling else {
+                if let state, amqp_basic_reject(state, channel, tag, 1) != AMQP_STATUS_OK.rawValue {
+                    connectionLost("reject failed")
+                }
+                return
+            }
             acks[channel, default: AckCoalescer()].delivered(tag)
             let delivery = Delivery(
                 body: content.body, properties: content.properties ?? MessageProperties(), exchange: content.exchange,
@@ -434,6 +446,7 @@ final class ConnectionLoop: @unchecked Sendable {
         _ = amqp_send_method(state, channel, AMQPMethod.channelCloseOK, &ok)
         contents[channel] = nil
         acks[channel] = nil
+        consumerChannels.remove(channel)
         if channel == Channel.publish {
             // Which publish caused it is unknown, so every unconfirmed one is reported.
             logger.warning("broker closed the publish channel", metadata: ["reason": "\(reason)"])
@@ -469,6 +482,7 @@ final class ConnectionLoop: @unchecked Sendable {
         contents.removeAll()
         acks.removeAll()
         channelConsumers.removeAll()
+        consumerChannels.removeAll()
         for consumer in consumers.values {
             consumer.channel = nil
             consumer.consumerTag = nil
@@ -493,6 +507,7 @@ final class ConnectionLoop: @unchecked Sendable {
         for consumer in consumers.values { consumer.continuation.finish() }
         consumers.removeAll()
         channelConsumers.removeAll()
+        consumerChannels.removeAll()
         if let state {
             _ = amqp_connection_close(state, AMQP_REPLY_SUCCESS)
             amqp_destroy_connection(state)
@@ -520,7 +535,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
 extension timeval {
     init(_ duration: Duration) {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let micros = duration.microseconds
         self.init(tv_sec: Int(micros / 1_000_000), tv_usec: Int(micros % 1_000_000))
     }
 }
