@@ -1,6 +1,7 @@
 import Broker
 import Hummingbird
 import Logging
+import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
@@ -16,11 +17,13 @@ public struct Intake: Sendable {
     public let relay: Relay
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
+    let health: HealthEndpoints?
     let logger: Logger
 
     public init(
         configuration: IntakeConfiguration, database: PipelineDatabase, connection: AMQPConnection,
-        topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(), logger: Logger
+        topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(),
+        health: HealthEndpoints? = nil, logger: Logger
     ) {
         let thread = SerialThread(name: "intake-db")
         let relay = Relay(
@@ -34,6 +37,7 @@ public struct Intake: Sendable {
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
             database: database, thread: thread, relay: relay, maxBodySize: configuration.maxBodySize)
+        self.health = health
         self.logger = logger
     }
 
@@ -41,6 +45,8 @@ public struct Intake: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ in "ok" }
+        // `/metrics` and `/readyz` when the process exports metrics (the `iap` commands).
+        health?.register(on: router, healthz: false)
         routes.register(on: router, tokens: configuration.apiTokens)
         notifications.register(on: router)
         return router

@@ -5,6 +5,7 @@ import HTTPClient
 import Hummingbird
 import Intake
 import Logging
+import Observability
 import Notifier
 import PipelineCore
 import ServiceLifecycle
@@ -39,6 +40,9 @@ public struct LocalPipeline: Sendable {
         public var notifier: Notifier.Configuration
         /// False to run the validators as processes of their own.
         public var runsValidator = true
+        /// Set (by `iap up`), the intake serves `/metrics` from it and `/readyz`, and the
+        /// queue depths are polled into it.
+        public var metrics: MetricsRegistry?
 
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
@@ -83,9 +87,17 @@ public struct LocalPipeline: Sendable {
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")
+        let health = configuration.metrics.map { registry in
+            HealthEndpoints(
+                registry: registry,
+                checks: [
+                    .broker(intakeConnection), .broker(validatorConnection), .broker(fulfillerConnection),
+                    ReadinessCheck(name: "database") { try database.ping() },
+                ])
+        }
         let intake = Intake(
             configuration: configuration.intake, database: database, connection: intakeConnection,
-            topology: configuration.topology, relayConfiguration: configuration.relay, logger: logger)
+            topology: configuration.topology, relayConfiguration: configuration.relay, health: health, logger: logger)
         var services: [any Service] = [
             HTTPClientService(client: client),
             intakeConnection, validatorConnection, fulfillerConnection,
@@ -94,6 +106,9 @@ public struct LocalPipeline: Sendable {
                 catalog: configuration.catalog, configuration: configuration.fulfiller, logger: logger),
             Notifier(configuration: configuration.notifier, database: database, client: client, logger: logger),
         ]
+        if configuration.metrics != nil {
+            services.append(QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
+        }
         if configuration.runsValidator {
             services.append(
                 Validator(

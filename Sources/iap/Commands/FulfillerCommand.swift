@@ -10,10 +10,13 @@ extension IAP {
 
         @Option(help: "Verdicts per transaction.") var batchSize = 256
         @Option(help: "Unacknowledged verdicts the broker may send ahead.") var prefetch = 1024
+        @Option(help: "Port of the admin server (/healthz, /readyz, /metrics); default IAP_ADMIN_PORT, else none.")
+        var adminPort: Int?
 
         func validate() throws {
             guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1...10000") }
             guard (1...65_535).contains(prefetch) else { throw ValidationError("--prefetch must be 1...65535") }
+            if let adminPort, !(1...65_535).contains(adminPort) { throw ValidationError("--admin-port must be 1...65535") }
         }
 
         func run() async throws {
@@ -26,7 +29,9 @@ extension IAP {
             let fulfiller = Fulfiller(
                 connection: connection, topology: settings.topology, database: database, catalog: catalog,
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
-            try await runServices([connection, fulfiller], settings: settings, label: "fulfiller")
+            let operations = try settings.operationsServices(
+                role: "fulfiller", adminPort: adminPort, connection: connection, database: database)
+            try await runServices([connection] + operations + [fulfiller], settings: settings, label: "fulfiller")
         }
     }
 }

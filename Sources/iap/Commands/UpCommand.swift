@@ -4,6 +4,7 @@ import Foundation
 import Intake
 import Logging
 import Notifier
+import Observability
 import Pipeline
 import PipelineCore
 import ServiceLifecycle
@@ -48,9 +49,11 @@ extension IAP {
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
                 intake: intake, verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
-                validator: .init(concurrency: concurrency), notifier: notifier.configuration())
+                validator: .init(concurrency: concurrency, shutdownGrace: try settings.operations.shutdownGrace),
+                notifier: notifier.configuration())
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
+            configuration.metrics = MetricsBootstrap.prometheus()
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []

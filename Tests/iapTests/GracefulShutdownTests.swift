@@ -1,0 +1,149 @@
+import Foundation
+import PipelineTesting
+import Store
+import StubStore
+import Synchronization
+import Testing
+
+/// SIGTERM, as Kubernetes or systemd stop a process, in the middle of a busy run: the
+/// process must leave within its grace period with status 0, and nothing may be lost or
+/// credited twice once it is back.
+@Suite struct GracefulShutdownTests {
+    static let grace = 5
+    /// Process start-up, the broker's connection close and a slow shared machine.
+    static let margin: Duration = .seconds(5)
+
+    @Test func sigtermToValidatorAndFulfillerMidRunLosesNothingAndCreditsOnce() async throws {
+        // A verify endpoint with some latency keeps messages in flight in the validator.
+        let stub = StubStoreConfiguration(bundleID: PipelineHarness.bundleID, latency: .milliseconds(20))
+        let environment = ["IAP_SHUTDOWN_GRACE": "\(Self.grace)", "IAP_LOG_LEVEL": "notice"]
+        try await ProcessPipeline.run(stub: stub, environment: environment) { pipeline in
+            // Given the pipeline as processes and 2,000 receipts for 40 accounts
+            let count = 2_000
+            let accounts = 40
+            _ = try pipeline.start(["intake"])
+            var validator = try pipeline.start(["validator", "--concurrency", "32"])
+            var fulfiller = try pipeline.start(["fulfiller", "--batch-size", "64"])
+            #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
+            let receipts = (0..<count).map { pipeline.receipt(transaction: "sigterm-\($0)") }
+            let database = try pipeline.database()
+            func credited() -> Int { (try? database.receiptStatusCounts()[.credited, default: 0]) ?? 0 }
+
+            // When they are submitted while the validator, then the fulfiller, get SIGTERM mid-run
+            let submitting = Task {
+                try await Self.submitAll(receipts, accounts: accounts, through: pipeline, clients: 16)
+            }
+            #expect(await eventually(timeout: .seconds(120)) { credited() >= 300 })
+            let validatorStop = try #require(await validator.terminate())
+            #expect(validatorStop.reason == .exit && validatorStop.status == 0, "validator exit: \(validatorStop)")
+            #expect(validatorStop.took < .seconds(Self.grace) + Self.margin, "validator took \(validatorStop.took)")
+            validator = try pipeline.start(["validator", "--concurrency", "32"])
+
+            #expect(await eventually(timeout: .seconds(120)) { credited() >= 1_000 })
+            let fulfillerStop = try #require(await fulfiller.terminate())
+            #expect(fulfillerStop.reason == .exit && fulfillerStop.status == 0, "fulfiller exit: \(fulfillerStop)")
+            #expect(fulfillerStop.took < .seconds(Self.grace) + Self.margin, "fulfiller took \(fulfillerStop.took)")
+            fulfiller = try pipeline.start(["fulfiller", "--batch-size", "64"])
+
+            let accepted = try await submitting.value
+            #expect(accepted.count == count)
+
+            // Then every receipt is credited exactly once
+            #expect(await eventually(timeout: .seconds(180), every: .milliseconds(200)) { credited() == count })
+            try Self.expectBooks(database, receipts: count, accounts: accounts, pipeline: pipeline)
+            _ = validator
+            _ = fulfiller
+        }
+    }
+
+    @Test func sigtermToIntakeDuringSubmissionsCreditsEveryReceiptAnswered202() async throws {
+        let environment = ["IAP_SHUTDOWN_GRACE": "\(Self.grace)", "IAP_LOG_LEVEL": "notice"]
+        try await ProcessPipeline.run(stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), environment: environment) {
+            pipeline in
+            // Given the pipeline as processes
+            var intake = try pipeline.start(["intake"])
+            _ = try pipeline.start(["validator", "--concurrency", "32"])
+            _ = try pipeline.start(["fulfiller"])
+            let healthz = "http://127.0.0.1:\(pipeline.intakePort)/healthz"
+            #expect(await pipeline.waitUntilServing(healthz))
+            let database = try pipeline.database()
+
+            // When the intake gets SIGTERM while backends keep submitting
+            let receipts = (0..<2_000).map { pipeline.receipt(transaction: "intake-\($0)") }
+            let submitting = Task {
+                try await Self.submitAll(receipts, accounts: 20, through: pipeline, clients: 16, stopAtFirstFailure: true)
+            }
+            #expect(await eventually(timeout: .seconds(60)) { (try? database.receiptStatusCounts().values.reduce(0, +)) ?? 0 >= 300 })
+            let stop = try #require(await intake.terminate())
+            #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
+            #expect(stop.took < .seconds(Self.grace) + Self.margin, "intake took \(stop.took)")
+            let accepted = try await submitting.value
+            #expect(accepted.count >= 300 && accepted.count < receipts.count, "accepted \(accepted.count)")
+
+            // Then, with the intake back (its relay sweeps what it had not published), every 202 is credited
+            intake = try pipeline.start(["intake"])
+            #expect(await pipeline.waitUntilServing(healthz))
+            let allCredited = await eventually(timeout: .seconds(120), every: .milliseconds(200)) {
+                (try? database.receiptStatusCounts()[.credited, default: 0]) ?? 0 >= accepted.count
+            }
+            #expect(allCredited)
+            for id in accepted {
+                #expect(try database.receipt(id: id)?.status == .credited, "receipt \(id)")
+            }
+            #expect(try database.audit().isEmpty)
+            _ = intake
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Posts every receipt (account by index), `clients` at a time; returns the ids answered 202.
+    /// With `stopAtFirstFailure`, a client stops when the intake stops answering.
+    static func submitAll(
+        _ receipts: [String], accounts: Int, through pipeline: ProcessPipeline, clients: Int, stopAtFirstFailure: Bool = false
+    ) async throws -> [String] {
+        let next = Cursor()
+        return try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    var ids: [String] = []
+                    while true {
+                        let index = next.value.add(1, ordering: .relaxed).oldValue
+                        guard index < receipts.count else { return ids }
+                        do {
+                            let (status, id) = try await pipeline.submit(account: "player-\(index % accounts)", receiptData: receipts[index])
+                            if status == 202, let id { ids.append(id) } else if stopAtFirstFailure { return ids }
+                        } catch {
+                            if stopAtFirstFailure { return ids }
+                            throw error
+                        }
+                    }
+                }
+            }
+            var all: [String] = []
+            for try await ids in group { all += ids }
+            return all
+        }
+    }
+
+    /// Balances, ledger entries and `iap audit` agree that each receipt was credited once.
+    static func expectBooks(_ database: PipelineDatabase, receipts: Int, accounts: Int, pipeline: ProcessPipeline) throws {
+        var coins = 0
+        var entries = 0
+        for index in 0..<accounts {
+            let account = try #require(try database.account(id: "player-\(index)", ledgerLimit: 100_000))
+            coins += account.balances["coins"] ?? 0
+            entries += account.ledger.count
+        }
+        #expect(coins == receipts * 100)
+        #expect(entries == receipts)
+        #expect(try database.audit().isEmpty)
+        let audit = try IAPProcess.run(["audit"], environment: pipeline.environment)
+        #expect(audit.status == 0, "iap audit: \(audit.output)")
+    }
+}
+
+/// The next receipt to submit, shared by the clients.
+private final class Cursor: Sendable {
+    let value = Atomic<Int>(0)
+}
