@@ -84,6 +84,7 @@ public struct Validator: Service {
             }
             while let timerFired = try await group.next() {
                 if timerFired {
+                    guard inFlight > 0 else { continue }  // the timer, stopped after the last one finished
                     logger.warning("shutdown grace period over, requeueing unfinished messages", metadata: ["in_flight": "\(inFlight)"])
                     group.cancelAll()
                 } else {

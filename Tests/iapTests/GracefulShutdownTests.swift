@@ -16,7 +16,7 @@ import Testing
     @Test func sigtermToValidatorAndFulfillerMidRunLosesNothingAndCreditsOnce() async throws {
         // A verify endpoint with some latency keeps messages in flight in the validator.
         let stub = StubStoreConfiguration(bundleID: PipelineHarness.bundleID, latency: .milliseconds(20))
-        let environment = ["IAP_SHUTDOWN_GRACE": "\(Self.grace)", "IAP_LOG_LEVEL": "notice"]
+        let environment = ["IAP_SHUTDOWN_GRACE": "\(Self.grace)", "IAP_LOG_LEVEL": "info"]
         try await ProcessPipeline.run(stub: stub, environment: environment) { pipeline in
             // Given the pipeline as processes and 2,000 receipts for 40 accounts
             let count = 2_000
@@ -37,12 +37,14 @@ import Testing
             let validatorStop = try #require(await validator.terminate())
             #expect(validatorStop.reason == .exit && validatorStop.status == 0, "validator exit: \(validatorStop)")
             #expect(validatorStop.took < .seconds(Self.grace) + Self.margin, "validator took \(validatorStop.took)")
+            print("graceful shutdown: validator exited \(validatorStop.status) after \(validatorStop.took), \(credited()) credited")
             validator = try pipeline.start(["validator", "--concurrency", "32"])
 
             #expect(await eventually(timeout: .seconds(120)) { credited() >= 1_000 })
             let fulfillerStop = try #require(await fulfiller.terminate())
             #expect(fulfillerStop.reason == .exit && fulfillerStop.status == 0, "fulfiller exit: \(fulfillerStop)")
             #expect(fulfillerStop.took < .seconds(Self.grace) + Self.margin, "fulfiller took \(fulfillerStop.took)")
+            print("graceful shutdown: fulfiller exited \(fulfillerStop.status) after \(fulfillerStop.took), \(credited()) credited")
             fulfiller = try pipeline.start(["fulfiller", "--batch-size", "64"])
 
             let accepted = try await submitting.value
@@ -78,6 +80,7 @@ import Testing
             #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
             #expect(stop.took < .seconds(Self.grace) + Self.margin, "intake took \(stop.took)")
             let accepted = try await submitting.value
+            print("graceful shutdown: intake exited \(stop.status) after \(stop.took), \(accepted.count) answered 202")
             #expect(accepted.count >= 300 && accepted.count < receipts.count, "accepted \(accepted.count)")
 
             // Then, with the intake back (its relay sweeps what it had not published), every 202 is credited
@@ -92,6 +95,39 @@ import Testing
             }
             #expect(try database.audit().isEmpty)
             _ = intake
+        }
+    }
+
+    @Test func sigtermPastTheGracePeriodRequeuesTheVerificationsStillInFlight() async throws {
+        // Given a verify endpoint slower than the grace period, and a validator holding 10 receipts
+        let stub = StubStoreConfiguration(bundleID: PipelineHarness.bundleID, latency: .seconds(4))
+        try await ProcessPipeline.run(stub: stub, environment: ["IAP_SHUTDOWN_GRACE": "1"]) { pipeline in
+            _ = try pipeline.start(["intake"])
+            let validator = try pipeline.start(["validator", "--concurrency", "16"])
+            _ = try pipeline.start(["fulfiller"])
+            #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
+            let count = 10
+            for index in 0..<count {
+                let (status, _) = try await pipeline.submit(account: "patient", receiptData: pipeline.receipt(transaction: "slow-\(index)"))
+                #expect(status == 202)
+            }
+            #expect(await eventually(timeout: .seconds(30)) { pipeline.stub.stats.production.requests >= count })
+
+            // When it gets SIGTERM while every verification is still waiting for the endpoint
+            let stop = try #require(await validator.terminate())
+
+            // Then it leaves after the grace period with status 0, having decided nothing
+            #expect(stop.reason == .exit && stop.status == 0, "validator exit: \(stop)")
+            #expect(stop.took >= .seconds(1) && stop.took < .seconds(1) + Self.margin, "validator took \(stop.took)")
+            let database = try pipeline.database()
+            #expect(try database.receiptStatusCounts()[.credited, default: 0] == 0)
+            #expect(pipeline.logs().contains("shutdown grace period over, requeueing unfinished messages"))
+
+            // And the next validator credits every one of them, once
+            _ = try pipeline.start(["validator", "--concurrency", "16"])
+            #expect(await eventually(timeout: .seconds(60)) { (try? database.receiptStatusCounts()[.credited, default: 0]) == count })
+            #expect(try database.account(id: "patient")?.balances["coins"] == count * 100)
+            #expect(try database.audit().isEmpty)
         }
     }
 

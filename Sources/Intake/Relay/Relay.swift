@@ -66,7 +66,8 @@ public final class Relay: Service, Sendable {
                 group.addTask {
                     while !Task.isShuttingDownGracefully, !Task.isCancelled {
                         await self.sweep()
-                        try? await Task.sleep(for: self.configuration.sweepInterval)
+                        // Wakes at shutdown too, so that the intake exits at once.
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.configuration.sweepInterval) }
                     }
                 }
             }
