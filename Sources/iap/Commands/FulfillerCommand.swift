@@ -29,7 +29,7 @@ extension IAP {
             let fulfiller = Fulfiller(
                 connection: connection, topology: settings.topology, database: database, catalog: catalog,
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
-            let operations = try settings.operationsServices(
+            let operations = settings.operationsServices(
                 role: "fulfiller", adminPort: adminPort, connection: connection, database: database)
             try await runServices([connection] + operations + [fulfiller], settings: settings, label: "fulfiller")
         }

@@ -25,7 +25,7 @@ extension IAP {
             let client = try CurlHTTPClient(logger: logger)
             let notifier = Notifier(
                 configuration: notifierSettings.configuration(), database: database, client: client, logger: logger)
-            let operations = try settings.operationsServices(
+            let operations = settings.operationsServices(
                 role: "notifier", adminPort: adminPort, connection: nil, database: database)
             try await runServices(operations + [notifier], settings: settings, label: "notifier")
             await client.shutdown()

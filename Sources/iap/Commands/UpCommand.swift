@@ -49,7 +49,7 @@ extension IAP {
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
                 intake: intake, verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
-                validator: .init(concurrency: concurrency, shutdownGrace: try settings.operations.shutdownGrace),
+                validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
                 notifier: notifier.configuration())
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI

@@ -28,13 +28,13 @@ extension IAP {
             let logger = settings.logger("validator")
             let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger)
             let connection = settings.connection("validator")
-            let operations = try settings.operationsServices(
+            let operations = settings.operationsServices(
                 role: "validator", adminPort: adminPort, connection: connection, database: nil)
             let validator = Validator(
                 connection: connection, topology: settings.topology, verifier: verifier,
                 configuration: .init(
                     concurrency: concurrency, prefetch: prefetch, retryPolicy: RetryPolicy(maxAttempts: maxAttempts),
-                    shutdownGrace: try settings.operations.shutdownGrace),
+                    shutdownGrace: settings.operations.shutdownGrace),
                 logger: logger)
             try await runServices([connection] + operations + [validator], settings: settings, label: "validator")
             await client.shutdown()

@@ -12,7 +12,7 @@ func runServices(_ services: [any Service], settings: PipelineSettings, label: S
         services: services.map { .init(service: $0) },
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: settings.logger(label))
-    configuration.maximumGracefulShutdownDuration = (try settings.operations.shutdownGrace) + .seconds(3)
+    configuration.maximumGracefulShutdownDuration = settings.operations.shutdownGrace + .seconds(3)
     try await ServiceGroup(configuration: configuration).run()
 }
 

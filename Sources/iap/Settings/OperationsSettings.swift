@@ -26,10 +26,6 @@ struct OperationsSettings: Sendable {
 }
 
 extension PipelineSettings {
-    var operations: OperationsSettings {
-        get throws(SettingError) { try OperationsSettings(environment: environment) }
-    }
-
     /// The readiness checks of a process with `connection` and `database` (either optional).
     func readinessChecks(connection: AMQPConnection?, database: PipelineDatabase?) -> [ReadinessCheck] {
         var checks: [ReadinessCheck] = []
@@ -45,9 +41,8 @@ extension PipelineSettings {
     /// when `--admin-port` or `IAP_ADMIN_PORT` is set, the admin server.
     func operationsServices(
         role: String, adminPort: Int?, connection: AMQPConnection?, database: PipelineDatabase?, servesAdmin: Bool = true
-    ) throws -> [any Service] {
+    ) -> [any Service] {
         let registry = MetricsBootstrap.prometheus()
-        let operations = try self.operations
         var services: [any Service] = []
         if let connection {
             services.append(QueueDepthPoller(connection: connection, topology: topology, logger: logger("\(role).queues")))
