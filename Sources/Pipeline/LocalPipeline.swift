@@ -77,7 +77,11 @@ public struct LocalPipeline: Sendable {
             return AMQPConnection(
                 configuration: configuration.amqp, topology: configuration.topology.topology, logger: connectionLogger)
         }
-        let client = try CurlHTTPClient(logger: logger)
+        // As many connections to the verify endpoint as verifications in flight (HTTP/1.1).
+        let concurrency = configuration.validator.concurrency
+        let client = try CurlHTTPClient(
+            configuration: .init(maxConnections: max(256, concurrency + 64), maxConnectionsPerHost: max(64, concurrency)),
+            logger: logger)
         let verifier = Verifiers.make(
             legacy: try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger),
             signedData: configuration.signedData,

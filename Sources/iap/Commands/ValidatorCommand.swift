@@ -26,7 +26,7 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
-            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger)
+            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger, concurrency: concurrency)
             let connection = settings.connection("validator")
             let operations = settings.operationsServices(
                 role: "validator", adminPort: adminPort, connection: connection, database: nil)
