@@ -22,6 +22,10 @@ import Testing
             }
             #expect(await eventually(timeout: .seconds(30)) { (try? await pipeline.get("\(intake)/readyz").status) == 200 })
 
+            // Counters exist from the start, at 0, so that rate() has a first sample
+            let before = try PrometheusText(parsing: try await pipeline.get("\(intake)/metrics").body)
+            #expect(before.value("iap_receipts_received_total", ["kind": "legacy"]) == 0)
+
             // When the backend sends 12 good receipts and 3 for another app
             let good = 12
             let bad = 3

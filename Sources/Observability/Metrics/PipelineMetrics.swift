@@ -40,6 +40,28 @@ public enum PipelineMetrics {
     public static let webhooksFailedRetrying = Counter(label: MetricName.webhooksFailed, dimensions: [("final", "false")])
     public static let webhooksFailedFinal = Counter(label: MetricName.webhooksFailed, dimensions: [("final", "true")])
 
+    /// Which stages a process runs, for ``prepare(_:)``.
+    public enum Role: Sendable {
+        case intake, validator, fulfiller, notifier
+    }
+
+    /// Creates the counters of `roles` at 0, so that `/metrics` shows them from the start
+    /// and `rate()` has a first sample before the first receipt.
+    public static func prepare(_ roles: [Role]) {
+        for role in roles {
+            switch role {
+            case .intake:
+                for kind in [ReceiptKind.legacy, .storekit2, .notification] { _ = received(kind) }
+            case .validator:
+                _ = [validated, rejected, retried, deadLetteredByValidator]
+            case .fulfiller:
+                _ = [credited, deadLetteredByBroker]
+            case .notifier:
+                _ = [webhooksDelivered, webhooksFailedRetrying, webhooksFailedFinal]
+            }
+        }
+    }
+
     /// The verify latency for one outcome label (`valid`, `notification`, `rejected`, `transient`).
     public static func verifyDuration(outcome: String) -> Timer {
         Timer(label: MetricName.verifyDuration, dimensions: [("outcome", outcome)])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Observability
 import Fulfiller
 
 extension IAP {
@@ -30,7 +31,7 @@ extension IAP {
                 connection: connection, topology: settings.topology, database: database, catalog: catalog,
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
             let operations = settings.operationsServices(
-                role: "fulfiller", adminPort: adminPort, connection: connection, database: database)
+                role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
             try await runServices([connection] + operations + [fulfiller], settings: settings, label: "fulfiller")
         }
     }

@@ -24,7 +24,7 @@ extension IAP {
                 topology: settings.topology, health: health, logger: settings.logger("intake"))
             // The intake serves its own /metrics: no admin server.
             let operations = settings.operationsServices(
-                role: "intake", adminPort: nil, connection: connection, database: nil, servesAdmin: false)
+                role: .intake, adminPort: nil, connection: connection, database: nil, servesAdmin: false)
             try await runServices(
                 [connection] + operations + [intake.relay, intake.application()], settings: settings, label: "intake")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Observability
 import HTTPClient
 import Notifier
 
@@ -26,7 +27,7 @@ extension IAP {
             let notifier = Notifier(
                 configuration: notifierSettings.configuration(), database: database, client: client, logger: logger)
             let operations = settings.operationsServices(
-                role: "notifier", adminPort: adminPort, connection: nil, database: database)
+                role: .notifier, adminPort: adminPort, connection: nil, database: database)
             try await runServices(operations + [notifier], settings: settings, label: "notifier")
             await client.shutdown()
         }

@@ -54,6 +54,7 @@ extension IAP {
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
             configuration.metrics = MetricsBootstrap.prometheus()
+            PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []

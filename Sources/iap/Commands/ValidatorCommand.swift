@@ -1,4 +1,5 @@
 import ArgumentParser
+import Observability
 import PipelineCore
 import Validator
 
@@ -29,7 +30,7 @@ extension IAP {
             let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger, concurrency: concurrency)
             let connection = settings.connection("validator")
             let operations = settings.operationsServices(
-                role: "validator", adminPort: adminPort, connection: connection, database: nil)
+                role: .validator, adminPort: adminPort, connection: connection, database: nil)
             let validator = Validator(
                 connection: connection, topology: settings.topology, verifier: verifier,
                 configuration: .init(

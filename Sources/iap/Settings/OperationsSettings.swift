@@ -40,9 +40,10 @@ extension PipelineSettings {
     /// What a worker runs beside its stage: the queue-depth poller (with a connection) and,
     /// when `--admin-port` or `IAP_ADMIN_PORT` is set, the admin server.
     func operationsServices(
-        role: String, adminPort: Int?, connection: AMQPConnection?, database: PipelineDatabase?, servesAdmin: Bool = true
+        role: PipelineMetrics.Role, adminPort: Int?, connection: AMQPConnection?, database: PipelineDatabase?, servesAdmin: Bool = true
     ) -> [any Service] {
         let registry = MetricsBootstrap.prometheus()
+        PipelineMetrics.prepare([role])
         var services: [any Service] = []
         if let connection {
             services.append(QueueDepthPoller(connection: connection, topology: topology, logger: logger("\(role).queues")))
