@@ -34,8 +34,9 @@ import Testing
                 // When the group shuts down
                 let took = try await runThenShutDown(notifier) { try await Task.sleep(for: .milliseconds(100)) }
 
-                // Then it returned at once rather than finishing its sleep
-                #expect(took < .seconds(2))
+                // Then it returned at once rather than finishing its sleep (well under the 30 s
+                // poll; the bound is loose because process-level tests share the 2 cores)
+                #expect(took < .seconds(10))
             }
         }
     }

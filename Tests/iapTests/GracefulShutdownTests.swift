@@ -33,14 +33,14 @@ import Testing
             let submitting = Task {
                 try await Self.submitAll(receipts, accounts: accounts, through: pipeline, clients: 16)
             }
-            #expect(await eventually(timeout: .seconds(120)) { credited() >= 300 })
+            #expect(await eventually(timeout: .seconds(120), every: .milliseconds(250)) { credited() >= 300 })
             let validatorStop = try #require(await validator.terminate())
             #expect(validatorStop.reason == .exit && validatorStop.status == 0, "validator exit: \(validatorStop)")
             #expect(validatorStop.took < .seconds(Self.grace) + Self.margin, "validator took \(validatorStop.took)")
             print("graceful shutdown: validator exited \(validatorStop.status) after \(validatorStop.took), \(credited()) credited")
             validator = try pipeline.start(["validator", "--concurrency", "32"])
 
-            #expect(await eventually(timeout: .seconds(120)) { credited() >= 1_000 })
+            #expect(await eventually(timeout: .seconds(120), every: .milliseconds(250)) { credited() >= 1_000 })
             let fulfillerStop = try #require(await fulfiller.terminate())
             #expect(fulfillerStop.reason == .exit && fulfillerStop.status == 0, "fulfiller exit: \(fulfillerStop)")
             #expect(fulfillerStop.took < .seconds(Self.grace) + Self.margin, "fulfiller took \(fulfillerStop.took)")
@@ -51,7 +51,7 @@ import Testing
             #expect(accepted.count == count)
 
             // Then every receipt is credited exactly once
-            #expect(await eventually(timeout: .seconds(180), every: .milliseconds(200)) { credited() == count })
+            #expect(await eventually(timeout: .seconds(180), every: .milliseconds(500)) { credited() == count })
             try Self.expectBooks(database, receipts: count, accounts: accounts, pipeline: pipeline)
             _ = validator
             _ = fulfiller
@@ -75,7 +75,7 @@ import Testing
             let submitting = Task {
                 try await Self.submitAll(receipts, accounts: 20, through: pipeline, clients: 16, stopAtFirstFailure: true)
             }
-            #expect(await eventually(timeout: .seconds(60)) { (try? database.receiptStatusCounts().values.reduce(0, +)) ?? 0 >= 300 })
+            #expect(await eventually(timeout: .seconds(60), every: .milliseconds(250)) { (try? database.receiptStatusCounts().values.reduce(0, +)) ?? 0 >= 300 })
             let stop = try #require(await intake.terminate())
             #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
             #expect(stop.took < .seconds(Self.grace) + Self.margin, "intake took \(stop.took)")
@@ -86,7 +86,7 @@ import Testing
             // Then, with the intake back (its relay sweeps what it had not published), every 202 is credited
             intake = try pipeline.start(["intake"])
             #expect(await pipeline.waitUntilServing(healthz))
-            let allCredited = await eventually(timeout: .seconds(120), every: .milliseconds(200)) {
+            let allCredited = await eventually(timeout: .seconds(120), every: .milliseconds(500)) {
                 (try? database.receiptStatusCounts()[.credited, default: 0]) ?? 0 >= accepted.count
             }
             #expect(allCredited)

@@ -54,7 +54,7 @@ struct IAPProcess {
     func terminate(timeout: Duration = .seconds(60)) async -> (status: Int32, reason: Process.TerminationReason, took: Duration)? {
         let start = ContinuousClock.now
         kill(process.processIdentifier, SIGTERM)
-        let exited = await eventually(timeout: timeout, every: .milliseconds(20)) { !process.isRunning }
+        let exited = await eventually(timeout: timeout, every: .milliseconds(50)) { !process.isRunning }
         guard exited else { return nil }
         return (process.terminationStatus, process.terminationReason, ContinuousClock.now - start)
     }
