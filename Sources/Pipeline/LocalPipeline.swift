@@ -95,7 +95,9 @@ public struct LocalPipeline: Sendable {
             HealthEndpoints(
                 registry: registry,
                 checks: [
-                    .broker(intakeConnection), .broker(validatorConnection), .broker(fulfillerConnection),
+                    .broker(intakeConnection, name: "broker (intake)"),
+                    .broker(validatorConnection, name: "broker (validator)"),
+                    .broker(fulfillerConnection, name: "broker (fulfiller)"),
                     ReadinessCheck(name: "database") { try database.ping() },
                 ])
         }

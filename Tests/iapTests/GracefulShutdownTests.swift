@@ -131,6 +131,36 @@ import Testing
         }
     }
 
+    @Test func anIntakeWhosePortIsTakenExitsWithTheErrorInsteadOfHanging() async throws {
+        // Given a port something else listens on
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        #expect(listen(listener, 1) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+
+        // When the intake is told to listen there (no broker needed to see it)
+        let started = ContinuousClock.now
+        let result = try IAPProcess.run(
+            ["intake"],
+            environment: [
+                "IAP_HTTP_PORT": "\(port)", "IAP_API_TOKENS": ProcessPipeline.token,
+                "IAP_DB_PATH": directory.file("iap.sqlite"), "IAP_AMQP_URL": "amqp://guest:guest@127.0.0.1:1/",
+            ])
+
+        // Then it stops at once with the reason, rather than hang with its relay waiting
+        #expect(result.status != 0)
+        #expect(result.output.contains("Address already in use"))
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
     // MARK: - Helpers
 
     /// Posts every receipt (account by index), `clients` at a time; returns the ids answered 202.

@@ -56,6 +56,16 @@ public final class Relay: Service, Sendable {
     }
 
     public func run() async throws {
+        // Cancelled rather than shut down (another service of the group failed, say the HTTP
+        // port was taken): the drain must end too, or the process never exits.
+        await withTaskCancellationHandler {
+            await drainUntilShutdown()
+        } onCancel: {
+            self.fresh.finish()
+        }
+    }
+
+    private func drainUntilShutdown() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask {

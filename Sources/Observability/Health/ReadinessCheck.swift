@@ -30,8 +30,9 @@ public struct ReadinessCheck: Sendable {
     }
 
     /// The broker connection is up (a flag the connection thread keeps; no round trip).
-    public static func broker(_ connection: AMQPConnection) -> ReadinessCheck {
-        ReadinessCheck(name: "broker") {
+    /// - Parameter name: tells connections apart where a process has several.
+    public static func broker(_ connection: AMQPConnection, name: String = "broker") -> ReadinessCheck {
+        ReadinessCheck(name: name) {
             guard connection.isConnected else {
                 throw ReadinessProblem("not connected to \(connection.configuration.redactedURL)")
             }
