@@ -16,10 +16,11 @@ public struct Intake: Sendable {
     public let relay: Relay
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
+    let orders: OrderRoutes
     let logger: Logger
 
     public init(
-        configuration: IntakeConfiguration, database: PipelineDatabase, connection: AMQPConnection,
+        configuration: IntakeConfiguration, database: PipelineDatabase, catalog: Catalog, connection: AMQPConnection,
         topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(), logger: Logger
     ) {
         let thread = SerialThread(name: "intake-db")
@@ -32,6 +33,9 @@ public struct Intake: Sendable {
             database: database,
             committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
             maxBodySize: configuration.maxBodySize)
+        self.orders = OrderRoutes(
+            database: database, thread: thread, catalog: catalog, orderLifetime: configuration.orderLifetime,
+            maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
             database: database, thread: thread, relay: relay, maxBodySize: configuration.maxBodySize)
         self.logger = logger
@@ -41,7 +45,9 @@ public struct Intake: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ in "ok" }
-        routes.register(on: router, tokens: configuration.apiTokens)
+        let v1 = router.group("v1").add(middleware: BearerAuth(tokens: configuration.apiTokens))
+        routes.register(on: v1)
+        orders.register(on: v1)
         notifications.register(on: router)
         return router
     }

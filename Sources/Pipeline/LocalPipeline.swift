@@ -84,7 +84,8 @@ public struct LocalPipeline: Sendable {
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")
         let intake = Intake(
-            configuration: configuration.intake, database: database, connection: intakeConnection,
+            configuration: configuration.intake, database: database, catalog: configuration.catalog,
+            connection: intakeConnection,
             topology: configuration.topology, relayConfiguration: configuration.relay, logger: logger)
         var services: [any Service] = [
             HTTPClientService(client: client),

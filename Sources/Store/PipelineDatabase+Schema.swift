@@ -21,7 +21,12 @@ extension PipelineDatabase {
             try createV2(db)
         }
 
-        // Later migrations go here: migrator.registerMigration("v3") { db in ... }
+        // Orders, binding and subscription checks (issue 5): new tables, new columns.
+        migrator.registerMigration("v3") { db in
+            try createV3(db)
+        }
+
+        // Later migrations go here.
 
         return migrator
     }

@@ -10,7 +10,7 @@ import Testing
         "accounts", "receipts", "balances", "entitlements", "apple_transactions", "receipt_transactions",
         "ledger_entries", "notification_outbox", "apple_notifications",
     ]
-    static let migrations = ["v1", "v2"]
+    static let migrations = ["v1", "v2", "v3"]
 
     @Test func migrationsCreateTheSchemaInAnEmptyFile() throws {
         // Given an empty directory

@@ -15,7 +15,8 @@ extension IAP {
             let database = try settings.openDatabase()
             let connection = settings.connection("intake")
             let intake = Intake(
-                configuration: intakeConfiguration, database: database, connection: connection,
+                configuration: intakeConfiguration, database: database,
+                catalog: try settings.catalog(logger: settings.logger("intake")), connection: connection,
                 topology: settings.topology, logger: settings.logger("intake"))
             try await runServices([connection, intake.relay, intake.application()], settings: settings, label: "intake")
         }
