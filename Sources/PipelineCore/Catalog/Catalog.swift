@@ -55,6 +55,11 @@ public struct Catalog: Codable, Hashable, Sendable {
     public struct Resolution: Hashable, Sendable {
         public var product: Product
         public var matchesOrder: Bool
+
+        public init(product: Product, matchesOrder: Bool) {
+            self.product = product
+            self.matchesOrder = matchesOrder
+        }
     }
 
     /// Reads and checks a catalog file.
