@@ -112,6 +112,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Scheduler",
+            dependencies: [
+                "PipelineCore", "Broker", "Store",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Notifier",
             dependencies: [
                 "PipelineCore", "Store", "HTTPClient",
@@ -126,7 +134,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "Intake", "Validator", "Fulfiller",
-                "Notifier",
+                "Notifier", "Scheduler",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -137,7 +145,7 @@ let package = Package(
             name: "iap",
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
-                "Intake", "Validator", "Fulfiller", "Notifier", "Pipeline",
+                "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -99,6 +99,10 @@ public struct Fulfiller: Service {
                 logger.debug(
                     "notification \(status.rawValue)",
                     metadata: ["notification_id": "\(notificationID)", "reason": "\(reason ?? "")"])
+            case .subscriptionCheckApplied(let checkID, let status, let outcome):
+                logger.info(
+                    "subscription check \(status)",
+                    metadata: ["check_id": "\(checkID)", "outcome": "\(outcome ?? "")"])
             case .unknownReceipt(let receiptID):
                 logger.warning("verdict for an unknown receipt", metadata: ["receipt_id": "\(receiptID)"])
             case .alreadyFinal, .notificationAlreadyFinal, .unknownOutcome:

@@ -7,6 +7,7 @@ import Intake
 import Logging
 import Notifier
 import PipelineCore
+import Scheduler
 import ServiceLifecycle
 import Store
 import Validator
@@ -37,6 +38,7 @@ public struct LocalPipeline: Sendable {
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
+        public var scheduler = SubscriptionScheduler.Configuration()
         /// False to run the validators as processes of their own.
         public var runsValidator = true
 
@@ -94,6 +96,9 @@ public struct LocalPipeline: Sendable {
                 connection: fulfillerConnection, topology: configuration.topology, database: database,
                 catalog: configuration.catalog, configuration: configuration.fulfiller, logger: logger),
             Notifier(configuration: configuration.notifier, database: database, client: client, logger: logger),
+            SubscriptionScheduler(
+                connection: fulfillerConnection, topology: configuration.topology, database: database,
+                catalog: configuration.catalog, configuration: configuration.scheduler, logger: logger),
         ]
         if configuration.runsValidator {
             services.append(

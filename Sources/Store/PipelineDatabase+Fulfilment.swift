@@ -67,6 +67,9 @@ extension PipelineDatabase {
         if let notification = try InboundNotification.fetchOne(db, id: verdict.receiptID) {
             return try apply(verdict, to: notification, catalog: catalog, now: now, db)
         }
+        if let check = try SubscriptionCheck.fetchOne(db, id: verdict.receiptID) {
+            return try apply(verdict, to: check, catalog: catalog, now: now, db)
+        }
         return .unknownReceipt(receiptID: verdict.receiptID)
     }
 

@@ -90,5 +90,7 @@ extension PipelineDatabase {
             t.uniqueKey(["original_transaction_id", "expires_at", "phase"])
         }
         try db.create(index: "subscription_checks_due", on: "subscription_checks", columns: ["status", "due_at"])
+        // The scheduler looks for subscriptions that expire soon.
+        try db.create(index: "entitlements_on_expires_at", on: "entitlements", columns: ["expires_at"])
     }
 }

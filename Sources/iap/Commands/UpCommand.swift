@@ -6,6 +6,7 @@ import Logging
 import Notifier
 import Pipeline
 import PipelineCore
+import Scheduler
 import ServiceLifecycle
 import StubStore
 import Validator
@@ -51,6 +52,7 @@ extension IAP {
                 validator: .init(concurrency: concurrency), notifier: notifier.configuration())
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
+            configuration.scheduler = try .init(environment: settings.environment)
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []
