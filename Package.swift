@@ -229,7 +229,7 @@ let package = Package(
             name: "iapTests",
             dependencies: [
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "AppStore", "Pipeline",
+                "Notifier", "AppStore", "Pipeline", "Scheduler",
             ],
             swiftSettings: swiftSettings
         ),

@@ -9,6 +9,7 @@ import Notifier
 import Pipeline
 import PipelineCore
 import PipelineTesting
+import Scheduler
 import ServiceLifecycle
 import Store
 import StubStore
@@ -53,6 +54,7 @@ final class PipelineHarness: Sendable {
     static func run(
         stub stubConfiguration: StubStoreConfiguration = StubStoreConfiguration(bundleID: bundleID),
         maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
+        scheduler: SubscriptionScheduler.Configuration = .init(),
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
@@ -89,6 +91,7 @@ final class PipelineHarness: Sendable {
                         webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
                         schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
                 configuration.runsValidator = runsValidator
+                configuration.scheduler = scheduler
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
