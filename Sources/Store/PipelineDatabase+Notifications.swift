@@ -218,14 +218,24 @@ extension PipelineDatabase {
     }
 
     /// `DID_RENEW`, `SUBSCRIBED`: a new transaction of a subscription, credited once to the
-    /// account the subscription is bound to, and to no other.
+    /// account the subscription is bound to, and to no other. A subscription not bound yet
+    /// (its receipt never arrived) binds through its `appAccountToken`, if the token is known:
+    /// a lost receipt must not lose the payment.
     private static func renew(
         _ transaction: VerifiedTransaction, catalog: Catalog, environment: String?, cause: Cause,
         now: Date, _ db: Database
     ) throws -> Effect {
-        guard let accountID = try boundAccount(originalTransactionID: transaction.originalTransactionID, db) else {
+        let binding: Binding
+        if let bound = try boundAccount(originalTransactionID: transaction.originalTransactionID, db) {
+            binding = Binding(accountID: bound, path: .originalTransaction)
+        } else if let token = transaction.appAccountToken?.lowercased(),
+            let owner = try AppAccountToken.fetchOne(db, key: token)
+        {
+            binding = Binding(accountID: owner.accountID, path: .appAccountToken)
+        } else {
             return Effect(reason: "unbound")
         }
+        let accountID = binding.accountID
         if let known = try AppleTransaction.fetchOne(db, id: transaction.transactionID) {
             let outcome: TransactionOutcome = known.state == .credited ? .alreadyCredited : .refunded
             return Effect(reason: outcome.rawValue, accountID: accountID)
@@ -242,7 +252,8 @@ extension PipelineDatabase {
             return Effect(reason: TransactionOutcome.unknownProduct.rawValue, accountID: accountID)
         }
         let credit = try credit(
-            transaction, to: accountID, product: product, environment: environment, cause: cause, now: now, db)
+            transaction, to: accountID, product: product, environment: environment, cause: cause, binding: binding,
+            now: now, db)
         try OutboxEntry(
             type: .subscriptionRenewed, receiptID: nil, notificationID: cause.notificationID, accountID: accountID,
             data: TransactionEventData(transaction, credit: credit, notificationUUID: cause.notificationUUID),

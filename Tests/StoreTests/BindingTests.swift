@@ -159,3 +159,28 @@ import Testing
         }
     }
 }
+
+@Suite struct NotificationBindingTests {
+    @Test func aSubscriptionWhoseReceiptNeverCame_bindsThroughItsAppAccountToken() throws {
+        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+            // Given an order (and so a token) for alice, and a purchase whose receipt is lost
+            guard case .created(let order) = try database.createOrder(
+                NewOrder(accountID: "alice", productID: "com.example.vip.monthly"), catalog: BindingTests.catalog,
+                lifetime: .seconds(600), now: BindingTests.now)
+            else { throw RuleTestError("no order") }
+            let end = BindingTests.now + 30 * 86_400
+            var transaction = Fixture.purchase("s1", product: "com.example.vip.monthly", expires: end)
+            transaction.appAccountToken = order.appAccountToken
+
+            // When Apple's SUBSCRIBED notification arrives
+            try database.acceptNewNotifications(["n1"])
+            let results = try database.apply(
+                [Fixture.notified("n1", "SUBSCRIBED", uuid: "U1", transaction)], catalog: BindingTests.catalog,
+                now: BindingTests.now)
+
+            // Then alice holds the subscription, and its renewals will follow it
+            #expect(results == [.notificationApplied(notificationID: "n1", status: .applied, reason: nil)])
+            #expect(try database.account(id: "alice")?.entitlements.first?.expiresAt == end)
+        }
+    }
+}
