@@ -146,29 +146,33 @@ final class PipelineHarness: Sendable {
 
     /// `POST /v1/receipts`; returns the status code and the receipt id.
     func submit(account: String, receiptData: String, idempotencyKey: String? = nil) async throws -> (Int, String?) {
-        var headers = [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")]
-        if let idempotencyKey { headers.append((name: "Idempotency-Key", value: idempotencyKey)) }
-        let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "receipt_data": receiptData])
-        let response = try await client.execute(
-            HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts", headers: headers, body: Array(body)))
-        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        return (response.status, json?["receipt_id"] as? String)
+        let (status, json) = try await post(
+            "/v1/receipts", ["account_id": account, "receipt_data": receiptData],
+            headers: idempotencyKey.map { [(name: "Idempotency-Key", value: $0)] } ?? [])
+        return (status, json["receipt_id"] as? String)
     }
 
     /// `POST /v1/receipts` with a StoreKit 2 signed transaction.
-    func submit(account: String, signedTransaction: String) async throws -> (Int, String?) {
-        let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "signed_transaction": signedTransaction])
-        let response = try await client.execute(
-            HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts",
-                headers: [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")],
-                body: Array(body)))
-        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        return (response.status, json?["receipt_id"] as? String)
+    func submit(account: String, signedTransaction: String, orderID: String? = nil) async throws -> (Int, String?) {
+        var body = ["account_id": account, "signed_transaction": signedTransaction]
+        body["order_id"] = orderID
+        let (status, json) = try await post("/v1/receipts", body)
+        return (status, json["receipt_id"] as? String)
     }
 
-    /// The intake's App Store notification endpoint, as Apple calls it.
+    /// `POST` a JSON object to the intake with the backend's token; the status and the answer.
+    func post(
+        _ path: String, _ object: [String: String], headers extra: [(name: String, value: String)] = []
+    ) async throws -> (Int, [String: Any]) {
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(
+                method: .post, url: "http://127.0.0.1:\(intakePort)\(path)",
+                headers: [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")]
+                    + extra,
+                body: Array(try JSONSerialization.data(withJSONObject: object))))
+        return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:])
+    }
+
     var notificationURL: String { "http://127.0.0.1:\(intakePort)/v1/apple/notifications" }
 
     /// Waits until every notification row is final; returns how many there are.
