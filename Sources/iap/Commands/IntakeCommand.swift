@@ -12,11 +12,12 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
+            let catalog = try settings.catalog(logger: settings.logger("intake"))
             let database = try settings.openDatabase()
             let connection = settings.connection("intake")
             let intake = Intake(
                 configuration: intakeConfiguration, database: database,
-                catalog: try settings.catalog(logger: settings.logger("intake")), connection: connection,
+                catalog: catalog, connection: connection,
                 topology: settings.topology, logger: settings.logger("intake"))
             try await runServices([connection, intake.relay, intake.application()], settings: settings, label: "intake")
         }
