@@ -24,9 +24,14 @@ import Testing
         let definitions = try DeployDefinitions.load()
         let file = definitions.topology
 
-        // Then they name the same exchanges, queues (with equal arguments) and bindings
+        // Then they name the same exchanges, queues (each with equal arguments) and bindings
         #expect(Set(file.exchanges) == Set(Self.pipeline.exchanges))
-        #expect(Set(file.queues) == Set(Self.pipeline.queues))
+        let fileQueues = Dictionary(file.queues.map { ($0.name, $0.arguments) }) { first, _ in first }
+        #expect(fileQueues.count == file.queues.count, "a queue is defined twice")
+        #expect(fileQueues.keys.sorted() == Self.pipeline.queues.map(\.name).sorted())
+        for queue in Self.pipeline.queues {
+            #expect(fileQueues[queue.name] == queue.arguments, "arguments of \(queue.name)")
+        }
         #expect(Set(file.bindings) == Set(Self.pipeline.bindings))
         // And everything is durable, in the default vhost, as the processes declare it
         #expect(definitions.exchanges.allSatisfy { $0.durable && !$0.auto_delete && !$0.internal && $0.vhost == "/" })
