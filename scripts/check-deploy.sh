@@ -6,7 +6,8 @@
 #   3. the installed RabbitMQ knows every rabbitmq.conf key and plugin, the compose file's AMQP
 #      credentials are the ones definitions.json creates, and the running broker imports the
 #      definitions into a throwaway vhost (deleted afterwards);
-#   4. systemd-analyze verifies the units, when it is installed.
+#   4. systemd-analyze verifies the units, when it is installed;
+# and every IAP_* setting the files name is one the code reads.
 # That the definitions match the code's topology exactly is BrokerTests' DeployDefinitionsTests.
 # Installs what it lacks (apt: docker-compose, python3-venv; PyPI: kubernetes-validate) and
 # needs a running RabbitMQ (scripts/setup.sh).
@@ -40,6 +41,9 @@ if ! "$venv/bin/python" -c "import kubernetes_validate, sys; sys.exit(kubernetes
   "$venv/bin/pip" install -q --disable-pip-version-check "kubernetes-validate==$kubernetes_validate_version"
 fi
 "$venv/bin/python" scripts/check_deploy.py kubernetes deploy/kubernetes "${kubernetes_versions[@]}"
+
+# Every IAP_* name the files set is one the stages read (a misspelt one would be ignored).
+"$venv/bin/python" scripts/check_deploy.py settings docker-compose.yml deploy/kubernetes/*.yaml deploy/systemd/*
 
 # 3. RabbitMQ's configuration and definitions.
 "$venv/bin/python" scripts/check_deploy.py rabbitmq deploy/rabbitmq "$work/compose.yml"
