@@ -34,9 +34,9 @@ import Testing
         }
         #expect(Set(file.bindings) == Set(Self.pipeline.bindings))
         // And everything is durable, in the default vhost, as the processes declare it
-        #expect(definitions.exchanges.allSatisfy { $0.durable && !$0.auto_delete && !$0.internal && $0.vhost == "/" })
-        #expect(definitions.queues.allSatisfy { $0.durable && !$0.auto_delete && $0.vhost == "/" })
-        #expect(definitions.bindings.allSatisfy { $0.destination_type == "queue" && $0.vhost == "/" })
+        #expect(definitions.exchanges.allSatisfy { $0.durable && !$0.autoDelete && !$0.internal && $0.vhost == "/" })
+        #expect(definitions.queues.allSatisfy { $0.durable && !$0.autoDelete && $0.vhost == "/" })
+        #expect(definitions.bindings.allSatisfy { $0.destinationType == "queue" && $0.vhost == "/" })
     }
 
     @Test func pipelineDeclaresItsTopologyOnABrokerThatImportedTheDefinitions() async throws {
