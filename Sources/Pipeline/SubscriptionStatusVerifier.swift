@@ -33,12 +33,8 @@ struct SubscriptionStatusVerifier: ReceiptVerifier {
                 }
             }
             return .valid(environment: response.environment.rawValue, transactions: transactions)
-        } catch let error as AppStoreServerAPIError {
-            return error.outcome
-        } catch let error as VerificationError {
-            return .rejected(reason: "server_api_jws_\(error.reason.rawValue)")
         } catch {
-            return .transient(reason: "server_api: \(error)")
+            return ServerConfirmedVerifier.outcome(of: error)
         }
     }
 }
