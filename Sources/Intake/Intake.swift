@@ -17,6 +17,8 @@ public struct Intake: Sendable {
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
     let logger: Logger
+    /// Routes mounted beside the API, such as the operators' console under `/console`.
+    public var additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
 
     public init(
         configuration: IntakeConfiguration, database: PipelineDatabase, connection: AMQPConnection,
@@ -43,6 +45,7 @@ public struct Intake: Sendable {
         router.get("healthz") { _, _ in "ok" }
         routes.register(on: router, tokens: configuration.apiTokens)
         notifications.register(on: router)
+        additionalRoutes(router)
         return router
     }
 

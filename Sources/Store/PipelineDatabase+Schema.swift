@@ -23,6 +23,11 @@ extension PipelineDatabase {
 
         // Later migrations go here: migrator.registerMigration("v3") { db in ... }
 
+        // The dead-letter archive (PipelineDatabase+SchemaV4.swift).
+        migrator.registerMigration("v4") { db in
+            try createV4(db)
+        }
+
         return migrator
     }
 

@@ -1,5 +1,6 @@
 import AppStore
 import ArgumentParser
+import Console
 import Foundation
 import Intake
 import Logging
@@ -51,6 +52,7 @@ extension IAP {
                 validator: .init(concurrency: concurrency), notifier: notifier.configuration())
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
+            configuration.console = try ConsoleConfiguration(environment: env)
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []
