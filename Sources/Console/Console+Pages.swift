@@ -21,7 +21,7 @@ extension OperatorConsole {
         ] {
             body += "<div class=\"card\"><b>\(value)</b>\(HTML.escape(label))</div>"
         }
-        body += "</div><h2>Queues</h2><table><tr><th>queue</th><th>messages</th></tr>"
+        body += "</div><h2>Queues</h2><table id=\"queues\"><tr><th>queue</th><th class=\"num\">messages</th></tr>"
         for depth in depths {
             body += "<tr><td><code>\(HTML.escape(depth.queue))</code></td><td class=\"num\">\(depth.messages.map(String.init) ?? "broker did not answer")</td></tr>"
         }
@@ -29,7 +29,7 @@ extension OperatorConsole {
         if groups.isEmpty {
             body += "<p>No dead letter waits for review.</p>"
         } else {
-            body += "<table id=\"groups\"><tr><th>reason</th><th>count</th><th>first seen</th><th>last seen</th><th></th></tr>"
+            body += "<table id=\"groups\"><tr><th>reason</th><th class=\"num\">count</th><th>first seen</th><th>last seen</th><th></th></tr>"
             for group in groups {
                 let reason = HTML.escape(group.reason)
                 body += """

@@ -66,7 +66,9 @@ public struct DeadLetterReview: Sendable {
     /// broker did not answer.
     public func queueDepths() async -> [(queue: String, messages: Int?)] {
         var depths: [(String, Int?)] = []
-        for queue in [topology.validateQueue, topology.fulfilQueue, topology.deadQueue] + topology.retryQueues {
+        var seen: Set<String> = []
+        for queue in [topology.validateQueue, topology.fulfilQueue, topology.deadQueue] + topology.retryQueues
+        where seen.insert(queue).inserted {
             depths.append((queue, try? await connection.queueStatus(queue).messages))
         }
         return depths

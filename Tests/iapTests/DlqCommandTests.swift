@@ -41,6 +41,7 @@ import Testing
             let letterA = try pipeline.letterID(receipt: a)
             let show = try dlq(["show", letterA], pipeline)
             #expect(show.status == 0, "\(show.output)")
+            print("iap dlq list:\n\(list.output)\niap dlq show:\n\(show.output)")
             for expected in [a, "dlq-a", "Headers", "x-iap-dead-reason", "apple_status_21100", "Body (utf8)"] {
                 #expect(show.output.contains(expected), "show lacks \(expected): \(show.output)")
             }
@@ -91,6 +92,7 @@ import Testing
             // When the rest of the group is replayed in bulk: a progress line and a summary
             let bulk = try dlq(["replay", "--reason", reason, "--by", "tester"], pipeline)
             #expect(bulk.status == 0, "\(bulk.output)")
+            print("iap dlq replay --reason:\n\(bulk.output)")
             #expect(bulk.output.contains("progress: 1/1"), "\(bulk.output)")
             #expect(bulk.output.contains("replayed 1, failed 0, skipped 0"), "\(bulk.output)")
             #expect(try await pipeline.finalStatus(c)["status"] as? String == "credited")

@@ -94,9 +94,10 @@ struct DlqFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The operator's name: `--by`, else `$USER`.
+/// The operator's name: `--by`, else `$USER`, else the name of the account running `iap`.
 func operatorName(_ by: String?) throws -> String {
-    let name = (by ?? ProcessInfo.processInfo.environment["USER"] ?? "").trimmingCharacters(in: .whitespaces)
+    let name = (by ?? ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.userName)
+        .trimmingCharacters(in: .whitespaces)
     guard !name.isEmpty else { throw ValidationError("--by: say who you are (USER is not set)") }
     guard name.count <= 64 else { throw ValidationError("--by: at most 64 characters") }
     return name

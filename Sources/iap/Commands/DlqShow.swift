@@ -48,7 +48,7 @@ extension IAP.Dlq {
                             ["status", receipt.status.rawValue], ["reason", receipt.reason ?? "-"],
                             ["attempts", String(receipt.attempts)], ["product", receipt.productID ?? "-"],
                             ["order", receipt.orderID ?? "-"], ["received at", DlqOutput.time(receipt.createdAt)],
-                            ["transactions", receipt.transactions.map { "\($0.transactionID) \($0.outcome.rawValue)" }.joined(separator: ", ")],
+                            ["transactions", receipt.transactions.isEmpty ? "-" : receipt.transactions.map { "\($0.transactionID) \($0.outcome.rawValue)" }.joined(separator: ", ")],
                         ], maxWidth: 100))
             } else if let notification {
                 print("")
