@@ -222,6 +222,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "DeadLettersTests",
+            dependencies: ["DeadLetters", "Broker", "Store"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ValidatorTests",
             dependencies: ["Validator", "PipelineTesting"],
             swiftSettings: swiftSettings

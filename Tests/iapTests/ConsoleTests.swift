@@ -152,6 +152,40 @@ import Testing
         }
     }
 
+    @Test func groupActionsDiscardAndReplayEveryLetterOfAReason() async throws {
+        try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
+            let cookie = try await logIn(pipeline)
+            let token = try csrf(in: try await get("/console", cookie: cookie, pipeline).bodyString)
+
+            // Given one dead receipt: discarding its group records who and why
+            let first = try await pipeline.submitDoomed(account: "group-1", transactionID: "console-g1")
+            let reason = try #require(try pipeline.database.receipt(id: first)?.reason)
+            let overview = try await get("/console", cookie: cookie, pipeline)
+            #expect(overview.bodyString.contains(reason))
+            let noWhy = try await post("/console/groups/discard", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
+            #expect(noWhy.status == 422)
+            #expect(try pipeline.database.receipt(id: first)?.status == .dead)
+            #expect(try pipeline.database.receipt(id: first)?.reason == reason)
+            let discarded = try await post(
+                "/console/groups/discard", form: ["csrf": token, "group": reason, "reason": "load test"], cookie: cookie, pipeline)
+            #expect(discarded.status == 200)
+            #expect(discarded.bodyString.contains("discarded 1, failed 0, skipped 0"))
+            #expect(try pipeline.database.receipt(id: first)?.reason == "discarded by alice: load test")
+
+            // Given two more: replaying their group credits both, once
+            let second = try await pipeline.submitDoomed(account: "group-2", transactionID: "console-g2")
+            let third = try await pipeline.submitDoomed(account: "group-3", transactionID: "console-g3")
+            let replayed = try await post("/console/groups/replay", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
+            #expect(replayed.status == 200)
+            #expect(replayed.bodyString.contains("replayed 2, failed 0, skipped 0"))
+            #expect(try await pipeline.finalStatus(second)["status"] as? String == "credited")
+            #expect(try await pipeline.finalStatus(third)["status"] as? String == "credited")
+            #expect(try pipeline.balance("group-2") == 100)
+            #expect(try pipeline.balance("group-3") == 100)
+            #expect(try pipeline.balance("group-1") == 0)
+        }
+    }
+
     @Test func withoutOperatorsTheConsoleIsDisabled() async throws {
         try await PipelineHarness.run(console: try ConsoleConfiguration(operators: [])) { pipeline in
             let page = try await get("/console", pipeline)

@@ -20,12 +20,18 @@ public struct DeadLetter: Codable, Hashable, Sendable, Identifiable {
         public var isOpen: Bool { self == .waiting || self == .replaying }
     }
 
+    /// The letter's own id (`dl_` and a digest of the message): a receipt may die, be
+    /// replayed and die again, each time a new letter.
     public var id: String
     /// The receipt or Apple notification it carried; nil when the message named none.
     public var receiptID: String?
+    /// The receipt's account, filled in when archived; nil when unknown.
     public var accountID: String?
+    /// Why it died: the validator's `x-iap-dead-reason`, else RabbitMQ's `x-death` reason and queue.
     public var reason: String
+    /// Verify attempts made before it died.
     public var attempts: Int
+    /// The last transient error before it died.
     public var lastError: String?
     /// The queue it died in (for example `iap.validate`); nil when unknown.
     public var sourceQueue: String?
@@ -33,11 +39,16 @@ public struct DeadLetter: Codable, Hashable, Sendable, Identifiable {
     public var body: Data
     /// The AMQP headers, as a JSON object.
     public var headers: String
+    /// When it died (the validator's `x-iap-dead-at`, else when it was archived).
     public var deadAt: Date
     public var status: Status
+    /// The operator who replayed or discarded it.
     public var resolvedBy: String?
+    /// Why it was discarded.
     public var resolvedReason: String?
+    /// When the replay was confirmed or the discard made.
     public var resolvedAt: Date?
+    /// When it was archived.
     public var createdAt: Date
 
     public init(
@@ -87,7 +98,9 @@ extension DeadLetter: FetchableRecord, PersistableRecord {
 public struct DeadLetterGroup: Codable, Hashable, Sendable {
     public var reason: String
     public var count: Int
+    /// When the group's first letter died.
     public var firstDeadAt: Date
+    /// When its latest letter died.
     public var lastDeadAt: Date
 
     public init(reason: String, count: Int, firstDeadAt: Date, lastDeadAt: Date) {
