@@ -34,7 +34,7 @@ extension OperatorConsole {
                 let reason = HTML.escape(group.reason)
                 body += """
                     <tr><td><a href="/console/dead?reason=\(HTML.query(group.reason))">\(reason)</a></td>\
-                    <td class="num">\(group.count)</td><td>\(HTML.time(group.firstDeadAt))</td><td>\(HTML.time(group.lastDeadAt))</td><td>\
+                    <td class="num">\(group.count)</td><td class=\"time\">\(HTML.time(group.firstDeadAt))</td><td class=\"time\">\(HTML.time(group.lastDeadAt))</td><td>\
                     \(HTML.confirmForm(action: "/console/groups/replay", csrf: csrf, button: "Replay group", confirm: "Replay all \(group.count) letters of “\(group.reason)”?", fields: "<input type=\"hidden\" name=\"group\" value=\"\(reason)\">"))
                     \(HTML.confirmForm(action: "/console/groups/discard", csrf: csrf, button: "Discard group", confirm: "Discard all \(group.count) letters of “\(group.reason)”?", fields: "<input type=\"hidden\" name=\"group\" value=\"\(reason)\"><input type=\"text\" name=\"reason\" placeholder=\"why (required)\" required>", danger: true))
                     </td></tr>
@@ -68,7 +68,7 @@ extension OperatorConsole {
                 body += """
                     <tr data-receipt="\(HTML.escape(letter.receiptID ?? ""))"><td><a href="/console/dead/\(id)">\(id)</a></td>\
                     <td>\(HTML.escape(letter.receiptID ?? "—"))</td><td>\(HTML.escape(letter.accountID ?? "—"))</td>\
-                    <td>\(HTML.escape(letter.reason))</td><td class="num">\(letter.attempts)</td><td>\(HTML.time(letter.deadAt))</td>\
+                    <td>\(HTML.escape(letter.reason))</td><td class="num">\(letter.attempts)</td><td class=\"time\">\(HTML.time(letter.deadAt))</td>\
                     <td>\(letter.status.rawValue)</td><td>\(actions(letter, csrf: csrf))</td></tr>
                     """
             }
@@ -121,7 +121,7 @@ extension OperatorConsole {
             if history.count > 1 {
                 body += "<h2>Every death of this receipt</h2><table><tr><th>letter</th><th>dead at</th><th>reason</th><th>attempts</th><th>status</th><th>by</th></tr>"
                 for earlier in history {
-                    body += "<tr><td><a href=\"/console/dead/\(HTML.escape(earlier.id))\">\(HTML.escape(earlier.id))</a></td><td>\(HTML.time(earlier.deadAt))</td><td>\(HTML.escape(earlier.reason))</td><td class=\"num\">\(earlier.attempts)</td><td>\(earlier.status.rawValue)</td><td>\(HTML.escape(earlier.resolvedBy ?? ""))</td></tr>"
+                    body += "<tr><td><a href=\"/console/dead/\(HTML.escape(earlier.id))\">\(HTML.escape(earlier.id))</a></td><td class=\"time\">\(HTML.time(earlier.deadAt))</td><td>\(HTML.escape(earlier.reason))</td><td class=\"num\">\(earlier.attempts)</td><td>\(earlier.status.rawValue)</td><td>\(HTML.escape(earlier.resolvedBy ?? ""))</td></tr>"
                 }
                 body += "</table>"
             }
@@ -146,7 +146,7 @@ extension OperatorConsole {
             } else {
                 body += "<table id=\"hits\"><tr><th>kind</th><th>id</th><th>account</th><th>status</th><th>reason</th><th>attempts</th><th>received</th><th>updated</th></tr>"
                 for hit in hits {
-                    body += "<tr><td>\(hit.kind.rawValue)</td><td>\(HTML.escape(hit.id))</td><td>\(HTML.escape(hit.accountID ?? ""))</td><td>\(HTML.escape(hit.status))</td><td>\(HTML.escape(hit.reason ?? ""))</td><td class=\"num\">\(hit.attempts)</td><td>\(HTML.time(hit.createdAt))</td><td>\(HTML.time(hit.updatedAt))</td></tr>"
+                    body += "<tr><td>\(hit.kind.rawValue)</td><td>\(HTML.escape(hit.id))</td><td>\(HTML.escape(hit.accountID ?? ""))</td><td>\(HTML.escape(hit.status))</td><td>\(HTML.escape(hit.reason ?? ""))</td><td class=\"num\">\(hit.attempts)</td><td class=\"time\">\(HTML.time(hit.createdAt))</td><td class=\"time\">\(HTML.time(hit.updatedAt))</td></tr>"
                 }
                 body += "</table>"
             }

@@ -53,6 +53,9 @@ def main() -> int:
         driver.get(args.url + "/console/dead")
         row = wait.until(
             EC.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-receipt="%s"]' % args.receipt)))
+        listing = os.path.join(os.path.dirname(args.screenshot), "console-dead-letters.png")
+        driver.save_screenshot(listing)
+        print("dead letters screenshot:", listing)
         row.find_element(By.XPATH, ".//button[normalize-space()='Replay']").click()
         wait.until(EC.alert_is_present()).accept()
 
