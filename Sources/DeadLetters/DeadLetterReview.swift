@@ -93,25 +93,45 @@ public struct DeadLetterReview: Sendable {
         return try self.letter(id: id)
     }
 
-    /// Replays every open letter `filter` selects, oldest first, one at a time.
+    /// Replays every open letter `filter` selects, oldest first, in chunks of
+    /// ``bulkChunk``: each chunk is begun in one transaction, published with its confirms in
+    /// flight together, and finished (or, where the broker refused, undone) in one more.
     ///
-    /// - Parameter progress: called after each letter.
+    /// - Parameter progress: called after each chunk.
     public func replay(
         _ filter: DeadLetterFilter, by operatorName: String, progress: (BulkProgress) -> Void = { _ in }
     ) async throws -> BulkSummary {
         let ids = try database.deadLetterIDs(filter.query(now: now()))
         var summary = BulkSummary()
-        for (index, id) in ids.enumerated() {
-            do {
-                try await replay(id: id, by: operatorName)
-                summary.done += 1
-            } catch {
-                count(error, id: id, in: &summary)
+        var handled = 0
+        while handled < ids.count {
+            let chunk = Array(ids[handled..<min(handled + Self.bulkChunk, ids.count)])
+            let started = try database.beginReplays(ids: chunk, by: operatorName, now: now())
+            for refused in started.refused { count(refused.error, id: refused.id, in: &summary) }
+            let results = await connection.publish(started.begun.map { replayMessage($0, by: operatorName) })
+            var confirmed: [String] = []
+            var refusedByBroker: [String] = []
+            for (letter, result) in zip(started.begun, results) {
+                switch result {
+                case .success:
+                    confirmed.append(letter.id)
+                case .failure(let error):
+                    refusedByBroker.append(letter.id)
+                    summary.failed += 1
+                    summary.failures.append(.init(id: letter.id, error: "the broker refused the publish: \(error)"))
+                }
             }
-            progress(BulkProgress(handled: index + 1, total: ids.count, summary: summary))
+            try database.finishReplays(ids: confirmed, by: operatorName, now: now())
+            try database.abortReplays(ids: refusedByBroker, now: now())
+            summary.done += confirmed.count
+            handled += chunk.count
+            progress(BulkProgress(handled: handled, total: ids.count, summary: summary))
         }
         return summary
     }
+
+    /// Letters a bulk replay handles per transaction and publish batch.
+    public static let bulkChunk = 100
 
     /// The message a replay publishes: the original body, to the work queue the letter
     /// died in, with fresh attempt headers and who replayed it.

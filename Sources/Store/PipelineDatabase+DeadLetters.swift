@@ -95,63 +95,103 @@ extension PipelineDatabase {
     /// - Throws: ``DeadLetterError`` when there is no such letter or it was replayed or
     ///   discarded already; nothing is changed then.
     public func beginReplay(id: String, by operatorName: String, now: Date) throws -> DeadLetter {
+        let started = try beginReplays(ids: [id], by: operatorName, now: now)
+        if let refused = started.refused.first { throw refused.error }
+        return started.begun[0]
+    }
+
+    /// ``beginReplay(id:by:now:)`` for many letters in one transaction (a bulk replay).
+    ///
+    /// - Returns: the letters now `replaying`, and those refused (unknown or resolved) with why.
+    public func beginReplays(
+        ids: [String], by operatorName: String, now: Date
+    ) throws -> (begun: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
         try write { db in
-            var letter = try Self.openLetter(id: id, db)
-            letter.status = .replaying
-            letter.resolvedBy = operatorName
-            try letter.update(db)
-            guard let receiptID = letter.receiptID else { return letter }
-            if var receipt = try Receipt.fetchOne(db, id: receiptID), receipt.status == .dead {
-                receipt.status = .validating
-                receipt.reason = nil
-                receipt.updatedAt = now
-                try receipt.update(db)
-            } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
-                notification.status == .dead
-            {
-                notification.status = .validating
-                notification.reason = nil
-                notification.updatedAt = now
-                try notification.update(db)
+            var begun: [DeadLetter] = []
+            var refused: [(id: String, error: DeadLetterError)] = []
+            for id in ids {
+                do {
+                    begun.append(try Self.beginReplay(id: id, by: operatorName, now: now, db))
+                } catch let error as DeadLetterError {
+                    // Refused before anything was written for this letter.
+                    refused.append((id, error))
+                }
             }
-            return letter
+            return (begun, refused)
         }
+    }
+
+    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: Database) throws -> DeadLetter {
+        var letter = try openLetter(id: id, db)
+        letter.status = .replaying
+        letter.resolvedBy = operatorName
+        try letter.update(db)
+        guard let receiptID = letter.receiptID else { return letter }
+        if var receipt = try Receipt.fetchOne(db, id: receiptID), receipt.status == .dead {
+            receipt.status = .validating
+            receipt.reason = nil
+            receipt.updatedAt = now
+            try receipt.update(db)
+        } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+            notification.status == .dead
+        {
+            notification.status = .validating
+            notification.reason = nil
+            notification.updatedAt = now
+            try notification.update(db)
+        }
+        return letter
     }
 
     /// The last step of a replay, once the broker confirmed the publish.
     public func finishReplay(id: String, by operatorName: String, now: Date) throws {
+        guard try deadLetter(id: id) != nil else { throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)") }
+        try finishReplays(ids: [id], by: operatorName, now: now)
+    }
+
+    /// ``finishReplay(id:by:now:)`` for many letters in one transaction; unknown ids are skipped.
+    public func finishReplays(ids: [String], by operatorName: String, now: Date) throws {
+        guard !ids.isEmpty else { return }
         try write { db in
-            guard var letter = try DeadLetter.fetchOne(db, key: id) else {
-                throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
+            for id in ids {
+                guard var letter = try DeadLetter.fetchOne(db, key: id) else { continue }
+                letter.status = .replayed
+                letter.resolvedBy = operatorName
+                letter.resolvedAt = now
+                try letter.update(db)
             }
-            letter.status = .replayed
-            letter.resolvedBy = operatorName
-            letter.resolvedAt = now
-            try letter.update(db)
         }
     }
 
     /// Undoes ``beginReplay(id:by:now:)`` when the broker refused the publish: the letter
     /// waits again and its reopened receipt (or notification) is dead again with its reason.
     public func abortReplay(id: String, now: Date) throws {
+        try abortReplays(ids: [id], now: now)
+    }
+
+    /// ``abortReplay(id:now:)`` for many letters in one transaction.
+    public func abortReplays(ids: [String], now: Date) throws {
+        guard !ids.isEmpty else { return }
         try write { db in
-            guard var letter = try DeadLetter.fetchOne(db, key: id), letter.status == .replaying else { return }
-            letter.status = .waiting
-            letter.resolvedBy = nil
-            try letter.update(db)
-            guard let receiptID = letter.receiptID else { return }
-            if var receipt = try Receipt.fetchOne(db, id: receiptID), !receipt.status.isFinal {
-                receipt.status = .dead
-                receipt.reason = letter.reason
-                receipt.updatedAt = now
-                try receipt.update(db)
-            } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
-                !notification.status.isFinal
-            {
-                notification.status = .dead
-                notification.reason = letter.reason
-                notification.updatedAt = now
-                try notification.update(db)
+            for id in ids {
+                guard var letter = try DeadLetter.fetchOne(db, key: id), letter.status == .replaying else { continue }
+                letter.status = .waiting
+                letter.resolvedBy = nil
+                try letter.update(db)
+                guard let receiptID = letter.receiptID else { continue }
+                if var receipt = try Receipt.fetchOne(db, id: receiptID), !receipt.status.isFinal {
+                    receipt.status = .dead
+                    receipt.reason = letter.reason
+                    receipt.updatedAt = now
+                    try receipt.update(db)
+                } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+                    !notification.status.isFinal
+                {
+                    notification.status = .dead
+                    notification.reason = letter.reason
+                    notification.updatedAt = now
+                    try notification.update(db)
+                }
             }
         }
     }

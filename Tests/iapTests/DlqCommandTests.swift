@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Store
+import StubStore
 import Testing
 
 /// The `iap dlq` binary against a running pipeline: dead receipts listed, shown, replayed
@@ -108,6 +109,48 @@ import Testing
             #expect(try pipeline.database.audit().isEmpty)
             let empty = try dlq(["list"], pipeline)
             #expect(empty.output.contains("No dead letters waiting for review."), "\(empty.output)")
+        }
+    }
+
+    @Test func bulkReplayOfManyDeadReceiptsCreditsEachOnce() async throws {
+        try await PipelineHarness.run(maxAttempts: 2) { pipeline in
+            // Given 300 receipts that died after two transient failures each
+            let count = 300
+            let ids = try await withThrowingTaskGroup(of: String?.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let data = pipeline.stub.issue(
+                            StubReceipt(
+                                bundleID: PipelineHarness.bundleID, environment: .production,
+                                transactions: [StubReceipt.Transaction(transactionID: "bulk-\(index)", productID: "com.example.coins100")],
+                                failFirst: 2))
+                        return try await pipeline.submit(account: "bulk-\(index % 10)", receiptData: data).1
+                    }
+                }
+                return try await group.reduce(into: [String]()) { if let id = $1 { $0.append(id) } }
+            }
+            #expect(ids.count == count)
+            let allDead = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
+                (try? pipeline.database.receiptStatusCounts()[.dead]) == count
+            }
+            #expect(allDead)
+
+            // When all are replayed at once
+            let start = ContinuousClock.now
+            let replay = try dlq(["replay", "--all", "--json", "--by", "bulk"], pipeline)
+            let took = ContinuousClock.now - start
+            print("iap dlq replay --all: \(count) letters in \(took) (the iap process included)")
+            #expect(replay.status == 0, "\(replay.output)")
+            #expect(replay.output.contains("\"replayed\" : \(count)"), "\(replay.output)")
+
+            // Then every receipt is credited once, and nothing waits for review
+            let allCredited = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
+                (try? pipeline.database.receiptStatusCounts()[.credited]) == count
+            }
+            #expect(allCredited)
+            #expect(try (0..<10).map { try pipeline.balance("bulk-\($0)") }.reduce(0, +) == count * 100)
+            #expect(try pipeline.database.audit().isEmpty)
+            #expect(try pipeline.database.deadLetters(DeadLetterQuery()).isEmpty)
         }
     }
 }
