@@ -162,6 +162,27 @@ import Testing
         }
     }
 
+    @Test func anAppleNotificationDiesIsReopenedByAReplayAndDiscardedTheSameWay() throws {
+        try withTemporaryDatabase { database in
+            // Given an accepted App Store notification that died
+            let accepted = try database.acceptNotification(
+                id: "n1", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"), now: Fixture.t0)
+            #expect(accepted.created)
+            let results = try database.archive([Self.letter("dl_n", receipt: "n1")], catalog: Fixture.catalog, now: Fixture.t0)
+            #expect(results == [.notificationApplied(notificationID: "n1", status: .dead, reason: "attempts_exhausted: http_503")])
+
+            // When its replay begins, it is validating again
+            _ = try database.beginReplay(id: "dl_n", by: "alice", now: Fixture.t0)
+            #expect(try database.notification(id: "n1")?.status == .validating)
+            #expect(try database.notification(id: "n1")?.reason == nil)
+
+            // And discarding the letter meanwhile ends it dead, saying who and why
+            _ = try database.discard(id: "dl_n", by: "alice", reason: "sandbox noise", now: Fixture.t0)
+            #expect(try database.notification(id: "n1")?.status == .dead)
+            #expect(try database.notification(id: "n1")?.reason == "discarded by alice: sandbox noise")
+        }
+    }
+
     @Test func searchFindsReceiptsByIdAccountAndAppleTransaction() throws {
         try withReceipt { database in
             let verdict = Verdict(
