@@ -3,8 +3,8 @@ import DeadLetters
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
 import Logging
+import NIOCore
 import Store
 
 /// The operators' web console under `/console`, served by the intake: queue depths,
@@ -46,12 +46,16 @@ public struct OperatorConsole: Sendable {
         console.get("login") { request, _ in loginForm(request) }
         console.post("login") { request, _ in try await login(request) }
         console.post("logout") { request, _ in try await change(request) { session, _ in logout(session) } }
-        console.get("dead") { request, _ in try await page(request) { try deadLetters($0, FormValues(request.uri.query)) } }
+        console.get("dead") { request, _ in
+            try await page(request) { try deadLetters($0, FormValues(request.uri.query)) }
+        }
         console.get("dead/:id") { request, context in
             try await page(request) { try deadLetter($0, id: context.parameters.get("id") ?? "") }
         }
         console.post("dead/:id/replay") { request, context in
-            try await change(request) { session, _ in try await replay(session, id: context.parameters.get("id") ?? "") }
+            try await change(request) { session, _ in
+                try await replay(session, id: context.parameters.get("id") ?? "")
+            }
         }
         console.post("dead/:id/discard") { request, context in
             try await change(request) { session, form in
@@ -79,12 +83,15 @@ public struct OperatorConsole: Sendable {
     private var disabled: ConsolePage {
         .problem(
             .serviceUnavailable, title: "Console disabled",
-            message: "The console is disabled: no operators are configured. Set IAP_CONSOLE_OPERATORS (name:secret, secrets of 16 characters or more) and restart the intake.",
+            message:
+                "The console is disabled: no operators are configured. Set IAP_CONSOLE_OPERATORS (name:secret, secrets of 16 characters or more) and restart the intake.",
             operatorName: nil, csrf: nil)
     }
 
     /// A page for a logged-in operator; otherwise 401 with the login form.
-    private func page(_ request: Request, _ body: (ConsoleSession) async throws -> ConsolePage) async throws -> ConsolePage {
+    private func page(_ request: Request, _ body: (ConsoleSession) async throws -> ConsolePage) async throws
+        -> ConsolePage
+    {
         guard configuration.isEnabled else { return disabled }
         guard let session = session(request) else {
             return loginPage(.unauthorized, message: "Log in to use the console.")
@@ -104,14 +111,16 @@ public struct OperatorConsole: Sendable {
         guard let session = session(request) else {
             return .problem(
                 .unauthorized, title: "Not logged in",
-                message: "Log in first (your session may have expired). Nothing was changed.", operatorName: nil, csrf: nil)
+                message: "Log in first (your session may have expired). Nothing was changed.", operatorName: nil,
+                csrf: nil)
         }
         let form = FormValues(String(buffer: try await request.body.collect(upTo: 64 * 1024)))
         guard session.acceptsCSRF(form["csrf"], configuration) else {
             logger.warning("console: CSRF token missing or wrong", metadata: ["operator": "\(session.operatorName)"])
             return .problem(
                 .forbidden, title: "Forbidden",
-                message: "The form's security token (CSRF) is missing or wrong, so nothing was changed. Reload the page and try again.",
+                message:
+                    "The form's security token (CSRF) is missing or wrong, so nothing was changed. Reload the page and try again.",
                 operatorName: session.operatorName, csrf: session.csrfToken(configuration))
         }
         do {
@@ -131,10 +140,14 @@ public struct OperatorConsole: Sendable {
                 case .alreadyResolved: .conflict
                 case .reasonRequired, .operatorRequired: .unprocessableContent
                 }
-            return .problem(status, title: "Not done", message: error.message + ". Nothing was changed.", operatorName: session.operatorName, csrf: csrf)
+            return .problem(
+                status, title: "Not done", message: error.message + ". Nothing was changed.",
+                operatorName: session.operatorName, csrf: csrf)
         }
         if let error = error as? FilterError {
-            return .problem(.badRequest, title: "Bad filter", message: "\(error). Nothing was changed.", operatorName: session.operatorName, csrf: csrf)
+            return .problem(
+                .badRequest, title: "Bad filter", message: "\(error). Nothing was changed.",
+                operatorName: session.operatorName, csrf: csrf)
         }
         if let error = error as? PublishError {
             return .problem(
@@ -144,7 +157,8 @@ public struct OperatorConsole: Sendable {
         }
         logger.error("console: request failed", metadata: ["error": "\(error)"])
         return .problem(
-            .internalServerError, title: "Error", message: "The request failed: \(error)", operatorName: session.operatorName,
+            .internalServerError, title: "Error", message: "The request failed: \(error)",
+            operatorName: session.operatorName,
             csrf: csrf)
     }
 
@@ -184,11 +198,13 @@ public struct OperatorConsole: Sendable {
             path: "/console", httpOnly: true, sameSite: .strict)
         logger.info("console: operator logged in", metadata: ["operator": "\(found.name)"])
         return ConsolePage(
-            .seeOther, "<a href=\"/console\">Continue</a>", headers: [.location: "/console", .setCookie: cookie.description])
+            .seeOther, "<a href=\"/console\">Continue</a>",
+            headers: [.location: "/console", .setCookie: cookie.description])
     }
 
     private func logout(_ session: ConsoleSession) -> ConsolePage {
-        let cookie = Cookie(name: ConsoleSession.cookieName, value: "", maxAge: 0, path: "/console", httpOnly: true, sameSite: .strict)
+        let cookie = Cookie(
+            name: ConsoleSession.cookieName, value: "", maxAge: 0, path: "/console", httpOnly: true, sameSite: .strict)
         return ConsolePage(
             .seeOther, "<a href=\"/console/login\">Log in</a>",
             headers: [.location: "/console/login", .setCookie: cookie.description])
@@ -198,7 +214,12 @@ public struct OperatorConsole: Sendable {
 
     private func replay(_ session: ConsoleSession, id: String) async throws -> ConsolePage {
         let letter = try await review.replay(id: id, by: session.operatorName)
-        logger.info("console: replayed", metadata: ["operator": "\(session.operatorName)", "dead_letter": "\(id)", "receipt_id": "\(letter.receiptID ?? "none")"])
+        logger.info(
+            "console: replayed",
+            metadata: [
+                "operator": "\(session.operatorName)", "dead_letter": "\(id)",
+                "receipt_id": "\(letter.receiptID ?? "none")",
+            ])
         return notice(
             session, title: "Replayed",
             "Replayed dead letter \(id)" + (letter.receiptID.map { " (receipt \($0))" } ?? "")
@@ -207,21 +228,35 @@ public struct OperatorConsole: Sendable {
 
     private func discard(_ session: ConsoleSession, id: String, reason: String?) throws -> ConsolePage {
         let letter = try review.discard(id: id, by: session.operatorName, reason: reason ?? "")
-        logger.info("console: discarded", metadata: ["operator": "\(session.operatorName)", "dead_letter": "\(id)", "receipt_id": "\(letter.receiptID ?? "none")"])
+        logger.info(
+            "console: discarded",
+            metadata: [
+                "operator": "\(session.operatorName)", "dead_letter": "\(id)",
+                "receipt_id": "\(letter.receiptID ?? "none")",
+            ])
         return notice(session, title: "Discarded", "Discarded dead letter \(id): \(letter.resolvedReason ?? "").")
     }
 
     private func replayGroup(_ session: ConsoleSession, _ form: FormValues) async throws -> ConsolePage {
-        guard let reason = form.text("group") else { throw FilterError(field: "group", problem: "is required: the reason the group shares") }
+        guard let reason = form.text("group") else {
+            throw FilterError(field: "group", problem: "is required: the reason the group shares")
+        }
         let summary = try await review.replay(DeadLetterFilter(reason: reason), by: session.operatorName)
-        logger.info("console: replayed a group", metadata: ["operator": "\(session.operatorName)", "group": "\(reason)", "replayed": "\(summary.done)"])
-        return notice(session, title: "Group replayed", "Group “\(reason)”: " + Self.describe(summary, verb: "replayed"))
+        logger.info(
+            "console: replayed a group",
+            metadata: ["operator": "\(session.operatorName)", "group": "\(reason)", "replayed": "\(summary.done)"])
+        return notice(
+            session, title: "Group replayed", "Group “\(reason)”: " + Self.describe(summary, verb: "replayed"))
     }
 
     private func discardGroup(_ session: ConsoleSession, _ form: FormValues) throws -> ConsolePage {
-        guard let group = form.text("group") else { throw FilterError(field: "group", problem: "is required: the reason the group shares") }
-        let summary = try review.discard(DeadLetterFilter(reason: group), by: session.operatorName, reason: form.text("reason") ?? "")
-        return notice(session, title: "Group discarded", "Group “\(group)”: " + Self.describe(summary, verb: "discarded"))
+        guard let group = form.text("group") else {
+            throw FilterError(field: "group", problem: "is required: the reason the group shares")
+        }
+        let summary = try review.discard(
+            DeadLetterFilter(reason: group), by: session.operatorName, reason: form.text("reason") ?? "")
+        return notice(
+            session, title: "Group discarded", "Group “\(group)”: " + Self.describe(summary, verb: "discarded"))
     }
 
     static func describe(_ summary: BulkSummary, verb: String) -> String {

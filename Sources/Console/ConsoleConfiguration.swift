@@ -21,10 +21,13 @@ public struct ConsoleConfiguration: Sendable {
     var signingKey: SymmetricKey { SymmetricKey(data: signingKeyBytes) }
 
     /// - Parameter operators: `(name, secret)` pairs; names of `A-Za-z0-9._-`, secrets of at least 16 characters.
-    public init(operators: [(name: String, secret: String)], sessionLifetime: TimeInterval = 8 * 3600) throws(SettingError) {
+    public init(operators: [(name: String, secret: String)], sessionLifetime: TimeInterval = 8 * 3600)
+        throws(SettingError)
+    {
         var seen: Set<String> = []
         for (name, secret) in operators {
-            guard (1...64).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+            guard (1...64).contains(name.count),
+                name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
             else {
                 throw SettingError(
                     variable: "IAP_CONSOLE_OPERATORS",
@@ -39,7 +42,9 @@ public struct ConsoleConfiguration: Sendable {
                 throw SettingError(variable: "IAP_CONSOLE_OPERATORS", problem: "operator '\(name)' is listed twice")
             }
         }
-        self.operators = operators.map { Operator(name: $0.name, secretDigest: Array(SHA256.hash(data: Array($0.secret.utf8)))) }
+        self.operators = operators.map {
+            Operator(name: $0.name, secretDigest: Array(SHA256.hash(data: Array($0.secret.utf8))))
+        }
         self.sessionLifetime = sessionLifetime
         let material = operators.map { "\($0.name):\($0.secret)" }.sorted().joined(separator: "\n")
         self.signingKeyBytes = Array(SHA256.hash(data: Array(("iap-console-session-v1\n" + material).utf8)))

@@ -27,13 +27,17 @@ struct ConsolePage: ResponseGenerator {
     }
 
     /// A page that says what went wrong and that nothing changed.
-    static func problem(_ status: HTTPResponse.Status, title: String, message: String, operatorName: String?, csrf: String?)
+    static func problem(
+        _ status: HTTPResponse.Status, title: String, message: String, operatorName: String?, csrf: String?
+    )
         -> ConsolePage
     {
         ConsolePage(
             status,
             HTML.page(
                 title: title, operatorName: operatorName, csrf: csrf,
-                body: "<p class=\"error\">\(HTML.escape(message))</p><p><a href=\"/console\">Back to the overview</a></p>"))
+                body:
+                    "<p class=\"error\">\(HTML.escape(message))</p><p><a href=\"/console\">Back to the overview</a></p>"
+            ))
     }
 }

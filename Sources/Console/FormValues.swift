@@ -17,7 +17,9 @@ struct FormValues: Sendable {
 
     /// The value, trimmed; nil when missing or blank.
     func text(_ name: String) -> String? {
-        guard let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        guard let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+            return nil
+        }
         return value
     }
 

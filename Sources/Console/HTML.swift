@@ -29,7 +29,9 @@ enum HTML {
     static func time(_ date: Date?) -> String {
         guard let date else { return "" }
         let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate, .withSpaceBetweenDateAndTime]
+        formatter.formatOptions = [
+            .withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate, .withSpaceBetweenDateAndTime,
+        ]
         return formatter.string(from: date) + " UTC"
     }
 
@@ -62,7 +64,9 @@ enum HTML {
     }
 
     /// A form that posts to `action` after the browser's confirmation dialog.
-    static func confirmForm(action: String, csrf: String?, button: String, confirm: String, fields: String = "", danger: Bool = false) -> String {
+    static func confirmForm(
+        action: String, csrf: String?, button: String, confirm: String, fields: String = "", danger: Bool = false
+    ) -> String {
         """
         <form method="post" action="\(escape(action))" class="inline" onsubmit="return confirm('\(escape(jsString(confirm)))')">\
         \(csrfField(csrf))\(fields)<button type="submit"\(danger ? " class=\"danger\"" : "")>\(escape(button))</button></form>
@@ -80,7 +84,7 @@ enum HTML {
         nav .who{color:#cfd8dc}main{max-width:1200px;margin:0 auto;padding:1em 1.2em}
         table{border-collapse:collapse;width:100%;background:#fff;margin:.5em 0 1.5em}
         th,td{border-bottom:1px solid #e0e0e0;padding:.35em .5em;text-align:left;vertical-align:top}
-        th{background:#eceff1;font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.time{white-space:nowrap}
+        th{background:#eceff1;font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.time{white-space:nowrap}th.time{text-align:left}
         .inline{display:inline}.right{float:right}button{cursor:pointer;padding:.2em .7em}
         button.danger{color:#b71c1c}pre{background:#fff;border:1px solid #e0e0e0;padding:.6em;overflow:auto;max-height:24em}
         .notice{background:#e8f5e9;border:1px solid #a5d6a7;padding:.6em}.error{background:#ffebee;border:1px solid #ef9a9a;padding:.6em}

@@ -7,7 +7,10 @@ import Foundation
 enum AMQPHeadersJSON {
     static func encode(_ headers: [String: AMQPValue]) -> String {
         let object = headers.mapValues(jsonObject)
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
 

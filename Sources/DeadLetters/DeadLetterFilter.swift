@@ -11,7 +11,9 @@ public struct DeadLetterFilter: Hashable, Sendable {
     /// Only letters that died at most this long ago.
     public var newerThan: TimeInterval?
 
-    public init(reason: String? = nil, accountID: String? = nil, olderThan: TimeInterval? = nil, newerThan: TimeInterval? = nil) {
+    public init(
+        reason: String? = nil, accountID: String? = nil, olderThan: TimeInterval? = nil, newerThan: TimeInterval? = nil
+    ) {
         self.reason = reason
         self.accountID = accountID
         self.olderThan = olderThan
@@ -55,7 +57,8 @@ public struct DeadLetterFilter: Hashable, Sendable {
             count <= 100_000
         else {
             throw FilterError(
-                field: field, problem: "'\(text)' is not a duration; write a whole number and a unit, like 30m, 2h or 7d")
+                field: field,
+                problem: "'\(text)' is not a duration; write a whole number and a unit, like 30m, 2h or 7d")
         }
         return TimeInterval(count) * seconds
     }

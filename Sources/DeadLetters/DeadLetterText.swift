@@ -5,7 +5,8 @@ public enum DeadLetterText {
     /// A JSON document indented for reading, or the text itself when it is not JSON.
     public static func prettyJSON(_ text: String) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]),
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
         else { return text }
         return String(decoding: data, as: UTF8.self)
     }

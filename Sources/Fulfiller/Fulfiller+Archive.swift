@@ -42,12 +42,15 @@ extension Fulfiller {
                         "dead letter archived",
                         metadata: [
                             "receipt_id": "\(letter.receiptID ?? "none")", "dead_letter": "\(letter.id)",
-                            "reason": "\(letter.reason)", "result": "\(result.map { "\($0)" } ?? "duplicate or no receipt")",
+                            "reason": "\(letter.reason)",
+                            "result": "\(result.map { "\($0)" } ?? "duplicate or no receipt")",
                         ])
                 }
                 break
             } catch {
-                logger.error("cannot archive dead letters, retrying", metadata: ["error": "\(error)", "count": "\(letters.count)"])
+                logger.error(
+                    "cannot archive dead letters, retrying",
+                    metadata: ["error": "\(error)", "count": "\(letters.count)"])
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }

@@ -72,7 +72,8 @@ extension PipelineDatabase {
                     """,
                 arguments: arguments
             ).map { row in
-                DeadLetterGroup(reason: row["reason"], count: row["count"], firstDeadAt: row["first"], lastDeadAt: row["last"])
+                DeadLetterGroup(
+                    reason: row["reason"], count: row["count"], firstDeadAt: row["first"], lastDeadAt: row["last"])
             }
         }
     }
@@ -121,7 +122,8 @@ extension PipelineDatabase {
         }
     }
 
-    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: Database) throws -> DeadLetter {
+    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: Database) throws -> DeadLetter
+    {
         var letter = try openLetter(id: id, db)
         letter.status = .replaying
         letter.resolvedBy = operatorName
@@ -145,7 +147,9 @@ extension PipelineDatabase {
 
     /// The last step of a replay, once the broker confirmed the publish.
     public func finishReplay(id: String, by operatorName: String, now: Date) throws {
-        guard try deadLetter(id: id) != nil else { throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)") }
+        guard try deadLetter(id: id) != nil else {
+            throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
+        }
         try finishReplays(ids: [id], by: operatorName, now: now)
     }
 
@@ -307,7 +311,8 @@ extension PipelineDatabase {
     public func throughput(since moment: Date) throws -> Throughput {
         try read { db in
             Throughput(
-                received: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM receipts WHERE created_at >= ?", arguments: [moment]) ?? 0,
+                received: try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM receipts WHERE created_at >= ?", arguments: [moment]) ?? 0,
                 credited: try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM receipts WHERE status = 'credited' AND updated_at >= ?",
                     arguments: [moment]) ?? 0,

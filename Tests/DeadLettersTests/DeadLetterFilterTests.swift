@@ -19,7 +19,8 @@ import Testing
         #expect(query.deadSince == now.addingTimeInterval(-7 * 86_400.0))
         #expect(query.statuses == [.waiting, .replaying])
         for (text, seconds) in [("45s", 45.0), ("2h", 7200), ("1w", 604_800), ("0m", 0)] {
-            #expect(try DeadLetterFilter(reason: nil, accountID: nil, olderThan: text, newerThan: nil).olderThan == seconds)
+            #expect(
+                try DeadLetterFilter(reason: nil, accountID: nil, olderThan: text, newerThan: nil).olderThan == seconds)
         }
     }
 

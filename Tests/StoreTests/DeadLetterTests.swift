@@ -27,7 +27,8 @@ import Testing
     @Test func archivingStoresTheLetterAndMarksTheReceiptDeadWithAWebhook() throws {
         try withReceipt { database in
             // When a dead letter for r1 is archived
-            let results = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            let results = try database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
             // Then the receipt is dead with the letter's reason, and its account is on the letter
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts_exhausted: http_503")])
@@ -43,7 +44,8 @@ import Testing
     @Test func aRedeliveredLetterIsArchivedOnce() throws {
         try withReceipt { database in
             _ = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
-            let again = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            let again = try database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(again == [nil])
             #expect(try database.deadLetters(DeadLetterQuery()).count == 1)
         }
@@ -51,7 +53,9 @@ import Testing
 
     @Test func aLetterWithoutAReceiptIsArchivedForAnOperator() throws {
         try withTemporaryDatabase { database in
-            let results = try database.archive([Self.letter("dl_p", receipt: nil, reason: "unparseable_message")], catalog: Fixture.catalog, now: Fixture.t0)
+            let results = try database.archive(
+                [Self.letter("dl_p", receipt: nil, reason: "unparseable_message")], catalog: Fixture.catalog,
+                now: Fixture.t0)
             #expect(results == [nil])
             #expect(try database.deadLetterGroups(DeadLetterQuery()).map(\.reason) == ["unparseable_message"])
         }
@@ -60,7 +64,10 @@ import Testing
     @Test func groupsAndFiltersSelectByReasonAccountAndAge() throws {
         try withTemporaryDatabase { database in
             _ = try database.acceptReceipts(
-                [Fixture.receipt("r1", account: "alice"), Fixture.receipt("r2", account: "bob"), Fixture.receipt("r3", account: "bob")],
+                [
+                    Fixture.receipt("r1", account: "alice"), Fixture.receipt("r2", account: "bob"),
+                    Fixture.receipt("r3", account: "bob"),
+                ],
                 now: Fixture.t0)
             _ = try database.archive(
                 [
@@ -70,14 +77,23 @@ import Testing
                 ], catalog: Fixture.catalog, now: Fixture.t0)
 
             let groups = try database.deadLetterGroups(DeadLetterQuery())
-            #expect(groups == [
-                DeadLetterGroup(reason: "a", count: 2, firstDeadAt: Fixture.t0, lastDeadAt: Fixture.t0.addingTimeInterval(3600)),
-                DeadLetterGroup(reason: "b", count: 1, firstDeadAt: Fixture.t0.addingTimeInterval(7200), lastDeadAt: Fixture.t0.addingTimeInterval(7200)),
-            ])
+            #expect(
+                groups == [
+                    DeadLetterGroup(
+                        reason: "a", count: 2, firstDeadAt: Fixture.t0, lastDeadAt: Fixture.t0.addingTimeInterval(3600)),
+                    DeadLetterGroup(
+                        reason: "b", count: 1, firstDeadAt: Fixture.t0.addingTimeInterval(7200),
+                        lastDeadAt: Fixture.t0.addingTimeInterval(7200)),
+                ])
             #expect(try database.deadLetters(DeadLetterQuery(accountID: "bob")).map(\.id) == ["dl_3", "dl_2"])
             #expect(try database.deadLetters(DeadLetterQuery(reason: "a")).map(\.id) == ["dl_2", "dl_1"])
-            #expect(try database.deadLetterIDs(DeadLetterQuery(deadBefore: Fixture.t0.addingTimeInterval(3600))) == ["dl_1"])
-            #expect(try database.deadLetterIDs(DeadLetterQuery(deadSince: Fixture.t0.addingTimeInterval(3600))) == ["dl_2", "dl_3"])
+            #expect(
+                try database.deadLetterIDs(DeadLetterQuery(deadBefore: Fixture.t0.addingTimeInterval(3600))) == ["dl_1"]
+            )
+            #expect(
+                try database.deadLetterIDs(DeadLetterQuery(deadSince: Fixture.t0.addingTimeInterval(3600))) == [
+                    "dl_2", "dl_3",
+                ])
         }
     }
 
@@ -97,9 +113,14 @@ import Testing
             // And the replayed message's verdict credits it, with a receipt.credited webhook after the receipt.dead one
             let verdict = Verdict(
                 outcome: .valid, receiptID: "r1", accountID: "alice", attempts: 1, environment: "Production",
-                transactions: [VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: Fixture.coins)],
+                transactions: [
+                    VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: Fixture.coins)
+                ],
                 decidedAt: Fixture.t0)
-            #expect(try database.apply([verdict], catalog: Fixture.catalog, now: Fixture.t0) == [.applied(receiptID: "r1", status: .credited, reason: nil)])
+            #expect(
+                try database.apply([verdict], catalog: Fixture.catalog, now: Fixture.t0) == [
+                    .applied(receiptID: "r1", status: .credited, reason: nil)
+                ])
             #expect(try database.account(id: "alice")?.balances["coins"] == 100)
             #expect(try database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
 
@@ -107,7 +128,9 @@ import Testing
             #expect(try database.deadLetter(id: "dl_1")?.status == .replayed)
             // And a replayed letter is not replayed or discarded again
             #expect(throws: DeadLetterError.self) { try database.beginReplay(id: "dl_1", by: "bob", now: Fixture.t0) }
-            #expect(throws: DeadLetterError.self) { try database.discard(id: "dl_1", by: "bob", reason: "x", now: Fixture.t0) }
+            #expect(throws: DeadLetterError.self) {
+                try database.discard(id: "dl_1", by: "bob", reason: "x", now: Fixture.t0)
+            }
         }
     }
 
@@ -117,7 +140,8 @@ import Testing
             _ = try database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             try database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
 
-            let results = try database.archive([Self.letter("dl_2", receipt: "r1", reason: "again")], catalog: Fixture.catalog, now: Fixture.t0)
+            let results = try database.archive(
+                [Self.letter("dl_2", receipt: "r1", reason: "again")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "again")])
             #expect(try database.deadLetters(receiptID: "r1").map(\.id) == ["dl_1", "dl_2"])
         }
@@ -155,8 +179,12 @@ import Testing
             #expect(throws: DeadLetterError(.unknownLetter, "no dead letter with id nope")) {
                 try database.beginReplay(id: "nope", by: "alice", now: Fixture.t0)
             }
-            #expect(throws: DeadLetterError.self) { try database.discard(id: "dl_1", by: "alice", reason: "  ", now: Fixture.t0) }
-            #expect(throws: DeadLetterError.self) { try database.discard(id: "dl_1", by: "", reason: "why", now: Fixture.t0) }
+            #expect(throws: DeadLetterError.self) {
+                try database.discard(id: "dl_1", by: "alice", reason: "  ", now: Fixture.t0)
+            }
+            #expect(throws: DeadLetterError.self) {
+                try database.discard(id: "dl_1", by: "", reason: "why", now: Fixture.t0)
+            }
             #expect(try database.deadLetter(id: "dl_1")?.status == .waiting)
             #expect(try database.receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
         }
@@ -168,8 +196,12 @@ import Testing
             let accepted = try database.acceptNotification(
                 id: "n1", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"), now: Fixture.t0)
             #expect(accepted.created)
-            let results = try database.archive([Self.letter("dl_n", receipt: "n1")], catalog: Fixture.catalog, now: Fixture.t0)
-            #expect(results == [.notificationApplied(notificationID: "n1", status: .dead, reason: "attempts_exhausted: http_503")])
+            let results = try database.archive(
+                [Self.letter("dl_n", receipt: "n1")], catalog: Fixture.catalog, now: Fixture.t0)
+            #expect(
+                results == [
+                    .notificationApplied(notificationID: "n1", status: .dead, reason: "attempts_exhausted: http_503")
+                ])
 
             // When its replay begins, it is validating again
             _ = try database.beginReplay(id: "dl_n", by: "alice", now: Fixture.t0)
@@ -187,14 +219,18 @@ import Testing
         try withReceipt { database in
             let verdict = Verdict(
                 outcome: .valid, receiptID: "r1", accountID: "alice", attempts: 1, environment: "Production",
-                transactions: [VerifiedTransaction(transactionID: "t-42", originalTransactionID: "t-42", productID: Fixture.coins)],
+                transactions: [
+                    VerifiedTransaction(transactionID: "t-42", originalTransactionID: "t-42", productID: Fixture.coins)
+                ],
                 decidedAt: Fixture.t0)
             _ = try database.apply([verdict], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(try database.searchReceipts("r1").map(\.id) == ["r1"])
             #expect(try database.searchReceipts("alice").map(\.id) == ["r1"])
             #expect(try database.searchReceipts("t-42").map(\.id) == ["r1"])
             #expect(try database.searchReceipts("nobody").isEmpty)
-            #expect(try database.throughput(since: Fixture.t0.addingTimeInterval(-60)) == Throughput(received: 1, credited: 1, deadLettered: 0))
+            #expect(
+                try database.throughput(since: Fixture.t0.addingTimeInterval(-60))
+                    == Throughput(received: 1, credited: 1, deadLettered: 0))
         }
     }
 }
@@ -203,7 +239,9 @@ extension PipelineDatabase {
     /// The types of a receipt's outbox rows, oldest first.
     func pendingNotificationTypes(receiptID: String) throws -> [String] {
         try read { db in
-            try String.fetchAll(db, sql: "SELECT type FROM notification_outbox WHERE receipt_id = ? ORDER BY rowid", arguments: [receiptID])
+            try String.fetchAll(
+                db, sql: "SELECT type FROM notification_outbox WHERE receipt_id = ? ORDER BY rowid",
+                arguments: [receiptID])
         }
     }
 }

@@ -14,10 +14,12 @@ import Testing
 
     // MARK: - HTTP helpers
 
-    func get(_ path: String, cookie: String? = nil, _ pipeline: PipelineHarness) async throws -> HTTPClient.HTTPResponse {
+    func get(_ path: String, cookie: String? = nil, _ pipeline: PipelineHarness) async throws -> HTTPClient.HTTPResponse
+    {
         try await pipeline.client.execute(
             HTTPClient.HTTPRequest(
-                url: "http://127.0.0.1:\(pipeline.intakePort)\(path)", headers: cookie.map { [(name: "Cookie", value: $0)] } ?? []))
+                url: "http://127.0.0.1:\(pipeline.intakePort)\(path)",
+                headers: cookie.map { [(name: "Cookie", value: $0)] } ?? []))
     }
 
     func post(_ path: String, form: [String: String], cookie: String? = nil, _ pipeline: PipelineHarness) async throws
@@ -31,7 +33,8 @@ import Testing
         if let cookie { headers.append((name: "Cookie", value: cookie)) }
         return try await pipeline.client.execute(
             HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(pipeline.intakePort)\(path)", headers: headers, body: Array(body.utf8)))
+                method: .post, url: "http://127.0.0.1:\(pipeline.intakePort)\(path)", headers: headers,
+                body: Array(body.utf8)))
     }
 
     /// Logs in; returns the session cookie (`name=value`).
@@ -72,7 +75,8 @@ import Testing
                     Self.secret, "--receipt", receipt, "--screenshot", screenshot,
                 ])
             print("console browser test:\n\(output)")
-            #expect(status == 0, "the browser script failed (needs chromium, chromium-driver, python3-selenium): \(output)")
+            #expect(
+                status == 0, "the browser script failed (needs chromium, chromium-driver, python3-selenium): \(output)")
             #expect(FileManager.default.fileExists(atPath: screenshot))
 
             // Then the receipt is credited exactly once, and the letter says who replayed it
@@ -99,14 +103,17 @@ import Testing
             #expect(try await get("/console", cookie: "iap_console=alice.9999999999.forged", pipeline).status == 401)
 
             // A wrong secret: 401, no cookie
-            let wrong = try await post("/console/login", form: ["name": "alice", "secret": "wrong-secret-0123456789"], pipeline)
+            let wrong = try await post(
+                "/console/login", form: ["name": "alice", "secret": "wrong-secret-0123456789"], pipeline)
             #expect(wrong.status == 401)
             #expect(wrong.bodyString.contains("Wrong operator name or secret"))
             #expect(wrong.header("Set-Cookie") == nil)
 
             // The right one: a session that opens every page
             let cookie = try await logIn(pipeline)
-            for path in ["/console", "/console/dead", "/console/receipts?q=nobody", "/console/dead?reason=x&older_than=1h"] {
+            for path in [
+                "/console", "/console/dead", "/console/receipts?q=nobody", "/console/dead?reason=x&older_than=1h",
+            ] {
                 let response = try await get(path, cookie: cookie, pipeline)
                 #expect(response.status == 200, "\(path): \(response.status)")
             }
@@ -130,20 +137,26 @@ import Testing
 
             // A missing or wrong token: 403, and the letter and receipt are as they were
             for form in [["reason": "x"], ["reason": "x", "csrf": "wrong"], ["reason": "x", "csrf": token + "x"]] {
-                #expect(try await post("/console/dead/\(letter)/discard", form: form, cookie: cookie, pipeline).status == 403)
-                #expect(try await post("/console/dead/\(letter)/replay", form: form, cookie: cookie, pipeline).status == 403)
+                #expect(
+                    try await post("/console/dead/\(letter)/discard", form: form, cookie: cookie, pipeline).status
+                        == 403)
+                #expect(
+                    try await post("/console/dead/\(letter)/replay", form: form, cookie: cookie, pipeline).status == 403
+                )
             }
             #expect(try pipeline.database.deadLetter(id: letter)?.status == .waiting)
             #expect(try pipeline.database.receipt(id: receipt)?.status == .dead)
 
             // A discard without a reason is refused too, changing nothing
-            let noReason = try await post("/console/dead/\(letter)/discard", form: ["csrf": token], cookie: cookie, pipeline)
+            let noReason = try await post(
+                "/console/dead/\(letter)/discard", form: ["csrf": token], cookie: cookie, pipeline)
             #expect(noReason.status == 422)
             #expect(try pipeline.database.deadLetter(id: letter)?.status == .waiting)
 
             // With the right token the discard is done and recorded
             let done = try await post(
-                "/console/dead/\(letter)/discard", form: ["csrf": token, "reason": "fraud check"], cookie: cookie, pipeline)
+                "/console/dead/\(letter)/discard", form: ["csrf": token, "reason": "fraud check"], cookie: cookie,
+                pipeline)
             #expect(done.status == 200)
             #expect(try pipeline.database.receipt(id: receipt)?.reason == "discarded by alice: fraud check")
             // And the search finds the receipt by its account
@@ -162,12 +175,14 @@ import Testing
             let reason = try #require(try pipeline.database.receipt(id: first)?.reason)
             let overview = try await get("/console", cookie: cookie, pipeline)
             #expect(overview.bodyString.contains(reason))
-            let noWhy = try await post("/console/groups/discard", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
+            let noWhy = try await post(
+                "/console/groups/discard", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
             #expect(noWhy.status == 422)
             #expect(try pipeline.database.receipt(id: first)?.status == .dead)
             #expect(try pipeline.database.receipt(id: first)?.reason == reason)
             let discarded = try await post(
-                "/console/groups/discard", form: ["csrf": token, "group": reason, "reason": "load test"], cookie: cookie, pipeline)
+                "/console/groups/discard", form: ["csrf": token, "group": reason, "reason": "load test"],
+                cookie: cookie, pipeline)
             #expect(discarded.status == 200)
             #expect(discarded.bodyString.contains("discarded 1, failed 0, skipped 0"))
             #expect(try pipeline.database.receipt(id: first)?.reason == "discarded by alice: load test")
@@ -175,7 +190,8 @@ import Testing
             // Given two more: replaying their group credits both, once
             let second = try await pipeline.submitDoomed(account: "group-2", transactionID: "console-g2")
             let third = try await pipeline.submitDoomed(account: "group-3", transactionID: "console-g3")
-            let replayed = try await post("/console/groups/replay", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
+            let replayed = try await post(
+                "/console/groups/replay", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
             #expect(replayed.status == 200)
             #expect(replayed.bodyString.contains("replayed 2, failed 0, skipped 0"))
             #expect(try await pipeline.finalStatus(second)["status"] as? String == "credited")
@@ -191,18 +207,24 @@ import Testing
             let page = try await get("/console", pipeline)
             #expect(page.status == 503)
             #expect(page.bodyString.contains("IAP_CONSOLE_OPERATORS"))
-            #expect(try await post("/console/login", form: ["name": "alice", "secret": Self.secret], pipeline).status == 503)
+            #expect(
+                try await post("/console/login", form: ["name": "alice", "secret": Self.secret], pipeline).status == 503
+            )
         }
     }
 
     @Test func operatorSettingsAreChecked() throws {
         #expect(throws: (any Error).self) { try ConsoleConfiguration(operators: [(name: "bob", secret: "short")]) }
-        #expect(throws: (any Error).self) { try ConsoleConfiguration(operators: [(name: "b o b", secret: "long-enough-secret-123")]) }
+        #expect(throws: (any Error).self) {
+            try ConsoleConfiguration(operators: [(name: "b o b", secret: "long-enough-secret-123")])
+        }
         #expect(throws: (any Error).self) {
             try ConsoleConfiguration(environment: .init(["IAP_CONSOLE_OPERATORS": "bob-without-secret"]))
         }
         #expect(try ConsoleConfiguration(environment: .init([:])).isEnabled == false)
-        #expect(try ConsoleConfiguration(environment: .init(["IAP_CONSOLE_OPERATORS": "bob:long-enough-secret-123"])).isEnabled)
+        #expect(
+            try ConsoleConfiguration(environment: .init(["IAP_CONSOLE_OPERATORS": "bob:long-enough-secret-123"]))
+                .isEnabled)
     }
 
     /// Runs a program to the end; its exit status and output.

@@ -11,7 +11,9 @@ extension PipelineHarness {
         let data = stub.issue(
             StubReceipt(
                 bundleID: Self.bundleID, environment: .production,
-                transactions: [StubReceipt.Transaction(transactionID: transactionID, productID: "com.example.coins100")],
+                transactions: [
+                    StubReceipt.Transaction(transactionID: transactionID, productID: "com.example.coins100")
+                ],
                 failFirst: failFirst))
         let (_, id) = try await submit(account: account, receiptData: data)
         guard let id else { throw HarnessFailure("no receipt id for \(account)") }
@@ -30,7 +32,10 @@ extension PipelineHarness {
 
     /// The environment an `iap` process needs to work on this pipeline.
     var processEnvironment: [String: String] {
-        ["IAP_DB_PATH": databasePath, "IAP_AMQP_URL": broker.url, "IAP_QUEUE_PREFIX": topology.prefix, "IAP_LOG_LEVEL": "error"]
+        [
+            "IAP_DB_PATH": databasePath, "IAP_AMQP_URL": broker.url, "IAP_QUEUE_PREFIX": topology.prefix,
+            "IAP_LOG_LEVEL": "error",
+        ]
     }
 
     /// How many `receipt.credited` webhooks the backend accepted for a receipt.

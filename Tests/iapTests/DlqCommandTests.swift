@@ -35,7 +35,9 @@ import Testing
             #expect(groups.first?["reason"] as? String == reason)
             let letters = try #require(listed["letters"] as? [[String: Any]])
             #expect(Set(letters.compactMap { $0["receipt_id"] as? String }) == [a, b, c])
-            let ofB = try json(try dlq(["list", "--json", "--account", "dlq-b"], pipeline).output)["letters"] as? [[String: Any]]
+            let ofB =
+                try json(try dlq(["list", "--json", "--account", "dlq-b"], pipeline).output)["letters"]
+                as? [[String: Any]]
             #expect(ofB?.map { $0["receipt_id"] as? String } == [b])
 
             // And shows one: its receipt, attempts and error, body and headers
@@ -122,7 +124,10 @@ import Testing
                         let data = pipeline.stub.issue(
                             StubReceipt(
                                 bundleID: PipelineHarness.bundleID, environment: .production,
-                                transactions: [StubReceipt.Transaction(transactionID: "bulk-\(index)", productID: "com.example.coins100")],
+                                transactions: [
+                                    StubReceipt.Transaction(
+                                        transactionID: "bulk-\(index)", productID: "com.example.coins100")
+                                ],
                                 failFirst: 2))
                         return try await pipeline.submit(account: "bulk-\(index % 10)", receiptData: data).1
                     }

@@ -61,7 +61,8 @@ struct DlqContext {
     /// A review without a broker connection (for reading and discarding).
     func offlineReview() -> DeadLetterReview {
         DeadLetterReview(
-            database: database, connection: AMQPConnection(configuration: settings.amqp, logger: settings.logger("dlq")),
+            database: database,
+            connection: AMQPConnection(configuration: settings.amqp, logger: settings.logger("dlq")),
             topology: settings.topology)
     }
 
@@ -69,16 +70,19 @@ struct DlqContext {
     func withBroker<T>(_ body: (DeadLetterReview) async throws -> T) async throws -> T {
         var logger = settings.logger("dlq")
         logger.logLevel = .error
-        let connection = AMQPConnection(configuration: settings.amqp, topology: settings.topology.topology, logger: logger)
+        let connection = AMQPConnection(
+            configuration: settings.amqp, topology: settings.topology.topology, logger: logger)
         connection.start()
         do {
             try await connection.waitUntilConnected(timeout: .seconds(15))
         } catch {
             await connection.close()
-            throw DlqFailure("cannot reach the broker at \(settings.amqp.host):\(settings.amqp.port) (IAP_AMQP_URL): \(error)")
+            throw DlqFailure(
+                "cannot reach the broker at \(settings.amqp.host):\(settings.amqp.port) (IAP_AMQP_URL): \(error)")
         }
         do {
-            let result = try await body(DeadLetterReview(database: database, connection: connection, topology: settings.topology))
+            let result = try await body(
+                DeadLetterReview(database: database, connection: connection, topology: settings.topology))
             await connection.close()
             return result
         } catch {

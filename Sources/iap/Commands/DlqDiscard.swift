@@ -7,7 +7,9 @@ extension IAP.Dlq {
     /// `iap dlq discard ID --reason WHY`: give up on a dead letter, on the record.
     struct Discard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Discard a dead letter with a recorded reason; its receipt stays dead and says who discarded it and why.")
+            abstract:
+                "Discard a dead letter with a recorded reason; its receipt stays dead and says who discarded it and why."
+        )
 
         @Argument(help: "The dead letter's id.") var id: String
         @Option(help: "Why it is discarded (required; shown in the receipt's status).") var reason: String
@@ -33,7 +35,9 @@ extension IAP.Dlq {
             if output.json {
                 try DlqOutput.printJSON(DlqOutput.letterJSON(letter, full: false))
             } else {
-                print("discarded \(letter.id)\(letter.receiptID.map { " (receipt \($0))" } ?? ""): discarded by \(letter.resolvedBy ?? ""): \(letter.resolvedReason ?? "")")
+                print(
+                    "discarded \(letter.id)\(letter.receiptID.map { " (receipt \($0))" } ?? ""): discarded by \(letter.resolvedBy ?? ""): \(letter.resolvedReason ?? "")"
+                )
             }
         }
     }

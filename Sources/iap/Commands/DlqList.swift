@@ -7,7 +7,9 @@ extension IAP.Dlq {
     /// `iap dlq list`: open dead letters grouped by reason, then the newest letters.
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List dead letters waiting for review, grouped by reason (count, first and last seen), then the newest ones.")
+            abstract:
+                "List dead letters waiting for review, grouped by reason (count, first and last seen), then the newest ones."
+        )
 
         @OptionGroup var filter: DlqFilterOptions
         @Option(help: "How many letters to list below the groups (0 for none).") var limit = 20
@@ -16,7 +18,9 @@ extension IAP.Dlq {
 
         func validate() throws {
             _ = try filter.filter()
-            guard (0...10_000).contains(limit) else { throw ValidationError("--limit: must be 0...10000, got \(limit)") }
+            guard (0...10_000).contains(limit) else {
+                throw ValidationError("--limit: must be 0...10000, got \(limit)")
+            }
         }
 
         func run() async throws {
@@ -37,11 +41,15 @@ extension IAP.Dlq {
                 print(filter.isEmpty ? "No dead letters waiting for review." : "No dead letters match.")
                 return
             }
-            print("\(total) dead letter\(total == 1 ? "" : "s") in \(groups.count) group\(groups.count == 1 ? "" : "s")\n")
+            print(
+                "\(total) dead letter\(total == 1 ? "" : "s") in \(groups.count) group\(groups.count == 1 ? "" : "s")\n"
+            )
             print(
                 DlqOutput.table(
                     ["COUNT", "REASON", "FIRST SEEN", "LAST SEEN"],
-                    groups.map { [String($0.count), $0.reason, DlqOutput.time($0.firstDeadAt), DlqOutput.time($0.lastDeadAt)] }))
+                    groups.map {
+                        [String($0.count), $0.reason, DlqOutput.time($0.firstDeadAt), DlqOutput.time($0.lastDeadAt)]
+                    }))
             guard !letters.isEmpty else { return }
             print("\nNewest \(letters.count):\n")
             print(
@@ -53,7 +61,9 @@ extension IAP.Dlq {
                             DlqOutput.age($0.deadAt), $0.status.rawValue,
                         ]
                     }, maxWidth: 48))
-            print("\nShow one: iap dlq show ID   Replay: iap dlq replay ID | --reason R | --all   Discard: iap dlq discard ID --reason WHY")
+            print(
+                "\nShow one: iap dlq show ID   Replay: iap dlq replay ID | --reason R | --all   Discard: iap dlq discard ID --reason WHY"
+            )
         }
     }
 }

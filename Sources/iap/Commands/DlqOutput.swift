@@ -43,7 +43,8 @@ enum DlqOutput {
 
     /// Pretty, sorted JSON of `object` (JSONSerialization types) on stdout.
     static func printJSON(_ object: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
     }
 
@@ -57,7 +58,8 @@ enum DlqOutput {
         var object: [String: Any] = [
             "id": letter.id, "receipt_id": orNull(letter.receiptID), "account_id": orNull(letter.accountID),
             "reason": letter.reason, "attempts": letter.attempts, "last_error": orNull(letter.lastError),
-            "source_queue": orNull(letter.sourceQueue), "dead_at": time(letter.deadAt), "status": letter.status.rawValue,
+            "source_queue": orNull(letter.sourceQueue), "dead_at": time(letter.deadAt),
+            "status": letter.status.rawValue,
             "resolved_by": orNull(letter.resolvedBy), "resolved_reason": orNull(letter.resolvedReason),
             "resolved_at": orNull(letter.resolvedAt.map { time($0) }),
         ]
@@ -78,7 +80,10 @@ enum DlqOutput {
     static func orNull(_ value: Any?) -> Any { value ?? NSNull() }
 
     static func groupJSON(_ group: DeadLetterGroup) -> [String: Any] {
-        ["reason": group.reason, "count": group.count, "first_dead_at": time(group.firstDeadAt), "last_dead_at": time(group.lastDeadAt)]
+        [
+            "reason": group.reason, "count": group.count, "first_dead_at": time(group.firstDeadAt),
+            "last_dead_at": time(group.lastDeadAt),
+        ]
     }
 
     static func summaryJSON(_ summary: BulkSummary, verb: String) -> [String: Any] {
@@ -103,7 +108,8 @@ struct ProgressReporter {
             let filled = progress.total == 0 ? width : width * progress.handled / progress.total
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let end = progress.handled == progress.total ? "\n" : ""
-            FileHandle.standardError.write(Data("\r\(bar) \(progress.handled)/\(progress.total)  \(counts)\u{1B}[K\(end)".utf8))
+            FileHandle.standardError.write(
+                Data("\r\(bar) \(progress.handled)/\(progress.total)  \(counts)\u{1B}[K\(end)".utf8))
         } else {
             let step = max(1, progress.total / 20)
             guard progress.handled % step == 0 || progress.handled == progress.total else { return }

@@ -7,7 +7,8 @@ extension IAP.Dlq {
     /// `iap dlq replay ID | --reason R | --all`: put dead letters back on their work queue.
     struct Replay: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Replay dead letters: back to the work queue they died in, confirmed by the broker before they leave the archive.",
+            abstract:
+                "Replay dead letters: back to the work queue they died in, confirmed by the broker before they leave the archive.",
             discussion: """
                 Give one letter's ID, or --reason R (a whole group), or --all; --account, --older-than and
                 --newer-than narrow a bulk replay. A replay reopens the receipt, publishes the original
@@ -45,7 +46,9 @@ extension IAP.Dlq {
                     throw DlqFailure("no dead letter with id \(id) (see `iap dlq list`); nothing was replayed")
                 }
                 guard found.status.isOpen else {
-                    throw DlqFailure("dead letter \(id) was already \(found.status.rawValue) by \(found.resolvedBy ?? "someone"); nothing was replayed")
+                    throw DlqFailure(
+                        "dead letter \(id) was already \(found.status.rawValue) by \(found.resolvedBy ?? "someone"); nothing was replayed"
+                    )
                 }
                 let letter = try await context.withBroker { review in
                     try await review.replay(id: id, by: name)
@@ -53,7 +56,9 @@ extension IAP.Dlq {
                 if output.json {
                     try DlqOutput.printJSON(DlqOutput.letterJSON(letter, full: false))
                 } else {
-                    print("replayed \(letter.id)\(letter.receiptID.map { " (receipt \($0))" } ?? "") to the \(letter.sourceQueue ?? "validate") queue")
+                    print(
+                        "replayed \(letter.id)\(letter.receiptID.map { " (receipt \($0))" } ?? "") to the \(letter.sourceQueue ?? "validate") queue"
+                    )
                 }
                 return
             }

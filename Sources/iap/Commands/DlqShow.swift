@@ -35,7 +35,10 @@ extension IAP.Dlq {
                 ["source queue", letter.sourceQueue ?? "-"], ["dead at", DlqOutput.time(letter.deadAt)],
             ]
             if let by = letter.resolvedBy {
-                rows += [["resolved by", by], ["resolved because", letter.resolvedReason ?? "-"], ["resolved at", DlqOutput.time(letter.resolvedAt)]]
+                rows += [
+                    ["resolved by", by], ["resolved because", letter.resolvedReason ?? "-"],
+                    ["resolved at", DlqOutput.time(letter.resolvedAt)],
+                ]
             }
             print(DlqOutput.table(["DEAD LETTER", ""], rows, maxWidth: 100))
             if let receipt {
@@ -48,7 +51,13 @@ extension IAP.Dlq {
                             ["status", receipt.status.rawValue], ["reason", receipt.reason ?? "-"],
                             ["attempts", String(receipt.attempts)], ["product", receipt.productID ?? "-"],
                             ["order", receipt.orderID ?? "-"], ["received at", DlqOutput.time(receipt.createdAt)],
-                            ["transactions", receipt.transactions.isEmpty ? "-" : receipt.transactions.map { "\($0.transactionID) \($0.outcome.rawValue)" }.joined(separator: ", ")],
+                            [
+                                "transactions",
+                                receipt.transactions.isEmpty
+                                    ? "-"
+                                    : receipt.transactions.map { "\($0.transactionID) \($0.outcome.rawValue)" }.joined(
+                                        separator: ", "),
+                            ],
                         ], maxWidth: 100))
             } else if let notification {
                 print("")
@@ -61,14 +70,19 @@ extension IAP.Dlq {
                             ["transaction", notification.transactionID ?? "-"],
                         ], maxWidth: 100))
             } else {
-                print("\n(no receipt or Apple notification \(letter.receiptID.map { "named \($0) " } ?? "named ")is in the database)")
+                print(
+                    "\n(no receipt or Apple notification \(letter.receiptID.map { "named \($0) " } ?? "named ")is in the database)"
+                )
             }
             print("\nEvery death of this \(letter.receiptID == nil ? "message" : "receipt"):\n")
             print(
                 DlqOutput.table(
                     ["LETTER", "DEAD AT", "ATTEMPTS", "REASON", "LAST ERROR", "STATUS", "BY"],
                     history.map {
-                        [$0.id, DlqOutput.time($0.deadAt), String($0.attempts), $0.reason, $0.lastError ?? "-", $0.status.rawValue, $0.resolvedBy ?? "-"]
+                        [
+                            $0.id, DlqOutput.time($0.deadAt), String($0.attempts), $0.reason, $0.lastError ?? "-",
+                            $0.status.rawValue, $0.resolvedBy ?? "-",
+                        ]
                     }, maxWidth: 48))
             let body = DeadLetterText.body(letter.body)
             print("\nBody (\(body.encoding)):\n\(body.text)")
