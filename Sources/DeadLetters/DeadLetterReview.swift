@@ -161,7 +161,10 @@ public struct DeadLetterReview: Sendable {
         try database.discard(id: id, by: operatorName, reason: reason, now: now())
     }
 
-    /// Discards every open letter `filter` selects.
+    /// Discards every open letter `filter` selects, ``bulkChunk`` letters per transaction.
+    ///
+    /// - Parameter progress: called after each chunk.
+    /// - Throws: ``DeadLetterError`` for an empty reason (nothing changed), or a database error.
     public func discard(
         _ filter: DeadLetterFilter, by operatorName: String, reason: String, progress: (BulkProgress) -> Void = { _ in }
     ) throws -> BulkSummary {
@@ -170,14 +173,14 @@ public struct DeadLetterReview: Sendable {
         }
         let ids = try database.deadLetterIDs(filter.query(now: now()))
         var summary = BulkSummary()
-        for (index, id) in ids.enumerated() {
-            do {
-                try discard(id: id, by: operatorName, reason: reason)
-                summary.done += 1
-            } catch {
-                count(error, id: id, in: &summary)
-            }
-            progress(BulkProgress(handled: index + 1, total: ids.count, summary: summary))
+        var handled = 0
+        while handled < ids.count {
+            let chunk = Array(ids[handled..<min(handled + Self.bulkChunk, ids.count)])
+            let done = try database.discard(ids: chunk, by: operatorName, reason: reason, now: now())
+            summary.done += done.discarded.count
+            for refused in done.refused { count(refused.error, id: refused.id, in: &summary) }
+            handled += chunk.count
+            progress(BulkProgress(handled: handled, total: ids.count, summary: summary))
         }
         return summary
     }

@@ -207,36 +207,62 @@ extension PipelineDatabase {
     /// - Throws: ``DeadLetterError`` for an unknown or already resolved letter, an empty
     ///   reason or operator; nothing is changed then.
     public func discard(id: String, by operatorName: String, reason: String, now: Date) throws -> DeadLetter {
+        let done = try discard(ids: [id], by: operatorName, reason: reason, now: now)
+        if let refused = done.refused.first { throw refused.error }
+        return done.discarded[0]
+    }
+
+    /// ``discard(id:by:reason:now:)`` for many letters in one transaction (a group discard).
+    ///
+    /// - Returns: the letters discarded, and those refused (unknown or resolved) with why.
+    /// - Throws: ``DeadLetterError`` for an empty reason or operator; nothing is changed then.
+    public func discard(
+        ids: [String], by operatorName: String, reason: String, now: Date
+    ) throws -> (discarded: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
         let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         let who = operatorName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !why.isEmpty else { throw DeadLetterError(.reasonRequired, "a discard needs a reason") }
         guard !who.isEmpty else { throw DeadLetterError(.operatorRequired, "a discard needs the operator's name") }
         return try write { db in
-            var letter = try Self.openLetter(id: id, db)
-            letter.status = .discarded
-            letter.resolvedBy = who
-            letter.resolvedReason = why
-            letter.resolvedAt = now
-            try letter.update(db)
-            let statusReason = "discarded by \(who): \(why)"
-            guard let receiptID = letter.receiptID else { return letter }
-            if var receipt = try Receipt.fetchOne(db, id: receiptID),
-                receipt.status == .dead || !receipt.status.isFinal
-            {
-                receipt.status = .dead
-                receipt.reason = statusReason
-                receipt.updatedAt = now
-                try receipt.update(db)
-            } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
-                notification.status == .dead || !notification.status.isFinal
-            {
-                notification.status = .dead
-                notification.reason = statusReason
-                notification.updatedAt = now
-                try notification.update(db)
+            var discarded: [DeadLetter] = []
+            var refused: [(id: String, error: DeadLetterError)] = []
+            for id in ids {
+                do {
+                    discarded.append(try Self.discard(id: id, by: who, reason: why, now: now, db))
+                } catch let error as DeadLetterError {
+                    // Refused before anything was written for this letter.
+                    refused.append((id, error))
+                }
             }
-            return letter
+            return (discarded, refused)
         }
+    }
+
+    private static func discard(id: String, by who: String, reason why: String, now: Date, _ db: Database) throws
+        -> DeadLetter
+    {
+        var letter = try openLetter(id: id, db)
+        letter.status = .discarded
+        letter.resolvedBy = who
+        letter.resolvedReason = why
+        letter.resolvedAt = now
+        try letter.update(db)
+        let statusReason = "discarded by \(who): \(why)"
+        guard let receiptID = letter.receiptID else { return letter }
+        if var receipt = try Receipt.fetchOne(db, id: receiptID), receipt.status == .dead || !receipt.status.isFinal {
+            receipt.status = .dead
+            receipt.reason = statusReason
+            receipt.updatedAt = now
+            try receipt.update(db)
+        } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+            notification.status == .dead || !notification.status.isFinal
+        {
+            notification.status = .dead
+            notification.reason = statusReason
+            notification.updatedAt = now
+            try notification.update(db)
+        }
+        return letter
     }
 
     private static func openLetter(id: String, _ db: Database) throws -> DeadLetter {
