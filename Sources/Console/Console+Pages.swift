@@ -147,6 +147,13 @@ extension OperatorConsole {
         var body = "<table>"
         for (name, value) in rows { body += "<tr><th>\(HTML.escape(name))</th><td>\(HTML.escape(value))</td></tr>" }
         body += "</table><p>\(actions(letter, csrf: csrf))</p>"
+        let deaths = DeathRecord.all(inHeaders: letter.headers)
+        if !deaths.isEmpty {
+            body += "<h2>Its way through the queues (x-death)</h2>"
+            body += HTML.table(
+                columns: [("queue", .text), ("reason", .text), ("times", .num), ("last", .time)],
+                rows: deaths.map { ("", [.code($0.queue), .text($0.reason), .number($0.count), .time($0.time)]) })
+        }
         let text = DeadLetterText.body(letter.body)
         body += "<h2>Body (\(text.encoding))</h2><pre>\(HTML.escape(text.text))</pre>"
         body += "<h2>Headers</h2><pre>\(HTML.escape(DeadLetterText.prettyJSON(letter.headers)))</pre>"

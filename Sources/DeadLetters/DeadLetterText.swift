@@ -17,3 +17,25 @@ public enum DeadLetterText {
         return (prettyJSON(text), "utf8")
     }
 }
+
+/// One entry of RabbitMQ's `x-death` header, as archived: a queue the message left
+/// (expired from a retry tier, rejected, or past the delivery limit), how often, and when last.
+public struct DeathRecord: Hashable, Sendable {
+    public var queue: String
+    public var reason: String
+    public var count: Int
+    public var time: Date?
+
+    /// The `x-death` entries of an archived letter's headers (JSON), most recent first.
+    public static func all(inHeaders json: String) -> [DeathRecord] {
+        guard let headers = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+            let deaths = headers["x-death"] as? [[String: Any]]
+        else { return [] }
+        return deaths.map { death in
+            DeathRecord(
+                queue: death["queue"] as? String ?? "", reason: death["reason"] as? String ?? "",
+                count: (death["count"] as? NSNumber)?.intValue ?? 0,
+                time: (death["time"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) })
+        }
+    }
+}

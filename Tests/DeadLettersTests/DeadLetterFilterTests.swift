@@ -49,4 +49,25 @@ import Testing
                 == #"{"flag":true,"none":null,"raw":"/w==","x-death":[{"count":1,"queue":"iap.validate"}],"x-iap-attempts":3,"x-iap-dead-reason":"timeout"}"#
         )
     }
+
+    @Test func deathRecordsComeFromTheArchivedXDeathHeader() {
+        let json = AMQPHeadersJSON.encode([
+            "x-death": .array([
+                .table([
+                    "queue": "iap.validate.retry.1s", "reason": "expired", "count": .int(3),
+                    "time": .timestamp(1_750_000_000),
+                ]),
+                .table(["queue": "iap.validate", "reason": "rejected", "count": .int(1)]),
+            ])
+        ])
+        #expect(
+            DeathRecord.all(inHeaders: json) == [
+                DeathRecord(
+                    queue: "iap.validate.retry.1s", reason: "expired", count: 3,
+                    time: Date(timeIntervalSince1970: 1_750_000_000)),
+                DeathRecord(queue: "iap.validate", reason: "rejected", count: 1, time: nil),
+            ])
+        #expect(DeathRecord.all(inHeaders: "{}").isEmpty)
+        #expect(DeathRecord.all(inHeaders: "not json").isEmpty)
+    }
 }

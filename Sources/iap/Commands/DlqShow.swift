@@ -84,6 +84,14 @@ extension IAP.Dlq {
                             $0.status.rawValue, $0.resolvedBy ?? "-",
                         ]
                     }, maxWidth: 48))
+            let deaths = DeathRecord.all(inHeaders: letter.headers)
+            if !deaths.isEmpty {
+                print("\nIts way through the queues (RabbitMQ's x-death, most recent first):\n")
+                print(
+                    DlqOutput.table(
+                        ["QUEUE", "REASON", "TIMES", "LAST"],
+                        deaths.map { [$0.queue, $0.reason, String($0.count), DlqOutput.time($0.time)] }, maxWidth: 60))
+            }
             let body = DeadLetterText.body(letter.body)
             print("\nBody (\(body.encoding)):\n\(body.text)")
             print("\nHeaders:\n\(DeadLetterText.prettyJSON(letter.headers))")
