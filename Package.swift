@@ -95,6 +95,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // MARK: Dead-letter review: the archive's operations, and the web console
+        .target(
+            name: "DeadLetters",
+            dependencies: [
+                "PipelineCore", "Broker", "Store",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Console",
+            dependencies: [
+                "PipelineCore", "Broker", "Store", "DeadLetters",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Validator",
             dependencies: [
@@ -106,7 +125,7 @@ let package = Package(
         .target(
             name: "Fulfiller",
             dependencies: [
-                "PipelineCore", "Broker", "Store",
+                "PipelineCore", "Broker", "Store", "DeadLetters",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -134,7 +153,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "Scheduler",
+                "Notifier", "Scheduler", "Console", "DeadLetters",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -145,7 +164,7 @@ let package = Package(
             name: "iap",
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
-                "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline",
+                "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -211,6 +230,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "DeadLettersTests",
+            dependencies: ["DeadLetters", "Broker", "Store"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ValidatorTests",
             dependencies: ["Validator", "PipelineTesting"],
             swiftSettings: swiftSettings
@@ -229,7 +253,7 @@ let package = Package(
             name: "iapTests",
             dependencies: [
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "AppStore", "Pipeline", "Scheduler",
+                "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console",
             ],
             swiftSettings: swiftSettings
         ),

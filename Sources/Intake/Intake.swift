@@ -18,6 +18,8 @@ public struct Intake: Sendable {
     let notifications: NotificationRoutes
     let orders: OrderRoutes
     let logger: Logger
+    /// Routes mounted beside the API, such as the operators' console under `/console`.
+    public var additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
 
     public init(
         configuration: IntakeConfiguration, database: PipelineDatabase, catalog: Catalog, connection: AMQPConnection,
@@ -49,6 +51,7 @@ public struct Intake: Sendable {
         routes.register(on: v1)
         orders.register(on: v1)
         notifications.register(on: router)
+        additionalRoutes(router)
         return router
     }
 

@@ -1,5 +1,7 @@
 import AppStore
 import Broker
+import Console
+import DeadLetters
 import Fulfiller
 import HTTPClient
 import Hummingbird
@@ -41,6 +43,8 @@ public struct LocalPipeline: Sendable {
         public var scheduler = SubscriptionScheduler.Configuration()
         /// False to run the validators as processes of their own.
         public var runsValidator = true
+        /// The operators' console under `/console`; nil, or no operators, disables it.
+        public var console: ConsoleConfiguration?
 
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
@@ -85,10 +89,17 @@ public struct LocalPipeline: Sendable {
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")
-        let intake = Intake(
+        var intake = Intake(
             configuration: configuration.intake, database: database, catalog: configuration.catalog,
             connection: intakeConnection,
             topology: configuration.topology, relayConfiguration: configuration.relay, logger: logger)
+        if let consoleConfiguration = configuration.console {
+            let console = OperatorConsole(
+                configuration: consoleConfiguration,
+                review: DeadLetterReview(database: database, connection: intakeConnection, topology: configuration.topology),
+                database: database, logger: logger)
+            intake.additionalRoutes = { console.register(on: $0) }
+        }
         var services: [any Service] = [
             HTTPClientService(client: client),
             intakeConnection, validatorConnection, fulfillerConnection,

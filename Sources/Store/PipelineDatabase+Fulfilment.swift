@@ -34,22 +34,25 @@ extension PipelineDatabase {
     /// - Returns: one result per verdict, in the same order.
     public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
-        return try write { db in
-            try verdicts.map { verdict in
-                var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
-                do {
-                    // A savepoint per verdict: a malformed one is undone alone.
-                    try db.inSavepoint {
-                        result = try apply(verdict, catalog: catalog, now: now, db)
-                        return .commit
-                    }
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                    return .invalid(receiptID: verdict.receiptID, reason: error.message ?? "constraint failed")
-                } catch let error as InvalidVerdict {
-                    return .invalid(receiptID: verdict.receiptID, reason: error.reason)
+        return try write { db in try apply(verdicts, catalog: catalog, now: now, db) }
+    }
+
+    /// ``apply(_:catalog:now:)`` inside a transaction already open (the dead-letter archive's).
+    func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: Database) throws -> [VerdictResult] {
+        return try verdicts.map { verdict in
+            var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
+            do {
+                // A savepoint per verdict: a malformed one is undone alone.
+                try db.inSavepoint {
+                    result = try apply(verdict, catalog: catalog, now: now, db)
+                    return .commit
                 }
-                return result
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                return .invalid(receiptID: verdict.receiptID, reason: error.message ?? "constraint failed")
+            } catch let error as InvalidVerdict {
+                return .invalid(receiptID: verdict.receiptID, reason: error.reason)
             }
+            return result
         }
     }
 

@@ -28,6 +28,11 @@ extension PipelineDatabase {
 
         // Later migrations go here.
 
+        // The dead-letter archive (PipelineDatabase+SchemaV4.swift).
+        migrator.registerMigration("v4") { db in
+            try createV4(db)
+        }
+
         return migrator
     }
 

@@ -1,5 +1,6 @@
 import AppStore
 import Broker
+import Console
 import Foundation
 import HTTPClient
 import Hummingbird
@@ -35,10 +36,12 @@ final class PipelineHarness: Sendable {
     let topology: PipelineTopology
     let broker: BrokerFixture
     let client: CurlHTTPClient
+    /// The SQLite file, for `iap` processes a test runs beside the pipeline.
+    let databasePath: String
 
     init(
         stub: StubAppStore, stubPort: Int, receiver: WebhookReceiver, database: PipelineDatabase, intakePort: Int,
-        topology: PipelineTopology, broker: BrokerFixture, client: CurlHTTPClient
+        topology: PipelineTopology, broker: BrokerFixture, client: CurlHTTPClient, databasePath: String
     ) {
         self.stub = stub
         self.stubPort = stubPort
@@ -48,6 +51,7 @@ final class PipelineHarness: Sendable {
         self.topology = topology
         self.broker = broker
         self.client = client
+        self.databasePath = databasePath
     }
 
     /// Runs `body` against a fresh pipeline, then shuts it down gracefully.
@@ -55,11 +59,13 @@ final class PipelineHarness: Sendable {
         stub stubConfiguration: StubStoreConfiguration = StubStoreConfiguration(bundleID: bundleID),
         maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
         scheduler: SubscriptionScheduler.Configuration = .init(),
+        console: ConsoleConfiguration? = nil,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let databasePath = directory.file("iap.sqlite")
+        let database = try PipelineDatabase(path: databasePath)
         let broker = BrokerFixture(label: "e2e")
         let topology = broker.pipelineTopology(retryDelays: [.seconds(1), .seconds(1), .seconds(2)])
         let stub = StubAppStore(configuration: stubConfiguration)
@@ -92,6 +98,7 @@ final class PipelineHarness: Sendable {
                         schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
                 configuration.runsValidator = runsValidator
                 configuration.scheduler = scheduler
+                configuration.console = console
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
@@ -108,7 +115,7 @@ final class PipelineHarness: Sendable {
                 let harness = PipelineHarness(
                     stub: stub, stubPort: await stubPort.value, receiver: receiver, database: database,
                     intakePort: await intakePort.value, topology: topology, broker: broker,
-                    client: try CurlHTTPClient())
+                    client: try CurlHTTPClient(), databasePath: databasePath)
                 // Stops the pipeline the way SIGTERM would, then the stub store ("Apple").
                 func stop() async {
                     await services.triggerGracefulShutdown()

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Console
+import DeadLetters
 import Intake
 
 extension IAP {
@@ -15,10 +17,17 @@ extension IAP {
             let catalog = try settings.catalog(logger: settings.logger("intake"))
             let database = try settings.openDatabase()
             let connection = settings.connection("intake")
-            let intake = Intake(
+            var intake = Intake(
                 configuration: intakeConfiguration, database: database,
                 catalog: catalog, connection: connection,
                 topology: settings.topology, logger: settings.logger("intake"))
+            let consoleConfiguration = try ConsoleConfiguration(environment: settings.environment)
+            // Mounted even when no operator is configured: it then answers 503 and says why.
+            let console = OperatorConsole(
+                configuration: consoleConfiguration,
+                review: DeadLetterReview(database: database, connection: connection, topology: settings.topology),
+                database: database, logger: settings.logger("console"))
+            intake.additionalRoutes = { console.register(on: $0) }
             try await runServices([connection, intake.relay, intake.application()], settings: settings, label: "intake")
         }
     }
