@@ -111,6 +111,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // MARK: Dead-letter review: the archive's operations, and the web console
+        .target(
+            name: "DeadLetters",
+            dependencies: [
+                "PipelineCore", "Broker", "Store",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Console",
+            dependencies: [
+                "PipelineCore", "Broker", "Store", "DeadLetters",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Validator",
             dependencies: [
@@ -122,7 +141,15 @@ let package = Package(
         .target(
             name: "Fulfiller",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Observability",
+                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Scheduler",
+            dependencies: [
+                "PipelineCore", "Broker", "Store",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -142,7 +169,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "Observability",
+                "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -153,7 +180,8 @@ let package = Package(
             name: "iap",
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
-                "Intake", "Validator", "Fulfiller", "Notifier", "Pipeline", "Observability",
+                "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
+                "Observability",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -219,6 +247,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "DeadLettersTests",
+            dependencies: ["DeadLetters", "Broker", "Store"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ValidatorTests",
             dependencies: ["Validator", "PipelineTesting"],
             swiftSettings: swiftSettings
@@ -245,7 +278,7 @@ let package = Package(
             name: "iapTests",
             dependencies: [
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "AppStore", "Pipeline", "Observability",
+                "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
             ],
             swiftSettings: swiftSettings
         ),

@@ -3,7 +3,8 @@
 # running, and waits until it accepts connections. Safe to run again.
 set -euo pipefail
 
-packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev curl)
+# chromium, chromium-driver, python3-selenium: the console's browser test (Tests/ConsoleBrowser).
+packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev curl chromium chromium-driver python3-selenium)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 

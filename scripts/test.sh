@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
 
 scripts/setup.sh
+scripts/check-deploy.sh   # compose, Kubernetes, RabbitMQ and systemd files (deploy/)
 swift build --build-tests
 swift test --skip-build --skip Disruptive
 IAP_TEST_DISRUPTIVE=1 swift test --skip-build --filter Disruptive

@@ -8,8 +8,8 @@ import Store
 
 /// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one
 /// SQLite transaction (ledger, balances, entitlements, receipt status, outbox rows), and
-/// acks the batch with one multiple-ack after the commit. Also records the final status
-/// of every dead-lettered receipt from the dead-letter events queue. App Store Server
+/// acks the batch with one multiple-ack after the commit. Also archives every dead letter
+/// from the dead-letter queue, marking its receipt dead (see `Fulfiller+Archive.swift`). App Store Server
 /// Notifications travel the same way: a verdict (or dead letter) whose id is a
 /// notification's applies to that notification (see ``PipelineDatabase/apply(_:catalog:now:)``).
 ///
@@ -31,7 +31,7 @@ public struct Fulfiller: Service {
     let catalog: Catalog
     let configuration: Configuration
     let logger: Logger
-    private let thread = SerialThread(name: "fulfiller-db")
+    let thread = SerialThread(name: "fulfiller-db")
 
     public init(
         connection: AMQPConnection, topology: PipelineTopology, database: PipelineDatabase, catalog: Catalog,
@@ -48,7 +48,7 @@ public struct Fulfiller: Service {
     public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await consume(topology.fulfilQueue, decode: Self.verdict) }
-            group.addTask { try await consume(topology.deadEventsQueue, decode: Self.deadVerdict) }
+            group.addTask { try await archiveDeadLetters() }
         }
     }
 
@@ -106,6 +106,10 @@ public struct Fulfiller: Service {
                 logger.debug(
                     "notification \(status.rawValue)",
                     metadata: ["notification_id": "\(notificationID)", "reason": "\(reason ?? "")"])
+            case .subscriptionCheckApplied(let checkID, let status, let outcome):
+                logger.info(
+                    "subscription check \(status)",
+                    metadata: ["check_id": "\(checkID)", "outcome": "\(outcome ?? "")"])
             case .unknownReceipt(let receiptID):
                 logger.warning("verdict for an unknown receipt", metadata: ["receipt_id": "\(receiptID)"])
             case .alreadyFinal, .notificationAlreadyFinal, .unknownOutcome:
@@ -140,21 +144,13 @@ public struct Fulfiller: Service {
         return nil
     }
 
-    /// Counts a credit (and its end-to-end latency, from the intake's commit) or a dead
-    /// letter that the broker made (the validator counts its own).
+    /// Counts a credit and its end-to-end latency, from the intake's commit.
     private static func record(_ status: ReceiptStatus, of delivery: Delivery) {
-        let headers = delivery.properties.headers
-        switch status {
-        case .credited:
-            PipelineMetrics.credited.increment()
-            if let submitted = headers[MessageHeader.submittedAt]?.intValue {
-                let elapsed = Date().timeIntervalSince1970 * 1000 - Double(submitted)
-                PipelineMetrics.endToEndDuration.record(.milliseconds(max(0, elapsed)))
-            }
-        case .dead where headers[MessageHeader.deadReason] == nil && !delivery.deaths.isEmpty:
-            PipelineMetrics.deadLetteredByBroker.increment()
-        default:
-            break
+        guard status == .credited else { return }
+        PipelineMetrics.credited.increment()
+        if let submitted = delivery.properties.headers[MessageHeader.submittedAt]?.intValue {
+            let elapsed = Date().timeIntervalSince1970 * 1000 - Double(submitted)
+            PipelineMetrics.endToEndDuration.record(.milliseconds(max(0, elapsed)))
         }
     }
 
@@ -162,22 +158,5 @@ public struct Fulfiller: Service {
 
     static func verdict(_ delivery: Delivery) -> Verdict? {
         try? WireCoding.decoder().decode(Verdict.self, from: Data(delivery.body))
-    }
-
-    /// A dead letter becomes a `dead` verdict for its receipt or notification (the message
-    /// id is either's id). Its reason comes from the validator's header, else from
-    /// RabbitMQ's `x-death` (for example `delivery_limit`).
-    static func deadVerdict(_ delivery: Delivery) -> Verdict? {
-        let headers = delivery.properties.headers
-        guard let receiptID = delivery.properties.messageID, !receiptID.isEmpty else {
-            // Nothing to record; the original waits in the dead-letter queue for an operator.
-            return Verdict(outcome: .dead, receiptID: "", accountID: "", attempts: 0, decidedAt: Date())
-        }
-        let death = delivery.deaths.first
-        let reason =
-            headers[MessageHeader.deadReason]?.stringValue
-            ?? death.map { "\($0.reason) in \($0.queue)" } ?? "dead-lettered"
-        let attempts = Int(headers[MessageHeader.attempts]?.intValue ?? Int64(delivery.deliveryCount))
-        return Verdict(outcome: .dead, receiptID: receiptID, accountID: "", reason: reason, attempts: attempts, decidedAt: Date())
     }
 }

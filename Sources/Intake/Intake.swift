@@ -17,11 +17,14 @@ public struct Intake: Sendable {
     public let relay: Relay
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
+    let orders: OrderRoutes
     let health: HealthEndpoints?
     let logger: Logger
+    /// Routes mounted beside the API, such as the operators' console under `/console`.
+    public var additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
 
     public init(
-        configuration: IntakeConfiguration, database: PipelineDatabase, connection: AMQPConnection,
+        configuration: IntakeConfiguration, database: PipelineDatabase, catalog: Catalog, connection: AMQPConnection,
         topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(),
         health: HealthEndpoints? = nil, logger: Logger
     ) {
@@ -35,6 +38,9 @@ public struct Intake: Sendable {
             database: database,
             committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
             maxBodySize: configuration.maxBodySize)
+        self.orders = OrderRoutes(
+            database: database, thread: thread, catalog: catalog, orderLifetime: configuration.orderLifetime,
+            maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
             database: database, thread: thread, relay: relay, maxBodySize: configuration.maxBodySize)
         self.health = health
@@ -47,8 +53,11 @@ public struct Intake: Sendable {
         router.get("healthz") { _, _ in "ok" }
         // `/metrics` and `/readyz` when the process exports metrics (the `iap` commands).
         health?.register(on: router, healthz: false)
-        routes.register(on: router, tokens: configuration.apiTokens)
+        let v1 = router.group("v1").add(middleware: BearerAuth(tokens: configuration.apiTokens))
+        routes.register(on: v1)
+        orders.register(on: v1)
         notifications.register(on: router)
+        additionalRoutes(router)
         return router
     }
 

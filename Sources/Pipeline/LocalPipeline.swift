@@ -1,5 +1,7 @@
 import AppStore
 import Broker
+import Console
+import DeadLetters
 import Fulfiller
 import HTTPClient
 import Hummingbird
@@ -8,6 +10,7 @@ import Logging
 import Observability
 import Notifier
 import PipelineCore
+import Scheduler
 import ServiceLifecycle
 import Store
 import Validator
@@ -38,11 +41,14 @@ public struct LocalPipeline: Sendable {
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
+        public var scheduler = SubscriptionScheduler.Configuration()
         /// False to run the validators as processes of their own.
         public var runsValidator = true
         /// Set (by `iap up`), the intake serves `/metrics` from it and `/readyz`, and the
         /// queue depths are polled into it.
         public var metrics: MetricsRegistry?
+        /// The operators' console under `/console`; nil, or no operators, disables it.
+        public var console: ConsoleConfiguration?
 
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
@@ -101,9 +107,17 @@ public struct LocalPipeline: Sendable {
                     ReadinessCheck(name: "database") { try database.ping() },
                 ])
         }
-        let intake = Intake(
-            configuration: configuration.intake, database: database, connection: intakeConnection,
+        var intake = Intake(
+            configuration: configuration.intake, database: database, catalog: configuration.catalog,
+            connection: intakeConnection,
             topology: configuration.topology, relayConfiguration: configuration.relay, health: health, logger: logger)
+        if let consoleConfiguration = configuration.console {
+            let console = OperatorConsole(
+                configuration: consoleConfiguration,
+                review: DeadLetterReview(database: database, connection: intakeConnection, topology: configuration.topology),
+                database: database, logger: logger)
+            intake.additionalRoutes = { console.register(on: $0) }
+        }
         var services: [any Service] = [
             HTTPClientService(client: client),
             intakeConnection, validatorConnection, fulfillerConnection,
@@ -111,6 +125,9 @@ public struct LocalPipeline: Sendable {
                 connection: fulfillerConnection, topology: configuration.topology, database: database,
                 catalog: configuration.catalog, configuration: configuration.fulfiller, logger: logger),
             Notifier(configuration: configuration.notifier, database: database, client: client, logger: logger),
+            SubscriptionScheduler(
+                connection: fulfillerConnection, topology: configuration.topology, database: database,
+                catalog: configuration.catalog, configuration: configuration.scheduler, logger: logger),
         ]
         if configuration.metrics != nil {
             services.append(QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))

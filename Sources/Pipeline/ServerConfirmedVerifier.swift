@@ -26,12 +26,18 @@ struct ServerConfirmedVerifier: ReceiptVerifier {
             guard confirmed.transactionID == transaction.transactionID, confirmed.productID == transaction.productID
             else { return .rejected(reason: "server_api_mismatch") }
             return .valid(environment: environment, transactions: [confirmed])
-        } catch let error as AppStoreServerAPIError {
-            return error.outcome
-        } catch let error as VerificationError {
-            return .rejected(reason: "server_api_jws_\(error.reason.rawValue)")
         } catch {
-            return .transient(reason: "server_api: \(error)")
+            return ServerConfirmedVerifier.outcome(of: error)
+        }
+    }
+
+    /// What a failed exchange with the Server API means for the pipeline: Apple's own
+    /// classification, a rejection for a JWS that does not verify, else worth retrying.
+    static func outcome(of error: any Error) -> VerificationOutcome {
+        switch error {
+        case let error as AppStoreServerAPIError: error.outcome
+        case let error as VerificationError: .rejected(reason: "server_api_jws_\(error.reason.rawValue)")
+        default: .transient(reason: "server_api: \(error)")
         }
     }
 }

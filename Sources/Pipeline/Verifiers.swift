@@ -2,7 +2,8 @@ import AppStore
 import PipelineCore
 
 /// The one verifier a validator needs: legacy receipts to `verifyReceipt`, signed
-/// transactions and notifications to local JWS verification.
+/// transactions and notifications to local JWS verification, subscription checks to the
+/// App Store Server API (or `verifyReceipt` with the latest receipt).
 public enum Verifiers {
     /// - Parameters:
     ///   - signedData: nil when StoreKit 2 is not configured; signed data is then rejected
@@ -11,11 +12,16 @@ public enum Verifiers {
     public static func make(
         legacy: any ReceiptVerifier, signedData: SignedDataVerifier?, serverAPI: AppStoreServerAPIClient? = nil
     ) -> any ReceiptVerifier {
-        guard let signedData else { return RoutingVerifier(legacy: legacy, signedData: Rejecting(reason: notConfigured)) }
+        guard let signedData else {
+            return SubscriptionStatusVerifier(
+                next: RoutingVerifier(legacy: legacy, signedData: Rejecting(reason: notConfigured)), client: nil,
+                signedData: nil)
+        }
         let local = StoreKitVerifier(verifier: signedData)
         let confirmed: any ReceiptVerifier =
             serverAPI.map { ServerConfirmedVerifier(local: local, client: $0, signedData: signedData) } ?? local
-        return RoutingVerifier(legacy: legacy, signedData: confirmed)
+        return SubscriptionStatusVerifier(
+            next: RoutingVerifier(legacy: legacy, signedData: confirmed), client: serverAPI, signedData: signedData)
     }
 
     public static let notConfigured = "storekit2_not_configured"

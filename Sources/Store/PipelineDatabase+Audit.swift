@@ -11,7 +11,8 @@ extension PipelineDatabase {
     /// - no Apple transaction has two debits (refunded or revoked twice);
     /// - every transaction refunded or revoked after it credited a currency has its debit;
     /// - every credited receipt credited something;
-    /// - every credited, rejected or dead receipt has its notification.
+    /// - every credited, rejected or dead receipt has its notification;
+    /// - every paid order names a transaction that credited the order's account.
     ///
     /// - Returns: what is wrong; empty when all is well.
     public func audit() throws -> [AuditFinding] {
@@ -148,6 +149,26 @@ extension PipelineDatabase {
                     AuditFinding(
                         kind: .finalReceiptWithoutNotification, receiptID: id,
                         detail: "receipt \(id) is \(status) but has no receipt.\(status) notification"))
+            }
+
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT o.id, o.account_id, o.transaction_id FROM orders o
+                    WHERE o.status IN ('fulfilled', 'mismatched') AND NOT EXISTS (
+                        SELECT 1 FROM apple_transactions a
+                        WHERE a.transaction_id = o.transaction_id AND a.account_id = o.account_id
+                            AND a.order_id = o.id)
+                    ORDER BY o.id
+                    """)
+            {
+                let (id, account, transaction): (String, String, String?) =
+                    (row["id"], row["account_id"], row["transaction_id"])
+                findings.append(
+                    AuditFinding(
+                        kind: .paidOrderWithoutCredit, accountID: account, transactionID: transaction,
+                        detail: "order \(id) is paid by \(transaction ?? "nothing") but that transaction did not "
+                            + "credit account \(account)"))
             }
 
             return findings

@@ -34,45 +34,50 @@ extension PipelineDatabase {
     /// - Returns: one result per verdict, in the same order.
     public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
-        let products = Dictionary(catalog.products.map { ($0.productID, $0) }, uniquingKeysWith: { first, _ in first })
-        return try write { db in
-            try verdicts.map { verdict in
-                var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
-                do {
-                    // A savepoint per verdict: a malformed one is undone alone.
-                    try db.inSavepoint {
-                        result = try apply(verdict, products: products, now: now, db)
-                        return .commit
-                    }
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                    return .invalid(receiptID: verdict.receiptID, reason: error.message ?? "constraint failed")
-                } catch let error as InvalidVerdict {
-                    return .invalid(receiptID: verdict.receiptID, reason: error.reason)
+        return try write { db in try apply(verdicts, catalog: catalog, now: now, db) }
+    }
+
+    /// ``apply(_:catalog:now:)`` inside a transaction already open (the dead-letter archive's).
+    func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: Database) throws -> [VerdictResult] {
+        return try verdicts.map { verdict in
+            var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
+            do {
+                // A savepoint per verdict: a malformed one is undone alone.
+                try db.inSavepoint {
+                    result = try apply(verdict, catalog: catalog, now: now, db)
+                    return .commit
                 }
-                return result
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                return .invalid(receiptID: verdict.receiptID, reason: error.message ?? "constraint failed")
+            } catch let error as InvalidVerdict {
+                return .invalid(receiptID: verdict.receiptID, reason: error.reason)
             }
+            return result
         }
     }
 
     /// Finds what the verdict is about by its id: a receipt or a notification (the schema
     /// keeps their ids apart), and never takes one for the other.
     private func apply(
-        _ verdict: Verdict, products: [String: Product], now: Date, _ db: Database
+        _ verdict: Verdict, catalog: Catalog, now: Date, _ db: Database
     ) throws -> VerdictResult {
         if let receipt = try Receipt.fetchOne(db, id: verdict.receiptID) {
             guard verdict.notification == nil else {
                 throw InvalidVerdict(reason: "a verdict about an Apple notification names receipt \(receipt.id)")
             }
-            return try apply(verdict, to: receipt, products: products, now: now, db)
+            return try apply(verdict, to: receipt, catalog: catalog, now: now, db)
         }
         if let notification = try InboundNotification.fetchOne(db, id: verdict.receiptID) {
-            return try apply(verdict, to: notification, products: products, now: now, db)
+            return try apply(verdict, to: notification, catalog: catalog, now: now, db)
+        }
+        if let check = try SubscriptionCheck.fetchOne(db, id: verdict.receiptID) {
+            return try apply(verdict, to: check, catalog: catalog, now: now, db)
         }
         return .unknownReceipt(receiptID: verdict.receiptID)
     }
 
     private func apply(
-        _ verdict: Verdict, to receipt: Receipt, products: [String: Product], now: Date, _ db: Database
+        _ verdict: Verdict, to receipt: Receipt, catalog: Catalog, now: Date, _ db: Database
     ) throws -> VerdictResult {
         var receipt = receipt
         guard !receipt.status.isFinal else {
@@ -87,7 +92,7 @@ extension PipelineDatabase {
 
         switch outcome {
         case .valid:
-            try credit(verdict, receipt: &receipt, products: products, now: now, db)
+            try credit(verdict, receipt: &receipt, catalog: catalog, now: now, db)
         case .rejected:
             receipt.status = .rejected
             receipt.reason = Self.nonEmpty(verdict.reason) ?? "rejected"
@@ -114,22 +119,27 @@ extension PipelineDatabase {
 
     /// Settles every transaction of a valid receipt, then ends the receipt.
     private func credit(
-        _ verdict: Verdict, receipt: inout Receipt, products: [String: Product], now: Date, _ db: Database
+        _ verdict: Verdict, receipt: inout Receipt, catalog: Catalog, now: Date, _ db: Database
     ) throws {
-        let accountID = Self.beneficiary(of: verdict, receipt: receipt)
-        try Account.ensure(db, id: accountID, now: now)
+        try Account.ensure(db, id: receipt.accountID, now: now)
+        // A legacy receipt may list one transaction twice (in_app and latest_receipt_info).
+        var seen: Set<String> = []
+        let transactions = verdict.transactions.filter { seen.insert($0.transactionID).inserted }
+        let purchase = try OrderedPurchase(receipt: receipt, transactions: transactions, catalog: catalog, db)
 
         var carried: [ReceiptTransaction] = []
-        var seen: Set<String> = []
-        // A legacy receipt may list one transaction twice (in_app and latest_receipt_info).
-        for transaction in verdict.transactions where seen.insert(transaction.transactionID).inserted {
-            let row = try settle(
-                transaction, receipt: receipt, accountID: accountID, products: products, now: now, db)
-            try row.insert(db)
-            carried.append(row)
+        var creditedAccount: String?
+        var orderEvent: OrderEventData?
+        for transaction in transactions {
+            let order = purchase?.transactionID == transaction.transactionID ? purchase : nil
+            let settled = try settle(transaction, receipt: receipt, order: order, catalog: catalog, now: now, db)
+            try settled.row.insert(db)
+            carried.append(settled.row)
+            if settled.row.outcome == .credited { creditedAccount = creditedAccount ?? settled.accountID }
+            if let event = settled.order { orderEvent = event }
         }
 
-        if carried.contains(where: { $0.outcome == .credited }) {
+        if let accountID = creditedAccount {
             receipt.status = .credited
             receipt.reason = nil
             try receipt.update(db)
@@ -138,7 +148,8 @@ extension PipelineDatabase {
                 type: .receiptCredited, receiptID: receipt.id, accountID: accountID,
                 data: CreditedData(
                     transactions: carried.map(\.carried),
-                    balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +)),
+                    balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
+                    order: orderEvent),
                 now: now
             ).insert(db)
         } else {
@@ -154,23 +165,48 @@ extension PipelineDatabase {
         }
     }
 
-    /// The account a valid receipt credits, unless a transaction's subscription is bound
-    /// to another (see ``boundAccount(originalTransactionID:_:)``): the account the verdict
-    /// names (the one the receipt was submitted for). Binding through orders and
-    /// `appAccountToken` belongs here.
-    static func beneficiary(of verdict: Verdict, receipt: Receipt) -> String {
-        verdict.accountID
+    /// The account a verified purchase credits, by the first rule that applies:
+    /// 1. a renewal of a subscription already bound: the account that first bought it,
+    ///    whatever the receipt, its order or its token claim (a claim never moves a
+    ///    subscription; see `binding_conflicts`);
+    /// 2. the account of the order the receipt names (for the transaction that paid it);
+    /// 3. the account behind the transaction's `appAccountToken`;
+    /// 4. the account that submitted the receipt.
+    static func bind(
+        _ transaction: VerifiedTransaction, receipt: Receipt, order: Order?, _ db: Database
+    ) throws -> Binding {
+        if let bound = try boundAccount(originalTransactionID: transaction.originalTransactionID, db) {
+            return Binding(accountID: bound, path: .originalTransaction)
+        }
+        if let order {
+            return Binding(accountID: order.accountID, path: .order)
+        }
+        if let token = transaction.appAccountToken?.lowercased(),
+            let owner = try AppAccountToken.fetchOne(db, key: token)
+        {
+            return Binding(accountID: owner.accountID, path: .appAccountToken)
+        }
+        return Binding(accountID: receipt.accountID, path: .submitter)
+    }
+
+    /// What settling one transaction did.
+    private struct Settled {
+        var row: ReceiptTransaction
+        /// The account credited, when it credited one.
+        var accountID: String?
+        /// The order it paid, as the webhook tells it.
+        var order: OrderEventData?
     }
 
     /// Records one Apple transaction of a valid receipt and credits it if it may be.
-    /// Returns what became of it, for `receipt_transactions`.
     private func settle(
-        _ transaction: VerifiedTransaction, receipt: Receipt, accountID: String, products: [String: Product],
+        _ transaction: VerifiedTransaction, receipt: Receipt, order purchase: OrderedPurchase?, catalog: Catalog,
         now: Date, _ db: Database
-    ) throws -> ReceiptTransaction {
-        var row = ReceiptTransaction(
-            receiptID: receipt.id, transactionID: transaction.transactionID, productID: transaction.productID,
-            outcome: .credited)
+    ) throws -> Settled {
+        var settled = Settled(
+            row: ReceiptTransaction(
+                receiptID: receipt.id, transactionID: transaction.transactionID, productID: transaction.productID,
+                outcome: .credited))
         let cause = Cause(receiptID: receipt.id)
 
         if let known = try AppleTransaction.fetchOne(db, id: transaction.transactionID) {
@@ -179,52 +215,80 @@ extension PipelineDatabase {
                 _ = try Self.takeBack(
                     transaction, kind: .refund, at: transaction.cancellationDate, environment: receipt.environment,
                     cause: cause, now: now, db)
-                row.outcome = .refunded
-                return row
+                settled.row.outcome = .refunded
+                return settled
             }
             switch known.state {
-            case .credited, .unpaid: row.outcome = .alreadyCredited
-            case .refunded, .revoked: row.outcome = .refunded
+            case .credited, .unpaid: settled.row.outcome = .alreadyCredited
+            case .refunded, .revoked: settled.row.outcome = .refunded
             }
-            return row
+            return settled
         }
 
         if transaction.cancellationDate != nil {
             // Recorded, so that no later receipt credits it either.
             try AppleTransaction(
-                transaction, environment: receipt.environment, cause: cause, accountID: accountID, state: .refunded,
+                transaction, environment: receipt.environment, cause: cause, accountID: nil, state: .refunded,
                 now: now
             ).insert(db)
-            row.outcome = .refunded
-            return row
+            settled.row.outcome = .refunded
+            return settled
         }
-        guard let product = products[transaction.productID] else {
+        // Apple's product decides what is credited, whatever was ordered.
+        guard let resolution = catalog.resolve(appleProductID: transaction.productID, ordered: purchase?.product)
+        else {
             // Not recorded: once the catalog sells the product, a resent receipt credits it.
-            row.outcome = .unknownProduct
-            return row
+            settled.row.outcome = .unknownProduct
+            return settled
         }
+        let product = resolution.product
 
-        let bound = try Self.boundAccount(originalTransactionID: transaction.originalTransactionID, db)
-        if let bound, bound != accountID {
+        let binding = try Self.bind(transaction, receipt: receipt, order: purchase?.order, db)
+        if binding.accountID != receipt.accountID {
+            try BindingConflict(transaction, receipt: receipt, binding: binding, now: now).insert(db)
+        }
+        try Account.ensure(db, id: binding.accountID, now: now)
+        let bonus = try Self.firstPurchaseBonus(product, accountID: binding.accountID, db)
+        let credit = try Self.credit(
+            transaction, to: binding.accountID, product: product, bonus: bonus, environment: receipt.environment,
+            cause: cause, binding: binding, orderID: purchase?.order.id, now: now, db)
+
+        if binding.path == .originalTransaction, binding.accountID != receipt.accountID {
             // A renewal of another account's subscription: it is theirs, whoever sent it.
-            let credit = try Self.credit(
-                transaction, to: bound, product: product, environment: receipt.environment, cause: cause, now: now,
-                db)
             try OutboxEntry(
-                type: .subscriptionRenewed, receiptID: receipt.id, accountID: bound,
+                type: .subscriptionRenewed, receiptID: receipt.id, accountID: binding.accountID,
                 data: TransactionEventData(transaction, credit: credit), now: now
             ).insert(db)
-            row.outcome = .boundToAnotherAccount
-            return row
+            settled.row.outcome = .boundToAnotherAccount
+            return settled
         }
+        if var order = purchase?.order {
+            order.status = resolution.matchesOrder ? .fulfilled : .mismatched
+            order.closedAt = now
+            order.closeReason = resolution.matchesOrder ? "paid" : "paid for \(product.productID) (Apple's product)"
+            order.receiptID = receipt.id
+            order.transactionID = transaction.transactionID
+            order.creditedProductID = product.productID
+            try order.update(db)
+            settled.order = OrderEventData(order)
+        }
+        settled.accountID = binding.accountID
+        settled.row.currency = credit.currency
+        settled.row.amount = credit.amount
+        settled.row.entitlement = credit.entitlement
+        settled.row.expiresAt = credit.entitlement == nil ? nil : transaction.expiresDate
+        return settled
+    }
 
-        let credit = try Self.credit(
-            transaction, to: accountID, product: product, environment: receipt.environment, cause: cause, now: now, db)
-        row.currency = credit.currency
-        row.amount = credit.amount
-        row.entitlement = credit.entitlement
-        row.expiresAt = credit.entitlement == nil ? nil : transaction.expiresDate
-        return row
+    /// The first-purchase bonus, when the account never bought the product before (a
+    /// refunded purchase counts: refund and buy again earns no second bonus).
+    static func firstPurchaseBonus(_ product: Product, accountID: String, _ db: Database) throws -> Grant? {
+        guard let bonus = product.rules?.firstPurchase?.bonus else { return nil }
+        let before = try AppleTransaction
+            .filter(AppleTransaction.Columns.accountID == accountID)
+            .filter(AppleTransaction.Columns.catalogProductID == product.productID)
+            .fetchCount(db)
+        return before == 0 ? bonus : nil
     }
 
     /// Why a valid receipt credited nothing: the reason that most needs a person first.
@@ -254,6 +318,8 @@ private struct CreditedData: Encodable {
     var transactions: [ReceiptDetails.CarriedTransaction]
     /// The account's balances after this receipt.
     var balances: [String: Int]
+    /// The order the receipt paid, if it named one: `mismatched` when Apple's product differs.
+    var order: OrderEventData?
 }
 
 /// `data` of a `receipt.rejected` or `receipt.dead` webhook.

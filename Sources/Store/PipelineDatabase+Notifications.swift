@@ -69,7 +69,7 @@ extension PipelineDatabase {
     ///   - `TEST` and any other type: recorded, nothing else.
     /// - `rejected`, `dead`: it ends so, with the reason. `retrying`: progress only.
     func apply(
-        _ verdict: Verdict, to row: InboundNotification, products: [String: Product], now: Date, _ db: Database
+        _ verdict: Verdict, to row: InboundNotification, catalog: Catalog, now: Date, _ db: Database
     ) throws -> VerdictResult {
         var row = row
         guard !row.status.isFinal else {
@@ -87,7 +87,7 @@ extension PipelineDatabase {
             guard let notification = verdict.notification else {
                 throw InvalidVerdict(reason: "a valid verdict for notification \(row.id) carries no notification")
             }
-            try apply(notification, to: &row, products: products, now: now, db)
+            try apply(notification, to: &row, catalog: catalog, now: now, db)
         case .rejected:
             row.status = .rejected
             row.reason = Self.nonEmpty(verdict.reason) ?? "rejected"
@@ -103,7 +103,7 @@ extension PipelineDatabase {
     }
 
     private func apply(
-        _ notification: AppleNotification, to row: inout InboundNotification, products: [String: Product], now: Date,
+        _ notification: AppleNotification, to row: inout InboundNotification, catalog: Catalog, now: Date,
         _ db: Database
     ) throws {
         guard Self.nonEmpty(notification.notificationUUID) != nil else {
@@ -127,7 +127,7 @@ extension PipelineDatabase {
             return
         }
         row.notificationUUID = notification.notificationUUID
-        let effect = try Self.effect(of: notification, row: row, products: products, now: now, db)
+        let effect = try Self.effect(of: notification, row: row, catalog: catalog, now: now, db)
         row.reason = effect.reason
         row.accountID = effect.accountID
     }
@@ -140,7 +140,7 @@ extension PipelineDatabase {
     }
 
     private static func effect(
-        of notification: AppleNotification, row: InboundNotification, products: [String: Product], now: Date,
+        of notification: AppleNotification, row: InboundNotification, catalog: Catalog, now: Date,
         _ db: Database
     ) throws -> Effect {
         let cause = Cause(notificationID: row.id, notificationUUID: notification.notificationUUID)
@@ -168,13 +168,13 @@ extension PipelineDatabase {
             }
 
         case .didRenew, .subscribed:
-            return try renew(transaction, products: products, environment: environment, cause: cause, now: now, db)
+            return try renew(transaction, catalog: catalog, environment: environment, cause: cause, now: now, db)
 
         case .expired, .gracePeriodExpired:
             guard let accountID = try boundAccount(originalTransactionID: transaction.originalTransactionID, db) else {
                 return Effect(reason: "unbound")
             }
-            guard let name = try entitlementName(of: transaction, products: products, db),
+            guard let name = try entitlementName(of: transaction, catalog: catalog, db),
                 let entitlement = try Entitlement.end(
                     db, accountID: accountID, name: name, at: min(transaction.expiresDate ?? now, now), now: now)
             else {
@@ -198,7 +198,7 @@ extension PipelineDatabase {
             guard let graceEnd = notification.gracePeriodExpiresDate else {
                 return Effect(reason: "no_grace_period", accountID: accountID)
             }
-            guard let name = try entitlementName(of: transaction, products: products, db),
+            guard let name = try entitlementName(of: transaction, catalog: catalog, db),
                 try Entitlement.keep(db, accountID: accountID, name: name, until: graceEnd, now: now) != nil
             else {
                 return Effect(reason: "no_entitlement", accountID: accountID)
@@ -218,14 +218,24 @@ extension PipelineDatabase {
     }
 
     /// `DID_RENEW`, `SUBSCRIBED`: a new transaction of a subscription, credited once to the
-    /// account the subscription is bound to, and to no other.
+    /// account the subscription is bound to, and to no other. A subscription not bound yet
+    /// (its receipt never arrived) binds through its `appAccountToken`, if the token is known:
+    /// a lost receipt must not lose the payment.
     private static func renew(
-        _ transaction: VerifiedTransaction, products: [String: Product], environment: String?, cause: Cause,
+        _ transaction: VerifiedTransaction, catalog: Catalog, environment: String?, cause: Cause,
         now: Date, _ db: Database
     ) throws -> Effect {
-        guard let accountID = try boundAccount(originalTransactionID: transaction.originalTransactionID, db) else {
+        let binding: Binding
+        if let bound = try boundAccount(originalTransactionID: transaction.originalTransactionID, db) {
+            binding = Binding(accountID: bound, path: .originalTransaction)
+        } else if let token = transaction.appAccountToken?.lowercased(),
+            let owner = try AppAccountToken.fetchOne(db, key: token)
+        {
+            binding = Binding(accountID: owner.accountID, path: .appAccountToken)
+        } else {
             return Effect(reason: "unbound")
         }
+        let accountID = binding.accountID
         if let known = try AppleTransaction.fetchOne(db, id: transaction.transactionID) {
             let outcome: TransactionOutcome = known.state == .credited ? .alreadyCredited : .refunded
             return Effect(reason: outcome.rawValue, accountID: accountID)
@@ -237,12 +247,13 @@ extension PipelineDatabase {
             ).insert(db)
             return Effect(reason: TransactionOutcome.refunded.rawValue, accountID: accountID)
         }
-        guard let product = products[transaction.productID] else {
+        guard let product = catalog.resolve(appleProductID: transaction.productID)?.product else {
             // Not recorded: once the catalog sells the product, a receipt credits it.
             return Effect(reason: TransactionOutcome.unknownProduct.rawValue, accountID: accountID)
         }
         let credit = try credit(
-            transaction, to: accountID, product: product, environment: environment, cause: cause, now: now, db)
+            transaction, to: accountID, product: product, environment: environment, cause: cause, binding: binding,
+            now: now, db)
         try OutboxEntry(
             type: .subscriptionRenewed, receiptID: nil, notificationID: cause.notificationID, accountID: accountID,
             data: TransactionEventData(transaction, credit: credit, notificationUUID: cause.notificationUUID),
@@ -254,9 +265,9 @@ extension PipelineDatabase {
     /// The entitlement a subscription's transaction concerns: the catalog's, else the one
     /// its first credited transaction granted.
     private static func entitlementName(
-        of transaction: VerifiedTransaction, products: [String: Product], _ db: Database
+        of transaction: VerifiedTransaction, catalog: Catalog, _ db: Database
     ) throws -> String? {
-        if let name = products[transaction.productID]?.entitlement { return name }
+        if let name = catalog.resolve(appleProductID: transaction.productID)?.product.entitlement { return name }
         return try AppleTransaction.all().bound(originalTransactionID: transaction.originalTransactionID)
             .fetchOne(db)?.entitlement
     }

@@ -21,7 +21,17 @@ extension PipelineDatabase {
             try createV2(db)
         }
 
-        // Later migrations go here: migrator.registerMigration("v3") { db in ... }
+        // Orders, binding and subscription checks (issue 5): new tables, new columns.
+        migrator.registerMigration("v3") { db in
+            try createV3(db)
+        }
+
+        // Later migrations go here.
+
+        // The dead-letter archive (PipelineDatabase+SchemaV4.swift).
+        migrator.registerMigration("v4") { db in
+            try createV4(db)
+        }
 
         return migrator
     }

@@ -30,19 +30,25 @@ extension PipelineDatabase {
 
     /// Records a transaction never seen before as credited to `accountID`, and credits what
     /// `product` grants: a ledger entry for a currency, the entitlement extended.
+    /// `bonus` (a first purchase's) is added to the grant's amount in the same entry.
     static func credit(
-        _ transaction: VerifiedTransaction, to accountID: String, product: Product, environment: String?,
-        cause: Cause, now: Date, _ db: Database
+        _ transaction: VerifiedTransaction, to accountID: String, product: Product, bonus: Grant? = nil,
+        environment: String?, cause: Cause, binding: Binding? = nil, orderID: String? = nil, now: Date,
+        _ db: Database
     ) throws -> Credit {
         var record = AppleTransaction(
             transaction, environment: environment, cause: cause, accountID: accountID, state: .credited, now: now)
         record.entitlement = product.entitlement
+        record.catalogProductID = product.productID
+        record.orderID = orderID
+        record.binding = binding?.path
         try record.insert(db)
 
         var credit = Credit()
         if let grant = product.grant {
-            let (amount, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
-            guard !overflow else {
+            let (perUnit, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
+            let (amount, bonusOverflow) = perUnit.addingReportingOverflow(bonus?.amount ?? 0)
+            guard !overflow, !bonusOverflow else {
                 throw InvalidVerdict(
                     reason: "transaction \(transaction.transactionID): quantity \(record.quantity) is absurd")
             }
@@ -203,7 +209,7 @@ extension AppleTransaction {
             receiptID: cause.receiptID, notificationID: cause.notificationID, accountID: accountID,
             purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
             cancellationDate: transaction.cancellationDate, state: state, entitlement: nil, createdAt: now,
-            updatedAt: now)
+            updatedAt: now, catalogProductID: nil, orderID: nil, binding: nil)
     }
 }
 

@@ -79,8 +79,14 @@ import Testing
             let receipt = try database.receipt(id: ids[0])
             #expect(receipt?.reason == "attempts_exhausted: timeout")
             #expect(receipt?.attempts == 8)
-            // The operators' copy stays in the dead-letter queue
-            #expect(try await connection.queueStatus(topology.deadQueue).messages == 1)
+            // And the letter is archived whole for the operators, the queue drained
+            let letter = try #require(try database.deadLetters(receiptID: ids[0]).first)
+            #expect(letter.reason == "attempts_exhausted: timeout")
+            #expect(letter.attempts == 8)
+            #expect(letter.accountID == "player")
+            #expect(letter.body == Data("{}".utf8))
+            let drained = await eventually { (try? await connection.queueStatus(topology.deadQueue).messages) == 0 }
+            #expect(drained)
         }
     }
 
@@ -95,8 +101,13 @@ import Testing
             _ = await connection.publish([poison, good])
             let applied = await eventually { (try? database.receipt(id: ids[0])?.status) == .rejected }
             #expect(applied)
-            let deadLettered = await eventually { (try? await connection.queueStatus(topology.deadQueue).messages) == 1 }
-            #expect(deadLettered)
+            // The poison verdict is dead-lettered by the broker (x-death) and archived
+            let archived = await eventually { ((try? database.deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1 }
+            #expect(archived)
+            let letter = try database.deadLetters(receiptID: "not-a-receipt").first
+            #expect(letter?.reason == "rejected in \(topology.fulfilQueue)")
+            #expect(letter?.sourceQueue == topology.fulfilQueue)
+            #expect(letter?.body == Data("garbage".utf8))
             #expect(try await connection.queueStatus(topology.fulfilQueue).messages == 0)
         }
     }

@@ -4,6 +4,7 @@ import Hummingbird
 import HTTPTypes
 import HummingbirdTesting
 import Logging
+import PipelineCore
 import PipelineTesting
 import Store
 import Testing
@@ -23,7 +24,8 @@ import Testing
         let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
         let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
         let intake = Intake(
-            configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database, connection: connection,
+            configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database, catalog: Catalog(products: []),
+            connection: connection,
             topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
         let app = Application(router: intake.router())
         try await app.test(.router) { client in try await body(client, database) }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import PipelineCore
 import PipelineTesting
 import Store
 import Testing
@@ -20,6 +21,7 @@ import Testing
         let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
         let intake = Intake(
             configuration: IntakeConfiguration(apiTokens: ["test-token-0123456789"]), database: database,
+            catalog: Catalog(products: []),
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
             topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
         try await Application(router: intake.router()).test(.router) { client in try await body(client, database) }

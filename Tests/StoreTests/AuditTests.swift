@@ -64,6 +64,30 @@ import Testing
         }
     }
 
+    @Test func theAuditFindsAPaidOrderThatCreditedNobody() throws {
+        try withTemporaryDatabase { (database: PipelineDatabase, path: String) throws in
+            // Given an order paid cleanly
+            guard case .created(let order) = try database.createOrder(
+                NewOrder(accountID: "a1", productID: Fixture.coins), catalog: Fixture.catalog, lifetime: .seconds(600),
+                now: t0)
+            else { throw FixtureError("no order") }
+            try database.acceptNew([Fixture.receipt("r1", account: "a1", orderID: order.orderID)])
+            _ = try database.apply([Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
+            #expect(try database.audit().isEmpty)
+
+            // When the order is made to point at another account behind the books' back
+            try withRawConnection(path) { db in
+                try db.execute(sql: "INSERT INTO accounts (id, created_at) VALUES ('a9', '2025-01-01 00:00:00')")
+                try db.execute(sql: "UPDATE orders SET account_id = 'a9'")
+            }
+
+            // Then the audit names it
+            let findings = try database.audit()
+            #expect(findings.map(\.kind) == [.paidOrderWithoutCredit])
+            #expect(findings.first?.detail.contains(order.orderID) == true)
+        }
+    }
+
     @Test func theAuditFindsAMissingBalanceAndAMissingNotification() throws {
         try withTemporaryDatabase { database, path in
             // Given a clean history, then a balance row and a webhook deleted by hand

@@ -37,21 +37,22 @@ enum Fixture {
     /// A receipt as the intake would hand it over. The request body is the payload unless given.
     static func receipt(
         _ id: String, account: String, payload: String? = nil, kind: ReceiptKind = .legacy,
-        idempotencyKey: String? = nil, body: String? = nil, productID: String? = nil
+        idempotencyKey: String? = nil, body: String? = nil, productID: String? = nil, orderID: String? = nil
     ) -> NewReceipt {
         let payload = payload ?? "payload-of-\(id)"
         return NewReceipt(
             id: id, accountID: account, kind: kind, payload: payload, payloadHash: hash(kind.rawValue + payload),
-            productID: productID, idempotencyKey: idempotencyKey, requestHash: hash(body ?? payload))
+            orderID: orderID, productID: productID, idempotencyKey: idempotencyKey, requestHash: hash(body ?? payload))
     }
 
     static func purchase(
         _ transactionID: String, product: String = coins, quantity: Int = 1, expires: Date? = nil,
-        cancelled: Date? = nil, original: String? = nil
+        cancelled: Date? = nil, original: String? = nil, token: String? = nil
     ) -> VerifiedTransaction {
         VerifiedTransaction(
             transactionID: transactionID, originalTransactionID: original ?? transactionID, productID: product,
-            quantity: quantity, purchaseDate: t0, expiresDate: expires, cancellationDate: cancelled)
+            quantity: quantity, purchaseDate: t0, expiresDate: expires, cancellationDate: cancelled,
+            appAccountToken: token)
     }
 
     static func valid(

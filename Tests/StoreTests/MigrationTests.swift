@@ -8,9 +8,9 @@ import Testing
 @Suite struct MigrationTests {
     static let tables: Set<String> = [
         "accounts", "receipts", "balances", "entitlements", "apple_transactions", "receipt_transactions",
-        "ledger_entries", "notification_outbox", "apple_notifications",
+        "ledger_entries", "notification_outbox", "apple_notifications", "dead_letters",
     ]
-    static let migrations = ["v1", "v2"]
+    static let migrations = ["v1", "v2", "v3", "v4"]
 
     @Test func migrationsCreateTheSchemaInAnEmptyFile() throws {
         // Given an empty directory

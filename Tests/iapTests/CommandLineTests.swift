@@ -43,6 +43,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
+    @Test func aCatalogWithAMalformedSaleDate_stopsTheIntake_namingTheDate() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let catalog = directory.file("catalog.json")
+        try Data(
+            #"{"products": [{"product_id": "x", "type": "consumable", "grant": {"currency": "coins", "amount": 5}, "rules": {"sale": {"from": "2026-13-01"}}}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: catalog))
+        let result = try IAPProcess.run(
+            ["intake"],
+            environment: [
+                "IAP_CATALOG": catalog, "IAP_DB_PATH": directory.file("x.sqlite"), "IAP_API_TOKENS": "a-token-of-16-chars-or-more",
+            ])
+        #expect(result.status != 0)
+        #expect(result.output.contains("IAP_CATALOG"))
+        #expect(result.output.contains("rules.sale.from"))
+        #expect(result.output.contains("2026-13-01"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
+    }
+
     @Test func migrateCreatesTheDatabase() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

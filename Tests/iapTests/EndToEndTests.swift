@@ -2,6 +2,7 @@ import Broker
 import Foundation
 import PipelineCore
 import PipelineTesting
+import Store
 import StubStore
 import Testing
 
@@ -116,15 +117,18 @@ import Testing
                     exchange: pipeline.topology.workExchange, routingKey: PipelineTopology.validateKey,
                     body: Array("{\"not\": \"a submission\"".utf8), properties: MessageProperties(messageID: "poison-1")))
 
-            // Then it waits in the dead-letter queue with the reason
-            var letter: Delivery?
-            for try await delivery in connection.consume(queue: pipeline.topology.deadQueue, prefetch: 1) {
-                letter = delivery
-                delivery.nack(requeue: true)
-                break
+            // Then it is archived for the operators with the reason, and the dead-letter queue is drained
+            var letter: DeadLetter?
+            let archived = await eventually(timeout: .seconds(20)) {
+                letter = try? pipeline.database.deadLetters(receiptID: "poison-1").first
+                return letter != nil
             }
-            #expect(letter?.properties.messageID == "poison-1")
-            #expect(letter?.properties.headers[MessageHeader.deadReason]?.stringValue == "unparseable_message")
+            #expect(archived)
+            #expect(letter?.reason == "unparseable_message")
+            #expect(letter?.body == Data("{\"not\": \"a submission\"".utf8))
+            #expect(letter?.status == .waiting)
+            let drained = await eventually { (try? await connection.queueStatus(pipeline.topology.deadQueue).messages) == 0 }
+            #expect(drained)
             await connection.close()
             // And the good receipt is untouched
             #expect(try pipeline.balance("victim") == 100)

@@ -1,5 +1,6 @@
 import AppStore
 import Broker
+import Console
 import Foundation
 import HTTPClient
 import Hummingbird
@@ -9,6 +10,7 @@ import Notifier
 import Pipeline
 import PipelineCore
 import PipelineTesting
+import Scheduler
 import ServiceLifecycle
 import Store
 import StubStore
@@ -34,10 +36,12 @@ final class PipelineHarness: Sendable {
     let topology: PipelineTopology
     let broker: BrokerFixture
     let client: CurlHTTPClient
+    /// The SQLite file, for `iap` processes a test runs beside the pipeline.
+    let databasePath: String
 
     init(
         stub: StubAppStore, stubPort: Int, receiver: WebhookReceiver, database: PipelineDatabase, intakePort: Int,
-        topology: PipelineTopology, broker: BrokerFixture, client: CurlHTTPClient
+        topology: PipelineTopology, broker: BrokerFixture, client: CurlHTTPClient, databasePath: String
     ) {
         self.stub = stub
         self.stubPort = stubPort
@@ -47,17 +51,21 @@ final class PipelineHarness: Sendable {
         self.topology = topology
         self.broker = broker
         self.client = client
+        self.databasePath = databasePath
     }
 
     /// Runs `body` against a fresh pipeline, then shuts it down gracefully.
     static func run(
         stub stubConfiguration: StubStoreConfiguration = StubStoreConfiguration(bundleID: bundleID),
         maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
+        scheduler: SubscriptionScheduler.Configuration = .init(),
+        console: ConsoleConfiguration? = nil,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let databasePath = directory.file("iap.sqlite")
+        let database = try PipelineDatabase(path: databasePath)
         let broker = BrokerFixture(label: "e2e")
         let topology = broker.pipelineTopology(retryDelays: [.seconds(1), .seconds(1), .seconds(2)])
         let stub = StubAppStore(configuration: stubConfiguration)
@@ -89,6 +97,8 @@ final class PipelineHarness: Sendable {
                         webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
                         schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
                 configuration.runsValidator = runsValidator
+                configuration.scheduler = scheduler
+                configuration.console = console
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
@@ -105,7 +115,7 @@ final class PipelineHarness: Sendable {
                 let harness = PipelineHarness(
                     stub: stub, stubPort: await stubPort.value, receiver: receiver, database: database,
                     intakePort: await intakePort.value, topology: topology, broker: broker,
-                    client: try CurlHTTPClient())
+                    client: try CurlHTTPClient(), databasePath: databasePath)
                 // Stops the pipeline the way SIGTERM would, then the stub store ("Apple").
                 func stop() async {
                     await services.triggerGracefulShutdown()
@@ -143,29 +153,33 @@ final class PipelineHarness: Sendable {
 
     /// `POST /v1/receipts`; returns the status code and the receipt id.
     func submit(account: String, receiptData: String, idempotencyKey: String? = nil) async throws -> (Int, String?) {
-        var headers = [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")]
-        if let idempotencyKey { headers.append((name: "Idempotency-Key", value: idempotencyKey)) }
-        let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "receipt_data": receiptData])
-        let response = try await client.execute(
-            HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts", headers: headers, body: Array(body)))
-        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        return (response.status, json?["receipt_id"] as? String)
+        let (status, json) = try await post(
+            "/v1/receipts", ["account_id": account, "receipt_data": receiptData],
+            headers: idempotencyKey.map { [(name: "Idempotency-Key", value: $0)] } ?? [])
+        return (status, json["receipt_id"] as? String)
     }
 
     /// `POST /v1/receipts` with a StoreKit 2 signed transaction.
-    func submit(account: String, signedTransaction: String) async throws -> (Int, String?) {
-        let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "signed_transaction": signedTransaction])
-        let response = try await client.execute(
-            HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts",
-                headers: [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")],
-                body: Array(body)))
-        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        return (response.status, json?["receipt_id"] as? String)
+    func submit(account: String, signedTransaction: String, orderID: String? = nil) async throws -> (Int, String?) {
+        var body = ["account_id": account, "signed_transaction": signedTransaction]
+        body["order_id"] = orderID
+        let (status, json) = try await post("/v1/receipts", body)
+        return (status, json["receipt_id"] as? String)
     }
 
-    /// The intake's App Store notification endpoint, as Apple calls it.
+    /// `POST` a JSON object to the intake with the backend's token; the status and the answer.
+    func post(
+        _ path: String, _ object: [String: String], headers extra: [(name: String, value: String)] = []
+    ) async throws -> (Int, [String: Any]) {
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(
+                method: .post, url: "http://127.0.0.1:\(intakePort)\(path)",
+                headers: [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")]
+                    + extra,
+                body: Array(try JSONSerialization.data(withJSONObject: object))))
+        return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:])
+    }
+
     var notificationURL: String { "http://127.0.0.1:\(intakePort)/v1/apple/notifications" }
 
     /// Waits until every notification row is final; returns how many there are.

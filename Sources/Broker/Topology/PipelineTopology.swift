@@ -7,7 +7,7 @@ import PipelineCore
 /// {p}.work (direct) ──validate──▶ {p}.validate (quorum) ──▶ validators
 ///                   ──fulfil────▶ {p}.fulfil   (quorum) ──▶ fulfiller
 /// "" ──{p}.validate.retry.10s──▶ retry tier (quorum, TTL) ──expires──▶ {p}.work / validate
-/// {p}.dead (fanout) ──▶ {p}.dead (operators' review)   ──▶ {p}.dead.events (status updates)
+/// {p}.dead (fanout) ──▶ {p}.dead ──▶ fulfiller: archived in SQLite for operators' review
 /// ```
 /// Work queues dead-letter at least once into `{p}.dead` when a message is rejected
 /// without requeue or is delivered more than ``deliveryLimit`` times (a poison message
@@ -34,10 +34,9 @@ public struct PipelineTopology: Hashable, Sendable {
     public var deadExchange: String { "\(prefix).dead" }
     public var validateQueue: String { "\(prefix).validate" }
     public var fulfilQueue: String { "\(prefix).fulfil" }
+    /// The archive's inbox: the fulfiller stores each dead letter in SQLite (where
+    /// operators review it) and marks its receipt dead, then acks it.
     public var deadQueue: String { "\(prefix).dead" }
-    /// A copy of every dead letter, consumed to record the receipt's final status while
-    /// the original waits in ``deadQueue`` for an operator.
-    public var deadEventsQueue: String { "\(prefix).dead.events" }
 
     /// The retry tier to use after `attempts` failed attempts (1-based), and its delay.
     public func retryTier(afterAttempt attempts: Int) -> (queue: String, delay: Duration) {
@@ -60,7 +59,6 @@ public struct PipelineTopology: Hashable, Sendable {
             QueueSpec(name: validateQueue, arguments: durableWork),
             QueueSpec(name: fulfilQueue, arguments: durableWork),
             QueueSpec(name: deadQueue, arguments: ["x-queue-type": "quorum"]),
-            QueueSpec(name: deadEventsQueue, arguments: ["x-queue-type": "quorum"]),
         ]
         for delay in retryDelays {
             queues.append(
@@ -85,7 +83,6 @@ public struct PipelineTopology: Hashable, Sendable {
                 BindingSpec(queue: validateQueue, exchange: workExchange, routingKey: Self.validateKey),
                 BindingSpec(queue: fulfilQueue, exchange: workExchange, routingKey: Self.fulfilKey),
                 BindingSpec(queue: deadQueue, exchange: deadExchange, routingKey: ""),
-                BindingSpec(queue: deadEventsQueue, exchange: deadExchange, routingKey: ""),
             ])
     }
 

@@ -12,8 +12,7 @@ struct IntakeRoutes: Sendable {
     let committer: GroupCommitter
     let maxBodySize: Int
 
-    func register(on router: Router<some RequestContext>, tokens: [String]) {
-        let v1 = router.group("v1").add(middleware: BearerAuth(tokens: tokens))
+    func register(on v1: RouterGroup<some RequestContext>) {
         v1.post("receipts") { request, context in try await self.submit(request) }
         v1.get("receipts/:id") { _, context in try self.receipt(context.parameters.get("id") ?? "") }
         v1.get("accounts/:id") { _, context in try self.account(context.parameters.get("id") ?? "") }
@@ -32,9 +31,9 @@ struct IntakeRoutes: Sendable {
         switch outcome {
         case .created(let summary):
             PipelineMetrics.received(parsed.kind == .legacy ? .legacy : .storekit2).increment()
-            return try json(summary, status: .accepted)
+            return try Response.json(summary, status: .accepted)
         case .duplicate(let summary):
-            return try json(summary, status: .ok)
+            return try Response.json(summary, status: .ok)
         case .idempotencyConflict(let existing):
             throw APIError(
                 .unprocessableContent, code: "idempotency_key_reused",
@@ -56,21 +55,15 @@ struct IntakeRoutes: Sendable {
     }
 
     private func receipt(_ id: String) throws -> Response {
-        guard ReceiptRequest.isIdentifier(id), let details = try database.receipt(id: id) else { throw APIError.notFound }
-        return try json(details, status: .ok)
+        guard JSONFields.isIdentifier(id), let details = try database.receipt(id: id) else { throw APIError.notFound }
+        return try Response.json(details, status: .ok)
     }
 
     private func account(_ id: String) throws -> Response {
-        guard ReceiptRequest.isIdentifier(id) else {
+        guard JSONFields.isIdentifier(id) else {
             throw APIError.invalid("invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
         guard let details = try database.account(id: id) else { throw APIError.notFound }
-        return try json(details, status: .ok)
-    }
-
-    private func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-        let data = try WireCoding.encoder().encode(value)
-        return Response(
-            status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return try Response.json(details, status: .ok)
     }
 }

@@ -15,23 +15,10 @@ struct ReceiptRequest: Equatable, Sendable {
     /// Parses and validates a JSON body.
     /// - Throws: ``APIError`` (400) naming the field at fault.
     init(json: some Collection<UInt8>) throws(APIError) {
-        let object: [String: Any]
-        do {
-            guard let parsed = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
-                throw APIError.invalid("invalid_json", "the body must be a JSON object")
-            }
-            object = parsed
-        } catch let error as APIError {
-            throw error
-        } catch {
-            throw APIError.invalid("invalid_json", "the body is not valid JSON")
-        }
-        if let unknown = object.keys.sorted().first(where: { !Self.fields.contains($0) }) {
-            throw APIError.invalid("unknown_field", "unknown field \(unknown)", field: unknown)
-        }
-        accountID = try Self.identifier(object, "account_id", required: true)!
-        let receiptData = try Self.string(object, "receipt_data")
-        let signedTransaction = try Self.string(object, "signed_transaction")
+        let object = try JSONFields.object(json, allowed: Self.fields)
+        accountID = try JSONFields.identifier(object, "account_id", required: true)!
+        let receiptData = try JSONFields.string(object, "receipt_data")
+        let signedTransaction = try JSONFields.string(object, "signed_transaction")
         switch (receiptData, signedTransaction) {
         case (let data?, nil):
             guard Self.isBase64(data) else {
@@ -54,8 +41,8 @@ struct ReceiptRequest: Equatable, Sendable {
             throw APIError.invalid(
                 "ambiguous_receipt", "send only one of receipt_data and signed_transaction", field: "signed_transaction")
         }
-        orderID = try Self.identifier(object, "order_id", required: false)
-        productID = try Self.string(object, "product_id").map { product throws(APIError) in
+        orderID = try JSONFields.identifier(object, "order_id", required: false)
+        productID = try JSONFields.string(object, "product_id").map { product throws(APIError) in
             guard (1...256).contains(product.utf8.count), product.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
                 throw APIError.invalid("invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
             }
@@ -73,34 +60,6 @@ struct ReceiptRequest: Equatable, Sendable {
     }
 
     // MARK: Field rules
-
-    /// `account_id` and `order_id`: 1-128 of `A-Za-z0-9._:-`.
-    static func isIdentifier(_ value: String) -> Bool {
-        (1...128).contains(value.utf8.count)
-            && value.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == 0x2E || byte == 0x5F || byte == 0x3A || byte == 0x2D
-            }
-    }
-
-    private static func identifier(_ object: [String: Any], _ field: String, required: Bool) throws(APIError) -> String? {
-        guard let value = try string(object, field) else {
-            if required { throw APIError.invalid("missing_field", "\(field) is required", field: field) }
-            return nil
-        }
-        guard isIdentifier(value) else {
-            throw APIError.invalid("invalid_\(field)", "\(field) must be 1-128 of A-Z a-z 0-9 . _ : -", field: field)
-        }
-        return value
-    }
-
-    private static func string(_ object: [String: Any], _ field: String) throws(APIError) -> String? {
-        guard let value = object[field], !(value is NSNull) else { return nil }
-        guard let string = value as? String else {
-            throw APIError.invalid("invalid_\(field)", "\(field) must be a string", field: field)
-        }
-        return string
-    }
 
     private static func isBase64(_ value: String) -> Bool {
         guard !value.isEmpty, let data = Data(base64Encoded: value, options: .ignoreUnknownCharacters),

@@ -14,7 +14,7 @@ public enum MetricName {
     public static let receiptsRetried = "iap_receipts_retried_total"
     /// Messages dead-lettered, by `source`: `validator` (attempts used up, unparseable)
     /// or `broker` (RabbitMQ's delivery limit and other broker-side dead letters, counted
-    /// by the fulfiller when it records them).
+    /// by the fulfiller when it archives them).
     public static let receiptsDeadLettered = "iap_receipts_dead_lettered_total"
     /// Receipts the fulfiller credited (ledger entry, balance or entitlement committed).
     public static let receiptsCredited = "iap_receipts_credited_total"

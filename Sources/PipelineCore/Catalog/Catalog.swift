@@ -1,23 +1,65 @@
 import Foundation
 
-/// What each Apple product id grants, loaded from `IAP_CATALOG`.
+/// What the game sells, loaded from `IAP_CATALOG`, and the rules it sells it by.
 ///
 /// ```json
-/// {"products": [
-///   {"product_id": "com.example.coins100", "type": "consumable", "grant": {"currency": "coins", "amount": 100}},
+/// {"time_zone": "Europe/Paris",
+///  "products": [
+///   {"product_id": "com.example.coins100", "type": "consumable", "grant": {"currency": "coins", "amount": 100},
+///    "rules": {"daily_limit": 3, "first_purchase": {"bonus": {"currency": "coins", "amount": 100}}}},
+///   {"product_id": "starter_pack", "apple_product_id": "com.example.tier5", "type": "consumable",
+///    "grant": {"currency": "gems", "amount": 50}, "tier_default": true},
+///   {"product_id": "winter_pack", "apple_product_id": "com.example.tier5", "type": "consumable",
+///    "grant": {"currency": "coins", "amount": 900}, "rules": {"sale": {"from": "2026-12-01T00:00:00Z"}}},
 ///   {"product_id": "com.example.vip.monthly", "type": "auto_renewable", "entitlement": "vip"}
 /// ]}
 /// ```
 public struct Catalog: Codable, Hashable, Sendable {
     public var products: [Product]
+    /// The IANA time zone whose days the daily limits count; UTC when omitted.
+    public var rawTimeZone: String?
 
-    public init(products: [Product]) {
+    public init(products: [Product], timeZone: String? = nil) {
         self.products = products
+        self.rawTimeZone = timeZone
     }
 
-    /// The product with this Apple product id, if the catalog sells it.
+    enum CodingKeys: String, CodingKey {
+        case products
+        case rawTimeZone = "time_zone"
+    }
+
+    public var timeZone: TimeZone { rawTimeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")! }
+
+    /// The product with this catalog id, if the catalog sells it.
     public func product(_ productID: String) -> Product? {
         products.first { $0.productID == productID }
+    }
+
+    /// What a purchase of `appleProductID` credits.
+    ///
+    /// Apple's product decides: the ordered product when Apple's id is one of its ids,
+    /// else the only product with that id, else the tier's default. ``Resolution/matchesOrder``
+    /// is false when an order named another product (a mismatch to record).
+    public func resolve(appleProductID: String, ordered: Product? = nil) -> Resolution? {
+        if let ordered, ordered.appleProductIDs.contains(appleProductID) {
+            return Resolution(product: ordered, matchesOrder: true)
+        }
+        let candidates = products.filter { $0.appleProductIDs.contains(appleProductID) }
+        guard let product = candidates.count == 1 ? candidates[0] : candidates.first(where: \.isTierDefault) else {
+            return nil
+        }
+        return Resolution(product: product, matchesOrder: ordered == nil)
+    }
+
+    public struct Resolution: Hashable, Sendable {
+        public var product: Product
+        public var matchesOrder: Bool
+
+        public init(product: Product, matchesOrder: Bool) {
+            self.product = product
+            self.matchesOrder = matchesOrder
+        }
     }
 
     /// Reads and checks a catalog file.
@@ -33,7 +75,7 @@ public struct Catalog: Codable, Hashable, Sendable {
     public static func decode(_ data: Data, source: String = "catalog") throws(CatalogError) -> Catalog {
         let catalog: Catalog
         do {
-            catalog = try JSONDecoder().decode(Catalog.self, from: data)
+            catalog = try WireCoding.decoder().decode(Catalog.self, from: data)
         } catch {
             throw CatalogError("\(source): not a valid catalog: \(describe(error))")
         }
@@ -41,8 +83,12 @@ public struct Catalog: Codable, Hashable, Sendable {
         return catalog
     }
 
-    /// Rejects catalogs that would credit nonsense: duplicates, empty grants, absurd amounts.
+    /// Rejects catalogs that would credit nonsense or sell by rules that cannot hold:
+    /// duplicates, empty grants, absurd amounts, empty sale windows, tiers without a default.
     public func validate(source: String = "catalog") throws(CatalogError) {
+        if let zone = rawTimeZone, TimeZone(identifier: zone) == nil {
+            throw CatalogError("\(source): time_zone \(zone) is not an IANA time zone (e.g. Europe/Paris, UTC)")
+        }
         var seen = Set<String>()
         for product in products {
             let name = "\(source): product \(product.productID.isEmpty ? "(empty id)" : product.productID)"
@@ -53,17 +99,71 @@ public struct Catalog: Codable, Hashable, Sendable {
                     "\(name): unknown type \(product.rawType) (expected one of "
                         + Product.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
             }
-            if let grant = product.grant {
-                guard !grant.currency.isEmpty else { throw CatalogError("\(name): grant.currency is empty") }
-                guard grant.amount > 0, grant.amount <= Grant.maximumAmount else {
-                    throw CatalogError("\(name): grant.amount must be 1...\(Grant.maximumAmount), got \(grant.amount)")
-                }
-            }
+            if product.rawAppleProductID?.isEmpty == true { throw CatalogError("\(name): apple_product_id is empty") }
+            if let grant = product.grant { try Self.check(grant, "grant", name) }
             if let entitlement = product.entitlement, entitlement.isEmpty {
                 throw CatalogError("\(name): entitlement is empty")
             }
             guard product.grant != nil || product.entitlement != nil else {
                 throw CatalogError("\(name): grants nothing (needs grant or entitlement)")
+            }
+            if let rules = product.rules { try Self.check(rules, of: product, name) }
+        }
+        try validateTiers(source: source)
+    }
+
+    private static func check(_ rules: PurchaseRules, of product: Product, _ name: String) throws(CatalogError) {
+        if let sale = rules.sale {
+            guard sale.from != nil || sale.until != nil else { throw CatalogError("\(name): rules.sale needs from or until") }
+            if let from = sale.from, let until = sale.until, from >= until {
+                throw CatalogError("\(name): rules.sale.from must be before rules.sale.until")
+            }
+        }
+        if let limit = rules.dailyLimit, !(1...10_000).contains(limit) {
+            throw CatalogError("\(name): rules.daily_limit must be 1...10000, got \(limit)")
+        }
+        if let first = rules.firstPurchase {
+            guard first.bonus != nil || first.appleProductID != nil else {
+                throw CatalogError("\(name): rules.first_purchase needs bonus or apple_product_id")
+            }
+            if first.appleProductID?.isEmpty == true {
+                throw CatalogError("\(name): rules.first_purchase.apple_product_id is empty")
+            }
+            if let bonus = first.bonus {
+                try check(bonus, "rules.first_purchase.bonus", name)
+                // One purchase is one ledger entry: the bonus is more of the same currency.
+                guard let grant = product.grant, grant.currency == bonus.currency else {
+                    throw CatalogError(
+                        "\(name): rules.first_purchase.bonus must be in the currency of the product's grant")
+                }
+                guard grant.amount + bonus.amount <= Grant.maximumAmount else {
+                    throw CatalogError("\(name): grant plus first-purchase bonus exceeds \(Grant.maximumAmount)")
+                }
+            }
+        }
+    }
+
+    private static func check(_ grant: Grant, _ field: String, _ name: String) throws(CatalogError) {
+        guard !grant.currency.isEmpty else { throw CatalogError("\(name): \(field).currency is empty") }
+        guard grant.amount > 0, grant.amount <= Grant.maximumAmount else {
+            throw CatalogError("\(name): \(field).amount must be 1...\(Grant.maximumAmount), got \(grant.amount)")
+        }
+    }
+
+    /// An Apple id shared by several products (a price tier) needs exactly one
+    /// `tier_default`, so that a purchase whose order was lost still credits something.
+    private func validateTiers(source: String) throws(CatalogError) {
+        var sharing: [String: [Product]] = [:]
+        for product in products {
+            for appleID in Set(product.appleProductIDs) { sharing[appleID, default: []].append(product) }
+        }
+        for (appleID, shared) in sharing.sorted(by: { $0.key < $1.key }) where shared.count > 1 {
+            let defaults = shared.filter(\.isTierDefault)
+            guard defaults.count == 1 else {
+                throw CatalogError(
+                    "\(source): Apple product id \(appleID) is shared by "
+                        + shared.map(\.productID).joined(separator: ", ")
+                        + ": mark exactly one of them \"tier_default\": true (it has \(defaults.count))")
             }
         }
     }

@@ -1,12 +1,23 @@
-/// One Apple product id and what a purchase of it grants.
+/// One product the game sells, and what a purchase of it grants.
+///
+/// `product_id` is the catalog's own id (what an order names). Apple's product id is
+/// `apple_product_id`, the same as `product_id` when omitted: one Apple id per product.
+/// Games that sell many products through a few Apple price tiers give several products
+/// the same `apple_product_id`; the order then says which product was meant, and
+/// `tier_default` names the one a purchase without an order credits.
 public struct Product: Codable, Hashable, Sendable {
     public var productID: String
     /// The kind as written in the file; see ``kind``.
     public var rawType: String
+    /// Apple's product id, when it differs from ``productID``.
+    public var rawAppleProductID: String?
     /// An amount of a currency, for consumables such as coins.
     public var grant: Grant?
     /// The name of an entitlement, for subscriptions and unlocks.
     public var entitlement: String?
+    /// Credited for a purchase of a shared Apple id that no order explains.
+    public var tierDefault: Bool?
+    public var rules: PurchaseRules?
 
     public enum Kind: String, Sendable, CaseIterable {
         case consumable
@@ -17,17 +28,37 @@ public struct Product: Codable, Hashable, Sendable {
 
     public var kind: Kind? { Kind(rawValue: rawType) }
 
-    public init(productID: String, kind: Kind, grant: Grant? = nil, entitlement: String? = nil) {
+    /// The Apple product id a purchase at the regular price carries.
+    public var appleProductID: String { rawAppleProductID ?? productID }
+
+    /// Every Apple product id that pays for this product: the regular one and the
+    /// first-purchase price's, if any.
+    public var appleProductIDs: [String] {
+        [appleProductID] + (rules?.firstPurchase?.appleProductID.map { [$0] } ?? [])
+    }
+
+    public var isTierDefault: Bool { tierDefault ?? false }
+
+    public init(
+        productID: String, kind: Kind, appleProductID: String? = nil, grant: Grant? = nil, entitlement: String? = nil,
+        tierDefault: Bool? = nil, rules: PurchaseRules? = nil
+    ) {
         self.productID = productID
         self.rawType = kind.rawValue
+        self.rawAppleProductID = appleProductID
         self.grant = grant
         self.entitlement = entitlement
+        self.tierDefault = tierDefault
+        self.rules = rules
     }
 
     enum CodingKeys: String, CodingKey {
         case productID = "product_id"
         case rawType = "type"
+        case rawAppleProductID = "apple_product_id"
         case grant, entitlement
+        case tierDefault = "tier_default"
+        case rules
     }
 }
 

@@ -15,11 +15,16 @@ public struct Submission: Codable, Hashable, Sendable {
     public var orderID: String?
     /// What the client believes it bought; Apple's answer decides, this is only compared.
     public var productID: String?
+    /// Set by the subscription scheduler: the original transaction id of the subscription
+    /// to ask Apple about (through the App Store Server API, or `verifyReceipt` with
+    /// ``receiptData``, the latest receipt that carried it).
+    public var subscriptionCheck: String?
     public var submittedAt: Date
 
     public init(
         receiptID: String, accountID: String, receiptData: String? = nil, signedTransaction: String? = nil,
-        signedPayload: String? = nil, orderID: String? = nil, productID: String? = nil, submittedAt: Date
+        signedPayload: String? = nil, orderID: String? = nil, productID: String? = nil,
+        subscriptionCheck: String? = nil, submittedAt: Date
     ) {
         self.receiptID = receiptID
         self.accountID = accountID
@@ -28,6 +33,7 @@ public struct Submission: Codable, Hashable, Sendable {
         self.signedPayload = signedPayload
         self.orderID = orderID
         self.productID = productID
+        self.subscriptionCheck = subscriptionCheck
         self.submittedAt = submittedAt
     }
 
@@ -39,6 +45,7 @@ public struct Submission: Codable, Hashable, Sendable {
         case signedPayload = "signed_payload"
         case orderID = "order_id"
         case productID = "product_id"
+        case subscriptionCheck = "subscription_check"
         case submittedAt = "submitted_at"
     }
 }

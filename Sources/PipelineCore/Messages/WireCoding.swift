@@ -34,8 +34,13 @@ public enum Timestamp {
         date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
+    /// Reads ISO 8601 with a zone (`Z` or an offset such as `+08:00`), with or without
+    /// fractional seconds. A time without a zone is ambiguous and refused.
     public static func parse(_ text: String) -> Date? {
-        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+        // The zone must be part of the style: without it the offset is silently ignored.
+        if let date = try? Date(
+            text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        {
             return date
         }
         return try? Date(text, strategy: .iso8601)

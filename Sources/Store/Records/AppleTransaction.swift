@@ -36,6 +36,12 @@ struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
     var entitlement: String?
     var createdAt: Date
     var updatedAt: Date
+    /// The catalog product it credited (several may share an Apple product id).
+    var catalogProductID: String?
+    /// The order it paid for, if one was made.
+    var orderID: String?
+    /// How its account was chosen.
+    var binding: Binding.Path?
 
     enum CodingKeys: String, CodingKey {
         case id = "transaction_id"
@@ -51,6 +57,9 @@ struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
         case state, entitlement
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case catalogProductID = "catalog_product_id"
+        case orderID = "order_id"
+        case binding
     }
 }
 
@@ -64,6 +73,7 @@ extension AppleTransaction: FetchableRecord, PersistableRecord {
         static let accountID = Column(CodingKeys.accountID)
         static let state = Column(CodingKeys.state)
         static let createdAt = Column(CodingKeys.createdAt)
+        static let catalogProductID = Column(CodingKeys.catalogProductID)
     }
 
     /// Whether this transaction ever credited an account: a ledger entry, or an

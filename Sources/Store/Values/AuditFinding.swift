@@ -15,6 +15,8 @@ public struct AuditFinding: Codable, Hashable, Sendable, CustomStringConvertible
         case finalReceiptWithoutNotification = "final_receipt_without_notification"
         /// A receipt marked credited with no transaction that it credited.
         case creditedReceiptWithoutCredit = "credited_receipt_without_credit"
+        /// An order marked paid whose transaction did not credit the order's account.
+        case paidOrderWithoutCredit = "paid_order_without_credit"
     }
 
     public var kind: Kind

@@ -20,12 +20,16 @@ public enum VerdictResult: Hashable, Sendable {
     case notificationApplied(notificationID: String, status: NotificationStatus, reason: String?)
     /// The notification had already ended (a redelivery); nothing changed.
     case notificationAlreadyFinal(notificationID: String, status: NotificationStatus)
+    /// The verdict answered a subscription check: `status` `done` (with `outcome`
+    /// `renewed`, `expired`, `revoked` or `unchanged`), `failed`, or still `checking`.
+    case subscriptionCheckApplied(checkID: String, status: String, outcome: String?)
 
     /// The verdict's id: a receipt's, or a notification's for the `notification...` cases.
     public var receiptID: String {
         switch self {
         case .applied(let id, _, _), .alreadyFinal(let id, _), .unknownReceipt(let id), .unknownOutcome(let id, _),
-            .invalid(let id, _), .notificationApplied(let id, _, _), .notificationAlreadyFinal(let id, _):
+            .invalid(let id, _), .notificationApplied(let id, _, _), .notificationAlreadyFinal(let id, _),
+            .subscriptionCheckApplied(let id, _, _):
             id
         }
     }

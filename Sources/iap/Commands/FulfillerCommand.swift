@@ -1,13 +1,19 @@
 import ArgumentParser
 import Observability
 import Fulfiller
+import Scheduler
 
 extension IAP {
     /// Credits accounts from verdicts; one per database.
     struct FulfillerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fulfiller",
-            abstract: "Apply verdicts to accounts in SQLite (IAP_DB_PATH), exactly once, with IAP_CATALOG.")
+            abstract: "Apply verdicts to accounts in SQLite (IAP_DB_PATH), exactly once, with IAP_CATALOG.",
+            discussion: """
+                Also runs the subscription scheduler (one per database): it asks Apple about every \
+                auto-renewable subscription an hour before its expiry and an hour after \
+                (IAP_SUBSCRIPTION_CHECK_LEAD_SECONDS, IAP_SUBSCRIPTION_CHECK_LAG_SECONDS, IAP_SCHEDULER_INTERVAL_SECONDS).
+                """)
 
         @Option(help: "Verdicts per transaction.") var batchSize = 256
         @Option(help: "Unacknowledged verdicts the broker may send ahead.") var prefetch = 1024
@@ -30,9 +36,13 @@ extension IAP {
             let fulfiller = Fulfiller(
                 connection: connection, topology: settings.topology, database: database, catalog: catalog,
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
+            let scheduler = SubscriptionScheduler(
+                connection: connection, topology: settings.topology, database: database, catalog: catalog,
+                configuration: try .init(environment: settings.environment), logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
-            try await runServices([connection] + operations + [fulfiller], settings: settings, label: "fulfiller")
+            try await runServices(
+                [connection] + operations + [fulfiller, scheduler], settings: settings, label: "fulfiller")
         }
     }
 }

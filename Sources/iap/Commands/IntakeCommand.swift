@@ -1,4 +1,6 @@
 import ArgumentParser
+import Console
+import DeadLetters
 import Intake
 import Observability
 
@@ -14,14 +16,23 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
+            let catalog = try settings.catalog(logger: settings.logger("intake"))
             let database = try settings.openDatabase()
             let connection = settings.connection("intake")
             let health = HealthEndpoints(
                 registry: MetricsBootstrap.prometheus(),
                 checks: settings.readinessChecks(connection: connection, database: database))
-            let intake = Intake(
-                configuration: intakeConfiguration, database: database, connection: connection,
+            var intake = Intake(
+                configuration: intakeConfiguration, database: database,
+                catalog: catalog, connection: connection,
                 topology: settings.topology, health: health, logger: settings.logger("intake"))
+            let consoleConfiguration = try ConsoleConfiguration(environment: settings.environment)
+            // Mounted even when no operator is configured: it then answers 503 and says why.
+            let console = OperatorConsole(
+                configuration: consoleConfiguration,
+                review: DeadLetterReview(database: database, connection: connection, topology: settings.topology),
+                database: database, logger: settings.logger("console"))
+            intake.additionalRoutes = { console.register(on: $0) }
             // The intake serves its own /metrics: no admin server.
             let operations = settings.operationsServices(
                 role: .intake, adminPort: nil, connection: connection, database: nil, servesAdmin: false)

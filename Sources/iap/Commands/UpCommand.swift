@@ -1,5 +1,6 @@
 import AppStore
 import ArgumentParser
+import Console
 import Foundation
 import Intake
 import Logging
@@ -7,6 +8,7 @@ import Notifier
 import Observability
 import Pipeline
 import PipelineCore
+import Scheduler
 import ServiceLifecycle
 import StubStore
 import Validator
@@ -53,6 +55,8 @@ extension IAP {
                 notifier: notifier.configuration())
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
+            configuration.scheduler = try .init(environment: settings.environment)
+            configuration.console = try ConsoleConfiguration(environment: env)
             configuration.metrics = MetricsBootstrap.prometheus()
             PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
@@ -64,7 +68,7 @@ extension IAP {
             services += pipeline.services
             var text = banner(
                 intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
-                database: settings.databasePath)
+                database: settings.databasePath, consoleEnabled: configuration.console?.isEnabled ?? false)
             if notifier.isEnabled, notifier.secretWasGenerated {
                 text += "  webhook secret (generated for this run; set IAP_WEBHOOK_SECRET to keep one): \(notifier.secret.encoded)\n\n"
             }
@@ -75,7 +79,7 @@ extension IAP {
 
         private func banner(
             intake: IntakeConfiguration, embedsStub: Bool, stubURL: String, verifier: VerifierSettings,
-            notifier: NotifierSettings, database: String
+            notifier: NotifierSettings, database: String, consoleEnabled: Bool
         ) -> String {
             let api = "http://\(intake.host):\(intake.port)"
             let token = intake.apiTokens[0]
@@ -85,6 +89,7 @@ extension IAP {
                   verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
                   database     \(database)
+                  console      \(consoleEnabled ? "\(api)/console" : "off (set IAP_CONSOLE_OPERATORS=name:secret)")   dead letters: iap dlq list
 
                 Try it:
                   receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.bundleID)", "transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')

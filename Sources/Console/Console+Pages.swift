@@ -1,0 +1,220 @@
+import DeadLetters
+import Foundation
+import Store
+
+// MARK: - The console's read-only pages
+
+extension OperatorConsole {
+    /// Queue depths, throughput, and the open dead letters grouped by reason.
+    func overview(_ session: ConsoleSession) async throws -> ConsolePage {
+        let csrf = session.csrfToken(configuration)
+        let depths = await review.queueDepths()
+        let minute = try database.throughput(since: now().addingTimeInterval(-60))
+        let hour = try database.throughput(since: now().addingTimeInterval(-3600))
+        let groups = try review.groups()
+
+        var body = "<h2>Throughput</h2><div class=\"cards\">"
+        let figures = [
+            ("received, last minute", minute.received), ("credited, last minute", minute.credited),
+            ("received, last hour", hour.received), ("credited, last hour", hour.credited),
+            ("dead-lettered, last hour", hour.deadLettered),
+        ]
+        for (label, value) in figures {
+            body += "<div class=\"card\"><b>\(value)</b>\(HTML.escape(label))</div>"
+        }
+        body += "</div><h2>Queues</h2>"
+        body += HTML.table(
+            id: "queues", columns: [("queue", .text), ("messages", .num)],
+            rows: depths.map { depth in
+                let messages = depth.messages.map { HTML.Cell.number($0) } ?? .text("broker did not answer")
+                return ("", [.code(depth.queue), messages])
+            })
+        body += "<h2>Dead letters by reason</h2>"
+        if groups.isEmpty {
+            body += "<p>No dead letter waits for review.</p>"
+        } else {
+            body += HTML.table(
+                id: "groups",
+                columns: [
+                    ("reason", .text), ("count", .num), ("first seen", .time), ("last seen", .time), ("", .text),
+                ],
+                rows: groups.map { group in
+                    let count = group.count
+                    let replay = HTML.confirmForm(
+                        action: "/console/groups/replay", csrf: csrf, button: "Replay group",
+                        confirm: "Replay all \(count) letters of “\(group.reason)”?",
+                        fields: HTML.hidden("group", group.reason))
+                    let discard = HTML.confirmForm(
+                        action: "/console/groups/discard", csrf: csrf, button: "Discard group",
+                        confirm: "Discard all \(count) letters of “\(group.reason)”?",
+                        fields: HTML.hidden("group", group.reason) + HTML.whyField, danger: true)
+                    return (
+                        "",
+                        [
+                            .link(group.reason, to: "/console/dead?reason=" + HTML.query(group.reason)),
+                            .number(count), .time(group.firstDeadAt), .time(group.lastDeadAt),
+                            HTML.Cell(html: replay + " " + discard),
+                        ]
+                    )
+                })
+        }
+        return ConsolePage(
+            .ok, HTML.page(title: "Overview", operatorName: session.operatorName, csrf: csrf, body: body))
+    }
+
+    /// The open dead letters a filter selects, with replay and discard for each.
+    func deadLetters(_ session: ConsoleSession, _ query: FormValues) throws -> ConsolePage {
+        let csrf = session.csrfToken(configuration)
+        let filter = try DeadLetterFilter(
+            reason: query["reason"], accountID: query["account"], olderThan: query["older_than"],
+            newerThan: query["newer_than"])
+        let letters = try review.letters(filter, limit: 500)
+        func field(_ name: String, _ label: String, _ placeholder: String) -> String {
+            let value = HTML.escape(query[name] ?? "")
+            return "<label>\(label) <input type=\"text\" name=\"\(name)\" value=\"\(value)\" "
+                + "placeholder=\"\(placeholder)\"></label> "
+        }
+        var body = "<form method=\"get\" action=\"/console/dead\">"
+        body += field("reason", "Reason", "exact reason") + field("account", "Account", "account id")
+        body += field("older_than", "Older than", "e.g. 2h") + field("newer_than", "Newer than", "e.g. 7d")
+        body += "<button type=\"submit\">Filter</button></form>"
+        if letters.isEmpty {
+            body += "<p>No dead letter matches.</p>"
+        } else {
+            body += HTML.table(
+                id: "letters",
+                columns: [
+                    ("letter", .text), ("receipt", .text), ("account", .text), ("reason", .text), ("attempts", .num),
+                    ("dead at", .time), ("status", .text), ("", .text),
+                ],
+                rows: letters.map { letter in
+                    (
+                        "data-receipt=\"\(HTML.escape(letter.receiptID ?? ""))\"",
+                        [
+                            .link(letter.id, to: "/console/dead/" + letter.id), .text(letter.receiptID ?? "—"),
+                            .text(letter.accountID ?? "—"), .text(letter.reason), .number(letter.attempts),
+                            .time(letter.deadAt), .text(letter.status.rawValue),
+                            HTML.Cell(html: actions(letter, csrf: csrf)),
+                        ]
+                    )
+                })
+            if letters.count == 500 { body += "<p>Showing the newest 500; narrow the filter to see others.</p>" }
+        }
+        return ConsolePage(
+            .ok, HTML.page(title: "Dead letters", operatorName: session.operatorName, csrf: csrf, body: body))
+    }
+
+    /// Replay and discard buttons for an open letter.
+    func actions(_ letter: DeadLetter, csrf: String) -> String {
+        guard letter.status.isOpen else { return "" }
+        let replay = HTML.confirmForm(
+            action: "/console/dead/\(letter.id)/replay", csrf: csrf, button: "Replay",
+            confirm: "Replay dead letter \(letter.id)?")
+        let discard = HTML.confirmForm(
+            action: "/console/dead/\(letter.id)/discard", csrf: csrf, button: "Discard",
+            confirm: "Discard dead letter \(letter.id)?", fields: HTML.whyField, danger: true)
+        return replay + " " + discard
+    }
+
+    /// One letter: its receipt, why it died, its body and headers, and its history.
+    func deadLetter(_ session: ConsoleSession, id: String) throws -> ConsolePage {
+        let csrf = session.csrfToken(configuration)
+        let letter = try review.letter(id: id)
+        var rows: [(String, String)] = [
+            ("letter", letter.id), ("status", letter.status.rawValue), ("reason", letter.reason),
+            ("attempts", String(letter.attempts)), ("last error", letter.lastError ?? ""),
+            ("source queue", letter.sourceQueue ?? ""), ("dead at", HTML.time(letter.deadAt)),
+            ("receipt", letter.receiptID ?? "none named"), ("account", letter.accountID ?? ""),
+        ]
+        if letter.resolvedBy != nil {
+            rows += [
+                ("resolved by", letter.resolvedBy ?? ""), ("resolved because", letter.resolvedReason ?? ""),
+                ("resolved at", HTML.time(letter.resolvedAt)),
+            ]
+        }
+        if let receiptID = letter.receiptID {
+            if let receipt = try database.receipt(id: receiptID) {
+                rows += [("receipt status", receipt.status.rawValue + (receipt.reason.map { " (\($0))" } ?? ""))]
+            } else if let notification = try database.notification(id: receiptID) {
+                rows += [
+                    (
+                        "notification status",
+                        notification.status.rawValue + (notification.reason.map { " (\($0))" } ?? "")
+                    )
+                ]
+            }
+        }
+        var body = "<table>"
+        for (name, value) in rows { body += "<tr><th>\(HTML.escape(name))</th><td>\(HTML.escape(value))</td></tr>" }
+        body += "</table><p>\(actions(letter, csrf: csrf))</p>"
+        let deaths = DeathRecord.all(inHeaders: letter.headers)
+        if !deaths.isEmpty {
+            body += "<h2>Its way through the queues (x-death)</h2>"
+            body += HTML.table(
+                columns: [("queue", .text), ("reason", .text), ("times", .num), ("last", .time)],
+                rows: deaths.map { ("", [.code($0.queue), .text($0.reason), .number($0.count), .time($0.time)]) })
+        }
+        let text = DeadLetterText.body(letter.body)
+        body += "<h2>Body (\(text.encoding))</h2><pre>\(HTML.escape(text.text))</pre>"
+        body += "<h2>Headers</h2><pre>\(HTML.escape(DeadLetterText.prettyJSON(letter.headers)))</pre>"
+        if let receiptID = letter.receiptID {
+            let history = try database.deadLetters(receiptID: receiptID)
+            if history.count > 1 {
+                body += "<h2>Every death of this receipt</h2>"
+                body += HTML.table(
+                    columns: [
+                        ("letter", .text), ("dead at", .time), ("reason", .text), ("attempts", .num), ("status", .text),
+                        ("by", .text),
+                    ],
+                    rows: history.map { earlier in
+                        (
+                            "",
+                            [
+                                .link(earlier.id, to: "/console/dead/" + earlier.id), .time(earlier.deadAt),
+                                .text(earlier.reason), .number(earlier.attempts), .text(earlier.status.rawValue),
+                                .text(earlier.resolvedBy ?? ""),
+                            ]
+                        )
+                    })
+            }
+        }
+        return ConsolePage(
+            .ok, HTML.page(title: "Dead letter", operatorName: session.operatorName, csrf: csrf, body: body))
+    }
+
+    /// Receipts and notifications by receipt id, account id or Apple transaction id.
+    func search(_ session: ConsoleSession, _ text: String?) throws -> ConsolePage {
+        let csrf = session.csrfToken(configuration)
+        var body = "<form method=\"get\" action=\"/console/receipts\"><label>Receipt id, account id or Apple "
+        body += "transaction id <input type=\"search\" name=\"q\" id=\"q\" value=\"\(HTML.escape(text ?? ""))\" "
+        body += "size=\"48\"></label> <button type=\"submit\">Search</button></form>"
+        if let text {
+            guard text.count <= 256 else {
+                throw FilterError(field: "q", problem: "is longer than 256 characters; no id is")
+            }
+            let hits = try database.searchReceipts(text)
+            if hits.isEmpty {
+                body += "<p>Nothing found for “\(HTML.escape(text))”.</p>"
+            } else {
+                body += HTML.table(
+                    id: "hits",
+                    columns: [
+                        ("kind", .text), ("id", .text), ("account", .text), ("status", .text), ("reason", .text),
+                        ("attempts", .num), ("received", .time), ("updated", .time),
+                    ],
+                    rows: hits.map { hit in
+                        (
+                            "",
+                            [
+                                .text(hit.kind.rawValue), .code(hit.id), .text(hit.accountID ?? ""), .text(hit.status),
+                                .text(hit.reason ?? ""), .number(hit.attempts), .time(hit.createdAt),
+                                .time(hit.updatedAt),
+                            ]
+                        )
+                    })
+            }
+        }
+        return ConsolePage(
+            .ok, HTML.page(title: "Receipts", operatorName: session.operatorName, csrf: csrf, body: body))
+    }
+}

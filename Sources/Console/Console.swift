@@ -1,0 +1,278 @@
+import Broker
+import DeadLetters
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Store
+
+/// The operators' web console under `/console`, served by the intake: queue depths,
+/// throughput, dead letters grouped by reason with replay and discard per message and per
+/// group, and a receipt search. Plain server-rendered HTML; the only script is the
+/// browser's confirmation dialog before a replay or discard.
+///
+/// Operators log in with their own name and secret (``ConsoleConfiguration``), apart from
+/// the backend's API tokens, and get a signed, HttpOnly, SameSite=Strict session cookie.
+/// Every state-changing POST carries the session's CSRF token, checked here; a missing or
+/// wrong one is answered 403 and changes nothing.
+///
+/// ```swift
+/// let console = OperatorConsole(configuration: try ConsoleConfiguration(environment: env), review: review, database: db, logger: logger)
+/// intake.additionalRoutes = { console.register(on: $0) }
+/// ```
+public struct OperatorConsole: Sendable {
+    let configuration: ConsoleConfiguration
+    let review: DeadLetterReview
+    let database: PipelineDatabase
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    public init(
+        configuration: ConsoleConfiguration, review: DeadLetterReview, database: PipelineDatabase, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.review = review
+        self.database = database
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Adds the console's routes under `/console`.
+    public func register<Context: RequestContext>(on router: Router<Context>) {
+        let console = router.group("console")
+        console.get { request, _ in try await page(request) { try await overview($0) } }
+        console.get("login") { request, _ in loginForm(request) }
+        console.post("login") { request, _ in try await login(request) }
+        console.post("logout") { request, _ in try await change(request) { session, _ in logout(session) } }
+        console.get("dead") { request, _ in
+            try await page(request) { try deadLetters($0, FormValues(request.uri.query)) }
+        }
+        console.get("dead/:id") { request, context in
+            try await page(request) { try deadLetter($0, id: context.parameters.get("id") ?? "") }
+        }
+        console.post("dead/:id/replay") { request, context in
+            try await change(request) { session, _ in
+                try await replay(session, id: context.parameters.get("id") ?? "")
+            }
+        }
+        console.post("dead/:id/discard") { request, context in
+            try await change(request) { session, form in
+                try discard(session, id: context.parameters.get("id") ?? "", reason: form.text("reason"))
+            }
+        }
+        console.post("groups/replay") { request, _ in
+            try await change(request) { session, form in try await replayGroup(session, form) }
+        }
+        console.post("groups/discard") { request, _ in
+            try await change(request) { session, form in try discardGroup(session, form) }
+        }
+        console.get("receipts") { request, _ in
+            try await page(request) { try search($0, FormValues(request.uri.query).text("q")) }
+        }
+    }
+
+    // MARK: - Sessions and CSRF
+
+    private func session(_ request: Request) -> ConsoleSession? {
+        guard let token = request.cookies[ConsoleSession.cookieName]?.value else { return nil }
+        return ConsoleSession(token: token, now: now(), configuration: configuration)
+    }
+
+    private var disabled: ConsolePage {
+        .problem(
+            .serviceUnavailable, title: "Console disabled",
+            message:
+                "The console is disabled: no operators are configured. Set IAP_CONSOLE_OPERATORS (name:secret, secrets of 16 characters or more) and restart the intake.",
+            operatorName: nil, csrf: nil)
+    }
+
+    /// A page for a logged-in operator; otherwise 401 with the login form.
+    private func page(_ request: Request, _ body: (ConsoleSession) async throws -> ConsolePage) async throws
+        -> ConsolePage
+    {
+        guard configuration.isEnabled else { return disabled }
+        guard let session = session(request) else {
+            return loginPage(.unauthorized, message: "Log in to use the console.")
+        }
+        do {
+            return try await body(session)
+        } catch {
+            return problemPage(error, session)
+        }
+    }
+
+    /// A state-changing POST: a logged-in operator and the session's CSRF token, or nothing changes.
+    private func change(
+        _ request: Request, _ body: (ConsoleSession, FormValues) async throws -> ConsolePage
+    ) async throws -> ConsolePage {
+        guard configuration.isEnabled else { return disabled }
+        guard let session = session(request) else {
+            return .problem(
+                .unauthorized, title: "Not logged in",
+                message: "Log in first (your session may have expired). Nothing was changed.", operatorName: nil,
+                csrf: nil)
+        }
+        let form = FormValues(String(buffer: try await request.body.collect(upTo: 64 * 1024)))
+        guard session.acceptsCSRF(form["csrf"], configuration) else {
+            logger.warning("console: CSRF token missing or wrong", metadata: ["operator": "\(session.operatorName)"])
+            return .problem(
+                .forbidden, title: "Forbidden",
+                message:
+                    "The form's security token (CSRF) is missing or wrong, so nothing was changed. Reload the page and try again.",
+                operatorName: session.operatorName, csrf: session.csrfToken(configuration))
+        }
+        do {
+            return try await body(session, form)
+        } catch {
+            return problemPage(error, session)
+        }
+    }
+
+    /// What went wrong, with the status it deserves; nothing was changed.
+    private func problemPage(_ error: any Error, _ session: ConsoleSession) -> ConsolePage {
+        let csrf = session.csrfToken(configuration)
+        if let error = error as? DeadLetterError {
+            let status: HTTPResponse.Status =
+                switch error.code {
+                case .unknownLetter: .notFound
+                case .alreadyResolved: .conflict
+                case .reasonRequired, .operatorRequired: .unprocessableContent
+                }
+            return .problem(
+                status, title: "Not done", message: error.message + ". Nothing was changed.",
+                operatorName: session.operatorName, csrf: csrf)
+        }
+        if let error = error as? FilterError {
+            return .problem(
+                .badRequest, title: "Bad filter", message: "\(error). Nothing was changed.",
+                operatorName: session.operatorName, csrf: csrf)
+        }
+        if let error = error as? PublishError {
+            return .problem(
+                .serviceUnavailable, title: "Broker refused",
+                message: "The broker did not confirm the replay (\(error)); the letter waits as before.",
+                operatorName: session.operatorName, csrf: csrf)
+        }
+        logger.error("console: request failed", metadata: ["error": "\(error)"])
+        return .problem(
+            .internalServerError, title: "Error", message: "The request failed: \(error)",
+            operatorName: session.operatorName,
+            csrf: csrf)
+    }
+
+    // MARK: - Login
+
+    private func loginForm(_ request: Request) -> ConsolePage {
+        guard configuration.isEnabled else { return disabled }
+        return loginPage(.ok, message: nil)
+    }
+
+    func loginPage(_ status: HTTPResponse.Status, message: String?) -> ConsolePage {
+        ConsolePage(
+            status,
+            HTML.page(
+                title: "Log in", operatorName: nil, csrf: nil,
+                body: """
+                    \(message.map { "<p class=\"error\">\(HTML.escape($0))</p>" } ?? "")
+                    <form method="post" action="/console/login">
+                    <p><label>Operator <input type="text" name="name" id="name" autocomplete="username" required></label></p>
+                    <p><label>Secret <input type="password" name="secret" id="secret" autocomplete="current-password" required></label></p>
+                    <p><button type="submit" id="login">Log in</button></p></form>
+                    """))
+    }
+
+    private func login(_ request: Request) async throws -> ConsolePage {
+        guard configuration.isEnabled else { return disabled }
+        let form = FormValues(String(buffer: try await request.body.collect(upTo: 16 * 1024)))
+        guard let name = form["name"], let secret = form["secret"],
+            let found = configuration.authenticate(name: name, secret: secret)
+        else {
+            logger.warning("console: failed login", metadata: ["operator": "\(form["name"] ?? "")"])
+            return loginPage(.unauthorized, message: "Wrong operator name or secret.")
+        }
+        let session = ConsoleSession(operatorName: found.name, now: now(), configuration: configuration)
+        let cookie = Cookie(
+            name: ConsoleSession.cookieName, value: session.token, maxAge: Int(configuration.sessionLifetime),
+            path: "/console", httpOnly: true, sameSite: .strict)
+        logger.info("console: operator logged in", metadata: ["operator": "\(found.name)"])
+        return ConsolePage(
+            .seeOther, "<a href=\"/console\">Continue</a>",
+            headers: [.location: "/console", .setCookie: cookie.description])
+    }
+
+    private func logout(_ session: ConsoleSession) -> ConsolePage {
+        let cookie = Cookie(
+            name: ConsoleSession.cookieName, value: "", maxAge: 0, path: "/console", httpOnly: true, sameSite: .strict)
+        return ConsolePage(
+            .seeOther, "<a href=\"/console/login\">Log in</a>",
+            headers: [.location: "/console/login", .setCookie: cookie.description])
+    }
+
+    // MARK: - Actions
+
+    private func replay(_ session: ConsoleSession, id: String) async throws -> ConsolePage {
+        let letter = try await review.replay(id: id, by: session.operatorName)
+        logger.info(
+            "console: replayed",
+            metadata: [
+                "operator": "\(session.operatorName)", "dead_letter": "\(id)",
+                "receipt_id": "\(letter.receiptID ?? "none")",
+            ])
+        return notice(
+            session, title: "Replayed",
+            "Replayed dead letter \(id)" + (letter.receiptID.map { " (receipt \($0))" } ?? "")
+                + ": it is back on the \(review.routingKey(for: letter)) queue.")
+    }
+
+    private func discard(_ session: ConsoleSession, id: String, reason: String?) throws -> ConsolePage {
+        let letter = try review.discard(id: id, by: session.operatorName, reason: reason ?? "")
+        logger.info(
+            "console: discarded",
+            metadata: [
+                "operator": "\(session.operatorName)", "dead_letter": "\(id)",
+                "receipt_id": "\(letter.receiptID ?? "none")",
+            ])
+        return notice(session, title: "Discarded", "Discarded dead letter \(id): \(letter.resolvedReason ?? "").")
+    }
+
+    private func replayGroup(_ session: ConsoleSession, _ form: FormValues) async throws -> ConsolePage {
+        guard let reason = form.text("group") else {
+            throw FilterError(field: "group", problem: "is required: the reason the group shares")
+        }
+        let summary = try await review.replay(DeadLetterFilter(reason: reason), by: session.operatorName)
+        logger.info(
+            "console: replayed a group",
+            metadata: ["operator": "\(session.operatorName)", "group": "\(reason)", "replayed": "\(summary.done)"])
+        return notice(
+            session, title: "Group replayed", "Group “\(reason)”: " + Self.describe(summary, verb: "replayed"))
+    }
+
+    private func discardGroup(_ session: ConsoleSession, _ form: FormValues) throws -> ConsolePage {
+        guard let group = form.text("group") else {
+            throw FilterError(field: "group", problem: "is required: the reason the group shares")
+        }
+        let summary = try review.discard(
+            DeadLetterFilter(reason: group), by: session.operatorName, reason: form.text("reason") ?? "")
+        return notice(
+            session, title: "Group discarded", "Group “\(group)”: " + Self.describe(summary, verb: "discarded"))
+    }
+
+    static func describe(_ summary: BulkSummary, verb: String) -> String {
+        var text = "\(verb) \(summary.done), failed \(summary.failed), skipped \(summary.skipped)."
+        for failure in summary.failures.prefix(10) { text += " \(failure.id): \(failure.error)." }
+        return text
+    }
+
+    private func notice(_ session: ConsoleSession, title: String, _ message: String) -> ConsolePage {
+        ConsolePage(
+            .ok,
+            HTML.page(
+                title: title, operatorName: session.operatorName, csrf: session.csrfToken(configuration),
+                body: """
+                    <p class="notice" id="notice">\(HTML.escape(message))</p>
+                    <p><a href="/console/dead">Dead letters</a> · <a href="/console">Overview</a></p>
+                    """))
+    }
+}

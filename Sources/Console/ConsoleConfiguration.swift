@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import PipelineCore
+
+/// Who may use the console: operators with their own secrets, apart from the backend's
+/// API tokens. With no operator the console is disabled (it answers 503), never open.
+public struct ConsoleConfiguration: Sendable {
+    /// An operator: a name (recorded on replays and discards) and the digest of a secret.
+    public struct Operator: Sendable {
+        public var name: String
+        var secretDigest: [UInt8]
+    }
+
+    public var operators: [Operator]
+    /// How long a login lasts.
+    public var sessionLifetime: TimeInterval
+    /// Signs session cookies and CSRF tokens; derived from the operators' secrets, so that
+    /// every intake process with the same settings accepts the same sessions.
+    private let signingKeyBytes: [UInt8]
+
+    var signingKey: SymmetricKey { SymmetricKey(data: signingKeyBytes) }
+
+    /// - Parameter operators: `(name, secret)` pairs; names of `A-Za-z0-9._-`, secrets of at least 16 characters.
+    public init(operators: [(name: String, secret: String)], sessionLifetime: TimeInterval = 8 * 3600)
+        throws(SettingError)
+    {
+        var seen: Set<String> = []
+        for (name, secret) in operators {
+            guard (1...64).contains(name.count),
+                name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+            else {
+                throw SettingError(
+                    variable: "IAP_CONSOLE_OPERATORS",
+                    problem: "operator name '\(name)' must be 1-64 of A-Z a-z 0-9 . _ -")
+            }
+            guard secret.count >= 16 else {
+                throw SettingError(
+                    variable: "IAP_CONSOLE_OPERATORS",
+                    problem: "the secret of operator '\(name)' needs at least 16 characters (it has \(secret.count))")
+            }
+            guard seen.insert(name).inserted else {
+                throw SettingError(variable: "IAP_CONSOLE_OPERATORS", problem: "operator '\(name)' is listed twice")
+            }
+        }
+        self.operators = operators.map {
+            Operator(name: $0.name, secretDigest: Array(SHA256.hash(data: Array($0.secret.utf8))))
+        }
+        self.sessionLifetime = sessionLifetime
+        let material = operators.map { "\($0.name):\($0.secret)" }.sorted().joined(separator: "\n")
+        self.signingKeyBytes = Array(SHA256.hash(data: Array(("iap-console-session-v1\n" + material).utf8)))
+    }
+
+    /// Reads `IAP_CONSOLE_OPERATORS` ("alice:secret,bob:secret"); unset or empty disables the console.
+    public init(environment env: EnvironmentReader) throws(SettingError) {
+        var pairs: [(String, String)] = []
+        for entry in env.list("IAP_CONSOLE_OPERATORS") {
+            guard let colon = entry.firstIndex(of: ":") else {
+                throw SettingError(
+                    variable: "IAP_CONSOLE_OPERATORS", problem: "each entry is name:secret (one has no ':')")
+            }
+            pairs.append((String(entry[..<colon]), String(entry[entry.index(after: colon)...])))
+        }
+        try self.init(operators: pairs)
+    }
+
+    /// Whether any operator may log in.
+    public var isEnabled: Bool { !operators.isEmpty }
+
+    /// The operator whose name and secret these are, compared by digest in constant time.
+    func authenticate(name: String, secret: String) -> Operator? {
+        let presented = Array(SHA256.hash(data: Array(secret.utf8)))
+        var found: Operator?
+        for candidate in operators {
+            // Every secret is compared, so that timing tells nothing about which name exists.
+            let same = constantTimeEqual(candidate.secretDigest, presented)
+            if same, candidate.name == name { found = candidate }
+        }
+        return found
+    }
+}
+
+func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for (x, y) in zip(a, b) { difference |= x ^ y }
+    return difference == 0
+}

@@ -1,0 +1,40 @@
+import Broker
+import Crypto
+import Foundation
+import Store
+
+extension DeadLetter {
+    /// The archive's record of a delivery from the dead-letter queue.
+    ///
+    /// Letters dead-lettered by the validator carry our `x-iap-*` headers; ones the broker
+    /// dead-lettered itself (a nack without requeue, the delivery limit) carry only
+    /// RabbitMQ's `x-death`, which then gives the reason (`delivery_limit in iap.validate`)
+    /// and the source queue. The id is a digest of the body and headers, so that the broker
+    /// redelivering the same letter archives it once; a receipt that dies again after a
+    /// replay dies with other headers (a new death time and the replay's marks).
+    public init(delivery: Delivery, now: Date) {
+        var headers = delivery.properties.headers
+        headers["x-delivery-count"] = nil
+        let headersJSON = AMQPHeadersJSON.encode(headers)
+        var hasher = SHA256()
+        hasher.update(data: delivery.body)
+        hasher.update(data: [UInt8(0)])
+        hasher.update(data: Array(headersJSON.utf8))
+        hasher.update(data: [UInt8(0)])
+        hasher.update(data: Array((delivery.properties.messageID ?? "").utf8))
+        let digest = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+
+        let death = delivery.deaths.first
+        let receiptID = delivery.properties.messageID.flatMap { $0.isEmpty || $0.count > 128 ? nil : $0 }
+        let reason =
+            headers[MessageHeader.deadReason]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            ?? death.map { "\($0.reason) in \($0.queue)" } ?? "dead-lettered"
+        let attempts = headers[MessageHeader.attempts]?.intValue ?? Int64(death?.count ?? 0)
+        let deadAt = headers[MessageHeader.deadAt]?.intValue.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        self.init(
+            id: "dl_" + digest, receiptID: receiptID, accountID: nil, reason: reason, attempts: Int(max(0, attempts)),
+            lastError: headers[MessageHeader.lastError]?.stringValue,
+            sourceQueue: headers[MessageHeader.sourceQueue]?.stringValue ?? death?.queue,
+            body: Data(delivery.body), headers: headersJSON, deadAt: deadAt ?? now, createdAt: now)
+    }
+}

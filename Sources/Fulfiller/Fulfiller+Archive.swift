@@ -1,0 +1,69 @@
+import Broker
+import DeadLetters
+import Foundation
+import Observability
+import PipelineCore
+import ServiceLifecycle
+import Store
+
+extension Fulfiller {
+    /// Consumes the dead-letter queue: each batch of letters is archived whole in
+    /// `dead_letters`, in the transaction that marks their receipts dead and queues their
+    /// `receipt.dead` webhooks, then acked. A letter is never nacked: the dead-letter queue
+    /// has no dead-letter exchange of its own, so a nack would lose it; one the database
+    /// refuses is retried until it is taken. Letters without a receipt id (poison) are
+    /// archived too, for an operator.
+    func archiveDeadLetters() async throws {
+        let consumer = connection.consume(queue: topology.deadQueue, prefetch: configuration.prefetch)
+        let batcher = BatchBuffer<Delivery>()
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await batcher.pump(consumer) }
+                while let batch = try await batcher.next(max: configuration.batchSize) {
+                    await archive(batch)
+                }
+            }
+        } onGracefulShutdown: {
+            consumer.cancel()
+        }
+    }
+
+    /// Archives one batch, retrying until the database takes it, then acks it at once.
+    func archive(_ batch: [Delivery]) async {
+        guard let last = batch.last else { return }
+        let letters = batch.map { DeadLetter(delivery: $0, now: Date()) }
+        var delay = Duration.milliseconds(50)
+        while !Task.isCancelled {
+            do {
+                let results = try await thread.run { [database, catalog] in
+                    try database.archive(letters, catalog: catalog, now: Date())
+                }
+                for (delivery, result) in zip(batch, results) where result != nil {
+                    // RabbitMQ's own dead letters (delivery limit); the validator counts its own.
+                    if delivery.properties.headers[MessageHeader.deadReason] == nil, !delivery.deaths.isEmpty {
+                        PipelineMetrics.deadLetteredByBroker.increment()
+                    }
+                }
+                for (letter, result) in zip(letters, results) {
+                    logger.warning(
+                        "dead letter archived",
+                        metadata: [
+                            "receipt_id": "\(letter.receiptID ?? "none")", "dead_letter": "\(letter.id)",
+                            "reason": "\(letter.reason)",
+                            "result": "\(result.map { "\($0)" } ?? "duplicate or no receipt")",
+                        ])
+                }
+                last.ack(multiple: true)
+                return
+            } catch {
+                logger.error(
+                    "cannot archive dead letters, retrying",
+                    metadata: ["error": "\(error)", "count": "\(letters.count)"])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+        // Cancelled past the shutdown grace period with nothing archived: unacked, the
+        // letters go back to the queue when the connection closes (never nacked, see above).
+    }
+}

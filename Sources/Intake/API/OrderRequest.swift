@@ -1,0 +1,49 @@
+import Foundation
+import Store
+
+/// A `POST /v1/orders` body: `account_id`, `product_id`, optional `app_account_token`. Pure.
+struct OrderRequest: Equatable, Sendable {
+    static let fields: Set<String> = ["account_id", "product_id", "app_account_token"]
+
+    let order: NewOrder
+
+    init(json: some Collection<UInt8>) throws(APIError) {
+        let object = try JSONFields.object(json, allowed: Self.fields)
+        let accountID = try JSONFields.identifier(object, "account_id", required: true)!
+        let productID = try JSONFields.string(object, "product_id")
+        guard let productID else { throw APIError.invalid("missing_field", "product_id is required", field: "product_id") }
+        guard (1...256).contains(productID.utf8.count), productID.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw APIError.invalid("invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
+        }
+        let token = try JSONFields.string(object, "app_account_token")
+        if let token, UUID(uuidString: token) == nil {
+            throw APIError.invalid(
+                "invalid_app_account_token", "app_account_token must be a UUID", field: "app_account_token")
+        }
+        order = NewOrder(accountID: accountID, productID: productID, appAccountToken: token?.lowercased())
+    }
+}
+
+/// A `POST /v1/orders/{id}/cancel` body (optional): `account_id` to check the order is
+/// theirs, `reason` for the record.
+struct CancelRequest: Equatable, Sendable {
+    static let fields: Set<String> = ["account_id", "reason"]
+
+    let accountID: String?
+    let reason: String?
+
+    init(json: some Collection<UInt8>) throws(APIError) {
+        guard !json.isEmpty else {
+            accountID = nil
+            reason = nil
+            return
+        }
+        let object = try JSONFields.object(json, allowed: Self.fields)
+        accountID = try JSONFields.identifier(object, "account_id", required: false)
+        let reason = try JSONFields.string(object, "reason")
+        if let reason, !(1...500).contains(reason.count) {
+            throw APIError.invalid("invalid_reason", "reason must be 1-500 characters", field: "reason")
+        }
+        self.reason = reason
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import PipelineCore
+import Store
+
+/// Orders before purchase and what an account may buy:
+/// `GET /v1/products?account_id=`, `POST /v1/orders`, `GET /v1/orders/{id}`,
+/// `POST /v1/orders/{id}/cancel`.
+struct OrderRoutes: Sendable {
+    let database: PipelineDatabase
+    let thread: SerialThread
+    let catalog: Catalog
+    /// How long an order stays open for its payment.
+    let orderLifetime: Duration
+    let maxBodySize: Int
+
+    func register(on group: RouterGroup<some RequestContext>) {
+        group.get("products") { request, _ in try await self.products(request) }
+        group.post("orders") { request, _ in try await self.create(request) }
+        group.get("orders/:id") { _, context in try await self.order(context.parameters.get("id") ?? "") }
+        group.post("orders/:id/cancel") { request, context in
+            try await self.cancel(context.parameters.get("id") ?? "", request)
+        }
+    }
+
+    private func products(_ request: Request) async throws -> Response {
+        guard let accountID = request.uri.queryParameters.get("account_id") else {
+            throw APIError.invalid("missing_field", "account_id is required (?account_id=)", field: "account_id")
+        }
+        guard JSONFields.isIdentifier(accountID) else {
+            throw APIError.invalid("invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
+        }
+        let offers = try await stored { try database.offers(accountID: accountID, catalog: catalog, now: Date()) }
+        return try Response.json(ProductList(accountID: accountID, products: offers), status: .ok)
+    }
+
+    private func create(_ request: Request) async throws -> Response {
+        let body = try await request.jsonBody(maxSize: maxBodySize)
+        let parsed = try OrderRequest(json: body.readableBytesView)
+        let outcome = try await stored {
+            try database.createOrder(parsed.order, catalog: catalog, lifetime: orderLifetime, now: Date())
+        }
+        switch outcome {
+        case .created(let order):
+            return try Response.json(order, status: .created)
+        case .unknownProduct:
+            throw APIError(
+                .unprocessableContent, code: "unknown_product", message: "the catalog does not sell \(parsed.order.productID)",
+                field: "product_id")
+        case .refused(let reason):
+            // 409: the request is fine; the account's state (or the clock) refuses it now.
+            throw APIError(.conflict, code: reason.code, message: reason.message, field: "product_id")
+        case .tokenOfAnotherAccount:
+            throw APIError(
+                .conflict, code: "app_account_token_of_another_account",
+                message: "app_account_token belongs to another account", field: "app_account_token")
+        }
+    }
+
+    private func order(_ id: String) async throws -> Response {
+        guard JSONFields.isIdentifier(id), let order = try await stored({ try database.order(id: id, now: Date()) }) else {
+            throw APIError.notFound
+        }
+        return try Response.json(order, status: .ok)
+    }
+
+    private func cancel(_ id: String, _ request: Request) async throws -> Response {
+        guard JSONFields.isIdentifier(id) else { throw APIError.notFound }
+        let body = try await request.optionalJSONBody(maxSize: maxBodySize)
+        let parsed = try CancelRequest(json: body.readableBytesView)
+        let outcome = try await stored {
+            try database.cancelOrder(id: id, accountID: parsed.accountID, reason: parsed.reason, now: Date())
+        }
+        switch outcome {
+        case .cancelled(let order):
+            return try Response.json(order, status: .ok)
+        case .notFound:
+            throw APIError.notFound
+        case .notOpen(let order):
+            throw APIError(
+                .conflict, code: "order_not_open", message: "the order is \(order.status.rawValue), not open")
+        case .otherAccount:
+            throw APIError(
+                .conflict, code: "order_of_another_account", message: "the order belongs to another account",
+                field: "account_id")
+        }
+    }
+
+    /// Database work runs on the intake's database thread, off the event loops.
+    private func stored<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await thread.run(work)
+        } catch {
+            throw APIError(.serviceUnavailable, code: "unavailable", message: "the database is unavailable; retry")
+        }
+    }
+}
+
+/// `GET /v1/products` answer.
+struct ProductList: Encodable {
+    var accountID: String
+    var products: [ProductOffer]
+
+    enum CodingKeys: String, CodingKey {
+        case accountID = "account_id"
+        case products
+    }
+}

@@ -1,0 +1,349 @@
+import Foundation
+import GRDB
+import PipelineCore
+
+// MARK: - Dead letters: the archive operators review
+
+extension PipelineDatabase {
+    /// Archives dead letters and marks what they carried dead, in one transaction.
+    ///
+    /// Each letter is stored whole; one whose receipt (or Apple notification) is known gets
+    /// the account filled in and a `dead` verdict applied to it, which queues its
+    /// `receipt.dead` webhook. A letter already archived (the broker redelivered it) changes
+    /// nothing, so that a receipt replayed meanwhile is not killed again.
+    ///
+    /// - Returns: per letter, the verdict's result; nil for a duplicate or a letter that
+    ///   named no receipt.
+    public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) throws -> [VerdictResult?] {
+        guard !letters.isEmpty else { return [] }
+        return try write { db in
+            try letters.map { letter -> VerdictResult? in
+                guard try !DeadLetter.exists(db, key: letter.id) else { return nil }
+                var letter = letter
+                if let receiptID = letter.receiptID {
+                    letter.accountID =
+                        try Receipt.fetchOne(db, id: receiptID)?.accountID
+                        ?? InboundNotification.fetchOne(db, id: receiptID)?.accountID
+                }
+                try letter.insert(db)
+                guard let receiptID = letter.receiptID else { return nil }
+                let verdict = Verdict(
+                    outcome: .dead, receiptID: receiptID, accountID: letter.accountID ?? "", reason: letter.reason,
+                    attempts: letter.attempts, decidedAt: now)
+                return try apply([verdict], catalog: catalog, now: now, db).first
+            }
+        }
+    }
+
+    /// One dead letter; nil if there is none with this id.
+    public func deadLetter(id: String) throws -> DeadLetter? {
+        try read { db in try DeadLetter.fetchOne(db, key: id) }
+    }
+
+    /// Every letter that carried `receiptID`, oldest first: the receipt's deaths and replays.
+    public func deadLetters(receiptID: String) throws -> [DeadLetter] {
+        try read { db in
+            try DeadLetter.fetchAll(
+                db, sql: "SELECT * FROM dead_letters WHERE receipt_id = ? ORDER BY dead_at, rowid",
+                arguments: [receiptID])
+        }
+    }
+
+    /// The letters `query` selects, newest first.
+    public func deadLetters(_ query: DeadLetterQuery, limit: Int = 500) throws -> [DeadLetter] {
+        let (condition, arguments) = Self.sqlCondition(query)
+        return try read { db in
+            try DeadLetter.fetchAll(
+                db, sql: "SELECT * FROM dead_letters WHERE \(condition) ORDER BY dead_at DESC, rowid DESC LIMIT ?",
+                arguments: arguments + [limit])
+        }
+    }
+
+    /// The letters `query` selects grouped by reason, largest group first.
+    public func deadLetterGroups(_ query: DeadLetterQuery) throws -> [DeadLetterGroup] {
+        let (condition, arguments) = Self.sqlCondition(query)
+        return try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT reason, COUNT(*) AS count, MIN(dead_at) AS first, MAX(dead_at) AS last
+                    FROM dead_letters WHERE \(condition)
+                    GROUP BY reason ORDER BY count DESC, last DESC
+                    """,
+                arguments: arguments
+            ).map { row in
+                DeadLetterGroup(
+                    reason: row["reason"], count: row["count"], firstDeadAt: row["first"], lastDeadAt: row["last"])
+            }
+        }
+    }
+
+    /// The ids of the letters `query` selects, oldest first (the order a bulk replay keeps).
+    public func deadLetterIDs(_ query: DeadLetterQuery) throws -> [String] {
+        let (condition, arguments) = Self.sqlCondition(query)
+        return try read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM dead_letters WHERE \(condition) ORDER BY dead_at, rowid", arguments: arguments)
+        }
+    }
+
+    // MARK: Replay and discard
+
+    /// The first step of a replay, before anything is published: marks the letter
+    /// `replaying` and reopens its dead receipt or notification (status `validating`, reason
+    /// cleared), so that the verdict the replay brings is applied, not ignored as final.
+    ///
+    /// - Throws: ``DeadLetterError`` when there is no such letter or it was replayed or
+    ///   discarded already; nothing is changed then.
+    public func beginReplay(id: String, by operatorName: String, now: Date) throws -> DeadLetter {
+        let started = try beginReplays(ids: [id], by: operatorName, now: now)
+        if let refused = started.refused.first { throw refused.error }
+        return started.begun[0]
+    }
+
+    /// ``beginReplay(id:by:now:)`` for many letters in one transaction (a bulk replay).
+    ///
+    /// - Returns: the letters now `replaying`, and those refused (unknown or resolved) with why.
+    public func beginReplays(
+        ids: [String], by operatorName: String, now: Date
+    ) throws -> (begun: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
+        try write { db in
+            var begun: [DeadLetter] = []
+            var refused: [(id: String, error: DeadLetterError)] = []
+            for id in ids {
+                do {
+                    begun.append(try Self.beginReplay(id: id, by: operatorName, now: now, db))
+                } catch let error as DeadLetterError {
+                    // Refused before anything was written for this letter.
+                    refused.append((id, error))
+                }
+            }
+            return (begun, refused)
+        }
+    }
+
+    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: Database) throws -> DeadLetter
+    {
+        var letter = try openLetter(id: id, db)
+        letter.status = .replaying
+        letter.resolvedBy = operatorName
+        try letter.update(db)
+        guard let receiptID = letter.receiptID else { return letter }
+        if var receipt = try Receipt.fetchOne(db, id: receiptID), receipt.status == .dead {
+            receipt.status = .validating
+            receipt.reason = nil
+            receipt.updatedAt = now
+            try receipt.update(db)
+        } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+            notification.status == .dead
+        {
+            notification.status = .validating
+            notification.reason = nil
+            notification.updatedAt = now
+            try notification.update(db)
+        }
+        return letter
+    }
+
+    /// The last step of a replay, once the broker confirmed the publish.
+    public func finishReplay(id: String, by operatorName: String, now: Date) throws {
+        guard try deadLetter(id: id) != nil else {
+            throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
+        }
+        try finishReplays(ids: [id], by: operatorName, now: now)
+    }
+
+    /// ``finishReplay(id:by:now:)`` for many letters in one transaction; unknown ids are skipped.
+    public func finishReplays(ids: [String], by operatorName: String, now: Date) throws {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            for id in ids {
+                guard var letter = try DeadLetter.fetchOne(db, key: id) else { continue }
+                letter.status = .replayed
+                letter.resolvedBy = operatorName
+                letter.resolvedAt = now
+                try letter.update(db)
+            }
+        }
+    }
+
+    /// Undoes ``beginReplay(id:by:now:)`` when the broker refused the publish: the letter
+    /// waits again and its reopened receipt (or notification) is dead again with its reason.
+    public func abortReplay(id: String, now: Date) throws {
+        try abortReplays(ids: [id], now: now)
+    }
+
+    /// ``abortReplay(id:now:)`` for many letters in one transaction.
+    public func abortReplays(ids: [String], now: Date) throws {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            for id in ids {
+                guard var letter = try DeadLetter.fetchOne(db, key: id), letter.status == .replaying else { continue }
+                letter.status = .waiting
+                letter.resolvedBy = nil
+                try letter.update(db)
+                guard let receiptID = letter.receiptID else { continue }
+                if var receipt = try Receipt.fetchOne(db, id: receiptID), !receipt.status.isFinal {
+                    receipt.status = .dead
+                    receipt.reason = letter.reason
+                    receipt.updatedAt = now
+                    try receipt.update(db)
+                } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+                    !notification.status.isFinal
+                {
+                    notification.status = .dead
+                    notification.reason = letter.reason
+                    notification.updatedAt = now
+                    try notification.update(db)
+                }
+            }
+        }
+    }
+
+    /// Gives up on a dead letter. Its receipt (or notification) stays dead, or is dead again
+    /// if a replay had reopened it, and its reason says who discarded it and why
+    /// ("discarded by alice: test purchase"), as `GET /v1/receipts/{id}` shows.
+    ///
+    /// - Throws: ``DeadLetterError`` for an unknown or already resolved letter, an empty
+    ///   reason or operator; nothing is changed then.
+    public func discard(id: String, by operatorName: String, reason: String, now: Date) throws -> DeadLetter {
+        let done = try discard(ids: [id], by: operatorName, reason: reason, now: now)
+        if let refused = done.refused.first { throw refused.error }
+        return done.discarded[0]
+    }
+
+    /// ``discard(id:by:reason:now:)`` for many letters in one transaction (a group discard).
+    ///
+    /// - Returns: the letters discarded, and those refused (unknown or resolved) with why.
+    /// - Throws: ``DeadLetterError`` for an empty reason or operator; nothing is changed then.
+    public func discard(
+        ids: [String], by operatorName: String, reason: String, now: Date
+    ) throws -> (discarded: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
+        let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        let who = operatorName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !why.isEmpty else { throw DeadLetterError(.reasonRequired, "a discard needs a reason") }
+        guard !who.isEmpty else { throw DeadLetterError(.operatorRequired, "a discard needs the operator's name") }
+        return try write { db in
+            var discarded: [DeadLetter] = []
+            var refused: [(id: String, error: DeadLetterError)] = []
+            for id in ids {
+                do {
+                    discarded.append(try Self.discard(id: id, by: who, reason: why, now: now, db))
+                } catch let error as DeadLetterError {
+                    // Refused before anything was written for this letter.
+                    refused.append((id, error))
+                }
+            }
+            return (discarded, refused)
+        }
+    }
+
+    private static func discard(id: String, by who: String, reason why: String, now: Date, _ db: Database) throws
+        -> DeadLetter
+    {
+        var letter = try openLetter(id: id, db)
+        letter.status = .discarded
+        letter.resolvedBy = who
+        letter.resolvedReason = why
+        letter.resolvedAt = now
+        try letter.update(db)
+        let statusReason = "discarded by \(who): \(why)"
+        guard let receiptID = letter.receiptID else { return letter }
+        if var receipt = try Receipt.fetchOne(db, id: receiptID), receipt.status == .dead || !receipt.status.isFinal {
+            receipt.status = .dead
+            receipt.reason = statusReason
+            receipt.updatedAt = now
+            try receipt.update(db)
+        } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+            notification.status == .dead || !notification.status.isFinal
+        {
+            notification.status = .dead
+            notification.reason = statusReason
+            notification.updatedAt = now
+            try notification.update(db)
+        }
+        return letter
+    }
+
+    private static func openLetter(id: String, _ db: Database) throws -> DeadLetter {
+        guard let letter = try DeadLetter.fetchOne(db, key: id) else {
+            throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
+        }
+        guard letter.status.isOpen else {
+            throw DeadLetterError(
+                .alreadyResolved,
+                "dead letter \(id) was already \(letter.status.rawValue) by \(letter.resolvedBy ?? "someone")")
+        }
+        return letter
+    }
+
+    private static func sqlCondition(_ query: DeadLetterQuery) -> (String, StatementArguments) {
+        var clauses: [String] = []
+        var arguments = StatementArguments()
+        let statuses = query.statuses.map(\.rawValue).sorted()
+        clauses.append("status IN (\(statuses.map { _ in "?" }.joined(separator: ", ")))")
+        arguments += StatementArguments(statuses)
+        if let reason = query.reason {
+            clauses.append("reason = ?")
+            arguments += [reason]
+        }
+        if let account = query.accountID {
+            clauses.append("account_id = ?")
+            arguments += [account]
+        }
+        if let before = query.deadBefore {
+            clauses.append("dead_at < ?")
+            arguments += [before]
+        }
+        if let since = query.deadSince {
+            clauses.append("dead_at >= ?")
+            arguments += [since]
+        }
+        return (statuses.isEmpty ? "0" : clauses.joined(separator: " AND "), arguments)
+    }
+
+    // MARK: Console queries
+
+    /// Receipts and Apple notifications whose id, account id or Apple transaction id is
+    /// `text`, newest first.
+    public func searchReceipts(_ text: String, limit: Int = 100) throws -> [ReceiptSearchHit] {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT 'receipt' AS kind, id, account_id, status, reason, attempts, created_at, updated_at
+                    FROM receipts
+                    WHERE id = :q OR account_id = :q
+                        OR id IN (SELECT receipt_id FROM receipt_transactions WHERE transaction_id = :q)
+                        OR id IN (SELECT receipt_id FROM apple_transactions
+                                  WHERE transaction_id = :q OR original_transaction_id = :q)
+                    UNION ALL
+                    SELECT 'notification', id, account_id, status, reason, attempts, created_at, updated_at
+                    FROM apple_notifications
+                    WHERE id = :q OR account_id = :q OR transaction_id = :q OR original_transaction_id = :q
+                    ORDER BY created_at DESC LIMIT :limit
+                    """,
+                arguments: ["q": text, "limit": limit])
+            return rows.map { row in
+                ReceiptSearchHit(
+                    kind: ReceiptSearchHit.Kind(rawValue: row["kind"]) ?? .receipt, id: row["id"],
+                    accountID: row["account_id"], status: row["status"], reason: row["reason"],
+                    attempts: row["attempts"], createdAt: row["created_at"], updatedAt: row["updated_at"])
+            }
+        }
+    }
+
+    /// Receipts received and credited, and messages dead-lettered, since `moment`.
+    public func throughput(since moment: Date) throws -> Throughput {
+        try read { db in
+            Throughput(
+                received: try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM receipts WHERE created_at >= ?", arguments: [moment]) ?? 0,
+                credited: try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM receipts WHERE status = 'credited' AND updated_at >= ?",
+                    arguments: [moment]) ?? 0,
+                deadLettered: try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM dead_letters WHERE dead_at >= ?", arguments: [moment]) ?? 0)
+        }
+    }
+}

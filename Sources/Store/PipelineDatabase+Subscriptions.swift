@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+import PipelineCore
+
+// MARK: - Subscription checks: asking Apple around each expiry, because renewal notices are unreliable
+
+extension PipelineDatabase {
+    /// Plans a check an hour (`lead`) before and an hour (`lag`) after the expiry of every
+    /// auto-renewable entitlement expiring soon. Each expiry gets each check once (the
+    /// schema's unique key), however often this runs; an expiry already past gets only
+    /// its after-check (a scheduler that was down catches up).
+    /// - Returns: how many checks were added.
+    @discardableResult
+    public func scheduleSubscriptionChecks(
+        catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
+    ) throws -> Int {
+        let names = Array(Set(catalog.products.filter { $0.kind == .autoRenewable }.compactMap(\.entitlement)))
+        guard !names.isEmpty else { return 0 }
+        return try write { db in
+            let expiring = try Entitlement
+                .filter(names.contains(Entitlement.Columns.name))
+                .filter(Column("original_transaction_id") != nil)
+                .filter(Entitlement.Columns.expiresAt > now.addingTimeInterval(-lag.seconds - horizon.seconds))
+                .filter(Entitlement.Columns.expiresAt <= now.addingTimeInterval(lead.seconds + horizon.seconds))
+                .fetchAll(db)
+            var added = 0
+            for entitlement in expiring {
+                guard let expiresAt = entitlement.expiresAt, let original = entitlement.originalTransactionID else {
+                    continue
+                }
+                var phases: [(SubscriptionCheck.Phase, Date)] = [(.after, expiresAt.addingTimeInterval(lag.seconds))]
+                if expiresAt > now { phases.insert((.before, expiresAt.addingTimeInterval(-lead.seconds)), at: 0) }
+                for (phase, due) in phases {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO subscription_checks (
+                                id, original_transaction_id, account_id, entitlement, expires_at, phase, due_at, status,
+                                created_at, updated_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?)
+                            ON CONFLICT (original_transaction_id, expires_at, phase) DO NOTHING
+                            """,
+                        arguments: [
+                            UUID().uuidString.lowercased(), original, entitlement.accountID, entitlement.name, expiresAt,
+                            phase, due, now, now,
+                        ])
+                    added += db.changesCount
+                }
+            }
+            return added
+        }
+    }
+
+    /// Takes the checks that are due (and those whose publish was not confirmed), marks
+    /// them `checking`, and returns the messages that ask Apple. An after-check whose
+    /// subscription has renewed since is closed without asking.
+    public func claimDueSubscriptionChecks(now: Date, limit: Int) throws -> [SubscriptionCheckDetails] {
+        try write { db in
+            let due = try SubscriptionCheck
+                .filter(
+                    (SubscriptionCheck.Columns.status == SubscriptionCheck.Status.scheduled
+                        && SubscriptionCheck.Columns.dueAt <= now)
+                        || (SubscriptionCheck.Columns.status == SubscriptionCheck.Status.checking
+                            && SubscriptionCheck.Columns.publishedAt == nil)
+                )
+                .order(SubscriptionCheck.Columns.dueAt).limit(limit).fetchAll(db)
+            var claimed: [SubscriptionCheckDetails] = []
+            for var check in due {
+                check.updatedAt = now
+                let current = try Entitlement.fetchOne(db, key: ["account_id": check.accountID, "name": check.entitlement])
+                guard let end = current?.expiresAt, end <= check.expiresAt else {
+                    // Renewed (or made permanent, or gone) since it was planned: nothing to ask.
+                    check.status = .done
+                    check.outcome = current == nil ? "unchanged" : "renewed"
+                    try check.update(db)
+                    continue
+                }
+                check.status = .checking
+                let receipt = try Self.latestLegacyReceipt(originalTransactionID: check.originalTransactionID, db)
+                check.receiptID = receipt?.id
+                try check.update(db)
+                claimed.append(Self.details(check, receiptData: receipt?.payload))
+            }
+            return claimed
+        }
+    }
+
+    /// The broker confirmed these checks' messages.
+    public func markSubscriptionChecksPublished(_ ids: [String], at now: Date) throws {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            try SubscriptionCheck.filter(ids: ids).updateAll(db, SubscriptionCheck.Columns.publishedAt.set(to: now))
+        }
+    }
+
+    /// Every check of a subscription, oldest expiry first (for operators and tests).
+    public func subscriptionChecks(originalTransactionID: String) throws -> [SubscriptionCheckDetails] {
+        try read { db in
+            try SubscriptionCheck.filter(SubscriptionCheck.Columns.originalTransactionID == originalTransactionID)
+                .order(Column("expires_at"), Column("phase").desc).fetchAll(db)
+                .map { Self.details($0, receiptData: nil) }
+        }
+    }
+
+    /// The newest legacy receipt that carried a transaction of the subscription: what
+    /// `verifyReceipt` is asked again (its answer lists the renewals since).
+    private static func latestLegacyReceipt(originalTransactionID: String, _ db: Database) throws -> Receipt? {
+        try Receipt.fetchOne(
+            db,
+            sql: """
+                SELECT r.* FROM receipts r
+                JOIN receipt_transactions rt ON rt.receipt_id = r.id
+                JOIN apple_transactions a ON a.transaction_id = rt.transaction_id
+                WHERE a.original_transaction_id = ? AND r.kind = 'legacy'
+                ORDER BY r.created_at DESC LIMIT 1
+                """,
+            arguments: [originalTransactionID])
+    }
+
+    private static func details(_ check: SubscriptionCheck, receiptData: String?) -> SubscriptionCheckDetails {
+        SubscriptionCheckDetails(
+            checkID: check.id, originalTransactionID: check.originalTransactionID, accountID: check.accountID,
+            entitlement: check.entitlement, expiresAt: check.expiresAt, phase: check.phase.rawValue,
+            dueAt: check.dueAt, status: check.status.rawValue, outcome: check.outcome, reason: check.reason,
+            submission: Submission(
+                receiptID: check.id, accountID: check.accountID, receiptData: receiptData,
+                subscriptionCheck: check.originalTransactionID, submittedAt: check.dueAt))
+    }
+
+    // MARK: Applying Apple's answer
+
+    /// Applies the verdict of a check: a renewal Apple reports is credited to the account
+    /// the subscription is bound to (extending the entitlement, `subscription.renewed`); a
+    /// refund or revocation is taken back; after the expiry, a subscription Apple did not
+    /// renew ends (`subscription.expired`, once per expiry).
+    func apply(
+        _ verdict: Verdict, to check: SubscriptionCheck, catalog: Catalog, now: Date, _ db: Database
+    ) throws -> VerdictResult {
+        var check = check
+        guard check.status == .scheduled || check.status == .checking else {
+            return .subscriptionCheckApplied(checkID: check.id, status: check.status.rawValue, outcome: check.outcome)
+        }
+        guard let outcome = verdict.outcome else {
+            return .unknownOutcome(receiptID: check.id, outcome: verdict.rawOutcome)
+        }
+        check.updatedAt = now
+        switch outcome {
+        case .retrying:
+            check.reason = Self.nonEmpty(verdict.reason) ?? check.reason
+        case .rejected, .dead:
+            check.status = .failed
+            check.reason = Self.nonEmpty(verdict.reason) ?? outcome.rawValue
+        case .valid:
+            check.outcome = try settle(verdict.transactions, of: check, catalog: catalog, now: now, db)
+            check.status = .done
+        }
+        try check.update(db)
+        return .subscriptionCheckApplied(checkID: check.id, status: check.status.rawValue, outcome: check.outcome)
+    }
+
+    private func settle(
+        _ transactions: [VerifiedTransaction], of check: SubscriptionCheck, catalog: Catalog, now: Date, _ db: Database
+    ) throws -> String {
+        let first = try AppleTransaction.all().bound(originalTransactionID: check.originalTransactionID).fetchOne(db)
+        let accountID = first?.accountID ?? check.accountID
+        let cause = Cause(receiptID: check.receiptID ?? first?.receiptID, notificationID: check.receiptID == nil ? first?.notificationID : nil)
+        var outcome = "unchanged"
+        var seen: Set<String> = []
+        for transaction in transactions
+        where transaction.originalTransactionID == check.originalTransactionID && seen.insert(transaction.transactionID).inserted {
+            if let known = try AppleTransaction.fetchOne(db, id: transaction.transactionID) {
+                if transaction.cancellationDate != nil, known.state == .credited {
+                    _ = try Self.takeBack(
+                        transaction, kind: .revoke, at: transaction.cancellationDate, environment: known.environment,
+                        cause: cause, now: now, db)
+                    outcome = "revoked"
+                }
+                continue
+            }
+            guard transaction.cancellationDate == nil,
+                let product = catalog.resolve(appleProductID: transaction.productID)?.product
+            else { continue }
+            let credit = try Self.credit(
+                transaction, to: accountID, product: product, environment: first?.environment, cause: cause,
+                binding: Binding(accountID: accountID, path: .originalTransaction), now: now, db)
+            try OutboxEntry(
+                type: .subscriptionRenewed, receiptID: cause.receiptID, accountID: accountID,
+                data: TransactionEventData(transaction, credit: credit), now: now
+            ).insert(db)
+            outcome = "renewed"
+        }
+        guard outcome == "unchanged", check.phase == .after else { return outcome }
+
+        // An hour past the expiry and Apple reports no renewal: the subscription has ended.
+        guard let first,
+            let entitlement = try Entitlement.fetchOne(db, key: ["account_id": accountID, "name": check.entitlement])
+        else { return outcome }
+        guard let end = entitlement.expiresAt, end <= now else { return "renewed" }
+        var event = TransactionEventData(first, notificationUUID: nil)
+        event.entitlement = entitlement.name
+        event.expiresAt = end
+        try OutboxEntry(
+            type: .subscriptionExpired, receiptID: cause.receiptID, accountID: accountID, data: event, now: now
+        ).insert(db)
+        return "expired"
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import PipelineCore
+
+/// A row of `binding_conflicts`: an account claimed a purchase (it sent the receipt) and
+/// the binding rules credited another. Kept for support and fraud review.
+struct BindingConflict: Codable, Hashable, Sendable {
+    var id: Int64?
+    var transactionID: String
+    var originalTransactionID: String
+    var receiptID: String?
+    var claimantAccountID: String
+    var creditedAccountID: String
+    var binding: Binding.Path
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case transactionID = "transaction_id"
+        case originalTransactionID = "original_transaction_id"
+        case receiptID = "receipt_id"
+        case claimantAccountID = "claimant_account_id"
+        case creditedAccountID = "credited_account_id"
+        case binding
+        case createdAt = "created_at"
+    }
+
+    init(_ transaction: VerifiedTransaction, receipt: Receipt, binding: Binding, now: Date) {
+        transactionID = transaction.transactionID
+        originalTransactionID = transaction.originalTransactionID
+        receiptID = receipt.id
+        claimantAccountID = receipt.accountID
+        creditedAccountID = binding.accountID
+        self.binding = binding.path
+        createdAt = now
+    }
+}
+
+extension BindingConflict: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "binding_conflicts"
+}
+
+/// A purchase credited to another account than the one that sent it.
+public struct BindingConflictDetails: Codable, Hashable, Sendable {
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var receiptID: String?
+    public var claimantAccountID: String
+    public var creditedAccountID: String
+    /// `order`, `app_account_token` or `original_transaction`.
+    public var binding: String
+    public var createdAt: Date
+
+    init(_ row: BindingConflict) {
+        transactionID = row.transactionID
+        originalTransactionID = row.originalTransactionID
+        receiptID = row.receiptID
+        claimantAccountID = row.claimantAccountID
+        creditedAccountID = row.creditedAccountID
+        binding = row.binding.rawValue
+        createdAt = row.createdAt
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+
+/// A row of `orders`: a purchase the server allowed before the app asked Apple for it.
+struct Order: Codable, Hashable, Sendable, Identifiable {
+    var id: String
+    var accountID: String
+    /// The catalog product ordered.
+    var productID: String
+    /// The Apple product id the app was told to buy.
+    var appleProductID: String
+    var appAccountToken: String
+    var firstPurchase: Bool
+    var status: OrderStatus
+    var createdAt: Date
+    var expiresAt: Date
+    var closedAt: Date?
+    var closeReason: String?
+    var receiptID: String?
+    var transactionID: String?
+    var creditedProductID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case accountID = "account_id"
+        case productID = "product_id"
+        case appleProductID = "apple_product_id"
+        case appAccountToken = "app_account_token"
+        case firstPurchase = "first_purchase"
+        case status
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+        case closedAt = "closed_at"
+        case closeReason = "close_reason"
+        case receiptID = "receipt_id"
+        case transactionID = "transaction_id"
+        case creditedProductID = "credited_product_id"
+    }
+
+    /// An open order past its time is expired, whether or not a sweep has said so yet.
+    func status(at now: Date) -> OrderStatus {
+        status == .open && expiresAt <= now ? .expired : status
+    }
+}
+
+extension Order: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "orders"
+
+    enum Columns {
+        static let accountID = Column(CodingKeys.accountID)
+        static let productID = Column(CodingKeys.productID)
+        static let status = Column(CodingKeys.status)
+        static let createdAt = Column(CodingKeys.createdAt)
+        static let expiresAt = Column(CodingKeys.expiresAt)
+    }
+}
+
+/// Where an order is.
+public enum OrderStatus: String, Codable, Hashable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// Made; the app may buy.
+    case open
+    /// Paid with the product ordered.
+    case fulfilled
+    /// Paid, but Apple's product differs from the order's: Apple's product was credited.
+    case mismatched
+    /// Closed by the player or the backend (the purchase failed or was abandoned).
+    case cancelled
+    /// Not paid in time.
+    case expired
+
+    /// Paid either way: these count towards daily limits and first purchases.
+    public var isPaid: Bool { self == .fulfilled || self == .mismatched }
+}
+
+/// A row of `app_account_tokens`: a StoreKit 2 `appAccountToken` and its account.
+struct AppAccountToken: Codable, Hashable, Sendable {
+    var token: String
+    var accountID: String
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case token
+        case accountID = "account_id"
+        case createdAt = "created_at"
+    }
+}
+
+extension AppAccountToken: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "app_account_tokens"
+
+    enum Columns {
+        static let accountID = Column(CodingKeys.accountID)
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+}

@@ -1,0 +1,243 @@
+import Console
+import Foundation
+import HTTPClient
+import PipelineCore
+import PipelineTesting
+import Store
+import Testing
+
+/// The console under `/console`, served by the intake of a running pipeline: in a real
+/// headless Chromium, and over plain HTTP for the refusals.
+@Suite struct ConsoleTests {
+    static let secret = "alice-secret-0123456789"
+    static let console = try! ConsoleConfiguration(operators: [(name: "alice", secret: secret)])
+
+    // MARK: - HTTP helpers
+
+    func get(_ path: String, cookie: String? = nil, _ pipeline: PipelineHarness) async throws -> HTTPClient.HTTPResponse
+    {
+        try await pipeline.client.execute(
+            HTTPClient.HTTPRequest(
+                url: "http://127.0.0.1:\(pipeline.intakePort)\(path)",
+                headers: cookie.map { [(name: "Cookie", value: $0)] } ?? []))
+    }
+
+    func post(_ path: String, form: [String: String], cookie: String? = nil, _ pipeline: PipelineHarness) async throws
+        -> HTTPClient.HTTPResponse
+    {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            .joined(separator: "&")
+        var headers = [(name: "Content-Type", value: "application/x-www-form-urlencoded")]
+        if let cookie { headers.append((name: "Cookie", value: cookie)) }
+        return try await pipeline.client.execute(
+            HTTPClient.HTTPRequest(
+                method: .post, url: "http://127.0.0.1:\(pipeline.intakePort)\(path)", headers: headers,
+                body: Array(body.utf8)))
+    }
+
+    /// Logs in; returns the session cookie (`name=value`).
+    func logIn(_ pipeline: PipelineHarness) async throws -> String {
+        let response = try await post("/console/login", form: ["name": "alice", "secret": Self.secret], pipeline)
+        #expect(response.status == 303)
+        let setCookie = try #require(response.header("Set-Cookie"))
+        #expect(setCookie.contains("HttpOnly"))
+        #expect(setCookie.contains("SameSite=Strict"))
+        return String(setCookie.split(separator: ";")[0])
+    }
+
+    /// The CSRF token a page's forms carry.
+    func csrf(in html: String) throws -> String {
+        let marker = "name=\"csrf\" value=\""
+        let start = try #require(html.range(of: marker)?.upperBound)
+        return String(html[start...].prefix { $0 != "\"" })
+    }
+
+    // MARK: - Tests
+
+    @Test func anOperatorReplaysADeadLetterInChromiumAndTheReceiptIsCreditedOnce() async throws {
+        try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
+            // Given a dead receipt
+            let receipt = try await pipeline.submitDoomed(account: "browser", transactionID: "console-t1")
+
+            // When an operator replays it in the console, in Chromium
+            let artifacts = FileManager.default.currentDirectoryPath + "/.build/artifacts"
+            try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+            let screenshot = artifacts + "/console-replay.png"
+            try? FileManager.default.removeItem(atPath: screenshot)
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("ConsoleBrowser/replay_dead_letter.py").path
+            let (status, output) = try run(
+                "/usr/bin/python3",
+                [
+                    script, "--url", "http://127.0.0.1:\(pipeline.intakePort)", "--operator", "alice", "--secret",
+                    Self.secret, "--receipt", receipt, "--screenshot", screenshot,
+                ])
+            print("console browser test:\n\(output)")
+            #expect(
+                status == 0, "the browser script failed (needs chromium, chromium-driver, python3-selenium): \(output)")
+            #expect(FileManager.default.fileExists(atPath: screenshot))
+
+            // Then the receipt is credited exactly once, and the letter says who replayed it
+            #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
+            _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30)) { $0.wasAccepted }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try pipeline.balance("browser") == 100)
+            #expect(pipeline.creditedWebhooks(receipt) == 1)
+            let letter = try #require(try pipeline.database.deadLetters(receiptID: receipt).first)
+            #expect(letter.status == .replayed)
+            #expect(letter.resolvedBy == "alice")
+        }
+    }
+
+    @Test func withoutASessionTheConsoleAsksToLogInAndAWrongSecretIsRefused() async throws {
+        try await PipelineHarness.run(console: Self.console) { pipeline in
+            // No credentials: 401 with the login form, for pages and for posts
+            let page = try await get("/console", pipeline)
+            #expect(page.status == 401)
+            #expect(page.bodyString.contains("name=\"secret\""))
+            let forged = try await post("/console/groups/replay", form: ["group": "x", "csrf": "x"], pipeline)
+            #expect(forged.status == 401)
+            // A forged cookie is no session either
+            #expect(try await get("/console", cookie: "iap_console=alice.9999999999.forged", pipeline).status == 401)
+
+            // A wrong secret: 401, no cookie
+            let wrong = try await post(
+                "/console/login", form: ["name": "alice", "secret": "wrong-secret-0123456789"], pipeline)
+            #expect(wrong.status == 401)
+            #expect(wrong.bodyString.contains("Wrong operator name or secret"))
+            #expect(wrong.header("Set-Cookie") == nil)
+
+            // The right one: a session that opens every page
+            let cookie = try await logIn(pipeline)
+            for path in [
+                "/console", "/console/dead", "/console/receipts?q=nobody", "/console/dead?reason=x&older_than=1h",
+            ] {
+                let response = try await get(path, cookie: cookie, pipeline)
+                #expect(response.status == 200, "\(path): \(response.status)")
+            }
+            // A malformed filter is a clear 400; an unknown letter a 404
+            let badFilter = try await get("/console/dead?older_than=soon", cookie: cookie, pipeline)
+            #expect(badFilter.status == 400)
+            #expect(badFilter.bodyString.contains("older-than"))
+            #expect(try await get("/console/dead/dl_nope", cookie: cookie, pipeline).status == 404)
+        }
+    }
+
+    @Test func aPostWithABadCSRFTokenIsForbiddenAndChangesNothing() async throws {
+        try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
+            let receipt = try await pipeline.submitDoomed(account: "csrf", transactionID: "console-t2")
+            let letter = try pipeline.letterID(receipt: receipt)
+            let cookie = try await logIn(pipeline)
+            let page = try await get("/console/dead/\(letter)", cookie: cookie, pipeline)
+            #expect(page.status == 200)
+            #expect(page.bodyString.contains(receipt))
+            let token = try csrf(in: page.bodyString)
+
+            // A missing or wrong token: 403, and the letter and receipt are as they were
+            for form in [["reason": "x"], ["reason": "x", "csrf": "wrong"], ["reason": "x", "csrf": token + "x"]] {
+                #expect(
+                    try await post("/console/dead/\(letter)/discard", form: form, cookie: cookie, pipeline).status
+                        == 403)
+                #expect(
+                    try await post("/console/dead/\(letter)/replay", form: form, cookie: cookie, pipeline).status == 403
+                )
+            }
+            #expect(try pipeline.database.deadLetter(id: letter)?.status == .waiting)
+            #expect(try pipeline.database.receipt(id: receipt)?.status == .dead)
+
+            // A discard without a reason is refused too, changing nothing
+            let noReason = try await post(
+                "/console/dead/\(letter)/discard", form: ["csrf": token], cookie: cookie, pipeline)
+            #expect(noReason.status == 422)
+            #expect(try pipeline.database.deadLetter(id: letter)?.status == .waiting)
+
+            // With the right token the discard is done and recorded
+            let done = try await post(
+                "/console/dead/\(letter)/discard", form: ["csrf": token, "reason": "fraud check"], cookie: cookie,
+                pipeline)
+            #expect(done.status == 200)
+            #expect(try pipeline.database.receipt(id: receipt)?.reason == "discarded by alice: fraud check")
+            // And the search finds the receipt by its account
+            let search = try await get("/console/receipts?q=csrf", cookie: cookie, pipeline)
+            #expect(search.bodyString.contains(receipt))
+        }
+    }
+
+    @Test func groupActionsDiscardAndReplayEveryLetterOfAReason() async throws {
+        try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
+            let cookie = try await logIn(pipeline)
+            let token = try csrf(in: try await get("/console", cookie: cookie, pipeline).bodyString)
+
+            // Given one dead receipt: discarding its group records who and why
+            let first = try await pipeline.submitDoomed(account: "group-1", transactionID: "console-g1")
+            let reason = try #require(try pipeline.database.receipt(id: first)?.reason)
+            let overview = try await get("/console", cookie: cookie, pipeline)
+            #expect(overview.bodyString.contains(reason))
+            let noWhy = try await post(
+                "/console/groups/discard", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
+            #expect(noWhy.status == 422)
+            #expect(try pipeline.database.receipt(id: first)?.status == .dead)
+            #expect(try pipeline.database.receipt(id: first)?.reason == reason)
+            let discarded = try await post(
+                "/console/groups/discard", form: ["csrf": token, "group": reason, "reason": "load test"],
+                cookie: cookie, pipeline)
+            #expect(discarded.status == 200)
+            #expect(discarded.bodyString.contains("discarded 1, failed 0, skipped 0"))
+            #expect(try pipeline.database.receipt(id: first)?.reason == "discarded by alice: load test")
+
+            // Given two more: replaying their group credits both, once
+            let second = try await pipeline.submitDoomed(account: "group-2", transactionID: "console-g2")
+            let third = try await pipeline.submitDoomed(account: "group-3", transactionID: "console-g3")
+            let replayed = try await post(
+                "/console/groups/replay", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
+            #expect(replayed.status == 200)
+            #expect(replayed.bodyString.contains("replayed 2, failed 0, skipped 0"))
+            #expect(try await pipeline.finalStatus(second)["status"] as? String == "credited")
+            #expect(try await pipeline.finalStatus(third)["status"] as? String == "credited")
+            #expect(try pipeline.balance("group-2") == 100)
+            #expect(try pipeline.balance("group-3") == 100)
+            #expect(try pipeline.balance("group-1") == 0)
+        }
+    }
+
+    @Test func withoutOperatorsTheConsoleIsDisabled() async throws {
+        try await PipelineHarness.run(console: try ConsoleConfiguration(operators: [])) { pipeline in
+            let page = try await get("/console", pipeline)
+            #expect(page.status == 503)
+            #expect(page.bodyString.contains("IAP_CONSOLE_OPERATORS"))
+            #expect(
+                try await post("/console/login", form: ["name": "alice", "secret": Self.secret], pipeline).status == 503
+            )
+        }
+    }
+
+    @Test func operatorSettingsAreChecked() throws {
+        #expect(throws: (any Error).self) { try ConsoleConfiguration(operators: [(name: "bob", secret: "short")]) }
+        #expect(throws: (any Error).self) {
+            try ConsoleConfiguration(operators: [(name: "b o b", secret: "long-enough-secret-123")])
+        }
+        #expect(throws: (any Error).self) {
+            try ConsoleConfiguration(environment: .init(["IAP_CONSOLE_OPERATORS": "bob-without-secret"]))
+        }
+        #expect(try ConsoleConfiguration(environment: .init([:])).isEnabled == false)
+        #expect(
+            try ConsoleConfiguration(environment: .init(["IAP_CONSOLE_OPERATORS": "bob:long-enough-secret-123"]))
+                .isEnabled)
+    }
+
+    /// Runs a program to the end; its exit status and output.
+    func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
+        let pipe = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}

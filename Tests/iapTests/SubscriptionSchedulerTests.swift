@@ -1,0 +1,88 @@
+import Foundation
+import PipelineCore
+import Scheduler
+import Store
+import StubStore
+import PipelineTesting
+import Testing
+
+/// The scheduler asks Apple (the stub's App Store Server API) about subscriptions around
+/// their expiry, through the real queue, and the fulfiller extends or ends them.
+@Suite struct SubscriptionSchedulerTests {
+    /// Checks an hour before each expiry (so at once here) and a second after it, every 200 ms.
+    static let scheduler = SubscriptionScheduler.Configuration(
+        lead: .seconds(3600), lag: .seconds(1), interval: .milliseconds(200))
+
+    /// Buys a monthly subscription with StoreKit 2 and makes Apple's Server API know it.
+    func subscribe(
+        _ pipeline: PipelineHarness, account: String, original: String, expires: Date
+    ) async throws -> StubTransaction {
+        let first = StubTransaction(
+            transactionID: original, originalTransactionID: original, productID: "com.example.vip.monthly",
+            type: .autoRenewableSubscription, expiresDate: expires)
+        let signed = pipeline.stub.storeKit.signTransaction(first)
+        pipeline.stub.serverAPI.register(
+            signedTransaction: signed, transactionID: original, originalTransactionID: original, environment: .sandbox,
+            subscriptionGroupID: "vip")
+        let (_, id) = try await pipeline.submit(account: account, signedTransaction: signed)
+        #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
+        return first
+    }
+
+    func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) throws -> Date? {
+        try pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
+    }
+
+    @Test func aRenewalAppleDidNotAnnounce_isFoundBeforeTheExpiry_andExtendsTheEntitlement() async throws {
+        try await PipelineHarness.run(confirmsWithServerAPI: true, scheduler: Self.scheduler) { pipeline in
+            // Given a subscription that ends in 30 minutes
+            _ = try await subscribe(
+                pipeline, account: "renewer", original: "5000000000000001", expires: Date().addingTimeInterval(1800))
+
+            // When Apple renews it and tells nobody (only its Server API knows)
+            let renewedEnd = Date().addingTimeInterval(31 * 86_400)
+            let renewal = StubTransaction(
+                transactionID: "5000000000000002", originalTransactionID: "5000000000000001",
+                productID: "com.example.vip.monthly", type: .autoRenewableSubscription, expiresDate: renewedEnd)
+            pipeline.stub.serverAPI.register(
+                signedTransaction: pipeline.stub.storeKit.signTransaction(renewal), transactionID: renewal.transactionID,
+                originalTransactionID: "5000000000000001", environment: .sandbox, subscriptionGroupID: "vip")
+
+            // Then the check before the expiry finds the renewal and the entitlement runs to its end
+            let extended = await eventually(timeout: .seconds(30)) {
+                guard let end = try? entitlementEnd(pipeline, "renewer") else { return false }
+                return abs(end.timeIntervalSince(renewedEnd)) < 1
+            }
+            #expect(extended)
+            let checks = try pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000001")
+            #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
+            _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30), where: { $0.wasAccepted })
+            #expect(pipeline.receiver.accepted.contains { $0.bodyString.contains("subscription.renewed") })
+            #expect(try pipeline.database.audit().isEmpty)
+        }
+    }
+
+    @Test func aSubscriptionAppleDidNotRenew_endsAfterItsExpiry_withOneWebhook() async throws {
+        try await PipelineHarness.run(confirmsWithServerAPI: true, scheduler: Self.scheduler) { pipeline in
+            // Given a subscription that ends in 3 seconds and that Apple does not renew
+            let expiry = Date().addingTimeInterval(3)
+            _ = try await subscribe(pipeline, account: "lapsed", original: "5000000000000011", expires: expiry)
+
+            // Then the check after the expiry ends it, once
+            let ended = await eventually(timeout: .seconds(30)) {
+                let checks = (try? pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")) ?? []
+                return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
+            }
+            #expect(ended)
+            let checks = try pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")
+            #expect(checks.map(\.phase) == ["before", "after"])
+            #expect(checks.first?.outcome == "unchanged")
+            let end = try #require(try entitlementEnd(pipeline, "lapsed"))
+            #expect(end <= Date())
+            #expect(abs(end.timeIntervalSince(expiry)) < 1)
+            _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30), where: { $0.wasAccepted })
+            try await Task.sleep(for: .seconds(1))
+            #expect(pipeline.receiver.accepted.filter { $0.bodyString.contains("subscription.expired") }.count == 1)
+        }
+    }
+}
