@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: C libraries, wrapped thinly and once
@@ -59,6 +61,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Metrics, health and readiness for every process
+        .target(
+            name: "Observability",
+            dependencies: [
+                "PipelineCore", "Broker",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Apple's protocols and the stub that speaks them
         .target(
             name: "AppStore",
@@ -87,7 +103,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Broker", "Store",
+                "PipelineCore", "Broker", "Store", "Observability",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -117,7 +133,7 @@ let package = Package(
         .target(
             name: "Validator",
             dependencies: [
-                "PipelineCore", "Broker",
+                "PipelineCore", "Broker", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -125,7 +141,7 @@ let package = Package(
         .target(
             name: "Fulfiller",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "DeadLetters",
+                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -141,7 +157,7 @@ let package = Package(
         .target(
             name: "Notifier",
             dependencies: [
-                "PipelineCore", "Store", "HTTPClient",
+                "PipelineCore", "Store", "HTTPClient", "Observability",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -153,7 +169,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "Scheduler", "Console", "DeadLetters",
+                "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -165,6 +181,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
+                "Observability",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -250,10 +267,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ObservabilityTests",
+            dependencies: [
+                "Observability", "PipelineTesting", "Broker", "Store",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "iapTests",
             dependencies: [
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
-                "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console",
+                "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
             ],
             swiftSettings: swiftSettings
         ),

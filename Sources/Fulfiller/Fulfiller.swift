@@ -1,6 +1,7 @@
 import Broker
 import Foundation
 import Logging
+import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
@@ -85,13 +86,19 @@ public struct Fulfiller: Service {
                 rejected.append(delivery)
             }
         }
-        let results = await commit(verdicts)
+        guard let results = await commit(verdicts) else {
+            // Cancelled past the shutdown grace period with nothing committed: the batch goes
+            // back to the queue whole.
+            for delivery in batch { delivery.nack(requeue: true) }
+            return
+        }
         for (delivery, result) in zip(carried, results) {
             switch result {
             case .invalid(let receiptID, let reason):
                 logger.error("verdict refused by the database", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
                 rejected.append(delivery)
             case .applied(let receiptID, let status, let reason):
+                Self.record(status, of: delivery)
                 logger.debug(
                     "receipt \(status.rawValue)",
                     metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason ?? "")"])
@@ -119,10 +126,11 @@ public struct Fulfiller: Service {
 
     /// Applies verdicts in one transaction, retrying until the database takes them: a
     /// batch is never acked before it is committed.
-    private func commit(_ verdicts: [Verdict]) async -> [VerdictResult] {
+    /// - Returns: nil when cancelled before a commit succeeded.
+    private func commit(_ verdicts: [Verdict]) async -> [VerdictResult]? {
         guard !verdicts.isEmpty else { return [] }
         var delay = Duration.milliseconds(50)
-        while true {
+        while !Task.isCancelled {
             do {
                 return try await thread.run { [database, catalog] in
                     try database.apply(verdicts, catalog: catalog, now: Date())
@@ -132,6 +140,25 @@ public struct Fulfiller: Service {
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
+        }
+        return nil
+    }
+
+    /// Counts a credit (and its end-to-end latency, from the intake's commit) or a dead
+    /// letter that the broker made (the validator counts its own).
+    private static func record(_ status: ReceiptStatus, of delivery: Delivery) {
+        let headers = delivery.properties.headers
+        switch status {
+        case .credited:
+            PipelineMetrics.credited.increment()
+            if let submitted = headers[MessageHeader.submittedAt]?.intValue {
+                let elapsed = Date().timeIntervalSince1970 * 1000 - Double(submitted)
+                PipelineMetrics.endToEndDuration.record(.milliseconds(max(0, elapsed)))
+            }
+        case .dead where headers[MessageHeader.deadReason] == nil && !delivery.deaths.isEmpty:
+            PipelineMetrics.deadLetteredByBroker.increment()
+        default:
+            break
         }
     }
 

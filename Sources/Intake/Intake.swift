@@ -1,6 +1,7 @@
 import Broker
 import Hummingbird
 import Logging
+import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
@@ -17,13 +18,15 @@ public struct Intake: Sendable {
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
     let orders: OrderRoutes
+    let health: HealthEndpoints?
     let logger: Logger
     /// Routes mounted beside the API, such as the operators' console under `/console`.
     public var additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
 
     public init(
         configuration: IntakeConfiguration, database: PipelineDatabase, catalog: Catalog, connection: AMQPConnection,
-        topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(), logger: Logger
+        topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(),
+        health: HealthEndpoints? = nil, logger: Logger
     ) {
         let thread = SerialThread(name: "intake-db")
         let relay = Relay(
@@ -40,6 +43,7 @@ public struct Intake: Sendable {
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
             database: database, thread: thread, relay: relay, maxBodySize: configuration.maxBodySize)
+        self.health = health
         self.logger = logger
     }
 
@@ -47,6 +51,8 @@ public struct Intake: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ in "ok" }
+        // `/metrics` and `/readyz` when the process exports metrics (the `iap` commands).
+        health?.register(on: router, healthz: false)
         let v1 = router.group("v1").add(middleware: BearerAuth(tokens: configuration.apiTokens))
         routes.register(on: v1)
         orders.register(on: v1)

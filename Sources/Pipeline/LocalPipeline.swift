@@ -7,6 +7,7 @@ import HTTPClient
 import Hummingbird
 import Intake
 import Logging
+import Observability
 import Notifier
 import PipelineCore
 import Scheduler
@@ -45,6 +46,9 @@ public struct LocalPipeline: Sendable {
         public var runsValidator = true
         /// The operators' console under `/console`; nil, or no operators, disables it.
         public var console: ConsoleConfiguration?
+        /// Set (by `iap up`), the intake serves `/metrics` from it and `/readyz`, and the
+        /// queue depths are polled into it.
+        public var metrics: MetricsRegistry?
 
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
@@ -79,7 +83,11 @@ public struct LocalPipeline: Sendable {
             return AMQPConnection(
                 configuration: configuration.amqp, topology: configuration.topology.topology, logger: connectionLogger)
         }
-        let client = try CurlHTTPClient(logger: logger)
+        // As many connections to the verify endpoint as verifications in flight (HTTP/1.1).
+        let concurrency = configuration.validator.concurrency
+        let client = try CurlHTTPClient(
+            configuration: .init(maxConnections: max(256, concurrency + 64), maxConnectionsPerHost: max(64, concurrency)),
+            logger: logger)
         let verifier = Verifiers.make(
             legacy: try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger),
             signedData: configuration.signedData,
@@ -89,10 +97,20 @@ public struct LocalPipeline: Sendable {
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")
+        let health = configuration.metrics.map { registry in
+            HealthEndpoints(
+                registry: registry,
+                checks: [
+                    .broker(intakeConnection, name: "broker (intake)"),
+                    .broker(validatorConnection, name: "broker (validator)"),
+                    .broker(fulfillerConnection, name: "broker (fulfiller)"),
+                    ReadinessCheck(name: "database") { try database.ping() },
+                ])
+        }
         var intake = Intake(
             configuration: configuration.intake, database: database, catalog: configuration.catalog,
-            connection: intakeConnection,
-            topology: configuration.topology, relayConfiguration: configuration.relay, logger: logger)
+            connection: intakeConnection, topology: configuration.topology, relayConfiguration: configuration.relay,
+            health: health, logger: logger)
         if let consoleConfiguration = configuration.console {
             let console = OperatorConsole(
                 configuration: consoleConfiguration,
@@ -111,6 +129,9 @@ public struct LocalPipeline: Sendable {
                 connection: fulfillerConnection, topology: configuration.topology, database: database,
                 catalog: configuration.catalog, configuration: configuration.scheduler, logger: logger),
         ]
+        if configuration.metrics != nil {
+            services.append(QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
+        }
         if configuration.runsValidator {
             services.append(
                 Validator(

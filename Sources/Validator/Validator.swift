@@ -1,6 +1,7 @@
 import Broker
 import Foundation
 import Logging
+import Observability
 import PipelineCore
 import ServiceLifecycle
 
@@ -15,11 +16,18 @@ public struct Validator: Service {
         /// Unacknowledged deliveries the broker may send ahead; at least `concurrency`.
         public var prefetch: Int
         public var retryPolicy: RetryPolicy
+        /// On graceful shutdown, how long verifications in flight may take to finish; the
+        /// ones still running then are abandoned and their messages requeued.
+        public var shutdownGrace: Duration
 
-        public init(concurrency: Int = 256, prefetch: Int? = nil, retryPolicy: RetryPolicy = RetryPolicy()) {
+        public init(
+            concurrency: Int = 256, prefetch: Int? = nil, retryPolicy: RetryPolicy = RetryPolicy(),
+            shutdownGrace: Duration = .seconds(10)
+        ) {
             self.concurrency = max(1, concurrency)
             self.prefetch = max(prefetch ?? concurrency, self.concurrency)
             self.retryPolicy = retryPolicy
+            self.shutdownGrace = shutdownGrace
         }
     }
 
@@ -41,7 +49,9 @@ public struct Validator: Service {
     }
 
     /// Consumes until graceful shutdown, then lets the verifications in flight finish
-    /// and ack; what is left unacked goes back to the queue when the connection closes.
+    /// and ack for up to ``Configuration/shutdownGrace``; those still running then are
+    /// cancelled and requeue their messages, and what was prefetched but not started goes
+    /// back to the queue when the connection closes.
     public func run() async throws {
         let consumer = connection.consume(queue: topology.validateQueue, prefetch: configuration.prefetch)
         logger.info(
@@ -50,18 +60,38 @@ public struct Validator: Service {
                 "queue": "\(topology.validateQueue)", "concurrency": "\(configuration.concurrency)",
                 "prefetch": "\(configuration.prefetch)",
             ])
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        // Child tasks return false when a message is settled, true when the grace timer ends.
+        try await withThrowingTaskGroup(of: Bool.self) { group in
             var inFlight = 0
             for try await delivery in consumer.cancelOnGracefulShutdown() {
                 if inFlight >= configuration.concurrency {
                     _ = try await group.next()
                     inFlight -= 1
                 }
-                group.addTask { await handle(delivery) }
+                group.addTask {
+                    await handle(delivery)
+                    return false
+                }
                 inFlight += 1
             }
             consumer.cancel()
-            try await group.waitForAll()
+            guard inFlight > 0 else { return }
+            logger.info("validator stopping, finishing verifications in flight", metadata: ["in_flight": "\(inFlight)"])
+            let grace = configuration.shutdownGrace
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                return true
+            }
+            while let timerFired = try await group.next() {
+                if timerFired {
+                    guard inFlight > 0 else { continue }  // the timer, stopped after the last one finished
+                    logger.warning("shutdown grace period over, requeueing unfinished messages", metadata: ["in_flight": "\(inFlight)"])
+                    group.cancelAll()
+                } else {
+                    inFlight -= 1
+                    if inFlight == 0 { group.cancelAll() }  // stops the timer
+                }
+            }
         }
     }
 
@@ -72,9 +102,10 @@ public struct Validator: Service {
             var logger = logger
             logger[metadataKey: "receipt_id"] = "\(delivery.properties.messageID ?? "unknown")"
             logger.warning("unparseable message on the validate queue, dead-lettering it")
-            await settle(
+            let settled = await settle(
                 delivery, by: deadLetter(delivery, reason: "unparseable_message", attempts: previousAttempts, lastError: nil),
                 logger: logger)
+            if settled { PipelineMetrics.deadLetteredByValidator.increment() }
             return
         }
         var logger = logger
@@ -82,13 +113,24 @@ public struct Validator: Service {
         let attempts = previousAttempts + 1
         let started = ContinuousClock.now
         let outcome = await verifier.verify(submission)
-        logger.debug("verified", metadata: ["outcome": "\(outcome.label)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
+        let elapsed = ContinuousClock.now - started
+        guard !Task.isCancelled else {
+            // Shutting down past the grace period: the answer may be an artefact of the
+            // cancellation, so decide nothing and let another validator take the message.
+            logger.info("verification abandoned at shutdown, requeueing")
+            delivery.nack(requeue: true)
+            return
+        }
+        PipelineMetrics.verifyDuration(outcome: outcome.label).record(elapsed)
+        logger.debug("verified", metadata: ["outcome": "\(outcome.label)", "ms": "\(elapsed.milliseconds)"])
 
         let messages: [OutgoingMessage]
+        let counted: MetricCounter
         switch configuration.retryPolicy.disposition(after: outcome, attempts: attempts) {
         case .done:
-            messages = [verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts))]
+            messages = [verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts), submission)]
             if case .rejected(let reason) = outcome { logger.info("receipt rejected", metadata: ["reason": "\(reason)"]) }
+            counted = outcome.reason == nil ? PipelineMetrics.validated : PipelineMetrics.rejected
         case .retry(let attempt):
             let reason = outcome.reason ?? "transient"
             let tier = retryTier(after: attempt, hint: outcome.retryAfter)
@@ -100,18 +142,22 @@ public struct Validator: Service {
             properties.headers = headers
             messages = [
                 OutgoingMessage(exchange: "", routingKey: tier, body: delivery.body, properties: properties),
-                verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts, retrying: true)),
+                verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts, retrying: true), submission),
             ]
+            counted = PipelineMetrics.retried
         case .deadLetter(let reason):
             logger.warning("attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
             messages = deadLetter(delivery, reason: reason, attempts: attempts, lastError: outcome.reason)
+            counted = PipelineMetrics.deadLetteredByValidator
         }
-        await settle(delivery, by: messages, logger: logger)
+        if await settle(delivery, by: messages, logger: logger) { counted.increment() }
     }
 
     /// Publishes `messages` with confirms, then acks; requeues the delivery if the broker
     /// would not take them, so that nothing is acked before its successor is safe.
-    private func settle(_ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger) async {
+    /// - Returns: whether the messages were handed on (false: requeued).
+    @discardableResult
+    private func settle(_ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger) async -> Bool {
         for attempt in 1...3 {
             let results = await connection.publish(messages)
             let failure = results.lazy.compactMap { result -> PublishError? in
@@ -120,7 +166,7 @@ public struct Validator: Service {
             }.first
             guard let failure else {
                 delivery.ack()
-                return
+                return true
             }
             logger.warning("cannot hand the message on", metadata: ["error": "\(failure)", "try": "\(attempt)"])
             guard failure.isRetryable, connection.isConnected else { break }
@@ -129,13 +175,15 @@ public struct Validator: Service {
         // Back to the queue for another try; quorum queues count deliveries, so a message
         // that can never be handed on ends in the dead-letter queue (delivery limit).
         delivery.nack(requeue: true)
+        return false
     }
 
-    private func verdictMessage(_ verdict: Verdict) -> OutgoingMessage {
+    private func verdictMessage(_ verdict: Verdict, _ submission: Submission) -> OutgoingMessage {
         let body = (try? WireCoding.encoder().encode(verdict)).map(Array.init) ?? []
+        var properties = MessageProperties(messageID: verdict.receiptID, type: "verdict", timestamp: Date())
+        properties.headers[MessageHeader.submittedAt] = .int(Int64(submission.submittedAt.timeIntervalSince1970 * 1000))
         return OutgoingMessage(
-            exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: body,
-            properties: MessageProperties(messageID: verdict.receiptID, type: "verdict", timestamp: Date()))
+            exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: body, properties: properties)
     }
 
     private func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?) -> [OutgoingMessage] {

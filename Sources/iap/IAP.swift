@@ -16,4 +16,19 @@ struct IAP: AsyncParsableCommand {
             Bench.self,
         ]
     )
+
+    /// ArgumentParser's entry point, after making sure SIGTERM and SIGINT can arrive.
+    static func main() async {
+        ShutdownSignals.unblock()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineTesting
 
 /// The built `iap` binary, run as a child process, as an operator would.
 struct IAPProcess {
@@ -47,6 +48,15 @@ struct IAPProcess {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// SIGTERM, as a supervisor stops a process; returns how it ended and how long it took.
+    func terminate(timeout: Duration = .seconds(60)) async -> (status: Int32, reason: Process.TerminationReason, took: Duration)? {
+        let start = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        let exited = await eventually(timeout: timeout, every: .milliseconds(50)) { !process.isRunning }
+        guard exited else { return nil }
+        return (process.terminationStatus, process.terminationReason, ContinuousClock.now - start)
     }
 
     /// SIGKILL: the process gets no chance to ack, nack or close anything.

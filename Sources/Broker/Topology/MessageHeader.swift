@@ -11,4 +11,7 @@ public enum MessageHeader {
     public static let sourceQueue = "x-iap-source-queue"
     /// When it was dead-lettered (Unix seconds).
     public static let deadAt = "x-iap-dead-at"
+    /// When the intake committed the receipt (Unix milliseconds), on verdicts: the
+    /// fulfiller's end-to-end latency starts there.
+    public static let submittedAt = "x-iap-submitted-at"
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Observability
 import PipelineCore
 import Store
 
@@ -29,6 +30,7 @@ struct IntakeRoutes: Sendable {
         }
         switch outcome {
         case .created(let summary):
+            PipelineMetrics.received(parsed.kind == .legacy ? .legacy : .storekit2).increment()
             return try Response.json(summary, status: .accepted)
         case .duplicate(let summary):
             return try Response.json(summary, status: .ok)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Observability
 import PipelineCore
 import Store
 
@@ -34,6 +35,7 @@ struct NotificationRoutes: Sendable {
             throw APIError.unavailable
         }
         if accepted.created {
+            PipelineMetrics.received(.notification).increment()
             relay.enqueue([Submission(receiptID: accepted.id, accountID: "", signedPayload: payload, submittedAt: now)])
         }
         return Response(

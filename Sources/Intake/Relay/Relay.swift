@@ -56,6 +56,16 @@ public final class Relay: Service, Sendable {
     }
 
     public func run() async throws {
+        // Cancelled rather than shut down (another service of the group failed, say the HTTP
+        // port was taken): the drain must end too, or the process never exits.
+        await withTaskCancellationHandler {
+            await drainUntilShutdown()
+        } onCancel: {
+            self.fresh.finish()
+        }
+    }
+
+    private func drainUntilShutdown() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask {
@@ -66,7 +76,8 @@ public final class Relay: Service, Sendable {
                 group.addTask {
                     while !Task.isShuttingDownGracefully, !Task.isCancelled {
                         await self.sweep()
-                        try? await Task.sleep(for: self.configuration.sweepInterval)
+                        // Wakes at shutdown too, so that the intake exits at once.
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.configuration.sweepInterval) }
                     }
                 }
             }

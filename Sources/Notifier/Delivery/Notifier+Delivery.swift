@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import Logging
+import Observability
 import Store
 
 /// What became of one delivery attempt.
@@ -37,6 +38,7 @@ extension Notifier {
             if response.isSuccess {
                 return record(logger) {
                     try database.markDelivered(notification.id, at: now())
+                    PipelineMetrics.webhooksDelivered.increment()
                     logger.debug("webhook delivered", metadata: ["status": "\(response.status)"])
                     return .delivered
                 }
@@ -55,11 +57,13 @@ extension Notifier {
             let next = configuration.schedule.nextAttempt(afterAttempt: attempt, at: failedAt)
             try database.recordDeliveryFailure(notification.id, error: problem, nextAttemptAt: next, now: failedAt)
             if let next {
+                PipelineMetrics.webhooksFailedRetrying.increment()
                 logger.info(
                     "webhook delivery failed, will retry",
                     metadata: ["error": "\(problem)", "next_attempt_at": "\(next)"])
                 return .retrying(at: next)
             }
+            PipelineMetrics.webhooksFailedFinal.increment()
             logger.warning("webhook delivery failed for good, attempts used up", metadata: ["error": "\(problem)"])
             return .failed
         }

@@ -5,7 +5,7 @@ extension IAP {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Measure throughput on this machine.",
-            subcommands: [BrokerBench.self, PipelineBench.self]
+            subcommands: [BrokerBench.self, PipelineBench.self, LoadBench.self]
         )
     }
 }

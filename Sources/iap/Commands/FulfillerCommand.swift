@@ -1,4 +1,5 @@
 import ArgumentParser
+import Observability
 import Fulfiller
 import Scheduler
 
@@ -16,10 +17,13 @@ extension IAP {
 
         @Option(help: "Verdicts per transaction.") var batchSize = 256
         @Option(help: "Unacknowledged verdicts the broker may send ahead.") var prefetch = 1024
+        @Option(help: "Port of the admin server (/healthz, /readyz, /metrics); default IAP_ADMIN_PORT, else none.")
+        var adminPort: Int?
 
         func validate() throws {
             guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1...10000") }
             guard (1...65_535).contains(prefetch) else { throw ValidationError("--prefetch must be 1...65535") }
+            if let adminPort, !(1...65_535).contains(adminPort) { throw ValidationError("--admin-port must be 1...65535") }
         }
 
         func run() async throws {
@@ -35,7 +39,10 @@ extension IAP {
             let scheduler = SubscriptionScheduler(
                 connection: connection, topology: settings.topology, database: database, catalog: catalog,
                 configuration: try .init(environment: settings.environment), logger: settings.logger("scheduler"))
-            try await runServices([connection, fulfiller, scheduler], settings: settings, label: "fulfiller")
+            let operations = settings.operationsServices(
+                role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
+            try await runServices(
+                [connection] + operations + [fulfiller, scheduler], settings: settings, label: "fulfiller")
         }
     }
 }

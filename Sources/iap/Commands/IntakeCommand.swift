@@ -2,13 +2,15 @@ import ArgumentParser
 import Console
 import DeadLetters
 import Intake
+import Observability
 
 extension IAP {
     /// The backend's HTTP API and the relay that publishes committed receipts.
     struct IntakeCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "intake",
-            abstract: "Serve the receipt API (IAP_HTTP_PORT) and publish committed receipts to the broker.")
+            abstract: "Serve the receipt API (IAP_HTTP_PORT) and publish committed receipts to the broker.",
+            discussion: "Also serves /healthz, /readyz (broker and database) and /metrics (Prometheus) on the same port.")
 
         func run() async throws {
             let settings = try PipelineSettings()
@@ -17,10 +19,12 @@ extension IAP {
             let catalog = try settings.catalog(logger: settings.logger("intake"))
             let database = try settings.openDatabase()
             let connection = settings.connection("intake")
+            let health = HealthEndpoints(
+                registry: MetricsBootstrap.prometheus(),
+                checks: settings.readinessChecks(connection: connection, database: database))
             var intake = Intake(
-                configuration: intakeConfiguration, database: database,
-                catalog: catalog, connection: connection,
-                topology: settings.topology, logger: settings.logger("intake"))
+                configuration: intakeConfiguration, database: database, catalog: catalog, connection: connection,
+                topology: settings.topology, health: health, logger: settings.logger("intake"))
             let consoleConfiguration = try ConsoleConfiguration(environment: settings.environment)
             // Mounted even when no operator is configured: it then answers 503 and says why.
             let console = OperatorConsole(
@@ -28,7 +32,11 @@ extension IAP {
                 review: DeadLetterReview(database: database, connection: connection, topology: settings.topology),
                 database: database, logger: settings.logger("console"))
             intake.additionalRoutes = { console.register(on: $0) }
-            try await runServices([connection, intake.relay, intake.application()], settings: settings, label: "intake")
+            // The intake serves its own /metrics: no admin server.
+            let operations = settings.operationsServices(
+                role: .intake, adminPort: nil, connection: connection, database: nil, servesAdmin: false)
+            try await runServices(
+                [connection] + operations + [intake.relay, intake.application()], settings: settings, label: "intake")
         }
     }
 }

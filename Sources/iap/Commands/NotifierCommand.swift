@@ -1,4 +1,5 @@
 import ArgumentParser
+import Observability
 import HTTPClient
 import Notifier
 
@@ -9,6 +10,13 @@ extension IAP {
             commandName: "notifier",
             abstract: "Deliver notification rows to IAP_WEBHOOK_URL as Standard Webhooks signed with IAP_WEBHOOK_SECRET.")
 
+        @Option(help: "Port of the admin server (/healthz, /readyz, /metrics); default IAP_ADMIN_PORT, else none.")
+        var adminPort: Int?
+
+        func validate() throws {
+            if let adminPort, !(1...65_535).contains(adminPort) { throw ValidationError("--admin-port must be 1...65535") }
+        }
+
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
@@ -18,7 +26,9 @@ extension IAP {
             let client = try CurlHTTPClient(logger: logger)
             let notifier = Notifier(
                 configuration: notifierSettings.configuration(), database: database, client: client, logger: logger)
-            try await runServices([notifier], settings: settings, label: "notifier")
+            let operations = settings.operationsServices(
+                role: .notifier, adminPort: adminPort, connection: nil, database: database)
+            try await runServices(operations + [notifier], settings: settings, label: "notifier")
             await client.shutdown()
         }
     }

@@ -5,6 +5,7 @@ import Foundation
 import Intake
 import Logging
 import Notifier
+import Observability
 import Pipeline
 import PipelineCore
 import Scheduler
@@ -50,11 +51,14 @@ extension IAP {
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
                 intake: intake, verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
-                validator: .init(concurrency: concurrency), notifier: notifier.configuration())
+                validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
+                notifier: notifier.configuration())
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
             configuration.scheduler = try .init(environment: settings.environment)
             configuration.console = try ConsoleConfiguration(environment: env)
+            configuration.metrics = MetricsBootstrap.prometheus()
+            PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []

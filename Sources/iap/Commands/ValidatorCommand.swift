@@ -1,4 +1,5 @@
 import ArgumentParser
+import Observability
 import PipelineCore
 import Validator
 
@@ -12,25 +13,31 @@ extension IAP {
         @Option(help: "Verify requests in flight at once.") var concurrency = 256
         @Option(help: "Unacknowledged messages the broker may send ahead (at least --concurrency).") var prefetch: Int?
         @Option(help: "Verify attempts before a message is dead-lettered.") var maxAttempts = 8
+        @Option(help: "Port of the admin server (/healthz, /readyz, /metrics); default IAP_ADMIN_PORT, else none.")
+        var adminPort: Int?
 
         func validate() throws {
             guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
             if let prefetch, !(1...65_535).contains(prefetch) { throw ValidationError("--prefetch must be 1...65535") }
             guard (1...100).contains(maxAttempts) else { throw ValidationError("--max-attempts must be 1...100") }
+            if let adminPort, !(1...65_535).contains(adminPort) { throw ValidationError("--admin-port must be 1...65535") }
         }
 
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
-            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger)
+            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger, concurrency: concurrency)
             let connection = settings.connection("validator")
+            let operations = settings.operationsServices(
+                role: .validator, adminPort: adminPort, connection: connection, database: nil)
             let validator = Validator(
                 connection: connection, topology: settings.topology, verifier: verifier,
                 configuration: .init(
-                    concurrency: concurrency, prefetch: prefetch, retryPolicy: RetryPolicy(maxAttempts: maxAttempts)),
+                    concurrency: concurrency, prefetch: prefetch, retryPolicy: RetryPolicy(maxAttempts: maxAttempts),
+                    shutdownGrace: settings.operations.shutdownGrace),
                 logger: logger)
-            try await runServices([connection, validator], settings: settings, label: "validator")
+            try await runServices([connection] + operations + [validator], settings: settings, label: "validator")
             await client.shutdown()
         }
     }

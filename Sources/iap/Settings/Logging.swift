@@ -3,13 +3,17 @@ import ServiceLifecycle
 
 /// Runs `services` in order until SIGTERM or SIGINT, then shuts them down in reverse:
 /// HTTP servers stop taking requests first, the broker connections close last.
+///
+/// Each worker bounds its own shutdown by `IAP_SHUTDOWN_GRACE` (it requeues what it has
+/// not finished by then); the group escalates to cancellation a little later, as a
+/// backstop for a service that does not return.
 func runServices(_ services: [any Service], settings: PipelineSettings, label: String) async throws {
-    let group = ServiceGroup(
-        configuration: .init(
-            services: services.map { .init(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: settings.logger(label)))
-    try await group.run()
+    var configuration = ServiceGroupConfiguration(
+        services: services.map { .init(service: $0) },
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: settings.logger(label))
+    configuration.maximumGracefulShutdownDuration = settings.operations.shutdownGrace + .seconds(3)
+    try await ServiceGroup(configuration: configuration).run()
 }
 
 enum LogSetup {

@@ -11,6 +11,8 @@ struct PipelineSettings: Sendable {
     var queuePrefix: String
     var databasePath: String
     var logLevel: Logger.Level
+    /// Metrics, health and shutdown settings (`IAP_SHUTDOWN_GRACE`, `IAP_ADMIN_*`).
+    var operations: OperationsSettings
 
     /// - Throws: ``SettingError`` naming the variable that is missing or malformed.
     init(environment env: EnvironmentReader = EnvironmentReader()) throws(SettingError) {
@@ -35,6 +37,7 @@ struct PipelineSettings: Sendable {
                 problem: "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(level)'")
         }
         logLevel = parsed
+        operations = try OperationsSettings(environment: env)
     }
 
     var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix) }

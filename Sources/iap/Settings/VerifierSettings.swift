@@ -104,12 +104,17 @@ struct VerifierSettings: Sendable {
     }
 
     /// The verifier and the HTTP client it owns.
-    func makeVerifier(logger: Logger) throws -> (any ReceiptVerifier, CurlHTTPClient) {
+    /// - Parameter concurrency: verifications in flight; the HTTP client may open as many
+    ///   connections to one host (over HTTP/1.1 each request needs its own), else it
+    ///   caps the validator at its default of 64 whatever `--concurrency` says.
+    func makeVerifier(logger: Logger, concurrency: Int = 64) throws -> (any ReceiptVerifier, CurlHTTPClient) {
         let signedData = try signedDataVerifier()
         if signedData == nil {
             logger.notice("IAP_APP_APPLE_ID is not set: StoreKit 2 signed data is rejected in Production")
         }
-        let client = try CurlHTTPClient(logger: logger)
+        let client = try CurlHTTPClient(
+            configuration: .init(maxConnections: max(256, concurrency), maxConnectionsPerHost: max(64, concurrency)),
+            logger: logger)
         let legacy = try VerifyReceiptVerifier(configuration: legacyConfiguration, client: client, logger: logger)
         let serverAPIClient = try serverAPIKey.map {
             try AppStoreServerAPIClient(key: $0, configuration: serverAPI, httpClient: client, logger: logger)

@@ -1,0 +1,35 @@
+/// Every metric the pipeline exports, named once, in Prometheus' conventions: an `iap_`
+/// prefix, base units (seconds), `_total` on counters.
+///
+/// Labels stay few and bounded (a receipt kind, a queue name, an outcome), never a receipt
+/// or account id: each label value is a time series of its own.
+public enum MetricName {
+    /// Receipts the intake committed (answered 202), by `kind`: `legacy`, `storekit2`, `notification`.
+    public static let receiptsReceived = "iap_receipts_received_total"
+    /// Verdicts `valid` that the validator handed to the fulfiller.
+    public static let receiptsValidated = "iap_receipts_validated_total"
+    /// Verdicts `rejected` (permanent failures) that the validator handed on.
+    public static let receiptsRejected = "iap_receipts_rejected_total"
+    /// Transient failures the validator sent to a delay tier.
+    public static let receiptsRetried = "iap_receipts_retried_total"
+    /// Messages dead-lettered, by `source`: `validator` (attempts used up, unparseable)
+    /// or `broker` (RabbitMQ's delivery limit and other broker-side dead letters, counted
+    /// by the fulfiller when it records them).
+    public static let receiptsDeadLettered = "iap_receipts_dead_lettered_total"
+    /// Receipts the fulfiller credited (ledger entry, balance or entitlement committed).
+    public static let receiptsCredited = "iap_receipts_credited_total"
+    /// Webhooks the receiver answered with 2xx.
+    public static let webhooksDelivered = "iap_webhooks_delivered_total"
+    /// Webhook attempts that failed (non-2xx or network error), by `final`: `false` when
+    /// another attempt is scheduled, `true` when the attempts are used up.
+    public static let webhooksFailed = "iap_webhooks_failed_total"
+    /// One call to the verify endpoint (Apple's verifyReceipt, or the StoreKit 2 checks),
+    /// by `outcome`: `valid`, `notification`, `rejected`, `transient`.
+    public static let verifyDuration = "iap_verify_duration_seconds"
+    /// From the intake's commit of a receipt to the fulfiller's commit of its credit.
+    public static let endToEndDuration = "iap_end_to_end_duration_seconds"
+    /// Ready messages in each pipeline queue, by `queue`, polled every few seconds.
+    public static let queueDepth = "iap_queue_depth"
+    /// Consumers on each pipeline queue, by `queue`.
+    public static let queueConsumers = "iap_queue_consumers"
+}

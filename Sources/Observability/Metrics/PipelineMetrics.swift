@@ -1,0 +1,88 @@
+import CoreMetrics
+
+/// A counter handle, for stages that pick one (they need not import swift-metrics).
+public typealias MetricCounter = CoreMetrics.Counter
+
+/// The metric handles the stages record into.
+///
+/// Each handle is created on first use, through whatever `MetricsSystem` factory is set
+/// then: the `iap` commands bootstrap Prometheus (``MetricsBootstrap``) before they build
+/// a stage; in-process tests that bootstrap nothing record into swift-metrics' no-op
+/// handlers.
+public enum PipelineMetrics {
+    /// Receipt kinds as the intake labels them.
+    public enum ReceiptKind: String, Sendable {
+        case legacy, storekit2, notification
+    }
+
+    public static func received(_ kind: ReceiptKind) -> Counter {
+        switch kind {
+        case .legacy: return receivedLegacy
+        case .storekit2: return receivedStoreKit2
+        case .notification: return receivedNotification
+        }
+    }
+
+    private static let receivedLegacy = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", "legacy")])
+    private static let receivedStoreKit2 = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", "storekit2")])
+    private static let receivedNotification = Counter(
+        label: MetricName.receiptsReceived, dimensions: [("kind", "notification")])
+
+    public static let validated = Counter(label: MetricName.receiptsValidated)
+    public static let rejected = Counter(label: MetricName.receiptsRejected)
+    public static let retried = Counter(label: MetricName.receiptsRetried)
+    public static let deadLetteredByValidator = Counter(
+        label: MetricName.receiptsDeadLettered, dimensions: [("source", "validator")])
+    public static let deadLetteredByBroker = Counter(
+        label: MetricName.receiptsDeadLettered, dimensions: [("source", "broker")])
+    public static let credited = Counter(label: MetricName.receiptsCredited)
+    public static let webhooksDelivered = Counter(label: MetricName.webhooksDelivered)
+    public static let webhooksFailedRetrying = Counter(label: MetricName.webhooksFailed, dimensions: [("final", "false")])
+    public static let webhooksFailedFinal = Counter(label: MetricName.webhooksFailed, dimensions: [("final", "true")])
+
+    /// Which stages a process runs, for ``prepare(_:)``.
+    public enum Role: Sendable {
+        case intake, validator, fulfiller, notifier
+    }
+
+    /// Creates the counters of `roles` at 0, so that `/metrics` shows them from the start
+    /// and `rate()` has a first sample before the first receipt.
+    public static func prepare(_ roles: [Role]) {
+        for role in roles {
+            switch role {
+            case .intake:
+                for kind in [ReceiptKind.legacy, .storekit2, .notification] { _ = received(kind) }
+            case .validator:
+                _ = [validated, rejected, retried, deadLetteredByValidator]
+            case .fulfiller:
+                _ = [credited, deadLetteredByBroker]
+            case .notifier:
+                _ = [webhooksDelivered, webhooksFailedRetrying, webhooksFailedFinal]
+            }
+        }
+    }
+
+    /// The verify latency for one outcome label (`valid`, `notification`, `rejected`, `transient`).
+    public static func verifyDuration(outcome: String) -> Timer {
+        Timer(label: MetricName.verifyDuration, dimensions: [("outcome", outcome)])
+    }
+
+    public static let endToEndDuration = Timer(label: MetricName.endToEndDuration)
+
+    /// The depth gauge of one queue.
+    public static func queueDepth(_ queue: String) -> Gauge {
+        Gauge(label: MetricName.queueDepth, dimensions: [("queue", queue)])
+    }
+
+    public static func queueConsumers(_ queue: String) -> Gauge {
+        Gauge(label: MetricName.queueConsumers, dimensions: [("queue", queue)])
+    }
+}
+
+extension Timer {
+    /// Records a `Duration` (swift-metrics counts nanoseconds).
+    public func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+    }
+}

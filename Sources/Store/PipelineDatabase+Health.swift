@@ -1,0 +1,28 @@
+import Foundation
+import GRDB
+
+extension PipelineDatabase {
+    /// A trivial read, for readiness probes: throws when the database does not answer.
+    public func ping() throws {
+        _ = try read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    /// Checks that the file at `path` is still there, readable and writable, and answers a
+    /// trivial query: an open connection keeps working on a file that was deleted or whose
+    /// volume went away, so asking the open connection alone would not notice.
+    /// - Throws: an error naming what is wrong.
+    public func ping(path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw HealthError(description: "\(path) does not exist")
+        }
+        guard access(path, R_OK | W_OK) == 0 else {
+            throw HealthError(description: "\(path) is not readable and writable")
+        }
+        try ping()
+    }
+}
+
+/// A failed health check of the database.
+public struct HealthError: Error, CustomStringConvertible {
+    public let description: String
+}

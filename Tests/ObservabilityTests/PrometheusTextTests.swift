@@ -1,0 +1,48 @@
+import PipelineTesting
+import Prometheus
+import Testing
+
+/// The strict exposition reader the end-to-end metrics tests rely on: it must take what
+/// swift-prometheus writes and refuse what Prometheus would refuse.
+@Suite struct PrometheusTextTests {
+    @Test func readsCountersGaugesAndHistogramsAsTheRegistryWritesThem() throws {
+        // Given a registry of its own (the process-wide one belongs to the `iap` commands)
+        let registry = PrometheusCollectorRegistry()
+        registry.makeCounter(name: "iap_receipts_received_total", labels: [("kind", "legacy")]).increment(by: Int64(3))
+        registry.makeCounter(name: "iap_receipts_received_total", labels: [("kind", "storekit2")]).increment()
+        registry.makeGauge(name: "iap_queue_depth", labels: [("queue", "iap.validate")]).set(Int64(42))
+        let histogram = registry.makeDurationHistogram(
+            name: "iap_verify_duration_seconds", labels: [("outcome", "valid")],
+            buckets: [.milliseconds(100), .seconds(1)])
+        histogram.record(.milliseconds(50))
+        histogram.record(.milliseconds(500))
+
+        // When its output is read
+        let text = try PrometheusText(parsing: registry.emitToString())
+
+        // Then every value is there, typed
+        #expect(text.value("iap_receipts_received_total", ["kind": "legacy"]) == 3)
+        #expect(text.value("iap_receipts_received_total", ["kind": "storekit2"]) == 1)
+        #expect(text.value("iap_queue_depth", ["queue": "iap.validate"]) == 42)
+        #expect(text.value("iap_verify_duration_seconds_count", ["outcome": "valid"]) == 2)
+        #expect(text.value("iap_verify_duration_seconds_bucket", ["outcome": "valid", "le": "0.1"]) == 1)
+        #expect(text.families["iap_verify_duration_seconds"]?.type == "histogram")
+        #expect(text.families["iap_queue_depth"]?.type == "gauge")
+    }
+
+    @Test(arguments: [
+        "iap_x{kind=\"a\" 1",  // unterminated label set
+        "iap_x{kind=a} 1",  // unquoted label value
+        "iap_x 1 2 3",  // too many fields
+        "iap_x one",  // not a number
+        "9iap 1",  // bad metric name
+        "# TYPE iap_x counter\niap_x -1",  // a negative counter
+        "# TYPE iap_x counter\n# TYPE iap_x gauge\niap_x 1",  // two types
+        "iap_a 1\niap_b 1\niap_a 2",  // a family split in two
+        "# TYPE iap_h histogram\niap_h_bucket{le=\"1\"} 2\niap_h_bucket{le=\"+Inf\"} 1\niap_h_count 1",  // not cumulative
+        "# TYPE iap_h histogram\niap_h_bucket{le=\"1\"} 1\niap_h_count 1",  // no +Inf bucket
+    ])
+    func refusesWhatPrometheusWouldRefuse(_ text: String) {
+        #expect(throws: PrometheusText.ParseError.self) { try PrometheusText(parsing: text) }
+    }
+}
