@@ -44,11 +44,11 @@ public struct LocalPipeline: Sendable {
         public var scheduler = SubscriptionScheduler.Configuration()
         /// False to run the validators as processes of their own.
         public var runsValidator = true
+        /// The operators' console under `/console`; nil, or no operators, disables it.
+        public var console: ConsoleConfiguration?
         /// Set (by `iap up`), the intake serves `/metrics` from it and `/readyz`, and the
         /// queue depths are polled into it.
         public var metrics: MetricsRegistry?
-        /// The operators' console under `/console`; nil, or no operators, disables it.
-        public var console: ConsoleConfiguration?
 
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
@@ -109,8 +109,8 @@ public struct LocalPipeline: Sendable {
         }
         var intake = Intake(
             configuration: configuration.intake, database: database, catalog: configuration.catalog,
-            connection: intakeConnection,
-            topology: configuration.topology, relayConfiguration: configuration.relay, health: health, logger: logger)
+            connection: intakeConnection, topology: configuration.topology, relayConfiguration: configuration.relay,
+            health: health, logger: logger)
         if let consoleConfiguration = configuration.console {
             let console = OperatorConsole(
                 configuration: consoleConfiguration,

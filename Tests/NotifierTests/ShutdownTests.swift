@@ -100,7 +100,8 @@ import Testing
 
             let took = try await runThenShutDown(notifier) { try await Task.sleep(for: .milliseconds(100)) }
 
-            #expect(took < .seconds(2))
+            // Promptly, not after a poll; generous, because the suite shares 2 cores with process tests.
+            #expect(took < .seconds(10))
             #expect(try harness.database.pendingNotificationCount() == 1)
             #expect(harness.logs.all.filter { $0.message.contains("IAP_WEBHOOK_URL") }.count == 1)
         }

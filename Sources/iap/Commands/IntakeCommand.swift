@@ -23,8 +23,7 @@ extension IAP {
                 registry: MetricsBootstrap.prometheus(),
                 checks: settings.readinessChecks(connection: connection, database: database))
             var intake = Intake(
-                configuration: intakeConfiguration, database: database,
-                catalog: catalog, connection: connection,
+                configuration: intakeConfiguration, database: database, catalog: catalog, connection: connection,
                 topology: settings.topology, health: health, logger: settings.logger("intake"))
             let consoleConfiguration = try ConsoleConfiguration(environment: settings.environment)
             // Mounted even when no operator is configured: it then answers 503 and says why.
