@@ -34,6 +34,8 @@ public final class StubAppStore: Sendable {
         var stats = StubStoreStats()
         /// Verify attempts so far of receipts with ``StubReceipt/failFirst``, by digest.
         var attempts: [String: Int] = [:]
+        /// Renewals Apple made since a receipt was issued, by original transaction id.
+        var renewals: [String: [StubReceipt.Transaction]] = [:]
     }
 
     /// Creates a store.
@@ -59,6 +61,14 @@ public final class StubAppStore: Sendable {
     public func issue(_ receipt: StubReceipt) -> String {
         state.withLock { $0.stats.receiptsMinted += 1 }
         return receipt.encoded(signingKey: configuration.signingKey)
+    }
+
+    /// Renews a subscription, as Apple does without the app: every later `verifyReceipt`
+    /// answer for a receipt that holds `renewal.originalTransactionID` lists the renewal in
+    /// `latest_receipt_info` (the receipt itself is unchanged, as Apple's is).
+    /// - Parameter renewal: The new transaction, with the subscription's original id and its expiry.
+    public func renew(_ renewal: StubReceipt.Transaction) {
+        state.withLock { $0.renewals[renewal.originalTransactionID, default: []].append(renewal) }
     }
 
     // MARK: Answering
@@ -125,9 +135,11 @@ public final class StubAppStore: Sendable {
             let code = receipt.transientStatus ?? 21100
             return status(code, isRetryable: (21100...21199).contains(code) ? true : nil)
         }
+        let originals = Set(receipt.transactions.filter { $0.expiresDate != nil }.map(\.originalTransactionID))
+        let renewals = state.withLock { state in originals.sorted().flatMap { state.renewals[$0] ?? [] } }
         return StubVerifyResponse.valid(
             receipt, receiptData: receiptData, excludeOldTransactions: request.excludeOldTransactions,
-            requestDate: configuration.now())
+            requestDate: configuration.now(), renewals: renewals)
     }
 
     /// Whether `receipt` is still inside its transient window; counts this attempt.
@@ -155,8 +167,10 @@ public final class StubAppStore: Sendable {
 extension StubVerifyResponse {
     /// Status `0`: the receipt with its transactions, and for a receipt holding subscriptions
     /// `latest_receipt_info`, `latest_receipt` and `pending_renewal_info`, as Apple answers.
+    /// `renewals` (made since the receipt was issued) appear in `latest_receipt_info` only.
     static func valid(
-        _ receipt: StubReceipt, receiptData: String, excludeOldTransactions: Bool, requestDate: Date
+        _ receipt: StubReceipt, receiptData: String, excludeOldTransactions: Bool, requestDate: Date,
+        renewals: [StubReceipt.Transaction] = []
     ) -> StubVerifyResponse {
         let isSandbox = receipt.environment == .sandbox
         let hasSubscriptions = receipt.transactions.contains { $0.expiresDate != nil }
@@ -176,7 +190,8 @@ extension StubVerifyResponse {
         )
         guard hasSubscriptions else { return response }
         // Newest first, as Apple sorts latest_receipt_info.
-        var latest = inApp.sorted { $0.transaction.purchaseDate > $1.transaction.purchaseDate }
+        let renewed = renewals.map { InApp(transaction: $0, isSubscription: true) }
+        var latest = (inApp + renewed).sorted { $0.transaction.purchaseDate > $1.transaction.purchaseDate }
         if excludeOldTransactions {
             var seen = Set<String>()
             latest = latest.filter {

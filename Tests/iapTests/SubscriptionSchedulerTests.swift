@@ -85,4 +85,56 @@ import Testing
             #expect(pipeline.receiver.accepted.filter { $0.bodyString.contains("subscription.expired") }.count == 1)
         }
     }
+
+    // MARK: Without Server API credentials: verifyReceipt with the latest receipt
+
+    /// Buys a monthly subscription with a legacy receipt ending at `expires`.
+    func subscribeWithAReceipt(_ pipeline: PipelineHarness, account: String, original: String, expires: Date) async throws {
+        let receipt = pipeline.stub.issue(
+            StubReceipt(
+                bundleID: PipelineHarness.bundleID, environment: .production,
+                transactions: [
+                    StubReceipt.Transaction(
+                        transactionID: original, productID: "com.example.vip.monthly",
+                        purchaseDate: Date().addingTimeInterval(-60), expiresDate: expires)
+                ]))
+        let (_, id) = try await pipeline.submit(account: account, receiptData: receipt)
+        #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
+    }
+
+    @Test func withoutServerAPI_theLatestReceiptIsAskedAgain_andListsTheRenewal() async throws {
+        try await PipelineHarness.run(scheduler: Self.scheduler) { pipeline in
+            try await subscribeWithAReceipt(
+                pipeline, account: "legacy-renewer", original: "6000000000000001", expires: Date().addingTimeInterval(1800))
+
+            // Apple renews it; only verifyReceipt's latest_receipt_info will say so.
+            let renewedEnd = Date().addingTimeInterval(31 * 86_400)
+            pipeline.stub.renew(
+                StubReceipt.Transaction(
+                    transactionID: "6000000000000002", originalTransactionID: "6000000000000001",
+                    productID: "com.example.vip.monthly", purchaseDate: Date(), expiresDate: renewedEnd))
+
+            let extended = await eventually(timeout: .seconds(30)) {
+                guard let end = try? entitlementEnd(pipeline, "legacy-renewer") else { return false }
+                return abs(end.timeIntervalSince(renewedEnd)) < 1
+            }
+            #expect(extended)
+            let checks = try pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000001")
+            #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
+        }
+    }
+
+    @Test func withoutServerAPI_aLapsedSubscriptionEndsAfterItsExpiry() async throws {
+        try await PipelineHarness.run(scheduler: Self.scheduler) { pipeline in
+            let expiry = Date().addingTimeInterval(3)
+            try await subscribeWithAReceipt(pipeline, account: "legacy-lapsed", original: "6000000000000011", expires: expiry)
+
+            let ended = await eventually(timeout: .seconds(30)) {
+                let checks = (try? pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000011")) ?? []
+                return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
+            }
+            #expect(ended)
+            #expect(try #require(try entitlementEnd(pipeline, "legacy-lapsed")) <= Date())
+        }
+    }
 }
