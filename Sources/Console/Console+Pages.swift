@@ -213,6 +213,27 @@ extension OperatorConsole {
                         )
                     })
             }
+            // Purchases credited to another account than the one that sent them (binding rules).
+            let conflicts = try database.bindingConflicts(involving: text)
+            if !conflicts.isEmpty {
+                body += "<h2>Binding conflicts</h2>"
+                body += HTML.table(
+                    id: "conflicts",
+                    columns: [
+                        ("transaction", .text), ("receipt", .text), ("sent by", .text), ("credited to", .text),
+                        ("bound by", .text), ("when", .time),
+                    ],
+                    rows: conflicts.map { conflict in
+                        (
+                            "",
+                            [
+                                .code(conflict.transactionID), .code(conflict.receiptID ?? ""),
+                                .text(conflict.claimantAccountID), .text(conflict.creditedAccountID),
+                                .text(conflict.binding), .time(conflict.createdAt),
+                            ]
+                        )
+                    })
+            }
         }
         return ConsolePage(
             .ok, HTML.page(title: "Receipts", operatorName: session.operatorName, csrf: csrf, body: body))

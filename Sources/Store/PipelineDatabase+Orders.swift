@@ -105,10 +105,18 @@ extension PipelineDatabase {
         }
     }
 
-    /// The purchases a conflict moved to another account than the claimant's, newest first.
-    public func bindingConflicts(limit: Int = 100) throws -> [BindingConflictDetails] {
+    /// The purchases a conflict moved to another account than the claimant's, newest first;
+    /// with `involving`, those where it is the claimant, the account credited, the receipt,
+    /// or the (original) Apple transaction.
+    public func bindingConflicts(involving id: String? = nil, limit: Int = 100) throws -> [BindingConflictDetails] {
         try read { db in
-            try BindingConflict.order(Column("id").desc).limit(limit).fetchAll(db).map(BindingConflictDetails.init)
+            var request = BindingConflict.order(Column("id").desc)
+            if let id {
+                request = request.filter(
+                    ["claimant_account_id", "credited_account_id", "receipt_id", "transaction_id",
+                     "original_transaction_id"].map { Column($0) == id }.joined(operator: .or))
+            }
+            return try request.limit(limit).fetchAll(db).map(BindingConflictDetails.init)
         }
     }
 

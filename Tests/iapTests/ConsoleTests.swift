@@ -4,6 +4,7 @@ import HTTPClient
 import PipelineCore
 import PipelineTesting
 import Store
+import StubStore
 import Testing
 
 /// The console under `/console`, served by the intake of a running pipeline: in a real
@@ -199,6 +200,29 @@ import Testing
             #expect(try pipeline.balance("group-2") == 100)
             #expect(try pipeline.balance("group-3") == 100)
             #expect(try pipeline.balance("group-1") == 0)
+        }
+    }
+
+    @Test func theReceiptSearchShowsPurchasesCreditedToAnotherAccount() async throws {
+        try await PipelineHarness.run(console: Self.console) { pipeline in
+            // Given alice's order, and the purchase it paid sent in by bob's session
+            let (_, order) = try await pipeline.post(
+                "/v1/orders", ["account_id": "alice", "product_id": "com.example.coins100"])
+            let orderID = try #require(order["order_id"] as? String)
+            let purchase = StubTransaction(productID: "com.example.coins100")
+            let (_, receiptID) = try await pipeline.submit(
+                account: "bob", signedTransaction: pipeline.stub.storeKit.signTransaction(purchase), orderID: orderID)
+            #expect(try await pipeline.finalStatus(try #require(receiptID))["status"] as? String == "credited")
+
+            // When an operator searches for bob
+            let cookie = try await logIn(pipeline)
+            let page = try await get("/console/receipts?q=bob", cookie: cookie, pipeline).bodyString
+
+            // Then the conflict is listed: sent by bob, credited to alice, bound by the order
+            #expect(page.contains("Binding conflicts"))
+            #expect(page.contains(purchase.transactionID))
+            #expect(page.contains(">alice<") && page.contains(">order<"))
+            #expect(try pipeline.database.bindingConflicts(involving: "nobody").isEmpty)
         }
     }
 
