@@ -147,6 +147,12 @@ extension OperatorConsole {
         var body = "<table>"
         for (name, value) in rows { body += "<tr><th>\(HTML.escape(name))</th><td>\(HTML.escape(value))</td></tr>" }
         body += "</table><p>\(actions(letter, csrf: csrf))</p>"
+        let attempts = DeadLetterText.attemptLog(inHeaders: letter.headers)
+        if !attempts.isEmpty {
+            body += "<h2>Every failed attempt</h2><ol id=\"attempts\">"
+            for line in attempts { body += "<li>\(HTML.escape(line))</li>" }
+            body += "</ol>"
+        }
         let deaths = DeathRecord.all(inHeaders: letter.headers)
         if !deaths.isEmpty {
             body += "<h2>Its way through the queues (x-death)</h2>"

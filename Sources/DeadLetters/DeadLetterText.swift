@@ -11,6 +11,15 @@ public enum DeadLetterText {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Every failed verify attempt the validator logged on the letter (`x-iap-attempt-log`),
+    /// oldest first; empty for letters that never reached a validator.
+    public static func attemptLog(inHeaders json: String) -> [String] {
+        guard let headers = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            return []
+        }
+        return headers["x-iap-attempt-log"] as? [String] ?? []
+    }
+
     /// The body as text when it is UTF-8 (pretty when JSON), else base64.
     public static func body(_ data: Data) -> (text: String, encoding: String) {
         guard let text = String(data: data, encoding: .utf8) else { return (data.base64EncodedString(), "base64") }

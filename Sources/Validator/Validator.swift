@@ -138,6 +138,7 @@ public struct Validator: Service {
             var headers = delivery.properties.republishableHeaders
             headers[MessageHeader.attempts] = .int(Int64(attempts))
             headers[MessageHeader.lastError] = .string(reason)
+            headers = MessageHeader.appendingAttempt(attempts, error: reason, at: Date(), to: headers)
             var properties = delivery.properties
             properties.headers = headers
             messages = [
@@ -193,7 +194,11 @@ public struct Validator: Service {
         properties.headers[MessageHeader.attempts] = .int(Int64(attempts))
         properties.headers[MessageHeader.sourceQueue] = .string(topology.validateQueue)
         properties.headers[MessageHeader.deadAt] = .int(Int64(Date().timeIntervalSince1970))
-        if let lastError { properties.headers[MessageHeader.lastError] = .string(lastError) }
+        if let lastError {
+            properties.headers[MessageHeader.lastError] = .string(lastError)
+            properties.headers = MessageHeader.appendingAttempt(
+                attempts, error: lastError, at: Date(), to: properties.headers)
+        }
         return [OutgoingMessage(exchange: topology.deadExchange, routingKey: "", body: delivery.body, properties: properties)]
     }
 

@@ -113,6 +113,11 @@ struct ScriptedVerifier: ReceiptVerifier {
             #expect(dead.properties.headers[MessageHeader.deadReason]?.stringValue == "attempts_exhausted: timeout")
             #expect(dead.properties.headers[MessageHeader.attempts]?.intValue == 2)
             #expect(dead.properties.headers[MessageHeader.lastError]?.stringValue == "timeout")
+            // Every attempt is on the letter, for the operator who reviews it.
+            let log = dead.properties.headers[MessageHeader.attemptLog]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(log.count == 2)
+            #expect(log.first?.hasPrefix("attempt 1 at ") == true && log.first?.hasSuffix(": timeout") == true)
+            #expect(log.last?.hasPrefix("attempt 2 at ") == true)
             let submission = try WireCoding.decoder().decode(Submission.self, from: Data(dead.body))
             #expect(submission.receiptID == "r-hopeless")
         }

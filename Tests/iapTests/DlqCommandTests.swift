@@ -52,6 +52,12 @@ import Testing
             #expect((shown["letter"] as? [String: Any])?["receipt_id"] as? String == a)
             #expect((shown["receipt"] as? [String: Any])?["status"] as? String == "dead")
             #expect(((shown["letter"] as? [String: Any])?["headers"] as? [String: Any])?["x-iap-attempts"] as? Int == 2)
+            // Every attempt and its error, oldest first
+            let attempts = try #require(shown["attempt_log"] as? [String])
+            #expect(attempts.count == 2)
+            #expect(attempts.first?.hasPrefix("attempt 1 at ") == true)
+            #expect(attempts.allSatisfy { $0.hasSuffix(": apple_status_21100") })
+            #expect(show.output.contains("Every failed attempt") && show.output.contains("attempt 2 at "))
 
             // When one is replayed: it is credited exactly once, even if replayed twice
             let replay = try dlq(["replay", letterA, "--by", "tester"], pipeline)

@@ -1,3 +1,6 @@
+import Foundation
+import PipelineCore
+
 /// Headers the pipeline sets on messages, so that operators and later attempts know
 /// their history. RabbitMQ's own `x-death` and `x-delivery-count` come beside them.
 public enum MessageHeader {
@@ -14,4 +17,20 @@ public enum MessageHeader {
     /// When the intake committed the receipt (Unix milliseconds), on verdicts: the
     /// fulfiller's end-to-end latency starts there.
     public static let submittedAt = "x-iap-submitted-at"
+    /// Every failed verify attempt, oldest first, one string each
+    /// (`attempt 2 at 2026-11-22T09:00:00.000Z: timeout`): what an operator reads in
+    /// `iap dlq show`. The last ``attemptLogLimit`` are kept.
+    public static let attemptLog = "x-iap-attempt-log"
+    public static let attemptLogLimit = 50
+
+    /// `headers` with one more failed attempt in ``attemptLog``.
+    public static func appendingAttempt(
+        _ attempt: Int, error: String, at date: Date, to headers: [String: AMQPValue]
+    ) -> [String: AMQPValue] {
+        var headers = headers
+        var log = headers[attemptLog]?.arrayValue ?? []
+        log.append(.string("attempt \(attempt) at \(Timestamp.format(date)): \(error)"))
+        headers[attemptLog] = .array(Array(log.suffix(attemptLogLimit)))
+        return headers
+    }
 }

@@ -26,6 +26,7 @@ extension IAP.Dlq {
                     "receipt": DlqOutput.orNull(try receipt.map { try DlqOutput.jsonObject($0) }),
                     "notification": DlqOutput.orNull(try notification.map { try DlqOutput.jsonObject($0) }),
                     "history": history.map { DlqOutput.letterJSON($0, full: false) },
+                    "attempt_log": DeadLetterText.attemptLog(inHeaders: letter.headers),
                 ])
                 return
             }
@@ -84,6 +85,11 @@ extension IAP.Dlq {
                             $0.status.rawValue, $0.resolvedBy ?? "-",
                         ]
                     }, maxWidth: 48))
+            let attempts = DeadLetterText.attemptLog(inHeaders: letter.headers)
+            if !attempts.isEmpty {
+                print("\nEvery failed attempt, oldest first:\n")
+                for line in attempts { print("  " + line) }
+            }
             let deaths = DeathRecord.all(inHeaders: letter.headers)
             if !deaths.isEmpty {
                 print("\nIts way through the queues (RabbitMQ's x-death, most recent first):\n")
