@@ -21,6 +21,8 @@ extension IAP {
             abstract: "Run intake, validator, fulfiller and notifier in one process (with an embedded stub store).")
 
         static let developmentToken = "dev-token-change-me-0001"
+        /// The console's operator when `IAP_CONSOLE_OPERATORS` is unset, like the token: local use only.
+        static let developmentOperator = (name: "admin", secret: "dev-console-change-me")
 
         @Option(help: "Port of the embedded stub store (used when IAP_VERIFY_URL is unset).") var stubPort = 8090
         @Option(help: "Verify requests in flight at once.") var concurrency = 256
@@ -56,7 +58,11 @@ extension IAP {
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
             configuration.scheduler = try .init(environment: settings.environment)
-            configuration.console = try ConsoleConfiguration(environment: env)
+            let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
+            configuration.console =
+                developmentConsole
+                ? try ConsoleConfiguration(operators: [Self.developmentOperator])
+                : try ConsoleConfiguration(environment: env)
             configuration.metrics = MetricsBootstrap.prometheus()
             PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
@@ -68,7 +74,10 @@ extension IAP {
             services += pipeline.services
             var text = banner(
                 intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
-                database: settings.databasePath, consoleEnabled: configuration.console?.isEnabled ?? false)
+                database: settings.databasePath,
+                console: consoleBanner(
+                    api: "http://\(intake.host):\(intake.port)", enabled: configuration.console?.isEnabled ?? false,
+                    development: developmentConsole))
             if notifier.isEnabled, notifier.secretWasGenerated {
                 text += "  webhook secret (generated for this run; set IAP_WEBHOOK_SECRET to keep one): \(notifier.secret.encoded)\n\n"
             }
@@ -77,9 +86,16 @@ extension IAP {
             try await runServices(services, settings: settings, label: "up")
         }
 
+        private func consoleBanner(api: String, enabled: Bool, development: Bool) -> String {
+            guard enabled else { return "off (set IAP_CONSOLE_OPERATORS=name:secret)" }
+            guard development else { return "\(api)/console   operators: from IAP_CONSOLE_OPERATORS" }
+            let dev = Self.developmentOperator
+            return "\(api)/console   login: \(dev.name) / \(dev.secret) (development default)"
+        }
+
         private func banner(
             intake: IntakeConfiguration, embedsStub: Bool, stubURL: String, verifier: VerifierSettings,
-            notifier: NotifierSettings, database: String, consoleEnabled: Bool
+            notifier: NotifierSettings, database: String, console: String
         ) -> String {
             let api = "http://\(intake.host):\(intake.port)"
             let token = intake.apiTokens[0]
@@ -89,7 +105,7 @@ extension IAP {
                   verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
                   database     \(database)
-                  console      \(consoleEnabled ? "\(api)/console" : "off (set IAP_CONSOLE_OPERATORS=name:secret)")   dead letters: iap dlq list
+                  console      \(console)   dead letters: iap dlq list
 
                 Try it:
                   receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.bundleID)", "transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')
