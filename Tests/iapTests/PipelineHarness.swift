@@ -134,7 +134,13 @@ final class PipelineHarness: Sendable {
             }
         }
         let cleaner = try await broker.connect()
-        await broker.cleanUp(topology.topology, cleaner)
+        // `iap` processes a test ran against this prefix (dlq, validators) declared the
+        // default retry tiers too: delete those with the rest.
+        let declared = topology.topology
+        let defaults = PipelineTopology(prefix: topology.prefix).topology
+        let extra = defaults.queues.filter { queue in !declared.queues.contains { $0.name == queue.name } }
+        await broker.cleanUp(
+            Topology(exchanges: declared.exchanges, queues: declared.queues + extra, bindings: []), cleaner)
     }
 
     // MARK: - What a backend does
