@@ -10,14 +10,7 @@ import Testing
 /// stale definitions file would stop every stage. These tests hold the file to the code.
 @Suite struct DeployDefinitionsTests {
     /// The default topology, as `iap` declares it with `IAP_QUEUE_PREFIX` unset.
-    static var pipeline: Topology {
-        var topology = PipelineTopology(prefix: "iap").topology
-        // `iap.dead.events` is being retired (the fulfiller reads `iap.dead` itself); the
-        // definitions leave it out, and this filter is a no-op once the topology drops it.
-        topology.queues.removeAll { $0.name == "iap.dead.events" }
-        topology.bindings.removeAll { $0.queue == "iap.dead.events" }
-        return topology
-    }
+    static var pipeline: Topology { PipelineTopology(prefix: "iap").topology }
 
     @Test func definitionsDeclareExactlyThePipelineTopologyWithTheSameArguments() throws {
         // Given the definitions file and the code's topology
