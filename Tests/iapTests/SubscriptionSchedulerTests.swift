@@ -75,8 +75,10 @@ import Testing
             }
             #expect(ended)
             let checks = try pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")
-            #expect(checks.map(\.phase) == ["before", "after"])
-            #expect(checks.first?.outcome == "unchanged")
+            // A check before the expiry found nothing to change (on a loaded machine the
+            // purchase may be credited after its expiry: then only the after-check is planned).
+            #expect(checks.last?.phase == "after")
+            #expect(checks.filter { $0.phase == "before" }.allSatisfy { $0.outcome == "unchanged" })
             let end = try #require(try entitlementEnd(pipeline, "lapsed"))
             #expect(end <= Date())
             #expect(abs(end.timeIntervalSince(expiry)) < 1)
