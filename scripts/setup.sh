@@ -3,8 +3,12 @@
 # running, and waits until it accepts connections. Safe to run again.
 set -euo pipefail
 
-# chromium, chromium-driver, python3-selenium: the console's browser test (Tests/ConsoleBrowser).
-packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev curl chromium chromium-driver python3-selenium)
+packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev curl)
+# --tests (scripts/test.sh): also a real headless Chromium for the console's browser test
+# (Tests/ConsoleBrowser); running the pipeline does not need it.
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(chromium chromium-driver python3-selenium)
+fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 

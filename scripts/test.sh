@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
 
-scripts/setup.sh
+scripts/setup.sh --tests
 # Queues an earlier run left behind when it crashed (tests name theirs test.*): durable
 # quorum queues survive broker restarts, and hundreds of them slow the broker down.
 rabbitmqctl -q list_queues name | grep '^test\.' | xargs -r -P 4 -n 1 rabbitmqctl -q delete_queue >/dev/null || true
