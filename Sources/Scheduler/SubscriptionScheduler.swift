@@ -100,19 +100,9 @@ public struct SubscriptionScheduler: Service {
     }
 
     private func publish(_ checks: [SubscriptionCheckDetails]) async -> Int {
-        let encoder = WireCoding.encoder()
-        let messages = checks.compactMap { check -> OutgoingMessage? in
-            guard let body = try? encoder.encode(check.submission) else { return nil }
-            return OutgoingMessage(
-                exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
-                properties: MessageProperties(messageID: check.checkID, type: "subscription_check", timestamp: Date()))
-        }
-        let results = await connection.publish(messages)
-        var confirmed: [String] = []
-        for (message, result) in zip(messages, results) {
-            guard case .success = result else { continue }
-            confirmed.append(message.properties.messageID!)
-        }
+        let confirmed = await connection.publishSubmissions(
+            checks.map(\.submission), topology: topology, type: "subscription_check"
+        ).confirmed
         for check in checks where confirmed.contains(check.checkID) {
             logger.info(
                 "asking Apple about a subscription",

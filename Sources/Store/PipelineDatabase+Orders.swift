@@ -26,8 +26,10 @@ extension PipelineDatabase {
         guard let product = catalog.product(request.productID) else { return .unknownProduct }
         do {
             return try write { db in
-                try Account.ensure(db, id: request.accountID, now: now)
-                guard let token = try Self.appAccountToken(for: request, now: now, db) else {
+                // Every refusal comes before the first write: a refused order leaves no trace.
+                if let named = request.appAccountToken?.lowercased(),
+                    let owner = try AppAccountToken.fetchOne(db, key: named), owner.accountID != request.accountID
+                {
                     return .tokenOfAnotherAccount
                 }
                 try Self.expireOrders(accountID: request.accountID, productID: product.productID, now: now, db)
@@ -36,6 +38,8 @@ extension PipelineDatabase {
                 if let refusal = product.refusal(at: now, history: history) {
                     return .refused(OrderRefusalReason(code: refusal.code, message: refusal.message))
                 }
+                try Account.ensure(db, id: request.accountID, now: now)
+                let token = try Self.appAccountToken(for: request, now: now, db)
                 let first = product.isFirstPurchase(history)
                 let order = Order(
                     id: UUID().uuidString.lowercased(), accountID: request.accountID, productID: product.productID,
@@ -146,13 +150,10 @@ extension PipelineDatabase {
     }
 
     /// The token the order hands to StoreKit: the one the request names (registered to the
-    /// account on first use), else the account's first. Nil when the named token is another
-    /// account's.
-    private static func appAccountToken(for request: NewOrder, now: Date, _ db: Database) throws -> String? {
+    /// account on first use; the caller has refused another account's), else the account's first.
+    private static func appAccountToken(for request: NewOrder, now: Date, _ db: Database) throws -> String {
         if let named = request.appAccountToken?.lowercased() {
-            if let existing = try AppAccountToken.fetchOne(db, key: named) {
-                return existing.accountID == request.accountID ? named : nil
-            }
+            if try AppAccountToken.fetchOne(db, key: named) != nil { return named }
             try AppAccountToken(token: named, accountID: request.accountID, createdAt: now).insert(db)
             return named
         }

@@ -176,6 +176,12 @@ import Testing
             let mine = try created(order(database, "coins100", account: "a1", at: now))
             #expect(try order(database, "daily_gems", account: "a2", at: now, token: mine.appAccountToken) == .tokenOfAnotherAccount)
             #expect(try database.offers(accountID: "a2", catalog: Self.catalog, now: now).allSatisfy { $0.openOrderID == nil })
+            #expect(try database.account(id: "a2") == nil, "a refused order creates no account")
+            // A refusal by a rule leaves no trace either, not even the token it named.
+            let token = "0f8fad5b-d9cb-469f-a165-70867728950e"
+            #expect(refusal(try order(database, "winter_pack", account: "a3", at: Self.saleUntil, token: token)) == "sale_ended")
+            #expect(try database.account(id: "a3") == nil)
+            #expect(try created(order(database, "coins100", account: "a4", at: now, token: token)).appAccountToken == token)
             // The same account's own token is reused.
             #expect(try created(order(database, "daily_gems", account: "a1", at: now)).appAccountToken == mine.appAccountToken)
         }

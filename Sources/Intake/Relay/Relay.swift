@@ -108,26 +108,10 @@ public final class Relay: Service, Sendable {
     /// Publishes with confirms; returns how many the broker confirmed.
     @discardableResult
     func publish(_ submissions: [Submission]) async -> Int {
-        let encoder = WireCoding.encoder()
-        var messages: [OutgoingMessage] = []
-        messages.reserveCapacity(submissions.count)
-        for submission in submissions {
-            guard let body = try? encoder.encode(submission) else { continue }
-            messages.append(
-                OutgoingMessage(
-                    exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
-                    properties: MessageProperties(messageID: submission.receiptID, type: "submission", timestamp: Date())))
-        }
-        let results = await connection.publish(messages)
-        var confirmed: [String] = []
-        for (message, result) in zip(messages, results) {
-            switch result {
-            case .success: confirmed.append(message.properties.messageID!)
-            case .failure(let error):
-                logger.debug(
-                    "receipt not yet published; the sweep retries",
-                    metadata: ["receipt_id": "\(message.properties.messageID!)", "error": "\(error)"])
-            }
+        let (confirmed, failed) = await connection.publishSubmissions(submissions, topology: topology, type: "submission")
+        for (id, error) in failed {
+            logger.debug(
+                "receipt not yet published; the sweep retries", metadata: ["receipt_id": "\(id)", "error": "\(error)"])
         }
         guard !confirmed.isEmpty else { return 0 }
         do {

@@ -2,7 +2,6 @@ import AppStore
 import ArgumentParser
 import Broker
 import Foundation
-import HTTPClient
 import Intake
 import Logging
 import Notifier
@@ -62,60 +61,23 @@ extension IAP.Bench {
             let running = Task { try await group.run() }
             let intakeURL = "http://127.0.0.1:\(await ports.intakePort())/v1/receipts"
 
-            let bodies = (0..<receipts).map { index -> [UInt8] in
-                let data = stub.issue(
-                    StubReceipt(
-                        bundleID: "com.example.game",
-                        transactions: [StubReceipt.Transaction(transactionID: "bench-\(index)", productID: "com.example.coins100")]))
-                return Array(#"{"account_id": "player-\#(index % 1000)", "receipt_data": "\#(data)"}"#.utf8)
-            }
+            let load = ReceiptLoad(
+                count: receipts, minter: stub, bundleID: "com.example.game", transactionPrefix: "bench",
+                accountPrefix: "player")
             print("pipeline benchmark: \(receipts) receipts, \(clients) HTTP clients, validator concurrency \(concurrency), stub latency \(latencyMs) ms")
-            let client = try CurlHTTPClient(configuration: .init(maxConnections: clients, maxConnectionsPerHost: clients))
             let start = ContinuousClock.now
-            let next = Counter()
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for _ in 0..<clients {
-                    tasks.addTask {
-                        while true {
-                            let index = next.value.add(1, ordering: .relaxed).oldValue
-                            guard index < bodies.count else { return }
-                            let response = try await client.execute(
-                                HTTPClient.HTTPRequest(
-                                    method: .post, url: intakeURL,
-                                    headers: [(name: "Authorization", value: "Bearer \(token)"), (name: "Content-Type", value: "application/json")],
-                                    body: bodies[index]))
-                            guard response.status == 202 else { throw ValidationError("intake answered \(response.status)") }
-                        }
-                    }
-                }
-                try await tasks.waitForAll()
-            }
+            try await load.post(to: intakeURL, token: token, clients: clients)
             let accepted = ContinuousClock.now - start
-            while try database.receiptStatusCounts()[.credited, default: 0] < receipts {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await ReceiptLoad.waitForCredits(receipts, in: database, until: .now + .seconds(3600))
             let credited = ContinuousClock.now - start
-            report("accepted (202, durable)", accepted)
-            report("credited end to end", credited)
+            ReceiptLoad.report("accepted (202, durable)", receipts: receipts, accepted)
+            ReceiptLoad.report("credited end to end", receipts: receipts, credited)
 
             await group.triggerGracefulShutdown()
             _ = await running.result
             stubRunning.cancel()
-            await client.shutdown()
             // Declares nothing: it only removes the benchmark's own queues.
-            let connection = AMQPConnection(configuration: settings.amqp, logger: logger)
-            connection.start()
-            try? await connection.waitUntilConnected()
-            _ = try? await connection.withControlChannel { channel throws(Broker.BrokerError) in
-                for queue in topology.topology.queues { try? channel.deleteQueue(queue.name) }
-                for exchange in topology.topology.exchanges { try? channel.deleteExchange(exchange.name) }
-            }
-            await connection.close()
-        }
-
-        private func report(_ phase: String, _ time: Duration) {
-            let seconds = time.seconds
-            print("  \(phase.padding(toLength: 28, withPad: " ", startingAt: 0)) \(Int(Double(receipts) / seconds)) receipts/s  (\(String(format: "%.2f", seconds)) s)")
+            await ReceiptLoad.deleteTopology(topology.topology, amqp: settings.amqp)
         }
     }
 }
@@ -133,8 +95,4 @@ private final class PortBox: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
-}
-
-private final class Counter: Sendable {
-    let value = Atomic<Int>(0)
 }

@@ -1,0 +1,31 @@
+import Foundation
+import PipelineCore
+
+extension AMQPConnection {
+    /// Publishes submissions to the validate queue with confirms, each with its receipt's
+    /// id as the message id. What the relay and the subscription scheduler both do before
+    /// they mark their rows published.
+    /// - Parameter type: the message's `type` property (`submission`, `subscription_check`).
+    /// - Returns: the ids the broker confirmed, and the others with why.
+    public func publishSubmissions(
+        _ submissions: [Submission], topology: PipelineTopology, type: String
+    ) async -> (confirmed: [String], failed: [(id: String, error: PublishError)]) {
+        let encoder = WireCoding.encoder()
+        let messages = submissions.compactMap { submission -> OutgoingMessage? in
+            guard let body = try? encoder.encode(submission) else { return nil }
+            return OutgoingMessage(
+                exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
+                properties: MessageProperties(messageID: submission.receiptID, type: type, timestamp: Date()))
+        }
+        var confirmed: [String] = []
+        var failed: [(id: String, error: PublishError)] = []
+        for (message, result) in zip(messages, await publish(messages)) {
+            let id = message.properties.messageID ?? ""
+            switch result {
+            case .success: confirmed.append(id)
+            case .failure(let error): failed.append((id, error))
+            }
+        }
+        return (confirmed, failed)
+    }
+}
