@@ -63,6 +63,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
+    @Test func aMalformedSchedulerSetting_stopsTheFulfiller_beforeItOpensAnything() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try IAPProcess.run(
+            ["fulfiller"],
+            environment: ["IAP_SCHEDULER_INTERVAL_SECONDS": "soon", "IAP_DB_PATH": directory.file("x.sqlite")])
+        #expect(result.status != 0)
+        #expect(result.output.contains("IAP_SCHEDULER_INTERVAL_SECONDS"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
+    }
+
     @Test func migrateCreatesTheDatabase() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -31,6 +31,7 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("fulfiller")
             let catalog = try settings.catalog(logger: logger)
+            let schedule = try SubscriptionScheduler.Configuration(environment: settings.environment)
             let database = try settings.openDatabase()
             let connection = settings.connection("fulfiller")
             let fulfiller = Fulfiller(
@@ -38,7 +39,7 @@ extension IAP {
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
             let scheduler = SubscriptionScheduler(
                 connection: connection, topology: settings.topology, database: database, catalog: catalog,
-                configuration: try .init(environment: settings.environment), logger: settings.logger("scheduler"))
+                configuration: schedule, logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
             try await runServices(

@@ -49,7 +49,6 @@ extension IAP {
                 defaultAppStoreEnvironment: embedsStub ? .sandbox : .production, defaultRoot: stub?.storeKit.rootDER)
             let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
-            let database = try settings.openDatabase()
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
                 intake: intake, verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
@@ -65,6 +64,8 @@ extension IAP {
                 : try ConsoleConfiguration(environment: env)
             configuration.metrics = MetricsBootstrap.prometheus()
             PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
+            // Opened once every setting has been read: a malformed one creates nothing.
+            let database = try settings.openDatabase()
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []
