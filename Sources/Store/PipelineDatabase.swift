@@ -21,7 +21,11 @@ public struct PipelineDatabase: Sendable {
     /// - Throws: a database error when the file cannot be opened, is not an SQLite
     ///   database, or was written by a newer version of the schema.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
-        let pool = try DatabasePool(path: path, configuration: Self.makeConfiguration(configuration))
+        // Switching a new file to WAL takes a lock SQLite does not wait for ("database is
+        // locked"), so processes that open one file at the same moment open it in turn.
+        let pool = try Self.withFileLock(path + ".migrate-lock") {
+            try DatabasePool(path: path, configuration: Self.makeConfiguration(configuration))
+        }
         // GRDB sets `synchronous = NORMAL` on the writer when it enables WAL, after any
         // `prepareDatabase` hook has run. With NORMAL a commit is not synced, and a power
         // loss can take back a receipt the intake already answered 202 for. FULL syncs the
