@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // MARK: C libraries, wrapped thinly and once
@@ -55,9 +56,15 @@ let package = Package(
             dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The money rules, pure: events in, effects out (no database, no broker, no I/O).
+        .target(
+            name: "Settlement",
+            dependencies: ["PipelineCore"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Store",
-            dependencies: ["PipelineCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PipelineCore", "Settlement", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
 
@@ -196,6 +203,14 @@ let package = Package(
                 "PipelineCore", "Broker", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SettlementTests",
+            dependencies: [
+                "Settlement",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings
         ),

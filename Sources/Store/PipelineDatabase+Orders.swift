@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Settlement
 import PipelineCore
 
 // MARK: - Orders: what a player may buy, checked before the purchase

@@ -91,27 +91,4 @@ import Testing
         let twice = #"{"product_id": "p", "type": "non_consumable", "entitlement": "x"}"#
         #expect(error(#"{"products": [\#(twice), \#(twice)]}"#)?.contains("listed twice") == true)
     }
-
-    @Test func rules_atTheirEdges() throws {
-        let from = Date(timeIntervalSince1970: 1_000_000)
-        let product = Product(
-            productID: "p", kind: .consumable, grant: Grant(currency: "c", amount: 1),
-            rules: PurchaseRules(sale: SaleWindow(from: from, until: from + 60), dailyLimit: 2))
-        #expect(product.refusal(at: from - 1, history: .init()) == .saleNotStarted(from: from))
-        #expect(product.refusal(at: from, history: .init()) == nil)
-        #expect(product.refusal(at: from + 59, history: .init()) == nil)
-        #expect(product.refusal(at: from + 60, history: .init()) == .saleEnded(until: from + 60))
-        #expect(product.refusal(at: from, history: .init(ordersToday: 1)) == nil)
-        #expect(product.refusal(at: from, history: .init(ordersToday: 2)) == .dailyLimitReached(limit: 2))
-        #expect(product.refusal(at: from, history: .init(openOrderID: "o1")) == .orderAlreadyOpen(orderID: "o1"))
-    }
-
-    @Test func aLocalDay_followsTheTimeZone() throws {
-        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
-        let lastSecond = Date(timeIntervalSince1970: 1_764_687_599)  // 2025-12-02 23:59:59 in Tokyo
-        let day = PurchaseDay(containing: lastSecond, in: tokyo)
-        #expect(day.end == lastSecond + 1)
-        #expect(day.start == lastSecond + 1 - 86_400)
-        #expect(PurchaseDay(containing: lastSecond + 1, in: tokyo).start == lastSecond + 1)
-    }
 }

@@ -17,7 +17,9 @@ extension JWSTransactionDecodedPayload {
             expiresDate: expiresDate,
             cancellationDate: revocationDate,
             appAccountToken: appAccountToken,
-            productType: rawType
+            productType: rawType,
+            // A prorated refund takes back its share; a full one (or none) all of it.
+            revocationPercentage: revocationType == "REFUND_PRORATED" ? revocationPercentage : nil
         )
     }
 }

@@ -17,11 +17,14 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     public var appAccountToken: String?
     /// StoreKit 2's `type`: `Consumable`, `Auto-Renewable Subscription`, ...; nil for legacy receipts.
     public var productType: String?
+    /// Apple's `revocationPercentage`, in milliunits (100000 is all of it), for a
+    /// prorated refund; nil for a full refund or none.
+    public var revocationPercentage: Int?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
         purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil,
-        appAccountToken: String? = nil, productType: String? = nil
+        appAccountToken: String? = nil, productType: String? = nil, revocationPercentage: Int? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -32,6 +35,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.cancellationDate = cancellationDate
         self.appAccountToken = appAccountToken
         self.productType = productType
+        self.revocationPercentage = revocationPercentage
     }
 
     enum CodingKeys: String, CodingKey {
@@ -44,5 +48,6 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case cancellationDate = "cancellation_date"
         case appAccountToken = "app_account_token"
         case productType = "product_type"
+        case revocationPercentage = "revocation_percentage"
     }
 }

@@ -1,21 +1,13 @@
 import Foundation
 import GRDB
+import Settlement
 
 /// A row of `apple_transactions`: every Apple transaction the fulfiller ever acted on.
 /// Its primary key is what makes a transaction credit once, ever: a second receipt that
 /// carries it finds the row and credits nothing. A transaction Apple refunded before it
 /// was credited has a row without an account, so that it never credits.
 struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
-    enum State: String, Codable, Hashable, Sendable, DatabaseValueConvertible {
-        /// Credited to `accountID` (again, after a refund Apple reversed).
-        case credited
-        /// Refunded by Apple: before credit (no ledger entry), or after (a `refund` debit).
-        case refunded
-        /// Revoked by Apple (family sharing ended, say): like `refunded`, with a `revoke` debit.
-        case revoked
-        /// Seen but not paid for.
-        case unpaid
-    }
+    typealias State = TransactionState
 
     var id: String
     var originalTransactionID: String
@@ -41,7 +33,7 @@ struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
     /// The order it paid for, if one was made.
     var orderID: String?
     /// How its account was chosen.
-    var binding: Binding.Path?
+    var binding: BindingPath?
 
     enum CodingKeys: String, CodingKey {
         case id = "transaction_id"
@@ -74,14 +66,6 @@ extension AppleTransaction: FetchableRecord, PersistableRecord {
         static let state = Column(CodingKeys.state)
         static let createdAt = Column(CodingKeys.createdAt)
         static let catalogProductID = Column(CodingKeys.catalogProductID)
-    }
-
-    /// Whether this transaction ever credited an account: a ledger entry, or an
-    /// entitlement. (A refund leaves both traces: the debit, and `entitlement`.)
-    func everCredited(_ db: Database) throws -> Bool {
-        guard accountID != nil else { return false }
-        if state == .credited || entitlement != nil { return true }
-        return try LedgerEntry.all().filter(transactionID: id).fetchCount(db) > 0
     }
 }
 

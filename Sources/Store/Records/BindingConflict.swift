@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Settlement
 import PipelineCore
 
 /// A row of `binding_conflicts`: an account claimed a purchase (it sent the receipt) and
@@ -11,7 +12,7 @@ struct BindingConflict: Codable, Hashable, Sendable {
     var receiptID: String?
     var claimantAccountID: String
     var creditedAccountID: String
-    var binding: Binding.Path
+    var binding: BindingPath
     var createdAt: Date
 
     enum CodingKeys: String, CodingKey {
@@ -23,16 +24,6 @@ struct BindingConflict: Codable, Hashable, Sendable {
         case creditedAccountID = "credited_account_id"
         case binding
         case createdAt = "created_at"
-    }
-
-    init(_ transaction: VerifiedTransaction, receipt: Receipt, binding: Binding, now: Date) {
-        transactionID = transaction.transactionID
-        originalTransactionID = transaction.originalTransactionID
-        receiptID = receipt.id
-        claimantAccountID = receipt.accountID
-        creditedAccountID = binding.accountID
-        self.binding = binding.path
-        createdAt = now
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Settlement
 
 /// A row of `ledger_entries`: one signed movement of a balance. Written only together
 /// with the matching change to `balances`, so the sum of an account's entries in a

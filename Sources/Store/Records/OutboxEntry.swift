@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PipelineCore
+import Settlement
 
 /// A row of `notification_outbox`: a webhook written in the same transaction as the
 /// change it announces, delivered later by the notifier, at least once.
@@ -54,6 +55,13 @@ extension OutboxEntry {
             id: "evt_" + UUID().uuidString.lowercased(), type: type, receiptID: receiptID,
             notificationID: notificationID, accountID: accountID, body: String(decoding: json, as: UTF8.self),
             status: .pending, attempts: 0, nextAttemptAt: now, lastError: nil, createdAt: now, deliveredAt: nil)
+    }
+
+    /// A webhook the settlement engine decided, as a pending outbox row.
+    init(_ webhook: Webhook, now: Date) throws {
+        try self.init(
+            type: webhook.type, receiptID: webhook.receiptID, notificationID: webhook.notificationID,
+            accountID: webhook.accountID, data: webhook.data, now: now)
     }
 
     var notification: OutboxNotification {

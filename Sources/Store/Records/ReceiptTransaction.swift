@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Settlement
 
 /// A row of `receipt_transactions`: one Apple transaction a receipt carried, and what
 /// became of it in that receipt.

@@ -1,4 +1,5 @@
 import Foundation
+import Settlement
 
 /// An account as `GET /v1/accounts/{id}` shows it:
 /// `{"account_id", "balances": {"coins": 600}, "entitlements": [{"name", "expires_at"}], "ledger": [...]}`.

@@ -1,4 +1,5 @@
 import Foundation
+import Settlement
 
 /// An order as `POST /v1/orders` and `GET /v1/orders/{id}` show it.
 public struct OrderDetails: Codable, Hashable, Sendable {

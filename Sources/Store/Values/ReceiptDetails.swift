@@ -1,4 +1,5 @@
 import Foundation
+import Settlement
 
 /// A receipt as `GET /v1/receipts/{id}` shows it.
 ///
@@ -56,36 +57,6 @@ public struct ReceiptDetails: Codable, Hashable, Sendable {
     }
 
     /// One Apple transaction of a receipt and what it credited.
-    public struct CarriedTransaction: Codable, Hashable, Sendable {
-        public var transactionID: String
-        public var productID: String
-        public var outcome: TransactionOutcome
-        /// The currency and amount credited, for a consumable.
-        public var currency: String?
-        public var amount: Int?
-        /// The entitlement granted or extended, for a subscription or unlock.
-        public var entitlement: String?
-        /// The end of the period this transaction paid for; nil for a permanent one.
-        public var expiresAt: Date?
-
-        public init(
-            transactionID: String, productID: String, outcome: TransactionOutcome, currency: String? = nil,
-            amount: Int? = nil, entitlement: String? = nil, expiresAt: Date? = nil
-        ) {
-            self.transactionID = transactionID
-            self.productID = productID
-            self.outcome = outcome
-            self.currency = currency
-            self.amount = amount
-            self.entitlement = entitlement
-            self.expiresAt = expiresAt
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case transactionID = "transaction_id"
-            case productID = "product_id"
-            case outcome, currency, amount, entitlement
-            case expiresAt = "expires_at"
-        }
-    }
+    /// One Apple transaction the receipt carried, and what became of it.
+    public typealias CarriedTransaction = Settlement.CarriedTransaction
 }

@@ -41,6 +41,12 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     /// [revocationDate](https://developer.apple.com/documentation/appstoreserverapi/revocationdate):
     /// set when Apple refunded or revoked the transaction.
     public var revocationDate: Date?
+    /// [revocationType](https://developer.apple.com/documentation/appstoreserverapi/revocationtype):
+    /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`, as sent.
+    public var revocationType: String?
+    /// [revocationPercentage](https://developer.apple.com/documentation/appstoreserverapi/revocationpercentage):
+    /// the refunded share of a prorated refund, in milliunits (100000 is all of it).
+    public var revocationPercentage: Int?
     /// [isUpgraded](https://developer.apple.com/documentation/appstoreserverapi/isupgraded)
     public var isUpgraded: Bool?
     /// `offerType` as sent; see ``offerType``.
@@ -77,8 +83,11 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         offerType: OfferType? = nil, offerIdentifier: String? = nil, environment: AppStoreEnvironment? = nil,
         storefront: String? = nil, storefrontId: String? = nil, transactionReason: TransactionReason? = nil,
         currency: String? = nil, price: Int64? = nil, offerDiscountType: OfferDiscountType? = nil,
-        appTransactionId: String? = nil, offerPeriod: String? = nil
+        appTransactionId: String? = nil, offerPeriod: String? = nil, revocationType: String? = nil,
+        revocationPercentage: Int? = nil
     ) {
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
         self.originalTransactionId = originalTransactionId
         self.transactionId = transactionId
         self.webOrderLineItemId = webOrderLineItemId
@@ -117,7 +126,7 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         case rawInAppOwnershipType = "inAppOwnershipType"
         case signedDate
         case rawRevocationReason = "revocationReason"
-        case revocationDate, isUpgraded
+        case revocationDate, revocationType, revocationPercentage, isUpgraded
         case rawOfferType = "offerType"
         case offerIdentifier
         case rawEnvironment = "environment"

@@ -1,0 +1,221 @@
+import Foundation
+import PipelineCore
+
+// MARK: - A verified transaction: credit it once, to the account it is bound to
+
+extension SettlementEngine {
+    func verified(
+        _ transaction: VerifiedTransaction, source: SettlementEvent.Source, state: SettlementState, now: Date
+    ) throws(SettlementRefusal) -> Decision {
+        // A notification of a subscription that no receipt bound yet, and whose token is
+        // unknown, waits: the receipt that arrives later binds and credits it.
+        let notificationBinding = Self.bind(transaction, source: source, state: state)
+        if case .notification = source, notificationBinding == nil { return Decision(reason: "unbound") }
+        let concerned = notificationBinding?.accountID
+
+        if let known = state.known {
+            if transaction.cancellationDate != nil, known.state == .credited {
+                // Apple refunded it after it was credited: take the credit back, once.
+                var decision = takeBack(
+                    transaction, kind: source.takeBackKind, cause: source.cause, state: state, now: now)
+                decision.outcome = .refunded
+                return decision
+            }
+            let outcome: TransactionOutcome = known.state == .credited || known.state == .unpaid ? .alreadyCredited : .refunded
+            return .unchanged(outcome, accountID: concerned)
+        }
+        if transaction.cancellationDate != nil {
+            // Recorded, so that no later receipt credits it either.
+            var decision = Decision.unchanged(.refunded, accountID: concerned)
+            decision.effects = [.recordTransaction(Self.record(transaction, cause: source.cause, state: .refunded))]
+            return decision
+        }
+        // Apple's product decides what is credited, whatever was ordered. An unknown one is
+        // not recorded: once the catalog sells it, a resent receipt credits it.
+        guard let resolution = catalog.resolve(appleProductID: transaction.productID, ordered: source.order?.product),
+            let binding = notificationBinding ?? Self.bind(transaction, source: source, state: state)
+        else {
+            return .unchanged(.unknownProduct, accountID: concerned)
+        }
+        return try credit(transaction, product: resolution, binding: binding, source: source, state: state)
+    }
+
+    /// The account a verified transaction credits, by the first rule that applies:
+    /// 1. a renewal of a subscription already bound: the account that first bought it,
+    ///    whatever the receipt, its order or its token claim;
+    /// 2. the account of the order the receipt names (for the transaction that pays it);
+    /// 3. the account behind the transaction's `appAccountToken`;
+    /// 4. the account that submitted the receipt (or that the check was planned for).
+    /// A notification binds by rules 1 and 3 only: nil when neither applies.
+    static func bind(
+        _ transaction: VerifiedTransaction, source: SettlementEvent.Source, state: SettlementState
+    ) -> Binding? {
+        if let bound = state.bound?.accountID { return Binding(accountID: bound, path: .originalTransaction) }
+        switch source {
+        case .receipt(_, let claimant, let order, _):
+            if let order { return Binding(accountID: order.accountID, path: .order) }
+            if let owner = state.tokenOwner { return Binding(accountID: owner, path: .appAccountToken) }
+            return Binding(accountID: claimant, path: .submitter)
+        case .notification:
+            return state.tokenOwner.map { Binding(accountID: $0, path: .appAccountToken) }
+        case .subscriptionCheck(_, let accountID, _):
+            return Binding(accountID: accountID, path: .originalTransaction)
+        }
+    }
+
+    /// Records the transaction as credited and credits what the product grants: a ledger
+    /// entry for a currency (with a first purchase's bonus), the entitlement extended.
+    private func credit(
+        _ transaction: VerifiedTransaction, product resolution: Catalog.Resolution, binding: Binding,
+        source: SettlementEvent.Source, state: SettlementState
+    ) throws(SettlementRefusal) -> Decision {
+        let product = resolution.product
+        let accountID = binding.accountID
+        let account = state.account(accountID)
+        let cause = source.cause
+        var decision = Decision(accountID: accountID)
+        decision.outcome = .credited
+
+        if case .receipt(let receiptID, let claimant, _, _) = source, claimant != accountID {
+            decision.effects.append(
+                .recordConflict(
+                    ClaimConflict(
+                        transactionID: transaction.transactionID,
+                        originalTransactionID: transaction.originalTransactionID, receiptID: receiptID,
+                        claimantAccountID: claimant, creditedAccountID: accountID, binding: binding.path)))
+        }
+        decision.effects.append(.openAccount(accountID))
+        var record = Self.record(transaction, cause: cause, state: .credited, accountID: accountID)
+        record.entitlement = product.entitlement
+        record.catalogProductID = product.productID
+        record.orderID = source.order?.orderID
+        record.binding = binding.path
+        decision.effects.append(.recordTransaction(record))
+
+        var carried = CarriedTransaction(
+            transactionID: transaction.transactionID, productID: transaction.productID, outcome: .credited)
+        if let grant = product.grant {
+            let bonus = source.isReceipt && !account.purchasedProducts.contains(product.productID)
+                ? product.rules?.firstPurchase?.bonus?.amount ?? 0 : 0
+            let (perUnit, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
+            let (amount, bonusOverflow) = perUnit.addingReportingOverflow(bonus)
+            guard !overflow, !bonusOverflow else {
+                throw SettlementRefusal(
+                    "transaction \(transaction.transactionID): quantity \(transaction.quantity) is absurd")
+            }
+            decision.effects.append(
+                .post(
+                    LedgerPosting(
+                        accountID: accountID, currency: grant.currency, amount: amount, kind: .purchase,
+                        receiptID: cause.receiptID, notificationID: cause.notificationID,
+                        transactionID: transaction.transactionID)))
+            carried.currency = grant.currency
+            carried.amount = amount
+        }
+        var endsAt: Date?
+        if let name = product.entitlement {
+            let current = account.entitlements[name]
+            let end = EntitlementEnd(
+                expiresAt: current.map { EntitlementEnd.later($0.expiresAt, transaction.expiresDate) }
+                    ?? transaction.expiresDate,
+                originalTransactionID: current?.originalTransactionID ?? transaction.originalTransactionID)
+            decision.effects.append(.setEntitlement(accountID: accountID, name: name, end: end))
+            carried.entitlement = name
+            carried.expiresAt = transaction.expiresDate
+            endsAt = end.expiresAt
+        }
+
+        let renewedElsewhere = source.isReceipt && binding.path == .originalTransaction && source.claimant != accountID
+        if !source.isReceipt || renewedElsewhere {
+            // A renewal: the subscription's account hears of it, whoever reported it.
+            var data = TransactionEventData(transaction, notificationUUID: cause.notificationUUID)
+            data.currency = carried.currency
+            data.amount = carried.amount
+            data.entitlement = carried.entitlement
+            data.expiresAt = endsAt
+            decision.effects.append(
+                .send(
+                    Webhook(
+                        type: .subscriptionRenewed, accountID: accountID, receiptID: cause.receiptID,
+                        notificationID: source.announcedNotificationID, data: .transaction(data))))
+        }
+        if renewedElsewhere {
+            decision.outcome = .boundToAnotherAccount
+            decision.accountID = nil
+            return decision
+        }
+        if let order = source.order {
+            let closing = OrderClosing(
+                orderID: order.orderID, matches: resolution.matchesOrder,
+                reason: resolution.matchesOrder ? "paid" : "paid for \(product.productID) (Apple's product)",
+                receiptID: cause.receiptID, transactionID: transaction.transactionID,
+                creditedProductID: product.productID)
+            decision.effects.append(.closeOrder(closing))
+            decision.order = OrderEventData(
+                orderID: order.orderID, status: resolution.matchesOrder ? "fulfilled" : "mismatched",
+                productID: order.productID, creditedProductID: product.productID,
+                mismatched: !resolution.matchesOrder)
+        }
+        decision.credit = carried
+        return decision
+    }
+
+    /// A new row for a transaction Apple reported, first seen by `cause`.
+    static func record(
+        _ transaction: VerifiedTransaction, cause: Cause, state: TransactionState, accountID: String? = nil
+    ) -> TransactionRecord {
+        TransactionRecord(
+            transactionID: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
+            productID: transaction.productID, quantity: max(1, transaction.quantity), environment: cause.environment,
+            receiptID: cause.receiptID, notificationID: cause.notificationID, accountID: accountID,
+            purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
+            cancellationDate: transaction.cancellationDate, state: state, entitlement: nil, catalogProductID: nil,
+            orderID: nil, binding: nil)
+    }
+}
+
+extension SettlementEvent.Source {
+    var isReceipt: Bool {
+        if case .receipt = self { return true }
+        return false
+    }
+
+    var claimant: String? {
+        if case .receipt(_, let claimant, _, _) = self { return claimant }
+        return nil
+    }
+
+    var order: OrderClaim? {
+        if case .receipt(_, _, let order, _) = self { return order }
+        return nil
+    }
+
+    /// The Apple notification a webhook announces: the one being applied, if it is one.
+    var announcedNotificationID: String? {
+        if case .notification(let cause) = self { return cause.notificationID }
+        return nil
+    }
+
+    /// What a cancellation found in a re-verified transaction is: a scheduler's check asks
+    /// for the subscription's state (a revocation), a receipt or notification shows a refund.
+    var takeBackKind: TakeBackKind {
+        if case .subscriptionCheck = self { return .revoke }
+        return .refund
+    }
+}
+
+extension TransactionEventData {
+    init(_ transaction: VerifiedTransaction, notificationUUID: String?) {
+        self.init(
+            transactionID: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
+            productID: transaction.productID, currency: nil, amount: nil, entitlement: nil, expiresAt: nil,
+            notificationUUID: notificationUUID)
+    }
+
+    init(_ known: KnownTransaction, notificationUUID: String?) {
+        self.init(
+            transactionID: known.transactionID, originalTransactionID: known.originalTransactionID,
+            productID: known.productID, currency: nil, amount: nil, entitlement: nil, expiresAt: nil,
+            notificationUUID: notificationUUID)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import PipelineCore
+
+// MARK: - Refunds, revocations and their reversal: each taken back once, given back once
+
+extension SettlementEngine {
+    /// Apple refunded or revoked a transaction: takes back what it credited, from the
+    /// account it credited, once: a debit of its purchase entry (the refunded share of it,
+    /// for a prorated refund), and the entitlement it granted ends at the cancellation.
+    /// A transaction refunded before it ever credited is recorded so, and never credits.
+    func takeBack(
+        _ transaction: VerifiedTransaction, kind: TakeBackKind, cause: Cause, state: SettlementState, now: Date
+    ) -> Decision {
+        let end = min(transaction.cancellationDate ?? now, now)
+        guard let known = state.known else {
+            var record = Self.record(transaction, cause: cause, state: kind.state)
+            record.cancellationDate = end
+            var decision = Decision(reason: "refunded_before_credit")
+            decision.effects = [.recordTransaction(record)]
+            return decision
+        }
+        guard known.state == .credited, let accountID = known.accountID, known.debit == nil else {
+            if known.state == .unpaid {
+                var decision = Decision(reason: "refunded_before_credit")
+                decision.effects = [
+                    .updateTransaction(transactionID: known.transactionID, state: kind.state, cancellationDate: end)
+                ]
+                return decision
+            }
+            // Refunded before (and perhaps reversed since): a transaction is debited once.
+            return Decision(reason: "already_refunded", accountID: known.accountID)
+        }
+
+        var decision = Decision(accountID: accountID)
+        var event = TransactionEventData(known, notificationUUID: cause.notificationUUID)
+        if let purchase = known.purchase {
+            let debit = Self.share(of: purchase.amount, milliPercent: transaction.revocationPercentage)
+            decision.effects.append(
+                .post(
+                    LedgerPosting(
+                        accountID: accountID, currency: purchase.currency, amount: -debit, kind: kind.ledgerKind,
+                        receiptID: cause.receiptID, notificationID: cause.notificationID,
+                        transactionID: known.transactionID)))
+            event.currency = purchase.currency
+            event.amount = -debit
+        }
+        if let name = known.entitlement, let current = state.account(accountID).entitlements[name] {
+            let ends = current.expiresAt.map { min($0, end) } ?? end
+            if ends != current.expiresAt {
+                decision.effects.append(
+                    .setEntitlement(
+                        accountID: accountID, name: name,
+                        end: EntitlementEnd(expiresAt: ends, originalTransactionID: current.originalTransactionID)))
+            }
+            event.entitlement = name
+            event.expiresAt = ends
+        }
+        decision.effects.append(
+            .updateTransaction(transactionID: known.transactionID, state: kind.state, cancellationDate: end))
+        decision.effects.append(
+            .send(
+                Webhook(
+                    type: .purchaseRefunded, accountID: accountID, receiptID: known.receiptID,
+                    notificationID: cause.notificationID, data: .transaction(event))))
+        return decision
+    }
+
+    /// The part of `amount` a refund of `milliPercent` (Apple's `revocationPercentage`:
+    /// 100000 is all of it) takes back, rounded down: a player never loses more than the
+    /// refund paid back. Nil is a full refund.
+    static func share(of amount: Int, milliPercent: Int?) -> Int {
+        guard let milliPercent, milliPercent < 100_000 else { return amount }
+        let whole = 100_000
+        // Split so that amount × percentage cannot overflow.
+        return (amount / whole) * milliPercent + (amount % whole) * milliPercent / whole
+    }
+
+    /// Apple reversed a refund: credits again what the refund took (a `refund_reversal`
+    /// entry, once), grants the entitlement again, and the transaction is credited again.
+    func restore(_ transaction: VerifiedTransaction, cause: Cause, state: SettlementState) -> Decision {
+        guard let known = state.known else { return Decision(reason: "not_refunded") }
+        guard known.state == .refunded || known.state == .revoked else {
+            return Decision(reason: "not_refunded", accountID: known.accountID)
+        }
+        guard known.everCredited, let accountID = known.accountID else {
+            // Refunded before it ever credited: forget the refund, so that a receipt credits it.
+            var decision = Decision(reason: "refund_forgotten_before_credit")
+            decision.effects = [.forgetTransaction(transactionID: known.transactionID)]
+            return decision
+        }
+        guard !known.reversed else { return Decision(reason: "not_refunded", accountID: accountID) }
+
+        var decision = Decision(accountID: accountID)
+        var event = TransactionEventData(known, notificationUUID: cause.notificationUUID)
+        if let debit = known.debit {
+            decision.effects.append(
+                .post(
+                    LedgerPosting(
+                        accountID: accountID, currency: debit.currency, amount: -debit.amount, kind: .refundReversal,
+                        receiptID: cause.receiptID, notificationID: cause.notificationID,
+                        transactionID: known.transactionID)))
+            event.currency = debit.currency
+            event.amount = -debit.amount
+        }
+        if let name = known.entitlement {
+            let current = state.account(accountID).entitlements[name]
+            let end = EntitlementEnd(
+                expiresAt: current.map { EntitlementEnd.later($0.expiresAt, known.expiresDate) } ?? known.expiresDate,
+                originalTransactionID: current?.originalTransactionID ?? known.originalTransactionID)
+            decision.effects.append(.setEntitlement(accountID: accountID, name: name, end: end))
+            event.entitlement = name
+            event.expiresAt = end.expiresAt
+        }
+        decision.effects.append(
+            .updateTransaction(transactionID: known.transactionID, state: .credited, cancellationDate: nil))
+        decision.effects.append(
+            .send(
+                Webhook(
+                    type: .purchaseRefundReversed, accountID: accountID, receiptID: known.receiptID,
+                    notificationID: cause.notificationID, data: .transaction(event))))
+        return decision
+    }
+}

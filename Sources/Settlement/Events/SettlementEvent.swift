@@ -1,0 +1,102 @@
+import Foundation
+import PipelineCore
+
+/// One way money or access moves: what the settlement engine is asked to decide.
+///
+/// Receipts, Apple's server notifications, subscription checks and operators all become
+/// these events; none of them carries a rule of its own.
+public enum SettlementEvent: Hashable, Sendable {
+    /// Apple vouched for a transaction: a purchase, or a renewal of a subscription.
+    case transactionVerified(VerifiedTransaction, source: Source)
+    /// Apple refunded (`.refund`) or revoked (`.revoke`) a transaction, wholly or in part
+    /// (``VerifiedTransaction/revocationPercentage``).
+    case takenBack(VerifiedTransaction, kind: TakeBackKind, cause: Cause)
+    /// Apple reversed an earlier refund.
+    case refundReversed(VerifiedTransaction, cause: Cause)
+    /// A subscription period ended without a renewal.
+    case expired(VerifiedTransaction, cause: Cause)
+    /// Renewal failed, and Apple keeps the subscription alive until `until` (billing grace period).
+    case gracePeriod(VerifiedTransaction, until: Date?, cause: Cause)
+    /// Apple asks what the player consumed before it decides a refund.
+    case consumptionRequest(VerifiedTransaction, cause: Cause)
+    /// An operator moves a balance by hand.
+    case adjustment(Adjustment)
+
+    /// Who reported a verified transaction: the claim decides how its account is chosen.
+    public enum Source: Hashable, Sendable {
+        /// A receipt an account submitted, perhaps naming an order it made first.
+        case receipt(receiptID: String, claimant: String, order: OrderClaim?, cause: Cause)
+        /// An App Store Server Notification (`DID_RENEW`, `SUBSCRIBED`).
+        case notification(Cause)
+        /// The scheduler's check of a subscription around its expiry.
+        case subscriptionCheck(checkID: String, accountID: String, cause: Cause)
+
+        /// What the change is recorded against.
+        public var cause: Cause {
+            switch self {
+            case .receipt(_, _, _, let cause), .notification(let cause), .subscriptionCheck(_, _, let cause): cause
+            }
+        }
+    }
+}
+
+/// What caused a change: the receipt or the Apple notification being applied.
+public struct Cause: Hashable, Sendable {
+    public var receiptID: String?
+    public var notificationID: String?
+    /// Apple's `notificationUUID`, told in the webhook.
+    public var notificationUUID: String?
+    /// `Production` or `Sandbox`, recorded with a transaction seen for the first time.
+    public var environment: String?
+
+    public init(
+        receiptID: String? = nil, notificationID: String? = nil, notificationUUID: String? = nil,
+        environment: String? = nil
+    ) {
+        self.receiptID = receiptID
+        self.notificationID = notificationID
+        self.notificationUUID = notificationUUID
+        self.environment = environment
+    }
+}
+
+/// The order a receipt names, when that order pays for this transaction.
+public struct OrderClaim: Hashable, Sendable {
+    public var orderID: String
+    public var accountID: String
+    /// The catalog product ordered.
+    public var productID: String
+    /// The ordered product as the catalog sells it; nil when it no longer does.
+    public var product: Product?
+
+    public init(orderID: String, accountID: String, productID: String, product: Product?) {
+        self.orderID = orderID
+        self.accountID = accountID
+        self.productID = productID
+        self.product = product
+    }
+}
+
+/// A refund or a revocation.
+public enum TakeBackKind: String, Hashable, Sendable {
+    case refund, revoke
+
+    var ledgerKind: LedgerKind { self == .refund ? .refund : .revoke }
+    var state: TransactionState { self == .refund ? .refunded : .revoked }
+}
+
+/// An operator's correction of a balance.
+public struct Adjustment: Hashable, Sendable {
+    public var accountID: String
+    public var currency: String
+    /// Signed: positive credits, negative debits.
+    public var amount: Int
+    public var reason: String
+
+    public init(accountID: String, currency: String, amount: Int, reason: String) {
+        self.accountID = accountID
+        self.currency = currency
+        self.amount = amount
+        self.reason = reason
+    }
+}

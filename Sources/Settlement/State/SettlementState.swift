@@ -1,0 +1,132 @@
+import Foundation
+
+/// What the engine needs to know to decide one event, read by the store beforehand.
+///
+/// Only facts, no rules: the store reads the rows, the engine decides.
+public struct SettlementState: Hashable, Sendable {
+    /// The transaction as recorded before, if it ever was.
+    public var known: KnownTransaction?
+    /// The subscription's binding: its first transaction that credited an account.
+    public var bound: KnownTransaction?
+    /// The account behind the transaction's `appAccountToken`, if the token is known.
+    public var tokenOwner: String?
+    /// The accounts the event may touch, by id (those not read are taken as new).
+    public var accounts: [String: AccountState]
+
+    public init(
+        known: KnownTransaction? = nil, bound: KnownTransaction? = nil, tokenOwner: String? = nil,
+        accounts: [String: AccountState] = [:]
+    ) {
+        self.known = known
+        self.bound = bound
+        self.tokenOwner = tokenOwner
+        self.accounts = accounts
+    }
+
+    func account(_ id: String) -> AccountState { accounts[id] ?? AccountState() }
+}
+
+/// How a transaction stands in the books.
+public enum TransactionState: String, Codable, Hashable, Sendable, CaseIterable {
+    /// Credited to its account (again, after a refund Apple reversed).
+    case credited
+    /// Refunded by Apple: before credit (no ledger entry), or after (a `refund` debit).
+    case refunded
+    /// Revoked by Apple (family sharing ended, say): like `refunded`, with a `revoke` debit.
+    case revoked
+    /// Seen but not paid for.
+    case unpaid
+}
+
+/// A transaction recorded before, with what it moved.
+public struct KnownTransaction: Hashable, Sendable {
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var productID: String
+    public var state: TransactionState
+    /// The account it credited; nil if it never credited one.
+    public var accountID: String?
+    public var receiptID: String?
+    public var notificationID: String?
+    public var environment: String?
+    public var expiresDate: Date?
+    /// The entitlement its credit granted.
+    public var entitlement: String?
+    /// Its `purchase` ledger entry, if it credited a currency.
+    public var purchase: Money?
+    /// Its `refund` or `revoke` entry, if it was ever debited.
+    public var debit: Money?
+    /// Whether a `refund_reversal` entry exists for it.
+    public var reversed: Bool
+
+    public init(
+        transactionID: String, originalTransactionID: String, productID: String, state: TransactionState,
+        accountID: String?, receiptID: String? = nil, notificationID: String? = nil, environment: String? = nil,
+        expiresDate: Date? = nil, entitlement: String? = nil, purchase: Money? = nil, debit: Money? = nil,
+        reversed: Bool = false
+    ) {
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.state = state
+        self.accountID = accountID
+        self.receiptID = receiptID
+        self.notificationID = notificationID
+        self.environment = environment
+        self.expiresDate = expiresDate
+        self.entitlement = entitlement
+        self.purchase = purchase
+        self.debit = debit
+        self.reversed = reversed
+    }
+
+    /// Whether it ever credited an account: a ledger entry, or an entitlement.
+    var everCredited: Bool {
+        guard accountID != nil else { return false }
+        return state == .credited || entitlement != nil || purchase != nil || debit != nil
+    }
+}
+
+/// An amount of one currency.
+public struct Money: Hashable, Sendable {
+    public var currency: String
+    public var amount: Int
+
+    public init(currency: String, amount: Int) {
+        self.currency = currency
+        self.amount = amount
+    }
+}
+
+/// What an account holds, as far as an event needs it.
+public struct AccountState: Hashable, Sendable {
+    /// Whether the account has a row yet.
+    public var exists: Bool
+    /// Entitlements it holds, by name: their end (nil: for ever).
+    public var entitlements: [String: EntitlementEnd]
+    /// Catalog products it ever bought (refunded ones too), for first-purchase rules.
+    public var purchasedProducts: Set<String>
+
+    public init(exists: Bool = false, entitlements: [String: EntitlementEnd] = [:], purchasedProducts: Set<String> = []) {
+        self.exists = exists
+        self.entitlements = entitlements
+        self.purchasedProducts = purchasedProducts
+    }
+}
+
+/// When an entitlement ends; `expiresAt` nil is for ever.
+public struct EntitlementEnd: Hashable, Sendable {
+    public var expiresAt: Date?
+    public var originalTransactionID: String?
+
+    public init(expiresAt: Date?, originalTransactionID: String? = nil) {
+        self.expiresAt = expiresAt
+        self.originalTransactionID = originalTransactionID
+    }
+
+    /// The later of two ends, where nil means never.
+    static func later(_ a: Date?, _ b: Date?) -> Date? {
+        guard let a, let b else { return nil }
+        return max(a, b)
+    }
+}

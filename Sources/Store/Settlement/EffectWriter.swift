@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import PipelineCore
+import Settlement
+
+/// Applies the settlement engine's effects, in order, inside the writer's transaction.
+///
+/// Only stores: every rule was decided by the engine. Statements are prepared once per
+/// connection and cached. The schema's unique keys back the engine up: a transaction is
+/// recorded once, and its purchase and its debit are posted once each.
+struct EffectWriter {
+    let db: Database
+    let now: Date
+
+    func apply(_ effects: [SettlementEffect]) throws {
+        for effect in effects { try apply(effect) }
+    }
+
+    func apply(_ effect: SettlementEffect) throws {
+        switch effect {
+        case .openAccount(let id):
+            try execute("INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [id, now])
+        case .recordTransaction(let record):
+            try execute(
+                """
+                INSERT INTO apple_transactions (
+                    transaction_id, original_transaction_id, product_id, quantity, environment, receipt_id,
+                    notification_id, account_id, purchase_date, expires_date, cancellation_date, state, entitlement,
+                    created_at, updated_at, catalog_product_id, order_id, binding)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    record.transactionID, record.originalTransactionID, record.productID, record.quantity,
+                    record.environment, record.receiptID, record.notificationID, record.accountID,
+                    record.purchaseDate, record.expiresDate, record.cancellationDate, record.state.rawValue,
+                    record.entitlement, now, now, record.catalogProductID, record.orderID, record.binding?.rawValue,
+                ])
+        case .updateTransaction(let id, let state, let cancellationDate):
+            try execute(
+                "UPDATE apple_transactions SET state = ?, cancellation_date = ?, updated_at = ? WHERE transaction_id = ?",
+                [state.rawValue, cancellationDate, now, id])
+        case .forgetTransaction(let id):
+            try execute("DELETE FROM apple_transactions WHERE transaction_id = ?", [id])
+        case .post(let posting):
+            try post(posting)
+        case .setEntitlement(let accountID, let name, let end):
+            try execute(
+                """
+                INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (account_id, name) DO UPDATE SET expires_at = excluded.expires_at,
+                    original_transaction_id = excluded.original_transaction_id, updated_at = excluded.updated_at
+                """,
+                [accountID, name, end.expiresAt, end.originalTransactionID, now])
+        case .recordConflict(let conflict):
+            try execute(
+                """
+                INSERT INTO binding_conflicts (
+                    transaction_id, original_transaction_id, receipt_id, claimant_account_id, credited_account_id,
+                    binding, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    conflict.transactionID, conflict.originalTransactionID, conflict.receiptID,
+                    conflict.claimantAccountID, conflict.creditedAccountID, conflict.binding.rawValue, now,
+                ])
+        case .closeOrder(let closing):
+            try execute(
+                """
+                UPDATE orders SET status = ?, closed_at = ?, close_reason = ?, receipt_id = ?, transaction_id = ?,
+                    credited_product_id = ?
+                WHERE id = ?
+                """,
+                [
+                    (closing.matches ? OrderStatus.fulfilled : .mismatched).rawValue, now, closing.reason,
+                    closing.receiptID, closing.transactionID, closing.creditedProductID, closing.orderID,
+                ])
+        case .send(let webhook):
+            try OutboxEntry(webhook, now: now).insert(db)
+        }
+    }
+
+    /// A ledger entry, and its balance moved by the same amount.
+    private func post(_ posting: LedgerPosting) throws {
+        try execute(
+            """
+            INSERT INTO ledger_entries (
+                account_id, currency, amount, kind, receipt_id, notification_id, transaction_id, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                posting.accountID, posting.currency, posting.amount, posting.kind.rawValue, posting.receiptID,
+                posting.notificationID, posting.transactionID, now,
+            ])
+        try execute(
+            """
+            INSERT INTO balances (account_id, currency, amount) VALUES (?, ?, ?)
+            ON CONFLICT (account_id, currency) DO UPDATE SET amount = amount + excluded.amount
+            """,
+            [posting.accountID, posting.currency, posting.amount])
+    }
+
+    private func execute(_ sql: String, _ arguments: StatementArguments) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import PipelineCore
+import Settlement
+
+// MARK: - App Store Server Notifications: each applied once, by notificationUUID
+
+extension VerdictApplier {
+    /// Applies one verdict to a notification that has not ended.
+    ///
+    /// A `valid` verdict (with the verified notification) applies once per
+    /// `notificationUUID`: a row whose UUID another row already applied ends `applied` with
+    /// the reason `duplicate of <id>` and changes nothing. Else its type becomes one
+    /// settlement event; `reason` says why it changed nothing, when it did not.
+    func apply(_ verdict: Verdict, to row: InboundNotification) throws -> VerdictResult {
+        var row = row
+        let step = VerdictStep(verdict, hasEnded: row.status.isFinal)
+        switch step {
+        case .alreadyEnded: return .notificationAlreadyFinal(notificationID: row.id, status: row.status)
+        case .unknownOutcome(let raw): return .unknownOutcome(receiptID: row.id, outcome: raw)
+        case .retrying, .ended, .settle: break
+        }
+        row.attempts = max(row.attempts, verdict.attempts)
+        row.environment = verdict.environment ?? row.environment
+        row.updatedAt = now
+        switch step {
+        case .retrying(let reason):
+            row.status = .retrying
+            row.reason = reason ?? row.reason
+        case .ended(let ending, let reason):
+            row.status = ending == .dead ? .dead : .rejected
+            row.reason = reason
+        case .settle:
+            guard let notification = verdict.notification else {
+                throw SettlementRefusal("a valid verdict for notification \(row.id) carries no notification")
+            }
+            try apply(notification, to: &row)
+        case .alreadyEnded, .unknownOutcome:
+            break
+        }
+        try row.update(db)
+        return .notificationApplied(notificationID: row.id, status: row.status, reason: row.reason)
+    }
+
+    private func apply(_ notification: AppleNotification, to row: inout InboundNotification) throws {
+        guard !notification.notificationUUID.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw SettlementRefusal("notification \(row.id) has no notificationUUID")
+        }
+        row.type = notification.rawType
+        row.subtype = notification.subtype
+        row.environment = notification.environment ?? row.environment
+        row.signedDate = notification.signedDate
+        row.transactionID = notification.transaction?.transactionID
+        row.originalTransactionID = notification.transaction?.originalTransactionID
+        row.productID = notification.transaction?.productID
+        row.status = .applied
+
+        if let first = try InboundNotification.all().filter(notificationUUID: notification.notificationUUID)
+            .fetchOne(db)
+        {
+            // Apple signed it again (a new payload, so a new row): it was applied once already.
+            row.reason = "duplicate of \(first.id)"
+            row.accountID = first.accountID
+            return
+        }
+        row.notificationUUID = notification.notificationUUID
+        switch Self.event(of: notification, id: row.id) {
+        case .settle(let event):
+            let decision = try settle(event)
+            row.reason = decision.reason
+            row.accountID = decision.accountID
+        case .nothing(let reason):
+            row.reason = reason
+        }
+    }
+
+    private enum NotificationEffect {
+        case settle(SettlementEvent)
+        /// Recorded, and nothing else: why (nil for a `TEST`).
+        case nothing(String?)
+    }
+
+    /// The settlement event a notification reports, by its type.
+    private static func event(of notification: AppleNotification, id: String) -> NotificationEffect {
+        let cause = Cause(
+            notificationID: id, notificationUUID: notification.notificationUUID, environment: notification.environment)
+        guard let kind = notification.type else { return .nothing("ignored") }
+        if kind == .test { return .nothing(nil) }
+        guard let transaction = notification.transaction else { return .nothing("no_transaction") }
+        switch kind {
+        case .refund: return .settle(.takenBack(transaction, kind: .refund, cause: cause))
+        case .revoke: return .settle(.takenBack(transaction, kind: .revoke, cause: cause))
+        case .refundReversed: return .settle(.refundReversed(transaction, cause: cause))
+        case .didRenew, .subscribed: return .settle(.transactionVerified(transaction, source: .notification(cause)))
+        case .expired, .gracePeriodExpired: return .settle(.expired(transaction, cause: cause))
+        case .didFailToRenew:
+            guard notification.subtype == "GRACE_PERIOD" else { return .nothing("ignored") }
+            return .settle(.gracePeriod(transaction, until: notification.gracePeriodExpiresDate, cause: cause))
+        case .consumptionRequest: return .settle(.consumptionRequest(transaction, cause: cause))
+        case .test: return .nothing(nil)
+        }
+    }
+}

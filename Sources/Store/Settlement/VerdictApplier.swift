@@ -1,0 +1,168 @@
+import Foundation
+import GRDB
+import PipelineCore
+import Settlement
+
+/// Applies verdicts inside one write transaction: finds what each is about (a receipt, an
+/// Apple notification, a subscription check), turns it into settlement events, asks the
+/// engine, and stores the effects. It holds no rule of its own.
+struct VerdictApplier {
+    let db: Database
+    let engine: SettlementEngine
+    let now: Date
+    var reader: SettlementReader
+    var writer: EffectWriter { EffectWriter(db: db, now: now) }
+
+    init(db: Database, catalog: Catalog, now: Date) {
+        self.db = db
+        self.engine = SettlementEngine(catalog: catalog)
+        self.now = now
+        self.reader = SettlementReader(
+            db: db, needsPurchaseHistory: catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil })
+    }
+
+    /// Applies each verdict in a savepoint of its own: one the engine refuses, or that
+    /// breaks a constraint, is undone alone and reported `invalid` (its message is then
+    /// dead-lettered with the reason); the rest of the batch applies.
+    func apply(_ verdicts: [Verdict]) throws -> [VerdictResult] {
+        try verdicts.map { verdict in
+            var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
+            do {
+                try db.inSavepoint {
+                    result = try apply(verdict)
+                    return .commit
+                }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                return .invalid(receiptID: verdict.receiptID, reason: error.message ?? "constraint failed")
+            } catch let refusal as SettlementRefusal {
+                return .invalid(receiptID: verdict.receiptID, reason: refusal.reason)
+            }
+            return result
+        }
+    }
+
+    /// Finds what the verdict is about by its id (the schema keeps the ids of receipts and
+    /// notifications apart), and never takes one for the other.
+    private func apply(_ verdict: Verdict) throws -> VerdictResult {
+        let id = verdict.receiptID
+        if let receipt = try Receipt.fetchOne(db.cachedStatement(sql: "SELECT * FROM receipts WHERE id = ?"), arguments: [id]) {
+            guard verdict.notification == nil else {
+                throw SettlementRefusal("a verdict about an Apple notification names receipt \(receipt.id)")
+            }
+            return try apply(verdict, to: receipt)
+        }
+        if let notification = try InboundNotification.fetchOne(db, id: id) {
+            return try apply(verdict, to: notification)
+        }
+        if let check = try SubscriptionCheck.fetchOne(db, id: id) {
+            return try apply(verdict, to: check)
+        }
+        return .unknownReceipt(receiptID: id)
+    }
+
+    /// Reads the state an event needs, lets the engine decide, stores the effects.
+    func settle(_ event: SettlementEvent) throws -> Decision {
+        let decision = try engine.decide(event, state: reader.state(for: event), now: now)
+        try writer.apply(decision.effects)
+        return decision
+    }
+
+    // MARK: - Receipts
+
+    private func apply(_ verdict: Verdict, to receipt: Receipt) throws -> VerdictResult {
+        var receipt = receipt
+        let step = VerdictStep(verdict, hasEnded: receipt.status.isFinal)
+        switch step {
+        case .alreadyEnded: return .alreadyFinal(receiptID: receipt.id, status: receipt.status)
+        case .unknownOutcome(let raw): return .unknownOutcome(receiptID: receipt.id, outcome: raw)
+        case .retrying, .ended, .settle: break
+        }
+        receipt.attempts = max(receipt.attempts, verdict.attempts)
+        receipt.environment = verdict.environment ?? receipt.environment
+        switch step {
+        case .retrying(let reason):
+            receipt.status = .retrying
+            receipt.reason = reason ?? receipt.reason
+        case .ended(let ending, let reason):
+            receipt.status = ending == .dead ? .dead : .rejected
+            receipt.reason = reason
+            try writer.apply(
+                .send(
+                    ReceiptConclusion.ended(
+                        ending, reason: reason, receiptID: receipt.id, accountID: receipt.accountID,
+                        attempts: receipt.attempts)))
+        case .settle:
+            try settle(verdict.transactions, of: &receipt)
+        case .alreadyEnded, .unknownOutcome:
+            break
+        }
+        try db.cachedStatement(
+            sql: "UPDATE receipts SET status = ?, reason = ?, attempts = ?, environment = ?, updated_at = ? WHERE id = ?"
+        ).execute(arguments: [
+            receipt.status.rawValue, receipt.reason, receipt.attempts, receipt.environment, now, receipt.id,
+        ])
+        return .applied(receiptID: receipt.id, status: receipt.status, reason: receipt.reason)
+    }
+
+    /// Settles every transaction of a verified receipt, then ends the receipt.
+    private func settle(_ transactions: [VerifiedTransaction], of receipt: inout Receipt) throws {
+        try writer.apply(.openAccount(receipt.accountID))
+        // A legacy receipt may list one transaction twice (in_app and latest_receipt_info).
+        var seen: Set<String> = []
+        let transactions = transactions.filter { seen.insert($0.transactionID).inserted }
+        let order = try orderClaim(of: receipt, transactions)
+        let cause = Cause(receiptID: receipt.id, environment: receipt.environment)
+
+        var carried: [CarriedTransaction] = []
+        var decisions: [Decision] = []
+        for transaction in transactions {
+            let claim = order?.payingTransactionID == transaction.transactionID ? order?.claim : nil
+            let decision = try settle(
+                .transactionVerified(
+                    transaction,
+                    source: .receipt(receiptID: receipt.id, claimant: receipt.accountID, order: claim, cause: cause)))
+            let row =
+                decision.credit
+                ?? CarriedTransaction(
+                    transactionID: transaction.transactionID, productID: transaction.productID,
+                    outcome: decision.outcome ?? .alreadyCredited)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO receipt_transactions (
+                        receipt_id, transaction_id, product_id, outcome, currency, amount, entitlement, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                receipt.id, row.transactionID, row.productID, row.outcome.rawValue, row.currency, row.amount,
+                row.entitlement, row.expiresAt,
+            ])
+            carried.append(row)
+            decisions.append(decision)
+        }
+        let credited = decisions.first { $0.credit != nil }?.accountID
+        let conclusion = ReceiptConclusion(
+            receiptID: receipt.id, claimant: receipt.accountID, attempts: receipt.attempts, carried: carried,
+            decisions: decisions, balances: try credited.map(reader.balances) ?? [:])
+        receipt.status = conclusion.creditedAccountID == nil ? .rejected : .credited
+        receipt.reason = conclusion.reason
+        try writer.apply(.send(conclusion.webhook))
+    }
+
+    /// The order the receipt names, if it is still unpaid, and the transaction that pays it.
+    private func orderClaim(
+        of receipt: Receipt, _ transactions: [VerifiedTransaction]
+    ) throws -> (claim: OrderClaim, payingTransactionID: String)? {
+        guard let id = receipt.orderID, let order = try Order.fetchOne(db, id: id), !order.status.isPaid else {
+            return nil
+        }
+        let product = engine.catalog.product(order.productID)
+        let candidates = try transactions.map { transaction in
+            OrderPayment.Candidate(
+                transaction: transaction,
+                isFresh: try reader.known(transaction.transactionID) == nil
+                    && reader.bound(originalTransactionID: transaction.originalTransactionID) == nil)
+        }
+        guard let paying = OrderPayment.payingTransaction(ordered: product, among: candidates) else { return nil }
+        return (OrderClaim(orderID: order.id, accountID: order.accountID, productID: order.productID, product: product), paying)
+    }
+}

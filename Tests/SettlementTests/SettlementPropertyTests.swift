@@ -1,0 +1,121 @@
+import Foundation
+import PipelineCore
+import PropertyBased
+import Settlement
+import Testing
+
+/// For any sequence of events, whoever reports them and in whatever order: each Apple
+/// transaction is credited at most once and debited at most once, a reversal gives back
+/// exactly the debit, money moves only on the account a transaction credited, and every
+/// balance is the sum of its entries.
+@Suite struct SettlementPropertyTests {
+    /// A small world, so that events collide often: four transactions of two
+    /// subscriptions and two consumables, three accounts, one known token.
+    static let transactionIDs = ["c1", "c2", "s1", "s2", "g1"]
+    static let accounts = ["a1", "a2", "a3"]
+
+    static func transaction(_ index: Int, cancelled: Bool, share: Int?) -> VerifiedTransaction {
+        let id = transactionIDs[index % transactionIDs.count]
+        let t0 = EngineFixture.t0
+        switch id {
+        case "s1", "s2":
+            // Two periods of one subscription, original s1.
+            return EngineFixture.purchase(
+                id, product: EngineFixture.vip, original: "s1",
+                expires: t0.addingTimeInterval(id == "s1" ? 3600 : 7200), cancelled: cancelled ? t0 : nil,
+                token: "00000000-0000-0000-0000-00000000000a", share: share)
+        case "g1":
+            return EngineFixture.purchase(id, product: EngineFixture.starter, quantity: 2, cancelled: cancelled ? t0 : nil)
+        default:
+            return EngineFixture.purchase(id, quantity: 1 + index % 3, cancelled: cancelled ? t0 : nil, share: share)
+        }
+    }
+
+    /// Decodes one generated number into an event, so that shrinking works on plain numbers.
+    static func event(_ seed: Int) -> SettlementEvent {
+        let kind = seed % 9
+        let rest = seed / 9
+        let account = accounts[rest % accounts.count]
+        let cancelled = rest % 5 == 0
+        let share = rest % 7 == 0 ? (rest * 7919) % 100_001 : nil
+        let transaction = transaction(rest / 3, cancelled: cancelled, share: share)
+        let cause = Cause(notificationID: "n\(seed)", notificationUUID: "U\(seed)")
+        switch kind {
+        case 0, 1:
+            return .transactionVerified(transaction, source: EngineFixture.receipt("r\(seed)", by: account))
+        case 2:
+            return .transactionVerified(transaction, source: .notification(cause))
+        case 3:
+            return .transactionVerified(
+                transaction,
+                source: .subscriptionCheck(checkID: "k\(seed)", accountID: account, cause: Cause(receiptID: nil)))
+        case 4:
+            return .takenBack(transaction, kind: rest % 2 == 0 ? .refund : .revoke, cause: cause)
+        case 5:
+            return .refundReversed(transaction, cause: cause)
+        case 6:
+            return .expired(transaction, cause: cause)
+        case 7:
+            return .gracePeriod(transaction, until: EngineFixture.t0.addingTimeInterval(86_400), cause: cause)
+        default:
+            return .adjustment(Adjustment(accountID: account, currency: "coins", amount: rest % 50 - 25 == 0 ? 1 : rest % 50 - 25, reason: "support"))
+        }
+    }
+
+    @Test func anySequenceOfEvents_keepsTheBooks() async {
+        await propertyCheck(count: 400, input: Gen.int(in: 0...100_000).array(of: 1...40)) { seeds in
+            var model = LedgerModel()
+            model.accounts.insert("a1")
+            model.tokens["00000000-0000-0000-0000-00000000000a"] = "a2"
+            for (step, seed) in seeds.enumerated() {
+                let event = Self.event(seed)
+                let now = EngineFixture.t0.addingTimeInterval(Double(step) * 60)
+                do {
+                    let decision = try EngineFixture.engine.decide(event, state: model.state(for: event), now: now)
+                    try model.apply(decision.effects)
+                } catch {
+                    Issue.record("step \(step), event \(event): \(error)")
+                    return
+                }
+                Self.checkInvariants(model)
+            }
+        }
+    }
+
+    static func checkInvariants(_ model: LedgerModel) {
+        var sums: [String: [String: Int]] = [:]
+        for entry in model.entries {
+            sums[entry.posting.accountID, default: [:]][entry.posting.currency, default: 0] += entry.posting.amount
+        }
+        // Every balance is the sum of its entries.
+        #expect(sums.mapValues { $0.filter { $0.value != 0 } } == model.balances.mapValues { $0.filter { $0.value != 0 } })
+
+        for id in Set(model.entries.compactMap(\.posting.transactionID)) {
+            let entries = model.entries.map(\.posting).filter { $0.transactionID == id }
+            let purchases = entries.filter { $0.kind == .purchase }
+            let debits = entries.filter { $0.kind == .refund || $0.kind == .revoke }
+            let reversals = entries.filter { $0.kind == .refundReversal }
+            // Credited at most once, debited at most once, reversed at most once.
+            #expect(purchases.count <= 1, "\(id) credited \(purchases.count) times")
+            #expect(debits.count <= 1, "\(id) debited \(debits.count) times")
+            #expect(reversals.count <= 1)
+            // A debit takes back no more than the credit, from the account credited.
+            if let debit = debits.first {
+                let purchase = try? #require(purchases.first, "\(id) debited without a credit")
+                #expect(debit.accountID == purchase?.accountID)
+                #expect(-debit.amount <= (purchase?.amount ?? 0) && debit.amount <= 0)
+            }
+            // A reversal gives back exactly what the debit took.
+            if let reversal = reversals.first {
+                #expect(reversal.amount == -(debits.first?.amount ?? 0))
+            }
+            // The money of a transaction moves on the account its row names.
+            let owner = model.transactions[id]?.record.accountID
+            #expect(entries.allSatisfy { $0.accountID == owner })
+        }
+        // A transaction that credited an account stays on it: renewals follow the first.
+        let subscription = model.transactionOrder.compactMap { model.transactions[$0] }
+            .filter { $0.record.originalTransactionID == "s1" }.compactMap(\.record.accountID)
+        #expect(Set(subscription).count <= 1, "subscription s1 credited to \(subscription)")
+    }
+}
