@@ -200,7 +200,7 @@ let package = Package(
         .target(
             name: "PipelineTesting",
             dependencies: [
-                "PipelineCore", "Broker", "Store",
+                "PipelineCore", "Broker", "Store", "Settlement",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -263,7 +263,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeadLettersTests",
-            dependencies: ["DeadLetters", "Broker", "Store"],
+            dependencies: ["DeadLetters", "Broker", "Store", "PipelineTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -9,9 +9,9 @@ extension OperatorConsole {
     func overview(_ session: ConsoleSession) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let depths = await review.queueDepths()
-        let minute = try database.throughput(since: now().addingTimeInterval(-60))
-        let hour = try database.throughput(since: now().addingTimeInterval(-3600))
-        let groups = try review.groups()
+        let minute = try await DeadLetterStore(database).throughput(since: now().addingTimeInterval(-60))
+        let hour = try await DeadLetterStore(database).throughput(since: now().addingTimeInterval(-3600))
+        let groups = try await review.groups()
 
         var body = "<h2>Throughput</h2><div class=\"cards\">"
         let figures = [
@@ -63,12 +63,12 @@ extension OperatorConsole {
     }
 
     /// The open dead letters a filter selects, with replay and discard for each.
-    func deadLetters(_ session: ConsoleSession, _ query: FormValues) throws -> ConsolePage {
+    func deadLetters(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let filter = try DeadLetterFilter(
             reason: query["reason"], accountID: query["account"], olderThan: query["older_than"],
             newerThan: query["newer_than"])
-        let letters = try review.letters(filter, limit: 500)
+        let letters = try await review.letters(filter, limit: 500)
         func field(_ name: String, _ label: String, _ placeholder: String) -> String {
             let value = HTML.escape(query[name] ?? "")
             return "<label>\(label) <input type=\"text\" name=\"\(name)\" value=\"\(value)\" "
@@ -117,9 +117,9 @@ extension OperatorConsole {
     }
 
     /// One letter: its receipt, why it died, its body and headers, and its history.
-    func deadLetter(_ session: ConsoleSession, id: String) throws -> ConsolePage {
+    func deadLetter(_ session: ConsoleSession, id: String) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
-        let letter = try review.letter(id: id)
+        let letter = try await review.letter(id: id)
         var rows: [(String, String)] = [
             ("letter", letter.id), ("status", letter.status.rawValue), ("reason", letter.reason),
             ("attempts", String(letter.attempts)), ("last error", letter.lastError ?? ""),
@@ -135,7 +135,7 @@ extension OperatorConsole {
         if let receiptID = letter.receiptID {
             if let receipt = try database.receipt(id: receiptID) {
                 rows += [("receipt status", receipt.status.rawValue + (receipt.reason.map { " (\($0))" } ?? ""))]
-            } else if let notification = try database.notification(id: receiptID) {
+            } else if let notification = try await AppleNotificationStore(database).notification(id: receiptID) {
                 rows += [
                     (
                         "notification status",
@@ -164,7 +164,7 @@ extension OperatorConsole {
         body += "<h2>Body (\(text.encoding))</h2><pre>\(HTML.escape(text.text))</pre>"
         body += "<h2>Headers</h2><pre>\(HTML.escape(DeadLetterText.prettyJSON(letter.headers)))</pre>"
         if let receiptID = letter.receiptID {
-            let history = try database.deadLetters(receiptID: receiptID)
+            let history = try await DeadLetterStore(database).deadLetters(receiptID: receiptID)
             if history.count > 1 {
                 body += "<h2>Every death of this receipt</h2>"
                 body += HTML.table(
@@ -189,7 +189,7 @@ extension OperatorConsole {
     }
 
     /// Receipts and notifications by receipt id, account id or Apple transaction id.
-    func search(_ session: ConsoleSession, _ text: String?) throws -> ConsolePage {
+    func search(_ session: ConsoleSession, _ text: String?) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         var body = "<form method=\"get\" action=\"/console/receipts\"><label>Receipt id, account id or Apple "
         body += "transaction id <input type=\"search\" name=\"q\" id=\"q\" value=\"\(HTML.escape(text ?? ""))\" "
@@ -198,7 +198,7 @@ extension OperatorConsole {
             guard text.count <= 256 else {
                 throw FilterError(field: "q", problem: "is longer than 256 characters; no id is")
             }
-            let hits = try database.searchReceipts(text)
+            let hits = try await DeadLetterStore(database).searchReceipts(text)
             if hits.isEmpty {
                 body += "<p>Nothing found for “\(HTML.escape(text))”.</p>"
             } else {
@@ -220,7 +220,7 @@ extension OperatorConsole {
                     })
             }
             // Purchases credited to another account than the one that sent them (binding rules).
-            let conflicts = try database.bindingConflicts(involving: text)
+            let conflicts = try await OrderStore(database).bindingConflicts(involving: text)
             if !conflicts.isEmpty {
                 body += "<h2>Binding conflicts</h2>"
                 body += HTML.table(

@@ -47,10 +47,10 @@ public struct OperatorConsole: Sendable {
         console.post("login") { request, _ in try await login(request) }
         console.post("logout") { request, _ in try await change(request) { session, _ in logout(session) } }
         console.get("dead") { request, _ in
-            try await page(request) { try deadLetters($0, FormValues(request.uri.query)) }
+            try await page(request) { try await deadLetters($0, FormValues(request.uri.query)) }
         }
         console.get("dead/:id") { request, context in
-            try await page(request) { try deadLetter($0, id: context.parameters.get("id") ?? "") }
+            try await page(request) { try await deadLetter($0, id: context.parameters.get("id") ?? "") }
         }
         console.post("dead/:id/replay") { request, context in
             try await change(request) { session, _ in
@@ -59,17 +59,17 @@ public struct OperatorConsole: Sendable {
         }
         console.post("dead/:id/discard") { request, context in
             try await change(request) { session, form in
-                try discard(session, id: context.parameters.get("id") ?? "", reason: form.text("reason"))
+                try await discard(session, id: context.parameters.get("id") ?? "", reason: form.text("reason"))
             }
         }
         console.post("groups/replay") { request, _ in
             try await change(request) { session, form in try await replayGroup(session, form) }
         }
         console.post("groups/discard") { request, _ in
-            try await change(request) { session, form in try discardGroup(session, form) }
+            try await change(request) { session, form in try await discardGroup(session, form) }
         }
         console.get("receipts") { request, _ in
-            try await page(request) { try search($0, FormValues(request.uri.query).text("q")) }
+            try await page(request) { try await search($0, FormValues(request.uri.query).text("q")) }
         }
     }
 
@@ -226,8 +226,8 @@ public struct OperatorConsole: Sendable {
                 + ": it is back on the \(review.routingKey(for: letter)) queue.")
     }
 
-    private func discard(_ session: ConsoleSession, id: String, reason: String?) throws -> ConsolePage {
-        let letter = try review.discard(id: id, by: session.operatorName, reason: reason ?? "")
+    private func discard(_ session: ConsoleSession, id: String, reason: String?) async throws -> ConsolePage {
+        let letter = try await review.discard(id: id, by: session.operatorName, reason: reason ?? "")
         logger.info(
             "console: discarded",
             metadata: [
@@ -249,11 +249,11 @@ public struct OperatorConsole: Sendable {
             session, title: "Group replayed", "Group “\(reason)”: " + Self.describe(summary, verb: "replayed"))
     }
 
-    private func discardGroup(_ session: ConsoleSession, _ form: FormValues) throws -> ConsolePage {
+    private func discardGroup(_ session: ConsoleSession, _ form: FormValues) async throws -> ConsolePage {
         guard let group = form.text("group") else {
             throw FilterError(field: "group", problem: "is required: the reason the group shares")
         }
-        let summary = try review.discard(
+        let summary = try await review.discard(
             DeadLetterFilter(reason: group), by: session.operatorName, reason: form.text("reason") ?? "")
         return notice(
             session, title: "Group discarded", "Group “\(group)”: " + Self.describe(summary, verb: "discarded"))

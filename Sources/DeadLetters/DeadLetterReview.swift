@@ -13,7 +13,7 @@ import Store
 /// again is harmless: the pipeline credits each Apple transaction once.
 ///
 /// ```swift
-/// let review = DeadLetterReview(database: database, connection: connection, topology: topology)
+/// let review = DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: topology)
 /// let summary = await review.replay(DeadLetterFilter(reason: "attempts_exhausted: timeout"), by: "alice")
 /// ```
 public struct DeadLetterReview: Sendable {
@@ -22,7 +22,7 @@ public struct DeadLetterReview: Sendable {
     /// A header on replayed messages: the archived letter they come from.
     public static let replayOfHeader = "x-iap-replay-of"
 
-    let database: PipelineDatabase
+    let store: DeadLetterStore
     let connection: AMQPConnection
     let topology: PipelineTopology
     let now: @Sendable () -> Date
@@ -31,10 +31,10 @@ public struct DeadLetterReview: Sendable {
     ///   - connection: a running connection; replays publish on it, the console reads queue depths.
     ///   - now: the clock, for age filters and the times recorded.
     public init(
-        database: PipelineDatabase, connection: AMQPConnection, topology: PipelineTopology,
+        store: DeadLetterStore, connection: AMQPConnection, topology: PipelineTopology,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.database = database
+        self.store = store
         self.connection = connection
         self.topology = topology
         self.now = now
@@ -43,20 +43,20 @@ public struct DeadLetterReview: Sendable {
     // MARK: - Reading
 
     /// The open letters `filter` selects, grouped by reason.
-    public func groups(_ filter: DeadLetterFilter = .init()) throws -> [DeadLetterGroup] {
-        try database.deadLetterGroups(filter.query(now: now()))
+    public func groups(_ filter: DeadLetterFilter = .init()) async throws -> [DeadLetterGroup] {
+        try await store.deadLetterGroups(filter.query(now: now()))
     }
 
     /// The open letters `filter` selects, newest first.
-    public func letters(_ filter: DeadLetterFilter = .init(), limit: Int = 500) throws -> [DeadLetter] {
-        try database.deadLetters(filter.query(now: now()), limit: limit)
+    public func letters(_ filter: DeadLetterFilter = .init(), limit: Int = 500) async throws -> [DeadLetter] {
+        try await store.deadLetters(filter.query(now: now()), limit: limit)
     }
 
     /// One letter, whatever its status.
     ///
     /// - Throws: ``DeadLetterError`` (`unknown_dead_letter`) when there is none.
-    public func letter(id: String) throws -> DeadLetter {
-        guard let letter = try database.deadLetter(id: id) else {
+    public func letter(id: String) async throws -> DeadLetter {
+        guard let letter = try await store.deadLetter(id: id) else {
             throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
         }
         return letter
@@ -82,15 +82,15 @@ public struct DeadLetterReview: Sendable {
     ///   the broker's error when it refused the publish (the letter waits as before).
     @discardableResult
     public func replay(id: String, by operatorName: String) async throws -> DeadLetter {
-        let letter = try database.beginReplay(id: id, by: operatorName, now: now())
+        let letter = try await store.beginReplay(id: id, by: operatorName, now: now())
         do {
             try await connection.publish(replayMessage(letter, by: operatorName))
         } catch {
-            try? database.abortReplay(id: id, now: now())
+            try? await store.abortReplay(id: id, now: now())
             throw error
         }
-        try database.finishReplay(id: id, by: operatorName, now: now())
-        return try self.letter(id: id)
+        try await store.finishReplay(id: id, by: operatorName, now: now())
+        return try await self.letter(id: id)
     }
 
     /// Replays every open letter `filter` selects, oldest first, in chunks of
@@ -101,12 +101,12 @@ public struct DeadLetterReview: Sendable {
     public func replay(
         _ filter: DeadLetterFilter, by operatorName: String, progress: (BulkProgress) -> Void = { _ in }
     ) async throws -> BulkSummary {
-        let ids = try database.deadLetterIDs(filter.query(now: now()))
+        let ids = try await store.deadLetterIDs(filter.query(now: now()))
         var summary = BulkSummary()
         var handled = 0
         while handled < ids.count {
             let chunk = Array(ids[handled..<min(handled + Self.bulkChunk, ids.count)])
-            let started = try database.beginReplays(ids: chunk, by: operatorName, now: now())
+            let started = try await store.beginReplays(ids: chunk, by: operatorName, now: now())
             for refused in started.refused { count(refused.error, id: refused.id, in: &summary) }
             let results = await connection.publish(started.begun.map { replayMessage($0, by: operatorName) })
             var confirmed: [String] = []
@@ -121,8 +121,8 @@ public struct DeadLetterReview: Sendable {
                     summary.failures.append(.init(id: letter.id, error: "the broker refused the publish: \(error)"))
                 }
             }
-            try database.finishReplays(ids: confirmed, by: operatorName, now: now())
-            try database.abortReplays(ids: refusedByBroker, now: now())
+            try await store.finishReplays(ids: confirmed, by: operatorName, now: now())
+            try await store.abortReplays(ids: refusedByBroker, now: now())
             summary.done += confirmed.count
             handled += chunk.count
             progress(BulkProgress(handled: handled, total: ids.count, summary: summary))
@@ -157,8 +157,8 @@ public struct DeadLetterReview: Sendable {
     ///
     /// - Throws: ``DeadLetterError`` for an unknown or resolved letter or an empty reason.
     @discardableResult
-    public func discard(id: String, by operatorName: String, reason: String) throws -> DeadLetter {
-        try database.discard(id: id, by: operatorName, reason: reason, now: now())
+    public func discard(id: String, by operatorName: String, reason: String) async throws -> DeadLetter {
+        try await store.discard(id: id, by: operatorName, reason: reason, now: now())
     }
 
     /// Discards every open letter `filter` selects, ``bulkChunk`` letters per transaction.
@@ -167,16 +167,16 @@ public struct DeadLetterReview: Sendable {
     /// - Throws: ``DeadLetterError`` for an empty reason (nothing changed), or a database error.
     public func discard(
         _ filter: DeadLetterFilter, by operatorName: String, reason: String, progress: (BulkProgress) -> Void = { _ in }
-    ) throws -> BulkSummary {
+    ) async throws -> BulkSummary {
         guard !reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw DeadLetterError(.reasonRequired, "a discard needs a reason")
         }
-        let ids = try database.deadLetterIDs(filter.query(now: now()))
+        let ids = try await store.deadLetterIDs(filter.query(now: now()))
         var summary = BulkSummary()
         var handled = 0
         while handled < ids.count {
             let chunk = Array(ids[handled..<min(handled + Self.bulkChunk, ids.count)])
-            let done = try database.discard(ids: chunk, by: operatorName, reason: reason, now: now())
+            let done = try await store.discard(ids: chunk, by: operatorName, reason: reason, now: now())
             summary.done += done.discarded.count
             for refused in done.refused { count(refused.error, id: refused.id, in: &summary) }
             handled += chunk.count

@@ -35,9 +35,7 @@ extension Fulfiller {
         var delay = Duration.milliseconds(50)
         while !Task.isCancelled {
             do {
-                let results = try await thread.run { [database, catalog] in
-                    try database.archive(letters, catalog: catalog, now: Date())
-                }
+                let results = try await deadLetters.archive(letters, catalog: catalog, now: Date())
                 for (delivery, result) in zip(batch, results) where result != nil {
                     // RabbitMQ's own dead letters (delivery limit); the validator counts its own.
                     if delivery.properties.headers[MessageHeader.deadReason] == nil, !delivery.deaths.isEmpty {

@@ -11,7 +11,7 @@ import Store
 /// acks the batch with one multiple-ack after the commit. Also archives every dead letter
 /// from the dead-letter queue, marking its receipt dead (see `Fulfiller+Archive.swift`). App Store Server
 /// Notifications travel the same way: a verdict (or dead letter) whose id is a
-/// notification's applies to that notification (see ``PipelineDatabase/apply(_:catalog:now:)``).
+/// notification's applies to that notification (see ``SettlementStore/apply(_:catalog:now:)``).
 ///
 /// Run one per database.
 public struct Fulfiller: Service {
@@ -27,19 +27,21 @@ public struct Fulfiller: Service {
 
     let connection: AMQPConnection
     let topology: PipelineTopology
-    let database: PipelineDatabase
+    let settlement: SettlementStore
+    let deadLetters: DeadLetterStore
     let catalog: Catalog
     let configuration: Configuration
     let logger: Logger
-    let thread = SerialThread(name: "fulfiller-db")
 
     public init(
-        connection: AMQPConnection, topology: PipelineTopology, database: PipelineDatabase, catalog: Catalog,
+        connection: AMQPConnection, topology: PipelineTopology, settlement: SettlementStore,
+        deadLetters: DeadLetterStore, catalog: Catalog,
         configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection
         self.topology = topology
-        self.database = database
+        self.settlement = settlement
+        self.deadLetters = deadLetters
         self.catalog = catalog
         self.configuration = configuration
         self.logger = logger
@@ -132,9 +134,7 @@ public struct Fulfiller: Service {
         var delay = Duration.milliseconds(50)
         while !Task.isCancelled {
             do {
-                return try await thread.run { [database, catalog] in
-                    try database.apply(verdicts, catalog: catalog, now: Date())
-                }
+                return try await settlement.apply(verdicts, catalog: catalog, now: Date())
             } catch {
                 logger.error("cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
                 try? await Task.sleep(for: delay)

@@ -35,14 +35,14 @@ public struct Intake: Sendable {
         self.configuration = configuration
         self.relay = relay
         self.routes = IntakeRoutes(
-            database: database,
+            database: database, accounts: LedgerStore(database),
             committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
             maxBodySize: configuration.maxBodySize)
         self.orders = OrderRoutes(
-            database: database, thread: thread, catalog: catalog, orderLifetime: configuration.orderLifetime,
+            orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
-            database: database, thread: thread, relay: relay, maxBodySize: configuration.maxBodySize)
+            notifications: AppleNotificationStore(database), relay: relay, maxBodySize: configuration.maxBodySize)
         self.health = health
         self.logger = logger
     }

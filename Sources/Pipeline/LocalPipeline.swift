@@ -114,7 +114,7 @@ public struct LocalPipeline: Sendable {
         if let consoleConfiguration = configuration.console {
             let console = OperatorConsole(
                 configuration: consoleConfiguration,
-                review: DeadLetterReview(database: database, connection: intakeConnection, topology: configuration.topology),
+                review: DeadLetterReview(store: DeadLetterStore(database), connection: intakeConnection, topology: configuration.topology),
                 database: database, logger: logger)
             intake.additionalRoutes = { console.register(on: $0) }
         }
@@ -122,11 +122,12 @@ public struct LocalPipeline: Sendable {
             HTTPClientService(client: client),
             intakeConnection, validatorConnection, fulfillerConnection,
             Fulfiller(
-                connection: fulfillerConnection, topology: configuration.topology, database: database,
+                connection: fulfillerConnection, topology: configuration.topology, settlement: SettlementStore(database),
+                deadLetters: DeadLetterStore(database),
                 catalog: configuration.catalog, configuration: configuration.fulfiller, logger: logger),
             Notifier(configuration: configuration.notifier, database: database, client: client, logger: logger),
             SubscriptionScheduler(
-                connection: fulfillerConnection, topology: configuration.topology, database: database,
+                connection: fulfillerConnection, topology: configuration.topology, checks: SubscriptionStore(database),
                 catalog: configuration.catalog, configuration: configuration.scheduler, logger: logger),
         ]
         if configuration.metrics != nil {

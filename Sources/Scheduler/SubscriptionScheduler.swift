@@ -51,19 +51,18 @@ public struct SubscriptionScheduler: Service {
 
     let connection: AMQPConnection
     let topology: PipelineTopology
-    let database: PipelineDatabase
+    let checks: SubscriptionStore
     let catalog: Catalog
     let configuration: Configuration
     let logger: Logger
-    private let thread = SerialThread(name: "scheduler-db")
 
     public init(
-        connection: AMQPConnection, topology: PipelineTopology, database: PipelineDatabase, catalog: Catalog,
+        connection: AMQPConnection, topology: PipelineTopology, checks: SubscriptionStore, catalog: Catalog,
         configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection
         self.topology = topology
-        self.database = database
+        self.checks = checks
         self.catalog = catalog
         self.configuration = configuration
         self.logger = logger
@@ -80,16 +79,11 @@ public struct SubscriptionScheduler: Service {
     /// the next tick: a check stays in the database until the broker confirms it.
     public func tick(now: Date = Date()) async {
         do {
-            let (catalog, configuration, database) = (catalog, configuration, database)
-            let planned = try await thread.run {
-                try database.scheduleSubscriptionChecks(
-                    catalog: catalog, lead: configuration.lead, lag: configuration.lag, now: now)
-            }
+            let planned = try await checks.scheduleSubscriptionChecks(
+                catalog: catalog, lead: configuration.lead, lag: configuration.lag, now: now)
             if planned > 0 { logger.debug("subscription checks planned", metadata: ["count": "\(planned)"]) }
             while true {
-                let due = try await thread.run {
-                    try database.claimDueSubscriptionChecks(now: now, limit: configuration.batchSize)
-                }
+                let due = try await checks.claimDueSubscriptionChecks(now: now, limit: configuration.batchSize)
                 guard !due.isEmpty else { return }
                 let published = await publish(due)
                 guard published == due.count, due.count == configuration.batchSize else { return }
@@ -99,11 +93,11 @@ public struct SubscriptionScheduler: Service {
         }
     }
 
-    private func publish(_ checks: [SubscriptionCheckDetails]) async -> Int {
+    private func publish(_ due: [SubscriptionCheckDetails]) async -> Int {
         let confirmed = await connection.publishSubmissions(
-            checks.map(\.submission), topology: topology, type: "subscription_check"
+            due.map(\.submission), topology: topology, type: "subscription_check"
         ).confirmed
-        for check in checks where confirmed.contains(check.checkID) {
+        for check in due where confirmed.contains(check.checkID) {
             logger.info(
                 "asking Apple about a subscription",
                 metadata: [
@@ -112,8 +106,7 @@ public struct SubscriptionScheduler: Service {
                 ])
         }
         do {
-            let (ids, database) = (confirmed, database)
-            try await thread.run { try database.markSubscriptionChecksPublished(ids, at: Date()) }
+            try await checks.markSubscriptionChecksPublished(confirmed, at: Date())
         } catch {
             logger.warning("cannot mark subscription checks published", metadata: ["error": "\(error)"])
         }

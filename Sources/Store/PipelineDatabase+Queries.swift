@@ -19,22 +19,6 @@ extension PipelineDatabase {
         }
     }
 
-    /// An account's balances, entitlements and latest ledger entries (newest first); nil
-    /// if the account never sent a receipt nor was credited.
-    public func account(id: String, ledgerLimit: Int = 50) throws -> AccountDetails? {
-        try read { db in
-            guard try Account.exists(db, id: id) else { return nil }
-            let balances = try Balance.all().filter(accountID: id).fetchAll(db)
-            let entitlements = try Entitlement.all().filter(accountID: id).order(\.name).fetchAll(db)
-            let ledger = try LedgerEntry.all().filter(accountID: id).newestFirst().limit(ledgerLimit).fetchAll(db)
-            return AccountDetails(
-                accountID: id,
-                balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
-                entitlements: entitlements.map { AccountDetails.Entitlement(name: $0.name, expiresAt: $0.expiresAt) },
-                ledger: ledger.map(\.line))
-        }
-    }
-
     /// How many receipts are in each status: for operators, metrics and tests.
     public func receiptStatusCounts() throws -> [ReceiptStatus: Int] {
         try statusCounts(in: "receipts")

@@ -89,6 +89,17 @@ public struct PipelineDatabase: Sendable {
         try dbWriter.read(value)
     }
 
+    /// One write transaction, run on the writer's own queue: the calling task is suspended,
+    /// never its thread. The stores go through here.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await dbWriter.write(updates)
+    }
+
+    /// One read transaction, on a snapshot, run on a reader's own queue.
+    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await dbWriter.read(value)
+    }
+
     /// The settings of the writer connection, for a start-up log line and for tests.
     public func connectionSettings() throws -> ConnectionSettings {
         try dbWriter.writeWithoutTransaction { db in

@@ -27,7 +27,8 @@ import Testing
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
             let fulfiller = Fulfiller(
-                connection: connection, topology: topology, database: database, catalog: catalog,
+                connection: connection, topology: topology, settlement: SettlementStore(database),
+                deadLetters: DeadLetterStore(database), catalog: catalog,
                 configuration: .init(batchSize: 64), logger: Logger(label: "test"))
             let running = Task { try await fulfiller.run() }
             defer { running.cancel() }
@@ -56,13 +57,14 @@ import Testing
             // Then each is credited once, and the queue is drained
             let done = await eventually(timeout: .seconds(20)) {
                 let drained = (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0
-                return drained && (try? database.account(id: "player")?.balances["coins"]) == 30_000
+                let coins = try? await database.account(id: "player")?.balances["coins"]
+                return drained && coins == 30_000
             }
             #expect(done)
             try await Task.sleep(for: .milliseconds(300))
-            #expect(try database.account(id: "player")?.balances["coins"] == 30_000)
+            #expect(try await database.account(id: "player")?.balances["coins"] == 30_000)
             #expect(try database.receipt(id: ids[0])?.status == .credited)
-            #expect(try database.audit().isEmpty)
+            #expect(try await database.audit().isEmpty)
         }
     }
 
@@ -74,13 +76,13 @@ import Testing
                     properties: MessageProperties(
                         messageID: ids[0],
                         headers: [MessageHeader.deadReason: "attempts_exhausted: timeout", MessageHeader.attempts: 8])))
-            let dead = await eventually { (try? database.receipt(id: ids[0])?.status) == .dead }
+            let dead = await eventually { (try? await database.receipt(id: ids[0])?.status) == .dead }
             #expect(dead)
             let receipt = try database.receipt(id: ids[0])
             #expect(receipt?.reason == "attempts_exhausted: timeout")
             #expect(receipt?.attempts == 8)
             // And the letter is archived whole for the operators, the queue drained
-            let letter = try #require(try database.deadLetters(receiptID: ids[0]).first)
+            let letter = try #require(try await database.deadLetters(receiptID: ids[0]).first)
             #expect(letter.reason == "attempts_exhausted: timeout")
             #expect(letter.attempts == 8)
             #expect(letter.accountID == "player")
@@ -99,12 +101,12 @@ import Testing
                 exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: Array("garbage".utf8),
                 properties: MessageProperties(messageID: "not-a-receipt"))
             _ = await connection.publish([poison, good])
-            let applied = await eventually { (try? database.receipt(id: ids[0])?.status) == .rejected }
+            let applied = await eventually { (try? await database.receipt(id: ids[0])?.status) == .rejected }
             #expect(applied)
             // The poison verdict is dead-lettered by the broker (x-death) and archived
-            let archived = await eventually { ((try? database.deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1 }
+            let archived = await eventually { await ((try? await database.deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1 }
             #expect(archived)
-            let letter = try database.deadLetters(receiptID: "not-a-receipt").first
+            let letter = try await database.deadLetters(receiptID: "not-a-receipt").first
             #expect(letter?.reason == "rejected in \(topology.fulfilQueue)")
             #expect(letter?.sourceQueue == topology.fulfilQueue)
             #expect(letter?.body == Data("garbage".utf8))
@@ -115,7 +117,7 @@ import Testing
     @Test func aNotificationVerdictIsAppliedOnceEvenWhenDeliveredTwice() async throws {
         try await withFulfiller(receipts: 1) { connection, topology, database, ids in
             // Given the player was credited 100 coins for t1, and Apple's REFUND of t1 was accepted
-            let credited = try database.apply(
+            let credited = try await database.apply(
                 [
                     Verdict(
                         outcome: .valid, receiptID: ids[0], accountID: "player", attempts: 1,
@@ -125,7 +127,7 @@ import Testing
                 ], catalog: catalog, now: Date())
             #expect(credited == [.applied(receiptID: ids[0], status: .credited, reason: nil)])
             let notificationID = UUID().uuidString.lowercased()
-            let accepted = try database.acceptNotification(
+            let accepted = try await database.acceptNotification(
                 id: notificationID, payload: "signed-refund", payloadHash: String(repeating: "ab", count: 32), now: Date())
             #expect(accepted.created)
 
@@ -144,23 +146,24 @@ import Testing
             // Then the coins are taken back once, the notification is applied, and the queue drains
             let done = await eventually(timeout: .seconds(20)) {
                 let drained = (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0
-                return drained && (try? database.notification(id: notificationID)?.status) == .applied
+                let status = try? await database.notification(id: notificationID)?.status
+                return drained && status == .applied
             }
             #expect(done)
             try await Task.sleep(for: .milliseconds(300))
-            let account = try #require(try database.account(id: "player"))
+            let account = try #require(try await database.account(id: "player"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
-            #expect(try database.notification(id: notificationID)?.reason == nil)
+            #expect(try await database.notification(id: notificationID)?.reason == nil)
             #expect(try database.allPendingTypes() == [.receiptCredited, .purchaseRefunded])
-            #expect(try database.audit().isEmpty)
+            #expect(try await database.audit().isEmpty)
         }
     }
 
     @Test func deadLetterEventMarksANotificationDead() async throws {
         try await withFulfiller(receipts: 0) { connection, topology, database, _ in
             let notificationID = UUID().uuidString.lowercased()
-            _ = try database.acceptNotification(
+            _ = try await database.acceptNotification(
                 id: notificationID, payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32), now: Date())
             try await connection.publish(
                 OutgoingMessage(
@@ -168,9 +171,9 @@ import Testing
                     properties: MessageProperties(
                         messageID: notificationID,
                         headers: [MessageHeader.deadReason: "poison: undecodable JWS", MessageHeader.attempts: 1])))
-            let dead = await eventually { (try? database.notification(id: notificationID)?.status) == .dead }
+            let dead = await eventually { await (try? await database.notification(id: notificationID)?.status) == .dead }
             #expect(dead)
-            #expect(try database.notification(id: notificationID)?.reason == "poison: undecodable JWS")
+            #expect(try await database.notification(id: notificationID)?.reason == "poison: undecodable JWS")
         }
     }
 }

@@ -109,8 +109,8 @@ import Testing
             let (answer, body) = try await call(client, .post, "/v1/orders", json)
             #expect(answer.code == status)
             #expect(code(body) == expected)
-            #expect(try database.account(id: "p1") == nil, "no account created")
-            #expect(try database.offers(accountID: "p1", catalog: Self.catalog, now: Date()).allSatisfy { $0.openOrderID == nil })
+            #expect(try await database.account(id: "p1") == nil, "no account created")
+            #expect(try await database.offers(accountID: "p1", catalog: Self.catalog, now: Date()).allSatisfy { $0.openOrderID == nil })
         }
     }
 
@@ -123,8 +123,8 @@ import Testing
                 client, .post, "/v1/orders",
                 #"{"account_id": "p2", "product_id": "com.example.coins100", "app_account_token": "\#(token)"}"#)
             #expect(status == .conflict && code(body) == "app_account_token_of_another_account")
-            #expect(try database.offers(accountID: "p2", catalog: Self.catalog, now: Date()).allSatisfy { $0.openOrderID == nil })
-            #expect(try database.account(id: "p2") == nil)
+            #expect(try await database.offers(accountID: "p2", catalog: Self.catalog, now: Date()).allSatisfy { $0.openOrderID == nil })
+            #expect(try await database.account(id: "p2") == nil)
         }
     }
 

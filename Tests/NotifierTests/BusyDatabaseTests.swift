@@ -10,7 +10,7 @@ import Testing
 @Suite struct BusyDatabaseTests {
     @Test func aBusyOutboxIsLoggedAndRetriedNotFatal() async throws {
         try await NotifierHarness.with { harness async throws in
-            let row = try #require(try Fixture.notifications(1, in: harness.database).first)
+            let row = try await #require(try Fixture.notifications(1, in: harness.database).first)
             // Given another process holding the write lock, and a notifier that waits only 50 ms for it
             var unsafe = Configuration()
             unsafe.allowsUnsafeTransactions = true

@@ -8,7 +8,7 @@ import Testing
     @Test func everyDueNotificationIsDeliveredOnceSignedUnderItsOwnId() async throws {
         try await NotifierHarness.with { harness async throws in
             // Given five credited receipts, one webhook each
-            let rows = try Fixture.notifications(5, in: harness.database)
+            let rows = try await Fixture.notifications(5, in: harness.database)
             try await withWebhookReceiver(secret: Fixture.secret.encoded, now: harness.clock.function) {
                 receiver async throws in
                 let notifier = harness.notifier(url: receiver.url)
@@ -47,7 +47,7 @@ import Testing
 
     @Test func aFailedDeliveryIsRetriedWithTheSameIdThenDelivered() async throws {
         try await NotifierHarness.with { harness async throws in
-            let row = try #require(try Fixture.notifications(1, in: harness.database).first)
+            let row = try await #require(try Fixture.notifications(1, in: harness.database).first)
             try await withWebhookReceiver(secret: Fixture.secret.encoded, now: harness.clock.function) {
                 receiver async throws in
                 // Given a receiver that fails the first two requests
@@ -85,7 +85,7 @@ import Testing
 
     @Test func whenAttemptsAreUsedUpTheRowFailsForGoodAndIsNotSentAgain() async throws {
         try await NotifierHarness.with { harness async throws in
-            let rows = try Fixture.notifications(2, in: harness.database)
+            let rows = try await Fixture.notifications(2, in: harness.database)
             let doomed = rows[0]
             try await withWebhookReceiver(secret: Fixture.secret.encoded, now: harness.clock.function) {
                 receiver async throws in
@@ -123,7 +123,7 @@ import Testing
 
     @Test func aReceiverThatIsDownCostsAnAttemptThenGetsItWhenBack() async throws {
         try await NotifierHarness.with { harness async throws in
-            let row = try #require(try Fixture.notifications(1, in: harness.database).first)
+            let row = try await #require(try Fixture.notifications(1, in: harness.database).first)
             // Given a port nothing listens on any more
             let port = try await withWebhookReceiver(secret: nil) { $0.port }
             let notifier = harness.notifier(url: "http://127.0.0.1:\(port)\(WebhookReceiver.path)")
@@ -154,7 +154,7 @@ import Testing
     @Test func overlappingPollsNeverSendTheSameNotificationTwice() async throws {
         try await NotifierHarness.with { harness async throws in
             // Given twenty notifications, a receiver slow to answer and batches of eight
-            let rows = try Fixture.notifications(20, in: harness.database)
+            let rows = try await Fixture.notifications(20, in: harness.database)
             try await withWebhookReceiver(secret: Fixture.secret.encoded, now: harness.clock.function) {
                 receiver async throws in
                 receiver.setResponseDelay(.milliseconds(300))
@@ -181,7 +181,7 @@ import Testing
 
     @Test func inFlightDeliveriesAreBoundedByMaxInFlight() async throws {
         try await NotifierHarness.with { harness async throws in
-            try Fixture.notifications(6, in: harness.database)
+            try await Fixture.notifications(6, in: harness.database)
             try await withWebhookReceiver(secret: Fixture.secret.encoded, now: harness.clock.function) {
                 receiver async throws in
                 // Given a receiver that holds each answer 400 ms, and room for two in flight
@@ -205,7 +205,7 @@ import Testing
 
     @Test func withoutAURLNothingIsSentAndRowsStayPending() async throws {
         try await NotifierHarness.with { harness async throws in
-            try Fixture.notifications(2, in: harness.database)
+            try await Fixture.notifications(2, in: harness.database)
             let notifier = harness.notifier(url: nil)
 
             #expect(try await notifier.runOnce() == 0)

@@ -48,7 +48,7 @@ import Testing
                 // Given a running notifier and a receiver slow to answer
                 receiver.setResponseDelay(.milliseconds(500))
                 let notifier = harness.notifier(url: receiver.url)
-                let rows = try Fixture.notifications(3, in: harness.database)
+                let rows = try await Fixture.notifications(3, in: harness.database)
 
                 let took = try await runThenShutDown(notifier) {
                     // When the rows are in flight and the group shuts down
@@ -77,7 +77,7 @@ import Testing
 
                 _ = try await runThenShutDown(notifier) {
                     // When a row appears, then its retry comes due
-                    let row = try #require(try Fixture.notifications(1, in: harness.database).first)
+                    let row = try await #require(try Fixture.notifications(1, in: harness.database).first)
                     try await receiver.waitFor(count: 1)
                     #expect(
                         await eventually(timeout: .seconds(5)) { (try? harness.row(row.id))?.attempts == 1 })
@@ -95,7 +95,7 @@ import Testing
 
     @Test func aDisabledNotifierWaitsForShutdownAndSaysWhy() async throws {
         try await NotifierHarness.with { harness async throws in
-            try Fixture.notifications(1, in: harness.database)
+            try await Fixture.notifications(1, in: harness.database)
             let notifier = harness.notifier(url: nil)
 
             let took = try await runThenShutDown(notifier) { try await Task.sleep(for: .milliseconds(100)) }

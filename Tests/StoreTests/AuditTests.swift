@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
@@ -9,9 +10,9 @@ import Testing
 
     /// Receipts of every fate: credited coins and gems, a subscription, a replay, a refund,
     /// an unknown product, a rejection, a retry and a dead letter.
-    func mixedHistory(_ database: PipelineDatabase) throws {
-        try database.acceptNew((1...10).map { Fixture.receipt("r\($0)", account: $0 % 2 == 0 ? "a2" : "a1") })
-        let results = try database.apply(
+    func mixedHistory(_ database: PipelineDatabase) async throws {
+        try await database.acceptNew((1...10).map { Fixture.receipt("r\($0)", account: $0 % 2 == 0 ? "a2" : "a1") })
+        let results = try await database.apply(
             [
                 Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", quantity: 3)]),
                 Fixture.valid("r2", account: "a2", [Fixture.purchase("t2", product: Fixture.gems)]),
@@ -28,35 +29,35 @@ import Testing
         guard applied.count == 10 else { throw FixtureError("not all applied: \(results)") }
     }
 
-    @Test func theAuditIsCleanAfterAMixOfOperations() throws {
-        try withTemporaryDatabase { database in
+    @Test func theAuditIsCleanAfterAMixOfOperations() async throws {
+        try await withTemporaryDatabase { database in
             // Given a history of every kind of outcome
-            try mixedHistory(database)
-            #expect(try database.account(id: "a1")?.balances == ["coins": 300])
-            #expect(try database.account(id: "a2")?.balances == ["gems": 10, "coins": 100])
+            try await mixedHistory(database)
+            #expect(try await database.account(id: "a1")?.balances == ["coins": 300])
+            #expect(try await database.account(id: "a2")?.balances == ["gems": 10, "coins": 100])
 
             // When the books are audited
-            let findings = try database.audit()
+            let findings = try await database.audit()
 
             // Then nothing is wrong
             #expect(findings == [])
         }
     }
 
-    @Test func theAuditFindsACorruptedBalance() throws {
-        try withTemporaryDatabase { database, path in
+    @Test func theAuditFindsACorruptedBalance() async throws {
+        try await withTemporaryDatabase { database, path in
             // Given a clean history, and then a balance changed behind the ledger's back
-            try mixedHistory(database)
-            try withRawConnection(path) { db in
+            try await mixedHistory(database)
+            try await withRawConnection(path) { db in
                 try db.execute(sql: "UPDATE balances SET amount = amount + 1 WHERE account_id = 'a1' AND currency = 'coins'")
             }
 
             // When the books are audited
-            let findings = try database.audit()
+            let findings = try await database.audit()
 
             // Then exactly that balance is reported, with both numbers
             #expect(findings.count == 1)
-            let finding = try #require(findings.first)
+            let finding = try await #require(findings.first)
             #expect(finding.kind == .balanceMismatch)
             #expect(finding.accountID == "a1")
             #expect(finding.currency == "coins")
@@ -64,41 +65,41 @@ import Testing
         }
     }
 
-    @Test func theAuditFindsAPaidOrderThatCreditedNobody() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase, path: String) throws in
+    @Test func theAuditFindsAPaidOrderThatCreditedNobody() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase, path: String) async throws in
             // Given an order paid cleanly
-            guard case .created(let order) = try database.createOrder(
+            guard case .created(let order) = try await database.createOrder(
                 NewOrder(accountID: "a1", productID: Fixture.coins), catalog: Fixture.catalog, lifetime: .seconds(600),
                 now: t0)
             else { throw FixtureError("no order") }
-            try database.acceptNew([Fixture.receipt("r1", account: "a1", orderID: order.orderID)])
-            _ = try database.apply([Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
-            #expect(try database.audit().isEmpty)
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1", orderID: order.orderID)])
+            _ = try await database.apply([Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
+            #expect(try await database.audit().isEmpty)
 
             // When the order is made to point at another account behind the books' back
-            try withRawConnection(path) { db in
+            try await withRawConnection(path) { db in
                 try db.execute(sql: "INSERT INTO accounts (id, created_at) VALUES ('a9', '2025-01-01 00:00:00')")
                 try db.execute(sql: "UPDATE orders SET account_id = 'a9'")
             }
 
             // Then the audit names it
-            let findings = try database.audit()
+            let findings = try await database.audit()
             #expect(findings.map(\.kind) == [.paidOrderWithoutCredit])
             #expect(findings.first?.detail.contains(order.orderID) == true)
         }
     }
 
-    @Test func theAuditFindsAMissingBalanceAndAMissingNotification() throws {
-        try withTemporaryDatabase { database, path in
+    @Test func theAuditFindsAMissingBalanceAndAMissingNotification() async throws {
+        try await withTemporaryDatabase { database, path in
             // Given a clean history, then a balance row and a webhook deleted by hand
-            try mixedHistory(database)
-            try withRawConnection(path) { db in
+            try await mixedHistory(database)
+            try await withRawConnection(path) { db in
                 try db.execute(sql: "DELETE FROM balances WHERE account_id = 'a2' AND currency = 'gems'")
                 try db.execute(sql: "DELETE FROM notification_outbox WHERE receipt_id = 'r9'")
             }
 
             // When the books are audited
-            let findings = try database.audit()
+            let findings = try await database.audit()
 
             // Then both are reported
             #expect(Set(findings.map(\.kind)) == [.ledgerWithoutBalance, .finalReceiptWithoutNotification])

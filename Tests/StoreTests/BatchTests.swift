@@ -1,18 +1,19 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
 @Suite struct BatchTests {
-    @Test func aThousandVerdictsInOneCallBalanceTheBooks() throws {
-        try withTemporaryDatabase { database in
+    @Test func aThousandVerdictsInOneCallBalanceTheBooks() async throws {
+        try await withTemporaryDatabase { database in
             let t0 = Fixture.t0
             let accounts = (0..<10).map { "acct-\($0)" }
             let count = 1_000
 
             // Given a thousand receipts accepted in one call
             let receipts = (0..<count).map { Fixture.receipt("r\($0)", account: accounts[$0 % accounts.count]) }
-            try database.acceptNew(receipts)
+            try await database.acceptNew(receipts)
 
             // And verdicts where every tenth replays a transaction credited earlier in the batch
             // (often to another account), and products and quantities vary
@@ -36,7 +37,7 @@ import Testing
             }
 
             // When they are applied in one call
-            let results = try database.apply(verdicts, catalog: Fixture.catalog, now: t0)
+            let results = try await database.apply(verdicts, catalog: Fixture.catalog, now: t0)
 
             // Then each replay is rejected and everything else credited
             #expect(results.count == count)
@@ -49,14 +50,14 @@ import Testing
             // and the audit is clean
             var ledgerEntries = 0
             for account in accounts {
-                let details = try #require(try database.account(id: account, ledgerLimit: 10_000))
+                let details = try #require(try await await database.account(id: account, ledgerLimit: 10_000))
                 #expect(details.balances == expected[account, default: [:]], "\(account)")
                 ledgerEntries += details.ledger.count
                 #expect(details.ledger.reduce(0) { $0 + $1.amount } == details.balances.values.reduce(0, +))
             }
             #expect(ledgerEntries == credited.count - credited.filter { Int($0.dropFirst())! % 3 == 2 }.count)
-            #expect(try database.pendingNotificationCount() == count)
-            #expect(try database.audit() == [])
+            #expect(try await database.pendingNotificationCount() == count)
+            #expect(try await database.audit() == [])
         }
     }
 }

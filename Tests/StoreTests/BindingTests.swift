@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
@@ -19,8 +20,8 @@ import Testing
             grant: Grant(currency: "coins", amount: 900)),
     ])
 
-    func order(_ database: PipelineDatabase, _ product: String, account: String) throws -> OrderDetails {
-        guard case .created(let order) = try database.createOrder(
+    func order(_ database: PipelineDatabase, _ product: String, account: String) async throws -> OrderDetails {
+        guard case .created(let order) = try await database.createOrder(
             NewOrder(accountID: account, productID: product), catalog: Self.catalog, lifetime: .seconds(600),
             now: Self.now)
         else { throw RuleTestError("no order") }
@@ -30,87 +31,87 @@ import Testing
     func submit(
         _ database: PipelineDatabase, _ receiptID: String, account: String, order: String? = nil,
         _ transactions: [VerifiedTransaction]
-    ) throws -> [VerdictResult] {
-        try database.acceptNew([Fixture.receipt(receiptID, account: account, orderID: order)], now: Self.now)
-        return try database.apply(
+    ) async throws -> [VerdictResult] {
+        try await database.acceptNew([Fixture.receipt(receiptID, account: account, orderID: order)], now: Self.now)
+        return try await database.apply(
             [Fixture.valid(receiptID, account: account, transactions)], catalog: Self.catalog, now: Self.now)
     }
 
-    func balances(_ database: PipelineDatabase, _ account: String) throws -> [String: Int] {
-        try database.account(id: account)?.balances ?? [:]
+    func balances(_ database: PipelineDatabase, _ account: String) async throws -> [String: Int] {
+        try await database.account(id: account)?.balances ?? [:]
     }
 
-    @Test func path1_theOrdersAccount_evenWhenAnotherAccountSubmits() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
-            let order = try order(database, "com.example.coins100", account: "alice")
-            _ = try submit(database, "r1", account: "bob", order: order.orderID, [Fixture.purchase("t1")])
-            #expect(try balances(database, "alice") == ["coins": 100])
-            #expect(try balances(database, "bob") == [:])
-            #expect(try database.order(id: order.orderID, now: Self.now)?.status == .fulfilled)
-            let conflict = try #require(try database.bindingConflicts().first)
+    @Test func path1_theOrdersAccount_evenWhenAnotherAccountSubmits() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+            let order = try await order(database, "com.example.coins100", account: "alice")
+            _ = try await submit(database, "r1", account: "bob", order: order.orderID, [Fixture.purchase("t1")])
+            #expect(try await balances(database, "alice") == ["coins": 100])
+            #expect(try await balances(database, "bob") == [:])
+            #expect(try await database.order(id: order.orderID, now: Self.now)?.status == .fulfilled)
+            let conflict = try #require(try await await database.bindingConflicts().first)
             #expect(conflict.claimantAccountID == "bob" && conflict.creditedAccountID == "alice")
             #expect(conflict.binding == "order")
         }
     }
 
-    @Test func path2_theAccountBehindTheAppAccountToken() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
-            let token = try order(database, "com.example.gems10", account: "alice").appAccountToken
+    @Test func path2_theAccountBehindTheAppAccountToken() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+            let token = try await order(database, "com.example.gems10", account: "alice").appAccountToken
             // A purchase of another product, no order named, sent by bob, carrying alice's token.
-            _ = try submit(database, "r1", account: "bob", [Fixture.purchase("t1", token: token.uppercased())])
-            #expect(try balances(database, "alice") == ["coins": 100])
-            #expect(try balances(database, "bob") == [:])
-            #expect(try database.bindingConflicts().first?.binding == "app_account_token")
+            _ = try await submit(database, "r1", account: "bob", [Fixture.purchase("t1", token: token.uppercased())])
+            #expect(try await balances(database, "alice") == ["coins": 100])
+            #expect(try await balances(database, "bob") == [:])
+            #expect(try await database.bindingConflicts().first?.binding == "app_account_token")
         }
     }
 
-    @Test func path3_aRenewalGoesToTheAccountThatFirstBought_notToALaterClaimant() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func path3_aRenewalGoesToTheAccountThatFirstBought_notToALaterClaimant() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let vip = "com.example.vip.monthly"
-            _ = try submit(
+            _ = try await submit(
                 database, "r1", account: "alice",
                 [Fixture.purchase("t1", product: vip, expires: Self.now + 86_400)])
             // Bob sends a receipt with the renewal, even naming an order of his own.
-            let bobsOrder = try order(database, "com.example.vip.monthly", account: "bob")
-            let results = try submit(
+            let bobsOrder = try await order(database, "com.example.vip.monthly", account: "bob")
+            let results = try await submit(
                 database, "r2", account: "bob", order: bobsOrder.orderID,
                 [Fixture.purchase("t2", product: vip, expires: Self.now + 2 * 86_400, original: "t1")])
 
             #expect(results == [.applied(receiptID: "r2", status: .rejected, reason: "bound_to_another_account")])
-            #expect(try database.account(id: "alice")?.entitlements.first?.expiresAt == Self.now + 2 * 86_400)
-            #expect(try database.account(id: "bob")?.entitlements.isEmpty ?? true)
+            #expect(try await database.account(id: "alice")?.entitlements.first?.expiresAt == Self.now + 2 * 86_400)
+            #expect(try await database.account(id: "bob")?.entitlements.isEmpty ?? true)
             // The conflict is recorded; bob's order stays open (it paid nothing).
-            let conflict = try #require(try database.bindingConflicts().first)
+            let conflict = try #require(try await await database.bindingConflicts().first)
             #expect(conflict.claimantAccountID == "bob" && conflict.creditedAccountID == "alice")
             #expect(conflict.binding == "original_transaction")
-            #expect(try database.order(id: bobsOrder.orderID, now: Self.now)?.status == .open)
-            #expect(try database.allNotifications().contains { $0.type == .subscriptionRenewed && $0.accountID == "alice" })
+            #expect(try await database.order(id: bobsOrder.orderID, now: Self.now)?.status == .open)
+            #expect(try await database.allNotifications().contains { $0.type == .subscriptionRenewed && $0.accountID == "alice" })
         }
     }
 
-    @Test func path4_theSubmittingAccount_whenNothingElseBinds() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func path4_theSubmittingAccount_whenNothingElseBinds() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             // An unknown token binds nothing; no order: the submitter.
-            _ = try submit(
+            _ = try await submit(
                 database, "r1", account: "carol",
                 [Fixture.purchase("t1", token: "8a1c1f4e-3b1e-4a35-9b7c-1f0c5e8d9a21")])
-            #expect(try balances(database, "carol") == ["coins": 100])
-            #expect(try database.bindingConflicts().isEmpty)
+            #expect(try await balances(database, "carol") == ["coins": 100])
+            #expect(try await database.bindingConflicts().isEmpty)
         }
     }
 
-    @Test func aMismatchedProduct_creditsApplesProduct_andMarksTheOrder() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
-            let order = try order(database, "com.example.gems10", account: "alice")
-            _ = try submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
+    @Test func aMismatchedProduct_creditsApplesProduct_andMarksTheOrder() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+            let order = try await order(database, "com.example.gems10", account: "alice")
+            _ = try await submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
 
-            #expect(try balances(database, "alice") == ["coins": 100])
-            let closed = try #require(try database.order(id: order.orderID, now: Self.now))
+            #expect(try await balances(database, "alice") == ["coins": 100])
+            let closed = try #require(try await await database.order(id: order.orderID, now: Self.now))
             #expect(closed.status == .mismatched)
             #expect(closed.creditedProductID == "com.example.coins100")
-            let webhook = try #require(try database.allNotifications().first { $0.type == .receiptCredited })
-            let data = try #require(try Fixture.json(webhook.body)["data"] as? [String: Any])
-            let said = try #require(data["order"] as? [String: Any])
+            let webhook = try #require(try await await database.allNotifications().first { $0.type == .receiptCredited })
+            let data = try #require(try await await Fixture.json(webhook.body)["data"] as? [String: Any])
+            let said = try await #require(data["order"] as? [String: Any])
             #expect(said["status"] as? String == "mismatched")
             #expect(said["mismatched"] as? Bool == true)
             #expect(said["product_id"] as? String == "com.example.gems10")
@@ -118,53 +119,53 @@ import Testing
         }
     }
 
-    @Test func aPriceTier_creditsTheOrderedProduct_andTheDefaultWithoutAnOrder() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
-            let winter = try order(database, "winter_pack", account: "alice")
-            _ = try submit(database, "r1", account: "alice", order: winter.orderID, [Fixture.purchase("t1", product: "com.example.tier5")])
-            #expect(try balances(database, "alice") == ["coins": 900])
-            #expect(try database.order(id: winter.orderID, now: Self.now)?.status == .fulfilled)
+    @Test func aPriceTier_creditsTheOrderedProduct_andTheDefaultWithoutAnOrder() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+            let winter = try await order(database, "winter_pack", account: "alice")
+            _ = try await submit(database, "r1", account: "alice", order: winter.orderID, [Fixture.purchase("t1", product: "com.example.tier5")])
+            #expect(try await balances(database, "alice") == ["coins": 900])
+            #expect(try await database.order(id: winter.orderID, now: Self.now)?.status == .fulfilled)
 
             // The same tier paid with no order (lost): the tier's default product.
-            _ = try submit(database, "r2", account: "alice", [Fixture.purchase("t2", product: "com.example.tier5")])
-            #expect(try balances(database, "alice") == ["coins": 900, "gems": 50])
+            _ = try await submit(database, "r2", account: "alice", [Fixture.purchase("t2", product: "com.example.tier5")])
+            #expect(try await balances(database, "alice") == ["coins": 900, "gems": 50])
         }
     }
 
-    @Test func aPaymentWithNoOrder_isStillCredited_andOrdersThatExpiredStillBind() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
-            _ = try submit(database, "r1", account: "dave", [Fixture.purchase("t1")])
-            #expect(try balances(database, "dave") == ["coins": 100])
+    @Test func aPaymentWithNoOrder_isStillCredited_andOrdersThatExpiredStillBind() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+            _ = try await submit(database, "r1", account: "dave", [Fixture.purchase("t1")])
+            #expect(try await balances(database, "dave") == ["coins": 100])
 
             // An order that expired (or was cancelled) before Apple's answer: the payment still
             // credits its account, and closes it as paid.
-            let late = try order(database, "com.example.gems10", account: "erin")
-            _ = try database.cancelOrder(id: late.orderID, accountID: nil, reason: "timed out on device", now: Self.now)
-            _ = try submit(
+            let late = try await order(database, "com.example.gems10", account: "erin")
+            _ = try await database.cancelOrder(id: late.orderID, accountID: nil, reason: "timed out on device", now: Self.now)
+            _ = try await submit(
                 database, "r2", account: "erin", order: late.orderID,
                 [Fixture.purchase("t2", product: "com.example.gems10")])
-            #expect(try balances(database, "erin") == ["gems": 10])
-            #expect(try database.order(id: late.orderID, now: Self.now)?.status == .fulfilled)
+            #expect(try await balances(database, "erin") == ["gems": 10])
+            #expect(try await database.order(id: late.orderID, now: Self.now)?.status == .fulfilled)
         }
     }
 
-    @Test func anOrderPaysOnce_aSecondPurchaseNamingItBindsByTheOtherRules() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
-            let order = try order(database, "com.example.coins100", account: "alice")
-            _ = try submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
-            _ = try submit(database, "r2", account: "bob", order: order.orderID, [Fixture.purchase("t2")])
-            #expect(try balances(database, "alice") == ["coins": 100])
-            #expect(try balances(database, "bob") == ["coins": 100])
-            #expect(try database.order(id: order.orderID, now: Self.now)?.transactionID == "t1")
+    @Test func anOrderPaysOnce_aSecondPurchaseNamingItBindsByTheOtherRules() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+            let order = try await order(database, "com.example.coins100", account: "alice")
+            _ = try await submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
+            _ = try await submit(database, "r2", account: "bob", order: order.orderID, [Fixture.purchase("t2")])
+            #expect(try await balances(database, "alice") == ["coins": 100])
+            #expect(try await balances(database, "bob") == ["coins": 100])
+            #expect(try await database.order(id: order.orderID, now: Self.now)?.transactionID == "t1")
         }
     }
 }
 
 @Suite struct NotificationBindingTests {
-    @Test func aSubscriptionWhoseReceiptNeverCame_bindsThroughItsAppAccountToken() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func aSubscriptionWhoseReceiptNeverCame_bindsThroughItsAppAccountToken() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             // Given an order (and so a token) for alice, and a purchase whose receipt is lost
-            guard case .created(let order) = try database.createOrder(
+            guard case .created(let order) = try await database.createOrder(
                 NewOrder(accountID: "alice", productID: "com.example.vip.monthly"), catalog: BindingTests.catalog,
                 lifetime: .seconds(600), now: BindingTests.now)
             else { throw RuleTestError("no order") }
@@ -173,14 +174,14 @@ import Testing
             transaction.appAccountToken = order.appAccountToken
 
             // When Apple's SUBSCRIBED notification arrives
-            try database.acceptNewNotifications(["n1"])
-            let results = try database.apply(
+            try await database.acceptNewNotifications(["n1"])
+            let results = try await database.apply(
                 [Fixture.notified("n1", "SUBSCRIBED", uuid: "U1", transaction)], catalog: BindingTests.catalog,
                 now: BindingTests.now)
 
             // Then alice holds the subscription, and its renewals will follow it
             #expect(results == [.notificationApplied(notificationID: "n1", status: .applied, reason: nil)])
-            #expect(try database.account(id: "alice")?.entitlements.first?.expiresAt == end)
+            #expect(try await database.account(id: "alice")?.entitlements.first?.expiresAt == end)
         }
     }
 }

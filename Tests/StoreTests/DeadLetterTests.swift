@@ -17,66 +17,66 @@ import Testing
     }
 
     /// A database with one accepted receipt `r1` of account `alice`.
-    func withReceipt(_ body: (PipelineDatabase) throws -> Void) throws {
-        try withTemporaryDatabase { database in
-            _ = try database.acceptReceipts([Fixture.receipt("r1", account: "alice")], now: Fixture.t0)
-            try body(database)
+    func withReceipt(_ body: (PipelineDatabase) async throws -> Void) async throws {
+        try await withTemporaryDatabase { database in
+            _ = try await database.acceptReceipts([Fixture.receipt("r1", account: "alice")], now: Fixture.t0)
+            try await body(database)
         }
     }
 
-    @Test func archivingStoresTheLetterAndMarksTheReceiptDeadWithAWebhook() throws {
-        try withReceipt { database in
+    @Test func archivingStoresTheLetterAndMarksTheReceiptDeadWithAWebhook() async throws {
+        try await withReceipt { database in
             // When a dead letter for r1 is archived
-            let results = try database.archive(
+            let results = try await database.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
             // Then the receipt is dead with the letter's reason, and its account is on the letter
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts_exhausted: http_503")])
-            #expect(try database.receipt(id: "r1")?.status == .dead)
-            let stored = try #require(try database.deadLetter(id: "dl_1"))
+            #expect(try await database.receipt(id: "r1")?.status == .dead)
+            let stored = try #require(try await await database.deadLetter(id: "dl_1"))
             #expect(stored.accountID == "alice")
             #expect(stored.status == .waiting)
             #expect(stored.body == Data("{}".utf8))
-            #expect(try database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead"])
+            #expect(try await database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead"])
         }
     }
 
-    @Test func aRedeliveredLetterIsArchivedOnce() throws {
-        try withReceipt { database in
-            _ = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
-            let again = try database.archive(
+    @Test func aRedeliveredLetterIsArchivedOnce() async throws {
+        try await withReceipt { database in
+            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            let again = try await database.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(again == [nil])
-            #expect(try database.deadLetters(DeadLetterQuery()).count == 1)
+            #expect(try await database.deadLetters(DeadLetterQuery()).count == 1)
         }
     }
 
-    @Test func aLetterWithoutAReceiptIsArchivedForAnOperator() throws {
-        try withTemporaryDatabase { database in
-            let results = try database.archive(
+    @Test func aLetterWithoutAReceiptIsArchivedForAnOperator() async throws {
+        try await withTemporaryDatabase { database in
+            let results = try await database.archive(
                 [Self.letter("dl_p", receipt: nil, reason: "unparseable_message")], catalog: Fixture.catalog,
                 now: Fixture.t0)
             #expect(results == [nil])
-            #expect(try database.deadLetterGroups(DeadLetterQuery()).map(\.reason) == ["unparseable_message"])
+            #expect(try await database.deadLetterGroups(DeadLetterQuery()).map(\.reason) == ["unparseable_message"])
         }
     }
 
-    @Test func groupsAndFiltersSelectByReasonAccountAndAge() throws {
-        try withTemporaryDatabase { database in
-            _ = try database.acceptReceipts(
+    @Test func groupsAndFiltersSelectByReasonAccountAndAge() async throws {
+        try await withTemporaryDatabase { database in
+            _ = try await database.acceptReceipts(
                 [
                     Fixture.receipt("r1", account: "alice"), Fixture.receipt("r2", account: "bob"),
                     Fixture.receipt("r3", account: "bob"),
                 ],
                 now: Fixture.t0)
-            _ = try database.archive(
+            _ = try await database.archive(
                 [
                     Self.letter("dl_1", receipt: "r1", reason: "a", deadAt: Fixture.t0),
                     Self.letter("dl_2", receipt: "r2", reason: "a", deadAt: Fixture.t0.addingTimeInterval(3600)),
                     Self.letter("dl_3", receipt: "r3", reason: "b", deadAt: Fixture.t0.addingTimeInterval(7200)),
                 ], catalog: Fixture.catalog, now: Fixture.t0)
 
-            let groups = try database.deadLetterGroups(DeadLetterQuery())
+            let groups = try await database.deadLetterGroups(DeadLetterQuery())
             #expect(
                 groups == [
                     DeadLetterGroup(
@@ -85,28 +85,28 @@ import Testing
                         reason: "b", count: 1, firstDeadAt: Fixture.t0.addingTimeInterval(7200),
                         lastDeadAt: Fixture.t0.addingTimeInterval(7200)),
                 ])
-            #expect(try database.deadLetters(DeadLetterQuery(accountID: "bob")).map(\.id) == ["dl_3", "dl_2"])
-            #expect(try database.deadLetters(DeadLetterQuery(reason: "a")).map(\.id) == ["dl_2", "dl_1"])
+            #expect(try await database.deadLetters(DeadLetterQuery(accountID: "bob")).map(\.id) == ["dl_3", "dl_2"])
+            #expect(try await database.deadLetters(DeadLetterQuery(reason: "a")).map(\.id) == ["dl_2", "dl_1"])
             #expect(
-                try database.deadLetterIDs(DeadLetterQuery(deadBefore: Fixture.t0.addingTimeInterval(3600))) == ["dl_1"]
+                try await database.deadLetterIDs(DeadLetterQuery(deadBefore: Fixture.t0.addingTimeInterval(3600))) == ["dl_1"]
             )
             #expect(
-                try database.deadLetterIDs(DeadLetterQuery(deadSince: Fixture.t0.addingTimeInterval(3600))) == [
+                try await database.deadLetterIDs(DeadLetterQuery(deadSince: Fixture.t0.addingTimeInterval(3600))) == [
                     "dl_2", "dl_3",
                 ])
         }
     }
 
-    @Test func replayReopensTheDeadReceiptSoThatItsNextVerdictApplies() throws {
-        try withReceipt { database in
-            _ = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+    @Test func replayReopensTheDeadReceiptSoThatItsNextVerdictApplies() async throws {
+        try await withReceipt { database in
+            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
             // When a replay begins
-            let letter = try database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
+            let letter = try await database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
 
             // Then the letter is replaying and the receipt validating again, reason cleared
             #expect(letter.status == .replaying)
-            let receipt = try #require(try database.receipt(id: "r1"))
+            let receipt = try #require(try await await database.receipt(id: "r1"))
             #expect(receipt.status == .validating)
             #expect(receipt.reason == nil)
 
@@ -118,85 +118,85 @@ import Testing
                 ],
                 decidedAt: Fixture.t0)
             #expect(
-                try database.apply([verdict], catalog: Fixture.catalog, now: Fixture.t0) == [
+                try await database.apply([verdict], catalog: Fixture.catalog, now: Fixture.t0) == [
                     .applied(receiptID: "r1", status: .credited, reason: nil)
                 ])
-            #expect(try database.account(id: "alice")?.balances["coins"] == 100)
-            #expect(try database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
+            #expect(try await database.account(id: "alice")?.balances["coins"] == 100)
+            #expect(try await database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
 
-            try database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
-            #expect(try database.deadLetter(id: "dl_1")?.status == .replayed)
+            try await database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
+            #expect(try await database.deadLetter(id: "dl_1")?.status == .replayed)
             // And a replayed letter is not replayed or discarded again
-            #expect(throws: DeadLetterError.self) { try database.beginReplay(id: "dl_1", by: "bob", now: Fixture.t0) }
-            #expect(throws: DeadLetterError.self) {
-                try database.discard(id: "dl_1", by: "bob", reason: "x", now: Fixture.t0)
+            await #expect(throws: DeadLetterError.self) { try await database.beginReplay(id: "dl_1", by: "bob", now: Fixture.t0) }
+            await #expect(throws: DeadLetterError.self) {
+                try await database.discard(id: "dl_1", by: "bob", reason: "x", now: Fixture.t0)
             }
         }
     }
 
-    @Test func aReplayedReceiptThatDiesAgainIsArchivedAgain() throws {
-        try withReceipt { database in
-            _ = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
-            _ = try database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
-            try database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
+    @Test func aReplayedReceiptThatDiesAgainIsArchivedAgain() async throws {
+        try await withReceipt { database in
+            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
+            try await database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
 
-            let results = try database.archive(
+            let results = try await database.archive(
                 [Self.letter("dl_2", receipt: "r1", reason: "again")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "again")])
-            #expect(try database.deadLetters(receiptID: "r1").map(\.id) == ["dl_1", "dl_2"])
+            #expect(try await database.deadLetters(receiptID: "r1").map(\.id) == ["dl_1", "dl_2"])
         }
     }
 
-    @Test func anAbortedReplayLeavesEverythingAsItWas() throws {
-        try withReceipt { database in
-            _ = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
-            _ = try database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
-            try database.abortReplay(id: "dl_1", now: Fixture.t0)
-            #expect(try database.deadLetter(id: "dl_1")?.status == .waiting)
-            #expect(try database.receipt(id: "r1")?.status == .dead)
-            #expect(try database.receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
+    @Test func anAbortedReplayLeavesEverythingAsItWas() async throws {
+        try await withReceipt { database in
+            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
+            try await database.abortReplay(id: "dl_1", now: Fixture.t0)
+            #expect(try await database.deadLetter(id: "dl_1")?.status == .waiting)
+            #expect(try await database.receipt(id: "r1")?.status == .dead)
+            #expect(try await database.receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
         }
     }
 
-    @Test func discardRecordsWhoAndWhyOnTheLetterAndTheReceipt() throws {
-        try withReceipt { database in
-            _ = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
-            let letter = try database.discard(id: "dl_1", by: "alice", reason: "test purchase", now: Fixture.t0)
+    @Test func discardRecordsWhoAndWhyOnTheLetterAndTheReceipt() async throws {
+        try await withReceipt { database in
+            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            let letter = try await database.discard(id: "dl_1", by: "alice", reason: "test purchase", now: Fixture.t0)
             #expect(letter.status == .discarded)
             #expect(letter.resolvedBy == "alice")
             #expect(letter.resolvedReason == "test purchase")
-            let receipt = try #require(try database.receipt(id: "r1"))
+            let receipt = try #require(try await await database.receipt(id: "r1"))
             #expect(receipt.status == .dead)
             #expect(receipt.reason == "discarded by alice: test purchase")
-            #expect(try database.deadLetters(DeadLetterQuery()).isEmpty)
+            #expect(try await database.deadLetters(DeadLetterQuery()).isEmpty)
         }
     }
 
-    @Test func refusedActionsChangeNothing() throws {
-        try withReceipt { database in
-            _ = try database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+    @Test func refusedActionsChangeNothing() async throws {
+        try await withReceipt { database in
+            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             // An unknown id, a blank reason, a blank operator
-            #expect(throws: DeadLetterError(.unknownLetter, "no dead letter with id nope")) {
-                try database.beginReplay(id: "nope", by: "alice", now: Fixture.t0)
+            await #expect(throws: DeadLetterError(.unknownLetter, "no dead letter with id nope")) {
+                try await database.beginReplay(id: "nope", by: "alice", now: Fixture.t0)
             }
-            #expect(throws: DeadLetterError.self) {
-                try database.discard(id: "dl_1", by: "alice", reason: "  ", now: Fixture.t0)
+            await #expect(throws: DeadLetterError.self) {
+                try await database.discard(id: "dl_1", by: "alice", reason: "  ", now: Fixture.t0)
             }
-            #expect(throws: DeadLetterError.self) {
-                try database.discard(id: "dl_1", by: "", reason: "why", now: Fixture.t0)
+            await #expect(throws: DeadLetterError.self) {
+                try await database.discard(id: "dl_1", by: "", reason: "why", now: Fixture.t0)
             }
-            #expect(try database.deadLetter(id: "dl_1")?.status == .waiting)
-            #expect(try database.receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
+            #expect(try await database.deadLetter(id: "dl_1")?.status == .waiting)
+            #expect(try await database.receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
         }
     }
 
-    @Test func anAppleNotificationDiesIsReopenedByAReplayAndDiscardedTheSameWay() throws {
-        try withTemporaryDatabase { database in
+    @Test func anAppleNotificationDiesIsReopenedByAReplayAndDiscardedTheSameWay() async throws {
+        try await withTemporaryDatabase { database in
             // Given an accepted App Store notification that died
-            let accepted = try database.acceptNotification(
+            let accepted = try await database.acceptNotification(
                 id: "n1", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"), now: Fixture.t0)
             #expect(accepted.created)
-            let results = try database.archive(
+            let results = try await database.archive(
                 [Self.letter("dl_n", receipt: "n1")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(
                 results == [
@@ -204,32 +204,32 @@ import Testing
                 ])
 
             // When its replay begins, it is validating again
-            _ = try database.beginReplay(id: "dl_n", by: "alice", now: Fixture.t0)
-            #expect(try database.notification(id: "n1")?.status == .validating)
-            #expect(try database.notification(id: "n1")?.reason == nil)
+            _ = try await database.beginReplay(id: "dl_n", by: "alice", now: Fixture.t0)
+            #expect(try await database.notification(id: "n1")?.status == .validating)
+            #expect(try await database.notification(id: "n1")?.reason == nil)
 
             // And discarding the letter meanwhile ends it dead, saying who and why
-            _ = try database.discard(id: "dl_n", by: "alice", reason: "sandbox noise", now: Fixture.t0)
-            #expect(try database.notification(id: "n1")?.status == .dead)
-            #expect(try database.notification(id: "n1")?.reason == "discarded by alice: sandbox noise")
+            _ = try await database.discard(id: "dl_n", by: "alice", reason: "sandbox noise", now: Fixture.t0)
+            #expect(try await database.notification(id: "n1")?.status == .dead)
+            #expect(try await database.notification(id: "n1")?.reason == "discarded by alice: sandbox noise")
         }
     }
 
-    @Test func searchFindsReceiptsByIdAccountAndAppleTransaction() throws {
-        try withReceipt { database in
+    @Test func searchFindsReceiptsByIdAccountAndAppleTransaction() async throws {
+        try await withReceipt { database in
             let verdict = Verdict(
                 outcome: .valid, receiptID: "r1", accountID: "alice", attempts: 1, environment: "Production",
                 transactions: [
                     VerifiedTransaction(transactionID: "t-42", originalTransactionID: "t-42", productID: Fixture.coins)
                 ],
                 decidedAt: Fixture.t0)
-            _ = try database.apply([verdict], catalog: Fixture.catalog, now: Fixture.t0)
-            #expect(try database.searchReceipts("r1").map(\.id) == ["r1"])
-            #expect(try database.searchReceipts("alice").map(\.id) == ["r1"])
-            #expect(try database.searchReceipts("t-42").map(\.id) == ["r1"])
-            #expect(try database.searchReceipts("nobody").isEmpty)
+            _ = try await database.apply([verdict], catalog: Fixture.catalog, now: Fixture.t0)
+            #expect(try await database.searchReceipts("r1").map(\.id) == ["r1"])
+            #expect(try await database.searchReceipts("alice").map(\.id) == ["r1"])
+            #expect(try await database.searchReceipts("t-42").map(\.id) == ["r1"])
+            #expect(try await database.searchReceipts("nobody").isEmpty)
             #expect(
-                try database.throughput(since: Fixture.t0.addingTimeInterval(-60))
+                try await database.throughput(since: Fixture.t0.addingTimeInterval(-60))
                     == Throughput(received: 1, credited: 1, deadLettered: 0))
         }
     }
@@ -237,8 +237,8 @@ import Testing
 
 extension PipelineDatabase {
     /// The types of a receipt's outbox rows, oldest first.
-    func pendingNotificationTypes(receiptID: String) throws -> [String] {
-        try read { db in
+    func pendingNotificationTypes(receiptID: String) async throws -> [String] {
+        try await read { db in
             try String.fetchAll(
                 db, sql: "SELECT type FROM notification_outbox WHERE receipt_id = ? ORDER BY rowid",
                 arguments: [receiptID])

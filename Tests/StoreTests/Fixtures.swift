@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PipelineCore
+import PipelineTesting
 import Store
 
 /// Data the tests share: a pinned clock, a catalog, and builders for receipts and verdicts.
@@ -86,17 +87,17 @@ enum Fixture {
     }
 
     /// The `data` of a webhook, which must exist.
-    static func data(_ notification: OutboxNotification?) throws -> [String: Any] {
+    static func data(_ notification: OutboxNotification?) async throws -> [String: Any] {
         guard let notification else { throw FixtureError("no such webhook") }
-        guard let data = try json(notification.body)["data"] as? [String: Any] else {
+        guard let data = try await json(notification.body)["data"] as? [String: Any] else {
             throw FixtureError("webhook without data: \(notification.body)")
         }
         return data
     }
 
     /// Decodes a webhook body into plain JSON values.
-    static func json(_ body: String) throws -> [String: Any] {
-        let object = try JSONSerialization.jsonObject(with: Data(body.utf8))
+    static func json(_ body: String) async throws -> [String: Any] {
+        let object = try await JSONSerialization.jsonObject(with: Data(body.utf8))
         guard let dictionary = object as? [String: Any] else { throw FixtureError("body is not a JSON object") }
         return dictionary
     }
@@ -109,8 +110,8 @@ struct FixtureError: Error, CustomStringConvertible {
 
 extension PipelineDatabase {
     /// Accepts receipts that must all be new.
-    func acceptNew(_ receipts: [NewReceipt], now: Date = Fixture.t0) throws {
-        let outcomes = try acceptReceipts(receipts, now: now)
+    func acceptNew(_ receipts: [NewReceipt], now: Date = Fixture.t0) async throws {
+        let outcomes = try await acceptReceipts(receipts, now: now)
         for (receipt, outcome) in zip(receipts, outcomes) {
             guard case .created = outcome else { throw FixtureError("\(receipt.id) was not created: \(outcome)") }
         }
@@ -119,17 +120,17 @@ extension PipelineDatabase {
 
 extension PipelineDatabase {
     /// Accepts notifications (their payload made from the id unless given) that must all be new.
-    func acceptNewNotifications(_ ids: [String], payloads: [String]? = nil, now: Date = Fixture.t0) throws {
+    func acceptNewNotifications(_ ids: [String], payloads: [String]? = nil, now: Date = Fixture.t0) async throws {
         for (index, id) in ids.enumerated() {
             let payload = payloads?[index] ?? "signed-payload-of-\(id)"
-            let accepted = try acceptNotification(id: id, payload: payload, payloadHash: Fixture.hash(payload), now: now)
+            let accepted = try await acceptNotification(id: id, payload: payload, payloadHash: Fixture.hash(payload), now: now)
             guard accepted == (id, true) else { throw FixtureError("\(id) was not created: \(accepted)") }
         }
     }
 
     /// The webhooks written so far (due or not), oldest first.
-    func allNotifications() throws -> [OutboxNotification] {
-        try dueNotifications(now: .distantFuture, limit: 10_000)
+    func allNotifications() async throws -> [OutboxNotification] {
+        try await dueNotifications(now: .distantFuture, limit: 10_000)
     }
 }
 

@@ -1,19 +1,20 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
 @Suite struct IntakeTests {
-    @Test func aNewReceiptIsCreated() throws {
-        try withTemporaryDatabase { database in
+    @Test func aNewReceiptIsCreated() async throws {
+        try await withTemporaryDatabase { database in
             // Given an empty database
             // When a receipt is accepted
-            let outcomes = try database.acceptReceipts(
+            let outcomes = try await database.acceptReceipts(
                 [Fixture.receipt("r1", account: "a1", productID: Fixture.coins)], now: Fixture.t0)
 
             // Then it is created as received, never attempted, and its account exists
             #expect(outcomes == [.created(ReceiptSummary(id: "r1", status: .received))])
-            let details = try #require(try database.receipt(id: "r1"))
+            let details = try #require(try await await database.receipt(id: "r1"))
             #expect(details.accountID == "a1")
             #expect(details.status == .received)
             #expect(details.attempts == 0)
@@ -21,71 +22,71 @@ import Testing
             #expect(details.createdAt == Fixture.t0)
             #expect(details.publishedAt == nil)
             #expect(details.transactions.isEmpty)
-            let account = try #require(try database.account(id: "a1"))
+            let account = try #require(try await await database.account(id: "a1"))
             #expect(account.balances.isEmpty)
         }
     }
 
-    @Test func theSamePayloadForTheSameAccountIsADuplicateOfTheFirst() throws {
-        try withTemporaryDatabase { database in
+    @Test func theSamePayloadForTheSameAccountIsADuplicateOfTheFirst() async throws {
+        try await withTemporaryDatabase { database in
             // Given a stored receipt
-            try database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
 
             // When the same payload comes again for the same account, under a new id
-            let outcomes = try database.acceptReceipts(
+            let outcomes = try await database.acceptReceipts(
                 [Fixture.receipt("r2", account: "a1", payload: "P")], now: Fixture.t0.addingTimeInterval(5))
 
             // Then it resolves to the first receipt and nothing new is stored
             #expect(outcomes == [.duplicate(ReceiptSummary(id: "r1", status: .received))])
-            #expect(try database.receipt(id: "r2") == nil)
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1"])
+            #expect(try await database.receipt(id: "r2") == nil)
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1"])
         }
     }
 
-    @Test func theSamePayloadForAnotherAccountIsANewReceipt() throws {
-        try withTemporaryDatabase { database in
+    @Test func theSamePayloadForAnotherAccountIsANewReceipt() async throws {
+        try await withTemporaryDatabase { database in
             // Given a receipt stored for a1
-            try database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
 
             // When a2 sends the same payload
-            let outcomes = try database.acceptReceipts(
+            let outcomes = try await database.acceptReceipts(
                 [Fixture.receipt("r2", account: "a2", payload: "P")], now: Fixture.t0)
 
             // Then it is a receipt of its own
             #expect(outcomes == [.created(ReceiptSummary(id: "r2", status: .received))])
-            #expect(try database.receipt(id: "r2")?.accountID == "a2")
+            #expect(try await database.receipt(id: "r2")?.accountID == "a2")
         }
     }
 
-    @Test func anIdempotencyKeyReplaysOrConflicts() throws {
-        try withTemporaryDatabase { database in
+    @Test func anIdempotencyKeyReplaysOrConflicts() async throws {
+        try await withTemporaryDatabase { database in
             // Given a receipt stored under idempotency key K
-            try database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P", idempotencyKey: "K")])
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P", idempotencyKey: "K")])
 
             // When the same request is retried under K
-            let retried = try database.acceptReceipts(
+            let retried = try await database.acceptReceipts(
                 [Fixture.receipt("r2", account: "a1", payload: "P", idempotencyKey: "K")], now: Fixture.t0)
             // Then it is the first receipt
             #expect(retried == [.duplicate(ReceiptSummary(id: "r1", status: .received))])
 
             // When K is reused for a different request
-            let reused = try database.acceptReceipts(
+            let reused = try await database.acceptReceipts(
                 [Fixture.receipt("r3", account: "a1", payload: "Q", idempotencyKey: "K")], now: Fixture.t0)
             // Then it conflicts with the first and nothing is stored
             #expect(reused == [.idempotencyConflict(existingID: "r1")])
-            #expect(try database.receipt(id: "r3") == nil)
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1"])
+            #expect(try await database.receipt(id: "r3") == nil)
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1"])
 
             // When another account uses the same key
-            let other = try database.acceptReceipts(
+            let other = try await database.acceptReceipts(
                 [Fixture.receipt("r4", account: "a2", payload: "Q", idempotencyKey: "K")], now: Fixture.t0)
             // Then keys are per account: it is created
             #expect(other == [.created(ReceiptSummary(id: "r4", status: .received))])
         }
     }
 
-    @Test func duplicatesInsideOneBatchResolveToTheFirst() throws {
-        try withTemporaryDatabase { database in
+    @Test func duplicatesInsideOneBatchResolveToTheFirst() async throws {
+        try await withTemporaryDatabase { database in
             // Given a batch with a repeated payload and a reused idempotency key
             let batch = [
                 Fixture.receipt("r1", account: "a1", payload: "P"),
@@ -97,7 +98,7 @@ import Testing
             ]
 
             // When it is accepted in one call
-            let outcomes = try database.acceptReceipts(batch, now: Fixture.t0)
+            let outcomes = try await database.acceptReceipts(batch, now: Fixture.t0)
 
             // Then each repeat resolves to the first of its kind
             #expect(
@@ -109,12 +110,12 @@ import Testing
                     .duplicate(ReceiptSummary(id: "r3", status: .received)),
                     .created(ReceiptSummary(id: "r6", status: .received)),
                 ])
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1", "r3", "r6"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1", "r3", "r6"])
         }
     }
 
-    @Test func aReceiptTheSchemaRefusesDoesNotFailTheBatch() throws {
-        try withTemporaryDatabase { database in
+    @Test func aReceiptTheSchemaRefusesDoesNotFailTheBatch() async throws {
+        try await withTemporaryDatabase { database in
             // Given a batch where one receipt's hash is not a SHA-256 and one account id is too long
             var badHash = Fixture.receipt("r2", account: "a1", payload: "Q")
             badHash.payloadHash = "xyz"
@@ -123,7 +124,7 @@ import Testing
                          Fixture.receipt("r4", account: "a1", payload: "R")]
 
             // When it is accepted
-            let outcomes = try database.acceptReceipts(batch, now: Fixture.t0)
+            let outcomes = try await database.acceptReceipts(batch, now: Fixture.t0)
 
             // Then the bad ones are invalid, stored nothing (not even an account), and the good ones are stored
             #expect(outcomes[0] == .created(ReceiptSummary(id: "r1", status: .received)))
@@ -132,24 +133,24 @@ import Testing
                 return
             }
             #expect(outcomes[3] == .created(ReceiptSummary(id: "r4", status: .received)))
-            #expect(try database.receipt(id: "r2") == nil)
-            #expect(try database.account(id: String(repeating: "x", count: 129)) == nil)
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1", "r4"])
+            #expect(try await database.receipt(id: "r2") == nil)
+            #expect(try await database.account(id: String(repeating: "x", count: 129)) == nil)
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1", "r4"])
         }
     }
 
-    @Test func theRelayListsUnpublishedReceiptsOldestFirstUntilMarked() throws {
-        try withTemporaryDatabase { database in
+    @Test func theRelayListsUnpublishedReceiptsOldestFirstUntilMarked() async throws {
+        try await withTemporaryDatabase { database in
             // Given three receipts accepted at different times, one a StoreKit 2 transaction
-            try database.acceptNew(
+            try await database.acceptNew(
                 [Fixture.receipt("r2", account: "a1", payload: "JWS", kind: .storekit2)],
                 now: Fixture.t0.addingTimeInterval(2))
-            try database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "B64")], now: Fixture.t0)
-            try database.acceptNew([Fixture.receipt("r3", account: "a2")], now: Fixture.t0.addingTimeInterval(3))
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "B64")], now: Fixture.t0)
+            try await database.acceptNew([Fixture.receipt("r3", account: "a2")], now: Fixture.t0.addingTimeInterval(3))
 
             // When the relay asks for unpublished receipts
-            let all = try database.unpublishedReceipts(limit: 10)
-            let firstTwo = try database.unpublishedReceipts(limit: 2)
+            let all = try await database.unpublishedReceipts(limit: 10)
+            let firstTwo = try await database.unpublishedReceipts(limit: 2)
 
             // Then they come oldest first as validate-queue messages, each payload in its own field
             #expect(all.map(\.receiptID) == ["r1", "r2", "r3"])
@@ -159,33 +160,33 @@ import Testing
             #expect(all[1].submittedAt == Fixture.t0.addingTimeInterval(2))
 
             // When two are confirmed by the broker
-            try database.markPublished(["r1", "r2"], at: Fixture.t0.addingTimeInterval(10))
+            try await database.markPublished(["r1", "r2"], at: Fixture.t0.addingTimeInterval(10))
 
             // Then only the third is left, and the published ones are validating
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r3"])
-            let r1 = try #require(try database.receipt(id: "r1"))
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r3"])
+            let r1 = try #require(try await await database.receipt(id: "r1"))
             #expect(r1.status == .validating)
             #expect(r1.publishedAt == Fixture.t0.addingTimeInterval(10))
         }
     }
 
-    @Test func theRelaySkipsReceiptsThatAlreadyEnded() throws {
-        try withTemporaryDatabase { database in
+    @Test func theRelaySkipsReceiptsThatAlreadyEnded() async throws {
+        try await withTemporaryDatabase { database in
             // Given a receipt that was credited before its publish confirm was recorded (a crash in between)
-            try database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
-            _ = try database.apply(
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
+            _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
                 now: Fixture.t0)
 
             // When the relay asks for unpublished receipts
-            let unpublished = try database.unpublishedReceipts(limit: 10)
+            let unpublished = try await database.unpublishedReceipts(limit: 10)
 
             // Then the ended receipt is not published again
             #expect(unpublished.map(\.receiptID) == ["r2"])
 
             // And a late confirm keeps its final status
-            try database.markPublished(["r1"], at: Fixture.t0)
-            #expect(try database.receipt(id: "r1")?.status == .credited)
+            try await database.markPublished(["r1"], at: Fixture.t0)
+            #expect(try await database.receipt(id: "r1")?.status == .credited)
         }
     }
 }

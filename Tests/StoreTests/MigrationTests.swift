@@ -12,17 +12,17 @@ import Testing
     ]
     static let migrations = ["v1", "v2", "v3", "v4"]
 
-    @Test func migrationsCreateTheSchemaInAnEmptyFile() throws {
+    @Test func migrationsCreateTheSchemaInAnEmptyFile() async throws {
         // Given an empty directory
-        let directory = try TemporaryDirectory()
+        let directory = try await TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
 
         // When the database is opened for the first time
-        let database = try PipelineDatabase(path: path)
+        let database = try await PipelineDatabase(path: path)
 
         // Then every table exists and each migration is recorded once
-        let (tables, migrations) = try withRawConnection(path) { db in
+        let (tables, migrations) = try await withRawConnection(path) { db in
             (
                 try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")),
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
@@ -32,30 +32,30 @@ import Testing
         #expect(migrations == Self.migrations)
 
         // And the writer runs in WAL mode, syncing at every commit, with foreign keys and a busy timeout
-        let settings = try database.connectionSettings()
+        let settings = try await database.connectionSettings()
         #expect(settings.journalMode == "wal")
         #expect(settings.synchronous == 2, "expected FULL, got \(settings)")
         #expect(settings.foreignKeys)
         #expect(settings.busyTimeoutMilliseconds == 10_000)
     }
 
-    @Test func reopeningTheDatabaseIsIdempotent() throws {
-        let directory = try TemporaryDirectory()
+    @Test func reopeningTheDatabaseIsIdempotent() async throws {
+        let directory = try await TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
 
         // Given a database that holds a receipt
         do {
-            let database = try PipelineDatabase(path: path)
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            let database = try await PipelineDatabase(path: path)
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
         }
 
         // When it is opened twice more
-        _ = try PipelineDatabase(path: path)
-        let reopened = try PipelineDatabase(path: path)
+        _ = try await PipelineDatabase(path: path)
+        let reopened = try await PipelineDatabase(path: path)
 
         // Then the migrations are still recorded once, no table is doubled, and the receipt is there
-        let (migrations, receiptTables) = try withRawConnection(path) { db in
+        let (migrations, receiptTables) = try await withRawConnection(path) { db in
             (
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'receipts'")
@@ -63,14 +63,14 @@ import Testing
         }
         #expect(migrations == Self.migrations)
         #expect(receiptTables == 1)
-        #expect(try reopened.receipt(id: "r1")?.status == .received)
+        #expect(try await reopened.receipt(id: "r1")?.status == .received)
     }
 
     /// Without the retry in `PipelineDatabase.init`, about one round in eight fails with
     /// "table accounts already exists"; twenty rounds make that near certain to show.
-    @Test(arguments: 0..<20) func concurrentFirstOpensOfOneFileAllSucceed(_ round: Int) throws {
+    @Test(arguments: 0..<20) func concurrentFirstOpensOfOneFileAllSucceed(_ round: Int) async throws {
         // Given a new file that several "processes" open at the same moment
-        let directory = try TemporaryDirectory()
+        let directory = try await TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
         let failures = Failures()
@@ -87,23 +87,23 @@ import Testing
 
         // Then none failed and the schema was migrated once
         #expect(failures.all.isEmpty)
-        let migrations = try withRawConnection(path) { db in
+        let migrations = try await withRawConnection(path) { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(migrations == Self.migrations)
     }
 
-    @Test func v2MigratesAV1DatabaseKeepingItsBooks() throws {
-        let directory = try TemporaryDirectory()
+    @Test func v2MigratesAV1DatabaseKeepingItsBooks() async throws {
+        let directory = try await TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
 
         // Given a database at v1 holding a credited coin pack, a credited subscription, a
         // cancelled transaction and their webhooks, as the v1 fulfiller wrote them
         do {
-            let queue = try DatabaseQueue(path: path)
-            try PipelineDatabase.migrator.migrate(queue, upTo: "v1")
-            try queue.write { db in
+            let queue = try await DatabaseQueue(path: path)
+            try await PipelineDatabase.migrator.migrate(queue, upTo: "v1")
+            try await queue.write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO accounts (id, created_at) VALUES ('a1', '2025-06-15 15:06:40.000');
@@ -143,26 +143,26 @@ import Testing
         }
 
         // When the current program opens it (twice)
-        _ = try PipelineDatabase(path: path)
-        let database = try PipelineDatabase(path: path)
+        _ = try await PipelineDatabase(path: path)
+        let database = try await PipelineDatabase(path: path)
 
         // Then v2 is recorded once after v1, and the books are as they were
-        let migrations = try withRawConnection(path) { db in
+        let migrations = try await withRawConnection(path) { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(migrations == Self.migrations)
-        let account = try #require(try database.account(id: "a1"))
+        let account = try #require(try await await database.account(id: "a1"))
         #expect(account.balances == ["coins": 100])
         #expect(account.ledger.map(\.transactionID) == ["t1"])
-        #expect(try database.receipt(id: "r1")?.transactions.map(\.outcome) == [.credited, .credited, .refunded])
-        #expect(try database.dueNotifications(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
-        #expect(try database.audit() == [])
+        #expect(try await database.receipt(id: "r1")?.transactions.map(\.outcome) == [.credited, .credited, .refunded])
+        #expect(try await database.dueNotifications(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
+        #expect(try await database.audit() == [])
 
         // And what v1 credited can be refunded through v2: the coins, and the entitlement
         // v1 granted (known to v2 from the receipt's record of it)
-        try database.acceptNewNotifications(["n1", "n2"])
+        try await database.acceptNewNotifications(["n1", "n2"])
         let now = Fixture.t0.addingTimeInterval(60)
-        let results = try database.apply(
+        let results = try await database.apply(
             [
                 Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
                 Fixture.notified("n2", "REFUND", uuid: "U2", Fixture.purchase("o1", product: Fixture.vip, cancelled: now)),
@@ -172,18 +172,18 @@ import Testing
                 .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
                 .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
             ])
-        let refunded = try #require(try database.account(id: "a1"))
+        let refunded = try #require(try await await database.account(id: "a1"))
         #expect(refunded.balances == ["coins": 0])
         #expect(refunded.entitlements == [.init(name: "vip", expiresAt: now)])
-        #expect(try database.audit() == [])
+        #expect(try await database.audit() == [])
     }
 
-    @Test func theSchemaRefusesNonsense() throws {
-        try withTemporaryDatabase { database, path in
+    @Test func theSchemaRefusesNonsense() async throws {
+        try await withTemporaryDatabase { database, path in
             // Given a database with an account and a receipt
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
-            try withRawConnection(path) { db in
+            try await withRawConnection(path) { db in
                 // Then an unknown status is refused
                 #expect(throws: DatabaseError.self) {
                     try db.execute(sql: "UPDATE receipts SET status = 'lost' WHERE id = 'r1'")

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
@@ -8,19 +9,19 @@ import Testing
     let catalog = Fixture.catalog
     let t0 = Fixture.t0
 
-    @Test func theSamePayloadIsOneNotification() throws {
-        try withTemporaryDatabase { database in
+    @Test func theSamePayloadIsOneNotification() async throws {
+        try await withTemporaryDatabase { database in
             // When Apple posts a payload, posts it again, and posts another
-            let first = try database.acceptNotification(id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
-            let resent = try database.acceptNotification(id: "n2", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
-            let other = try database.acceptNotification(id: "n3", payload: "JWS-B", payloadHash: Fixture.hash("JWS-B"), now: t0)
+            let first = try await database.acceptNotification(id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
+            let resent = try await database.acceptNotification(id: "n2", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
+            let other = try await database.acceptNotification(id: "n3", payload: "JWS-B", payloadHash: Fixture.hash("JWS-B"), now: t0)
 
             // Then the resend is the first row, and the other is new
             #expect(first == ("n1", true))
             #expect(resent == ("n1", false))
             #expect(other == ("n3", true))
-            #expect(try database.notification(id: "n2") == nil)
-            let n1 = try #require(try database.notification(id: "n1"))
+            #expect(try await database.notification(id: "n2") == nil)
+            let n1 = try #require(try await await database.notification(id: "n1"))
             #expect(n1.status == .received)
             #expect(n1.attempts == 0)
             #expect(n1.createdAt == t0)
@@ -28,17 +29,17 @@ import Testing
         }
     }
 
-    @Test func theRelayPublishesNotificationsWithReceiptsOldestFirst() throws {
-        try withTemporaryDatabase { database in
+    @Test func theRelayPublishesNotificationsWithReceiptsOldestFirst() async throws {
+        try await withTemporaryDatabase { database in
             // Given receipts and notifications accepted in turns, a second apart
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")], now: t0)
-            try database.acceptNewNotifications(["n1"], now: t0.addingTimeInterval(1))
-            try database.acceptNew([Fixture.receipt("r2", account: "a1")], now: t0.addingTimeInterval(2))
-            try database.acceptNewNotifications(["n2"], now: t0.addingTimeInterval(3))
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")], now: t0)
+            try await database.acceptNewNotifications(["n1"], now: t0.addingTimeInterval(1))
+            try await database.acceptNew([Fixture.receipt("r2", account: "a1")], now: t0.addingTimeInterval(2))
+            try await database.acceptNewNotifications(["n2"], now: t0.addingTimeInterval(3))
 
             // When the relay reads what is unpublished
-            let all = try database.unpublishedReceipts(limit: 10)
-            let firstThree = try database.unpublishedReceipts(limit: 3)
+            let all = try await database.unpublishedReceipts(limit: 10)
+            let firstThree = try await database.unpublishedReceipts(limit: 3)
 
             // Then both kinds come, oldest first, notifications as signed payloads without an account
             #expect(all.map(\.receiptID) == ["r1", "n1", "r2", "n2"])
@@ -50,27 +51,27 @@ import Testing
             #expect(n1.submittedAt == t0.addingTimeInterval(1))
 
             // When the broker confirms a receipt and a notification
-            try database.markPublished(["r1", "n1"], at: t0.addingTimeInterval(5))
+            try await database.markPublished(["r1", "n1"], at: t0.addingTimeInterval(5))
 
             // Then they are not published again, and the notification is validating
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r2", "n2"])
-            let published = try #require(try database.notification(id: "n1"))
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r2", "n2"])
+            let published = try #require(try await await database.notification(id: "n1"))
             #expect(published.status == .validating)
             #expect(published.publishedAt == t0.addingTimeInterval(5))
 
             // And a notification that ended before it was confirmed is not published either
-            _ = try database.apply([Fixture.notified("n2", "TEST", uuid: "U2", nil)], catalog: catalog, now: t0)
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r2"])
+            _ = try await database.apply([Fixture.notified("n2", "TEST", uuid: "U2", nil)], catalog: catalog, now: t0)
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r2"])
         }
     }
 
-    @Test func rejectedRetryingAndDeadVerdictsEndANotificationWithTheirReason() throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNewNotifications(["n1", "n2"])
+    @Test func rejectedRetryingAndDeadVerdictsEndANotificationWithTheirReason() async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNewNotifications(["n1", "n2"])
 
             // When verification fails for good for one, and the other retries and is dead-lettered
             // (a dead letter carries no notification: only the id, as the fulfiller decodes it)
-            let results = try database.apply(
+            let results = try await database.apply(
                 [
                     Fixture.verdict(.rejected, "n1", account: "", reason: "bad_signature", attempts: 1),
                     Fixture.verdict(.retrying, "n2", account: "", reason: "timeout", attempts: 2),
@@ -86,21 +87,21 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .dead, reason: "attempts_exhausted: timeout"),
                     .notificationAlreadyFinal(notificationID: "n1", status: .rejected),
                 ])
-            #expect(try database.notification(id: "n2")?.attempts == 8)
+            #expect(try await database.notification(id: "n2")?.attempts == 8)
             // And no receipt webhook was written for them
-            #expect(try database.allNotifications().isEmpty)
+            #expect(try await database.allNotifications().isEmpty)
         }
     }
 
-    @Test func consumptionRequestsAreListedAndTestAndUnknownTypesOnlyRecorded() throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try database.apply(
+    @Test func consumptionRequestsAreListedAndTestAndUnknownTypesOnlyRecorded() async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
-            try database.acceptNewNotifications(["n1", "n2", "n3", "n4"])
+            try await database.acceptNewNotifications(["n1", "n2", "n3", "n4"])
 
             // When a CONSUMPTION_REQUEST (twice, re-signed), a TEST and a type this build does not know arrive
-            let results = try database.apply(
+            let results = try await database.apply(
                 [
                     Fixture.notified("n1", "CONSUMPTION_REQUEST", uuid: "U1", Fixture.purchase("t1")),
                     Fixture.notified("n2", "CONSUMPTION_REQUEST", uuid: "U1", Fixture.purchase("t1")),
@@ -116,30 +117,30 @@ import Testing
                     .notificationApplied(notificationID: "n3", status: .applied, reason: nil),
                     .notificationApplied(notificationID: "n4", status: .applied, reason: "ignored"),
                 ])
-            #expect(try database.account(id: "a1")?.balances == ["coins": 100])
-            #expect(try database.allNotifications().map(\.type) == [.receiptCredited])
+            #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await database.allNotifications().map(\.type) == [.receiptCredited])
 
             // And the operator sees the consumption request once, with whose purchase it is
-            let requests = try database.consumptionRequests()
+            let requests = try await database.consumptionRequests()
             #expect(requests.count == 1)
-            let request = try #require(requests.first)
+            let request = try await #require(requests.first)
             #expect(request.notificationID == "n1")
             #expect(request.notificationUUID == "U1")
             #expect(request.transactionID == "t1")
             #expect(request.productID == Fixture.coins)
             #expect(request.accountID == "a1")
-            #expect(try database.notification(id: "n3")?.type == "TEST")
+            #expect(try await database.notification(id: "n3")?.type == "TEST")
         }
     }
 
-    @Test func receiptAndNotificationVerdictsAreNeverTakenForEachOther() throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            try database.acceptNewNotifications(["n1"])
+    @Test func receiptAndNotificationVerdictsAreNeverTakenForEachOther() async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            try await database.acceptNewNotifications(["n1"])
 
             // When a notification verdict names a receipt, and a valid verdict without its
             // notification names a notification
-            let results = try database.apply(
+            let results = try await database.apply(
                 [
                     Fixture.notified("r1", "REFUND", uuid: "U1", Fixture.purchase("t1")),
                     Fixture.valid("n1", account: "", [Fixture.purchase("t1")]),
@@ -150,15 +151,15 @@ import Testing
                 Issue.record("expected both invalid, got \(results)")
                 return
             }
-            #expect(try database.receipt(id: "r1")?.status == .received)
-            #expect(try database.notification(id: "n1")?.status == .received)
-            #expect(try database.account(id: "a1")?.balances == [:])
+            #expect(try await database.receipt(id: "r1")?.status == .received)
+            #expect(try await database.notification(id: "n1")?.status == .received)
+            #expect(try await database.account(id: "a1")?.balances == [:])
 
             // And an id cannot be both a receipt's and a notification's
-            #expect(throws: (any Error).self) {
-                try database.acceptNotification(id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
+            await #expect(throws: (any Error).self) {
+                try await database.acceptNotification(id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
             }
-            let outcomes = try database.acceptReceipts([Fixture.receipt("n1", account: "a1")], now: t0)
+            let outcomes = try await database.acceptReceipts([Fixture.receipt("n1", account: "a1")], now: t0)
             guard case .invalid = outcomes.first else {
                 Issue.record("expected invalid, got \(outcomes)")
                 return
@@ -166,13 +167,13 @@ import Testing
         }
     }
 
-    @Test func notificationDetailsEncodeWithSnakeCaseKeys() throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNewNotifications(["n1"])
-            _ = try database.apply(
+    @Test func notificationDetailsEncodeWithSnakeCaseKeys() async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNewNotifications(["n1"])
+            _ = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)
-            let details = try #require(try database.notification(id: "n1"))
-            let json = try Fixture.json(String(decoding: try WireCoding.encoder().encode(details), as: UTF8.self))
+            let details = try #require(try await await database.notification(id: "n1"))
+            let json = try await Fixture.json(String(decoding: try await WireCoding.encoder().encode(details), as: UTF8.self))
             #expect(json["notification_id"] as? String == "n1")
             #expect(json["notification_uuid"] as? String == "U1")
             #expect(json["status"] as? String == "applied")

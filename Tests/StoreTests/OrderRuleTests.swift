@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Synchronization
 import Testing
@@ -30,13 +31,13 @@ import Testing
     func order(
         _ database: PipelineDatabase, _ product: String, account: String = "a1", at now: Date,
         lifetime: Duration = .seconds(600), token: String? = nil
-    ) throws -> OrderOutcome {
-        try database.createOrder(
+    ) async throws -> OrderOutcome {
+        try await database.createOrder(
             NewOrder(accountID: account, productID: product, appAccountToken: token), catalog: Self.catalog,
             lifetime: lifetime, now: now)
     }
 
-    func created(_ outcome: OrderOutcome) throws -> OrderDetails {
+    func created(_ outcome: OrderOutcome) async throws -> OrderDetails {
         guard case .created(let order) = outcome else { throw RuleTestError("expected an order, got \(outcome)") }
         return order
     }
@@ -48,66 +49,66 @@ import Testing
 
     // MARK: Sale window
 
-    @Test func saleWindow_opensAtItsFirstSecond_andClosesAfterItsLast() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
-            #expect(refusal(try order(database, "winter_pack", account: "early", at: Self.saleFrom - 1)) == "sale_not_started")
-            #expect(try created(order(database, "winter_pack", account: "first", at: Self.saleFrom)).status == .open)
-            #expect(try created(order(database, "winter_pack", account: "last", at: Self.saleUntil - 1)).status == .open)
-            #expect(refusal(try order(database, "winter_pack", account: "late", at: Self.saleUntil)) == "sale_ended")
+    @Test func saleWindow_opensAtItsFirstSecond_andClosesAfterItsLast() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+            #expect(refusal(try await order(database, "winter_pack", account: "early", at: Self.saleFrom - 1)) == "sale_not_started")
+            #expect(try await created(order(database, "winter_pack", account: "first", at: Self.saleFrom)).status == .open)
+            #expect(try await created(order(database, "winter_pack", account: "last", at: Self.saleUntil - 1)).status == .open)
+            #expect(refusal(try await order(database, "winter_pack", account: "late", at: Self.saleUntil)) == "sale_ended")
         }
     }
 
     // MARK: Daily limit
 
-    @Test func dailyLimit_refusesTheThirdOrderOfALocalDay_andAllowsItAfterLocalMidnight() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func dailyLimit_refusesTheThirdOrderOfALocalDay_andAllowsItAfterLocalMidnight() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let midnight = Date(timeIntervalSince1970: 1_764_687_600)  // 2025-12-03 00:00:00 Tokyo
-            try pay(database, try created(order(database, "daily_gems", at: midnight - 300)), transaction: "t1", at: midnight - 290)
-            try pay(database, try created(order(database, "daily_gems", at: midnight - 200)), transaction: "t2", at: midnight - 190)
+            try await pay(database, try await created(order(database, "daily_gems", at: midnight - 300)), transaction: "t1", at: midnight - 290)
+            try await pay(database, try await created(order(database, "daily_gems", at: midnight - 200)), transaction: "t2", at: midnight - 190)
 
             // At the last second of the Tokyo day the limit holds...
-            #expect(refusal(try order(database, "daily_gems", at: midnight - 1)) == "daily_limit_reached")
+            #expect(refusal(try await order(database, "daily_gems", at: midnight - 1)) == "daily_limit_reached")
             // ...and at its first second the next day begins (still the same UTC day).
-            #expect(try created(order(database, "daily_gems", at: midnight)).status == .open)
+            #expect(try await created(order(database, "daily_gems", at: midnight)).status == .open)
             // Another account has its own limit.
-            #expect(try created(order(database, "daily_gems", account: "a2", at: midnight - 1)).status == .open)
+            #expect(try await created(order(database, "daily_gems", account: "a2", at: midnight - 1)).status == .open)
         }
     }
 
-    @Test func dailyLimit_countsAPaymentThatCameWithoutAnOrder() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func dailyLimit_countsAPaymentThatCameWithoutAnOrder() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
-            try database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
-            _ = try database.apply(
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
+            _ = try await database.apply(
                 [
                     Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", product: "daily_gems")]),
                     Fixture.valid("r2", account: "a1", [Fixture.purchase("t2", product: "daily_gems")]),
                 ], catalog: Self.catalog, now: now)
-            #expect(refusal(try order(database, "daily_gems", at: now + 10)) == "daily_limit_reached")
+            #expect(refusal(try await order(database, "daily_gems", at: now + 10)) == "daily_limit_reached")
         }
     }
 
     // MARK: First purchase
 
-    @Test func firstPurchase_getsTheFirstPriceAndBonus_theSecondDoesNot() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func firstPurchase_getsTheFirstPriceAndBonus_theSecondDoesNot() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
-            let first = try created(order(database, "coins100", at: now))
+            let first = try await created(order(database, "coins100", at: now))
             #expect(first.firstPurchase)
             #expect(first.appleProductID == "com.example.coins100.first")
-            try pay(database, first, transaction: "t1", appleProductID: "com.example.coins100.first", at: now + 5)
-            #expect(try database.account(id: "a1")?.balances == ["coins": 150])
+            try await pay(database, first, transaction: "t1", appleProductID: "com.example.coins100.first", at: now + 5)
+            #expect(try await database.account(id: "a1")?.balances == ["coins": 150])
 
-            let second = try created(order(database, "coins100", at: now + 10))
+            let second = try await created(order(database, "coins100", at: now + 10))
             #expect(!second.firstPurchase)
             #expect(second.appleProductID == "com.example.coins100")
-            try pay(database, second, transaction: "t2", appleProductID: "com.example.coins100", at: now + 15)
-            #expect(try database.account(id: "a1")?.balances == ["coins": 250])
+            try await pay(database, second, transaction: "t2", appleProductID: "com.example.coins100", at: now + 15)
+            #expect(try await database.account(id: "a1")?.balances == ["coins": 250])
 
-            let offers = try database.offers(accountID: "a1", catalog: Self.catalog, now: now + 20)
+            let offers = try await database.offers(accountID: "a1", catalog: Self.catalog, now: now + 20)
             #expect(offers.first { $0.productID == "coins100" }?.firstPurchase == false)
-            let fresh = try database.offers(accountID: "new", catalog: Self.catalog, now: now + 20)
-            let offer = try #require(fresh.first { $0.productID == "coins100" })
+            let fresh = try await database.offers(accountID: "new", catalog: Self.catalog, now: now + 20)
+            let offer = try await #require(fresh.first { $0.productID == "coins100" })
             #expect(offer.firstPurchase && offer.firstPurchaseBonus?.amount == 50)
             #expect(offer.appleProductID == "com.example.coins100.first")
         }
@@ -115,21 +116,24 @@ import Testing
 
     // MARK: One open order
 
-    @Test func twoConcurrentOrders_forOneProduct_exactlyOneWins() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase, path: String) throws in
+    @Test func twoConcurrentOrders_forOneProduct_exactlyOneWins() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase, path: String) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             // Two connections to one file, as two intake processes would have.
-            let other = try PipelineDatabase(path: path)
+            let other = try await PipelineDatabase(path: path)
             for round in 0..<20 {
                 let account = "racer-\(round)"
-                let outcomes = Mutex<[OrderOutcome]>([])
-                DispatchQueue.concurrentPerform(iterations: 2) { index in
-                    let outcome = try? (index == 0 ? database : other).createOrder(
-                        NewOrder(accountID: account, productID: "coins100"), catalog: Self.catalog,
-                        lifetime: .seconds(600), now: now)
-                    outcomes.withLock { $0.append(outcome ?? .unknownProduct) }
+                let all = await withTaskGroup(of: OrderOutcome.self) { group in
+                    for index in 0..<2 {
+                        group.addTask {
+                            let outcome = try? await (index == 0 ? database : other).createOrder(
+                                NewOrder(accountID: account, productID: "coins100"), catalog: Self.catalog,
+                                lifetime: .seconds(600), now: now)
+                            return outcome ?? .unknownProduct
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
                 }
-                let all = outcomes.withLock { $0 }
                 #expect(all.filter { if case .created = $0 { true } else { false } }.count == 1)
                 #expect(all.filter { refusal($0) == "order_already_open" }.count == 1)
             }
@@ -138,52 +142,52 @@ import Testing
 
     // MARK: Expiry and cancel
 
-    @Test func anExpiredOrder_isNotOpen_andMakesRoomForANewOne() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func anExpiredOrder_isNotOpen_andMakesRoomForANewOne() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
-            let first = try created(order(database, "coins100", at: now, lifetime: .seconds(60)))
-            #expect(refusal(try order(database, "coins100", at: now + 59)) == "order_already_open")
-            #expect(try database.order(id: first.orderID, now: now + 60)?.status == .expired)
-            guard case .notOpen(let expired) = try database.cancelOrder(id: first.orderID, accountID: nil, reason: nil, now: now + 61)
+            let first = try await created(order(database, "coins100", at: now, lifetime: .seconds(60)))
+            #expect(refusal(try await order(database, "coins100", at: now + 59)) == "order_already_open")
+            #expect(try await database.order(id: first.orderID, now: now + 60)?.status == .expired)
+            guard case .notOpen(let expired) = try await database.cancelOrder(id: first.orderID, accountID: nil, reason: nil, now: now + 61)
             else { Issue.record("an expired order cancelled"); return }
             #expect(expired.status == .expired)
-            #expect(try created(order(database, "coins100", at: now + 60)).status == .open)
+            #expect(try await created(order(database, "coins100", at: now + 60)).status == .open)
         }
     }
 
-    @Test func cancel_closesAnOpenOrderOnce_andOnlyForItsAccount() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func cancel_closesAnOpenOrderOnce_andOnlyForItsAccount() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
-            let open = try created(order(database, "coins100", at: now))
-            #expect(try database.cancelOrder(id: open.orderID, accountID: "a2", reason: nil, now: now) == .otherAccount)
-            guard case .cancelled(let cancelled) = try database.cancelOrder(
+            let open = try await created(order(database, "coins100", at: now))
+            #expect(try await database.cancelOrder(id: open.orderID, accountID: "a2", reason: nil, now: now) == .otherAccount)
+            guard case .cancelled(let cancelled) = try await database.cancelOrder(
                 id: open.orderID, accountID: "a1", reason: "purchase failed", now: now + 1)
             else { Issue.record("not cancelled"); return }
             #expect(cancelled.status == .cancelled && cancelled.closeReason == "purchase failed")
-            guard case .notOpen = try database.cancelOrder(id: open.orderID, accountID: nil, reason: nil, now: now + 2)
+            guard case .notOpen = try await database.cancelOrder(id: open.orderID, accountID: nil, reason: nil, now: now + 2)
             else { Issue.record("cancelled twice"); return }
-            #expect(try database.cancelOrder(id: "nope", accountID: nil, reason: nil, now: now) == .notFound)
-            #expect(try created(order(database, "coins100", at: now + 3)).status == .open)
+            #expect(try await database.cancelOrder(id: "nope", accountID: nil, reason: nil, now: now) == .notFound)
+            #expect(try await created(order(database, "coins100", at: now + 3)).status == .open)
         }
     }
 
     // MARK: Bad input
 
-    @Test func unknownProducts_andOtherAccountsTokens_areRefused_andChangeNothing() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func unknownProducts_andOtherAccountsTokens_areRefused_andChangeNothing() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
-            #expect(try order(database, "no_such_product", at: now) == .unknownProduct)
-            let mine = try created(order(database, "coins100", account: "a1", at: now))
-            #expect(try order(database, "daily_gems", account: "a2", at: now, token: mine.appAccountToken) == .tokenOfAnotherAccount)
-            #expect(try database.offers(accountID: "a2", catalog: Self.catalog, now: now).allSatisfy { $0.openOrderID == nil })
-            #expect(try database.account(id: "a2") == nil, "a refused order creates no account")
+            #expect(try await order(database, "no_such_product", at: now) == .unknownProduct)
+            let mine = try await created(order(database, "coins100", account: "a1", at: now))
+            #expect(try await order(database, "daily_gems", account: "a2", at: now, token: mine.appAccountToken) == .tokenOfAnotherAccount)
+            #expect(try await database.offers(accountID: "a2", catalog: Self.catalog, now: now).allSatisfy { $0.openOrderID == nil })
+            #expect(try await database.account(id: "a2") == nil, "a refused order creates no account")
             // A refusal by a rule leaves no trace either, not even the token it named.
             let token = "0f8fad5b-d9cb-469f-a165-70867728950e"
-            #expect(refusal(try order(database, "winter_pack", account: "a3", at: Self.saleUntil, token: token)) == "sale_ended")
-            #expect(try database.account(id: "a3") == nil)
-            #expect(try created(order(database, "coins100", account: "a4", at: now, token: token)).appAccountToken == token)
+            #expect(refusal(try await order(database, "winter_pack", account: "a3", at: Self.saleUntil, token: token)) == "sale_ended")
+            #expect(try await database.account(id: "a3") == nil)
+            #expect(try await created(order(database, "coins100", account: "a4", at: now, token: token)).appAccountToken == token)
             // The same account's own token is reused.
-            #expect(try created(order(database, "daily_gems", account: "a1", at: now)).appAccountToken == mine.appAccountToken)
+            #expect(try await created(order(database, "daily_gems", account: "a1", at: now)).appAccountToken == mine.appAccountToken)
         }
     }
 
@@ -191,11 +195,11 @@ import Testing
     func pay(
         _ database: PipelineDatabase, _ order: OrderDetails, transaction: String, appleProductID: String? = nil,
         at now: Date
-    ) throws {
+    ) async throws {
         let receiptID = "r-\(transaction)"
-        try database.acceptNew([Fixture.receipt(receiptID, account: order.accountID, orderID: order.orderID)], now: now)
+        try await database.acceptNew([Fixture.receipt(receiptID, account: order.accountID, orderID: order.orderID)], now: now)
         let apple = appleProductID ?? Self.catalog.product(order.productID)!.appleProductID
-        let results = try database.apply(
+        let results = try await database.apply(
             [Fixture.valid(receiptID, account: order.accountID, [Fixture.purchase(transaction, product: apple)])],
             catalog: Self.catalog, now: now)
         guard results == [VerdictResult.applied(receiptID: receiptID, status: .credited, reason: nil)] else {

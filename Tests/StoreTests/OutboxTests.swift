@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
@@ -7,85 +8,85 @@ import Testing
     let t0 = Fixture.t0
 
     /// A database with `count` credited receipts, credited a second apart: one webhook each.
-    func databaseWithNotifications(_ count: Int, _ body: (PipelineDatabase) throws -> Void) throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNew((1...count).map { Fixture.receipt("r\($0)", account: "a1") })
+    func databaseWithNotifications(_ count: Int, _ body: (PipelineDatabase) async throws -> Void) async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNew((1...count).map { Fixture.receipt("r\($0)", account: "a1") })
             for i in 1...count {
-                _ = try database.apply(
+                _ = try await database.apply(
                     [Fixture.valid("r\(i)", account: "a1", [Fixture.purchase("t\(i)")])], catalog: Fixture.catalog,
                     now: t0.addingTimeInterval(Double(i)))
             }
-            try body(database)
+            try await body(database)
         }
     }
 
-    @Test func dueNotificationsComeOldestFirstAndOnlyWhenDue() throws {
-        try databaseWithNotifications(3) { database in
+    @Test func dueNotificationsComeOldestFirstAndOnlyWhenDue() async throws {
+        try await databaseWithNotifications(3) { database in
             // When the notifier asks at different times
-            let early = try database.dueNotifications(now: t0, limit: 10)
-            let middle = try database.dueNotifications(now: t0.addingTimeInterval(2), limit: 10)
-            let limited = try database.dueNotifications(now: t0.addingTimeInterval(3), limit: 2)
+            let early = try await database.dueNotifications(now: t0, limit: 10)
+            let middle = try await database.dueNotifications(now: t0.addingTimeInterval(2), limit: 10)
+            let limited = try await database.dueNotifications(now: t0.addingTimeInterval(3), limit: 2)
 
             // Then only due ones come, oldest first, at most `limit`
             #expect(early.isEmpty)
             #expect(middle.map(\.receiptID) == ["r1", "r2"])
             #expect(limited.map(\.receiptID) == ["r1", "r2"])
-            #expect(try database.pendingNotificationCount() == 3)
+            #expect(try await database.pendingNotificationCount() == 3)
         }
     }
 
-    @Test func aDeliveredNotificationIsNotSentAgain() throws {
-        try databaseWithNotifications(2) { database in
+    @Test func aDeliveredNotificationIsNotSentAgain() async throws {
+        try await databaseWithNotifications(2) { database in
             let later = t0.addingTimeInterval(100)
-            let first = try #require(try database.dueNotifications(now: later, limit: 10).first)
+            let first = try #require(try await await database.dueNotifications(now: later, limit: 10).first)
 
             // When it is delivered
-            #expect(try database.markDelivered(first.id, at: later))
+            #expect(try await database.markDelivered(first.id, at: later))
 
             // Then it is no longer due nor pending
-            #expect(try database.dueNotifications(now: later, limit: 10).map(\.receiptID) == ["r2"])
-            #expect(try database.pendingNotificationCount() == 1)
+            #expect(try await database.dueNotifications(now: later, limit: 10).map(\.receiptID) == ["r2"])
+            #expect(try await database.pendingNotificationCount() == 1)
             // And an unknown id is reported as such
-            #expect(try database.markDelivered("evt_nope", at: later) == false)
+            #expect(try await database.markDelivered("evt_nope", at: later) == false)
         }
     }
 
-    @Test func aFailedDeliveryIsRetriedLaterThenGivenUp() throws {
-        try databaseWithNotifications(1) { database in
+    @Test func aFailedDeliveryIsRetriedLaterThenGivenUp() async throws {
+        try await databaseWithNotifications(1) { database in
             let now = t0.addingTimeInterval(10)
-            let notification = try #require(try database.dueNotifications(now: now, limit: 10).first)
+            let notification = try #require(try await await database.dueNotifications(now: now, limit: 10).first)
 
             // When a delivery fails with a retry planned in a minute
-            try database.recordDeliveryFailure(
+            try await database.recordDeliveryFailure(
                 notification.id, error: "HTTP 503", nextAttemptAt: now.addingTimeInterval(60), now: now)
 
             // Then it is not due until then, and counts the attempt
-            #expect(try database.dueNotifications(now: now.addingTimeInterval(59), limit: 10).isEmpty)
-            let retry = try #require(try database.dueNotifications(now: now.addingTimeInterval(60), limit: 10).first)
+            #expect(try await database.dueNotifications(now: now.addingTimeInterval(59), limit: 10).isEmpty)
+            let retry = try #require(try await await database.dueNotifications(now: now.addingTimeInterval(60), limit: 10).first)
             #expect(retry.id == notification.id)
             #expect(retry.attempts == 1)
             #expect(retry.body == notification.body)
 
             // When it fails for good
-            try database.recordDeliveryFailure(notification.id, error: "HTTP 410", nextAttemptAt: nil, now: now)
+            try await database.recordDeliveryFailure(notification.id, error: "HTTP 410", nextAttemptAt: nil, now: now)
 
             // Then it is neither due nor pending any more
-            #expect(try database.dueNotifications(now: now.addingTimeInterval(3600), limit: 10).isEmpty)
-            #expect(try database.pendingNotificationCount() == 0)
+            #expect(try await database.dueNotifications(now: now.addingTimeInterval(3600), limit: 10).isEmpty)
+            #expect(try await database.pendingNotificationCount() == 0)
         }
     }
 
-    @Test func claimedNotificationsAreLeasedToOnePoller() throws {
-        try databaseWithNotifications(2) { database in
+    @Test func claimedNotificationsAreLeasedToOnePoller() async throws {
+        try await databaseWithNotifications(2) { database in
             let now = t0.addingTimeInterval(10)
 
             // When the notifier claims due notifications with a 30 second lease
-            let claimed = try database.claimDueNotifications(now: now, limit: 10, leaseUntil: now.addingTimeInterval(30))
+            let claimed = try await database.claimDueNotifications(now: now, limit: 10, leaseUntil: now.addingTimeInterval(30))
 
             // Then a second poll during the lease gets none, and after it gets them back
             #expect(claimed.map(\.receiptID) == ["r1", "r2"])
-            #expect(try database.claimDueNotifications(now: now, limit: 10, leaseUntil: now.addingTimeInterval(30)).isEmpty)
-            #expect(try database.dueNotifications(now: now.addingTimeInterval(30), limit: 10).count == 2)
+            #expect(try await database.claimDueNotifications(now: now, limit: 10, leaseUntil: now.addingTimeInterval(30)).isEmpty)
+            #expect(try await database.dueNotifications(now: now.addingTimeInterval(30), limit: 10).count == 2)
         }
     }
 }

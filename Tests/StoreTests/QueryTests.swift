@@ -1,54 +1,55 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
 @Suite struct QueryTests {
     let t0 = Fixture.t0
 
-    @Test func anAccountShowsItsLedgerNewestFirst() throws {
-        try withTemporaryDatabase { database in
+    @Test func anAccountShowsItsLedgerNewestFirst() async throws {
+        try await withTemporaryDatabase { database in
             // Given three purchases at different times
-            try database.acceptNew((1...3).map { Fixture.receipt("r\($0)", account: "a1") })
+            try await database.acceptNew((1...3).map { Fixture.receipt("r\($0)", account: "a1") })
             for i in 1...3 {
-                _ = try database.apply(
+                _ = try await database.apply(
                     [Fixture.valid("r\(i)", account: "a1", [Fixture.purchase("t\(i)", product: i == 2 ? Fixture.gems : Fixture.coins)])],
                     catalog: Fixture.catalog, now: t0.addingTimeInterval(Double(i)))
             }
 
             // When the account is read with a ledger limit of 2
-            let account = try #require(try database.account(id: "a1", ledgerLimit: 2))
+            let account = try #require(try await await database.account(id: "a1", ledgerLimit: 2))
 
             // Then it has both balances and the two newest entries, newest first
             #expect(account.balances == ["coins": 200, "gems": 10])
             #expect(account.ledger.map(\.transactionID) == ["t3", "t2"])
             #expect(account.ledger.map(\.createdAt) == [t0.addingTimeInterval(3), t0.addingTimeInterval(2)])
-            #expect(try database.account(id: "nobody") == nil)
-            #expect(try database.receipt(id: "nothing") == nil)
+            #expect(try await database.account(id: "nobody") == nil)
+            #expect(try await database.receipt(id: "nothing") == nil)
         }
     }
 
-    @Test func outputsEncodeWithTheContractsKeys() throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try database.apply(
+    @Test func outputsEncodeWithTheContractsKeys() async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
             let encoder = WireCoding.encoder()
 
-            let receipt = try Fixture.json(String(decoding: try encoder.encode(try database.receipt(id: "r1")), as: UTF8.self))
+            let receipt = try await Fixture.json(String(decoding: try await encoder.encode(try await database.receipt(id: "r1")), as: UTF8.self))
             #expect(receipt["receipt_id"] as? String == "r1")
             #expect(receipt["status"] as? String == "credited")
             #expect(receipt["attempts"] as? Int == 1)
-            let transaction = try #require((receipt["transactions"] as? [[String: Any]])?.first)
+            let transaction = try await #require((receipt["transactions"] as? [[String: Any]])?.first)
             #expect(transaction["transaction_id"] as? String == "t1")
             #expect(transaction["outcome"] as? String == "credited")
 
-            let account = try Fixture.json(String(decoding: try encoder.encode(try database.account(id: "a1")), as: UTF8.self))
+            let account = try await Fixture.json(String(decoding: try await encoder.encode(try await database.account(id: "a1")), as: UTF8.self))
             #expect(account["account_id"] as? String == "a1")
             #expect((account["balances"] as? [String: Int]) == ["coins": 100])
             #expect((account["ledger"] as? [[String: Any]])?.first?["receipt_id"] as? String == "r1")
 
-            let summary = String(decoding: try encoder.encode(ReceiptSummary(id: "r1", status: .received)), as: UTF8.self)
+            let summary = String(decoding: try await encoder.encode(ReceiptSummary(id: "r1", status: .received)), as: UTF8.self)
             #expect(summary == #"{"receipt_id":"r1","status":"received"}"#)
         }
     }

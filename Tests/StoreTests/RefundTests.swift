@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
@@ -11,26 +12,26 @@ import Testing
     let t0 = Fixture.t0
 
     /// a1 credited 100 coins for t1 by receipt r1.
-    func withCreditedCoins(_ body: (PipelineDatabase, String) throws -> Void) throws {
-        try withTemporaryDatabase { database, path in
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            let credited = try database.apply(
+    func withCreditedCoins(_ body: (PipelineDatabase, String) async throws -> Void) async throws {
+        try await withTemporaryDatabase { database, path in
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            let credited = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
             guard credited == [.applied(receiptID: "r1", status: .credited, reason: nil)] else {
                 throw FixtureError("not credited: \(credited)")
             }
-            try body(database, path)
+            try await body(database, path)
         }
     }
 
-    @Test func aRefundDebitsExactlyTheCreditOnceHoweverOftenItArrives() throws {
-        try withCreditedCoins { database, _ in
-            try database.acceptNewNotifications(["n1", "n2", "n3"])
+    @Test func aRefundDebitsExactlyTheCreditOnceHoweverOftenItArrives() async throws {
+        try await withCreditedCoins { database, _ in
+            try await database.acceptNewNotifications(["n1", "n2", "n3"])
             let refund = Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))
             let later = t0.addingTimeInterval(60)
 
             // When the same REFUND is applied three times in one batch
-            let results = try database.apply([refund, refund, refund], catalog: catalog, now: later)
+            let results = try await database.apply([refund, refund, refund], catalog: catalog, now: later)
 
             // Then it applied once and the redeliveries changed nothing
             #expect(
@@ -42,7 +43,7 @@ import Testing
 
             // When Apple sends it again signed anew (another row, the same UUID), and another
             // notification (another UUID) refunds the same transaction
-            let again = try database.apply(
+            let again = try await database.apply(
                 [
                     Fixture.notified("n2", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n3", "REFUND", uuid: "U3", Fixture.purchase("t1", cancelled: t0)),
@@ -56,36 +57,36 @@ import Testing
                 ])
 
             // And the account is back to zero: a purchase and one refund, the balance their sum
-            let account = try #require(try database.account(id: "a1"))
+            let account = try #require(try await await database.account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
             #expect(account.ledger.map(\.amount) == [-100, 100])
             #expect(account.ledger.first?.notificationID == "n1")
             #expect(account.ledger.first?.transactionID == "t1")
             #expect(account.ledger.reduce(0) { $0 + $1.amount } == account.balances["coins"])
-            #expect(try database.audit() == [])
+            #expect(try await database.audit() == [])
 
             // And the notification shows what it was and whom it changed
-            let n1 = try #require(try database.notification(id: "n1"))
+            let n1 = try #require(try await await database.notification(id: "n1"))
             #expect(n1.status == .applied)
             #expect(n1.notificationUUID == "U1")
             #expect(n1.type == "REFUND")
             #expect(n1.transactionID == "t1")
             #expect(n1.accountID == "a1")
-            #expect(try database.notification(id: "n2")?.notificationUUID == nil)
+            #expect(try await database.notification(id: "n2")?.notificationUUID == nil)
 
             // And one purchase.refunded webhook says so, naming the receipt that credited it
-            let refunds = try database.allNotifications().filter { $0.type == .purchaseRefunded }
+            let refunds = try await database.allNotifications().filter { $0.type == .purchaseRefunded }
             #expect(refunds.count == 1)
-            let event = try #require(refunds.first)
+            let event = try await #require(refunds.first)
             #expect(event.accountID == "a1")
             #expect(event.receiptID == "r1")
             #expect(event.notificationID == "n1")
-            let body = try Fixture.json(event.body)
+            let body = try await Fixture.json(event.body)
             #expect(body["type"] as? String == "purchase.refunded")
             #expect(body["receipt_id"] as? String == "r1")
             #expect(body["notification_id"] as? String == "n1")
-            let data = try #require(body["data"] as? [String: Any])
+            let data = try await #require(body["data"] as? [String: Any])
             #expect(data["transaction_id"] as? String == "t1")
             #expect(data["original_transaction_id"] as? String == "t1")
             #expect(data["product_id"] as? String == Fixture.coins)
@@ -96,12 +97,12 @@ import Testing
         }
     }
 
-    @Test func aRevocationDebitsOnceAndARefundAfterItChangesNothing() throws {
-        try withCreditedCoins { database, _ in
-            try database.acceptNewNotifications(["n1", "n2"])
+    @Test func aRevocationDebitsOnceAndARefundAfterItChangesNothing() async throws {
+        try await withCreditedCoins { database, _ in
+            try await database.acceptNewNotifications(["n1", "n2"])
 
             // When Apple revokes t1, and then also reports a refund of it
-            let results = try database.apply(
+            let results = try await database.apply(
                 [
                     Fixture.notified("n1", "REVOKE", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n2", "REFUND", uuid: "U2", Fixture.purchase("t1", cancelled: t0)),
@@ -109,49 +110,49 @@ import Testing
 
             // Then one debit, of kind revoke
             #expect(results[1] == .notificationApplied(notificationID: "n2", status: .applied, reason: "already_refunded"))
-            let account = try #require(try database.account(id: "a1"))
+            let account = try #require(try await await database.account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.revoke, .purchase])
-            #expect(try database.audit() == [])
+            #expect(try await database.audit() == [])
         }
     }
 
-    @Test func aRefundBeforeThePurchaseIsCreditedNetsToZero() throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNewNotifications(["n1"])
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
+    @Test func aRefundBeforeThePurchaseIsCreditedNetsToZero() async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNewNotifications(["n1"])
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // When the REFUND of t1 arrives before any receipt credited it
-            let refund = try database.apply(
+            let refund = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
             #expect(refund == [.notificationApplied(notificationID: "n1", status: .applied, reason: "refunded_before_credit")])
 
             // And then the purchase arrives in a valid receipt, without a cancellation date
-            let purchase = try database.apply(
+            let purchase = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog,
                 now: t0.addingTimeInterval(60))
 
             // Then it credits nothing: the account nets to zero
             #expect(purchase == [.applied(receiptID: "r1", status: .rejected, reason: "refunded")])
-            let account = try #require(try database.account(id: "a1"))
+            let account = try #require(try await await database.account(id: "a1"))
             #expect(account.balances == [:])
             #expect(account.ledger.isEmpty)
-            #expect(try database.allNotifications().filter { $0.type == .purchaseRefunded }.isEmpty)
-            #expect(try database.audit() == [])
+            #expect(try await database.allNotifications().filter { $0.type == .purchaseRefunded }.isEmpty)
+            #expect(try await database.audit() == [])
         }
     }
 
-    @Test func aReversedRefundCreditsAgainOnce() throws {
-        try withCreditedCoins { database, _ in
-            try database.acceptNewNotifications(["n1", "n2", "n3"])
-            _ = try database.apply(
+    @Test func aReversedRefundCreditsAgainOnce() async throws {
+        try await withCreditedCoins { database, _ in
+            try await database.acceptNewNotifications(["n1", "n2", "n3"])
+            _ = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
-            #expect(try database.account(id: "a1")?.balances == ["coins": 0])
+            #expect(try await database.account(id: "a1")?.balances == ["coins": 0])
 
             // When Apple reverses the refund, and a second reversal (another UUID) follows
-            let results = try database.apply(
+            let results = try await database.apply(
                 [
                     Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1")),
                     Fixture.notified("n3", "REFUND_REVERSED", uuid: "U3", Fixture.purchase("t1")),
@@ -163,97 +164,97 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                     .notificationApplied(notificationID: "n3", status: .applied, reason: "not_refunded"),
                 ])
-            let account = try #require(try database.account(id: "a1"))
+            let account = try #require(try await await database.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.map(\.kind) == [.refundReversal, .refund, .purchase])
             #expect(account.ledger.map(\.amount) == [100, -100, 100])
-            #expect(try database.audit() == [])
+            #expect(try await database.audit() == [])
 
             // And one purchase.refund_reversed webhook with the amount credited again
-            let events = try database.allNotifications().filter { $0.type == .purchaseRefundReversed }
+            let events = try await database.allNotifications().filter { $0.type == .purchaseRefundReversed }
             #expect(events.count == 1)
-            let data = try Fixture.data(events.first)
+            let data = try await Fixture.data(events.first)
             #expect(data["amount"] as? Int == 100)
             #expect(data["notification_uuid"] as? String == "U2")
 
             // And a refund after the reversal is not debited a second time
-            try database.acceptNewNotifications(["n4"])
-            let again = try database.apply(
+            try await database.acceptNewNotifications(["n4"])
+            let again = try await database.apply(
                 [Fixture.notified("n4", "REFUND", uuid: "U4", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
             #expect(again == [.notificationApplied(notificationID: "n4", status: .applied, reason: "already_refunded")])
-            #expect(try database.account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
         }
     }
 
-    @Test func aRefundEndsTheEntitlementAndItsReversalGrantsItAgain() throws {
-        try withTemporaryDatabase { database in
+    @Test func aRefundEndsTheEntitlementAndItsReversalGrantsItAgain() async throws {
+        try await withTemporaryDatabase { database in
             // Given a permanent unlock bought by a1
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try database.apply(
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", product: Fixture.noAds)])],
                 catalog: catalog, now: t0)
-            try database.acceptNewNotifications(["n1", "n2"])
+            try await database.acceptNewNotifications(["n1", "n2"])
             let revoked = t0.addingTimeInterval(3600)
 
             // When it is refunded, revoked an hour after t0
-            _ = try database.apply(
+            _ = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", product: Fixture.noAds, cancelled: revoked))],
                 catalog: catalog, now: t0.addingTimeInterval(7200))
 
             // Then the entitlement ended at the revocation date; no ledger entry moved
-            var account = try #require(try database.account(id: "a1"))
+            var account = try #require(try await await database.account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: revoked)])
             #expect(account.ledger.isEmpty)
-            let data = try Fixture.data(try database.allNotifications().first { $0.type == .purchaseRefunded })
+            let data = try await Fixture.data(try await database.allNotifications().first { $0.type == .purchaseRefunded })
             #expect(data["entitlement"] as? String == "noads")
             #expect(data["amount"] is NSNull)
 
             // When the refund is reversed
-            _ = try database.apply(
+            _ = try await database.apply(
                 [Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1", product: Fixture.noAds))],
                 catalog: catalog, now: t0.addingTimeInterval(9000))
 
             // Then it is held for ever again
-            account = try #require(try database.account(id: "a1"))
+            account = try #require(try await await database.account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: nil)])
         }
     }
 
-    @Test func aReversalOfARefundBeforeCreditLetsThePurchaseCredit() throws {
-        try withTemporaryDatabase { database in
-            try database.acceptNewNotifications(["n1", "n2"])
-            try database.acceptNew([Fixture.receipt("r1", account: "a1")])
+    @Test func aReversalOfARefundBeforeCreditLetsThePurchaseCredit() async throws {
+        try await withTemporaryDatabase { database in
+            try await database.acceptNewNotifications(["n1", "n2"])
+            try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // Given a refund recorded before the purchase was credited, then reversed
-            _ = try database.apply(
+            _ = try await database.apply(
                 [
                     Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1")),
                 ], catalog: catalog, now: t0)
-            #expect(try database.notification(id: "n2")?.reason == "refund_forgotten_before_credit")
+            #expect(try await database.notification(id: "n2")?.reason == "refund_forgotten_before_credit")
 
             // When the purchase arrives
-            let results = try database.apply(
+            let results = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
 
             // Then it credits, as if never refunded
             #expect(results == [.applied(receiptID: "r1", status: .credited, reason: nil)])
-            #expect(try database.account(id: "a1")?.balances == ["coins": 100])
-            #expect(try database.audit() == [])
+            #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await database.audit() == [])
         }
     }
 
-    @Test func aLegacyCancellationOfACreditedTransactionDebitsOnce() throws {
-        try withCreditedCoins { database, _ in
+    @Test func aLegacyCancellationOfACreditedTransactionDebitsOnce() async throws {
+        try await withCreditedCoins { database, _ in
             // Given a1's t1 was credited by r1; then receipts of a1 and of a2 list t1 as cancelled
-            try database.acceptNew([
+            try await database.acceptNew([
                 Fixture.receipt("r2", account: "a1"), Fixture.receipt("r3", account: "a2"),
                 Fixture.receipt("r4", account: "a1"),
             ])
 
             // When they are applied
-            let results = try database.apply(
+            let results = try await database.apply(
                 [
                     Fixture.valid("r2", account: "a1", [Fixture.purchase("t1", cancelled: t0)]),
                     Fixture.valid("r3", account: "a2", [Fixture.purchase("t1", cancelled: t0)]),
@@ -267,36 +268,36 @@ import Testing
                     .applied(receiptID: "r3", status: .rejected, reason: "refunded"),
                     .applied(receiptID: "r4", status: .credited, reason: nil),
                 ])
-            let account = try #require(try database.account(id: "a1"))
+            let account = try #require(try await await database.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.map(\.kind) == [.purchase, .refund, .purchase])
             #expect(account.ledger.map(\.amount) == [100, -100, 100])
             #expect(account.ledger[1].receiptID == "r2")
-            #expect(try database.account(id: "a2")?.balances == [:])
-            #expect(try database.receipt(id: "r2")?.transactions.map(\.outcome) == [.refunded])
-            #expect(try database.audit() == [])
+            #expect(try await database.account(id: "a2")?.balances == [:])
+            #expect(try await database.receipt(id: "r2")?.transactions.map(\.outcome) == [.refunded])
+            #expect(try await database.audit() == [])
 
             // And one purchase.refunded webhook, to a1, naming the receipt that credited t1
-            let refunds = try database.allNotifications().filter { $0.type == .purchaseRefunded }
+            let refunds = try await database.allNotifications().filter { $0.type == .purchaseRefunded }
             #expect(refunds.map(\.accountID) == ["a1"])
-            let body = try Fixture.json(try #require(refunds.first).body)
+            let body = try await Fixture.json(try await #require(refunds.first).body)
             #expect(body["receipt_id"] as? String == "r1")
             #expect(body.keys.contains("notification_id") && body["notification_id"] is NSNull)
         }
     }
 
-    @Test func theAuditFindsADoubleRefundAndARefundWithoutItsDebit() throws {
-        try withCreditedCoins { database, path in
-            try database.acceptNew([Fixture.receipt("r2", account: "a1")])
-            _ = try database.apply(
+    @Test func theAuditFindsADoubleRefundAndARefundWithoutItsDebit() async throws {
+        try await withCreditedCoins { database, path in
+            try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
+            _ = try await database.apply(
                 [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2")])], catalog: catalog, now: t0)
-            try database.acceptNewNotifications(["n1"])
-            _ = try database.apply(
+            try await database.acceptNewNotifications(["n1"])
+            _ = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
-            #expect(try database.audit() == [])
+            #expect(try await database.audit() == [])
 
-            try withRawConnection(path) { db in
+            try await withRawConnection(path) { db in
                 // The schema refuses a second debit of t1
                 #expect(throws: DatabaseError.self) {
                     try db.execute(
@@ -317,7 +318,7 @@ import Testing
             }
 
             // When the books are audited
-            let findings = try database.audit()
+            let findings = try await database.audit()
 
             // Then both are reported, and nothing else
             #expect(Set(findings.map(\.kind)) == [.transactionRefundedTwice, .refundWithoutDebit])

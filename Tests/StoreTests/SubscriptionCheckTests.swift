@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 import Testing
 
@@ -10,23 +11,23 @@ import Testing
     let hour: Duration = .seconds(3600)
 
     /// A legacy receipt bought the subscription `t1`, ending at `end`.
-    func subscribe(_ database: PipelineDatabase, end: Date) throws {
-        try database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "bGVnYWN5")])
-        _ = try database.apply(
+    func subscribe(_ database: PipelineDatabase, end: Date) async throws {
+        try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "bGVnYWN5")])
+        _ = try await database.apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
             catalog: catalog, now: t0)
     }
 
-    @Test func eachExpiry_getsOneCheckBefore_andOneAfter_howeverOftenPlanned() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func eachExpiry_getsOneCheckBefore_andOneAfter_howeverOftenPlanned() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let end = t0 + 7200
-            try subscribe(database, end: end)
-            #expect(try database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0) == 2)
-            #expect(try database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0 + 60) == 0)
+            try await subscribe(database, end: end)
+            #expect(try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0) == 2)
+            #expect(try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0 + 60) == 0)
 
             // Not yet due an hour and a bit before; due at the hour.
-            #expect(try database.claimDueSubscriptionChecks(now: t0 + 3599, limit: 10).isEmpty)
-            let before = try database.claimDueSubscriptionChecks(now: end - 3600, limit: 10)
+            #expect(try await database.claimDueSubscriptionChecks(now: t0 + 3599, limit: 10).isEmpty)
+            let before = try await database.claimDueSubscriptionChecks(now: end - 3600, limit: 10)
             #expect(before.map(\.phase) == ["before"])
             // Asked with the latest legacy receipt, as a submission of its own id.
             #expect(before.first?.submission.receiptData == "bGVnYWN5")
@@ -34,77 +35,77 @@ import Testing
             #expect(before.first?.submission.receiptID == before.first?.checkID)
 
             // Unconfirmed by the broker: offered again; confirmed: not.
-            #expect(try database.claimDueSubscriptionChecks(now: end - 3500, limit: 10).count == 1)
-            try database.markSubscriptionChecksPublished(before.map(\.checkID), at: end - 3500)
-            #expect(try database.claimDueSubscriptionChecks(now: end - 3400, limit: 10).isEmpty)
+            #expect(try await database.claimDueSubscriptionChecks(now: end - 3500, limit: 10).count == 1)
+            try await database.markSubscriptionChecksPublished(before.map(\.checkID), at: end - 3500)
+            #expect(try await database.claimDueSubscriptionChecks(now: end - 3400, limit: 10).isEmpty)
         }
     }
 
-    @Test func anAfterCheck_isSkipped_whenTheSubscriptionRenewedMeanwhile() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func anAfterCheck_isSkipped_whenTheSubscriptionRenewedMeanwhile() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let end = t0 + 600
-            try subscribe(database, end: end)
-            try database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
+            try await subscribe(database, end: end)
+            try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
             // A renewal arrives by another way (a receipt) before the after-check is due.
-            try database.acceptNew([Fixture.receipt("r2", account: "a1")])
-            _ = try database.apply(
+            try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
+            _ = try await database.apply(
                 [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2", product: Fixture.vip, expires: end + 86_400, original: "t1")])],
                 catalog: catalog, now: t0 + 60)
             // Nothing to ask Apple about that expiry any more, before or after.
-            #expect(try database.claimDueSubscriptionChecks(now: end + 3600, limit: 10).isEmpty)
-            let checks = try database.subscriptionChecks(originalTransactionID: "t1").filter { $0.expiresAt == end }
+            #expect(try await database.claimDueSubscriptionChecks(now: end + 3600, limit: 10).isEmpty)
+            let checks = try await database.subscriptionChecks(originalTransactionID: "t1").filter { $0.expiresAt == end }
             #expect(checks.map(\.outcome) == ["renewed", "renewed"])
         }
     }
 
-    @Test func answers_extend_end_orFail() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func answers_extend_end_orFail() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let end = t0 + 600
-            try subscribe(database, end: end)
-            try database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: .seconds(60), now: t0)
-            let before = try #require(try database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
+            try await subscribe(database, end: end)
+            try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: .seconds(60), now: t0)
+            let before = try #require(try await await database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
 
             // Apple says nothing new before the expiry: unchanged.
-            let unchanged = try database.apply(
+            let unchanged = try await database.apply(
                 [Fixture.valid(before.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
                 catalog: catalog, now: t0 + 1)
             #expect(unchanged == [.subscriptionCheckApplied(checkID: before.checkID, status: "done", outcome: "unchanged")])
 
             // After the expiry, still nothing: the subscription ends, one webhook.
-            let after = try #require(try database.claimDueSubscriptionChecks(now: end + 60, limit: 10).first)
-            let expired = try database.apply(
+            let after = try #require(try await await database.claimDueSubscriptionChecks(now: end + 60, limit: 10).first)
+            let expired = try await database.apply(
                 [Fixture.valid(after.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
                 catalog: catalog, now: end + 61)
             #expect(expired == [.subscriptionCheckApplied(checkID: after.checkID, status: "done", outcome: "expired")])
             // The same verdict again (a redelivery) changes nothing.
-            _ = try database.apply(
+            _ = try await database.apply(
                 [Fixture.valid(after.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
                 catalog: catalog, now: end + 62)
-            #expect(try database.allNotifications().filter { $0.type == .subscriptionExpired }.count == 1)
-            #expect(try database.audit().isEmpty)
+            #expect(try await database.allNotifications().filter { $0.type == .subscriptionExpired }.count == 1)
+            #expect(try await database.audit().isEmpty)
         }
     }
 
-    @Test func aRenewalInTheAnswer_isCreditedToTheBoundAccount() throws {
-        try withTemporaryDatabase { (database: PipelineDatabase) throws in
+    @Test func aRenewalInTheAnswer_isCreditedToTheBoundAccount() async throws {
+        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let end = t0 + 600
-            try subscribe(database, end: end)
-            try database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
-            let before = try #require(try database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
+            try await subscribe(database, end: end)
+            try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
+            let before = try #require(try await await database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
             let renewal = Fixture.purchase("t2", product: Fixture.vip, expires: end + 30 * 86_400, original: "t1")
-            let result = try database.apply([Fixture.valid(before.checkID, account: "a1", [renewal])], catalog: catalog, now: t0 + 1)
+            let result = try await database.apply([Fixture.valid(before.checkID, account: "a1", [renewal])], catalog: catalog, now: t0 + 1)
             #expect(result == [.subscriptionCheckApplied(checkID: before.checkID, status: "done", outcome: "renewed")])
-            #expect(try database.account(id: "a1")?.entitlements.first?.expiresAt == end + 30 * 86_400)
-            #expect(try database.allNotifications().contains { $0.type == .subscriptionRenewed && $0.accountID == "a1" })
+            #expect(try await database.account(id: "a1")?.entitlements.first?.expiresAt == end + 30 * 86_400)
+            #expect(try await database.allNotifications().contains { $0.type == .subscriptionRenewed && $0.accountID == "a1" })
             // A rejected answer about the new expiry fails that check and changes nothing else.
             let newEnd = end + 30 * 86_400
-            try database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: newEnd - 7200)
-            let next = try #require(try database.claimDueSubscriptionChecks(now: newEnd - 3600, limit: 10).first)
-            let failed = try database.apply(
+            try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: newEnd - 7200)
+            let next = try #require(try await await database.claimDueSubscriptionChecks(now: newEnd - 3600, limit: 10).first)
+            let failed = try await database.apply(
                 [Fixture.verdict(.rejected, next.checkID, account: "a1", reason: "apple_status_21010", attempts: 1)],
                 catalog: catalog, now: newEnd - 3599)
             #expect(failed == [.subscriptionCheckApplied(checkID: next.checkID, status: "failed", outcome: nil)])
-            #expect(try database.account(id: "a1")?.entitlements.first?.expiresAt == newEnd)
+            #expect(try await database.account(id: "a1")?.entitlements.first?.expiresAt == newEnd)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Store
 
 /// A fresh directory under the system temporary directory, removed by ``remove()``.
@@ -18,13 +19,13 @@ struct TemporaryDirectory {
 }
 
 /// Runs `body` with a database in a real SQLite file in a fresh temporary directory.
-func withTemporaryDatabase<T>(_ body: (PipelineDatabase, String) throws -> T) throws -> T {
-    let directory = try TemporaryDirectory()
+func withTemporaryDatabase<T>(_ body: (PipelineDatabase, String) async throws -> T) async throws -> T {
+    let directory = try await TemporaryDirectory()
     defer { directory.remove() }
     let path = directory.path + "/pipeline.sqlite"
-    return try body(PipelineDatabase(path: path), path)
+    return try await body(PipelineDatabase(path: path), path)
 }
 
-func withTemporaryDatabase<T>(_ body: (PipelineDatabase) throws -> T) throws -> T {
-    try withTemporaryDatabase { database, _ in try body(database) }
+func withTemporaryDatabase<T>(_ body: (PipelineDatabase) async throws -> T) async throws -> T {
+    try await withTemporaryDatabase { database, _ in try await body(database) }
 }

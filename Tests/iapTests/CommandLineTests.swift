@@ -85,7 +85,7 @@ import Testing
 
 /// `iap audit` on a real database file, clean and deliberately corrupted.
 @Suite struct AuditCommandTests {
-    @Test func findsADeliberatelyCorruptedBalanceAndExitsNonZero() throws {
+    @Test func findsADeliberatelyCorruptedBalanceAndExitsNonZero() async throws {
         // Given a database with one credited receipt
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -93,7 +93,7 @@ import Testing
         let database = try PipelineDatabase(path: path)
         let receipt = NewReceipt.fixture(accountID: "player")
         _ = try database.acceptReceipts([receipt], now: Date())
-        _ = try database.apply(
+        _ = try await database.apply(
             [
                 Verdict(
                     outcome: .valid, receiptID: receipt.id, accountID: "player", attempts: 1,

@@ -84,9 +84,9 @@ import Testing
             #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30)) { $0.wasAccepted }
             try await Task.sleep(for: .milliseconds(500))
-            #expect(try pipeline.balance("browser") == 100)
+            #expect(try await pipeline.balance("browser") == 100)
             #expect(pipeline.creditedWebhooks(receipt) == 1)
-            let letter = try #require(try pipeline.database.deadLetters(receiptID: receipt).first)
+            let letter = try #require(try await pipeline.database.deadLetters(receiptID: receipt).first)
             #expect(letter.status == .replayed)
             #expect(letter.resolvedBy == "alice")
         }
@@ -129,7 +129,7 @@ import Testing
     @Test func aPostWithABadCSRFTokenIsForbiddenAndChangesNothing() async throws {
         try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
             let receipt = try await pipeline.submitDoomed(account: "csrf", transactionID: "console-t2")
-            let letter = try pipeline.letterID(receipt: receipt)
+            let letter = try await pipeline.letterID(receipt: receipt)
             let cookie = try await logIn(pipeline)
             let page = try await get("/console/dead/\(letter)", cookie: cookie, pipeline)
             #expect(page.status == 200)
@@ -145,14 +145,14 @@ import Testing
                     try await post("/console/dead/\(letter)/replay", form: form, cookie: cookie, pipeline).status == 403
                 )
             }
-            #expect(try pipeline.database.deadLetter(id: letter)?.status == .waiting)
+            #expect(try await pipeline.database.deadLetter(id: letter)?.status == .waiting)
             #expect(try pipeline.database.receipt(id: receipt)?.status == .dead)
 
             // A discard without a reason is refused too, changing nothing
             let noReason = try await post(
                 "/console/dead/\(letter)/discard", form: ["csrf": token], cookie: cookie, pipeline)
             #expect(noReason.status == 422)
-            #expect(try pipeline.database.deadLetter(id: letter)?.status == .waiting)
+            #expect(try await pipeline.database.deadLetter(id: letter)?.status == .waiting)
 
             // With the right token the discard is done and recorded
             let done = try await post(
@@ -197,9 +197,9 @@ import Testing
             #expect(replayed.bodyString.contains("replayed 2, failed 0, skipped 0"))
             #expect(try await pipeline.finalStatus(second)["status"] as? String == "credited")
             #expect(try await pipeline.finalStatus(third)["status"] as? String == "credited")
-            #expect(try pipeline.balance("group-2") == 100)
-            #expect(try pipeline.balance("group-3") == 100)
-            #expect(try pipeline.balance("group-1") == 0)
+            #expect(try await pipeline.balance("group-2") == 100)
+            #expect(try await pipeline.balance("group-3") == 100)
+            #expect(try await pipeline.balance("group-1") == 0)
         }
     }
 
@@ -222,7 +222,7 @@ import Testing
             #expect(page.contains("Binding conflicts"))
             #expect(page.contains(purchase.transactionID))
             #expect(page.contains(">alice<") && page.contains(">order<"))
-            #expect(try pipeline.database.bindingConflicts(involving: "nobody").isEmpty)
+            #expect(try await pipeline.database.bindingConflicts(involving: "nobody").isEmpty)
         }
     }
 

@@ -23,8 +23,8 @@ extension PipelineHarness {
     }
 
     /// The open dead letter of a receipt.
-    func letterID(receipt: String) throws -> String {
-        guard let letter = try database.deadLetters(receiptID: receipt).last(where: { $0.status.isOpen }) else {
+    func letterID(receipt: String) async throws -> String {
+        guard let letter = try await database.deadLetters(receiptID: receipt).last(where: { $0.status.isOpen }) else {
             throw HarnessFailure("no open dead letter for receipt \(receipt)")
         }
         return letter.id

@@ -41,7 +41,7 @@ import Testing
             #expect(ofB?.map { $0["receipt_id"] as? String } == [b])
 
             // And shows one: its receipt, attempts and error, body and headers
-            let letterA = try pipeline.letterID(receipt: a)
+            let letterA = try await pipeline.letterID(receipt: a)
             let show = try dlq(["show", letterA], pipeline)
             #expect(show.status == 0, "\(show.output)")
             print("iap dlq list:\n\(list.output)\niap dlq show:\n\(show.output)")
@@ -63,14 +63,14 @@ import Testing
             let replay = try dlq(["replay", letterA, "--by", "tester"], pipeline)
             #expect(replay.status == 0, "\(replay.output)")
             #expect(try await pipeline.finalStatus(a)["status"] as? String == "credited")
-            #expect(try pipeline.balance("dlq-a") == 100)
+            #expect(try await pipeline.balance("dlq-a") == 100)
             let again = try dlq(["replay", letterA], pipeline)
             #expect(again.status != 0)
             #expect(again.output.contains("already replayed by tester"), "\(again.output)")
-            #expect(try pipeline.database.deadLetter(id: letterA)?.status == .replayed)
+            #expect(try await pipeline.database.deadLetter(id: letterA)?.status == .replayed)
 
             // When one is discarded: the receipt stays dead and says who and why
-            let letterB = try pipeline.letterID(receipt: b)
+            let letterB = try await pipeline.letterID(receipt: b)
             let discard = try dlq(["discard", letterB, "--reason", "test purchase", "--by", "alice"], pipeline)
             #expect(discard.status == 0, "\(discard.output)")
             let statusB = try await pipeline.status(b)
@@ -78,7 +78,7 @@ import Testing
             #expect(statusB["reason"] as? String == "discarded by alice: test purchase")
 
             // And bad input is refused with a message naming the problem, changing nothing
-            let letterC = try pipeline.letterID(receipt: c)
+            let letterC = try await pipeline.letterID(receipt: c)
             let refusals: [([String], String)] = [
                 (["replay", "dl_nope"], "no dead letter with id dl_nope"),
                 (["discard", "dl_nope", "--reason", "x"], "no dead letter with id dl_nope"),
@@ -95,7 +95,7 @@ import Testing
                 #expect(refused.status != 0, "\(arguments) succeeded: \(refused.output)")
                 #expect(refused.output.contains(message), "\(arguments): \(refused.output)")
             }
-            #expect(try pipeline.database.deadLetter(id: letterC)?.status == .waiting)
+            #expect(try await pipeline.database.deadLetter(id: letterC)?.status == .waiting)
             #expect(try pipeline.database.receipt(id: c)?.reason == reason)
 
             // When the rest of the group is replayed in bulk: a progress line and a summary
@@ -109,12 +109,12 @@ import Testing
             // Then each replayed receipt was credited, and announced, once
             _ = try await pipeline.receiver.waitFor(count: 5, timeout: .seconds(30)) { $0.wasAccepted }
             try await Task.sleep(for: .milliseconds(500))
-            #expect(try pipeline.balance("dlq-a") == 100)
-            #expect(try pipeline.balance("dlq-c") == 100)
-            #expect(try pipeline.balance("dlq-b") == 0)
+            #expect(try await pipeline.balance("dlq-a") == 100)
+            #expect(try await pipeline.balance("dlq-c") == 100)
+            #expect(try await pipeline.balance("dlq-b") == 0)
             #expect(pipeline.creditedWebhooks(a) == 1)
             #expect(pipeline.creditedWebhooks(c) == 1)
-            #expect(try pipeline.database.audit().isEmpty)
+            #expect(try await pipeline.database.audit().isEmpty)
             let empty = try dlq(["list"], pipeline)
             #expect(empty.output.contains("No dead letters waiting for review."), "\(empty.output)")
         }
@@ -160,8 +160,8 @@ import Testing
             }
             #expect(allCredited)
             #expect(try (0..<10).map { try pipeline.balance("bulk-\($0)") }.reduce(0, +) == count * 100)
-            #expect(try pipeline.database.audit().isEmpty)
-            #expect(try pipeline.database.deadLetters(DeadLetterQuery()).isEmpty)
+            #expect(try await pipeline.database.audit().isEmpty)
+            #expect(try await pipeline.database.deadLetters(DeadLetterQuery()).isEmpty)
         }
     }
 }

@@ -42,7 +42,7 @@ import Testing
                 return credited == count
             }
             #expect(allCredited)
-            for (account, coins) in expected { #expect(try pipeline.balance(account) == coins) }
+            for (account, coins) in expected { #expect(try await pipeline.balance(account) == coins) }
             _ = try await pipeline.receiver.waitFor(count: count, timeout: .seconds(60)) { $0.wasAccepted }
             let accepted = pipeline.receiver.accepted
             let eventIDs = accepted.compactMap(\.id)
@@ -54,7 +54,7 @@ import Testing
                 return json?["type"] as? String == "receipt.credited" ? json?["receipt_id"] as? String : nil
             })
             #expect(creditedReceipts == Set(ids))
-            #expect(try pipeline.database.audit().isEmpty)
+            #expect(try await pipeline.database.audit().isEmpty)
         }
     }
 
@@ -66,7 +66,7 @@ import Testing
             let final = try await pipeline.finalStatus(try #require(id))
             #expect(final["status"] as? String == "credited")
             #expect(final["environment"] as? String == "Sandbox")
-            #expect(try pipeline.balance("tester") == 100)
+            #expect(try await pipeline.balance("tester") == 100)
             #expect(pipeline.stub.stats.production.count(status: 21007) == 1)
         }
     }
@@ -79,7 +79,7 @@ import Testing
             let final = try await pipeline.finalStatus(try #require(id))
             #expect(final["status"] as? String == "credited")
             #expect((final["attempts"] as? Int ?? 0) >= 2)
-            #expect(try pipeline.balance("patient") == 100)
+            #expect(try await pipeline.balance("patient") == 100)
         }
     }
 
@@ -96,7 +96,7 @@ import Testing
             let final = try await pipeline.finalStatus(receiptID)
             #expect(final["status"] as? String == "rejected")
             #expect(final["reason"] as? String == "apple_status_21003")
-            #expect(try pipeline.balance("cheater") == 0)
+            #expect(try await pipeline.balance("cheater") == 0)
             _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) { $0.wasAccepted }
             let webhook = try #require(pipeline.webhooks(for: receiptID).first)
             #expect(webhook["type"] as? String == "receipt.rejected")
@@ -120,7 +120,7 @@ import Testing
             // Then it is archived for the operators with the reason, and the dead-letter queue is drained
             var letter: DeadLetter?
             let archived = await eventually(timeout: .seconds(20)) {
-                letter = try? pipeline.database.deadLetters(receiptID: "poison-1").first
+                letter = try? await pipeline.database.deadLetters(receiptID: "poison-1").first
                 return letter != nil
             }
             #expect(archived)
@@ -131,7 +131,7 @@ import Testing
             #expect(drained)
             await connection.close()
             // And the good receipt is untouched
-            #expect(try pipeline.balance("victim") == 100)
+            #expect(try await pipeline.balance("victim") == 100)
         }
     }
 
@@ -166,8 +166,8 @@ import Testing
             let (_, replayID) = try await pipeline.submit(account: "mallory", receiptData: replay)
             let final = try await pipeline.finalStatus(try #require(replayID))
 
-            #expect(try pipeline.balance("alice") == 100)
-            #expect(try pipeline.balance("mallory") == 0)
+            #expect(try await pipeline.balance("alice") == 100)
+            #expect(try await pipeline.balance("mallory") == 0)
             #expect(final["status"] as? String == "rejected")
             #expect(final["reason"] as? String == "already_credited")
         }

@@ -75,7 +75,7 @@ import Testing
             let submitting = Task {
                 try await Self.submitAll(receipts, accounts: 20, through: pipeline, clients: 16, stopAtFirstFailure: true)
             }
-            #expect(await eventually(timeout: .seconds(60), every: .milliseconds(250)) { (try? database.receiptStatusCounts().values.reduce(0, +)) ?? 0 >= 300 })
+            #expect(await eventually(timeout: .seconds(60), every: .milliseconds(250)) { (try? await database.receiptStatusCounts().values.reduce(0, +)) ?? 0 >= 300 })
             let stop = try #require(await intake.terminate())
             #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
             #expect(stop.took < .seconds(Self.grace) + Self.margin, "intake took \(stop.took)")
@@ -87,13 +87,13 @@ import Testing
             intake = try pipeline.start(["intake"])
             #expect(await pipeline.waitUntilServing(healthz))
             let allCredited = await eventually(timeout: .seconds(120), every: .milliseconds(500)) {
-                (try? database.receiptStatusCounts()[.credited, default: 0]) ?? 0 >= accepted.count
+                (try? await database.receiptStatusCounts()[.credited, default: 0]) ?? 0 >= accepted.count
             }
             #expect(allCredited)
             for id in accepted {
                 #expect(try database.receipt(id: id)?.status == .credited, "receipt \(id)")
             }
-            #expect(try database.audit().isEmpty)
+            #expect(try await database.audit().isEmpty)
             _ = intake
         }
     }
@@ -125,9 +125,9 @@ import Testing
 
             // And the next validator credits every one of them, once
             _ = try pipeline.start(["validator", "--concurrency", "16"])
-            #expect(await eventually(timeout: .seconds(60)) { (try? database.receiptStatusCounts()[.credited, default: 0]) == count })
-            #expect(try database.account(id: "patient")?.balances["coins"] == count * 100)
-            #expect(try database.audit().isEmpty)
+            #expect(await eventually(timeout: .seconds(60)) { (try? await database.receiptStatusCounts()[.credited, default: 0]) == count })
+            #expect(try await database.account(id: "patient")?.balances["coins"] == count * 100)
+            #expect(try await database.audit().isEmpty)
         }
     }
 

@@ -51,7 +51,7 @@ import Testing
                 }
                 let database = try pipeline.database()
                 let settled = await eventually(timeout: .seconds(60)) {
-                    let counts = (try? database.receiptStatusCounts()) ?? [:]
+                    let counts = (try? await database.receiptStatusCounts()) ?? [:]
                     return counts[.credited, default: 0] == good && counts[.rejected, default: 0] == bad
                 }
                 #expect(settled)

@@ -21,11 +21,11 @@ import Testing
 
             // Then alice is credited, not bob
             #expect(try await pipeline.finalStatus(try #require(receiptID))["status"] as? String == "credited")
-            #expect(try pipeline.balance("alice") == 500)
-            #expect(try pipeline.balance("bob") == 0)
-            #expect(try pipeline.database.bindingConflicts().first?.binding == "app_account_token")
+            #expect(try await pipeline.balance("alice") == 500)
+            #expect(try await pipeline.balance("bob") == 0)
+            #expect(try await pipeline.database.bindingConflicts().first?.binding == "app_account_token")
             // The order was not named, so it stays open until it expires or is cancelled.
-            #expect(try pipeline.database.order(id: orderID, now: Date())?.status == .open)
+            #expect(try await pipeline.database.order(id: orderID, now: Date())?.status == .open)
         }
     }
 
@@ -41,8 +41,8 @@ import Testing
                 account: "carol", signedTransaction: pipeline.stub.storeKit.signTransaction(purchase), orderID: orderID)
             let id = try #require(receiptID)
             #expect(try await pipeline.finalStatus(id)["status"] as? String == "credited")
-            #expect(try pipeline.balance("carol") == 100)
-            #expect(try pipeline.database.order(id: orderID, now: Date())?.status == .mismatched)
+            #expect(try await pipeline.balance("carol") == 100)
+            #expect(try await pipeline.database.order(id: orderID, now: Date())?.status == .mismatched)
 
             _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30), where: { $0.wasAccepted })
             let webhook = try #require(pipeline.webhooks(for: id).first)

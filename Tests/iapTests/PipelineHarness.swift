@@ -215,8 +215,8 @@ final class PipelineHarness: Sendable {
         return last
     }
 
-    func balance(_ account: String, _ currency: String = "coins") throws -> Int {
-        try database.account(id: account)?.balances[currency] ?? 0
+    func balance(_ account: String, _ currency: String = "coins") async throws -> Int {
+        try await database.account(id: account)?.balances[currency] ?? 0
     }
 
     /// The webhooks accepted for a receipt, parsed.

@@ -15,7 +15,7 @@ import Testing
             #expect(status == 202)
             let final = try await pipeline.finalStatus(try #require(id))
             #expect(final["status"] as? String == "credited")
-            #expect(try pipeline.balance("sk2-player") == 500)
+            #expect(try await pipeline.balance("sk2-player") == 500)
         }
     }
 
@@ -28,7 +28,7 @@ import Testing
             let final = try await pipeline.finalStatus(try #require(id))
             #expect(final["status"] as? String == "rejected")
             #expect(final["reason"] as? String == "jws_invalid_chain")
-            #expect(try pipeline.balance("forger") == 0)
+            #expect(try await pipeline.balance("forger") == 0)
         }
     }
 
@@ -39,7 +39,7 @@ import Testing
             let (_, id) = try await pipeline.submit(
                 account: "refunded", signedTransaction: pipeline.stub.storeKit.signTransaction(purchase))
             _ = try await pipeline.finalStatus(try #require(id))
-            #expect(try pipeline.balance("refunded") == 100)
+            #expect(try await pipeline.balance("refunded") == 100)
 
             // When Apple sends the refund three times (the stub posts it to the intake), plus
             // once more as a separate notification about the same transaction
@@ -54,10 +54,10 @@ import Testing
 
             // Then the account is debited exactly once
             #expect(await pipeline.notificationsSettled(2))
-            #expect(try pipeline.balance("refunded") == 0)
-            let ledger = try pipeline.database.account(id: "refunded")?.ledger ?? []
+            #expect(try await pipeline.balance("refunded") == 0)
+            let ledger = try await pipeline.database.account(id: "refunded")?.ledger ?? []
             #expect(ledger.filter { $0.amount < 0 }.map(\.amount) == [-100])
-            #expect(try pipeline.database.audit().isEmpty)
+            #expect(try await pipeline.database.audit().isEmpty)
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30)) { $0.wasAccepted }
             let refunds = pipeline.receiver.accepted.filter { $0.bodyString.contains("purchase.refunded") }
             #expect(refunds.count == 1)
@@ -74,7 +74,7 @@ import Testing
             let (_, id) = try await pipeline.submit(
                 account: "subscriber", signedTransaction: pipeline.stub.storeKit.signTransaction(first))
             #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
-            let bought = try pipeline.database.account(id: "subscriber")?.entitlements.first
+            let bought = try await pipeline.database.account(id: "subscriber")?.entitlements.first
             #expect(bought?.name == "vip")
             #expect(abs((bought?.expiresAt ?? .distantPast).timeIntervalSince(firstEnd)) < 1)
 
@@ -88,14 +88,14 @@ import Testing
             #expect(await pipeline.notificationsSettled(1))
 
             // Then the entitlement runs to the new end
-            let renewed = try pipeline.database.account(id: "subscriber")?.entitlements.first
+            let renewed = try await pipeline.database.account(id: "subscriber")?.entitlements.first
             #expect(abs((renewed?.expiresAt ?? .distantPast).timeIntervalSince(renewedEnd)) < 1)
 
             // And when it expires, the entitlement ends
             _ = try await pipeline.stub.storeKit.send(
                 pipeline.stub.storeKit.signNotification(type: .expired, transaction: renewal), to: pipeline.notificationURL)
             #expect(await pipeline.notificationsSettled(2))
-            let ended = try pipeline.database.account(id: "subscriber")?.entitlements.first
+            let ended = try await pipeline.database.account(id: "subscriber")?.entitlements.first
             #expect((ended?.expiresAt ?? .distantFuture) <= Date())
         }
     }
@@ -116,8 +116,8 @@ import Testing
             _ = try await pipeline.finalStatus(try #require(id))
 
             // Then the account nets to zero
-            #expect(try pipeline.balance("late") == 0)
-            #expect(try pipeline.database.audit().isEmpty)
+            #expect(try await pipeline.balance("late") == 0)
+            #expect(try await pipeline.database.audit().isEmpty)
         }
     }
 
@@ -138,8 +138,8 @@ import Testing
             #expect(try await pipeline.finalStatus(try #require(knownID))["status"] as? String == "credited")
             let rejected = try await pipeline.finalStatus(try #require(unknownID))
             #expect(rejected["status"] as? String == "rejected")
-            #expect(try pipeline.balance("confirmed") == 100)
-            #expect(try pipeline.balance("unconfirmed") == 0)
+            #expect(try await pipeline.balance("confirmed") == 100)
+            #expect(try await pipeline.balance("unconfirmed") == 0)
         }
     }
 }

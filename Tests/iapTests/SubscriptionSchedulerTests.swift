@@ -29,8 +29,8 @@ import Testing
         return first
     }
 
-    func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) throws -> Date? {
-        try pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
+    func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) async throws -> Date? {
+        try await pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
     }
 
     @Test func aRenewalAppleDidNotAnnounce_isFoundBeforeTheExpiry_andExtendsTheEntitlement() async throws {
@@ -50,15 +50,15 @@ import Testing
 
             // Then the check before the expiry finds the renewal and the entitlement runs to its end
             let extended = await eventually(timeout: .seconds(30)) {
-                guard let end = try? entitlementEnd(pipeline, "renewer") else { return false }
+                guard let end = try? await entitlementEnd(pipeline, "renewer") else { return false }
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
             #expect(extended)
-            let checks = try pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000001")
+            let checks = try await pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000001")
             #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30), where: { $0.wasAccepted })
             #expect(pipeline.receiver.accepted.contains { $0.bodyString.contains("subscription.renewed") })
-            #expect(try pipeline.database.audit().isEmpty)
+            #expect(try await pipeline.database.audit().isEmpty)
         }
     }
 
@@ -70,16 +70,16 @@ import Testing
 
             // Then the check after the expiry ends it, once
             let ended = await eventually(timeout: .seconds(30)) {
-                let checks = (try? pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")) ?? []
+                let checks = await (try? pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }
             #expect(ended)
-            let checks = try pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")
+            let checks = try await pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")
             // A check before the expiry found nothing to change (on a loaded machine the
             // purchase may be credited after its expiry: then only the after-check is planned).
             #expect(checks.last?.phase == "after")
             #expect(checks.filter { $0.phase == "before" }.allSatisfy { $0.outcome == "unchanged" })
-            let end = try #require(try entitlementEnd(pipeline, "lapsed"))
+            let end = try await #require(try entitlementEnd(pipeline, "lapsed"))
             #expect(end <= Date())
             #expect(abs(end.timeIntervalSince(expiry)) < 1)
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30), where: { $0.wasAccepted })
@@ -117,11 +117,11 @@ import Testing
                     productID: "com.example.vip.monthly", purchaseDate: Date(), expiresDate: renewedEnd))
 
             let extended = await eventually(timeout: .seconds(30)) {
-                guard let end = try? entitlementEnd(pipeline, "legacy-renewer") else { return false }
+                guard let end = try? await entitlementEnd(pipeline, "legacy-renewer") else { return false }
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
             #expect(extended)
-            let checks = try pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000001")
+            let checks = try await pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000001")
             #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
         }
     }
@@ -132,11 +132,11 @@ import Testing
             try await subscribeWithAReceipt(pipeline, account: "legacy-lapsed", original: "6000000000000011", expires: expiry)
 
             let ended = await eventually(timeout: .seconds(30)) {
-                let checks = (try? pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000011")) ?? []
+                let checks = await (try? pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }
             #expect(ended)
-            #expect(try #require(try entitlementEnd(pipeline, "legacy-lapsed")) <= Date())
+            #expect(try await #require(try entitlementEnd(pipeline, "legacy-lapsed")) <= Date())
         }
     }
 }

@@ -45,8 +45,8 @@ import Testing
                 (try? pipeline.database.receiptStatusCounts()[.credited, default: 0]) == count
             }
             #expect(allCredited)
-            #expect(try pipeline.balance("survivor") == count * 100)
-            #expect(try pipeline.database.audit().isEmpty)
+            #expect(try await pipeline.balance("survivor") == count * 100)
+            #expect(try await pipeline.database.audit().isEmpty)
 
             // The validator process declared the default retry tiers too; remove them.
             await pipeline.broker.cleanUp(

@@ -9,13 +9,14 @@ import Store
 /// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`.
 struct IntakeRoutes: Sendable {
     let database: PipelineDatabase
+    let accounts: LedgerStore
     let committer: GroupCommitter
     let maxBodySize: Int
 
     func register(on v1: RouterGroup<some RequestContext>) {
         v1.post("receipts") { request, context in try await self.submit(request) }
         v1.get("receipts/:id") { _, context in try self.receipt(context.parameters.get("id") ?? "") }
-        v1.get("accounts/:id") { _, context in try self.account(context.parameters.get("id") ?? "") }
+        v1.get("accounts/:id") { _, context in try await self.account(context.parameters.get("id") ?? "") }
     }
 
     private func submit(_ request: Request) async throws -> Response {
@@ -59,11 +60,11 @@ struct IntakeRoutes: Sendable {
         return try Response.json(details, status: .ok)
     }
 
-    private func account(_ id: String) throws -> Response {
+    private func account(_ id: String) async throws -> Response {
         guard JSONFields.isIdentifier(id) else {
             throw APIError.invalid("invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
-        guard let details = try database.account(id: id) else { throw APIError.notFound }
+        guard let details = try await accounts.account(id: id) else { throw APIError.notFound }
         return try Response.json(details, status: .ok)
     }
 }

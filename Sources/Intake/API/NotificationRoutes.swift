@@ -11,8 +11,7 @@ import Store
 /// lets the relay publish it like a receipt. Apple retries anything but a 200, so a
 /// malformed body gets a 400 and a database that cannot take it a 503.
 struct NotificationRoutes: Sendable {
-    let database: PipelineDatabase
-    let thread: SerialThread
+    let notifications: AppleNotificationStore
     let relay: Relay
     let maxBodySize: Int
 
@@ -27,10 +26,8 @@ struct NotificationRoutes: Sendable {
         let now = Date()
         let accepted: (id: String, created: Bool)
         do {
-            accepted = try await thread.run { [database] in
-                try database.acceptNotification(
-                    id: id, payload: payload, payloadHash: ReceiptRequest.sha256("notification:\(payload)"), now: now)
-            }
+            accepted = try await notifications.acceptNotification(
+                id: id, payload: payload, payloadHash: ReceiptRequest.sha256("notification:\(payload)"), now: now)
         } catch {
             throw APIError.unavailable
         }

@@ -8,8 +8,7 @@ import Store
 /// `GET /v1/products?account_id=`, `POST /v1/orders`, `GET /v1/orders/{id}`,
 /// `POST /v1/orders/{id}/cancel`.
 struct OrderRoutes: Sendable {
-    let database: PipelineDatabase
-    let thread: SerialThread
+    let orders: OrderStore
     let catalog: Catalog
     /// How long an order stays open for its payment.
     let orderLifetime: Duration
@@ -31,7 +30,7 @@ struct OrderRoutes: Sendable {
         guard JSONFields.isIdentifier(accountID) else {
             throw APIError.invalid("invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
-        let offers = try await stored { try database.offers(accountID: accountID, catalog: catalog, now: Date()) }
+        let offers = try await stored { try await orders.offers(accountID: accountID, catalog: catalog, now: Date()) }
         return try Response.json(ProductList(accountID: accountID, products: offers), status: .ok)
     }
 
@@ -39,7 +38,7 @@ struct OrderRoutes: Sendable {
         let body = try await request.jsonBody(maxSize: maxBodySize)
         let parsed = try OrderRequest(json: body.readableBytesView)
         let outcome = try await stored {
-            try database.createOrder(parsed.order, catalog: catalog, lifetime: orderLifetime, now: Date())
+            try await orders.createOrder(parsed.order, catalog: catalog, lifetime: orderLifetime, now: Date())
         }
         switch outcome {
         case .created(let order):
@@ -59,7 +58,7 @@ struct OrderRoutes: Sendable {
     }
 
     private func order(_ id: String) async throws -> Response {
-        guard JSONFields.isIdentifier(id), let order = try await stored({ try database.order(id: id, now: Date()) }) else {
+        guard JSONFields.isIdentifier(id), let order = try await stored({ try await orders.order(id: id, now: Date()) }) else {
             throw APIError.notFound
         }
         return try Response.json(order, status: .ok)
@@ -70,7 +69,7 @@ struct OrderRoutes: Sendable {
         let body = try await request.optionalJSONBody(maxSize: maxBodySize)
         let parsed = try CancelRequest(json: body.readableBytesView)
         let outcome = try await stored {
-            try database.cancelOrder(id: id, accountID: parsed.accountID, reason: parsed.reason, now: Date())
+            try await orders.cancelOrder(id: id, accountID: parsed.accountID, reason: parsed.reason, now: Date())
         }
         switch outcome {
         case .cancelled(let order):
@@ -87,10 +86,10 @@ struct OrderRoutes: Sendable {
         }
     }
 
-    /// Database work runs on the intake's database thread, off the event loops.
-    private func stored<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// A database that cannot take the work answers 503: the backend may retry.
+    private func stored<T: Sendable>(_ work: () async throws -> T) async throws -> T {
         do {
-            return try await thread.run(work)
+            return try await work()
         } catch {
             throw APIError(.serviceUnavailable, code: "unavailable", message: "the database is unavailable; retry")
         }

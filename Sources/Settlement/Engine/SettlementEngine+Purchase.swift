@@ -145,16 +145,17 @@ extension SettlementEngine {
             return decision
         }
         if let order = source.order {
+            // An order for a product the catalog no longer sells matches only by its id.
+            let matches = order.product == nil ? order.productID == product.productID : resolution.matchesOrder
             let closing = OrderClosing(
-                orderID: order.orderID, matches: resolution.matchesOrder,
-                reason: resolution.matchesOrder ? "paid" : "paid for \(product.productID) (Apple's product)",
+                orderID: order.orderID, matches: matches,
+                reason: matches ? "paid" : "paid for \(product.productID) (Apple's product)",
                 receiptID: cause.receiptID, transactionID: transaction.transactionID,
                 creditedProductID: product.productID)
             decision.effects.append(.closeOrder(closing))
             decision.order = OrderEventData(
-                orderID: order.orderID, status: resolution.matchesOrder ? "fulfilled" : "mismatched",
-                productID: order.productID, creditedProductID: product.productID,
-                mismatched: !resolution.matchesOrder)
+                orderID: order.orderID, status: matches ? "fulfilled" : "mismatched", productID: order.productID,
+                creditedProductID: product.productID, mismatched: !matches)
         }
         decision.credit = carried
         return decision

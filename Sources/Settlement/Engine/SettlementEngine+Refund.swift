@@ -33,8 +33,10 @@ extension SettlementEngine {
 
         var decision = Decision(accountID: accountID)
         var event = TransactionEventData(known, notificationUUID: cause.notificationUUID)
-        if let purchase = known.purchase {
-            let debit = Self.share(of: purchase.amount, milliPercent: transaction.revocationPercentage)
+        if let purchase = known.purchase,
+            case let debit = Self.share(of: purchase.amount, milliPercent: transaction.revocationPercentage), debit != 0
+        {
+            // A refund of 0 % moves no coin; the transaction is refunded all the same.
             decision.effects.append(
                 .post(
                     LedgerPosting(

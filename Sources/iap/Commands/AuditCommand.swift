@@ -17,7 +17,7 @@ extension IAP {
             guard FileManager.default.fileExists(atPath: settings.databasePath) else {
                 throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
             }
-            let findings = try settings.openDatabase().audit()
+            let findings = try await LedgerStore(settings.openDatabase()).audit()
             if json {
                 let encoder = WireCoding.encoder()
                 encoder.outputFormatting.insert(.prettyPrinted)

@@ -48,6 +48,7 @@ struct DlqFilterOptions: ParsableArguments {
 struct DlqContext {
     let settings: PipelineSettings
     let database: PipelineDatabase
+    var letters: DeadLetterStore { DeadLetterStore(database) }
 
     init() throws {
         settings = try PipelineSettings()
@@ -61,7 +62,7 @@ struct DlqContext {
     /// A review without a broker connection (for reading and discarding).
     func offlineReview() -> DeadLetterReview {
         DeadLetterReview(
-            database: database,
+            store: letters,
             connection: AMQPConnection(configuration: settings.amqp, logger: settings.logger("dlq")),
             topology: settings.topology)
     }
@@ -82,7 +83,7 @@ struct DlqContext {
         }
         do {
             let result = try await body(
-                DeadLetterReview(database: database, connection: connection, topology: settings.topology))
+                DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: settings.topology))
             await connection.close()
             return result
         } catch {

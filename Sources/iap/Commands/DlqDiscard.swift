@@ -28,7 +28,7 @@ extension IAP.Dlq {
             let context = try DlqContext()
             let letter: DeadLetter
             do {
-                letter = try context.offlineReview().discard(id: id, by: try operatorName(by), reason: reason)
+                letter = try await context.offlineReview().discard(id: id, by: try operatorName(by), reason: reason)
             } catch let error as DeadLetterError {
                 throw DlqFailure(error.message + "; nothing was discarded")
             }

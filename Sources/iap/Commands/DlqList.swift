@@ -27,8 +27,8 @@ extension IAP.Dlq {
             let context = try DlqContext()
             let statuses: Set<DeadLetter.Status> = all ? Set(DeadLetter.Status.allCases) : [.waiting, .replaying]
             let query = try filter.filter().query(now: Date(), statuses: statuses)
-            let groups = try context.database.deadLetterGroups(query)
-            let letters = limit == 0 ? [] : try context.database.deadLetters(query, limit: limit)
+            let groups = try await context.letters.deadLetterGroups(query)
+            let letters: [DeadLetter] = limit == 0 ? [] : try await context.letters.deadLetters(query, limit: limit)
             if output.json {
                 try DlqOutput.printJSON([
                     "groups": groups.map(DlqOutput.groupJSON),

@@ -42,7 +42,7 @@ extension IAP.Dlq {
             let name = try operatorName(by)
             if let id {
                 // Refused before connecting when there is nothing to replay.
-                guard let found = try context.database.deadLetter(id: id) else {
+                guard let found = try await context.letters.deadLetter(id: id) else {
                     throw DlqFailure("no dead letter with id \(id) (see `iap dlq list`); nothing was replayed")
                 }
                 guard found.status.isOpen else {

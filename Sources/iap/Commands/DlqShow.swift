@@ -14,12 +14,16 @@ extension IAP.Dlq {
 
         func run() async throws {
             let context = try DlqContext()
-            guard let letter = try context.database.deadLetter(id: id) else {
+            guard let letter = try await context.letters.deadLetter(id: id) else {
                 throw DlqFailure("no dead letter with id \(id) (see `iap dlq list`)")
             }
             let receipt = try letter.receiptID.flatMap { try context.database.receipt(id: $0) }
-            let notification = try letter.receiptID.flatMap { try context.database.notification(id: $0) }
-            let history = try letter.receiptID.map { try context.database.deadLetters(receiptID: $0) } ?? [letter]
+            var notification: NotificationDetails?
+            var history = [letter]
+            if let receiptID = letter.receiptID {
+                notification = try await AppleNotificationStore(context.database).notification(id: receiptID)
+                history = try await context.letters.deadLetters(receiptID: receiptID)
+            }
             if output.json {
                 try DlqOutput.printJSON([
                     "letter": DlqOutput.letterJSON(letter, full: true),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Store
 import Observability
 import Fulfiller
 import Scheduler
@@ -35,10 +36,11 @@ extension IAP {
             let database = try settings.openDatabase()
             let connection = settings.connection("fulfiller")
             let fulfiller = Fulfiller(
-                connection: connection, topology: settings.topology, database: database, catalog: catalog,
+                connection: connection, topology: settings.topology, settlement: SettlementStore(database),
+                deadLetters: DeadLetterStore(database), catalog: catalog,
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
             let scheduler = SubscriptionScheduler(
-                connection: connection, topology: settings.topology, database: database, catalog: catalog,
+                connection: connection, topology: settings.topology, checks: SubscriptionStore(database), catalog: catalog,
                 configuration: schedule, logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)

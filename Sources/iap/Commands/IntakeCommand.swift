@@ -1,4 +1,5 @@
 import ArgumentParser
+import Store
 import Console
 import DeadLetters
 import Intake
@@ -29,7 +30,7 @@ extension IAP {
             // Mounted even when no operator is configured: it then answers 503 and says why.
             let console = OperatorConsole(
                 configuration: consoleConfiguration,
-                review: DeadLetterReview(database: database, connection: connection, topology: settings.topology),
+                review: DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: settings.topology),
                 database: database, logger: settings.logger("console"))
             intake.additionalRoutes = { console.register(on: $0) }
             // The intake serves its own /metrics: no admin server.

@@ -4,7 +4,17 @@ import PipelineCore
 
 // MARK: - App Store Server Notifications V2: accept and show (applied by the settlement engine)
 
-extension PipelineDatabase {
+/// App Store Server Notifications as Apple posted them: accepted durably, then shown.
+///
+/// A small store over the pipeline's one database writer: every method is one
+/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// cooperative thread.
+public struct AppleNotificationStore: Sendable {
+    let database: PipelineDatabase
+
+    public init(_ database: PipelineDatabase) {
+        self.database = database
+    }
     /// Stores a notification Apple posted, in one transaction: when this returns it is
     /// durable, and the intake may answer Apple 200. The relay publishes it with the
     /// receipts (see ``unpublishedReceipts(limit:)``).
@@ -16,10 +26,10 @@ extension PipelineDatabase {
     ///     again until it is answered; the same hash is the same notification.
     /// - Returns: the notification's id (the stored one, for a payload seen before), and
     ///   whether this call created it.
-    public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date) throws -> (
+    public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date) async throws -> (
         id: String, created: Bool
     ) {
-        try write { db in
+        try await database.write { db in
             if let first = try InboundNotification.all().filter(payloadHash: payloadHash).fetchOne(db) {
                 return (first.id, false)
             }
@@ -29,15 +39,15 @@ extension PipelineDatabase {
     }
 
     /// A notification's status, and what it was once verified; nil if there is no such one.
-    public func notification(id: String) throws -> NotificationDetails? {
-        try read { db in
+    public func notification(id: String) async throws -> NotificationDetails? {
+        try await database.read { db in
             try InboundNotification.fetchOne(db, id: id)?.details
         }
     }
 
     /// The `CONSUMPTION_REQUEST`s Apple sent, oldest first, for an operator to answer.
-    public func consumptionRequests() throws -> [ConsumptionRequest] {
-        try read { db in
+    public func consumptionRequests() async throws -> [ConsumptionRequest] {
+        try await database.read { db in
             try InboundNotification.all().consumptionRequests().oldestFirst().fetchAll(db).compactMap { row in
                 guard let uuid = row.notificationUUID else { return nil }
                 return ConsumptionRequest(

@@ -4,7 +4,17 @@ import PipelineCore
 
 // MARK: - Subscription checks: asking Apple around each expiry, because renewal notices are unreliable
 
-extension PipelineDatabase {
+/// Subscription checks: planned around each expiry, claimed when due, published to ask Apple.
+///
+/// A small store over the pipeline's one database writer: every method is one
+/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// cooperative thread.
+public struct SubscriptionStore: Sendable {
+    let database: PipelineDatabase
+
+    public init(_ database: PipelineDatabase) {
+        self.database = database
+    }
     /// Plans a check an hour (`lead`) before and an hour (`lag`) after the expiry of every
     /// auto-renewable entitlement expiring soon. Each expiry gets each check once (the
     /// schema's unique key), however often this runs; an expiry already past gets only
@@ -13,10 +23,10 @@ extension PipelineDatabase {
     @discardableResult
     public func scheduleSubscriptionChecks(
         catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
-    ) throws -> Int {
+    ) async throws -> Int {
         let names = Array(Set(catalog.products.filter { $0.kind == .autoRenewable }.compactMap(\.entitlement)))
         guard !names.isEmpty else { return 0 }
-        return try write { db in
+        return try await database.write { db in
             let expiring = try Entitlement
                 .filter(names.contains(Entitlement.Columns.name))
                 .filter(Column("original_transaction_id") != nil)
@@ -53,8 +63,8 @@ extension PipelineDatabase {
     /// Takes the checks that are due (and those whose publish was not confirmed), marks
     /// them `checking`, and returns the messages that ask Apple. An after-check whose
     /// subscription has renewed since is closed without asking.
-    public func claimDueSubscriptionChecks(now: Date, limit: Int) throws -> [SubscriptionCheckDetails] {
-        try write { db in
+    public func claimDueSubscriptionChecks(now: Date, limit: Int) async throws -> [SubscriptionCheckDetails] {
+        try await database.write { db in
             let due = try SubscriptionCheck
                 .filter(
                     (SubscriptionCheck.Columns.status == SubscriptionCheck.Status.scheduled
@@ -85,16 +95,16 @@ extension PipelineDatabase {
     }
 
     /// The broker confirmed these checks' messages.
-    public func markSubscriptionChecksPublished(_ ids: [String], at now: Date) throws {
+    public func markSubscriptionChecksPublished(_ ids: [String], at now: Date) async throws {
         guard !ids.isEmpty else { return }
-        try write { db in
+        try await database.write { db in
             try SubscriptionCheck.filter(ids: ids).updateAll(db, SubscriptionCheck.Columns.publishedAt.set(to: now))
         }
     }
 
     /// Every check of a subscription, oldest expiry first (for operators and tests).
-    public func subscriptionChecks(originalTransactionID: String) throws -> [SubscriptionCheckDetails] {
-        try read { db in
+    public func subscriptionChecks(originalTransactionID: String) async throws -> [SubscriptionCheckDetails] {
+        try await database.read { db in
             try SubscriptionCheck.filter(SubscriptionCheck.Columns.originalTransactionID == originalTransactionID)
                 .order(Column("expires_at"), Column("phase").desc).fetchAll(db)
                 .map { Self.details($0, receiptData: nil) }

@@ -4,7 +4,17 @@ import PipelineCore
 
 // MARK: - Dead letters: the archive operators review
 
-extension PipelineDatabase {
+/// The dead-letter archive: letters the fulfiller archived, and the operators' replays and discards.
+///
+/// A small store over the pipeline's one database writer: every method is one
+/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// cooperative thread.
+public struct DeadLetterStore: Sendable {
+    let database: PipelineDatabase
+
+    public init(_ database: PipelineDatabase) {
+        self.database = database
+    }
     /// Archives dead letters and marks what they carried dead, in one transaction.
     ///
     /// Each letter is stored whole; one whose receipt (or Apple notification) is known gets
@@ -14,9 +24,9 @@ extension PipelineDatabase {
     ///
     /// - Returns: per letter, the verdict's result; nil for a duplicate or a letter that
     ///   named no receipt.
-    public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) throws -> [VerdictResult?] {
+    public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws -> [VerdictResult?] {
         guard !letters.isEmpty else { return [] }
-        return try write { db in
+        return try await database.write { db in
             try letters.map { letter -> VerdictResult? in
                 guard try !DeadLetter.exists(db, key: letter.id) else { return nil }
                 var letter = letter
@@ -30,19 +40,19 @@ extension PipelineDatabase {
                 let verdict = Verdict(
                     outcome: .dead, receiptID: receiptID, accountID: letter.accountID ?? "", reason: letter.reason,
                     attempts: letter.attempts, decidedAt: now)
-                return try apply([verdict], catalog: catalog, now: now, db).first
+                return try VerdictApplier(db: db, catalog: catalog, now: now).apply([verdict]).first
             }
         }
     }
 
     /// One dead letter; nil if there is none with this id.
-    public func deadLetter(id: String) throws -> DeadLetter? {
-        try read { db in try DeadLetter.fetchOne(db, key: id) }
+    public func deadLetter(id: String) async throws -> DeadLetter? {
+        try await database.read { db in try DeadLetter.fetchOne(db, key: id) }
     }
 
     /// Every letter that carried `receiptID`, oldest first: the receipt's deaths and replays.
-    public func deadLetters(receiptID: String) throws -> [DeadLetter] {
-        try read { db in
+    public func deadLetters(receiptID: String) async throws -> [DeadLetter] {
+        try await database.read { db in
             try DeadLetter.fetchAll(
                 db, sql: "SELECT * FROM dead_letters WHERE receipt_id = ? ORDER BY dead_at, rowid",
                 arguments: [receiptID])
@@ -50,9 +60,9 @@ extension PipelineDatabase {
     }
 
     /// The letters `query` selects, newest first.
-    public func deadLetters(_ query: DeadLetterQuery, limit: Int = 500) throws -> [DeadLetter] {
+    public func deadLetters(_ query: DeadLetterQuery, limit: Int = 500) async throws -> [DeadLetter] {
         let (condition, arguments) = Self.sqlCondition(query)
-        return try read { db in
+        return try await database.read { db in
             try DeadLetter.fetchAll(
                 db, sql: "SELECT * FROM dead_letters WHERE \(condition) ORDER BY dead_at DESC, rowid DESC LIMIT ?",
                 arguments: arguments + [limit])
@@ -60,9 +70,9 @@ extension PipelineDatabase {
     }
 
     /// The letters `query` selects grouped by reason, largest group first.
-    public func deadLetterGroups(_ query: DeadLetterQuery) throws -> [DeadLetterGroup] {
+    public func deadLetterGroups(_ query: DeadLetterQuery) async throws -> [DeadLetterGroup] {
         let (condition, arguments) = Self.sqlCondition(query)
-        return try read { db in
+        return try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -79,9 +89,9 @@ extension PipelineDatabase {
     }
 
     /// The ids of the letters `query` selects, oldest first (the order a bulk replay keeps).
-    public func deadLetterIDs(_ query: DeadLetterQuery) throws -> [String] {
+    public func deadLetterIDs(_ query: DeadLetterQuery) async throws -> [String] {
         let (condition, arguments) = Self.sqlCondition(query)
-        return try read { db in
+        return try await database.read { db in
             try String.fetchAll(
                 db, sql: "SELECT id FROM dead_letters WHERE \(condition) ORDER BY dead_at, rowid", arguments: arguments)
         }
@@ -95,8 +105,8 @@ extension PipelineDatabase {
     ///
     /// - Throws: ``DeadLetterError`` when there is no such letter or it was replayed or
     ///   discarded already; nothing is changed then.
-    public func beginReplay(id: String, by operatorName: String, now: Date) throws -> DeadLetter {
-        let started = try beginReplays(ids: [id], by: operatorName, now: now)
+    public func beginReplay(id: String, by operatorName: String, now: Date) async throws -> DeadLetter {
+        let started = try await beginReplays(ids: [id], by: operatorName, now: now)
         if let refused = started.refused.first { throw refused.error }
         return started.begun[0]
     }
@@ -106,8 +116,8 @@ extension PipelineDatabase {
     /// - Returns: the letters now `replaying`, and those refused (unknown or resolved) with why.
     public func beginReplays(
         ids: [String], by operatorName: String, now: Date
-    ) throws -> (begun: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
-        try write { db in
+    ) async throws -> (begun: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
+        try await database.write { db in
             var begun: [DeadLetter] = []
             var refused: [(id: String, error: DeadLetterError)] = []
             for id in ids {
@@ -146,17 +156,17 @@ extension PipelineDatabase {
     }
 
     /// The last step of a replay, once the broker confirmed the publish.
-    public func finishReplay(id: String, by operatorName: String, now: Date) throws {
-        guard try deadLetter(id: id) != nil else {
+    public func finishReplay(id: String, by operatorName: String, now: Date) async throws {
+        guard try await deadLetter(id: id) != nil else {
             throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
         }
-        try finishReplays(ids: [id], by: operatorName, now: now)
+        try await finishReplays(ids: [id], by: operatorName, now: now)
     }
 
     /// ``finishReplay(id:by:now:)`` for many letters in one transaction; unknown ids are skipped.
-    public func finishReplays(ids: [String], by operatorName: String, now: Date) throws {
+    public func finishReplays(ids: [String], by operatorName: String, now: Date) async throws {
         guard !ids.isEmpty else { return }
-        try write { db in
+        try await database.write { db in
             for id in ids {
                 guard var letter = try DeadLetter.fetchOne(db, key: id) else { continue }
                 letter.status = .replayed
@@ -169,14 +179,14 @@ extension PipelineDatabase {
 
     /// Undoes ``beginReplay(id:by:now:)`` when the broker refused the publish: the letter
     /// waits again and its reopened receipt (or notification) is dead again with its reason.
-    public func abortReplay(id: String, now: Date) throws {
-        try abortReplays(ids: [id], now: now)
+    public func abortReplay(id: String, now: Date) async throws {
+        try await abortReplays(ids: [id], now: now)
     }
 
     /// ``abortReplay(id:now:)`` for many letters in one transaction.
-    public func abortReplays(ids: [String], now: Date) throws {
+    public func abortReplays(ids: [String], now: Date) async throws {
         guard !ids.isEmpty else { return }
-        try write { db in
+        try await database.write { db in
             for id in ids {
                 guard var letter = try DeadLetter.fetchOne(db, key: id), letter.status == .replaying else { continue }
                 letter.status = .waiting
@@ -206,8 +216,8 @@ extension PipelineDatabase {
     ///
     /// - Throws: ``DeadLetterError`` for an unknown or already resolved letter, an empty
     ///   reason or operator; nothing is changed then.
-    public func discard(id: String, by operatorName: String, reason: String, now: Date) throws -> DeadLetter {
-        let done = try discard(ids: [id], by: operatorName, reason: reason, now: now)
+    public func discard(id: String, by operatorName: String, reason: String, now: Date) async throws -> DeadLetter {
+        let done = try await discard(ids: [id], by: operatorName, reason: reason, now: now)
         if let refused = done.refused.first { throw refused.error }
         return done.discarded[0]
     }
@@ -218,12 +228,12 @@ extension PipelineDatabase {
     /// - Throws: ``DeadLetterError`` for an empty reason or operator; nothing is changed then.
     public func discard(
         ids: [String], by operatorName: String, reason: String, now: Date
-    ) throws -> (discarded: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
+    ) async throws -> (discarded: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
         let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         let who = operatorName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !why.isEmpty else { throw DeadLetterError(.reasonRequired, "a discard needs a reason") }
         guard !who.isEmpty else { throw DeadLetterError(.operatorRequired, "a discard needs the operator's name") }
-        return try write { db in
+        return try await database.write { db in
             var discarded: [DeadLetter] = []
             var refused: [(id: String, error: DeadLetterError)] = []
             for id in ids {
@@ -306,8 +316,8 @@ extension PipelineDatabase {
 
     /// Receipts and Apple notifications whose id, account id or Apple transaction id is
     /// `text`, newest first.
-    public func searchReceipts(_ text: String, limit: Int = 100) throws -> [ReceiptSearchHit] {
-        try read { db in
+    public func searchReceipts(_ text: String, limit: Int = 100) async throws -> [ReceiptSearchHit] {
+        try await database.read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -334,8 +344,8 @@ extension PipelineDatabase {
     }
 
     /// Receipts received and credited, and messages dead-lettered, since `moment`.
-    public func throughput(since moment: Date) throws -> Throughput {
-        try read { db in
+    public func throughput(since moment: Date) async throws -> Throughput {
+        try await database.read { db in
             Throughput(
                 received: try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM receipts WHERE created_at >= ?", arguments: [moment]) ?? 0,

@@ -5,7 +5,17 @@ import Settlement
 
 // MARK: - Fulfilment: apply verdicts to receipts, notifications, checks, accounts and the outbox
 
-extension PipelineDatabase {
+/// The fulfiller's store: applies verdicts and operators' adjustments through the settlement engine.
+///
+/// A small store over the pipeline's one database writer: every method is one
+/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// cooperative thread.
+public struct SettlementStore: Sendable {
+    let database: PipelineDatabase
+
+    public init(_ database: PipelineDatabase) {
+        self.database = database
+    }
     /// Applies a batch of verdicts in one transaction, in order.
     ///
     /// Each verdict changes what it is about (a receipt, an App Store Server Notification
@@ -18,9 +28,9 @@ extension PipelineDatabase {
     /// - Returns: one result per verdict, in the same order. A verdict the engine refuses
     ///   (a transaction without a product, say) or that breaks a constraint is `invalid`
     ///   with the reason, and nothing of it is applied.
-    public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) throws -> [VerdictResult] {
+    public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
-        return try write { db in try apply(verdicts, catalog: catalog, now: now, db) }
+        return try await database.write { db in try apply(verdicts, catalog: catalog, now: now, db) }
     }
 
     /// ``apply(_:catalog:now:)`` inside a transaction already open (the dead-letter archive's).
@@ -30,8 +40,8 @@ extension PipelineDatabase {
 
     /// An operator's correction of a balance: one `adjustment` ledger entry, in one transaction.
     /// - Throws: ``SettlementRefusal`` for an empty account, currency or reason, or an amount of 0.
-    public func adjust(_ adjustment: Adjustment, now: Date) throws {
-        try write { db in
+    public func adjust(_ adjustment: Adjustment, now: Date) async throws {
+        try await database.write { db in
             let applier = VerdictApplier(db: db, catalog: Catalog(products: []), now: now)
             _ = try applier.settle(.adjustment(adjustment))
         }

@@ -3,7 +3,17 @@ import GRDB
 
 // MARK: - Audit: do the books balance?
 
-extension PipelineDatabase {
+/// Accounts, their ledger and balances: what an account holds, and the audit of the books.
+///
+/// A small store over the pipeline's one database writer: every method is one
+/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// cooperative thread.
+public struct LedgerStore: Sendable {
+    let database: PipelineDatabase
+
+    public init(_ database: PipelineDatabase) {
+        self.database = database
+    }
     /// Checks the invariants the pipeline promises, on one consistent snapshot:
     /// - every balance equals the sum of its ledger entries, and no ledger currency lacks
     ///   a balance row;
@@ -15,8 +25,8 @@ extension PipelineDatabase {
     /// - every paid order names a transaction that credited the order's account.
     ///
     /// - Returns: what is wrong; empty when all is well.
-    public func audit() throws -> [AuditFinding] {
-        try read { db in
+    public func audit() async throws -> [AuditFinding] {
+        try await database.read { db in
             var findings: [AuditFinding] = []
 
             for row in try Row.fetchAll(
@@ -172,6 +182,22 @@ extension PipelineDatabase {
             }
 
             return findings
+        }
+    }
+
+    /// An account's balances, entitlements and latest ledger entries (newest first); nil
+    /// if the account never sent a receipt nor was credited.
+    public func account(id: String, ledgerLimit: Int = 50) async throws -> AccountDetails? {
+        try await database.read { db in
+            guard try Account.exists(db, id: id) else { return nil }
+            let balances = try Balance.all().filter(accountID: id).fetchAll(db)
+            let entitlements = try Entitlement.all().filter(accountID: id).order(\.name).fetchAll(db)
+            let ledger = try LedgerEntry.all().filter(accountID: id).newestFirst().limit(ledgerLimit).fetchAll(db)
+            return AccountDetails(
+                accountID: id,
+                balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
+                entitlements: entitlements.map { AccountDetails.Entitlement(name: $0.name, expiresAt: $0.expiresAt) },
+                ledger: ledger.map(\.line))
         }
     }
 }

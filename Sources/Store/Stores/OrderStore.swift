@@ -19,14 +19,24 @@ public struct NewOrder: Hashable, Sendable {
     }
 }
 
-extension PipelineDatabase {
+/// Orders made before a purchase, checked against the product's purchase rules, and the binding conflicts purchases made.
+///
+/// A small store over the pipeline's one database writer: every method is one
+/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// cooperative thread.
+public struct OrderStore: Sendable {
+    let database: PipelineDatabase
+
+    public init(_ database: PipelineDatabase) {
+        self.database = database
+    }
     /// Makes an order if the product's rules allow it now, in one transaction: the rules
     /// are checked against what is committed, and the schema keeps one open order per
     /// account and product, so of two racing requests exactly one wins.
-    public func createOrder(_ request: NewOrder, catalog: Catalog, lifetime: Duration, now: Date) throws -> OrderOutcome {
+    public func createOrder(_ request: NewOrder, catalog: Catalog, lifetime: Duration, now: Date) async throws -> OrderOutcome {
         guard let product = catalog.product(request.productID) else { return .unknownProduct }
         do {
-            return try write { db in
+            return try await database.write { db in
                 // Every refusal comes before the first write: a refused order leaves no trace.
                 if let named = request.appAccountToken?.lowercased(),
                     let owner = try AppAccountToken.fetchOne(db, key: named), owner.accountID != request.accountID
@@ -53,7 +63,7 @@ extension PipelineDatabase {
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             // Another process's order for the same account and product committed first.
-            let open = try read { db in
+            let open = try await database.read { db in
                 try Order.filter(Order.Columns.accountID == request.accountID)
                     .filter(Order.Columns.productID == product.productID)
                     .filter(Order.Columns.status == OrderStatus.open).fetchOne(db)
@@ -65,8 +75,8 @@ extension PipelineDatabase {
 
     /// Closes an open order: the player cancelled, or the purchase failed. A payment that
     /// arrives later for it is still credited (a lost order never loses a payment).
-    public func cancelOrder(id: String, accountID: String?, reason: String?, now: Date) throws -> CancelOutcome {
-        try write { db in
+    public func cancelOrder(id: String, accountID: String?, reason: String?, now: Date) async throws -> CancelOutcome {
+        try await database.write { db in
             guard var order = try Order.fetchOne(db, id: id) else { return .notFound }
             if let accountID, accountID != order.accountID { return .otherAccount }
             guard order.status(at: now) == .open else {
@@ -81,14 +91,14 @@ extension PipelineDatabase {
         }
     }
 
-    public func order(id: String, now: Date) throws -> OrderDetails? {
-        try read { db in try Order.fetchOne(db, id: id).map { OrderDetails($0, now: now) } }
+    public func order(id: String, now: Date) async throws -> OrderDetails? {
+        try await database.read { db in try Order.fetchOne(db, id: id).map { OrderDetails($0, now: now) } }
     }
 
     /// Every product of the catalog as the account may buy it now: available or why not,
     /// and at which price (the first purchase's when it applies).
-    public func offers(accountID: String, catalog: Catalog, now: Date) throws -> [ProductOffer] {
-        try read { db in
+    public func offers(accountID: String, catalog: Catalog, now: Date) async throws -> [ProductOffer] {
+        try await database.read { db in
             try catalog.products.map { product in
                 let history = try Self.history(
                     accountID: accountID, product: product, timeZone: catalog.timeZone, now: now, db)
@@ -113,8 +123,8 @@ extension PipelineDatabase {
     /// The purchases a conflict moved to another account than the claimant's, newest first;
     /// with `involving`, those where it is the claimant, the account credited, the receipt,
     /// or the (original) Apple transaction.
-    public func bindingConflicts(involving id: String? = nil, limit: Int = 100) throws -> [BindingConflictDetails] {
-        try read { db in
+    public func bindingConflicts(involving id: String? = nil, limit: Int = 100) async throws -> [BindingConflictDetails] {
+        try await database.read { db in
             var request = BindingConflict.order(Column("id").desc)
             if let id {
                 request = request.filter(
