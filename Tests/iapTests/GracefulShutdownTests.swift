@@ -52,7 +52,7 @@ import Testing
 
             // Then every receipt is credited exactly once
             #expect(await eventually(timeout: .seconds(180), every: .milliseconds(500)) { credited() == count })
-            try Self.expectBooks(database, receipts: count, accounts: accounts, pipeline: pipeline)
+            try await Self.expectBooks(database, receipts: count, accounts: accounts, pipeline: pipeline)
             _ = validator
             _ = fulfiller
         }
@@ -75,7 +75,7 @@ import Testing
             let submitting = Task {
                 try await Self.submitAll(receipts, accounts: 20, through: pipeline, clients: 16, stopAtFirstFailure: true)
             }
-            #expect(await eventually(timeout: .seconds(60), every: .milliseconds(250)) { (try? await database.receiptStatusCounts().values.reduce(0, +)) ?? 0 >= 300 })
+            #expect(await eventually(timeout: .seconds(60), every: .milliseconds(250)) { ((try? database.receiptStatusCounts())?.values.reduce(0, +) ?? 0) >= 300 })
             let stop = try #require(await intake.terminate())
             #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
             #expect(stop.took < .seconds(Self.grace) + Self.margin, "intake took \(stop.took)")
@@ -125,7 +125,7 @@ import Testing
 
             // And the next validator credits every one of them, once
             _ = try pipeline.start(["validator", "--concurrency", "16"])
-            #expect(await eventually(timeout: .seconds(60)) { (try? await database.receiptStatusCounts()[.credited, default: 0]) == count })
+            #expect(await eventually(timeout: .seconds(60)) { (try? database.receiptStatusCounts())?[.credited, default: 0] == count })
             #expect(try await database.account(id: "patient")?.balances["coins"] == count * 100)
             #expect(try await database.audit().isEmpty)
         }
@@ -193,17 +193,19 @@ import Testing
     }
 
     /// Balances, ledger entries and `iap audit` agree that each receipt was credited once.
-    static func expectBooks(_ database: PipelineDatabase, receipts: Int, accounts: Int, pipeline: ProcessPipeline) throws {
+    static func expectBooks(_ database: PipelineDatabase, receipts: Int, accounts: Int, pipeline: ProcessPipeline) async throws {
         var coins = 0
         var entries = 0
         for index in 0..<accounts {
-            let account = try #require(try database.account(id: "player-\(index)", ledgerLimit: 100_000))
+            let details = try await database.account(id: "player-\(index)", ledgerLimit: 100_000)
+            let account = try #require(details)
             coins += account.balances["coins"] ?? 0
             entries += account.ledger.count
         }
         #expect(coins == receipts * 100)
         #expect(entries == receipts)
-        #expect(try database.audit().isEmpty)
+        let findings = try await database.audit()
+        #expect(findings.isEmpty)
         let audit = try IAPProcess.run(["audit"], environment: pipeline.environment)
         #expect(audit.status == 0, "iap audit: \(audit.output)")
     }
