@@ -23,8 +23,13 @@ extension PipelineDatabase {
         guard !receipts.isEmpty else { return [] }
         // Ahead of other writes waiting in this process: requests are waiting on this commit.
         return try write(priority: .urgent) { db in
-            let statements = try IntakeStatements(db)
-            return try receipts.map { try accept($0, now: now, statements, db) }
+            var statements = try IntakeStatements(db)
+            return try receipts.map { receipt in
+                let outcome = try accept(receipt, now: now, statements, db)
+                // GRDB drops a statement that failed from its cache: take fresh ones.
+                if case .invalid = outcome { statements = try IntakeStatements(db) }
+                return outcome
+            }
         }
     }
 
