@@ -93,6 +93,7 @@ public struct PipelineDatabase: Sendable {
     /// An `.urgent` write (the intake's group commit, which HTTP requests are waiting on)
     /// goes before the `.normal` ones waiting in this process, but never twice in a row
     /// while one is waiting, so that crediting and marking keep going under a flood.
+    @discardableResult
     func write<T>(priority: WritePriority = .normal, _ updates: (Database) throws -> T) throws -> T {
         try writeGate.pass(priority) { try dbWriter.write(updates) }
     }
