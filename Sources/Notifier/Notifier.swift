@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import Logging
+import PipelineCore
 import ServiceLifecycle
 import Store
 
@@ -34,6 +35,9 @@ public struct Notifier: Service {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: WebhookSigner
+    /// Where claims and outcome batches run: they block for an fsync, which must not hold
+    /// a thread of the cooperative pool.
+    let thread = SerialThread(name: "notifier-db")
 
     /// Creates a notifier; nothing starts until ``run()`` or ``runOnce()``.
     /// - Parameters:
@@ -74,6 +78,23 @@ public struct Notifier: Service {
                 "endpoint": "\(Self.endpoint(url))", "max_in_flight": "\(configuration.maxInFlight)",
                 "max_attempts": "\(configuration.schedule.maxAttempts)",
             ])
+        let recorder = OutcomeRecorder(database: database, thread: thread)
+        async let recording: Void = recorder.run()
+        do {
+            try await deliverUntilStopped(to: url, recorder: recorder)
+        } catch {
+            recorder.finish()
+            await recording
+            throw error
+        }
+        recorder.finish()
+        await recording
+        logger.info("webhook delivery stopped")
+    }
+
+    /// The poll loop of ``run()``: returns once stopping and every delivery in flight has
+    /// handed its outcome to `recorder`.
+    private func deliverUntilStopped(to url: String, recorder: OutcomeRecorder) async throws {
         let slots = DeliverySlots(capacity: configuration.maxInFlight)
         // Claim as many as there is room for; when the outbox has more, claim again as soon
         // as a quarter of the slots (or a batch) are free instead of waiting for the poll.
@@ -82,11 +103,11 @@ public struct Notifier: Service {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let room = min(configuration.batchSize, slots.available)
                 var backlog = false
-                if room > 0, let batch = try claimUnlessBusy(limit: room) {
+                if room > 0, let batch = try await claimUnlessBusy(limit: room) {
                     for notification in batch {
                         slots.take()
                         group.addTask {
-                            _ = await deliver(notification, to: url)
+                            _ = await deliver(notification, to: url, recorder: recorder)
                             slots.release()
                         }
                     }
@@ -99,7 +120,6 @@ public struct Notifier: Service {
                 }
             }
         }
-        logger.info("webhook delivery stopped")
     }
 
     /// Claims and delivers one batch of due notifications, concurrently up to
@@ -112,8 +132,10 @@ public struct Notifier: Service {
     ///   cannot be recorded are logged, and the lease brings those notifications back.
     public func runOnce() async throws -> Int {
         guard let url = configuration.webhookURL else { return 0 }
-        let batch = try claim(limit: configuration.batchSize)
+        let batch = try await claim(limit: configuration.batchSize)
         let maxInFlight = configuration.maxInFlight
+        let recorder = OutcomeRecorder(database: database, thread: thread)
+        async let recording: Void = recorder.run()
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for notification in batch {
@@ -121,10 +143,12 @@ public struct Notifier: Service {
                     await group.next()
                     running -= 1
                 }
-                group.addTask { _ = await deliver(notification, to: url) }
+                group.addTask { _ = await deliver(notification, to: url, recorder: recorder) }
                 running += 1
             }
         }
+        recorder.finish()
+        await recording
         return batch.count
     }
 
@@ -136,16 +160,18 @@ public struct Notifier: Service {
 
     // MARK: - Claiming
 
-    private func claim(limit: Int) throws -> [OutboxNotification] {
+    private func claim(limit: Int) async throws -> [OutboxNotification] {
         let now = self.now()
-        return try database.claimDueNotifications(
-            now: now, limit: limit, leaseUntil: now.addingTimeInterval(configuration.lease.timeInterval))
+        let leaseUntil = now.addingTimeInterval(configuration.lease.timeInterval)
+        return try await thread.run { [database] in
+            try database.claimDueNotifications(now: now, limit: limit, leaseUntil: leaseUntil)
+        }
     }
 
     /// ``claim(limit:)`` for the poll loop: nil after a transient failure, which is logged.
-    private func claimUnlessBusy(limit: Int) throws -> [OutboxNotification]? {
+    private func claimUnlessBusy(limit: Int) async throws -> [OutboxNotification]? {
         do {
-            return try claim(limit: limit)
+            return try await claim(limit: limit)
         } catch  where PipelineDatabase.isTransient(error) {
             logger.warning("outbox busy, trying again at the next poll", metadata: ["error": "\(error)"])
             return nil

@@ -7,9 +7,7 @@ extension PipelineDatabase {
     /// Pending notifications due at `now`, longest-due first (a new notification is due
     /// when written, so first attempts go oldest first).
     public func dueNotifications(now: Date, limit: Int) throws -> [OutboxNotification] {
-        try read { db in
-            try OutboxEntry.all().due(at: now).limit(limit).fetchAll(db).map(\.notification)
-        }
+        try read { db in try OutboxStatements.due(now: now, limit: limit, db) }
     }
 
     /// Like ``dueNotifications(now:limit:)``, and pushes the next attempt of each returned
@@ -18,10 +16,10 @@ extension PipelineDatabase {
     /// the outcome, they come due again when the lease ends.
     public func claimDueNotifications(now: Date, limit: Int, leaseUntil: Date) throws -> [OutboxNotification] {
         try write { db in
-            let due = try OutboxEntry.all().due(at: now).limit(limit).fetchAll(db)
-            try OutboxEntry.filter(ids: due.map(\.id))
-                .updateAll(db) { $0.nextAttemptAt.set(to: leaseUntil) }
-            return due.map(\.notification)
+            let due = try OutboxStatements.due(now: now, limit: limit, db)
+            let lease = try db.cachedStatement(sql: "UPDATE notification_outbox SET next_attempt_at = ? WHERE id = ?")
+            for notification in due { try lease.execute(arguments: [leaseUntil, notification.id]) }
+            return due
         }
     }
 
@@ -29,17 +27,7 @@ extension PipelineDatabase {
     /// - Returns: false if no such notification exists.
     @discardableResult
     public func markDelivered(_ id: String, at date: Date) throws -> Bool {
-        try write { db in
-            guard var entry = try OutboxEntry.fetchOne(db, id: id) else { return false }
-            guard entry.status != .delivered else { return true }
-            entry.status = .delivered
-            entry.attempts += 1
-            entry.deliveredAt = date
-            entry.nextAttemptAt = nil
-            entry.lastError = nil
-            try entry.update(db)
-            return true
-        }
+        try recordDeliveries([DeliveryRecord(id: id, outcome: .delivered, at: date)])[0]
     }
 
     /// A delivery attempt failed with `error`. The notification is tried again at
@@ -47,25 +35,74 @@ extension PipelineDatabase {
     /// - Returns: false if no such pending notification exists.
     @discardableResult
     public func recordDeliveryFailure(_ id: String, error: String, nextAttemptAt: Date?, now: Date) throws -> Bool {
-        try write { db in
-            guard var entry = try OutboxEntry.fetchOne(db, id: id), entry.status == .pending else { return false }
-            entry.attempts += 1
-            entry.lastError = error
-            if let nextAttemptAt {
-                entry.nextAttemptAt = nextAttemptAt
-            } else {
-                entry.status = .failed
-                entry.nextAttemptAt = nil
+        try recordDeliveries([
+            DeliveryRecord(id: id, outcome: .failed(error: error, nextAttemptAt: nextAttemptAt), at: now)
+        ])[0]
+    }
+
+    /// Records the outcomes of many delivery attempts in one transaction (one commit for
+    /// a whole batch of webhooks instead of one each), in order. Each counts one attempt.
+    /// A delivered notification is never sent again; a failed one is tried again at its
+    /// `nextAttemptAt` or given up on. All or none are recorded: after an error the leases
+    /// bring the notifications back, and a webhook may so be sent again, never lost.
+    ///
+    /// - Returns: per record, in order: for `.delivered`, whether the notification exists;
+    ///   for `.failed`, whether it was pending.
+    public func recordDeliveries(_ records: [DeliveryRecord]) throws -> [Bool] {
+        guard !records.isEmpty else { return [] }
+        return try write { db in
+            let delivered = try db.cachedStatement(
+                sql: """
+                    UPDATE notification_outbox
+                    SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, next_attempt_at = NULL,
+                        last_error = NULL
+                    WHERE id = ? AND status <> 'delivered'
+                    """)
+            let failed = try db.cachedStatement(
+                sql: """
+                    UPDATE notification_outbox
+                    SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
+                        status = CASE WHEN ? IS NULL THEN 'failed' ELSE status END
+                    WHERE id = ? AND status = 'pending'
+                    """)
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM notification_outbox WHERE id = ?")
+            return try records.map { record in
+                switch record.outcome {
+                case .delivered:
+                    try delivered.execute(arguments: [record.at, record.id])
+                    // Delivered before (a second delivery after a lease ran out) counts as known.
+                    return try db.changesCount > 0 || Bool.fetchOne(exists, arguments: [record.id]) != nil
+                case .failed(let error, let next):
+                    try failed.execute(arguments: [error, next, next, record.id])
+                    return db.changesCount > 0
+                }
             }
-            try entry.update(db)
-            return true
         }
     }
 
     /// Notifications not yet delivered nor given up on, due or not.
     public func pendingNotificationCount() throws -> Int {
         try read { db in
-            try OutboxEntry.all().pending().fetchCount(db)
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification_outbox WHERE status = 'pending'")) ?? 0
+        }
+    }
+}
+
+/// The outbox's reads, on cached statements.
+private enum OutboxStatements {
+    static func due(now: Date, limit: Int, _ db: Database) throws -> [OutboxNotification] {
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT id, type, receipt_id, notification_id, account_id, body, attempts, created_at
+                FROM notification_outbox
+                WHERE status = 'pending' AND next_attempt_at <= ?
+                ORDER BY next_attempt_at, rowid
+                LIMIT ?
+                """)
+        return try Row.fetchAll(statement, arguments: [now, limit]).map { row in
+            OutboxNotification(
+                id: row[0], type: row[1], receiptID: row[2], notificationID: row[3], accountID: row[4], body: row[5],
+                attempts: row[6], createdAt: row[7])
         }
     }
 }

@@ -37,6 +37,12 @@ public final class Relay: Service, Sendable {
     /// Committed receipts waiting for the fast path; taken together, so that publishing
     /// and marking keep up with the commits however many arrive.
     private let fresh = BatchBuffer<Submission>()
+    /// Ids the broker confirmed on the fast path, waiting to be marked published: all that
+    /// gathered while the previous mark committed go in one transaction, on a thread of
+    /// their own, so the group commit never queues behind a mark and publishing never
+    /// waits for one. A crash before the mark only publishes those receipts again.
+    private let confirmed = BatchBuffer<String>()
+    private let markThread = SerialThread(name: "relay-marks")
 
     public init(
         connection: AMQPConnection, database: PipelineDatabase, thread: SerialThread, topology: PipelineTopology,
@@ -62,6 +68,7 @@ public final class Relay: Service, Sendable {
             await drainUntilShutdown()
         } onCancel: {
             self.fresh.finish()
+            self.confirmed.finish()
         }
     }
 
@@ -71,7 +78,13 @@ public final class Relay: Service, Sendable {
                 group.addTask {
                     // Drains what is queued even after shutdown began: those receipts are
                     // committed and their senders told so.
-                    while let batch = try? await self.fresh.next(max: 2_000) { await self.publish(batch) }
+                    while let batch = try? await self.fresh.next(max: 2_000) {
+                        self.confirmed.append(contentsOf: await self.publish(batch))
+                    }
+                    self.confirmed.finish()
+                }
+                group.addTask {
+                    while let ids = try? await self.confirmed.next(max: 10_000) { await self.markPublished(ids) }
                 }
                 group.addTask {
                     while !Task.isShuttingDownGracefully, !Task.isCancelled {
@@ -101,26 +114,31 @@ public final class Relay: Service, Sendable {
             }
             guard !batch.isEmpty else { return }
             logger.info("relay publishing unconfirmed receipts", metadata: ["count": "\(batch.count)"])
-            guard await publish(batch) == batch.count, batch.count == configuration.sweepBatch else { return }
+            // Marked before the next read, which would otherwise find them again.
+            let published = await publish(batch)
+            await markPublished(published)
+            guard published.count == batch.count, batch.count == configuration.sweepBatch else { return }
         }
     }
 
-    /// Publishes with confirms; returns how many the broker confirmed.
-    @discardableResult
-    func publish(_ submissions: [Submission]) async -> Int {
+    /// Publishes with confirms; returns the ids the broker confirmed.
+    func publish(_ submissions: [Submission]) async -> [String] {
         let (confirmed, failed) = await connection.publishSubmissions(submissions, topology: topology, type: "submission")
         for (id, error) in failed {
             logger.debug(
                 "receipt not yet published; the sweep retries", metadata: ["receipt_id": "\(id)", "error": "\(error)"])
         }
-        guard !confirmed.isEmpty else { return 0 }
+        return confirmed
+    }
+
+    /// Records confirmed ids as published, in one transaction.
+    private func markPublished(_ ids: [String]) async {
+        guard !ids.isEmpty else { return }
         do {
-            let ids = confirmed
-            try await thread.run { [database] in try database.markPublished(ids, at: Date()) }
+            try await markThread.run { [database] in try database.markPublished(ids, at: Date()) }
         } catch {
             // They stay unpublished in the database and are sent again: a duplicate, not a loss.
             logger.warning("cannot mark receipts published", metadata: ["error": "\(error)"])
         }
-        return confirmed.count
     }
 }

@@ -18,9 +18,9 @@ enum DeliveryOutcome: Hashable, Sendable {
 }
 
 extension Notifier {
-    /// Sends one notification and records the outcome. Never throws: one bad delivery must
-    /// not stop the others.
-    func deliver(_ notification: OutboxNotification, to url: String) async -> DeliveryOutcome {
+    /// Sends one notification and records the outcome through `recorder` (batched with
+    /// others). Never throws: one bad delivery must not stop the others.
+    func deliver(_ notification: OutboxNotification, to url: String, recorder: OutcomeRecorder) async -> DeliveryOutcome {
         let attempt = notification.attempts + 1
         var logger = self.logger
         logger[metadataKey: "event_id"] = "\(notification.id)"
@@ -36,8 +36,8 @@ extension Notifier {
         do throws(HTTPClientError) {
             let response = try await client.execute(request)
             if response.isSuccess {
-                return record(logger) {
-                    try database.markDelivered(notification.id, at: now())
+                return await record(logger) {
+                    _ = try await recorder.record(DeliveryRecord(id: notification.id, outcome: .delivered, at: now()))
                     PipelineMetrics.webhooksDelivered.increment()
                     logger.debug("webhook delivered", metadata: ["status": "\(response.status)"])
                     return .delivered
@@ -52,10 +52,11 @@ extension Notifier {
             problem = error.description
         }
 
-        return record(logger) {
+        return await record(logger) {
             let failedAt = now()
             let next = configuration.schedule.nextAttempt(afterAttempt: attempt, at: failedAt)
-            try database.recordDeliveryFailure(notification.id, error: problem, nextAttemptAt: next, now: failedAt)
+            _ = try await recorder.record(
+                DeliveryRecord(id: notification.id, outcome: .failed(error: problem, nextAttemptAt: next), at: failedAt))
             if let next {
                 PipelineMetrics.webhooksFailedRetrying.increment()
                 logger.info(
@@ -70,9 +71,9 @@ extension Notifier {
     }
 
     /// Runs an outbox write; a failure is logged and the lease brings the notification back.
-    private func record(_ logger: Logger, _ write: () throws -> DeliveryOutcome) -> DeliveryOutcome {
+    private func record(_ logger: Logger, _ write: () async throws -> DeliveryOutcome) async -> DeliveryOutcome {
         do {
-            return try write()
+            return try await write()
         } catch {
             logger.warning(
                 "could not record the webhook outcome; it is sent again when its lease ends",

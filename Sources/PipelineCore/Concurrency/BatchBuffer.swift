@@ -40,6 +40,15 @@ public final class BatchBuffer<Element: Sendable>: Sendable {
         waiter?.resume()
     }
 
+    /// Whatever is waiting now, at most `max` items, without waiting for more (maybe none).
+    public func takeNow(max: Int) -> [Element] {
+        state.withLock { state in
+            let batch = Array(state.items.prefix(max))
+            state.items.removeFirst(batch.count)
+            return batch
+        }
+    }
+
     /// The next batch of at most `max` items, waiting for the first; nil once finished and empty.
     public func next(max: Int) async throws -> [Element]? {
         while true {

@@ -73,23 +73,3 @@ extension Receipt: FetchableRecord, PersistableRecord {
         static let publishedAt = Column(CodingKeys.publishedAt)
     }
 }
-
-extension DerivableRequest<Receipt> {
-    func filter(accountID: String, payloadHash: String) -> Self {
-        filter { $0.accountID == accountID && $0.payloadHash == payloadHash }
-    }
-
-    func filter(accountID: String, idempotencyKey: String) -> Self {
-        filter { $0.accountID == accountID && $0.idempotencyKey == idempotencyKey }
-    }
-
-    /// Committed receipts the broker has not confirmed, that still need validating.
-    func unpublished() -> Self {
-        filter { $0.publishedAt == nil }
-            .filter { ![ReceiptStatus.credited, .rejected, .dead].contains($0.status) }
-    }
-
-    func oldestFirst() -> Self {
-        order { [$0.createdAt, Column.rowID] }
-    }
-}

@@ -22,6 +22,8 @@ extension IAP.Bench {
         @Option(help: "HTTP requests in flight.") var clients = 64
         @Option(help: "Seconds to wait for the last credit.") var timeout = 600
         @Flag(help: "Only delete the topology of IAP_QUEUE_PREFIX, then exit.") var cleanUp = false
+        @Flag(help: "Intake alone: wait until the relay has published every receipt, not for credits (no validator needed).")
+        var acceptOnly = false
 
         func validate() throws {
             guard receipts > 0, clients > 0, timeout > 0 else { throw ValidationError("receipts, clients and timeout must be positive") }
@@ -42,6 +44,14 @@ extension IAP.Bench {
             try await load.post(
                 to: "http://127.0.0.1:\(intake.port)/v1/receipts", token: intake.apiTokens[0], clients: clients)
             let accepted = ContinuousClock.now - start
+            if acceptOnly {
+                try await ReceiptLoad.waitUntilPublished(in: database, until: start + .seconds(timeout))
+                let published = ContinuousClock.now - start
+                print("load: \(receipts) receipts, \(clients) HTTP clients, intake alone")
+                ReceiptLoad.report("accepted (202, durable)", receipts: receipts, accepted)
+                ReceiptLoad.report("published (broker confirmed)", receipts: receipts, published)
+                return
+            }
             try await ReceiptLoad.waitForCredits(before + receipts, in: database, until: start + .seconds(timeout))
             let credited = ContinuousClock.now - start
             print("load: \(receipts) receipts, \(clients) HTTP clients")

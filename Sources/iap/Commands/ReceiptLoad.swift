@@ -66,6 +66,15 @@ struct ReceiptLoad {
         }
     }
 
+    /// Waits until no receipt in `database` is still `received`: the relay has published
+    /// and marked every one (the intake-alone benchmark, where nothing validates them).
+    static func waitUntilPublished(in database: PipelineDatabase, until deadline: ContinuousClock.Instant) async throws {
+        while try database.receiptStatusCounts()[.received, default: 0] > 0 {
+            guard ContinuousClock.now < deadline else { throw ValidationError("not all published in time") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// `  accepted (202, durable)      1042 receipts/s  (4.80 s)`
     static func report(_ phase: String, receipts: Int, _ time: Duration) {
         let seconds = time.seconds

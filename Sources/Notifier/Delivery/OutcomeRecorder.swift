@@ -1,0 +1,62 @@
+import Foundation
+import PipelineCore
+import Store
+
+/// Writes delivery outcomes to the outbox in batches: every outcome that arrived while the
+/// previous batch was committing, plus those arriving within a short linger, go in one
+/// transaction. The notifier so makes a few commits per second, not one per webhook.
+///
+/// Nothing is lost by batching: each delivery waits until its outcome is committed (or the
+/// commit failed, when its lease brings the notification back, to be sent again with the
+/// same `webhook-id`).
+final class OutcomeRecorder: Sendable {
+    private typealias Waiter = CheckedContinuation<Bool, any Error>
+
+    private let database: PipelineDatabase
+    private let thread: SerialThread
+    private let maxBatch: Int
+    private let linger: Duration
+    private let pending = BatchBuffer<(record: DeliveryRecord, waiter: Waiter)>()
+
+    /// - Parameters:
+    ///   - thread: where the transactions run (they block for an fsync).
+    ///   - maxBatch: the most outcomes in one transaction.
+    ///   - linger: how long a batch smaller than `maxBatch` waits for more before committing.
+    init(database: PipelineDatabase, thread: SerialThread, maxBatch: Int = 512, linger: Duration = .milliseconds(2)) {
+        self.database = database
+        self.thread = thread
+        self.maxBatch = maxBatch
+        self.linger = linger
+    }
+
+    /// Records `record` with the others of its batch; returns once committed.
+    /// - Returns: what ``PipelineDatabase/recordDeliveries(_:)`` said of this record.
+    /// - Throws: the batch's database error; nothing of the batch was recorded.
+    func record(_ record: DeliveryRecord) async throws -> Bool {
+        try await withCheckedThrowingContinuation { waiter in
+            pending.append((record, waiter))
+        }
+    }
+
+    /// Commits batches until ``finish()`` is called and every outcome is recorded.
+    func run() async {
+        while var batch = try? await pending.next(max: maxBatch) {
+            if batch.count < self.maxBatch, self.linger > Duration.zero {
+                try? await Task.sleep(for: linger)
+                batch += pending.takeNow(max: maxBatch - batch.count)
+            }
+            let records = batch.map(\.record)
+            do {
+                let results = try await thread.run { [database] in try database.recordDeliveries(records) }
+                for (item, result) in zip(batch, results) { item.waiter.resume(returning: result) }
+            } catch {
+                for item in batch { item.waiter.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// No more outcomes will come: ``run()`` records what is left, then returns.
+    func finish() {
+        pending.finish()
+    }
+}
