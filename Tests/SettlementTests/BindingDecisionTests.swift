@@ -216,16 +216,12 @@ import Testing
 
         // Then coins are credited, but the order is mismatched: it asked for something else
         #expect(decision.credit?.amount == 100)
-        withKnownIssue(
-            "bug: an order whose product the catalog no longer sells (OrderClaim.product nil) is closed as fulfilled whatever Apple's product is: verified() resolves with ordered: nil, so matchesOrder is true (SettlementEngine+Purchase.swift:35, :149, :155)"
-        ) {
-            #expect(decision.order?.status == "mismatched")
-            #expect(decision.order?.mismatched == true)
-            #expect(
-                decision.effects.contains {
-                    if case .closeOrder(let closing) = $0 { !closing.matches } else { false }
-                })
-        }
+        #expect(decision.order?.status == "mismatched")
+        #expect(decision.order?.mismatched == true)
+        #expect(
+            decision.effects.contains {
+                if case .closeOrder(let closing) = $0 { !closing.matches } else { false }
+            })
     }
 
     // MARK: Entitlements
