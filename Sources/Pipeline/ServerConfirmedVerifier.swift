@@ -12,7 +12,7 @@ struct ServerConfirmedVerifier: ReceiptVerifier {
 
     func verify(_ submission: Submission) async -> VerificationOutcome {
         let outcome = await local.verify(submission)
-        guard submission.signedTransaction != nil, case .valid(let environment, let transactions) = outcome,
+        guard submission.evidence.signedTransaction != nil, case .valid(let environment, let transactions) = outcome,
             let transaction = transactions.first
         else { return outcome }
         do {

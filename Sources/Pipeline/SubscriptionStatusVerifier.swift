@@ -13,9 +13,9 @@ struct SubscriptionStatusVerifier: ReceiptVerifier {
     let signedData: SignedDataVerifier?
 
     func verify(_ submission: Submission) async -> VerificationOutcome {
-        guard let original = submission.subscriptionCheck else { return await next.verify(submission) }
+        guard let original = submission.evidence.checkedSubscription else { return await next.verify(submission) }
         guard let client, let signedData else {
-            guard submission.receiptData != nil else {
+            guard submission.evidence.legacyReceipt != nil else {
                 // A StoreKit 2 subscription with no Server API credentials: nobody can be asked.
                 return .rejected(reason: "subscription_check_needs_server_api")
             }

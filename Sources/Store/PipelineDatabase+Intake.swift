@@ -74,13 +74,13 @@ extension PipelineDatabase {
                 let kind = ReceiptKind(rawValue: row[2])
                 let payload: String = row[3]
                 return Submission(
-                    receiptID: row[0], accountID: row[1], receiptData: kind == .legacy ? payload : nil,
-                    signedTransaction: kind == .storekit2 ? payload : nil, orderID: row[4], productID: row[5],
-                    submittedAt: row[6])
+                    id: row[0], accountID: row[1], evidence: ReceiptKind.evidence(kind, payload), orderID: row[4],
+                    productID: row[5], submittedAt: row[6])
             }
             let notifications = try Row.fetchAll(
                 db.cachedStatement(sql: IntakeStatements.unpublishedNotifications), arguments: [limit]
-            ).map { row in Submission(receiptID: row[0], accountID: "", signedPayload: row[1], submittedAt: row[2]) }
+            ).map { row in Submission(
+                    id: row[0], accountID: "", evidence: .notification(signedPayload: row[1]), submittedAt: row[2]) }
             guard !notifications.isEmpty else { return receipts }
             // Merge the two oldest-first lists; a receipt goes first on a tie.
             var merged: [Submission] = []

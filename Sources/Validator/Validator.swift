@@ -109,7 +109,7 @@ public struct Validator: Service {
             return
         }
         var logger = logger
-        logger[metadataKey: "receipt_id"] = "\(submission.receiptID)"
+        logger[metadataKey: "receipt_id"] = "\(submission.id)"
         let attempts = previousAttempts + 1
         let started = ContinuousClock.now
         let outcome = await verifier.verify(submission)
@@ -236,7 +236,7 @@ extension Verdict {
             decided = retrying ? .retrying : .rejected
         }
         self.init(
-            outcome: decided, receiptID: submission.receiptID, accountID: submission.accountID,
+            outcome: decided, receiptID: submission.id, accountID: submission.accountID,
             orderID: submission.orderID, productID: submission.productID, reason: outcome.reason, attempts: attempts,
             environment: environment, transactions: transactions, notification: notification, decidedAt: Date())
     }

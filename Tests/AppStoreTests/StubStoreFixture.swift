@@ -71,7 +71,8 @@ enum FixtureError: Error {
 /// A submission of `receiptData`, as the intake would commit it.
 func submission(_ receiptData: String?, signedTransaction: String? = nil) -> Submission {
     Submission(
-        receiptID: "r-1", accountID: "player-1", receiptData: receiptData, signedTransaction: signedTransaction,
+        id: "r-1", accountID: "player-1",
+        evidence: signedTransaction.map(Evidence.signedTransaction) ?? .receipt(receiptData ?? ""),
         submittedAt: Date(timeIntervalSince1970: 1_700_000_000))
 }
 

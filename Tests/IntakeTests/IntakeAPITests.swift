@@ -55,7 +55,7 @@ import Testing
             let id = try #require(body["receipt_id"] as? String)
             let stored = try #require(try database.receipt(id: id))
             #expect(stored.accountID == "player-1")
-            #expect(try database.unpublishedReceipts(limit: 10).map(\.receiptID) == [id])
+            #expect(try database.unpublishedReceipts(limit: 10).map(\.id) == [id])
         }
     }
 

@@ -46,7 +46,7 @@ import Testing
             #expect(firstBody == againBody)
             let pending = try database.unpublishedReceipts(limit: 10)
             #expect(pending.count == 1)
-            #expect(pending.first?.signedPayload == Self.jws)
+            #expect(pending.first?.evidence == .notification(signedPayload: Self.jws))
         }
     }
 

@@ -40,8 +40,8 @@ import Testing
             var ids = Set<String>()
             for try await delivery in connection.consume(queue: topology.validateQueue, prefetch: 100) {
                 let submission = try WireCoding.decoder().decode(Submission.self, from: Data(delivery.body))
-                #expect(delivery.properties.messageID == submission.receiptID)
-                ids.insert(submission.receiptID)
+                #expect(delivery.properties.messageID == submission.id)
+                ids.insert(submission.id)
                 delivery.ack()
                 if ids.count == stored.count { break }
             }

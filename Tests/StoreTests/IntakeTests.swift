@@ -39,7 +39,7 @@ import Testing
             // Then it resolves to the first receipt and nothing new is stored
             #expect(outcomes == [.duplicate(ReceiptSummary(id: "r1", status: .received))])
             #expect(try await database.receipt(id: "r2") == nil)
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r1"])
         }
     }
 
@@ -75,7 +75,7 @@ import Testing
             // Then it conflicts with the first and nothing is stored
             #expect(reused == [.idempotencyConflict(existingID: "r1")])
             #expect(try await database.receipt(id: "r3") == nil)
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r1"])
 
             // When another account uses the same key
             let other = try await database.acceptReceipts(
@@ -110,7 +110,7 @@ import Testing
                     .duplicate(ReceiptSummary(id: "r3", status: .received)),
                     .created(ReceiptSummary(id: "r6", status: .received)),
                 ])
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1", "r3", "r6"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r1", "r3", "r6"])
         }
     }
 
@@ -135,7 +135,7 @@ import Testing
             #expect(outcomes[3] == .created(ReceiptSummary(id: "r4", status: .received)))
             #expect(try await database.receipt(id: "r2") == nil)
             #expect(try await database.account(id: String(repeating: "x", count: 129)) == nil)
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r1", "r4"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r1", "r4"])
         }
     }
 
@@ -153,17 +153,17 @@ import Testing
             let firstTwo = try await database.unpublishedReceipts(limit: 2)
 
             // Then they come oldest first as validate-queue messages, each payload in its own field
-            #expect(all.map(\.receiptID) == ["r1", "r2", "r3"])
-            #expect(firstTwo.map(\.receiptID) == ["r1", "r2"])
-            #expect(all[0].receiptData == "B64" && all[0].signedTransaction == nil)
-            #expect(all[1].signedTransaction == "JWS" && all[1].receiptData == nil)
+            #expect(all.map(\.id) == ["r1", "r2", "r3"])
+            #expect(firstTwo.map(\.id) == ["r1", "r2"])
+            #expect(all[0].evidence == .receipt("B64"))
+            #expect(all[1].evidence == .signedTransaction("JWS"))
             #expect(all[1].submittedAt == Fixture.t0.addingTimeInterval(2))
 
             // When two are confirmed by the broker
             try await database.markPublished(["r1", "r2"], at: Fixture.t0.addingTimeInterval(10))
 
             // Then only the third is left, and the published ones are validating
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r3"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r3"])
             let r1 = try #require(try await await database.receipt(id: "r1"))
             #expect(r1.status == .validating)
             #expect(r1.publishedAt == Fixture.t0.addingTimeInterval(10))
@@ -182,7 +182,7 @@ import Testing
             let unpublished = try await database.unpublishedReceipts(limit: 10)
 
             // Then the ended receipt is not published again
-            #expect(unpublished.map(\.receiptID) == ["r2"])
+            #expect(unpublished.map(\.id) == ["r2"])
 
             // And a late confirm keeps its final status
             try await database.markPublished(["r1"], at: Fixture.t0)

@@ -42,26 +42,26 @@ import Testing
             let firstThree = try await database.unpublishedReceipts(limit: 3)
 
             // Then both kinds come, oldest first, notifications as signed payloads without an account
-            #expect(all.map(\.receiptID) == ["r1", "n1", "r2", "n2"])
-            #expect(firstThree.map(\.receiptID) == ["r1", "n1", "r2"])
+            #expect(all.map(\.id) == ["r1", "n1", "r2", "n2"])
+            #expect(firstThree.map(\.id) == ["r1", "n1", "r2"])
             let n1 = all[1]
-            #expect(n1.signedPayload == "signed-payload-of-n1")
+            #expect(n1.evidence == .notification(signedPayload: "signed-payload-of-n1"))
             #expect(n1.accountID == "")
-            #expect(n1.receiptData == nil && n1.signedTransaction == nil)
+            #expect(n1.accountID.isEmpty)
             #expect(n1.submittedAt == t0.addingTimeInterval(1))
 
             // When the broker confirms a receipt and a notification
             try await database.markPublished(["r1", "n1"], at: t0.addingTimeInterval(5))
 
             // Then they are not published again, and the notification is validating
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r2", "n2"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r2", "n2"])
             let published = try #require(try await await database.notification(id: "n1"))
             #expect(published.status == .validating)
             #expect(published.publishedAt == t0.addingTimeInterval(5))
 
             // And a notification that ended before it was confirmed is not published either
             _ = try await database.apply([Fixture.notified("n2", "TEST", uuid: "U2", nil)], catalog: catalog, now: t0)
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.receiptID) == ["r2"])
+            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r2"])
         }
     }
 

@@ -30,9 +30,8 @@ import Testing
             let before = try await database.claimDueSubscriptionChecks(now: end - 3600, limit: 10)
             #expect(before.map(\.phase) == ["before"])
             // Asked with the latest legacy receipt, as a submission of its own id.
-            #expect(before.first?.submission.receiptData == "bGVnYWN5")
-            #expect(before.first?.submission.subscriptionCheck == "t1")
-            #expect(before.first?.submission.receiptID == before.first?.checkID)
+            #expect(before.first?.submission.evidence == .subscriptionCheck(originalTransactionID: "t1", latestReceipt: "bGVnYWN5"))
+            #expect(before.first?.submission.id == before.first?.checkID)
 
             // Unconfirmed by the broker: offered again; confirmed: not.
             #expect(try await database.claimDueSubscriptionChecks(now: end - 3500, limit: 10).count == 1)

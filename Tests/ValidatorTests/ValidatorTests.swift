@@ -18,7 +18,7 @@ struct ScriptedVerifier: ReceiptVerifier {
     let transaction = VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100")
 
     func submission(_ id: String) -> Submission {
-        Submission(receiptID: id, accountID: "player", receiptData: "YQ==", submittedAt: Date())
+        Submission(id: id, accountID: "player", evidence: .receipt("YQ=="), submittedAt: Date())
     }
 
     /// Runs a validator over a fresh pipeline topology while `body` runs.
@@ -45,7 +45,7 @@ struct ScriptedVerifier: ReceiptVerifier {
             OutgoingMessage(
                 exchange: topology.workExchange, routingKey: PipelineTopology.validateKey,
                 body: Array(try WireCoding.encoder().encode(submission)),
-                properties: MessageProperties(messageID: submission.receiptID)))
+                properties: MessageProperties(messageID: submission.id)))
     }
 
     func first(_ queue: String, _ connection: AMQPConnection) async throws -> Delivery? {
@@ -119,7 +119,7 @@ struct ScriptedVerifier: ReceiptVerifier {
             #expect(log.first?.hasPrefix("attempt 1 at ") == true && log.first?.hasSuffix(": timeout") == true)
             #expect(log.last?.hasPrefix("attempt 2 at ") == true)
             let submission = try WireCoding.decoder().decode(Submission.self, from: Data(dead.body))
-            #expect(submission.receiptID == "r-hopeless")
+            #expect(submission.id == "r-hopeless")
         }
     }
 

@@ -100,7 +100,7 @@ import Testing
 
     @Test func sigtermPastTheGracePeriodRequeuesTheVerificationsStillInFlight() async throws {
         // Given a verify endpoint slower than the grace period, and a validator holding 10 receipts
-        let stub = StubStoreConfiguration(bundleID: PipelineHarness.bundleID, latency: .seconds(4))
+        let stub = StubStoreConfiguration(bundleID: PipelineHarness.bundleID, latency: .seconds(8))
         try await ProcessPipeline.run(stub: stub, environment: ["IAP_SHUTDOWN_GRACE": "1"]) { pipeline in
             _ = try pipeline.start(["intake"])
             let validator = try pipeline.start(["validator", "--concurrency", "16"])

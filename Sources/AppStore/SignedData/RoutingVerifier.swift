@@ -37,6 +37,6 @@ public struct RoutingVerifier: ReceiptVerifier {
     }
 
     static func isSignedData(_ submission: Submission) -> Bool {
-        submission.signedPayload?.isEmpty == false || submission.signedTransaction?.isEmpty == false
+        submission.evidence.signedPayload?.isEmpty == false || submission.evidence.signedTransaction?.isEmpty == false
     }
 }

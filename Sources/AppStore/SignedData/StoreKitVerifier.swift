@@ -46,13 +46,13 @@ public struct StoreKitVerifier: ReceiptVerifier {
     /// - Returns: `.valid` with the one transaction, `.notification`, or `.rejected`; never `.transient`.
     public func verify(_ submission: Submission) async -> VerificationOutcome {
         var logger = self.logger
-        logger[metadataKey: "receipt_id"] = "\(submission.receiptID)"
+        logger[metadataKey: "receipt_id"] = "\(submission.id)"
         let outcome: VerificationOutcome
-        if let signedPayload = submission.signedPayload, !signedPayload.isEmpty {
+        if let signedPayload = submission.evidence.signedPayload, !signedPayload.isEmpty {
             outcome = await verifyNotification(signedPayload, logger: logger)
-        } else if let signedTransaction = submission.signedTransaction, !signedTransaction.isEmpty {
+        } else if let signedTransaction = submission.evidence.signedTransaction, !signedTransaction.isEmpty {
             outcome = await verifyTransaction(signedTransaction, logger: logger)
-        } else if let receiptData = submission.receiptData, !receiptData.isEmpty {
+        } else if let receiptData = submission.evidence.legacyReceipt, !receiptData.isEmpty {
             outcome = .rejected(reason: Self.receiptDataUnsupported)
         } else {
             outcome = .rejected(reason: Self.missingSignedData)

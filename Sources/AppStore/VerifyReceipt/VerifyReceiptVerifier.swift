@@ -69,12 +69,12 @@ public struct VerifyReceiptVerifier: ReceiptVerifier {
     ///   `apple_status_21003` or `bundle_mismatch`, or transient with a reason such as
     ///   `timeout`, `http_503` or `apple_status_21005`.
     public func verify(_ submission: Submission) async -> VerificationOutcome {
-        guard let receiptData = submission.receiptData, !receiptData.isEmpty else {
-            return .rejected(reason: submission.signedTransaction == nil ? Self.missingReceipt : Self.signedTransactionUnsupported)
+        guard let receiptData = submission.evidence.legacyReceipt, !receiptData.isEmpty else {
+            return .rejected(reason: submission.evidence.signedTransaction == nil ? Self.missingReceipt : Self.signedTransactionUnsupported)
         }
         let body = requestBody(receiptData)
         var logger = self.logger
-        logger[metadataKey: "receipt_id"] = "\(submission.receiptID)"
+        logger[metadataKey: "receipt_id"] = "\(submission.id)"
         var environment = VerifyReceiptEnvironment.production
         var asked: Set<VerifyReceiptEnvironment> = []
         while true {

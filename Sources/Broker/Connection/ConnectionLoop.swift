@@ -18,30 +18,30 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Counts successful connects, for tests and metrics.
     let connects = Atomic<Int>(0)
 
-    private let configuration: AMQPConfiguration
-    private let topology: Topology
-    private let logger: Logger
+    let configuration: AMQPConfiguration
+    let topology: Topology
+    let logger: Logger
 
     // Everything below is touched by the owner thread only.
-    private var state: amqp_connection_state_t?
-    private var epoch: UInt64 = 0
-    private var nextPublishTag: UInt64 = 1
-    private var confirms = ConfirmTracker<PendingConfirm>()
-    private var consumers: [UInt64: ConsumerRegistration] = [:]
-    private var channelConsumers: [UInt16: ConsumerRegistration] = [:]
+    var state: amqp_connection_state_t?
+    var epoch: UInt64 = 0
+    var nextPublishTag: UInt64 = 1
+    var confirms = ConfirmTracker<PendingConfirm>()
+    var consumers: [UInt64: ConsumerRegistration] = [:]
+    var channelConsumers: [UInt16: ConsumerRegistration] = [:]
     /// Consumer channels open on this connection. A channel outlives its consumer's
     /// cancel, so that deliveries already handed out can still be settled.
-    private var consumerChannels = Set<UInt16>()
-    private var nextConsumerChannel: UInt16 = Channel.firstConsumer
-    private var contents: [UInt16: ContentAssembler] = [:]
-    private var acks: [UInt16: AckCoalescer] = [:]
-    private var reconnectAttempt = 0
-    private var nextConnectAt = ContinuousClock.now
-    private var stopping = false
-    private var closeCompletions: [@Sendable () -> Void] = []
-    private let arena = CArena()
+    var consumerChannels = Set<UInt16>()
+    var nextConsumerChannel: UInt16 = Channel.firstConsumer
+    var contents: [UInt16: ContentAssembler] = [:]
+    var acks: [UInt16: AckCoalescer] = [:]
+    var reconnectAttempt = 0
+    var nextConnectAt = ContinuousClock.now
+    var stopping = false
+    var closeCompletions: [@Sendable () -> Void] = []
+    let arena = CArena()
 
-    private enum Channel {
+    enum Channel {
         static let publish: UInt16 = 2
         static let firstConsumer: UInt16 = 3
     }
@@ -65,7 +65,7 @@ final class ConnectionLoop: @unchecked Sendable {
         shutdown()
     }
 
-    private func connectedTurn() {
+    func connectedTurn() {
         for command in mailbox.drain() { execute(command) }
         flushAcks()
         guard state != nil, !stopping else { return }
@@ -79,7 +79,7 @@ final class ConnectionLoop: @unchecked Sendable {
         _ = poll(&fds, 2, 1000)
     }
 
-    private func reconnectTurn() {
+    func reconnectTurn() {
         let now = ContinuousClock.now
         if now >= nextConnectAt {
             do {
@@ -105,7 +105,7 @@ final class ConnectionLoop: @unchecked Sendable {
         for command in mailbox.drain() { execute(command) }
     }
 
-    private func backoff(attempt: Int) -> Duration {
+    func backoff(attempt: Int) -> Duration {
         let base = configuration.reconnectDelay.lowerBound * (1 << min(attempt, 16))
         let capped = min(base, configuration.reconnectDelay.upperBound)
         // Jitter spreads the reconnects of many workers after a broker restart.
@@ -114,7 +114,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: - Connecting
 
-    private func connect() throws(BrokerError) {
+    func connect() throws(BrokerError) {
         guard let newState = amqp_new_connection() else { throw BrokerError(.connection, "out of memory") }
         do {
             try open(newState)
@@ -135,7 +135,7 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    private func open(_ newState: amqp_connection_state_t) throws(BrokerError) {
+    func open(_ newState: amqp_connection_state_t) throws(BrokerError) {
         guard let socket = amqp_tcp_socket_new(newState) else { throw BrokerError(.connection, "cannot create socket") }
         var connectTimeout = timeval(configuration.connectTimeout)
         let status = amqp_socket_open_noblock(socket, configuration.host, Int32(configuration.port), &connectTimeout)
@@ -159,7 +159,7 @@ final class ConnectionLoop: @unchecked Sendable {
         try openPublishChannel(newState)
     }
 
-    private func openPublishChannel(_ state: amqp_connection_state_t) throws(BrokerError) {
+    func openPublishChannel(_ state: amqp_connection_state_t) throws(BrokerError) {
         _ = amqp_channel_open(state, Channel.publish)
         try checkSetup(amqp_get_rpc_reply(state), state, channel: Channel.publish, "open publish channel")
         _ = amqp_confirm_select(state, Channel.publish)
@@ -167,7 +167,7 @@ final class ConnectionLoop: @unchecked Sendable {
         nextPublishTag = 1
     }
 
-    private func checkSetup(
+    func checkSetup(
         _ reply: amqp_rpc_reply_t, _ state: amqp_connection_state_t, channel: UInt16, _ context: String
     ) throws(BrokerError) {
         do {
@@ -182,7 +182,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// Opens a channel for the consumer and starts consuming; a refusal (say, the queue
     /// does not exist) ends its sequence with the broker's reason.
-    private func subscribe(_ consumer: ConsumerRegistration) {
+    func subscribe(_ consumer: ConsumerRegistration) {
         guard let state else { return }
         let channel = nextConsumerChannel
         nextConsumerChannel += 1
@@ -211,7 +211,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: - Commands
 
-    private func execute(_ command: ConnectionCommand) {
+    func execute(_ command: ConnectionCommand) {
         switch command {
         case .publish(let messages, let completion):
             publish(messages, completion)
@@ -233,7 +233,7 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    private func publish(_ messages: [OutgoingMessage], _ completion: @escaping ConnectionCommand.Completion) {
+    func publish(_ messages: [OutgoingMessage], _ completion: @escaping ConnectionCommand.Completion) {
         guard let state else {
             for index in messages.indices { completion(index, .failure(stopping ? .shutdown : .notConnected)) }
             return
@@ -261,7 +261,7 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    private func settle(channel: UInt16, epoch settleEpoch: UInt64, tag: UInt64, action: Settler.Action) {
+    func settle(channel: UInt16, epoch settleEpoch: UInt64, tag: UInt64, action: Settler.Action) {
         // After a reconnect the broker has requeued the old deliveries; their tags mean
         // nothing on the new channels.
         guard state != nil, settleEpoch == epoch, consumerChannels.contains(channel) else { return }
@@ -290,7 +290,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     /// Sends the acks gathered from one batch of commands, coalesced.
-    private func flushAcks(_ only: UInt16? = nil) {
+    func flushAcks(_ only: UInt16? = nil) {
         for channel in only.map({ [$0] }) ?? Array(acks.keys) {
             guard let state, acks[channel]?.hasPending == true else { continue }
             for frame in acks[channel]!.flush() {
@@ -303,7 +303,7 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    private func cancelConsumer(_ id: UInt64) {
+    func cancelConsumer(_ id: UInt64) {
         guard let consumer = consumers[id], !consumer.cancelling else { return }
         consumer.cancelling = true
         guard let state, let channel = consumer.channel, let tag = consumer.consumerTag else {
@@ -315,221 +315,6 @@ final class ConnectionLoop: @unchecked Sendable {
         let status = amqp_send_method(state, channel, AMQPMethod.basicCancel, &cancel)
         arena.reset()
         if status != AMQP_STATUS_OK.rawValue { connectionLost("cancel failed") }
-    }
-
-    // MARK: - Incoming frames
-
-    /// Reads frames until none is waiting; true when it stopped at `limit` with more to read.
-    private func readFrames(limit: Int) -> Bool {
-        var frame = amqp_frame_t()
-        var noWait = timeval(tv_sec: 0, tv_usec: 0)
-        var count = 0
-        while let state, count < limit {
-            let status = amqp_simple_wait_frame_noblock(state, &frame, &noWait)
-            if status == AMQPMethod.statusTimeout { break }
-            guard status == AMQP_STATUS_OK.rawValue else {
-                connectionLost(String(cString: amqp_error_string2(status)))
-                return false
-            }
-            handle(frame)
-            count += 1
-        }
-        if let state { amqp_maybe_release_buffers(state) }
-        return count == limit
-    }
-
-    private func handle(_ frame: amqp_frame_t) {
-        let channel = frame.channel
-        switch frame.frame_type {
-        case AMQPMethod.frameMethod:
-            handleMethod(frame.payload.method, channel: channel)
-        case AMQPMethod.frameHeader:
-            let properties = frame.payload.properties
-            let decoded = properties.decoded.assumingMemoryBound(to: amqp_basic_properties_t.self).pointee
-            contents[channel]?.header(CDecoding.properties(decoded), bodySize: Int(properties.body_size))
-            completeContent(channel)
-        case AMQPMethod.frameBody:
-            let fragment = frame.payload.body_fragment
-            if fragment.len > 0, let base = fragment.bytes {
-                contents[channel]?.append(UnsafeRawBufferPointer(start: base, count: fragment.len))
-            }
-            completeContent(channel)
-        default:
-            break
-        }
-    }
-
-    private func handleMethod(_ method: amqp_method_t, channel: UInt16) {
-        switch method.id {
-        case AMQPMethod.basicDeliver:
-            let deliver = method.decoded.assumingMemoryBound(to: amqp_basic_deliver_t.self).pointee
-            contents[channel] = ContentAssembler(
-                kind: .delivery(tag: deliver.delivery_tag, redelivered: deliver.redelivered != 0),
-                exchange: CDecoding.string(deliver.exchange), routingKey: CDecoding.string(deliver.routing_key))
-        case AMQPMethod.basicReturn:
-            let returned = method.decoded.assumingMemoryBound(to: amqp_basic_return_t.self).pointee
-            contents[channel] = ContentAssembler(
-                kind: .returned(code: Int(returned.reply_code), text: CDecoding.string(returned.reply_text)),
-                exchange: CDecoding.string(returned.exchange), routingKey: CDecoding.string(returned.routing_key))
-        case AMQPMethod.basicAck:
-            let ack = method.decoded.assumingMemoryBound(to: amqp_basic_ack_t.self).pointee
-            for (completion, result) in confirms.ack(tag: ack.delivery_tag, multiple: ack.multiple != 0) {
-                completion(result)
-            }
-        case AMQPMethod.basicNack:
-            let nack = method.decoded.assumingMemoryBound(to: amqp_basic_nack_t.self).pointee
-            for (completion, result) in confirms.nack(tag: nack.delivery_tag, multiple: nack.multiple != 0) {
-                completion(result)
-            }
-        case AMQPMethod.basicCancelOK:
-            if let consumer = channelConsumers[channel] {
-                finishConsumer(consumer, error: nil)
-            }
-        case AMQPMethod.basicCancel:
-            // The broker cancelled the consumer, e.g. because its queue was deleted.
-            if let consumer = channelConsumers[channel] {
-                finishConsumer(consumer, error: BrokerError(.consumerCancelled, "broker cancelled the consumer of \(consumer.queue)"))
-            }
-        case AMQPMethod.channelClose:
-            let close = method.decoded.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
-            channelClosedByBroker(channel, reason: "\(close.reply_code) \(CDecoding.string(close.reply_text))")
-        case AMQPMethod.connectionClose:
-            let close = method.decoded.assumingMemoryBound(to: amqp_connection_close_t.self).pointee
-            if let state {
-                var ok = amqp_connection_close_ok_t(dummy: 0)
-                _ = amqp_send_method(state, 0, AMQPMethod.connectionCloseOK, &ok)
-            }
-            connectionLost("broker closed the connection: \(close.reply_code) \(CDecoding.string(close.reply_text))")
-        case AMQPMethod.connectionBlocked:
-            logger.warning("broker blocked publishing (resource alarm)")
-        case AMQPMethod.connectionUnblocked:
-            logger.info("broker unblocked publishing")
-        case AMQPMethod.channelFlow:
-            if let state {
-                var ok = amqp_channel_flow_ok_t(active: 1)
-                _ = amqp_send_method(state, channel, AMQPMethod.channelFlowOK, &ok)
-            }
-        default:
-            break
-        }
-    }
-
-    private func completeContent(_ channel: UInt16) {
-        guard let content = contents[channel], content.isComplete else { return }
-        contents[channel] = nil
-        switch content.kind {
-        case .delivery(let tag, let redelivered):
-            // The broker may route a message to a consumer after its cancel was sent and
-            // before the cancel-ok: nobody will read it, so it goes straight back.
-            guard let consumer = channelConsumers[channel], !consumer.cancelling else {
-                if let state, amqp_basic_reject(state, channel, tag, 1) != AMQP_STATUS_OK.rawValue {
-                    connectionLost("reject failed")
-                }
-                return
-            }
-            acks[channel, default: AckCoalescer()].delivered(tag)
-            let delivery = Delivery(
-                body: content.body, properties: content.properties ?? MessageProperties(), exchange: content.exchange,
-                routingKey: content.routingKey, redelivered: redelivered, deliveryTag: tag,
-                settler: Settler(mailbox: mailbox, channel: channel, epoch: epoch))
-            consumer.continuation.yield(delivery)
-        case .returned(let code, let text):
-            if let tag = content.properties?.headers[Header.publishTag]?.intValue {
-                confirms.markReturned(tag: UInt64(tag), code: code, text: text)
-            }
-        }
-    }
-
-    private func channelClosedByBroker(_ channel: UInt16, reason: String) {
-        guard let state else { return }
-        var ok = amqp_channel_close_ok_t(dummy: 0)
-        _ = amqp_send_method(state, channel, AMQPMethod.channelCloseOK, &ok)
-        contents[channel] = nil
-        acks[channel] = nil
-        consumerChannels.remove(channel)
-        if channel == Channel.publish {
-            // Which publish caused it is unknown, so every unconfirmed one is reported.
-            logger.warning("broker closed the publish channel", metadata: ["reason": "\(reason)"])
-            for (completion, error) in confirms.failAll(.unconfirmed(reason: "channel closed: \(reason)")) {
-                completion(.failure(error))
-            }
-            do {
-                try openPublishChannel(state)
-            } catch {
-                connectionLost("cannot reopen the publish channel: \(error)")
-            }
-        } else if let consumer = channelConsumers[channel] {
-            logger.warning("broker closed a consumer channel", metadata: ["queue": "\(consumer.queue)", "reason": "\(reason)"])
-            finishConsumer(consumer, error: BrokerError(.refused, "consumer of \(consumer.queue) closed: \(reason)"))
-        }
-    }
-
-    private func finishConsumer(_ consumer: ConsumerRegistration, error: BrokerError?) {
-        consumers[consumer.id] = nil
-        if let channel = consumer.channel { channelConsumers[channel] = nil }
-        if let error { consumer.continuation.finish(throwing: error) } else { consumer.continuation.finish() }
-    }
-
-    // MARK: - Losing and closing
-
-    private func connectionLost(_ reason: String) {
-        guard let lost = state else { return }
-        logger.warning("broker connection lost", metadata: ["reason": "\(reason)", "epoch": "\(epoch)"])
-        state = nil
-        connected.store(false, ordering: .releasing)
-        amqp_destroy_connection(lost)
-        for (completion, error) in confirms.failAll(.unconfirmed(reason: reason)) { completion(.failure(error)) }
-        contents.removeAll()
-        acks.removeAll()
-        channelConsumers.removeAll()
-        consumerChannels.removeAll()
-        for consumer in consumers.values {
-            consumer.channel = nil
-            consumer.consumerTag = nil
-            if consumer.cancelling {
-                consumers[consumer.id] = nil
-                consumer.continuation.finish()
-            }
-        }
-        nextConnectAt = .now + backoff(attempt: 0)
-        reconnectAttempt = 1
-    }
-
-    private func shutdown() {
-        // Settlements that consumers sent before the close go out first, so that finished
-        // work is not redelivered.
-        var leftovers: [ConnectionCommand] = []
-        for command in mailbox.drain() {
-            if case .settle = command { execute(command) } else { leftovers.append(command) }
-        }
-        flushAcks()
-        for (completion, error) in confirms.failAll(.shutdown) { completion(.failure(error)) }
-        for consumer in consumers.values { consumer.continuation.finish() }
-        consumers.removeAll()
-        channelConsumers.removeAll()
-        consumerChannels.removeAll()
-        if let state {
-            _ = amqp_connection_close(state, AMQP_REPLY_SUCCESS)
-            amqp_destroy_connection(state)
-            self.state = nil
-        }
-        connected.store(false, ordering: .releasing)
-        for command in leftovers + mailbox.drain() {
-            switch command {
-            case .publish(let messages, let completion):
-                for index in messages.indices { completion(index, .failure(.shutdown)) }
-            case .control(let body): body(nil)
-            case .close(let completion): closeCompletions.append(completion)
-            case .startConsumer(let consumer): consumer.continuation.finish()
-            case .settle, .cancelConsumer: break
-            }
-        }
-        logger.debug("broker connection closed")
-        for completion in closeCompletions { completion() }
-    }
-
-    enum Header {
-        static let publishTag = "x-iap-publish-tag"
     }
 }
 

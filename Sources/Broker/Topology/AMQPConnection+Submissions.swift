@@ -15,7 +15,7 @@ extension AMQPConnection {
             guard let body = try? encoder.encode(submission) else { return nil }
             return OutgoingMessage(
                 exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
-                properties: MessageProperties(messageID: submission.receiptID, type: type, timestamp: Date()))
+                properties: MessageProperties(messageID: submission.id, type: type, timestamp: Date()))
         }
         var confirmed: [String] = []
         var failed: [(id: String, error: PublishError)] = []

@@ -85,8 +85,7 @@ extension NewReceipt {
     /// The validate-queue message for this receipt.
     func submission(at date: Date) -> Submission {
         Submission(
-            receiptID: id, accountID: accountID, receiptData: kind == .legacy ? payload : nil,
-            signedTransaction: kind == .storekit2 ? payload : nil, orderID: orderID, productID: productID,
-            submittedAt: date)
+            id: id, accountID: accountID, evidence: kind == .storekit2 ? .signedTransaction(payload) : .receipt(payload),
+            orderID: orderID, productID: productID, submittedAt: date)
     }
 }

@@ -1,51 +1,139 @@
 import Foundation
 
-/// A receipt as the intake committed it: the body of a message on the validate queue.
+/// Something to verify with Apple: the body of a message on the validate queue.
 ///
-/// Exactly one of ``receiptData`` (a legacy base64 app receipt, passed on to
-/// `verifyReceipt` untouched), ``signedTransaction`` (a StoreKit 2 JWS) and
-/// ``signedPayload`` (an App Store Server Notification V2, JWS) is set.
-public struct Submission: Codable, Hashable, Sendable {
-    public var receiptID: String
+/// It carries exactly one kind of ``Evidence``. Its ``id`` is that of the row it came
+/// from: a receipt's, an Apple notification's or a subscription check's (the schema keeps
+/// their ids apart).
+public struct Submission: Hashable, Sendable {
+    /// The id of the receipt, notification or check: verdicts name it.
+    public var id: String
+    /// The account that submitted it; empty for an Apple notification.
     public var accountID: String
-    public var receiptData: String?
-    public var signedTransaction: String?
-    /// An App Store Server Notification V2 as Apple posted it; ``accountID`` is empty.
-    public var signedPayload: String?
+    public var evidence: Evidence
     public var orderID: String?
     /// What the client believes it bought; Apple's answer decides, this is only compared.
     public var productID: String?
-    /// Set by the subscription scheduler: the original transaction id of the subscription
-    /// to ask Apple about (through the App Store Server API, or `verifyReceipt` with
-    /// ``receiptData``, the latest receipt that carried it).
-    public var subscriptionCheck: String?
     public var submittedAt: Date
 
     public init(
-        receiptID: String, accountID: String, receiptData: String? = nil, signedTransaction: String? = nil,
-        signedPayload: String? = nil, orderID: String? = nil, productID: String? = nil,
-        subscriptionCheck: String? = nil, submittedAt: Date
+        id: String, accountID: String, evidence: Evidence, orderID: String? = nil, productID: String? = nil,
+        submittedAt: Date
     ) {
-        self.receiptID = receiptID
+        self.id = id
         self.accountID = accountID
-        self.receiptData = receiptData
-        self.signedTransaction = signedTransaction
-        self.signedPayload = signedPayload
+        self.evidence = evidence
         self.orderID = orderID
         self.productID = productID
-        self.subscriptionCheck = subscriptionCheck
         self.submittedAt = submittedAt
     }
+}
 
+/// What a submission asks Apple about: one kind, never two.
+public enum Evidence: Hashable, Sendable {
+    /// A legacy base64 app receipt, passed to `verifyReceipt` untouched.
+    case receipt(String)
+    /// A StoreKit 2 signed transaction (JWS).
+    case signedTransaction(String)
+    /// An App Store Server Notification V2 as Apple posted it (`signedPayload`, JWS).
+    case notification(signedPayload: String)
+    /// The scheduler's question about a subscription around its expiry: Apple's Server
+    /// API is asked by original transaction id, or `verifyReceipt` with the latest receipt.
+    case subscriptionCheck(originalTransactionID: String, latestReceipt: String?)
+
+    /// The kind's name, as logs and metrics say it.
+    public var kind: String {
+        switch self {
+        case .receipt: "receipt"
+        case .signedTransaction: "signed_transaction"
+        case .notification: "notification"
+        case .subscriptionCheck: "subscription_check"
+        }
+    }
+}
+
+// MARK: - Wire format
+
+extension Submission: Codable {
     enum CodingKeys: String, CodingKey {
-        case receiptID = "receipt_id"
+        // The id keeps the key it always had on the wire.
+        case id = "receipt_id"
         case accountID = "account_id"
         case receiptData = "receipt_data"
         case signedTransaction = "signed_transaction"
         case signedPayload = "signed_payload"
+        case subscriptionCheck = "subscription_check"
         case orderID = "order_id"
         case productID = "product_id"
-        case subscriptionCheck = "subscription_check"
         case submittedAt = "submitted_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        accountID = try container.decode(String.self, forKey: .accountID)
+        orderID = try container.decodeIfPresent(String.self, forKey: .orderID)
+        productID = try container.decodeIfPresent(String.self, forKey: .productID)
+        submittedAt = try container.decode(Date.self, forKey: .submittedAt)
+        let receipt = try container.decodeIfPresent(String.self, forKey: .receiptData)
+        let signed = try container.decodeIfPresent(String.self, forKey: .signedTransaction)
+        let payload = try container.decodeIfPresent(String.self, forKey: .signedPayload)
+        let check = try container.decodeIfPresent(String.self, forKey: .subscriptionCheck)
+        switch (receipt, signed, payload, check) {
+        case (let latest, nil, nil, let original?): evidence = .subscriptionCheck(originalTransactionID: original, latestReceipt: latest)
+        case (let receipt?, nil, nil, nil): evidence = .receipt(receipt)
+        case (nil, let signed?, nil, nil): evidence = .signedTransaction(signed)
+        case (nil, nil, let payload?, nil): evidence = .notification(signedPayload: payload)
+        case (nil, nil, nil, nil):
+            throw DecodingError.dataCorruptedError(
+                forKey: .receiptData, in: container, debugDescription: "a submission carries no evidence")
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .receiptData, in: container, debugDescription: "a submission carries more than one evidence")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(accountID, forKey: .accountID)
+        switch evidence {
+        case .receipt(let data): try container.encode(data, forKey: .receiptData)
+        case .signedTransaction(let jws): try container.encode(jws, forKey: .signedTransaction)
+        case .notification(let payload): try container.encode(payload, forKey: .signedPayload)
+        case .subscriptionCheck(let original, let latest):
+            try container.encode(original, forKey: .subscriptionCheck)
+            try container.encodeIfPresent(latest, forKey: .receiptData)
+        }
+        try container.encodeIfPresent(orderID, forKey: .orderID)
+        try container.encodeIfPresent(productID, forKey: .productID)
+        try container.encode(submittedAt, forKey: .submittedAt)
+    }
+}
+
+extension Evidence {
+    /// The legacy receipt `verifyReceipt` is asked about: the receipt's, or a check's latest.
+    public var legacyReceipt: String? {
+        switch self {
+        case .receipt(let data): data
+        case .subscriptionCheck(_, let latest): latest
+        case .signedTransaction, .notification: nil
+        }
+    }
+
+    public var signedTransaction: String? {
+        if case .signedTransaction(let jws) = self { return jws }
+        return nil
+    }
+
+    public var signedPayload: String? {
+        if case .notification(let payload) = self { return payload }
+        return nil
+    }
+
+    /// The subscription a check asks about.
+    public var checkedSubscription: String? {
+        if case .subscriptionCheck(let original, _) = self { return original }
+        return nil
     }
 }

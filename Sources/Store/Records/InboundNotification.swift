@@ -56,7 +56,7 @@ extension InboundNotification {
 
     /// The validate-queue message for this notification: no account, the payload as `signed_payload`.
     var submission: Submission {
-        Submission(receiptID: id, accountID: "", signedPayload: payload, submittedAt: createdAt)
+        Submission(id: id, accountID: "", evidence: .notification(signedPayload: payload), submittedAt: createdAt)
     }
 
     var details: NotificationDetails {

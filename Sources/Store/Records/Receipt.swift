@@ -52,10 +52,8 @@ extension Receipt {
     /// The validate-queue message for this receipt.
     var submission: Submission {
         Submission(
-            receiptID: id, accountID: accountID,
-            receiptData: kind == .legacy ? payload : nil,
-            signedTransaction: kind == .storekit2 ? payload : nil,
-            orderID: orderID, productID: productID, submittedAt: createdAt)
+            id: id, accountID: accountID, evidence: ReceiptKind.evidence(kind, payload), orderID: orderID,
+            productID: productID, submittedAt: createdAt)
     }
 }
 

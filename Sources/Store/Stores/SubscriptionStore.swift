@@ -132,7 +132,8 @@ public struct SubscriptionStore: Sendable {
             entitlement: check.entitlement, expiresAt: check.expiresAt, phase: check.phase.rawValue,
             dueAt: check.dueAt, status: check.status.rawValue, outcome: check.outcome, reason: check.reason,
             submission: Submission(
-                receiptID: check.id, accountID: check.accountID, receiptData: receiptData,
-                subscriptionCheck: check.originalTransactionID, submittedAt: check.dueAt))
+                id: check.id, accountID: check.accountID,
+                evidence: .subscriptionCheck(originalTransactionID: check.originalTransactionID, latestReceipt: receiptData),
+                submittedAt: check.dueAt))
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import PipelineCore
 
 /// Where a receipt is in the pipeline, as `GET /v1/receipts/{id}` shows it.
 public enum ReceiptStatus: String, Codable, Hashable, Sendable, CaseIterable {
@@ -33,3 +34,10 @@ public enum ReceiptKind: String, Codable, Hashable, Sendable, CaseIterable {
 }
 
 extension ReceiptKind: DatabaseValueConvertible {}
+
+extension ReceiptKind {
+    /// A stored receipt's payload as the evidence it is.
+    static func evidence(_ kind: ReceiptKind?, _ payload: String) -> Evidence {
+        kind == .storekit2 ? .signedTransaction(payload) : .receipt(payload)
+    }
+}

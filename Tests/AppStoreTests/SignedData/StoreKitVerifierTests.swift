@@ -20,9 +20,12 @@ struct StoreKitVerifierTests {
     private func submission(
         signedTransaction: String? = nil, signedPayload: String? = nil, receiptData: String? = nil
     ) -> Submission {
-        Submission(
-            receiptID: "r-1", accountID: signedPayload == nil ? "acct-1" : "", receiptData: receiptData,
-            signedTransaction: signedTransaction, signedPayload: signedPayload, submittedAt: F.signedDate)
+        let evidence: Evidence =
+            if let signedPayload { .notification(signedPayload: signedPayload) }
+            else if let signedTransaction { .signedTransaction(signedTransaction) }
+            else { .receipt(receiptData ?? "") }
+        return Submission(
+            id: "r-1", accountID: signedPayload == nil ? "acct-1" : "", evidence: evidence, submittedAt: F.signedDate)
     }
 
     // MARK: Signed transactions
@@ -229,10 +232,10 @@ struct StoreKitVerifierTests {
             return
         }
         #expect(test.type == .test)
-        // And a submission with nothing goes to the legacy verifier, which owns "missing receipt"
+        // And a submission with an empty receipt goes to the legacy verifier, which owns "missing receipt"
         _ = await router.verify(submission())
         #expect(legacy.receiptIDs == ["r-1", "r-1"])
-        #expect(legacy.receiptData == ["MIIT", nil])
+        #expect(legacy.receiptData == ["MIIT", ""])
     }
 
     @Test func router_prefersSignedData_whenBothAreSet() async {
@@ -253,8 +256,8 @@ final class RecordingVerifier: ReceiptVerifier {
         self.answer = answer
     }
 
-    var receiptIDs: [String] { submissions.withLock { $0.map(\.receiptID) } }
-    var receiptData: [String?] { submissions.withLock { $0.map(\.receiptData) } }
+    var receiptIDs: [String] { submissions.withLock { $0.map(\.id) } }
+    var receiptData: [String?] { submissions.withLock { $0.map(\.evidence.legacyReceipt) } }
 
     func verify(_ submission: Submission) async -> VerificationOutcome {
         submissions.withLock { $0.append(submission) }
