@@ -11,6 +11,15 @@ import Settlement
 struct EffectWriter {
     let db: Database
     let now: Date
+    /// `now` as SQLite stores it, formatted once: Foundation's date formatting is not cheap,
+    /// and one batch of verdicts writes `now` dozens of times.
+    let stamp: DatabaseValue
+
+    init(db: Database, now: Date) {
+        self.db = db
+        self.now = now
+        self.stamp = now.databaseValue
+    }
 
     func apply(_ effects: [SettlementEffect]) throws {
         for effect in effects { try apply(effect) }
@@ -19,7 +28,7 @@ struct EffectWriter {
     func apply(_ effect: SettlementEffect) throws {
         switch effect {
         case .openAccount(let id):
-            try execute("INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [id, now])
+            try execute("INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [id, stamp])
         case .recordTransaction(let record):
             try execute(
                 """
@@ -33,12 +42,12 @@ struct EffectWriter {
                     record.transactionID, record.originalTransactionID, record.productID, record.quantity,
                     record.environment, record.receiptID, record.notificationID, record.accountID,
                     record.purchaseDate, record.expiresDate, record.cancellationDate, record.state.rawValue,
-                    record.entitlement, now, now, record.catalogProductID, record.orderID, record.binding?.rawValue,
+                    record.entitlement, stamp, stamp, record.catalogProductID, record.orderID, record.binding?.rawValue,
                 ])
         case .updateTransaction(let id, let state, let cancellationDate):
             try execute(
                 "UPDATE apple_transactions SET state = ?, cancellation_date = ?, updated_at = ? WHERE transaction_id = ?",
-                [state.rawValue, cancellationDate, now, id])
+                [state.rawValue, cancellationDate, stamp, id])
         case .forgetTransaction(let id):
             try execute("DELETE FROM apple_transactions WHERE transaction_id = ?", [id])
         case .post(let posting):
@@ -51,7 +60,7 @@ struct EffectWriter {
                 ON CONFLICT (account_id, name) DO UPDATE SET expires_at = excluded.expires_at,
                     original_transaction_id = excluded.original_transaction_id, updated_at = excluded.updated_at
                 """,
-                [accountID, name, end.expiresAt, end.originalTransactionID, now])
+                [accountID, name, end.expiresAt, end.originalTransactionID, stamp])
         case .recordConflict(let conflict):
             try execute(
                 """
@@ -62,7 +71,7 @@ struct EffectWriter {
                 """,
                 [
                     conflict.transactionID, conflict.originalTransactionID, conflict.receiptID,
-                    conflict.claimantAccountID, conflict.creditedAccountID, conflict.binding.rawValue, now,
+                    conflict.claimantAccountID, conflict.creditedAccountID, conflict.binding.rawValue, stamp,
                 ])
         case .closeOrder(let closing):
             try execute(
@@ -72,11 +81,22 @@ struct EffectWriter {
                 WHERE id = ?
                 """,
                 [
-                    (closing.matches ? OrderStatus.fulfilled : .mismatched).rawValue, now, closing.reason,
+                    (closing.matches ? OrderStatus.fulfilled : .mismatched).rawValue, stamp, closing.reason,
                     closing.receiptID, closing.transactionID, closing.creditedProductID, closing.orderID,
                 ])
         case .send(let webhook):
-            try OutboxEntry(webhook, now: now).insert(db)
+            let entry = try OutboxEntry(webhook, now: now)
+            try execute(
+                """
+                INSERT INTO notification_outbox (
+                    id, type, receipt_id, notification_id, account_id, body, status, attempts, next_attempt_at,
+                    created_at)
+                VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+                """,
+                [
+                    entry.id, entry.type.rawValue, entry.receiptID, entry.notificationID, entry.accountID, entry.body,
+                    stamp, stamp,
+                ])
         }
     }
 
@@ -90,7 +110,7 @@ struct EffectWriter {
             """,
             [
                 posting.accountID, posting.currency, posting.amount, posting.kind.rawValue, posting.receiptID,
-                posting.notificationID, posting.transactionID, now,
+                posting.notificationID, posting.transactionID, stamp,
             ])
         try execute(
             """

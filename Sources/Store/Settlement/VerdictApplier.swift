@@ -11,12 +11,13 @@ struct VerdictApplier {
     let engine: SettlementEngine
     let now: Date
     var reader: SettlementReader
-    var writer: EffectWriter { EffectWriter(db: db, now: now) }
+    let writer: EffectWriter
 
     init(db: Database, catalog: Catalog, now: Date) {
         self.db = db
         self.engine = SettlementEngine(catalog: catalog)
         self.now = now
+        self.writer = EffectWriter(db: db, now: now)
         self.reader = SettlementReader(
             db: db, needsPurchaseHistory: catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil })
     }
@@ -99,7 +100,7 @@ struct VerdictApplier {
         try db.cachedStatement(
             sql: "UPDATE receipts SET status = ?, reason = ?, attempts = ?, environment = ?, updated_at = ? WHERE id = ?"
         ).execute(arguments: [
-            receipt.status.rawValue, receipt.reason, receipt.attempts, receipt.environment, now, receipt.id,
+            receipt.status.rawValue, receipt.reason, receipt.attempts, receipt.environment, writer.stamp, receipt.id,
         ])
         return .applied(receiptID: receipt.id, status: receipt.status, reason: receipt.reason)
     }
