@@ -7,7 +7,7 @@ struct IAP: AsyncParsableCommand {
         commandName: "iap",
         abstract: "In-app purchase receipt pipeline: intake, validators, fulfiller, notifier.",
         discussion: """
-            Settings come from IAP_* environment variables (see README.md); a missing or
+            Settings come from IAP_* environment variables (see docs/configuration.md); a missing or
             malformed one stops the command at start with a message naming it.
             """,
         subcommands: [
