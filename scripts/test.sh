@@ -9,6 +9,7 @@ scripts/setup.sh --tests
 # Queues an earlier run left behind when it crashed (tests name theirs test.*): durable
 # quorum queues survive broker restarts, and hundreds of them slow the broker down.
 rabbitmqctl -q list_queues name | grep '^test\.' | xargs -r -P 4 -n 1 rabbitmqctl -q delete_queue >/dev/null || true
+scripts/format.sh --check # every Swift file as .swift-format says (scripts/format.sh fixes it)
 scripts/check-deploy.sh   # compose, Kubernetes, RabbitMQ and systemd files (deploy/)
 swift build --build-tests
 swift test --skip-build --skip Disruptive

@@ -81,7 +81,8 @@ public final class AMQPConnection: Service, Sendable {
     /// Publishes one message and waits for the broker's confirm.
     /// - Throws: ``PublishError``; see ``PublishError/isRetryable``.
     public func publish(_ message: OutgoingMessage) async throws(PublishError) {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PublishError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Void, PublishError>, Never>) in
             loop.mailbox.send(.publish([message], { _, result in continuation.resume(returning: result) }))
         }
         try result.get()
@@ -122,7 +123,8 @@ public final class AMQPConnection: Service, Sendable {
     public func withControlChannel<T: Sendable>(
         _ body: @escaping @Sendable (ControlChannel) throws(BrokerError) -> T
     ) async throws(BrokerError) -> T {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, BrokerError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<T, BrokerError>, Never>) in
             loop.mailbox.send(
                 .control { channel in
                     guard let channel else {

@@ -97,7 +97,8 @@ public struct Fulfiller: Service {
         for (delivery, result) in zip(carried, results) {
             switch result {
             case .invalid(let receiptID, let reason):
-                logger.error("verdict refused by the database", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
+                logger.error(
+                    "verdict refused by the database", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
                 rejected.append(delivery)
             case .applied(let receiptID, let status, let reason):
                 Self.record(status, of: delivery)
@@ -136,7 +137,8 @@ public struct Fulfiller: Service {
             do {
                 return try await settlement.apply(verdicts, catalog: catalog, now: Date())
             } catch {
-                logger.error("cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
+                logger.error(
+                    "cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }

@@ -62,10 +62,13 @@ public struct Intake: Sendable {
     }
 
     /// The HTTP server, a `Service`. `onServerRunning` learns the bound port (for port 0).
-    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
         Application(
             router: router(),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "iap-intake"),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "iap-intake"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

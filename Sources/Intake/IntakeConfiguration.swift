@@ -28,7 +28,8 @@ public struct IntakeConfiguration: Sendable {
         let tokens = env.list("IAP_API_TOKENS")
         let chosen = tokens.isEmpty ? defaultTokens : tokens
         guard !chosen.isEmpty else {
-            throw SettingError(variable: "IAP_API_TOKENS", problem: "is required: comma-separated bearer tokens for the backend")
+            throw SettingError(
+                variable: "IAP_API_TOKENS", problem: "is required: comma-separated bearer tokens for the backend")
         }
         if let short = chosen.first(where: { $0.count < 16 }) {
             throw SettingError(

@@ -7,8 +7,8 @@ import HTTPClient
 import Hummingbird
 import Intake
 import Logging
-import Observability
 import Notifier
+import Observability
 import PipelineCore
 import Scheduler
 import ServiceLifecycle
@@ -53,7 +53,8 @@ public struct LocalPipeline: Sendable {
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
             relay: Relay.Configuration = .init(), verifier: VerifyReceiptVerifier.Configuration,
-            signedData: SignedDataVerifier? = nil, validator: Validator.Configuration = .init(), fulfiller: Fulfiller.Configuration = .init(),
+            signedData: SignedDataVerifier? = nil, validator: Validator.Configuration = .init(),
+            fulfiller: Fulfiller.Configuration = .init(),
             notifier: Notifier.Configuration
         ) {
             self.amqp = amqp
@@ -86,13 +87,15 @@ public struct LocalPipeline: Sendable {
         // As many connections to the verify endpoint as verifications in flight (HTTP/1.1).
         let concurrency = configuration.validator.concurrency
         let client = try CurlHTTPClient(
-            configuration: .init(maxConnections: max(256, concurrency + 64), maxConnectionsPerHost: max(64, concurrency)),
+            configuration: .init(
+                maxConnections: max(256, concurrency + 64), maxConnectionsPerHost: max(64, concurrency)),
             logger: logger)
         let verifier = Verifiers.make(
             legacy: try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger),
             signedData: configuration.signedData,
             serverAPI: try configuration.serverAPIKey.map {
-                try AppStoreServerAPIClient(key: $0, configuration: configuration.serverAPI, httpClient: client, logger: logger)
+                try AppStoreServerAPIClient(
+                    key: $0, configuration: configuration.serverAPI, httpClient: client, logger: logger)
             })
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
@@ -114,7 +117,8 @@ public struct LocalPipeline: Sendable {
         if let consoleConfiguration = configuration.console {
             let console = OperatorConsole(
                 configuration: consoleConfiguration,
-                review: DeadLetterReview(store: DeadLetterStore(database), connection: intakeConnection, topology: configuration.topology),
+                review: DeadLetterReview(
+                    store: DeadLetterStore(database), connection: intakeConnection, topology: configuration.topology),
                 database: database, logger: logger)
             intake.additionalRoutes = { console.register(on: $0) }
         }
@@ -122,7 +126,8 @@ public struct LocalPipeline: Sendable {
             HTTPClientService(client: client),
             intakeConnection, validatorConnection, fulfillerConnection,
             Fulfiller(
-                connection: fulfillerConnection, topology: configuration.topology, settlement: SettlementStore(database),
+                connection: fulfillerConnection, topology: configuration.topology,
+                settlement: SettlementStore(database),
                 deadLetters: DeadLetterStore(database),
                 catalog: configuration.catalog, configuration: configuration.fulfiller, logger: logger),
             Notifier(configuration: configuration.notifier, database: database, client: client, logger: logger),
@@ -131,7 +136,8 @@ public struct LocalPipeline: Sendable {
                 catalog: configuration.catalog, configuration: configuration.scheduler, logger: logger),
         ]
         if configuration.metrics != nil {
-            services.append(QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
+            services.append(
+                QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
         }
         if configuration.runsValidator {
             services.append(

@@ -62,6 +62,8 @@ public struct BrokerFixture: Sendable {
 
     /// A topology of one quorum queue named `{prefix}.{name}`.
     public func quorumQueue(_ name: String) -> Topology {
-        Topology(exchanges: [], queues: [QueueSpec(name: "\(prefix).\(name)", arguments: ["x-queue-type": "quorum"])], bindings: [])
+        Topology(
+            exchanges: [], queues: [QueueSpec(name: "\(prefix).\(name)", arguments: ["x-queue-type": "quorum"])],
+            bindings: [])
     }
 }

@@ -43,7 +43,8 @@ public struct PrometheusText: Sendable {
                 let name = String(parts[2])
                 guard Self.isMetricName(name) else { throw fail("bad metric name '\(name)'") }
                 if parts[1] == "TYPE" {
-                    guard parts.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(parts[3]) else {
+                    guard parts.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(parts[3])
+                    else {
                         throw fail("bad TYPE line")
                     }
                     guard types[name] == nil, families[name] == nil else { throw fail("second TYPE for \(name)") }
@@ -67,7 +68,9 @@ public struct PrometheusText: Sendable {
                 guard sample.value >= 0 else { throw fail("negative counter \(sample.name)") }
             case "histogram":
                 let suffix = sample.name.dropFirst(family.count)
-                guard ["_bucket", "_sum", "_count"].contains(suffix) else { throw fail("\(sample.name) in histogram \(family)") }
+                guard ["_bucket", "_sum", "_count"].contains(suffix) else {
+                    throw fail("\(sample.name) in histogram \(family)")
+                }
                 if suffix == "_bucket", sample.labels["le"] == nil { throw fail("bucket without le") }
             default:
                 break
@@ -124,13 +127,19 @@ public struct PrometheusText: Sendable {
                     }
                 }
                 guard labels.updateValue(value, forKey: label) == nil else { throw fail("label \(label) twice") }
-                if rest.first == "," { rest = rest.dropFirst() } else if rest.first != "}" { throw fail("expected , or }") }
+                if rest.first == "," {
+                    rest = rest.dropFirst()
+                } else if rest.first != "}" {
+                    throw fail("expected , or }")
+                }
             }
             rest = rest.dropFirst()
         }
         guard rest.first == " " else { throw fail("expected a space before the value") }
         let fields = rest.split(separator: " ")
-        guard (1...2).contains(fields.count), let value = number(fields[0]) else { throw fail("bad value in '\(line)'") }
+        guard (1...2).contains(fields.count), let value = number(fields[0]) else {
+            throw fail("bad value in '\(line)'")
+        }
         if fields.count == 2, Int64(fields[1]) == nil { throw fail("bad timestamp") }
         return Sample(name: name, labels: labels, value: value)
     }
@@ -145,7 +154,9 @@ public struct PrometheusText: Sendable {
     }
 
     private static func isMetricName(_ name: String) -> Bool {
-        guard let first = name.first, first.isASCII, first.isLetter || first == "_" || first == ":" else { return false }
+        guard let first = name.first, first.isASCII, first.isLetter || first == "_" || first == ":" else {
+            return false
+        }
         return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ":") }
     }
 

@@ -9,7 +9,9 @@ public func sha256Hex(_ text: String) -> String {
 
 extension NewReceipt {
     /// A legacy receipt as the intake would store it, for tests that start past the intake.
-    public static func fixture(id: String = UUID().uuidString.lowercased(), accountID: String = "player", payload: String? = nil)
+    public static func fixture(
+        id: String = UUID().uuidString.lowercased(), accountID: String = "player", payload: String? = nil
+    )
         -> NewReceipt
     {
         let payload = payload ?? Data("receipt \(id)".utf8).base64EncodedString()

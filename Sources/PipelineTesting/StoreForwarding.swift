@@ -6,10 +6,13 @@ import Store
 // The stores' methods on the database itself, for tests only: a test reaches every
 // aggregate of one temporary file without building each store by hand.
 extension PipelineDatabase {
-    @discardableResult public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date) async throws -> (
-        id: String, created: Bool
-    ) {
-        try await AppleNotificationStore(self).acceptNotification(id: id, payload: payload, payloadHash: payloadHash, now: now)
+    @discardableResult public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date)
+        async throws -> (
+            id: String, created: Bool
+        )
+    {
+        try await AppleNotificationStore(self).acceptNotification(
+            id: id, payload: payload, payloadHash: payloadHash, now: now)
     }
 
     @discardableResult public func notification(id: String) async throws -> NotificationDetails? {
@@ -20,7 +23,9 @@ extension PipelineDatabase {
         try await AppleNotificationStore(self).consumptionRequests()
     }
 
-    @discardableResult public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws -> [VerdictResult?] {
+    @discardableResult public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws
+        -> [VerdictResult?]
+    {
         try await DeadLetterStore(self).archive(letters, catalog: catalog, now: now)
     }
 
@@ -32,7 +37,8 @@ extension PipelineDatabase {
         try await DeadLetterStore(self).deadLetters(receiptID: receiptID)
     }
 
-    @discardableResult public func deadLetters(_ query: DeadLetterQuery, limit: Int = 500) async throws -> [DeadLetter] {
+    @discardableResult public func deadLetters(_ query: DeadLetterQuery, limit: Int = 500) async throws -> [DeadLetter]
+    {
         try await DeadLetterStore(self).deadLetters(query, limit: limit)
     }
 
@@ -44,11 +50,15 @@ extension PipelineDatabase {
         try await DeadLetterStore(self).deadLetterIDs(query)
     }
 
-    @discardableResult public func beginReplay(id: String, by operatorName: String, now: Date) async throws -> DeadLetter {
+    @discardableResult public func beginReplay(id: String, by operatorName: String, now: Date) async throws
+        -> DeadLetter
+    {
         try await DeadLetterStore(self).beginReplay(id: id, by: operatorName, now: now)
     }
 
-    @discardableResult public func beginReplays(ids: [String], by operatorName: String, now: Date) async throws -> (begun: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
+    @discardableResult public func beginReplays(ids: [String], by operatorName: String, now: Date) async throws -> (
+        begun: [DeadLetter], refused: [(id: String, error: DeadLetterError)]
+    ) {
         try await DeadLetterStore(self).beginReplays(ids: ids, by: operatorName, now: now)
     }
 
@@ -68,11 +78,15 @@ extension PipelineDatabase {
         try await DeadLetterStore(self).abortReplays(ids: ids, now: now)
     }
 
-    @discardableResult public func discard(id: String, by operatorName: String, reason: String, now: Date) async throws -> DeadLetter {
+    @discardableResult public func discard(id: String, by operatorName: String, reason: String, now: Date) async throws
+        -> DeadLetter
+    {
         try await DeadLetterStore(self).discard(id: id, by: operatorName, reason: reason, now: now)
     }
 
-    @discardableResult public func discard(ids: [String], by operatorName: String, reason: String, now: Date) async throws -> (discarded: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
+    @discardableResult public func discard(ids: [String], by operatorName: String, reason: String, now: Date)
+        async throws -> (discarded: [DeadLetter], refused: [(id: String, error: DeadLetterError)])
+    {
         try await DeadLetterStore(self).discard(ids: ids, by: operatorName, reason: reason, now: now)
     }
 
@@ -92,11 +106,15 @@ extension PipelineDatabase {
         try await LedgerStore(self).account(id: id, ledgerLimit: ledgerLimit)
     }
 
-    @discardableResult public func createOrder(_ request: NewOrder, catalog: Catalog, lifetime: Duration, now: Date) async throws -> OrderOutcome {
+    @discardableResult public func createOrder(_ request: NewOrder, catalog: Catalog, lifetime: Duration, now: Date)
+        async throws -> OrderOutcome
+    {
         try await OrderStore(self).createOrder(request, catalog: catalog, lifetime: lifetime, now: now)
     }
 
-    @discardableResult public func cancelOrder(id: String, accountID: String?, reason: String?, now: Date) async throws -> CancelOutcome {
+    @discardableResult public func cancelOrder(id: String, accountID: String?, reason: String?, now: Date) async throws
+        -> CancelOutcome
+    {
         try await OrderStore(self).cancelOrder(id: id, accountID: accountID, reason: reason, now: now)
     }
 
@@ -104,15 +122,20 @@ extension PipelineDatabase {
         try await OrderStore(self).order(id: id, now: now)
     }
 
-    @discardableResult public func offers(accountID: String, catalog: Catalog, now: Date) async throws -> [ProductOffer] {
+    @discardableResult public func offers(accountID: String, catalog: Catalog, now: Date) async throws -> [ProductOffer]
+    {
         try await OrderStore(self).offers(accountID: accountID, catalog: catalog, now: now)
     }
 
-    @discardableResult public func bindingConflicts(involving id: String? = nil, limit: Int = 100) async throws -> [BindingConflictDetails] {
+    @discardableResult public func bindingConflicts(involving id: String? = nil, limit: Int = 100) async throws
+        -> [BindingConflictDetails]
+    {
         try await OrderStore(self).bindingConflicts(involving: id, limit: limit)
     }
 
-    @discardableResult public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
+    @discardableResult public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws
+        -> [VerdictResult]
+    {
         try await SettlementStore(self).apply(verdicts, catalog: catalog, now: now)
     }
 
@@ -120,11 +143,16 @@ extension PipelineDatabase {
         try await SettlementStore(self).adjust(adjustment, now: now)
     }
 
-    @discardableResult public func scheduleSubscriptionChecks(catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date) async throws -> Int {
-        try await SubscriptionStore(self).scheduleSubscriptionChecks(catalog: catalog, lead: lead, lag: lag, horizon: horizon, now: now)
+    @discardableResult public func scheduleSubscriptionChecks(
+        catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
+    ) async throws -> Int {
+        try await SubscriptionStore(self).scheduleSubscriptionChecks(
+            catalog: catalog, lead: lead, lag: lag, horizon: horizon, now: now)
     }
 
-    @discardableResult public func claimDueSubscriptionChecks(now: Date, limit: Int) async throws -> [SubscriptionCheckDetails] {
+    @discardableResult public func claimDueSubscriptionChecks(now: Date, limit: Int) async throws
+        -> [SubscriptionCheckDetails]
+    {
         try await SubscriptionStore(self).claimDueSubscriptionChecks(now: now, limit: limit)
     }
 
@@ -132,7 +160,9 @@ extension PipelineDatabase {
         try await SubscriptionStore(self).markSubscriptionChecksPublished(ids, at: now)
     }
 
-    @discardableResult public func subscriptionChecks(originalTransactionID: String) async throws -> [SubscriptionCheckDetails] {
+    @discardableResult public func subscriptionChecks(originalTransactionID: String) async throws
+        -> [SubscriptionCheckDetails]
+    {
         try await SubscriptionStore(self).subscriptionChecks(originalTransactionID: originalTransactionID)
     }
 }

@@ -89,7 +89,8 @@ public struct SubscriptionScheduler: Service {
                 guard published == due.count, due.count == configuration.batchSize else { return }
             }
         } catch {
-            logger.warning("subscription checks: database unavailable, trying again later", metadata: ["error": "\(error)"])
+            logger.warning(
+                "subscription checks: database unavailable, trying again later", metadata: ["error": "\(error)"])
         }
     }
 

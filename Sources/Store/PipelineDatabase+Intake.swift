@@ -79,8 +79,10 @@ extension PipelineDatabase {
             }
             let notifications = try Row.fetchAll(
                 db.cachedStatement(sql: IntakeStatements.unpublishedNotifications), arguments: [limit]
-            ).map { row in Submission(
-                    id: row[0], accountID: "", evidence: .notification(signedPayload: row[1]), submittedAt: row[2]) }
+            ).map { row in
+                Submission(
+                    id: row[0], accountID: "", evidence: .notification(signedPayload: row[1]), submittedAt: row[2])
+            }
             guard !notifications.isEmpty else { return receipts }
             // Merge the two oldest-first lists; a receipt goes first on a tie.
             var merged: [Submission] = []

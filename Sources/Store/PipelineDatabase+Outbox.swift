@@ -83,7 +83,8 @@ extension PipelineDatabase {
     /// Notifications not yet delivered nor given up on, due or not.
     public func pendingNotificationCount() throws -> Int {
         try read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification_outbox WHERE status = 'pending'")) ?? 0
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM notification_outbox WHERE status = 'pending'")) ?? 0
         }
     }
 }

@@ -18,7 +18,8 @@ extension PipelineDatabase {
             t.column("account_id", .text).notNull().references("accounts")
             t.column("created_at", .datetime).notNull()
         }
-        try db.create(index: "app_account_tokens_on_account", on: "app_account_tokens", columns: ["account_id", "created_at"])
+        try db.create(
+            index: "app_account_tokens_on_account", on: "app_account_tokens", columns: ["account_id", "created_at"])
 
         try db.create(table: "orders") { t in
             t.primaryKey("id", .text).check(sql: "length(id) BETWEEN 1 AND 128")
@@ -45,7 +46,9 @@ extension PipelineDatabase {
         try db.create(
             index: "orders_one_open_per_account_product", on: "orders", columns: ["account_id", "product_id"],
             options: .unique, condition: Column("status") == "open")
-        try db.create(index: "orders_on_account_product_created", on: "orders", columns: ["account_id", "product_id", "created_at"])
+        try db.create(
+            index: "orders_on_account_product_created", on: "orders",
+            columns: ["account_id", "product_id", "created_at"])
 
         try db.create(table: "binding_conflicts") { t in
             t.autoIncrementedPrimaryKey("id")

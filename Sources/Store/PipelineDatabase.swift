@@ -150,7 +150,8 @@ public struct ConnectionSettings: Hashable, Sendable, CustomStringConvertible {
     public var busyTimeoutMilliseconds: Int
 
     public var description: String {
-        let sync = ["off", "normal", "full", "extra"].indices.contains(synchronous)
+        let sync =
+            ["off", "normal", "full", "extra"].indices.contains(synchronous)
             ? ["off", "normal", "full", "extra"][synchronous] : "\(synchronous)"
         return "journal_mode=\(journalMode) synchronous=\(sync) foreign_keys=\(foreignKeys ? "on" : "off") "
             + "busy_timeout=\(busyTimeoutMilliseconds)ms"

@@ -85,7 +85,9 @@ public struct Validator: Service {
             while let timerFired = try await group.next() {
                 if timerFired {
                     guard inFlight > 0 else { continue }  // the timer, stopped after the last one finished
-                    logger.warning("shutdown grace period over, requeueing unfinished messages", metadata: ["in_flight": "\(inFlight)"])
+                    logger.warning(
+                        "shutdown grace period over, requeueing unfinished messages",
+                        metadata: ["in_flight": "\(inFlight)"])
                     group.cancelAll()
                 } else {
                     inFlight -= 1
@@ -103,7 +105,8 @@ public struct Validator: Service {
             logger[metadataKey: "receipt_id"] = "\(delivery.properties.messageID ?? "unknown")"
             logger.warning("unparseable message on the validate queue, dead-lettering it")
             let settled = await settle(
-                delivery, by: deadLetter(delivery, reason: "unparseable_message", attempts: previousAttempts, lastError: nil),
+                delivery,
+                by: deadLetter(delivery, reason: "unparseable_message", attempts: previousAttempts, lastError: nil),
                 logger: logger)
             if settled { PipelineMetrics.deadLetteredByValidator.increment() }
             return
@@ -129,12 +132,16 @@ public struct Validator: Service {
         switch configuration.retryPolicy.disposition(after: outcome, attempts: attempts) {
         case .done:
             messages = [verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts), submission)]
-            if case .rejected(let reason) = outcome { logger.info("receipt rejected", metadata: ["reason": "\(reason)"]) }
+            if case .rejected(let reason) = outcome {
+                logger.info("receipt rejected", metadata: ["reason": "\(reason)"])
+            }
             counted = outcome.reason == nil ? PipelineMetrics.validated : PipelineMetrics.rejected
         case .retry(let attempt):
             let reason = outcome.reason ?? "transient"
             let tier = retryTier(after: attempt, hint: outcome.retryAfter)
-            logger.info("transient failure, retrying", metadata: ["attempts": "\(attempts)", "reason": "\(reason)", "tier": "\(tier)"])
+            logger.info(
+                "transient failure, retrying",
+                metadata: ["attempts": "\(attempts)", "reason": "\(reason)", "tier": "\(tier)"])
             var headers = delivery.properties.republishableHeaders
             headers[MessageHeader.attempts] = .int(Int64(attempts))
             headers[MessageHeader.lastError] = .string(reason)
@@ -147,7 +154,8 @@ public struct Validator: Service {
             ]
             counted = PipelineMetrics.retried
         case .deadLetter(let reason):
-            logger.warning("attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
+            logger.warning(
+                "attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
             messages = deadLetter(delivery, reason: reason, attempts: attempts, lastError: outcome.reason)
             counted = PipelineMetrics.deadLetteredByValidator
         }
@@ -187,7 +195,9 @@ public struct Validator: Service {
             exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: body, properties: properties)
     }
 
-    private func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?) -> [OutgoingMessage] {
+    private func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?)
+        -> [OutgoingMessage]
+    {
         var properties = delivery.properties
         properties.headers = delivery.properties.republishableHeaders
         properties.headers[MessageHeader.deadReason] = .string(reason)
@@ -199,7 +209,10 @@ public struct Validator: Service {
             properties.headers = MessageHeader.appendingAttempt(
                 attempts, error: lastError, at: Date(), to: properties.headers)
         }
-        return [OutgoingMessage(exchange: topology.deadExchange, routingKey: "", body: delivery.body, properties: properties)]
+        return [
+            OutgoingMessage(
+                exchange: topology.deadExchange, routingKey: "", body: delivery.body, properties: properties)
+        ]
     }
 
     /// The delay tier after `attempt`, or a longer one when the endpoint asked for more time.

@@ -46,7 +46,8 @@ import Testing
     @Test func redirects_sendTheReceiptToTheOtherEndpoint() {
         #expect(classify(200, #"{"status": 21007}"#) == .redirect(to: .sandbox, status: .sandboxReceipt))
         #expect(
-            classify(200, #"{"status": 21008}"#, from: .sandbox) == .redirect(to: .production, status: .productionReceipt))
+            classify(200, #"{"status": 21008}"#, from: .sandbox)
+                == .redirect(to: .production, status: .productionReceipt))
     }
 
     @Test func appleStatuses_becomeOutcomes() {

@@ -19,15 +19,16 @@ import Testing
         #expect(response.receipt?.bundleID == "com.example.game")
         #expect(response.receipt?.applicationVersion == "42")
         #expect(response.latestReceiptInfo == nil)
-        #expect(response.verifiedTransactions == [
-            VerifiedTransaction(
-                transactionID: "300001234567890", originalTransactionID: "300001234567890",
-                productID: "com.example.coins100", quantity: 3, purchaseDate: date(ms: 1_709_288_129_000)),
-            VerifiedTransaction(
-                transactionID: "300001234567777", originalTransactionID: "300001234567777",
-                productID: "com.example.sword", quantity: 1, purchaseDate: date(ms: 1_709_200_000_123),
-                cancellationDate: date(ms: 1_709_370_000_000)),
-        ])
+        #expect(
+            response.verifiedTransactions == [
+                VerifiedTransaction(
+                    transactionID: "300001234567890", originalTransactionID: "300001234567890",
+                    productID: "com.example.coins100", quantity: 3, purchaseDate: date(ms: 1_709_288_129_000)),
+                VerifiedTransaction(
+                    transactionID: "300001234567777", originalTransactionID: "300001234567777",
+                    productID: "com.example.sword", quantity: 1, purchaseDate: date(ms: 1_709_200_000_123),
+                    cancellationDate: date(ms: 1_709_370_000_000)),
+            ])
         #expect(response.receipt?.inApp.last?.cancellationReason == "0")
     }
 
@@ -71,11 +72,12 @@ import Testing
         #expect(response.isRetryable == true)
         #expect(response.pendingRenewalInfo == nil)
         // Then entries that name no transaction or product are left out, odd quantities are 1
-        #expect(response.verifiedTransactions == [
-            VerifiedTransaction(
-                transactionID: "1001", originalTransactionID: "1001", productID: "p", quantity: 2,
-                purchaseDate: date(ms: 1_709_288_129_000))
-        ])
+        #expect(
+            response.verifiedTransactions == [
+                VerifiedTransaction(
+                    transactionID: "1001", originalTransactionID: "1001", productID: "p", quantity: 2,
+                    purchaseDate: date(ms: 1_709_288_129_000))
+            ])
         #expect(response.receipt?.inApp[1].quantity == nil)
     }
 

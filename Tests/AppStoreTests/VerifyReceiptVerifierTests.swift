@@ -2,8 +2,8 @@ import AppStore
 import Foundation
 import HTTPClient
 import PipelineCore
-import StubStore
 import PipelineTesting
+import StubStore
 import Testing
 
 /// The verifier against the real stub store over HTTP on loopback, with the real libcurl client.
@@ -172,7 +172,8 @@ import Testing
 
     @Test func signedTransactionOnly_isRejectedAsUnsupported_withoutARequest() async throws {
         try await StubStoreFixture.run { stub in
-            let outcome = try await stub.verifier().verify(submission(nil, signedTransaction: "eyJhbGciOiJFUzI1NiJ9.e30.sig"))
+            let outcome = try await stub.verifier().verify(
+                submission(nil, signedTransaction: "eyJhbGciOiJFUzI1NiJ9.e30.sig"))
             #expect(outcome == .rejected(reason: VerifyReceiptVerifier.signedTransactionUnsupported))
             #expect(outcome == .rejected(reason: "unsupported: signed_transaction needs StoreKit 2 verification"))
             #expect(stub.store.stats.production.requests == 0)

@@ -8,7 +8,8 @@ import Testing
 @Suite struct ConsumerCancelTests {
     func publish(_ count: Int, to queue: String, _ connection: AMQPConnection, prefix: String) async {
         let messages = (0..<count).map {
-            OutgoingMessage(exchange: "", routingKey: queue, body: [1], properties: MessageProperties(messageID: "\(prefix)\($0)"))
+            OutgoingMessage(
+                exchange: "", routingKey: queue, body: [1], properties: MessageProperties(messageID: "\(prefix)\($0)"))
         }
         #expect(await connection.publish(messages).allSatisfy { (try? $0.get()) != nil })
     }

@@ -7,18 +7,28 @@ struct DeployDefinitions: Decodable {
     struct Exchange: Decodable {
         var name, vhost, type: String
         var durable, autoDelete, `internal`: Bool
-        enum CodingKeys: String, CodingKey { case name, vhost, type, durable, autoDelete = "auto_delete", `internal` }
+        enum CodingKeys: String, CodingKey {
+            case name, vhost, type, durable
+            case autoDelete = "auto_delete"
+            case `internal`
+        }
     }
     struct Queue: Decodable {
         var name, vhost: String
         var durable, autoDelete: Bool
         var arguments: [String: Argument]
-        enum CodingKeys: String, CodingKey { case name, vhost, durable, autoDelete = "auto_delete", arguments }
+        enum CodingKeys: String, CodingKey {
+            case name, vhost, durable
+            case autoDelete = "auto_delete"
+            case arguments
+        }
     }
     struct Binding: Decodable {
         var source, vhost, destination, destinationType, routingKey: String
         enum CodingKeys: String, CodingKey {
-            case source, vhost, destination, destinationType = "destination_type", routingKey = "routing_key"
+            case source, vhost, destination
+            case destinationType = "destination_type"
+            case routingKey = "routing_key"
         }
     }
     /// A queue argument as the broker imports it: JSON numbers are integers, strings strings.
@@ -51,7 +61,9 @@ struct DeployDefinitions: Decodable {
         Topology(
             exchanges: exchanges.map { ExchangeSpec(name: $0.name, type: $0.type) },
             queues: queues.map { QueueSpec(name: $0.name, arguments: $0.arguments.mapValues(\.value)) },
-            bindings: bindings.map { BindingSpec(queue: $0.destination, exchange: $0.source, routingKey: $0.routingKey) })
+            bindings: bindings.map {
+                BindingSpec(queue: $0.destination, exchange: $0.source, routingKey: $0.routingKey)
+            })
     }
 
     /// A copy of the file's exchanges, queues, bindings and policies in `vhost`, which the

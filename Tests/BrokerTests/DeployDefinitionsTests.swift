@@ -69,14 +69,16 @@ import Testing
         // Then nothing conflicted, and the imported bindings route work to its queues
         for key in [PipelineTopology.validateKey, PipelineTopology.fulfilKey] {
             try await connection.publish(
-                OutgoingMessage(exchange: "iap.work", routingKey: key, body: Array(key.utf8), properties: MessageProperties()))
+                OutgoingMessage(
+                    exchange: "iap.work", routingKey: key, body: Array(key.utf8), properties: MessageProperties()))
         }
         #expect(try await connection.queueStatus("iap.validate").messages == 1)
         #expect(try await connection.queueStatus("iap.fulfil").messages == 1)
 
         // And a declaration that differs from the file is refused, so a drift cannot pass
         let drifted = Topology(
-            exchanges: [], queues: [QueueSpec(name: "iap.validate", arguments: ["x-queue-type": "quorum"])], bindings: [])
+            exchanges: [], queues: [QueueSpec(name: "iap.validate", arguments: ["x-queue-type": "quorum"])],
+            bindings: [])
         await #expect(throws: BrokerError.self) { try await connection.declare(drifted) }
     }
 }

@@ -21,7 +21,9 @@ import Testing
         let queue = BrokerFixture(label: "heartbeat").quorumQueue("q")
         try await connection.declare(queue)
         #expect(try await connection.queueStatus(queue.queues[0].name).messages == 0)
-        _ = try? await connection.withControlChannel { channel throws(BrokerError) in try channel.deleteQueue(queue.queues[0].name) }
+        _ = try? await connection.withControlChannel { channel throws(BrokerError) in
+            try channel.deleteQueue(queue.queues[0].name)
+        }
         await connection.close()
     }
 }

@@ -22,7 +22,8 @@ import Testing
         try await broker.withConnection(topology: pipeline.topology) { connection in
             try await connection.publish(
                 OutgoingMessage(
-                    exchange: pipeline.workExchange, routingKey: PipelineTopology.validateKey, body: Array("poison".utf8),
+                    exchange: pipeline.workExchange, routingKey: PipelineTopology.validateKey,
+                    body: Array("poison".utf8),
                     properties: MessageProperties(messageID: "r-dead")))
 
             // When a consumer nacks it without requeue

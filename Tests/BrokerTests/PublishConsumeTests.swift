@@ -53,7 +53,8 @@ import Testing
         let queue = topology.queues[0].name
         let first = try await broker.connect(topology: topology)
         let messages = (0..<10).map {
-            OutgoingMessage(exchange: "", routingKey: queue, body: [UInt8($0)], properties: MessageProperties(messageID: "m\($0)"))
+            OutgoingMessage(
+                exchange: "", routingKey: queue, body: [UInt8($0)], properties: MessageProperties(messageID: "m\($0)"))
         }
         #expect(await first.publish(messages).allSatisfy { (try? $0.get()) != nil })
         var taken = 0
@@ -102,7 +103,8 @@ import Testing
         let topology = broker.quorumQueue("q")
         try await broker.withConnection(topology: topology) { connection in
             do {
-                try await connection.publish(OutgoingMessage(exchange: "\(broker.prefix).missing", routingKey: "x", body: [1]))
+                try await connection.publish(
+                    OutgoingMessage(exchange: "\(broker.prefix).missing", routingKey: "x", body: [1]))
                 Issue.record("publish to a missing exchange was confirmed")
             } catch let error as PublishError {
                 #expect(error.isRetryable)
@@ -133,7 +135,8 @@ import Testing
                 contentType: "application/json", messageID: "r-1", correlationID: "c-1", type: "submission",
                 timestamp: Date(timeIntervalSince1970: 1_700_000_000), headers: headers)
             try await connection.publish(
-                OutgoingMessage(exchange: "", routingKey: topology.queues[0].name, body: Array("{}".utf8), properties: sent))
+                OutgoingMessage(
+                    exchange: "", routingKey: topology.queues[0].name, body: Array("{}".utf8), properties: sent))
             for try await delivery in connection.consume(queue: topology.queues[0].name, prefetch: 1) {
                 #expect(delivery.properties.messageID == "r-1")
                 #expect(delivery.properties.correlationID == "c-1")

@@ -39,7 +39,8 @@ import Testing
     func verdictMessage(_ verdict: Verdict, _ topology: PipelineTopology) throws -> OutgoingMessage {
         OutgoingMessage(
             exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey,
-            body: Array(try WireCoding.encoder().encode(verdict)), properties: MessageProperties(messageID: verdict.receiptID))
+            body: Array(try WireCoding.encoder().encode(verdict)),
+            properties: MessageProperties(messageID: verdict.receiptID))
     }
 
     @Test func verdictsAreCreditedOnceEvenWhenDeliveredTwice() async throws {
@@ -48,7 +49,11 @@ import Testing
             let verdicts = ids.enumerated().map { index, id in
                 Verdict(
                     outcome: .valid, receiptID: id, accountID: "player", attempts: 1, environment: "Production",
-                    transactions: [VerifiedTransaction(transactionID: "t\(index)", originalTransactionID: "t\(index)", productID: "com.example.coins100")],
+                    transactions: [
+                        VerifiedTransaction(
+                            transactionID: "t\(index)", originalTransactionID: "t\(index)",
+                            productID: "com.example.coins100")
+                    ],
                     decidedAt: Date())
             }
             let messages = try verdicts.map { try verdictMessage($0, topology) }
@@ -95,7 +100,9 @@ import Testing
     @Test func unparseableVerdictIsDeadLetteredAndTheRestOfTheBatchApplied() async throws {
         try await withFulfiller(receipts: 1) { connection, topology, database, ids in
             let good = try verdictMessage(
-                Verdict(outcome: .rejected, receiptID: ids[0], accountID: "player", reason: "apple_status_21003", attempts: 1, decidedAt: Date()),
+                Verdict(
+                    outcome: .rejected, receiptID: ids[0], accountID: "player", reason: "apple_status_21003",
+                    attempts: 1, decidedAt: Date()),
                 topology)
             let poison = OutgoingMessage(
                 exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: Array("garbage".utf8),
@@ -104,7 +111,9 @@ import Testing
             let applied = await eventually { (try? await database.receipt(id: ids[0])?.status) == .rejected }
             #expect(applied)
             // The poison verdict is dead-lettered by the broker (x-death) and archived
-            let archived = await eventually { await ((try? await database.deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1 }
+            let archived = await eventually {
+                await ((try? await database.deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
+            }
             #expect(archived)
             let letter = try await database.deadLetters(receiptID: "not-a-receipt").first
             #expect(letter?.reason == "rejected in \(topology.fulfilQueue)")
@@ -122,13 +131,17 @@ import Testing
                     Verdict(
                         outcome: .valid, receiptID: ids[0], accountID: "player", attempts: 1,
                         environment: "Production",
-                        transactions: [VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100")],
+                        transactions: [
+                            VerifiedTransaction(
+                                transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100")
+                        ],
                         decidedAt: Date())
                 ], catalog: catalog, now: Date())
             #expect(credited == [.applied(receiptID: ids[0], status: .credited, reason: nil)])
             let notificationID = UUID().uuidString.lowercased()
             let accepted = try await database.acceptNotification(
-                id: notificationID, payload: "signed-refund", payloadHash: String(repeating: "ab", count: 32), now: Date())
+                id: notificationID, payload: "signed-refund", payloadHash: String(repeating: "ab", count: 32),
+                now: Date())
             #expect(accepted.created)
 
             // When the validator's verdict about it is published twice (a redelivery after a crash)
@@ -164,14 +177,17 @@ import Testing
         try await withFulfiller(receipts: 0) { connection, topology, database, _ in
             let notificationID = UUID().uuidString.lowercased()
             _ = try await database.acceptNotification(
-                id: notificationID, payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32), now: Date())
+                id: notificationID, payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32),
+                now: Date())
             try await connection.publish(
                 OutgoingMessage(
                     exchange: topology.deadExchange, routingKey: "", body: Array("{}".utf8),
                     properties: MessageProperties(
                         messageID: notificationID,
                         headers: [MessageHeader.deadReason: "poison: undecodable JWS", MessageHeader.attempts: 1])))
-            let dead = await eventually { await (try? await database.notification(id: notificationID)?.status) == .dead }
+            let dead = await eventually {
+                await (try? await database.notification(id: notificationID)?.status) == .dead
+            }
             #expect(dead)
             #expect(try await database.notification(id: notificationID)?.reason == "poison: undecodable JWS")
         }

@@ -1,7 +1,7 @@
 import Broker
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import Logging
 import PipelineCore
@@ -18,13 +18,16 @@ import Testing
 
     /// Runs `body` with a test client of a fresh intake; the relay is not running, so
     /// committed receipts stay unpublished, which lets tests count what was stored.
-    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void) async throws {
+    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void)
+        async throws
+    {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
         let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
         let intake = Intake(
-            configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database, catalog: Catalog(products: []),
+            configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database,
+            catalog: Catalog(products: []),
             connection: connection,
             topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
         let app = Application(router: intake.router())
@@ -32,15 +35,21 @@ import Testing
     }
 
     func post(
-        _ client: any TestClientProtocol, _ json: String, token: String? = token, contentType: String = "application/json",
+        _ client: any TestClientProtocol, _ json: String, token: String? = token,
+        contentType: String = "application/json",
         headers extra: HTTPFields = [:]
     ) async throws -> (HTTPResponse.Status, [String: Any]) {
         var headers: HTTPFields = [.contentType: contentType]
         if let token { headers[.authorization] = "Bearer \(token)" }
         headers.append(contentsOf: extra)
-        return try await client.execute(uri: "/v1/receipts", method: .post, headers: headers, body: ByteBuffer(string: json)) {
+        return try await client.execute(
+            uri: "/v1/receipts", method: .post, headers: headers, body: ByteBuffer(string: json)
+        ) {
             response in
-            (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
+            (
+                response.status,
+                (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+            )
         }
     }
 
@@ -49,7 +58,8 @@ import Testing
 
     @Test func acceptedReceiptIsCommittedAndAnswered202() async throws {
         try await withIntake { client, database in
-            let (status, body) = try await post(client, #"{"account_id": "player-1", "receipt_data": "\#(Self.receipt)"}"#)
+            let (status, body) = try await post(
+                client, #"{"account_id": "player-1", "receipt_data": "\#(Self.receipt)"}"#)
             #expect(status == .accepted)
             #expect(body["status"] as? String == "received")
             let id = try #require(body["receipt_id"] as? String)
@@ -74,9 +84,11 @@ import Testing
     @Test func idempotencyKeyReusedForAnotherBodyIs422() async throws {
         try await withIntake { client, database in
             let key: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "key-1"]
-            let (first, _) = try await post(client, #"{"account_id": "p", "receipt_data": "\#(Self.receipt)"}"#, headers: key)
+            let (first, _) = try await post(
+                client, #"{"account_id": "p", "receipt_data": "\#(Self.receipt)"}"#, headers: key)
             let other = Data("another".utf8).base64EncodedString()
-            let (second, body) = try await post(client, #"{"account_id": "p", "receipt_data": "\#(other)"}"#, headers: key)
+            let (second, body) = try await post(
+                client, #"{"account_id": "p", "receipt_data": "\#(other)"}"#, headers: key)
             #expect(first == .accepted)
             #expect(second == .unprocessableContent)
             #expect(errorCode(body) == "idempotency_key_reused")
@@ -84,21 +96,31 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ("{not json", "invalid_json", nil),
-        ("[1, 2]", "invalid_json", nil),
-        (#"{"receipt_data": "YQ=="}"#, "missing_field", "account_id"),
-        (#"{"account_id": "p", "receipt_data": "YQ==", "coins": 5}"#, "unknown_field", "coins"),
-        (#"{"account_id": "p"}"#, "missing_receipt", "receipt_data"),
-        (#"{"account_id": "p", "receipt_data": "YQ==", "signed_transaction": "a.b.c"}"#, "ambiguous_receipt", "signed_transaction"),
-        (#"{"account_id": "p", "receipt_data": "not base64!"}"#, "invalid_receipt_data", "receipt_data"),
-        (#"{"account_id": "p", "receipt_data": 42}"#, "invalid_receipt_data", "receipt_data"),
-        (#"{"account_id": "p", "signed_transaction": "only.two"}"#, "invalid_signed_transaction", "signed_transaction"),
-        (#"{"account_id": "bad id with spaces", "receipt_data": "YQ=="}"#, "invalid_account_id", "account_id"),
-        (#"{"account_id": "", "receipt_data": "YQ=="}"#, "invalid_account_id", "account_id"),
-        ("{\"account_id\": \"\(String(repeating: "a", count: 129))\", \"receipt_data\": \"YQ==\"}", "invalid_account_id", "account_id"),
-        (#"{"account_id": "p", "receipt_data": "YQ==", "order_id": "o/1"}"#, "invalid_order_id", "order_id"),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("{not json", "invalid_json", nil),
+            ("[1, 2]", "invalid_json", nil),
+            (#"{"receipt_data": "YQ=="}"#, "missing_field", "account_id"),
+            (#"{"account_id": "p", "receipt_data": "YQ==", "coins": 5}"#, "unknown_field", "coins"),
+            (#"{"account_id": "p"}"#, "missing_receipt", "receipt_data"),
+            (
+                #"{"account_id": "p", "receipt_data": "YQ==", "signed_transaction": "a.b.c"}"#, "ambiguous_receipt",
+                "signed_transaction"
+            ),
+            (#"{"account_id": "p", "receipt_data": "not base64!"}"#, "invalid_receipt_data", "receipt_data"),
+            (#"{"account_id": "p", "receipt_data": 42}"#, "invalid_receipt_data", "receipt_data"),
+            (
+                #"{"account_id": "p", "signed_transaction": "only.two"}"#, "invalid_signed_transaction",
+                "signed_transaction"
+            ),
+            (#"{"account_id": "bad id with spaces", "receipt_data": "YQ=="}"#, "invalid_account_id", "account_id"),
+            (#"{"account_id": "", "receipt_data": "YQ=="}"#, "invalid_account_id", "account_id"),
+            (
+                "{\"account_id\": \"\(String(repeating: "a", count: 129))\", \"receipt_data\": \"YQ==\"}",
+                "invalid_account_id", "account_id"
+            ),
+            (#"{"account_id": "p", "receipt_data": "YQ==", "order_id": "o/1"}"#, "invalid_order_id", "order_id"),
+        ] as [(String, String, String?)])
     func badBodiesGet400WithACodeAndStoreNothing(json: String, code: String, field: String?) async throws {
         try await withIntake { client, database in
             let (status, body) = try await post(client, json)
@@ -144,17 +166,26 @@ import Testing
     @Test func unknownReceiptIs404AndAnUnknownAccountToo() async throws {
         try await withIntake { client, _ in
             let auth: HTTPFields = [.authorization: "Bearer \(Self.token)"]
-            let receipt = try await client.execute(uri: "/v1/receipts/no-such-receipt", method: .get, headers: auth) { $0 }
+            let receipt = try await client.execute(uri: "/v1/receipts/no-such-receipt", method: .get, headers: auth) {
+                $0
+            }
             #expect(receipt.status == .notFound)
-            #expect(errorCode((try? JSONSerialization.jsonObject(with: Data(buffer: receipt.body)) as? [String: Any]) ?? [:]) == "not_found")
-            let account = try await client.execute(uri: "/v1/accounts/nobody", method: .get, headers: auth) { $0.status }
+            #expect(
+                errorCode(
+                    (try? JSONSerialization.jsonObject(with: Data(buffer: receipt.body)) as? [String: Any]) ?? [:])
+                    == "not_found")
+            let account = try await client.execute(uri: "/v1/accounts/nobody", method: .get, headers: auth) {
+                $0.status
+            }
             #expect(account == .notFound)
         }
     }
 
     @Test func receiptStatusIsReadable() async throws {
         try await withIntake { client, _ in
-            let (_, body) = try await post(client, #"{"account_id": "p", "receipt_data": "\#(Self.receipt)", "product_id": "com.example.coins100"}"#)
+            let (_, body) = try await post(
+                client,
+                #"{"account_id": "p", "receipt_data": "\#(Self.receipt)", "product_id": "com.example.coins100"}"#)
             let id = try #require(body["receipt_id"] as? String)
             let auth: HTTPFields = [.authorization: "Bearer \(Self.token)"]
             let details = try await client.execute(uri: "/v1/receipts/\(id)", method: .get, headers: auth) { response in

@@ -15,7 +15,9 @@ import Testing
 @Suite struct NotificationEndpointTests {
     static let jws = "eyJhbGciOiJFUzI1NiJ9.eyJub3RpZmljYXRpb25UeXBlIjoiVEVTVCJ9.c2lnbmF0dXJl"
 
-    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void) async throws {
+    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void)
+        async throws
+    {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try PipelineDatabase(path: directory.file("iap.sqlite"))

@@ -3,12 +3,13 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-@testable import Intake
 import Logging
 import PipelineCore
 import PipelineTesting
 import Store
 import Testing
+
+@testable import Intake
 
 /// `POST /v1/orders`, `GET /v1/orders/{id}`, `POST /v1/orders/{id}/cancel`, `GET /v1/products`.
 @Suite struct OrderAPITests {
@@ -20,7 +21,9 @@ import Testing
             rules: PurchaseRules(sale: SaleWindow(from: Date().addingTimeInterval(86_400)))),
     ])
 
-    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void) async throws {
+    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void)
+        async throws
+    {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
@@ -38,9 +41,14 @@ import Testing
         var headers: HTTPFields = [:]
         if json != nil { headers[.contentType] = contentType }
         if let token { headers[.authorization] = "Bearer \(token)" }
-        return try await client.execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) {
+        return try await client.execute(
+            uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }
+        ) {
             response in
-            (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
+            (
+                response.status,
+                (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+            )
         }
     }
 
@@ -65,7 +73,8 @@ import Testing
             let (shown, details) = try await call(client, .get, "/v1/orders/\(id)")
             #expect(shown == .ok && details["order_id"] as? String == id)
 
-            let (cancelled, closed) = try await call(client, .post, "/v1/orders/\(id)/cancel", #"{"reason": "purchase failed"}"#)
+            let (cancelled, closed) = try await call(
+                client, .post, "/v1/orders/\(id)/cancel", #"{"reason": "purchase failed"}"#)
             #expect(cancelled == .ok && closed["status"] as? String == "cancelled")
             let (twice, notOpen) = try await call(client, .post, "/v1/orders/\(id)/cancel")
             #expect(twice == .conflict && code(notOpen) == "order_not_open")
@@ -98,7 +107,10 @@ import Testing
         (#"{"account_id": "p1", "product_id": "nope"}"#, 422, "unknown_product"),
         (#"{"account_id": "p1"}"#, 400, "missing_field"),
         (#"{"account_id": "p 1", "product_id": "com.example.coins100"}"#, 400, "invalid_account_id"),
-        (#"{"account_id": "p1", "product_id": "com.example.coins100", "app_account_token": "not-a-uuid"}"#, 400, "invalid_app_account_token"),
+        (
+            #"{"account_id": "p1", "product_id": "com.example.coins100", "app_account_token": "not-a-uuid"}"#, 400,
+            "invalid_app_account_token"
+        ),
         (#"{"account_id": "p1", "product_id": "com.example.coins100", "price": 1}"#, 400, "unknown_field"),
         (#"{"account_id": "p1", "product_id": 7}"#, 400, "invalid_product_id"),
         (#"[1]"#, 400, "invalid_json"),
@@ -110,7 +122,10 @@ import Testing
             #expect(answer.code == status)
             #expect(code(body) == expected)
             #expect(try await database.account(id: "p1") == nil, "no account created")
-            #expect(try await database.offers(accountID: "p1", catalog: Self.catalog, now: Date()).allSatisfy { $0.openOrderID == nil })
+            #expect(
+                try await database.offers(accountID: "p1", catalog: Self.catalog, now: Date()).allSatisfy {
+                    $0.openOrderID == nil
+                })
         }
     }
 
@@ -123,7 +138,10 @@ import Testing
                 client, .post, "/v1/orders",
                 #"{"account_id": "p2", "product_id": "com.example.coins100", "app_account_token": "\#(token)"}"#)
             #expect(status == .conflict && code(body) == "app_account_token_of_another_account")
-            #expect(try await database.offers(accountID: "p2", catalog: Self.catalog, now: Date()).allSatisfy { $0.openOrderID == nil })
+            #expect(
+                try await database.offers(accountID: "p2", catalog: Self.catalog, now: Date()).allSatisfy {
+                    $0.openOrderID == nil
+                })
             #expect(try await database.account(id: "p2") == nil)
         }
     }
@@ -139,7 +157,8 @@ import Testing
             #expect(other == .conflict && code(otherBody) == "order_of_another_account")
             let (bad, badBody) = try await call(client, .post, "/v1/orders/\(id)/cancel", #"{"reason": 5}"#)
             #expect(bad == .badRequest && code(badBody) == "invalid_reason")
-            let (media, _) = try await call(client, .post, "/v1/orders/\(id)/cancel", "reason", contentType: "text/plain")
+            let (media, _) = try await call(
+                client, .post, "/v1/orders/\(id)/cancel", "reason", contentType: "text/plain")
             #expect(media == .unsupportedMediaType)
             #expect(try await call(client, .get, "/v1/products").0 == .badRequest)
             #expect(try await call(client, .get, "/v1/products?account_id=p1", token: nil).0 == .unauthorized)

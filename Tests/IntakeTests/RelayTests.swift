@@ -28,7 +28,8 @@ import Testing
         try await broker.withConnection(topology: topology.topology) { connection in
             let relay = Relay(
                 connection: connection, database: database, thread: SerialThread(name: "test-db"), topology: topology,
-                configuration: .init(sweepInterval: .milliseconds(100), sweepGrace: .seconds(1)), logger: Logger(label: "test"))
+                configuration: .init(sweepInterval: .milliseconds(100), sweepGrace: .seconds(1)),
+                logger: Logger(label: "test"))
             let running = Task { try await relay.run() }
             defer { running.cancel() }
 

@@ -39,7 +39,8 @@ import Testing
         "# TYPE iap_x counter\niap_x -1",  // a negative counter
         "# TYPE iap_x counter\n# TYPE iap_x gauge\niap_x 1",  // two types
         "iap_a 1\niap_b 1\niap_a 2",  // a family split in two
-        "# TYPE iap_h histogram\niap_h_bucket{le=\"1\"} 2\niap_h_bucket{le=\"+Inf\"} 1\niap_h_count 1",  // not cumulative
+        // not cumulative
+        "# TYPE iap_h histogram\niap_h_bucket{le=\"1\"} 2\niap_h_bucket{le=\"+Inf\"} 1\niap_h_count 1",
         "# TYPE iap_h histogram\niap_h_bucket{le=\"1\"} 1\niap_h_count 1",  // no +Inf bucket
     ])
     func refusesWhatPrometheusWouldRefuse(_ text: String) {

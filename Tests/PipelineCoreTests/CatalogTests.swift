@@ -52,23 +52,54 @@ import Testing
         #expect(catalog.resolve(appleProductID: "tier5", ordered: winter) == .init(product: winter, matchesOrder: true))
         #expect(catalog.resolve(appleProductID: "tier3")?.product.productID == "winter")
         let starter = try #require(catalog.product("starter"))
-        #expect(catalog.resolve(appleProductID: "tier3", ordered: starter) == .init(product: winter, matchesOrder: false))
+        #expect(
+            catalog.resolve(appleProductID: "tier3", ordered: starter) == .init(product: winter, matchesOrder: false))
         #expect(catalog.resolve(appleProductID: "unknown") == nil)
     }
 
     @Test(arguments: [
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "coins", "amount": -5}}"#, "grant.amount must be 1...1000000000, got -5"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "coins", "amount": 99999999999}}"#, "grant.amount must be"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "", "amount": 5}}"#, "grant.currency is empty"),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "coins", "amount": -5}}"#,
+            "grant.amount must be 1...1000000000, got -5"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "coins", "amount": 99999999999}}"#,
+            "grant.amount must be"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "", "amount": 5}}"#,
+            "grant.currency is empty"
+        ),
         (#"{"product_id": "p", "type": "gift", "entitlement": "x"}"#, "unknown type gift"),
         (#"{"product_id": "p", "type": "consumable"}"#, "grants nothing"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"sale": {"from": "tomorrow"}}}"#, "not an ISO 8601 date: tomorrow"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"sale": {"from": "2026-12-08T00:00:00Z", "until": "2026-12-01T00:00:00Z"}}}"#, "rules.sale.from must be before rules.sale.until"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"sale": {}}}"#, "rules.sale needs from or until"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"daily_limit": 0}}"#, "rules.daily_limit must be 1...10000, got 0"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"first_purchase": {"bonus": {"currency": "gems", "amount": 5}}}}"#, "bonus must be in the currency"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"first_purchase": {}}}"#, "needs bonus or apple_product_id"),
-        (#"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": "ten"}}"#, "products.[0].grant.amount"),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"sale": {"from": "tomorrow"}}}"#,
+            "not an ISO 8601 date: tomorrow"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"sale": {"from": "2026-12-08T00:00:00Z", "until": "2026-12-01T00:00:00Z"}}}"#,
+            "rules.sale.from must be before rules.sale.until"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"sale": {}}}"#,
+            "rules.sale needs from or until"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"daily_limit": 0}}"#,
+            "rules.daily_limit must be 1...10000, got 0"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"first_purchase": {"bonus": {"currency": "gems", "amount": 5}}}}"#,
+            "bonus must be in the currency"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "rules": {"first_purchase": {}}}"#,
+            "needs bonus or apple_product_id"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": "ten"}}"#,
+            "products.[0].grant.amount"
+        ),
     ])
     func badProducts_areRefused_namingTheProblem(product: String, expected: String) {
         let message = error(#"{"products": [\#(product)]}"#)

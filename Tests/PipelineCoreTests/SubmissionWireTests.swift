@@ -38,8 +38,14 @@ import Testing
 
     @Test(arguments: [
         (#"{"receipt_id":"x","account_id":"a","submitted_at":"2025-06-15T15:06:40Z"}"#, "no evidence"),
-        (#"{"receipt_id":"x","account_id":"a","receipt_data":"B","signed_transaction":"J","submitted_at":"2025-06-15T15:06:40Z"}"#, "more than one"),
-        (#"{"receipt_id":"x","account_id":"a","signed_payload":"P","signed_transaction":"J","submitted_at":"2025-06-15T15:06:40Z"}"#, "more than one"),
+        (
+            #"{"receipt_id":"x","account_id":"a","receipt_data":"B","signed_transaction":"J","submitted_at":"2025-06-15T15:06:40Z"}"#,
+            "more than one"
+        ),
+        (
+            #"{"receipt_id":"x","account_id":"a","signed_payload":"P","signed_transaction":"J","submitted_at":"2025-06-15T15:06:40Z"}"#,
+            "more than one"
+        ),
     ])
     func aMessageWithoutOrWithTwoKindsOfEvidence_doesNotDecode(_ body: String, _ problem: String) {
         // A message that says neither, or two, is poison: the consumer dead-letters it

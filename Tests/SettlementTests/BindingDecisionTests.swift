@@ -92,7 +92,8 @@ import Testing
                         transaction, cause: source.cause, account: "a2", binding: .originalTransaction,
                         entitlement: "vip")),
                 .setEntitlement(
-                    accountID: "a2", name: "vip", end: EntitlementEnd(expiresAt: F.at(days: 60), originalTransactionID: "s1")),
+                    accountID: "a2", name: "vip",
+                    end: EntitlementEnd(expiresAt: F.at(days: 60), originalTransactionID: "s1")),
                 F.transactionWebhook(
                     .subscriptionRenewed, to: "a2", receipt: "r1", notification: nil, transaction: "s2", original: "s1",
                     product: F.vip, entitlement: "vip", expiresAt: F.at(days: 60)),
@@ -150,7 +151,8 @@ import Testing
         let source = F.receipt("r1", by: "a1", order: order)
 
         // When its purchase is decided
-        let decision = try F.decide(.transactionVerified(transaction, source: source), SettlementState(tokenOwner: "a2"))
+        let decision = try F.decide(
+            .transactionVerified(transaction, source: source), SettlementState(tokenOwner: "a2"))
 
         // Then the order's account is credited with Apple's product, and the order closed
         var expected: [SettlementEffect] = []
@@ -189,15 +191,22 @@ import Testing
         let tier = "com.example.tier5"
         let engine = SettlementEngine(
             catalog: Catalog(products: [
-                Product(productID: "gems_pack", kind: .consumable, appleProductID: tier, grant: Grant(currency: "gems", amount: 50), tierDefault: true),
-                Product(productID: "coins_pack", kind: .consumable, appleProductID: tier, grant: Grant(currency: "coins", amount: 900)),
+                Product(
+                    productID: "gems_pack", kind: .consumable, appleProductID: tier,
+                    grant: Grant(currency: "gems", amount: 50), tierDefault: true),
+                Product(
+                    productID: "coins_pack", kind: .consumable, appleProductID: tier,
+                    grant: Grant(currency: "coins", amount: 900)),
             ]))
         let ordered = engine.catalog.product("coins_pack")
-        let withOrder = F.receipt(order: OrderClaim(orderID: "o1", accountID: "a1", productID: "coins_pack", product: ordered))
+        let withOrder = F.receipt(
+            order: OrderClaim(orderID: "o1", accountID: "a1", productID: "coins_pack", product: ordered))
 
         // When the tier's purchase is decided with the order, and without any
-        let paid = try F.decide(.transactionVerified(F.purchase("t1", product: tier), source: withOrder), engine: engine)
-        let unordered = try F.decide(.transactionVerified(F.purchase("t2", product: tier), source: F.receipt()), engine: engine)
+        let paid = try F.decide(
+            .transactionVerified(F.purchase("t1", product: tier), source: withOrder), engine: engine)
+        let unordered = try F.decide(
+            .transactionVerified(F.purchase("t2", product: tier), source: F.receipt()), engine: engine)
 
         // Then the order gets its product; a purchase no order explains gets the default
         #expect(paid.credit?.currency == "coins")
@@ -237,14 +246,25 @@ import Testing
     }
 
     static let entitlementCases: [EntitlementCase] = [
-        EntitlementCase(name: "none yet: the period's end", current: nil, expires: F.at(days: 30), end: F.at(days: 30), original: "s9"),
+        EntitlementCase(
+            name: "none yet: the period's end", current: nil, expires: F.at(days: 30), end: F.at(days: 30),
+            original: "s9"),
         EntitlementCase(name: "none yet, no end: for ever", current: nil, expires: nil, end: nil, original: "s9"),
-        EntitlementCase(name: "earlier end: extended", current: F.at(days: 10), expires: F.at(days: 30), end: F.at(days: 30), original: "s1"),
-        EntitlementCase(name: "later end: kept", current: F.at(days: 40), expires: F.at(days: 30), end: F.at(days: 40), original: "s1"),
-        EntitlementCase(name: "same end: kept", current: F.at(days: 30), expires: F.at(days: 30), end: F.at(days: 30), original: "s1"),
-        EntitlementCase(name: "for ever beats a date", current: .some(nil), expires: F.at(days: 30), end: nil, original: "s1"),
+        EntitlementCase(
+            name: "earlier end: extended", current: F.at(days: 10), expires: F.at(days: 30), end: F.at(days: 30),
+            original: "s1"),
+        EntitlementCase(
+            name: "later end: kept", current: F.at(days: 40), expires: F.at(days: 30), end: F.at(days: 40),
+            original: "s1"),
+        EntitlementCase(
+            name: "same end: kept", current: F.at(days: 30), expires: F.at(days: 30), end: F.at(days: 30),
+            original: "s1"),
+        EntitlementCase(
+            name: "for ever beats a date", current: .some(nil), expires: F.at(days: 30), end: nil, original: "s1"),
         EntitlementCase(name: "no end beats a date", current: F.at(days: 10), expires: nil, end: nil, original: "s1"),
-        EntitlementCase(name: "lapsed end: the new period's", current: F.at(days: -5), expires: F.at(days: 30), end: F.at(days: 30), original: "s1"),
+        EntitlementCase(
+            name: "lapsed end: the new period's", current: F.at(days: -5), expires: F.at(days: 30), end: F.at(days: 30),
+            original: "s1"),
     ]
 
     @Test(arguments: entitlementCases)
@@ -265,6 +285,7 @@ import Testing
         #expect(
             decision.credit
                 == CarriedTransaction(
-                    transactionID: "s9", productID: F.vip, outcome: .credited, entitlement: "vip", expiresAt: row.expires))
+                    transactionID: "s9", productID: F.vip, outcome: .credited, entitlement: "vip",
+                    expiresAt: row.expires))
     }
 }

@@ -60,7 +60,9 @@ extension EngineFixture {
         -> AccountState
     {
         var entitlements: [String: EntitlementEnd] = [:]
-        if let end = vipUntil { entitlements["vip"] = EntitlementEnd(expiresAt: end, originalTransactionID: vipOriginal) }
+        if let end = vipUntil {
+            entitlements["vip"] = EntitlementEnd(expiresAt: end, originalTransactionID: vipOriginal)
+        }
         return AccountState(exists: true, entitlements: entitlements, purchasedProducts: purchased)
     }
 

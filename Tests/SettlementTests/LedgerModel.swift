@@ -31,7 +31,9 @@ struct LedgerModel {
         if let transaction = event.modelTransaction {
             state.known = known(transaction.transactionID)
             state.bound = transactionOrder.lazy.compactMap { self.transactions[$0] }
-                .filter { $0.record.originalTransactionID == transaction.originalTransactionID && $0.record.accountID != nil }
+                .filter {
+                    $0.record.originalTransactionID == transaction.originalTransactionID && $0.record.accountID != nil
+                }
                 .sorted { lhs, rhs in
                     (lhs.record.transactionID == lhs.record.originalTransactionID ? 0 : 1)
                         < (rhs.record.transactionID == rhs.record.originalTransactionID ? 0 : 1)

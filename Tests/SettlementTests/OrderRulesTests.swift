@@ -33,7 +33,8 @@ import Testing
         let coins = EngineFixture.catalog.product(EngineFixture.coins)
         let candidates = [
             OrderPayment.Candidate(transaction: EngineFixture.purchase("seen"), isFresh: false),
-            OrderPayment.Candidate(transaction: EngineFixture.purchase("vip", product: EngineFixture.vip), isFresh: true),
+            OrderPayment.Candidate(
+                transaction: EngineFixture.purchase("vip", product: EngineFixture.vip), isFresh: true),
             OrderPayment.Candidate(transaction: EngineFixture.purchase("coins"), isFresh: true),
         ]
         // The ordered product wins over the first fresh transaction

@@ -26,7 +26,8 @@ import Testing
         ReasonCase(outcomes: [.refunded], reason: "refunded"),
         ReasonCase(outcomes: [.boundToAnotherAccount, .refunded, .alreadyCredited], reason: "refunded"),
         ReasonCase(outcomes: [.unknownProduct], reason: "unknown_product"),
-        ReasonCase(outcomes: [.alreadyCredited, .refunded, .boundToAnotherAccount, .unknownProduct], reason: "unknown_product"),
+        ReasonCase(
+            outcomes: [.alreadyCredited, .refunded, .boundToAnotherAccount, .unknownProduct], reason: "unknown_product"),
         ReasonCase(outcomes: [.unknownProduct, .refunded], reason: "unknown_product"),
         ReasonCase(outcomes: [.credited, .alreadyCredited], reason: "already_credited"),
     ]
@@ -47,12 +48,16 @@ import Testing
     }
 
     /// Decisions as the engine makes them, for one receipt `r1` of a1.
-    static func decisions() throws -> (credited: Decision, toA2: Decision, known: Decision, unknown: Decision, ordered: Decision, bound: Decision) {
+    static func decisions() throws -> (
+        credited: Decision, toA2: Decision, known: Decision, unknown: Decision, ordered: Decision, bound: Decision
+    ) {
         let known = SettlementState(known: F.known("t9"))
-        let order = OrderClaim(orderID: "o1", accountID: "a1", productID: F.starter, product: F.catalog.product(F.starter))
+        let order = OrderClaim(
+            orderID: "o1", accountID: "a1", productID: F.starter, product: F.catalog.product(F.starter))
         return (
             try F.decide(.transactionVerified(F.purchase("t1"), source: F.receipt())),
-            try F.decide(.transactionVerified(F.purchase("t2"), source: F.receipt()), SettlementState(tokenOwner: "a2")),
+            try F.decide(
+                .transactionVerified(F.purchase("t2"), source: F.receipt()), SettlementState(tokenOwner: "a2")),
             try F.decide(.transactionVerified(F.purchase("t9"), source: F.receipt()), known),
             try F.decide(.transactionVerified(F.purchase("t3", product: "com.example.x"), source: F.receipt())),
             try F.decide(.transactionVerified(F.purchase("t4"), source: F.receipt(order: order))),
@@ -65,7 +70,9 @@ import Testing
     @Test func aReceiptWithACredit_isCreditedToTheFirstAccountCredited_withItsBalances() throws {
         // Given a receipt whose first credited transaction went to a2 (token), then one to a1
         let d = try Self.decisions()
-        let carried = [Self.carried("t9", .alreadyCredited), Self.carried("t2", .credited), Self.carried("t1", .credited)]
+        let carried = [
+            Self.carried("t9", .alreadyCredited), Self.carried("t2", .credited), Self.carried("t1", .credited),
+        ]
 
         // When it is concluded
         let conclusion = ReceiptConclusion(
@@ -89,7 +96,8 @@ import Testing
 
         // When it is concluded
         let conclusion = ReceiptConclusion(
-            receiptID: "r1", claimant: "a1", attempts: 1, carried: carried, decisions: [d.credited, d.ordered, d.known],
+            receiptID: "r1", claimant: "a1", attempts: 1, carried: carried,
+            decisions: [d.credited, d.ordered, d.known],
             balances: ["coins": 200])
 
         // Then the webhook reports the order as mismatched
@@ -97,7 +105,9 @@ import Testing
             orderID: "o1", status: "mismatched", productID: F.starter, creditedProductID: F.coins, mismatched: true)
         #expect(d.ordered.order == order)
         #expect(conclusion.creditedAccountID == "a1")
-        #expect(conclusion.webhook.data == .credited(CreditedData(transactions: carried, balances: ["coins": 200], order: order)))
+        #expect(
+            conclusion.webhook.data
+                == .credited(CreditedData(transactions: carried, balances: ["coins": 200], order: order)))
     }
 
     struct RejectedCase: Sendable, CustomTestStringConvertible {
@@ -111,8 +121,12 @@ import Testing
     @Test(arguments: [
         RejectedCase(name: "nothing carried", pick: [], outcomes: [], reason: "no_transactions"),
         RejectedCase(name: "seen before", pick: [0], outcomes: [.alreadyCredited], reason: "already_credited"),
-        RejectedCase(name: "unknown product", pick: [0, 1], outcomes: [.alreadyCredited, .unknownProduct], reason: "unknown_product"),
-        RejectedCase(name: "renewal of another's", pick: [2, 0], outcomes: [.boundToAnotherAccount, .alreadyCredited], reason: "bound_to_another_account"),
+        RejectedCase(
+            name: "unknown product", pick: [0, 1], outcomes: [.alreadyCredited, .unknownProduct],
+            reason: "unknown_product"),
+        RejectedCase(
+            name: "renewal of another's", pick: [2, 0], outcomes: [.boundToAnotherAccount, .alreadyCredited],
+            reason: "bound_to_another_account"),
     ])
     func aReceiptWithoutACredit_isRejected_toItsClaimant(_ row: RejectedCase) throws {
         // Given decisions none of which credited this receipt's account

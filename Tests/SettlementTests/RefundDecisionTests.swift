@@ -51,7 +51,8 @@ import Testing
         // Then only its state changes
         #expect(
             decision.effects == [
-                .updateTransaction(transactionID: "t1", state: kind == .refund ? .refunded : .revoked, cancellationDate: F.t0)
+                .updateTransaction(
+                    transactionID: "t1", state: kind == .refund ? .refunded : .revoked, cancellationDate: F.t0)
             ])
         #expect(decision.reason == "refunded_before_credit")
         #expect(decision.accountID == nil)
@@ -99,7 +100,8 @@ import Testing
         #expect(
             decision.effects == (row.debit == 0 ? [] : [posting]) + [
                 .updateTransaction(
-                    transactionID: "t1", state: row.kind == .refund ? .refunded : .revoked, cancellationDate: F.at(days: 0.5)),
+                    transactionID: "t1", state: row.kind == .refund ? .refunded : .revoked,
+                    cancellationDate: F.at(days: 0.5)),
                 F.transactionWebhook(
                     .purchaseRefunded, to: "a1", receipt: "r0", notification: "n1", transaction: "t1",
                     currency: row.debit == 0 ? nil : "coins", amount: row.debit == 0 ? nil : -row.debit, uuid: "U1"),
@@ -131,11 +133,20 @@ import Testing
     }
 
     static let entitlementCases: [EntitlementCase] = [
-        EntitlementCase(name: "ends at the cancellation", current: F.at(days: 30), cancelled: F.at(days: 0.5), set: F.at(days: 0.5), told: F.at(days: 0.5)),
-        EntitlementCase(name: "no cancellation date: ends now", current: F.at(days: 30), cancelled: nil, set: F.now, told: F.now),
-        EntitlementCase(name: "future cancellation: ends now", current: F.at(days: 30), cancelled: F.at(days: 3), set: F.now, told: F.now),
-        EntitlementCase(name: "for ever: ends at the cancellation", current: .some(nil), cancelled: F.at(days: 0.5), set: F.at(days: 0.5), told: F.at(days: 0.5)),
-        EntitlementCase(name: "already ended earlier: unchanged", current: F.at(days: 0.25), cancelled: F.at(days: 0.5), set: nil, told: F.at(days: 0.25)),
+        EntitlementCase(
+            name: "ends at the cancellation", current: F.at(days: 30), cancelled: F.at(days: 0.5), set: F.at(days: 0.5),
+            told: F.at(days: 0.5)),
+        EntitlementCase(
+            name: "no cancellation date: ends now", current: F.at(days: 30), cancelled: nil, set: F.now, told: F.now),
+        EntitlementCase(
+            name: "future cancellation: ends now", current: F.at(days: 30), cancelled: F.at(days: 3), set: F.now,
+            told: F.now),
+        EntitlementCase(
+            name: "for ever: ends at the cancellation", current: .some(nil), cancelled: F.at(days: 0.5),
+            set: F.at(days: 0.5), told: F.at(days: 0.5)),
+        EntitlementCase(
+            name: "already ended earlier: unchanged", current: F.at(days: 0.25), cancelled: F.at(days: 0.5), set: nil,
+            told: F.at(days: 0.25)),
     ]
 
     @Test(arguments: entitlementCases)
@@ -152,10 +163,12 @@ import Testing
         var expected: [SettlementEffect] = []
         if let set = row.set {
             expected.append(
-                .setEntitlement(accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: set, originalTransactionID: "s1")))
+                .setEntitlement(
+                    accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: set, originalTransactionID: "s1")))
         }
         expected += [
-            .updateTransaction(transactionID: "s1", state: .refunded, cancellationDate: min(row.cancelled ?? F.now, F.now)),
+            .updateTransaction(
+                transactionID: "s1", state: .refunded, cancellationDate: min(row.cancelled ?? F.now, F.now)),
             F.transactionWebhook(
                 .purchaseRefunded, to: "a1", receipt: "r0", notification: "n1", transaction: "s1", product: F.vip,
                 entitlement: "vip", expiresAt: row.told, uuid: "U1"),
@@ -191,7 +204,9 @@ import Testing
     ]
 
     @Test(arguments: alreadyTaken, [TakeBackKind.refund, .revoke])
-    func aTransactionIsDebitedOnce_aSecondTakeBackChangesNothing(_ row: F.Named<KnownTransaction>, _ kind: TakeBackKind) throws {
+    func aTransactionIsDebitedOnce_aSecondTakeBackChangesNothing(_ row: F.Named<KnownTransaction>, _ kind: TakeBackKind)
+        throws
+    {
         // Given a transaction already taken back (or never in credit)
         let state = SettlementState(known: row.value)
 
@@ -210,7 +225,9 @@ import Testing
         F.Named("never seen", nil),
         F.Named("credited", F.known()),
         F.Named("unpaid", F.known(state: .unpaid, account: nil, purchase: nil)),
-        F.Named("reversed already", F.known(state: .refunded, debit: Money(currency: "coins", amount: -100), reversed: true)),
+        F.Named(
+            "reversed already", F.known(state: .refunded, debit: Money(currency: "coins", amount: -100), reversed: true)
+        ),
     ]
 
     @Test(arguments: notRefunded)
@@ -277,7 +294,9 @@ import Testing
     ]
 
     @Test(arguments: restored)
-    func aReversal_restoresTheEntitlement_laterEndWins(_ row: F.Named<(current: Date??, end: Date?, original: String)>) throws {
+    func aReversal_restoresTheEntitlement_laterEndWins(_ row: F.Named<(current: Date??, end: Date?, original: String)>)
+        throws
+    {
         // Given vip s1 (period until day 30) refunded, a1 holding vip as the case says
         let state = SettlementState(
             known: F.knownVIP(state: .refunded), bound: F.knownVIP(state: .refunded),

@@ -115,7 +115,8 @@ import Testing
             name: "no account", adjustment: Adjustment(accountID: "", currency: "coins", amount: 5, reason: "support"),
             reason: "an adjustment names no account"),
         AdjustmentRefusal(
-            name: "nothing at all: the account first", adjustment: Adjustment(accountID: "", currency: "", amount: 0, reason: ""),
+            name: "nothing at all: the account first",
+            adjustment: Adjustment(accountID: "", currency: "", amount: 0, reason: ""),
             reason: "an adjustment names no account"),
         AdjustmentRefusal(
             name: "no currency", adjustment: Adjustment(accountID: "a1", currency: "", amount: 5, reason: "support"),
@@ -134,7 +135,8 @@ import Testing
             name: "blank reason", adjustment: Adjustment(accountID: "a1", currency: "coins", amount: 5, reason: "   "),
             reason: "an adjustment needs a reason"),
         AdjustmentRefusal(
-            name: "whitespace and newlines", adjustment: Adjustment(accountID: "a1", currency: "coins", amount: -5, reason: "\n\t \r\n"),
+            name: "whitespace and newlines",
+            adjustment: Adjustment(accountID: "a1", currency: "coins", amount: -5, reason: "\n\t \r\n"),
             reason: "an adjustment needs a reason"),
     ])
     func anIncompleteAdjustment_isRefused(_ row: AdjustmentRefusal) {
@@ -177,7 +179,8 @@ import Testing
 
     static func state(bound: String?, known: String?, token: String?) -> SettlementState {
         SettlementState(
-            known: known.map { F.known("t1", account: $0) }, bound: bound.map { F.knownVIP(account: $0) }, tokenOwner: token)
+            known: known.map { F.known("t1", account: $0) }, bound: bound.map { F.knownVIP(account: $0) },
+            tokenOwner: token)
     }
 
     static let involved: [InvolvedCase] = {
@@ -191,17 +194,20 @@ import Testing
                 event: .transactionVerified(t, source: F.receipt(by: "a5", order: order)), state: all,
                 accounts: ["a1", "a2", "a3", "a4", "a5"]),
             InvolvedCase(
-                name: "receipt of a fresh purchase: the claimant", event: .transactionVerified(t, source: F.receipt(by: "a5")),
+                name: "receipt of a fresh purchase: the claimant",
+                event: .transactionVerified(t, source: F.receipt(by: "a5")),
                 state: SettlementState(), accounts: ["a5"]),
             InvolvedCase(
                 name: "receipt: each account once, first place kept",
                 event: .transactionVerified(t, source: F.receipt(by: "a1", order: order)),
                 state: state(bound: nil, known: "a4", token: "a1"), accounts: ["a4", "a1"]),
             InvolvedCase(
-                name: "notification: bound, known, token", event: .transactionVerified(t, source: .notification(F.notice())),
+                name: "notification: bound, known, token",
+                event: .transactionVerified(t, source: .notification(F.notice())),
                 state: all, accounts: ["a1", "a2", "a3"]),
             InvolvedCase(
-                name: "notification of nothing known: none", event: .transactionVerified(t, source: .notification(F.notice())),
+                name: "notification of nothing known: none",
+                event: .transactionVerified(t, source: .notification(F.notice())),
                 state: SettlementState(), accounts: []),
             InvolvedCase(
                 name: "check: bound, known, token, the check's account", event: .transactionVerified(t, source: check),

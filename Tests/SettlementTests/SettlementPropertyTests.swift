@@ -25,7 +25,8 @@ import Testing
                 expires: t0.addingTimeInterval(id == "s1" ? 3600 : 7200), cancelled: cancelled ? t0 : nil,
                 token: "00000000-0000-0000-0000-00000000000a", share: share)
         case "g1":
-            return EngineFixture.purchase(id, product: EngineFixture.starter, quantity: 2, cancelled: cancelled ? t0 : nil)
+            return EngineFixture.purchase(
+                id, product: EngineFixture.starter, quantity: 2, cancelled: cancelled ? t0 : nil)
         default:
             return EngineFixture.purchase(id, quantity: 1 + index % 3, cancelled: cancelled ? t0 : nil, share: share)
         }
@@ -58,7 +59,10 @@ import Testing
         case 7:
             return .gracePeriod(transaction, until: EngineFixture.t0.addingTimeInterval(86_400), cause: cause)
         default:
-            return .adjustment(Adjustment(accountID: account, currency: "coins", amount: rest % 50 - 25 == 0 ? 1 : rest % 50 - 25, reason: "support"))
+            return .adjustment(
+                Adjustment(
+                    accountID: account, currency: "coins", amount: rest % 50 - 25 == 0 ? 1 : rest % 50 - 25,
+                    reason: "support"))
         }
     }
 
@@ -88,7 +92,8 @@ import Testing
             sums[entry.posting.accountID, default: [:]][entry.posting.currency, default: 0] += entry.posting.amount
         }
         // Every balance is the sum of its entries.
-        #expect(sums.mapValues { $0.filter { $0.value != 0 } } == model.balances.mapValues { $0.filter { $0.value != 0 } })
+        #expect(
+            sums.mapValues { $0.filter { $0.value != 0 } } == model.balances.mapValues { $0.filter { $0.value != 0 } })
 
         for id in Set(model.entries.compactMap(\.posting.transactionID)) {
             let entries = model.entries.map(\.posting).filter { $0.transactionID == id }

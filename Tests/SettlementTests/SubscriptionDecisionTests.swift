@@ -62,7 +62,8 @@ import Testing
                 .recordTransaction(
                     F.creditedRecord(Self.renewal, cause: Self.cause, account: "a1", binding: path, entitlement: "vip")),
                 .setEntitlement(
-                    accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: F.at(days: 60), originalTransactionID: "s1")),
+                    accountID: "a1", name: "vip",
+                    end: EntitlementEnd(expiresAt: F.at(days: 60), originalTransactionID: "s1")),
                 F.transactionWebhook(
                     .subscriptionRenewed, to: "a1", receipt: nil, notification: "n1", transaction: "s2", original: "s1",
                     product: F.vip, entitlement: "vip", expiresAt: F.at(days: 60), uuid: "U1"),
@@ -84,10 +85,12 @@ import Testing
         #expect(
             decision.effects == [
                 .openAccount("a2"),
-                .recordTransaction(F.creditedRecord(transaction, cause: Self.cause, account: "a2", binding: .appAccountToken)),
+                .recordTransaction(
+                    F.creditedRecord(transaction, cause: Self.cause, account: "a2", binding: .appAccountToken)),
                 F.posting("a2", "coins", 100, .purchase, cause: Self.cause, transaction: "t1"),
                 F.transactionWebhook(
-                    .subscriptionRenewed, to: "a2", receipt: nil, notification: "n1", transaction: "t1", currency: "coins",
+                    .subscriptionRenewed, to: "a2", receipt: nil, notification: "n1", transaction: "t1",
+                    currency: "coins",
                     amount: 100, uuid: "U1"),
             ])
     }
@@ -118,7 +121,8 @@ import Testing
                 F.posting("a1", "coins", -100, .refund, cause: Self.cause, transaction: "t1"),
                 .updateTransaction(transactionID: "t1", state: .refunded, cancellationDate: F.at(days: 0.5)),
                 F.transactionWebhook(
-                    .purchaseRefunded, to: "a1", receipt: "r0", notification: "n1", transaction: "t1", currency: "coins",
+                    .purchaseRefunded, to: "a1", receipt: "r0", notification: "n1", transaction: "t1",
+                    currency: "coins",
                     amount: -100, uuid: "U1"),
             ])
         #expect(decision.outcome == .refunded)
@@ -142,11 +146,15 @@ import Testing
             decision.effects == [
                 .openAccount(account),
                 .recordTransaction(
-                    F.creditedRecord(Self.renewal, cause: cause, account: account, binding: .originalTransaction, entitlement: "vip")),
+                    F.creditedRecord(
+                        Self.renewal, cause: cause, account: account, binding: .originalTransaction, entitlement: "vip")
+                ),
                 .setEntitlement(
-                    accountID: account, name: "vip", end: EntitlementEnd(expiresAt: F.at(days: 60), originalTransactionID: "s1")),
+                    accountID: account, name: "vip",
+                    end: EntitlementEnd(expiresAt: F.at(days: 60), originalTransactionID: "s1")),
                 F.transactionWebhook(
-                    .subscriptionRenewed, to: account, receipt: nil, notification: nil, transaction: "s2", original: "s1",
+                    .subscriptionRenewed, to: account, receipt: nil, notification: nil, transaction: "s2",
+                    original: "s1",
                     product: F.vip, entitlement: "vip", expiresAt: F.at(days: 60)),
             ])
         #expect(decision.accountID == account)
@@ -186,18 +194,27 @@ import Testing
     }
 
     static let expiryCases: [ExpiryCase] = [
-        ExpiryCase(name: "ends at the period's end", current: F.at(days: 30), expires: F.at(days: 0.5), set: F.at(days: 0.5), told: F.at(days: 0.5)),
+        ExpiryCase(
+            name: "ends at the period's end", current: F.at(days: 30), expires: F.at(days: 0.5), set: F.at(days: 0.5),
+            told: F.at(days: 0.5)),
         ExpiryCase(name: "no period end: ends now", current: F.at(days: 30), expires: nil, set: F.now, told: F.now),
-        ExpiryCase(name: "future period end: ends now", current: F.at(days: 30), expires: F.at(days: 3), set: F.now, told: F.now),
-        ExpiryCase(name: "for ever: ends", current: .some(nil), expires: F.at(days: 0.5), set: F.at(days: 0.5), told: F.at(days: 0.5)),
-        ExpiryCase(name: "ended earlier: unchanged, still told", current: F.at(days: 0.25), expires: F.at(days: 0.5), set: nil, told: F.at(days: 0.25)),
+        ExpiryCase(
+            name: "future period end: ends now", current: F.at(days: 30), expires: F.at(days: 3), set: F.now,
+            told: F.now),
+        ExpiryCase(
+            name: "for ever: ends", current: .some(nil), expires: F.at(days: 0.5), set: F.at(days: 0.5),
+            told: F.at(days: 0.5)),
+        ExpiryCase(
+            name: "ended earlier: unchanged, still told", current: F.at(days: 0.25), expires: F.at(days: 0.5), set: nil,
+            told: F.at(days: 0.25)),
     ]
 
     @Test(arguments: expiryCases, [F.Named("known by r0", "r0" as String?), F.Named("not known", nil)])
     func anExpiry_endsTheBoundAccountsEntitlement_andTellsIt(_ row: ExpiryCase, _ receipt: F.Named<String?>) throws {
         // Given s1 bound to a1, who holds vip as the case says
         let known = receipt.value.map { F.known("s2", product: F.vip, original: "s1", receipt: $0) }
-        let state = SettlementState(known: known, bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: row.current)])
+        let state = SettlementState(
+            known: known, bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: row.current)])
         let transaction = F.purchase("s2", product: F.vip, original: "s1", expires: row.expires)
 
         // When Apple says the period expired
@@ -206,11 +223,14 @@ import Testing
         // Then vip ends no later than the period's end and now, and a1 hears subscription.expired
         var expected: [SettlementEffect] = []
         if let set = row.set {
-            expected.append(.setEntitlement(accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: set, originalTransactionID: "s1")))
+            expected.append(
+                .setEntitlement(
+                    accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: set, originalTransactionID: "s1")))
         }
         expected.append(
             F.transactionWebhook(
-                .subscriptionExpired, to: "a1", receipt: receipt.value, notification: "n1", transaction: "s2", original: "s1",
+                .subscriptionExpired, to: "a1", receipt: receipt.value, notification: "n1", transaction: "s2",
+                original: "s1",
                 product: F.vip, entitlement: "vip", expiresAt: row.told, uuid: "U1"))
         #expect(decision.effects == expected)
         #expect(decision.accountID == "a1")
@@ -226,17 +246,24 @@ import Testing
         let decision = try F.decide(.expired(transaction, cause: Self.cause), state)
 
         // Then vip ends at the period's end
-        #expect(decision.effects.first == .setEntitlement(accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: F.t0, originalTransactionID: "s1")))
+        #expect(
+            decision.effects.first
+                == .setEntitlement(
+                    accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: F.t0, originalTransactionID: "s1")))
     }
 
     static let noSubscriptionChange: [F.Named<(SettlementState, String, String?)>] = [
         F.Named("unbound", (SettlementState(tokenOwner: "a1"), "unbound", nil)),
-        F.Named("bound, no vip held", (SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder()]), "no_entitlement", "a1")),
+        F.Named(
+            "bound, no vip held",
+            (SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder()]), "no_entitlement", "a1")),
         F.Named("bound, account unread", (SettlementState(bound: F.knownVIP()), "no_entitlement", "a1")),
     ]
 
     @Test(arguments: noSubscriptionChange)
-    func anExpiryOrGraceWithoutABoundEntitlement_changesNothing(_ row: F.Named<(SettlementState, String, String?)>) throws {
+    func anExpiryOrGraceWithoutABoundEntitlement_changesNothing(_ row: F.Named<(SettlementState, String, String?)>)
+        throws
+    {
         // Given a state without a bound account holding vip
         let transaction = F.purchase("s2", product: F.vip, original: "s1", expires: F.t0)
 
@@ -263,7 +290,9 @@ import Testing
     ]
 
     @Test(arguments: graceCases)
-    func aGracePeriod_keepsTheEntitlementAtLeastUntilItsEnd(_ row: F.Named<(current: Date??, until: Date, set: Date?)>) throws {
+    func aGracePeriod_keepsTheEntitlementAtLeastUntilItsEnd(_ row: F.Named<(current: Date??, until: Date, set: Date?)>)
+        throws
+    {
         // Given s1 bound to a1, who holds vip as the case says
         let state = SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: row.value.current)])
 
@@ -272,9 +301,13 @@ import Testing
         let decision = try F.decide(.gracePeriod(transaction, until: row.value.until, cause: Self.cause), state)
 
         // Then vip lasts at least that long; no webhook, no money
-        let expected: [SettlementEffect] = row.value.set.map {
-            [.setEntitlement(accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: $0, originalTransactionID: "s1"))]
-        } ?? []
+        let expected: [SettlementEffect] =
+            row.value.set.map {
+                [
+                    .setEntitlement(
+                        accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: $0, originalTransactionID: "s1"))
+                ]
+            } ?? []
         #expect(decision.effects == expected)
         #expect(decision.accountID == "a1")
         #expect(decision.reason == nil)
@@ -303,7 +336,8 @@ import Testing
     func aConsumptionRequest_movesNothing_andNamesTheAccount(_ row: F.Named<(String?, String?, String?)>) throws {
         // Given the transaction as the case knows it
         let state = SettlementState(
-            known: row.value.0.map { F.known("t1", account: $0) }, bound: row.value.1.map { F.known("t1", account: $0) })
+            known: row.value.0.map { F.known("t1", account: $0) }, bound: row.value.1.map { F.known("t1", account: $0) }
+        )
         // When Apple asks what was consumed
         let decision = try F.decide(.consumptionRequest(F.purchase("t1"), cause: Self.cause), state)
         // Then nothing moves
@@ -319,14 +353,19 @@ import Testing
         F.Named("unbound", (SettlementState(), "unchanged")),
         F.Named("bound to no account", (SettlementState(bound: F.knownVIP(account: nil)), "unchanged")),
         F.Named("no vip held", (SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder()]), "unchanged")),
-        F.Named("vip for ever", (SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: .some(nil))]), "renewed")),
-        F.Named("vip runs on", (SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: F.at(days: 1.01))]), "renewed")),
+        F.Named(
+            "vip for ever",
+            (SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: .some(nil))]), "renewed")),
+        F.Named(
+            "vip runs on",
+            (SettlementState(bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: F.at(days: 1.01))]), "renewed")),
     ]
 
     @Test(arguments: lapses)
     func aLapseWithNothingToEnd_sendsNothing(_ row: F.Named<(SettlementState, String)>) {
         // Given the state of the case / When the check concludes the lapse at now
-        let lapse = F.engine.concludeLapse(entitlement: "vip", state: row.value.0, cause: Cause(receiptID: "r1"), now: F.now)
+        let lapse = F.engine.concludeLapse(
+            entitlement: "vip", state: row.value.0, cause: Cause(receiptID: "r1"), now: F.now)
         // Then it concludes the expected outcome, and sends nothing
         #expect(lapse.outcome == row.value.1)
         #expect(lapse.effects == [])

@@ -41,8 +41,10 @@ import Testing
             let given = reason.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
             cases.append(StepCase(outcome: "valid", reason: reason, step: .settle))
             cases.append(StepCase(outcome: "retrying", reason: reason, step: .retrying(reason: given)))
-            cases.append(StepCase(outcome: "rejected", reason: reason, step: .ended(.rejected, reason: given ?? "rejected")))
-            cases.append(StepCase(outcome: "dead", reason: reason, step: .ended(.dead, reason: given ?? "dead-lettered")))
+            cases.append(
+                StepCase(outcome: "rejected", reason: reason, step: .ended(.rejected, reason: given ?? "rejected")))
+            cases.append(
+                StepCase(outcome: "dead", reason: reason, step: .ended(.dead, reason: given ?? "dead-lettered")))
             for unknown in ["paused", "", "VALID", "valid "] {
                 cases.append(StepCase(outcome: unknown, reason: reason, step: .unknownOutcome(unknown)))
             }
@@ -64,11 +66,17 @@ import Testing
 
     @Test func theSpelledOutSteps_forTheMostCommonVerdicts() {
         // Given / When / Then: a few verdicts written out in full, as a reader checks them
-        #expect(VerdictStep(Self.verdict("retrying", reason: "HTTP 503"), hasEnded: false) == .retrying(reason: "HTTP 503"))
+        #expect(
+            VerdictStep(Self.verdict("retrying", reason: "HTTP 503"), hasEnded: false) == .retrying(reason: "HTTP 503"))
         #expect(VerdictStep(Self.verdict("retrying", reason: nil), hasEnded: false) == .retrying(reason: nil))
-        #expect(VerdictStep(Self.verdict("rejected", reason: "21002"), hasEnded: false) == .ended(.rejected, reason: "21002"))
-        #expect(VerdictStep(Self.verdict("rejected", reason: " "), hasEnded: false) == .ended(.rejected, reason: "rejected"))
-        #expect(VerdictStep(Self.verdict("dead", reason: nil), hasEnded: false) == .ended(.dead, reason: "dead-lettered"))
+        #expect(
+            VerdictStep(Self.verdict("rejected", reason: "21002"), hasEnded: false)
+                == .ended(.rejected, reason: "21002"))
+        #expect(
+            VerdictStep(Self.verdict("rejected", reason: " "), hasEnded: false) == .ended(.rejected, reason: "rejected")
+        )
+        #expect(
+            VerdictStep(Self.verdict("dead", reason: nil), hasEnded: false) == .ended(.dead, reason: "dead-lettered"))
         #expect(VerdictStep(Self.verdict("refunded", reason: "x"), hasEnded: false) == .unknownOutcome("refunded"))
         #expect(VerdictStep.Ending.rejected.rawValue == "rejected")
         #expect(VerdictStep.Ending.dead.rawValue == "dead")

@@ -49,7 +49,8 @@ import Testing
             // Given a clean history, and then a balance changed behind the ledger's back
             try await mixedHistory(database)
             try await withRawConnection(path) { db in
-                try db.execute(sql: "UPDATE balances SET amount = amount + 1 WHERE account_id = 'a1' AND currency = 'coins'")
+                try db.execute(
+                    sql: "UPDATE balances SET amount = amount + 1 WHERE account_id = 'a1' AND currency = 'coins'")
             }
 
             // When the books are audited
@@ -68,12 +69,15 @@ import Testing
     @Test func theAuditFindsAPaidOrderThatCreditedNobody() async throws {
         try await withTemporaryDatabase { (database: PipelineDatabase, path: String) async throws in
             // Given an order paid cleanly
-            guard case .created(let order) = try await database.createOrder(
-                NewOrder(accountID: "a1", productID: Fixture.coins), catalog: Fixture.catalog, lifetime: .seconds(600),
-                now: t0)
+            guard
+                case .created(let order) = try await database.createOrder(
+                    NewOrder(accountID: "a1", productID: Fixture.coins), catalog: Fixture.catalog,
+                    lifetime: .seconds(600),
+                    now: t0)
             else { throw FixtureError("no order") }
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", orderID: order.orderID)])
-            _ = try await database.apply([Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
+            _ = try await database.apply(
+                [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
             #expect(try await database.audit().isEmpty)
 
             // When the order is made to point at another account behind the books' back

@@ -41,8 +41,12 @@ import Testing
 
             // Then each replay is rejected and everything else credited
             #expect(results.count == count)
-            let rejected = results.filter { $0 == .applied(receiptID: $0.receiptID, status: .rejected, reason: "already_credited") }
-            let creditedResults = results.filter { $0 == .applied(receiptID: $0.receiptID, status: .credited, reason: nil) }
+            let rejected = results.filter {
+                $0 == .applied(receiptID: $0.receiptID, status: .rejected, reason: "already_credited")
+            }
+            let creditedResults = results.filter {
+                $0 == .applied(receiptID: $0.receiptID, status: .credited, reason: nil)
+            }
             #expect(rejected.count == count / 10)
             #expect(creditedResults.count == count - count / 10)
 

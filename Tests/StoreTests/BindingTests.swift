@@ -21,9 +21,10 @@ import Testing
     ])
 
     func order(_ database: PipelineDatabase, _ product: String, account: String) async throws -> OrderDetails {
-        guard case .created(let order) = try await database.createOrder(
-            NewOrder(accountID: account, productID: product), catalog: Self.catalog, lifetime: .seconds(600),
-            now: Self.now)
+        guard
+            case .created(let order) = try await database.createOrder(
+                NewOrder(accountID: account, productID: product), catalog: Self.catalog, lifetime: .seconds(600),
+                now: Self.now)
         else { throw RuleTestError("no order") }
         return order
     }
@@ -85,7 +86,10 @@ import Testing
             #expect(conflict.claimantAccountID == "bob" && conflict.creditedAccountID == "alice")
             #expect(conflict.binding == "original_transaction")
             #expect(try await database.order(id: bobsOrder.orderID, now: Self.now)?.status == .open)
-            #expect(try await database.allNotifications().contains { $0.type == .subscriptionRenewed && $0.accountID == "alice" })
+            #expect(
+                try await database.allNotifications().contains {
+                    $0.type == .subscriptionRenewed && $0.accountID == "alice"
+                })
         }
     }
 
@@ -109,7 +113,8 @@ import Testing
             let closed = try #require(try await await database.order(id: order.orderID, now: Self.now))
             #expect(closed.status == .mismatched)
             #expect(closed.creditedProductID == "com.example.coins100")
-            let webhook = try #require(try await await database.allNotifications().first { $0.type == .receiptCredited })
+            let webhook = try #require(
+                try await await database.allNotifications().first { $0.type == .receiptCredited })
             let data = try #require(try await await Fixture.json(webhook.body)["data"] as? [String: Any])
             let said = try await #require(data["order"] as? [String: Any])
             #expect(said["status"] as? String == "mismatched")
@@ -122,12 +127,15 @@ import Testing
     @Test func aPriceTier_creditsTheOrderedProduct_andTheDefaultWithoutAnOrder() async throws {
         try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let winter = try await order(database, "winter_pack", account: "alice")
-            _ = try await submit(database, "r1", account: "alice", order: winter.orderID, [Fixture.purchase("t1", product: "com.example.tier5")])
+            _ = try await submit(
+                database, "r1", account: "alice", order: winter.orderID,
+                [Fixture.purchase("t1", product: "com.example.tier5")])
             #expect(try await balances(database, "alice") == ["coins": 900])
             #expect(try await database.order(id: winter.orderID, now: Self.now)?.status == .fulfilled)
 
             // The same tier paid with no order (lost): the tier's default product.
-            _ = try await submit(database, "r2", account: "alice", [Fixture.purchase("t2", product: "com.example.tier5")])
+            _ = try await submit(
+                database, "r2", account: "alice", [Fixture.purchase("t2", product: "com.example.tier5")])
             #expect(try await balances(database, "alice") == ["coins": 900, "gems": 50])
         }
     }
@@ -140,7 +148,8 @@ import Testing
             // An order that expired (or was cancelled) before Apple's answer: the payment still
             // credits its account, and closes it as paid.
             let late = try await order(database, "com.example.gems10", account: "erin")
-            _ = try await database.cancelOrder(id: late.orderID, accountID: nil, reason: "timed out on device", now: Self.now)
+            _ = try await database.cancelOrder(
+                id: late.orderID, accountID: nil, reason: "timed out on device", now: Self.now)
             _ = try await submit(
                 database, "r2", account: "erin", order: late.orderID,
                 [Fixture.purchase("t2", product: "com.example.gems10")])
@@ -165,9 +174,10 @@ import Testing
     @Test func aSubscriptionWhoseReceiptNeverCame_bindsThroughItsAppAccountToken() async throws {
         try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             // Given an order (and so a token) for alice, and a purchase whose receipt is lost
-            guard case .created(let order) = try await database.createOrder(
-                NewOrder(accountID: "alice", productID: "com.example.vip.monthly"), catalog: BindingTests.catalog,
-                lifetime: .seconds(600), now: BindingTests.now)
+            guard
+                case .created(let order) = try await database.createOrder(
+                    NewOrder(accountID: "alice", productID: "com.example.vip.monthly"), catalog: BindingTests.catalog,
+                    lifetime: .seconds(600), now: BindingTests.now)
             else { throw RuleTestError("no order") }
             let end = BindingTests.now + 30 * 86_400
             var transaction = Fixture.purchase("s1", product: "com.example.vip.monthly", expires: end)

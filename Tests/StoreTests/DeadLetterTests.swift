@@ -43,7 +43,8 @@ import Testing
 
     @Test func aRedeliveredLetterIsArchivedOnce() async throws {
         try await withReceipt { database in
-            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             let again = try await database.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(again == [nil])
@@ -88,7 +89,9 @@ import Testing
             #expect(try await database.deadLetters(DeadLetterQuery(accountID: "bob")).map(\.id) == ["dl_3", "dl_2"])
             #expect(try await database.deadLetters(DeadLetterQuery(reason: "a")).map(\.id) == ["dl_2", "dl_1"])
             #expect(
-                try await database.deadLetterIDs(DeadLetterQuery(deadBefore: Fixture.t0.addingTimeInterval(3600))) == ["dl_1"]
+                try await database.deadLetterIDs(DeadLetterQuery(deadBefore: Fixture.t0.addingTimeInterval(3600))) == [
+                    "dl_1"
+                ]
             )
             #expect(
                 try await database.deadLetterIDs(DeadLetterQuery(deadSince: Fixture.t0.addingTimeInterval(3600))) == [
@@ -99,7 +102,8 @@ import Testing
 
     @Test func replayReopensTheDeadReceiptSoThatItsNextVerdictApplies() async throws {
         try await withReceipt { database in
-            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
             // When a replay begins
             let letter = try await database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
@@ -122,12 +126,15 @@ import Testing
                     .applied(receiptID: "r1", status: .credited, reason: nil)
                 ])
             #expect(try await database.account(id: "alice")?.balances["coins"] == 100)
-            #expect(try await database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
+            #expect(
+                try await database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
 
             try await database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             #expect(try await database.deadLetter(id: "dl_1")?.status == .replayed)
             // And a replayed letter is not replayed or discarded again
-            await #expect(throws: DeadLetterError.self) { try await database.beginReplay(id: "dl_1", by: "bob", now: Fixture.t0) }
+            await #expect(throws: DeadLetterError.self) {
+                try await database.beginReplay(id: "dl_1", by: "bob", now: Fixture.t0)
+            }
             await #expect(throws: DeadLetterError.self) {
                 try await database.discard(id: "dl_1", by: "bob", reason: "x", now: Fixture.t0)
             }
@@ -136,7 +143,8 @@ import Testing
 
     @Test func aReplayedReceiptThatDiesAgainIsArchivedAgain() async throws {
         try await withReceipt { database in
-            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             _ = try await database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             try await database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
 
@@ -149,7 +157,8 @@ import Testing
 
     @Test func anAbortedReplayLeavesEverythingAsItWas() async throws {
         try await withReceipt { database in
-            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             _ = try await database.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             try await database.abortReplay(id: "dl_1", now: Fixture.t0)
             #expect(try await database.deadLetter(id: "dl_1")?.status == .waiting)
@@ -160,7 +169,8 @@ import Testing
 
     @Test func discardRecordsWhoAndWhyOnTheLetterAndTheReceipt() async throws {
         try await withReceipt { database in
-            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             let letter = try await database.discard(id: "dl_1", by: "alice", reason: "test purchase", now: Fixture.t0)
             #expect(letter.status == .discarded)
             #expect(letter.resolvedBy == "alice")
@@ -174,7 +184,8 @@ import Testing
 
     @Test func refusedActionsChangeNothing() async throws {
         try await withReceipt { database in
-            _ = try await database.archive([Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await database.archive(
+                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             // An unknown id, a blank reason, a blank operator
             await #expect(throws: DeadLetterError(.unknownLetter, "no dead letter with id nope")) {
                 try await database.beginReplay(id: "nope", by: "alice", now: Fixture.t0)

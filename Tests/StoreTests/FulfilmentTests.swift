@@ -32,7 +32,9 @@ import Testing
             #expect(receipt.environment == "Sandbox")
             #expect(
                 receipt.transactions == [
-                    .init(transactionID: "t1", productID: Fixture.coins, outcome: .credited, currency: "coins", amount: 200)
+                    .init(
+                        transactionID: "t1", productID: Fixture.coins, outcome: .credited, currency: "coins",
+                        amount: 200)
                 ])
 
             // And one receipt.credited webhook is due, its body complete and with sorted keys
@@ -76,7 +78,8 @@ import Testing
         try await withTemporaryDatabase { database in
             // Given a1 was credited for Apple transaction t1
             try await database.acceptNew([
-                Fixture.receipt("r1", account: "a1", payload: "P1"), Fixture.receipt("r2", account: "a2", payload: "P2"),
+                Fixture.receipt("r1", account: "a1", payload: "P1"),
+                Fixture.receipt("r2", account: "a2", payload: "P2"),
             ])
             _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
@@ -228,7 +231,10 @@ import Testing
                 [
                     Fixture.valid(
                         "r1", account: "a1",
-                        [Fixture.purchase("t1", product: Fixture.gems), Fixture.purchase("t2", product: "com.example.x")])
+                        [
+                            Fixture.purchase("t1", product: Fixture.gems),
+                            Fixture.purchase("t2", product: "com.example.x"),
+                        ])
                 ], catalog: catalog, now: t0)
 
             // Then it is credited, and shows what became of each

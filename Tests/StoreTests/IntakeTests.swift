@@ -120,8 +120,10 @@ import Testing
             var badHash = Fixture.receipt("r2", account: "a1", payload: "Q")
             badHash.payloadHash = "xyz"
             let longAccount = Fixture.receipt("r3", account: String(repeating: "x", count: 129))
-            let batch = [Fixture.receipt("r1", account: "a1", payload: "P"), badHash, longAccount,
-                         Fixture.receipt("r4", account: "a1", payload: "R")]
+            let batch = [
+                Fixture.receipt("r1", account: "a1", payload: "P"), badHash, longAccount,
+                Fixture.receipt("r4", account: "a1", payload: "R"),
+            ]
 
             // When it is accepted
             let outcomes = try await database.acceptReceipts(batch, now: Fixture.t0)

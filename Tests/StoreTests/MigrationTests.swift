@@ -165,7 +165,8 @@ import Testing
         let results = try await database.apply(
             [
                 Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
-                Fixture.notified("n2", "REFUND", uuid: "U2", Fixture.purchase("o1", product: Fixture.vip, cancelled: now)),
+                Fixture.notified(
+                    "n2", "REFUND", uuid: "U2", Fixture.purchase("o1", product: Fixture.vip, cancelled: now)),
             ], catalog: Fixture.catalog, now: now)
         #expect(
             results == [
@@ -194,7 +195,8 @@ import Testing
                 }
                 // And a balance for an account that does not exist
                 #expect(throws: DatabaseError.self) {
-                    try db.execute(sql: "INSERT INTO balances (account_id, currency, amount) VALUES ('ghost', 'coins', 1)")
+                    try db.execute(
+                        sql: "INSERT INTO balances (account_id, currency, amount) VALUES ('ghost', 'coins', 1)")
                 }
                 // And a purchase that credits nothing
                 #expect(throws: DatabaseError.self) {

@@ -12,9 +12,12 @@ import Testing
     @Test func theSamePayloadIsOneNotification() async throws {
         try await withTemporaryDatabase { database in
             // When Apple posts a payload, posts it again, and posts another
-            let first = try await database.acceptNotification(id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
-            let resent = try await database.acceptNotification(id: "n2", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
-            let other = try await database.acceptNotification(id: "n3", payload: "JWS-B", payloadHash: Fixture.hash("JWS-B"), now: t0)
+            let first = try await database.acceptNotification(
+                id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
+            let resent = try await database.acceptNotification(
+                id: "n2", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
+            let other = try await database.acceptNotification(
+                id: "n3", payload: "JWS-B", payloadHash: Fixture.hash("JWS-B"), now: t0)
 
             // Then the resend is the first row, and the other is new
             #expect(first == ("n1", true))
@@ -157,7 +160,8 @@ import Testing
 
             // And an id cannot be both a receipt's and a notification's
             await #expect(throws: (any Error).self) {
-                try await database.acceptNotification(id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
+                try await database.acceptNotification(
+                    id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
             }
             let outcomes = try await database.acceptReceipts([Fixture.receipt("n1", account: "a1")], now: t0)
             guard case .invalid = outcomes.first else {
@@ -173,7 +177,8 @@ import Testing
             _ = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)
             let details = try #require(try await await database.notification(id: "n1"))
-            let json = try await Fixture.json(String(decoding: try await WireCoding.encoder().encode(details), as: UTF8.self))
+            let json = try await Fixture.json(
+                String(decoding: try await WireCoding.encoder().encode(details), as: UTF8.self))
             #expect(json["notification_id"] as? String == "n1")
             #expect(json["notification_uuid"] as? String == "U1")
             #expect(json["status"] as? String == "applied")

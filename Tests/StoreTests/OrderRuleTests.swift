@@ -51,10 +51,16 @@ import Testing
 
     @Test func saleWindow_opensAtItsFirstSecond_andClosesAfterItsLast() async throws {
         try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
-            #expect(refusal(try await order(database, "winter_pack", account: "early", at: Self.saleFrom - 1)) == "sale_not_started")
-            #expect(try await created(order(database, "winter_pack", account: "first", at: Self.saleFrom)).status == .open)
-            #expect(try await created(order(database, "winter_pack", account: "last", at: Self.saleUntil - 1)).status == .open)
-            #expect(refusal(try await order(database, "winter_pack", account: "late", at: Self.saleUntil)) == "sale_ended")
+            #expect(
+                refusal(try await order(database, "winter_pack", account: "early", at: Self.saleFrom - 1))
+                    == "sale_not_started")
+            #expect(
+                try await created(order(database, "winter_pack", account: "first", at: Self.saleFrom)).status == .open)
+            #expect(
+                try await created(order(database, "winter_pack", account: "last", at: Self.saleUntil - 1)).status
+                    == .open)
+            #expect(
+                refusal(try await order(database, "winter_pack", account: "late", at: Self.saleUntil)) == "sale_ended")
         }
     }
 
@@ -63,8 +69,12 @@ import Testing
     @Test func dailyLimit_refusesTheThirdOrderOfALocalDay_andAllowsItAfterLocalMidnight() async throws {
         try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let midnight = Date(timeIntervalSince1970: 1_764_687_600)  // 2025-12-03 00:00:00 Tokyo
-            try await pay(database, try await created(order(database, "daily_gems", at: midnight - 300)), transaction: "t1", at: midnight - 290)
-            try await pay(database, try await created(order(database, "daily_gems", at: midnight - 200)), transaction: "t2", at: midnight - 190)
+            try await pay(
+                database, try await created(order(database, "daily_gems", at: midnight - 300)), transaction: "t1",
+                at: midnight - 290)
+            try await pay(
+                database, try await created(order(database, "daily_gems", at: midnight - 200)), transaction: "t2",
+                at: midnight - 190)
 
             // At the last second of the Tokyo day the limit holds...
             #expect(refusal(try await order(database, "daily_gems", at: midnight - 1)) == "daily_limit_reached")
@@ -148,8 +158,13 @@ import Testing
             let first = try await created(order(database, "coins100", at: now, lifetime: .seconds(60)))
             #expect(refusal(try await order(database, "coins100", at: now + 59)) == "order_already_open")
             #expect(try await database.order(id: first.orderID, now: now + 60)?.status == .expired)
-            guard case .notOpen(let expired) = try await database.cancelOrder(id: first.orderID, accountID: nil, reason: nil, now: now + 61)
-            else { Issue.record("an expired order cancelled"); return }
+            guard
+                case .notOpen(let expired) = try await database.cancelOrder(
+                    id: first.orderID, accountID: nil, reason: nil, now: now + 61)
+            else {
+                Issue.record("an expired order cancelled")
+                return
+            }
             #expect(expired.status == .expired)
             #expect(try await created(order(database, "coins100", at: now + 60)).status == .open)
         }
@@ -159,13 +174,24 @@ import Testing
         try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             let open = try await created(order(database, "coins100", at: now))
-            #expect(try await database.cancelOrder(id: open.orderID, accountID: "a2", reason: nil, now: now) == .otherAccount)
-            guard case .cancelled(let cancelled) = try await database.cancelOrder(
-                id: open.orderID, accountID: "a1", reason: "purchase failed", now: now + 1)
-            else { Issue.record("not cancelled"); return }
+            #expect(
+                try await database.cancelOrder(id: open.orderID, accountID: "a2", reason: nil, now: now)
+                    == .otherAccount)
+            guard
+                case .cancelled(let cancelled) = try await database.cancelOrder(
+                    id: open.orderID, accountID: "a1", reason: "purchase failed", now: now + 1)
+            else {
+                Issue.record("not cancelled")
+                return
+            }
             #expect(cancelled.status == .cancelled && cancelled.closeReason == "purchase failed")
-            guard case .notOpen = try await database.cancelOrder(id: open.orderID, accountID: nil, reason: nil, now: now + 2)
-            else { Issue.record("cancelled twice"); return }
+            guard
+                case .notOpen = try await database.cancelOrder(
+                    id: open.orderID, accountID: nil, reason: nil, now: now + 2)
+            else {
+                Issue.record("cancelled twice")
+                return
+            }
             #expect(try await database.cancelOrder(id: "nope", accountID: nil, reason: nil, now: now) == .notFound)
             #expect(try await created(order(database, "coins100", at: now + 3)).status == .open)
         }
@@ -178,16 +204,27 @@ import Testing
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             #expect(try await order(database, "no_such_product", at: now) == .unknownProduct)
             let mine = try await created(order(database, "coins100", account: "a1", at: now))
-            #expect(try await order(database, "daily_gems", account: "a2", at: now, token: mine.appAccountToken) == .tokenOfAnotherAccount)
-            #expect(try await database.offers(accountID: "a2", catalog: Self.catalog, now: now).allSatisfy { $0.openOrderID == nil })
+            #expect(
+                try await order(database, "daily_gems", account: "a2", at: now, token: mine.appAccountToken)
+                    == .tokenOfAnotherAccount)
+            #expect(
+                try await database.offers(accountID: "a2", catalog: Self.catalog, now: now).allSatisfy {
+                    $0.openOrderID == nil
+                })
             #expect(try await database.account(id: "a2") == nil, "a refused order creates no account")
             // A refusal by a rule leaves no trace either, not even the token it named.
             let token = "0f8fad5b-d9cb-469f-a165-70867728950e"
-            #expect(refusal(try await order(database, "winter_pack", account: "a3", at: Self.saleUntil, token: token)) == "sale_ended")
+            #expect(
+                refusal(try await order(database, "winter_pack", account: "a3", at: Self.saleUntil, token: token))
+                    == "sale_ended")
             #expect(try await database.account(id: "a3") == nil)
-            #expect(try await created(order(database, "coins100", account: "a4", at: now, token: token)).appAccountToken == token)
+            #expect(
+                try await created(order(database, "coins100", account: "a4", at: now, token: token)).appAccountToken
+                    == token)
             // The same account's own token is reused.
-            #expect(try await created(order(database, "daily_gems", account: "a1", at: now)).appAccountToken == mine.appAccountToken)
+            #expect(
+                try await created(order(database, "daily_gems", account: "a1", at: now)).appAccountToken
+                    == mine.appAccountToken)
         }
     }
 
@@ -197,7 +234,8 @@ import Testing
         at now: Date
     ) async throws {
         let receiptID = "r-\(transaction)"
-        try await database.acceptNew([Fixture.receipt(receiptID, account: order.accountID, orderID: order.orderID)], now: now)
+        try await database.acceptNew(
+            [Fixture.receipt(receiptID, account: order.accountID, orderID: order.orderID)], now: now)
         let apple = appleProductID ?? Self.catalog.product(order.productID)!.appleProductID
         let results = try await database.apply(
             [Fixture.valid(receiptID, account: order.accountID, [Fixture.purchase(transaction, product: apple)])],

@@ -62,7 +62,8 @@ import Testing
 
             // Then it is not due until then, and counts the attempt
             #expect(try await database.dueNotifications(now: now.addingTimeInterval(59), limit: 10).isEmpty)
-            let retry = try #require(try await await database.dueNotifications(now: now.addingTimeInterval(60), limit: 10).first)
+            let retry = try #require(
+                try await await database.dueNotifications(now: now.addingTimeInterval(60), limit: 10).first)
             #expect(retry.id == notification.id)
             #expect(retry.attempts == 1)
             #expect(retry.body == notification.body)
@@ -81,11 +82,14 @@ import Testing
             let now = t0.addingTimeInterval(10)
 
             // When the notifier claims due notifications with a 30 second lease
-            let claimed = try await database.claimDueNotifications(now: now, limit: 10, leaseUntil: now.addingTimeInterval(30))
+            let claimed = try await database.claimDueNotifications(
+                now: now, limit: 10, leaseUntil: now.addingTimeInterval(30))
 
             // Then a second poll during the lease gets none, and after it gets them back
             #expect(claimed.map(\.receiptID) == ["r1", "r2"])
-            #expect(try await database.claimDueNotifications(now: now, limit: 10, leaseUntil: now.addingTimeInterval(30)).isEmpty)
+            #expect(
+                try await database.claimDueNotifications(now: now, limit: 10, leaseUntil: now.addingTimeInterval(30))
+                    .isEmpty)
             #expect(try await database.dueNotifications(now: now.addingTimeInterval(30), limit: 10).count == 2)
         }
     }

@@ -13,7 +13,11 @@ import Testing
             try await database.acceptNew((1...3).map { Fixture.receipt("r\($0)", account: "a1") })
             for i in 1...3 {
                 _ = try await database.apply(
-                    [Fixture.valid("r\(i)", account: "a1", [Fixture.purchase("t\(i)", product: i == 2 ? Fixture.gems : Fixture.coins)])],
+                    [
+                        Fixture.valid(
+                            "r\(i)", account: "a1",
+                            [Fixture.purchase("t\(i)", product: i == 2 ? Fixture.gems : Fixture.coins)])
+                    ],
                     catalog: Fixture.catalog, now: t0.addingTimeInterval(Double(i)))
             }
 
@@ -36,7 +40,8 @@ import Testing
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
             let encoder = WireCoding.encoder()
 
-            let receipt = try await Fixture.json(String(decoding: try await encoder.encode(try await database.receipt(id: "r1")), as: UTF8.self))
+            let receipt = try await Fixture.json(
+                String(decoding: try await encoder.encode(try await database.receipt(id: "r1")), as: UTF8.self))
             #expect(receipt["receipt_id"] as? String == "r1")
             #expect(receipt["status"] as? String == "credited")
             #expect(receipt["attempts"] as? Int == 1)
@@ -44,12 +49,14 @@ import Testing
             #expect(transaction["transaction_id"] as? String == "t1")
             #expect(transaction["outcome"] as? String == "credited")
 
-            let account = try await Fixture.json(String(decoding: try await encoder.encode(try await database.account(id: "a1")), as: UTF8.self))
+            let account = try await Fixture.json(
+                String(decoding: try await encoder.encode(try await database.account(id: "a1")), as: UTF8.self))
             #expect(account["account_id"] as? String == "a1")
             #expect((account["balances"] as? [String: Int]) == ["coins": 100])
             #expect((account["ledger"] as? [[String: Any]])?.first?["receipt_id"] as? String == "r1")
 
-            let summary = String(decoding: try await encoder.encode(ReceiptSummary(id: "r1", status: .received)), as: UTF8.self)
+            let summary = String(
+                decoding: try await encoder.encode(ReceiptSummary(id: "r1", status: .received)), as: UTF8.self)
             #expect(summary == #"{"receipt_id":"r1","status":"received"}"#)
         }
     }

@@ -109,7 +109,8 @@ import Testing
                 ], catalog: catalog, now: t0)
 
             // Then one debit, of kind revoke
-            #expect(results[1] == .notificationApplied(notificationID: "n2", status: .applied, reason: "already_refunded"))
+            #expect(
+                results[1] == .notificationApplied(notificationID: "n2", status: .applied, reason: "already_refunded"))
             let account = try #require(try await await database.account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.revoke, .purchase])
@@ -126,7 +127,10 @@ import Testing
             let refund = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
-            #expect(refund == [.notificationApplied(notificationID: "n1", status: .applied, reason: "refunded_before_credit")])
+            #expect(
+                refund == [
+                    .notificationApplied(notificationID: "n1", status: .applied, reason: "refunded_before_credit")
+                ])
 
             // And then the purchase arrives in a valid receipt, without a cancellation date
             let purchase = try await database.apply(
@@ -199,14 +203,18 @@ import Testing
 
             // When it is refunded, revoked an hour after t0
             _ = try await database.apply(
-                [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", product: Fixture.noAds, cancelled: revoked))],
+                [
+                    Fixture.notified(
+                        "n1", "REFUND", uuid: "U1", Fixture.purchase("t1", product: Fixture.noAds, cancelled: revoked))
+                ],
                 catalog: catalog, now: t0.addingTimeInterval(7200))
 
             // Then the entitlement ended at the revocation date; no ledger entry moved
             var account = try #require(try await await database.account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: revoked)])
             #expect(account.ledger.isEmpty)
-            let data = try await Fixture.data(try await database.allNotifications().first { $0.type == .purchaseRefunded })
+            let data = try await Fixture.data(
+                try await database.allNotifications().first { $0.type == .purchaseRefunded })
             #expect(data["entitlement"] as? String == "noads")
             #expect(data["amount"] is NSNull)
 
@@ -258,7 +266,8 @@ import Testing
                 [
                     Fixture.valid("r2", account: "a1", [Fixture.purchase("t1", cancelled: t0)]),
                     Fixture.valid("r3", account: "a2", [Fixture.purchase("t1", cancelled: t0)]),
-                    Fixture.valid("r4", account: "a1", [Fixture.purchase("t1", cancelled: t0), Fixture.purchase("t4")]),
+                    Fixture.valid(
+                        "r4", account: "a1", [Fixture.purchase("t1", cancelled: t0), Fixture.purchase("t4")]),
                 ], catalog: catalog, now: t0.addingTimeInterval(60))
 
             // Then t1's 100 coins are taken back from a1 once, and t4 credited

@@ -22,15 +22,20 @@ import Testing
         try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
             let end = t0 + 7200
             try await subscribe(database, end: end)
-            #expect(try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0) == 2)
-            #expect(try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0 + 60) == 0)
+            #expect(
+                try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0) == 2)
+            #expect(
+                try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0 + 60)
+                    == 0)
 
             // Not yet due an hour and a bit before; due at the hour.
             #expect(try await database.claimDueSubscriptionChecks(now: t0 + 3599, limit: 10).isEmpty)
             let before = try await database.claimDueSubscriptionChecks(now: end - 3600, limit: 10)
             #expect(before.map(\.phase) == ["before"])
             // Asked with the latest legacy receipt, as a submission of its own id.
-            #expect(before.first?.submission.evidence == .subscriptionCheck(originalTransactionID: "t1", latestReceipt: "bGVnYWN5"))
+            #expect(
+                before.first?.submission.evidence
+                    == .subscriptionCheck(originalTransactionID: "t1", latestReceipt: "bGVnYWN5"))
             #expect(before.first?.submission.id == before.first?.checkID)
 
             // Unconfirmed by the broker: offered again; confirmed: not.
@@ -48,11 +53,17 @@ import Testing
             // A renewal arrives by another way (a receipt) before the after-check is due.
             try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
             _ = try await database.apply(
-                [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2", product: Fixture.vip, expires: end + 86_400, original: "t1")])],
+                [
+                    Fixture.valid(
+                        "r2", account: "a1",
+                        [Fixture.purchase("t2", product: Fixture.vip, expires: end + 86_400, original: "t1")])
+                ],
                 catalog: catalog, now: t0 + 60)
             // Nothing to ask Apple about that expiry any more, before or after.
             #expect(try await database.claimDueSubscriptionChecks(now: end + 3600, limit: 10).isEmpty)
-            let checks = try await database.subscriptionChecks(originalTransactionID: "t1").filter { $0.expiresAt == end }
+            let checks = try await database.subscriptionChecks(originalTransactionID: "t1").filter {
+                $0.expiresAt == end
+            }
             #expect(checks.map(\.outcome) == ["renewed", "renewed"])
         }
     }
@@ -66,19 +77,30 @@ import Testing
 
             // Apple says nothing new before the expiry: unchanged.
             let unchanged = try await database.apply(
-                [Fixture.valid(before.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
+                [
+                    Fixture.valid(
+                        before.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])
+                ],
                 catalog: catalog, now: t0 + 1)
-            #expect(unchanged == [.subscriptionCheckApplied(checkID: before.checkID, status: "done", outcome: "unchanged")])
+            #expect(
+                unchanged == [.subscriptionCheckApplied(checkID: before.checkID, status: "done", outcome: "unchanged")])
 
             // After the expiry, still nothing: the subscription ends, one webhook.
-            let after = try #require(try await await database.claimDueSubscriptionChecks(now: end + 60, limit: 10).first)
+            let after = try #require(
+                try await await database.claimDueSubscriptionChecks(now: end + 60, limit: 10).first)
             let expired = try await database.apply(
-                [Fixture.valid(after.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
+                [
+                    Fixture.valid(
+                        after.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])
+                ],
                 catalog: catalog, now: end + 61)
             #expect(expired == [.subscriptionCheckApplied(checkID: after.checkID, status: "done", outcome: "expired")])
             // The same verdict again (a redelivery) changes nothing.
             _ = try await database.apply(
-                [Fixture.valid(after.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
+                [
+                    Fixture.valid(
+                        after.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])
+                ],
                 catalog: catalog, now: end + 62)
             #expect(try await database.allNotifications().filter { $0.type == .subscriptionExpired }.count == 1)
             #expect(try await database.audit().isEmpty)
@@ -92,14 +114,19 @@ import Testing
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
             let before = try #require(try await await database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
             let renewal = Fixture.purchase("t2", product: Fixture.vip, expires: end + 30 * 86_400, original: "t1")
-            let result = try await database.apply([Fixture.valid(before.checkID, account: "a1", [renewal])], catalog: catalog, now: t0 + 1)
+            let result = try await database.apply(
+                [Fixture.valid(before.checkID, account: "a1", [renewal])], catalog: catalog, now: t0 + 1)
             #expect(result == [.subscriptionCheckApplied(checkID: before.checkID, status: "done", outcome: "renewed")])
             #expect(try await database.account(id: "a1")?.entitlements.first?.expiresAt == end + 30 * 86_400)
-            #expect(try await database.allNotifications().contains { $0.type == .subscriptionRenewed && $0.accountID == "a1" })
+            #expect(
+                try await database.allNotifications().contains {
+                    $0.type == .subscriptionRenewed && $0.accountID == "a1"
+                })
             // A rejected answer about the new expiry fails that check and changes nothing else.
             let newEnd = end + 30 * 86_400
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: newEnd - 7200)
-            let next = try #require(try await await database.claimDueSubscriptionChecks(now: newEnd - 3600, limit: 10).first)
+            let next = try #require(
+                try await await database.claimDueSubscriptionChecks(now: newEnd - 3600, limit: 10).first)
             let failed = try await database.apply(
                 [Fixture.verdict(.rejected, next.checkID, account: "a1", reason: "apple_status_21010", attempts: 1)],
                 catalog: catalog, now: newEnd - 3599)

@@ -124,7 +124,8 @@ import Testing
                     Fixture.notified(
                         "n1", "SUBSCRIBED", uuid: "U1", subtype: "INITIAL_BUY",
                         renewal("o1", expires: t0.addingTimeInterval(30 * day))),
-                    Fixture.notified("n2", "SUBSCRIBED", uuid: "U2", subtype: "RESUBSCRIBE", renewal("t5", expires: later)),
+                    Fixture.notified(
+                        "n2", "SUBSCRIBED", uuid: "U2", subtype: "RESUBSCRIBE", renewal("t5", expires: later)),
                 ], catalog: catalog, now: t0)
 
             // Then only the resubscription credits

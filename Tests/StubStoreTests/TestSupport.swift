@@ -1,6 +1,6 @@
 import Foundation
-import HummingbirdTesting
 import Hummingbird
+import HummingbirdTesting
 import StubStore
 
 /// A receipt with one consumable purchase, fixed dates, for `com.example.game`.

@@ -15,7 +15,8 @@ struct ScriptedVerifier: ReceiptVerifier {
 }
 
 @Suite struct ValidatorTests {
-    let transaction = VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100")
+    let transaction = VerifiedTransaction(
+        transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100")
 
     func submission(_ id: String) -> Submission {
         Submission(id: id, accountID: "player", evidence: .receipt("YQ=="), submittedAt: Date())
@@ -87,8 +88,12 @@ struct ScriptedVerifier: ReceiptVerifier {
         // Given a verify endpoint that fails the first attempt
         let calls = Mutex(0)
         try await withValidator(verifier: { _ in
-            let call = calls.withLock { $0 += 1; return $0 }
-            return call == 1 ? .transient(reason: "http_503") : .valid(environment: "Production", transactions: [transaction])
+            let call = calls.withLock {
+                $0 += 1
+                return $0
+            }
+            return call == 1
+                ? .transient(reason: "http_503") : .valid(environment: "Production", transactions: [transaction])
         }) { connection, topology in
             try await send(submission("r-flaky"), connection, topology)
             var outcomes: [Verdict] = []
@@ -106,7 +111,8 @@ struct ScriptedVerifier: ReceiptVerifier {
     }
 
     @Test func attemptsUsedUpGoToTheDeadLetterQueueWithReasonAndCount() async throws {
-        try await withValidator(maxAttempts: 2, verifier: { _ in .transient(reason: "timeout") }) { connection, topology in
+        try await withValidator(maxAttempts: 2, verifier: { _ in .transient(reason: "timeout") }) {
+            connection, topology in
             try await send(submission("r-hopeless"), connection, topology)
             let dead = try #require(try await first(topology.deadQueue, connection))
             #expect(dead.properties.messageID == "r-hopeless")
@@ -125,11 +131,15 @@ struct ScriptedVerifier: ReceiptVerifier {
 
     @Test func unparseableMessageIsDeadLetteredAtOnce() async throws {
         let calls = Mutex(0)
-        try await withValidator(verifier: { _ in calls.withLock { $0 += 1 }; return .rejected(reason: "x") }) {
+        try await withValidator(verifier: { _ in
+            calls.withLock { $0 += 1 }
+            return .rejected(reason: "x")
+        }) {
             connection, topology in
             try await connection.publish(
                 OutgoingMessage(
-                    exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array("garbage".utf8),
+                    exchange: topology.workExchange, routingKey: PipelineTopology.validateKey,
+                    body: Array("garbage".utf8),
                     properties: MessageProperties(messageID: "r-poison")))
             let dead = try #require(try await first(topology.deadQueue, connection))
             #expect(dead.properties.headers[MessageHeader.deadReason]?.stringValue == "unparseable_message")
@@ -140,10 +150,13 @@ struct ScriptedVerifier: ReceiptVerifier {
 
     @Test func retryAfterHintChoosesALongerTier() async throws {
         let calls = Mutex(0)
-        try await withValidator(retryDelays: [.seconds(1), .seconds(2), .seconds(60)], verifier: { _ in
-            calls.withLock { $0 += 1 }
-            return .transient(reason: "http_429", retryAfter: .seconds(30))
-        }) { connection, topology in
+        try await withValidator(
+            retryDelays: [.seconds(1), .seconds(2), .seconds(60)],
+            verifier: { _ in
+                calls.withLock { $0 += 1 }
+                return .transient(reason: "http_429", retryAfter: .seconds(30))
+            }
+        ) { connection, topology in
             try await send(submission("r-throttled"), connection, topology)
             let longTier = topology.retryTier(afterAttempt: 3).queue
             let parked = await eventually { (try? await connection.queueStatus(longTier).messages) == 1 }

@@ -15,7 +15,8 @@ import Testing
     func malformedSettingStopsTheProcessNamingTheVariable(variable: String, value: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try IAPProcess.run(["migrate"], environment: [variable: value, "IAP_DB_PATH": directory.file("x.sqlite")])
+        let result = try IAPProcess.run(
+            ["migrate"], environment: [variable: value, "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
         #expect(result.output.contains(variable))
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
@@ -24,7 +25,8 @@ import Testing
     @Test func intakeWithoutTokensRefusesToStart() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try IAPProcess.run(["intake"], environment: ["IAP_API_TOKENS": "", "IAP_DB_PATH": directory.file("x.sqlite")])
+        let result = try IAPProcess.run(
+            ["intake"], environment: ["IAP_API_TOKENS": "", "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
         #expect(result.output.contains("IAP_API_TOKENS"))
     }
@@ -33,8 +35,11 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let catalog = directory.file("catalog.json")
-        try Data(#"{"products": [{"product_id": "x", "type": "consumable", "grant": {"currency": "coins", "amount": -5}}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: catalog))
+        try Data(
+            #"{"products": [{"product_id": "x", "type": "consumable", "grant": {"currency": "coins", "amount": -5}}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: catalog))
         let result = try IAPProcess.run(
             ["fulfiller"], environment: ["IAP_CATALOG": catalog, "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
@@ -54,7 +59,8 @@ import Testing
         let result = try IAPProcess.run(
             ["intake"],
             environment: [
-                "IAP_CATALOG": catalog, "IAP_DB_PATH": directory.file("x.sqlite"), "IAP_API_TOKENS": "a-token-of-16-chars-or-more",
+                "IAP_CATALOG": catalog, "IAP_DB_PATH": directory.file("x.sqlite"),
+                "IAP_API_TOKENS": "a-token-of-16-chars-or-more",
             ])
         #expect(result.status != 0)
         #expect(result.output.contains("IAP_CATALOG"))
@@ -97,10 +103,14 @@ import Testing
             [
                 Verdict(
                     outcome: .valid, receiptID: receipt.id, accountID: "player", attempts: 1,
-                    transactions: [VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: "coins")],
+                    transactions: [
+                        VerifiedTransaction(transactionID: "t1", originalTransactionID: "t1", productID: "coins")
+                    ],
                     decidedAt: Date())
             ],
-            catalog: Catalog(products: [Product(productID: "coins", kind: .consumable, grant: Grant(currency: "coins", amount: 100))]),
+            catalog: Catalog(products: [
+                Product(productID: "coins", kind: .consumable, grant: Grant(currency: "coins", amount: 100))
+            ]),
             now: Date())
 
         // Then a clean audit exits 0
@@ -111,7 +121,11 @@ import Testing
         // When someone edits a balance behind the ledger's back
         let sqlite = Process()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE balances SET amount = amount + 1\"); c.commit()", path]
+        sqlite.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE balances SET amount = amount + 1\"); c.commit()",
+            path,
+        ]
         try sqlite.run()
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)

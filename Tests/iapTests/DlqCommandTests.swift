@@ -45,7 +45,9 @@ import Testing
             let show = try dlq(["show", letterA], pipeline)
             #expect(show.status == 0, "\(show.output)")
             print("iap dlq list:\n\(list.output)\niap dlq show:\n\(show.output)")
-            for expected in [a, "dlq-a", "Headers", "x-iap-dead-reason", "apple_status_21100", "Body (utf8)", "x-death", "expired"] {
+            for expected in [
+                a, "dlq-a", "Headers", "x-iap-dead-reason", "apple_status_21100", "Body (utf8)", "x-death", "expired",
+            ] {
                 #expect(show.output.contains(expected), "show lacks \(expected): \(show.output)")
             }
             let shown = try json(try dlq(["show", letterA, "--json"], pipeline).output)

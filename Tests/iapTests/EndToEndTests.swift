@@ -49,10 +49,11 @@ import Testing
             #expect(Set(eventIDs).count == count, "one webhook per receipt")
             #expect(eventIDs.count == count, "none delivered twice")
             #expect(accepted.allSatisfy { $0.signature == .valid })
-            let creditedReceipts = Set(accepted.compactMap { delivery -> String? in
-                let json = try? JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
-                return json?["type"] as? String == "receipt.credited" ? json?["receipt_id"] as? String : nil
-            })
+            let creditedReceipts = Set(
+                accepted.compactMap { delivery -> String? in
+                    let json = try? JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
+                    return json?["type"] as? String == "receipt.credited" ? json?["receipt_id"] as? String : nil
+                })
             #expect(creditedReceipts == Set(ids))
             #expect(try await pipeline.database.audit().isEmpty)
         }
@@ -115,7 +116,8 @@ import Testing
             try await connection.publish(
                 OutgoingMessage(
                     exchange: pipeline.topology.workExchange, routingKey: PipelineTopology.validateKey,
-                    body: Array("{\"not\": \"a submission\"".utf8), properties: MessageProperties(messageID: "poison-1")))
+                    body: Array("{\"not\": \"a submission\"".utf8), properties: MessageProperties(messageID: "poison-1")
+                ))
 
             // Then it is archived for the operators with the reason, and the dead-letter queue is drained
             var letter: DeadLetter?
@@ -127,7 +129,9 @@ import Testing
             #expect(letter?.reason == "unparseable_message")
             #expect(letter?.body == Data("{\"not\": \"a submission\"".utf8))
             #expect(letter?.status == .waiting)
-            let drained = await eventually { (try? await connection.queueStatus(pipeline.topology.deadQueue).messages) == 0 }
+            let drained = await eventually {
+                (try? await connection.queueStatus(pipeline.topology.deadQueue).messages) == 0
+            }
             #expect(drained)
             await connection.close()
             // And the good receipt is untouched
@@ -136,7 +140,8 @@ import Testing
     }
 
     @Test func hopelessReceiptIsDeadWithItsReasonAndAWebhook() async throws {
-        try await PipelineHarness.run(stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), maxAttempts: 2) {
+        try await PipelineHarness.run(stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), maxAttempts: 2)
+        {
             pipeline in
             let data = pipeline.receipt(
                 transactions: [("never", "com.example.coins100")], transientUntil: Date().addingTimeInterval(3600))
@@ -162,7 +167,8 @@ import Testing
             _ = try await pipeline.finalStatus(try #require(firstID))
 
             // The same Apple transaction inside another account's receipt (a shared or replayed receipt)
-            let replay = pipeline.receipt(transactions: [("once-1", "com.example.coins100")], bundleID: PipelineHarness.bundleID)
+            let replay = pipeline.receipt(
+                transactions: [("once-1", "com.example.coins100")], bundleID: PipelineHarness.bundleID)
             let (_, replayID) = try await pipeline.submit(account: "mallory", receiptData: replay)
             let final = try await pipeline.finalStatus(try #require(replayID))
 

@@ -37,14 +37,18 @@ import Testing
             let validatorStop = try #require(await validator.terminate())
             #expect(validatorStop.reason == .exit && validatorStop.status == 0, "validator exit: \(validatorStop)")
             #expect(validatorStop.took < .seconds(Self.grace) + Self.margin, "validator took \(validatorStop.took)")
-            print("graceful shutdown: validator exited \(validatorStop.status) after \(validatorStop.took), \(credited()) credited")
+            print(
+                "graceful shutdown: validator exited \(validatorStop.status) after \(validatorStop.took), \(credited()) credited"
+            )
             validator = try pipeline.start(["validator", "--concurrency", "32"])
 
             #expect(await eventually(timeout: .seconds(120), every: .milliseconds(250)) { credited() >= 1_000 })
             let fulfillerStop = try #require(await fulfiller.terminate())
             #expect(fulfillerStop.reason == .exit && fulfillerStop.status == 0, "fulfiller exit: \(fulfillerStop)")
             #expect(fulfillerStop.took < .seconds(Self.grace) + Self.margin, "fulfiller took \(fulfillerStop.took)")
-            print("graceful shutdown: fulfiller exited \(fulfillerStop.status) after \(fulfillerStop.took), \(credited()) credited")
+            print(
+                "graceful shutdown: fulfiller exited \(fulfillerStop.status) after \(fulfillerStop.took), \(credited()) credited"
+            )
             fulfiller = try pipeline.start(["fulfiller", "--batch-size", "64"])
 
             let accepted = try await submitting.value
@@ -60,7 +64,9 @@ import Testing
 
     @Test func sigtermToIntakeDuringSubmissionsCreditsEveryReceiptAnswered202() async throws {
         let environment = ["IAP_SHUTDOWN_GRACE": "\(Self.grace)", "IAP_LOG_LEVEL": "notice"]
-        try await ProcessPipeline.run(stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), environment: environment) {
+        try await ProcessPipeline.run(
+            stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), environment: environment
+        ) {
             pipeline in
             // Given the pipeline as processes
             var intake = try pipeline.start(["intake"])
@@ -73,9 +79,13 @@ import Testing
             // When the intake gets SIGTERM while backends keep submitting
             let receipts = (0..<2_000).map { pipeline.receipt(transaction: "intake-\($0)") }
             let submitting = Task {
-                try await Self.submitAll(receipts, accounts: 20, through: pipeline, clients: 16, stopAtFirstFailure: true)
+                try await Self.submitAll(
+                    receipts, accounts: 20, through: pipeline, clients: 16, stopAtFirstFailure: true)
             }
-            #expect(await eventually(timeout: .seconds(60), every: .milliseconds(250)) { ((try? database.receiptStatusCounts())?.values.reduce(0, +) ?? 0) >= 300 })
+            #expect(
+                await eventually(timeout: .seconds(60), every: .milliseconds(250)) {
+                    ((try? database.receiptStatusCounts())?.values.reduce(0, +) ?? 0) >= 300
+                })
             let stop = try #require(await intake.terminate())
             #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
             #expect(stop.took < .seconds(Self.grace) + Self.margin, "intake took \(stop.took)")
@@ -108,7 +118,8 @@ import Testing
             #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
             let count = 10
             for index in 0..<count {
-                let (status, _) = try await pipeline.submit(account: "patient", receiptData: pipeline.receipt(transaction: "slow-\(index)"))
+                let (status, _) = try await pipeline.submit(
+                    account: "patient", receiptData: pipeline.receipt(transaction: "slow-\(index)"))
                 #expect(status == 202)
             }
             #expect(await eventually(timeout: .seconds(30)) { pipeline.stub.stats.production.requests >= count })
@@ -125,7 +136,10 @@ import Testing
 
             // And the next validator credits every one of them, once
             _ = try pipeline.start(["validator", "--concurrency", "16"])
-            #expect(await eventually(timeout: .seconds(60)) { (try? database.receiptStatusCounts())?[.credited, default: 0] == count })
+            #expect(
+                await eventually(timeout: .seconds(60)) {
+                    (try? database.receiptStatusCounts())?[.credited, default: 0] == count
+                })
             #expect(try await database.account(id: "patient")?.balances["coins"] == count * 100)
             #expect(try await database.audit().isEmpty)
         }
@@ -139,8 +153,12 @@ import Testing
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
         #expect(listen(listener, 1) == 0)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let directory = try TemporaryDirectory()
@@ -166,7 +184,8 @@ import Testing
     /// Posts every receipt (account by index), `clients` at a time; returns the ids answered 202.
     /// With `stopAtFirstFailure`, a client stops when the intake stops answering.
     static func submitAll(
-        _ receipts: [String], accounts: Int, through pipeline: ProcessPipeline, clients: Int, stopAtFirstFailure: Bool = false
+        _ receipts: [String], accounts: Int, through pipeline: ProcessPipeline, clients: Int,
+        stopAtFirstFailure: Bool = false
     ) async throws -> [String] {
         let next = Cursor()
         return try await withThrowingTaskGroup(of: [String].self) { group in
@@ -177,7 +196,8 @@ import Testing
                         let index = next.value.add(1, ordering: .relaxed).oldValue
                         guard index < receipts.count else { return ids }
                         do {
-                            let (status, id) = try await pipeline.submit(account: "player-\(index % accounts)", receiptData: receipts[index])
+                            let (status, id) = try await pipeline.submit(
+                                account: "player-\(index % accounts)", receiptData: receipts[index])
                             if status == 202, let id { ids.append(id) } else if stopAtFirstFailure { return ids }
                         } catch {
                             if stopAtFirstFailure { return ids }
@@ -193,7 +213,9 @@ import Testing
     }
 
     /// Balances, ledger entries and `iap audit` agree that each receipt was credited once.
-    static func expectBooks(_ database: PipelineDatabase, receipts: Int, accounts: Int, pipeline: ProcessPipeline) async throws {
+    static func expectBooks(_ database: PipelineDatabase, receipts: Int, accounts: Int, pipeline: ProcessPipeline)
+        async throws
+    {
         var coins = 0
         var entries = 0
         for index in 0..<accounts {

@@ -36,7 +36,9 @@ struct IAPProcess {
     }
 
     /// Runs `iap arguments…` to the end; returns its exit status and output.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+        status: Int32, output: String
+    ) {
         let pipe = Pipe()
         let process = Process()
         process.executableURL = executable
@@ -51,7 +53,9 @@ struct IAPProcess {
     }
 
     /// SIGTERM, as a supervisor stops a process; returns how it ended and how long it took.
-    func terminate(timeout: Duration = .seconds(60)) async -> (status: Int32, reason: Process.TerminationReason, took: Duration)? {
+    func terminate(timeout: Duration = .seconds(60)) async -> (
+        status: Int32, reason: Process.TerminationReason, took: Duration
+    )? {
         let start = ContinuousClock.now
         kill(process.processIdentifier, SIGTERM)
         let exited = await eventually(timeout: timeout, every: .milliseconds(50)) { !process.isRunning }

@@ -29,7 +29,10 @@ import Testing
                 for url in [intake, validator, fulfiller, notifier] {
                     #expect(await pipeline.waitUntilServing("\(url)/healthz"), "\(url) should serve /healthz")
                 }
-                #expect(await eventually(timeout: .seconds(30)) { (try? await pipeline.get("\(intake)/readyz").status) == 200 })
+                #expect(
+                    await eventually(timeout: .seconds(30)) {
+                        (try? await pipeline.get("\(intake)/readyz").status) == 200
+                    })
 
                 // Counters exist from the start, at 0, so that rate() has a first sample
                 let before = try PrometheusText(parsing: try await pipeline.get("\(intake)/metrics").body)
@@ -64,8 +67,10 @@ import Testing
                 let validatorMetrics = try PrometheusText(parsing: try await pipeline.get("\(validator)/metrics").body)
                 #expect(validatorMetrics.value("iap_receipts_validated_total") == Double(good))
                 #expect(validatorMetrics.value("iap_receipts_rejected_total") == Double(bad))
-                #expect(validatorMetrics.value("iap_verify_duration_seconds_count", ["outcome": "valid"]) == Double(good))
-                #expect(validatorMetrics.value("iap_verify_duration_seconds_count", ["outcome": "rejected"]) == Double(bad))
+                #expect(
+                    validatorMetrics.value("iap_verify_duration_seconds_count", ["outcome": "valid"]) == Double(good))
+                #expect(
+                    validatorMetrics.value("iap_verify_duration_seconds_count", ["outcome": "rejected"]) == Double(bad))
                 #expect(validatorMetrics.families["iap_verify_duration_seconds"]?.type == "histogram")
 
                 // The fulfiller counts a credit once its commit is done, so the last may lag the status by a hair.
@@ -120,7 +125,8 @@ import Testing
             let intake = "http://127.0.0.1:\(pipeline.intakePort)"
             _ = try pipeline.start(["intake"])
             #expect(await pipeline.waitUntilServing("\(intake)/healthz"))
-            #expect(await eventually(timeout: .seconds(30)) { (try? await pipeline.get("\(intake)/readyz").status) == 200 })
+            #expect(
+                await eventually(timeout: .seconds(30)) { (try? await pipeline.get("\(intake)/readyz").status) == 200 })
 
             // When its database file disappears (a volume unmounted, a file removed by hand)
             for suffix in ["", "-wal", "-shm"] {

@@ -180,10 +180,15 @@ final class PipelineHarness: Sendable {
         let response = try await client.execute(
             HTTPClient.HTTPRequest(
                 method: .post, url: "http://127.0.0.1:\(intakePort)\(path)",
-                headers: [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")]
+                headers: [
+                    (name: "Authorization", value: "Bearer \(Self.token)"),
+                    (name: "Content-Type", value: "application/json"),
+                ]
                     + extra,
                 body: Array(try JSONSerialization.data(withJSONObject: object))))
-        return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:])
+        return (
+            response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+        )
     }
 
     var notificationURL: String { "http://127.0.0.1:\(intakePort)/v1/apple/notifications" }

@@ -57,7 +57,9 @@ final class ProcessPipeline: @unchecked Sendable {
         defer { directory.remove() }
         let stub = StubAppStore(configuration: configuration)
         let ports = Ports()
-        let stubTask = Task { try await makeStubStoreApplication(store: stub, port: 0) { await ports.set($0) }.runService() }
+        let stubTask = Task {
+            try await makeStubStoreApplication(store: stub, port: 0) { await ports.set($0) }.runService()
+        }
         let pipeline = ProcessPipeline(
             directory: directory, broker: BrokerFixture(label: "proc"), stub: stub, stubPort: await ports.value,
             client: try CurlHTTPClient(configuration: .init(maxConnections: 64, maxConnectionsPerHost: 64)),
@@ -119,16 +121,23 @@ final class ProcessPipeline: @unchecked Sendable {
         let response = try await client.execute(
             HTTPClient.HTTPRequest(
                 method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts",
-                headers: [(name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json")],
+                headers: [
+                    (name: "Authorization", value: "Bearer \(Self.token)"),
+                    (name: "Content-Type", value: "application/json"),
+                ],
                 body: Array(body), timeout: .seconds(10)))
         let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         return (response.status, json?["receipt_id"] as? String)
     }
 
     /// Mints a receipt the stub store vouches for (or rejects, for another bundle id).
-    func receipt(transaction: String, product: String = "com.example.coins100", bundleID: String = PipelineHarness.bundleID) -> String {
+    func receipt(
+        transaction: String, product: String = "com.example.coins100", bundleID: String = PipelineHarness.bundleID
+    ) -> String {
         stub.issue(
-            StubReceipt(bundleID: bundleID, transactions: [StubReceipt.Transaction(transactionID: transaction, productID: product)]))
+            StubReceipt(
+                bundleID: bundleID,
+                transactions: [StubReceipt.Transaction(transactionID: transaction, productID: product)]))
     }
 
     /// A TCP port nothing listens on right now.

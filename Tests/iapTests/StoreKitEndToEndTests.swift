@@ -84,7 +84,8 @@ import Testing
                 transactionID: "sub-2", originalTransactionID: "sub-original", productID: "com.example.vip.monthly",
                 type: .autoRenewableSubscription, expiresDate: renewedEnd)
             _ = try await pipeline.stub.storeKit.send(
-                pipeline.stub.storeKit.signNotification(type: .didRenew, transaction: renewal), to: pipeline.notificationURL)
+                pipeline.stub.storeKit.signNotification(type: .didRenew, transaction: renewal),
+                to: pipeline.notificationURL)
             #expect(await pipeline.notificationsSettled(1))
 
             // Then the entitlement runs to the new end
@@ -93,7 +94,8 @@ import Testing
 
             // And when it expires, the entitlement ends
             _ = try await pipeline.stub.storeKit.send(
-                pipeline.stub.storeKit.signNotification(type: .expired, transaction: renewal), to: pipeline.notificationURL)
+                pipeline.stub.storeKit.signNotification(type: .expired, transaction: renewal),
+                to: pipeline.notificationURL)
             #expect(await pipeline.notificationsSettled(2))
             let ended = try await pipeline.database.account(id: "subscriber")?.entitlements.first
             #expect((ended?.expiresAt ?? .distantFuture) <= Date())
@@ -106,7 +108,8 @@ import Testing
             var refunded = StubTransaction(transactionID: "early-refund", productID: "com.example.coins100")
             refunded.revocationDate = Date()
             _ = try await pipeline.stub.storeKit.send(
-                pipeline.stub.storeKit.signNotification(type: .refund, transaction: refunded), to: pipeline.notificationURL)
+                pipeline.stub.storeKit.signNotification(type: .refund, transaction: refunded),
+                to: pipeline.notificationURL)
             #expect(await pipeline.notificationsSettled(1))
 
             // When the purchase arrives afterwards
@@ -126,7 +129,8 @@ import Testing
             // Given a purchase Apple's Server API knows (in Sandbox: production answers 4040010 first)
             let known = StubTransaction(transactionID: "3000000000000001", productID: "com.example.coins100")
             let signed = pipeline.stub.storeKit.signTransaction(known)
-            pipeline.stub.serverAPI.register(signedTransaction: signed, transactionID: known.transactionID, environment: .sandbox)
+            pipeline.stub.serverAPI.register(
+                signedTransaction: signed, transactionID: known.transactionID, environment: .sandbox)
             // And one signed by the same CA that Apple's Server API has never heard of
             let unknown = StubTransaction(transactionID: "3000000000000002", productID: "com.example.coins100")
 

@@ -1,9 +1,9 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Scheduler
 import Store
 import StubStore
-import PipelineTesting
 import Testing
 
 /// The scheduler asks Apple (the stub's App Store Server API) about subscriptions around
@@ -45,7 +45,8 @@ import Testing
                 transactionID: "5000000000000002", originalTransactionID: "5000000000000001",
                 productID: "com.example.vip.monthly", type: .autoRenewableSubscription, expiresDate: renewedEnd)
             pipeline.stub.serverAPI.register(
-                signedTransaction: pipeline.stub.storeKit.signTransaction(renewal), transactionID: renewal.transactionID,
+                signedTransaction: pipeline.stub.storeKit.signTransaction(renewal),
+                transactionID: renewal.transactionID,
                 originalTransactionID: "5000000000000001", environment: .sandbox, subscriptionGroupID: "vip")
 
             // Then the check before the expiry finds the renewal and the entitlement runs to its end
@@ -70,7 +71,8 @@ import Testing
 
             // Then the check after the expiry ends it, once
             let ended = await eventually(timeout: .seconds(30)) {
-                let checks = await (try? pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")) ?? []
+                let checks =
+                    await (try? pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }
             #expect(ended)
@@ -91,7 +93,9 @@ import Testing
     // MARK: Without Server API credentials: verifyReceipt with the latest receipt
 
     /// Buys a monthly subscription with a legacy receipt ending at `expires`.
-    func subscribeWithAReceipt(_ pipeline: PipelineHarness, account: String, original: String, expires: Date) async throws {
+    func subscribeWithAReceipt(_ pipeline: PipelineHarness, account: String, original: String, expires: Date)
+        async throws
+    {
         let receipt = pipeline.stub.issue(
             StubReceipt(
                 bundleID: PipelineHarness.bundleID, environment: .production,
@@ -107,7 +111,8 @@ import Testing
     @Test func withoutServerAPI_theLatestReceiptIsAskedAgain_andListsTheRenewal() async throws {
         try await PipelineHarness.run(scheduler: Self.scheduler) { pipeline in
             try await subscribeWithAReceipt(
-                pipeline, account: "legacy-renewer", original: "6000000000000001", expires: Date().addingTimeInterval(1800))
+                pipeline, account: "legacy-renewer", original: "6000000000000001",
+                expires: Date().addingTimeInterval(1800))
 
             // Apple renews it; only verifyReceipt's latest_receipt_info will say so.
             let renewedEnd = Date().addingTimeInterval(31 * 86_400)
@@ -129,10 +134,12 @@ import Testing
     @Test func withoutServerAPI_aLapsedSubscriptionEndsAfterItsExpiry() async throws {
         try await PipelineHarness.run(scheduler: Self.scheduler) { pipeline in
             let expiry = Date().addingTimeInterval(3)
-            try await subscribeWithAReceipt(pipeline, account: "legacy-lapsed", original: "6000000000000011", expires: expiry)
+            try await subscribeWithAReceipt(
+                pipeline, account: "legacy-lapsed", original: "6000000000000011", expires: expiry)
 
             let ended = await eventually(timeout: .seconds(30)) {
-                let checks = await (try? pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000011")) ?? []
+                let checks =
+                    await (try? pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }
             #expect(ended)

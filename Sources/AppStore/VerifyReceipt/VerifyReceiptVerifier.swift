@@ -70,7 +70,9 @@ public struct VerifyReceiptVerifier: ReceiptVerifier {
     ///   `timeout`, `http_503` or `apple_status_21005`.
     public func verify(_ submission: Submission) async -> VerificationOutcome {
         guard let receiptData = submission.evidence.legacyReceipt, !receiptData.isEmpty else {
-            return .rejected(reason: submission.evidence.signedTransaction == nil ? Self.missingReceipt : Self.signedTransactionUnsupported)
+            return .rejected(
+                reason: submission.evidence.signedTransaction == nil
+                    ? Self.missingReceipt : Self.signedTransactionUnsupported)
         }
         let body = requestBody(receiptData)
         var logger = self.logger
@@ -158,7 +160,8 @@ public struct VerifyReceiptVerifier: ReceiptVerifier {
             if reason.hasPrefix("apple_status_"), !Self.documentedTransient(reason) {
                 logger.warning("verifyReceipt answered an undocumented status", metadata: ["reason": "\(reason)"])
             } else {
-                logger.debug("verify transient", metadata: ["reason": "\(reason)", "endpoint": "\(environment.rawValue)"])
+                logger.debug(
+                    "verify transient", metadata: ["reason": "\(reason)", "endpoint": "\(environment.rawValue)"])
             }
         }
     }

@@ -76,7 +76,8 @@ final class CArena {
     }
 
     /// Fills `amqp_basic_properties_t` from Swift properties plus extra headers.
-    func properties(_ properties: MessageProperties, extraHeaders: [String: AMQPValue] = [:]) -> amqp_basic_properties_t {
+    func properties(_ properties: MessageProperties, extraHeaders: [String: AMQPValue] = [:]) -> amqp_basic_properties_t
+    {
         var props = amqp_basic_properties_t()
         var flags: UInt32 = 0
         if let contentType = properties.contentType {

@@ -59,7 +59,8 @@ enum CDecoding {
             messageID: has(AMQP_BASIC_MESSAGE_ID_FLAG) ? string(props.message_id) : nil,
             correlationID: has(AMQP_BASIC_CORRELATION_ID_FLAG) ? string(props.correlation_id) : nil,
             type: has(AMQP_BASIC_TYPE_FLAG) ? string(props.type) : nil,
-            timestamp: has(AMQP_BASIC_TIMESTAMP_FLAG) ? Date(timeIntervalSince1970: TimeInterval(props.timestamp)) : nil,
+            timestamp: has(AMQP_BASIC_TIMESTAMP_FLAG)
+                ? Date(timeIntervalSince1970: TimeInterval(props.timestamp)) : nil,
             headers: has(AMQP_BASIC_HEADERS_FLAG) ? table(props.headers) : [:]
         )
     }

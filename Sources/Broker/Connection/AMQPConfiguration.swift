@@ -44,9 +44,12 @@ public struct AMQPConfiguration: Hashable, Sendable {
     public init(url: String) throws(AMQPURLError) {
         self.init()
         guard let components = URLComponents(string: url) else { throw AMQPURLError("is not a URL") }
-        guard let scheme = components.scheme?.lowercased() else { throw AMQPURLError("has no scheme (expected amqp://)") }
+        guard let scheme = components.scheme?.lowercased() else {
+            throw AMQPURLError("has no scheme (expected amqp://)")
+        }
         guard scheme == "amqp" else {
-            throw AMQPURLError(scheme == "amqps" ? "amqps:// (TLS) is not supported yet" : "scheme must be amqp://, got \(scheme)://")
+            throw AMQPURLError(
+                scheme == "amqps" ? "amqps:// (TLS) is not supported yet" : "scheme must be amqp://, got \(scheme)://")
         }
         guard let host = components.percentEncodedHost, !host.isEmpty else { throw AMQPURLError("has no host") }
         self.host = host.removingPercentEncoding ?? host

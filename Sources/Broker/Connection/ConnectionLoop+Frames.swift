@@ -78,7 +78,9 @@ extension ConnectionLoop {
         case AMQPMethod.basicCancel:
             // The broker cancelled the consumer, e.g. because its queue was deleted.
             if let consumer = channelConsumers[channel] {
-                finishConsumer(consumer, error: BrokerError(.consumerCancelled, "broker cancelled the consumer of \(consumer.queue)"))
+                finishConsumer(
+                    consumer,
+                    error: BrokerError(.consumerCancelled, "broker cancelled the consumer of \(consumer.queue)"))
             }
         case AMQPMethod.channelClose:
             let close = method.decoded.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
@@ -149,7 +151,8 @@ extension ConnectionLoop {
                 connectionLost("cannot reopen the publish channel: \(error)")
             }
         } else if let consumer = channelConsumers[channel] {
-            logger.warning("broker closed a consumer channel", metadata: ["queue": "\(consumer.queue)", "reason": "\(reason)"])
+            logger.warning(
+                "broker closed a consumer channel", metadata: ["queue": "\(consumer.queue)", "reason": "\(reason)"])
             finishConsumer(consumer, error: BrokerError(.refused, "consumer of \(consumer.queue) closed: \(reason)"))
         }
     }

@@ -38,7 +38,9 @@ final class ConsumerRegistration: @unchecked Sendable {
     var consumerTag: String?
     var cancelling = false
 
-    init(id: UInt64, queue: String, prefetch: UInt16, continuation: AsyncThrowingStream<Delivery, any Error>.Continuation) {
+    init(
+        id: UInt64, queue: String, prefetch: UInt16, continuation: AsyncThrowingStream<Delivery, any Error>.Continuation
+    ) {
         self.id = id
         self.queue = queue
         self.prefetch = prefetch

@@ -19,11 +19,13 @@ public final class ControlChannel: @unchecked Sendable {
         let arena = CArena()
         for exchange in topology.exchanges {
             _ = amqp_exchange_declare(
-                state, Self.number, arena.bytes(exchange.name), arena.bytes(exchange.type), 0, 1, 0, 0, amqp_empty_table)
+                state, Self.number, arena.bytes(exchange.name), arena.bytes(exchange.type), 0, 1, 0, 0, amqp_empty_table
+            )
             try check("declare exchange \(exchange.name)")
         }
         for queue in topology.queues {
-            _ = amqp_queue_declare(state, Self.number, arena.bytes(queue.name), 0, 1, 0, 0, arena.table(queue.arguments))
+            _ = amqp_queue_declare(
+                state, Self.number, arena.bytes(queue.name), 0, 1, 0, 0, arena.table(queue.arguments))
             try check("declare queue \(queue.name)")
         }
         for binding in topology.bindings {
@@ -119,7 +121,8 @@ enum RPCReply {
                 var ok = amqp_connection_close_ok_t(dummy: 0)
                 _ = amqp_send_method(state, 0, AMQPMethod.connectionCloseOK, &ok)
                 throw .connectionClosed(
-                    "\(context): broker closed the connection: \(close.reply_code) \(CDecoding.string(close.reply_text))")
+                    "\(context): broker closed the connection: \(close.reply_code) \(CDecoding.string(close.reply_text))"
+                )
             default:
                 throw .connectionClosed("\(context): unexpected method \(reply.reply.id)")
             }

@@ -16,7 +16,9 @@ public struct PipelineTopology: Hashable, Sendable {
     public static let validateKey = "validate"
     public static let fulfilKey = "fulfil"
     /// The delays of the retry tiers: the n-th retry waits `retryDelays[min(n, count) - 1]`.
-    public static let defaultRetryDelays: [Duration] = [.seconds(1), .seconds(10), .seconds(60), .seconds(600), .seconds(3600)]
+    public static let defaultRetryDelays: [Duration] = [
+        .seconds(1), .seconds(10), .seconds(60), .seconds(600), .seconds(3600),
+    ]
 
     public let prefix: String
     public let retryDelays: [Duration]
@@ -90,7 +92,8 @@ public struct PipelineTopology: Hashable, Sendable {
         let ms = delay.milliseconds
         let seconds = ms / 1000
         let label =
-            ms % 1000 != 0 ? "\(ms)ms"
+            ms % 1000 != 0
+            ? "\(ms)ms"
             : seconds % 3600 == 0 ? "\(seconds / 3600)h" : seconds % 60 == 0 ? "\(seconds / 60)m" : "\(seconds)s"
         return "\(validateQueue).retry.\(label)"
     }

@@ -10,7 +10,9 @@ struct BearerAuth<Context: RequestContext>: RouterMiddleware {
         digests = tokens.map { Array(SHA256.hash(data: Array($0.utf8))) }
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard let header = request.headers[.authorization], header.count > 7,
             header.prefix(7).lowercased() == "bearer "
         else { throw APIError.unauthorized }

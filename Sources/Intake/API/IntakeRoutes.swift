@@ -25,7 +25,8 @@ struct IntakeRoutes: Sendable {
         let key = try idempotencyKey(request)
         let outcome: AcceptOutcome
         do {
-            outcome = try await committer.accept(parsed.newReceipt(id: UUID().uuidString.lowercased(), idempotencyKey: key))
+            outcome = try await committer.accept(
+                parsed.newReceipt(id: UUID().uuidString.lowercased(), idempotencyKey: key))
         } catch {
             throw APIError.unavailable
         }
@@ -38,7 +39,8 @@ struct IntakeRoutes: Sendable {
         case .idempotencyConflict(let existing):
             throw APIError(
                 .unprocessableContent, code: "idempotency_key_reused",
-                message: "Idempotency-Key was used for a different request (receipt \(existing))", field: "Idempotency-Key")
+                message: "Idempotency-Key was used for a different request (receipt \(existing))",
+                field: "Idempotency-Key")
         case .invalid(let reason):
             throw APIError.invalid("invalid_receipt", reason)
         }
@@ -47,10 +49,13 @@ struct IntakeRoutes: Sendable {
     /// The `Idempotency-Key` header (IETF httpapi-idempotency-key-header): 1-255 visible ASCII.
     private func idempotencyKey(_ request: Request) throws(APIError) -> String? {
         guard let value = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
-        let key = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : value
+        let key =
+            value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2
+            ? String(value.dropFirst().dropLast()) : value
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw APIError.invalid(
-                "invalid_idempotency_key", "Idempotency-Key must be 1-255 visible ASCII characters", field: "Idempotency-Key")
+                "invalid_idempotency_key", "Idempotency-Key must be 1-255 visible ASCII characters",
+                field: "Idempotency-Key")
         }
         return key
     }
@@ -62,7 +67,8 @@ struct IntakeRoutes: Sendable {
 
     private func account(_ id: String) async throws -> Response {
         guard JSONFields.isIdentifier(id) else {
-            throw APIError.invalid("invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
+            throw APIError.invalid(
+                "invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
         guard let details = try await accounts.account(id: id) else { throw APIError.notFound }
         return try Response.json(details, status: .ok)

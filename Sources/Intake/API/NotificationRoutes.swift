@@ -33,7 +33,10 @@ struct NotificationRoutes: Sendable {
         }
         if accepted.created {
             PipelineMetrics.received(.notification).increment()
-            relay.enqueue([Submission(id: accepted.id, accountID: "", evidence: .notification(signedPayload: payload), submittedAt: now)])
+            relay.enqueue([
+                Submission(
+                    id: accepted.id, accountID: "", evidence: .notification(signedPayload: payload), submittedAt: now)
+            ])
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json"],

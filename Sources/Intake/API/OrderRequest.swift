@@ -11,9 +11,12 @@ struct OrderRequest: Equatable, Sendable {
         let object = try JSONFields.object(json, allowed: Self.fields)
         let accountID = try JSONFields.identifier(object, "account_id", required: true)!
         let productID = try JSONFields.string(object, "product_id")
-        guard let productID else { throw APIError.invalid("missing_field", "product_id is required", field: "product_id") }
+        guard let productID else {
+            throw APIError.invalid("missing_field", "product_id is required", field: "product_id")
+        }
         guard (1...256).contains(productID.utf8.count), productID.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-            throw APIError.invalid("invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
+            throw APIError.invalid(
+                "invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
         }
         let token = try JSONFields.string(object, "app_account_token")
         if let token, UUID(uuidString: token) == nil {

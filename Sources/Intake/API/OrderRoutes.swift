@@ -28,7 +28,8 @@ struct OrderRoutes: Sendable {
             throw APIError.invalid("missing_field", "account_id is required (?account_id=)", field: "account_id")
         }
         guard JSONFields.isIdentifier(accountID) else {
-            throw APIError.invalid("invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
+            throw APIError.invalid(
+                "invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
         let offers = try await stored { try await orders.offers(accountID: accountID, catalog: catalog, now: Date()) }
         return try Response.json(ProductList(accountID: accountID, products: offers), status: .ok)
@@ -45,7 +46,8 @@ struct OrderRoutes: Sendable {
             return try Response.json(order, status: .created)
         case .unknownProduct:
             throw APIError(
-                .unprocessableContent, code: "unknown_product", message: "the catalog does not sell \(parsed.order.productID)",
+                .unprocessableContent, code: "unknown_product",
+                message: "the catalog does not sell \(parsed.order.productID)",
                 field: "product_id")
         case .refused(let reason):
             // 409: the request is fine; the account's state (or the clock) refuses it now.
@@ -58,7 +60,8 @@ struct OrderRoutes: Sendable {
     }
 
     private func order(_ id: String) async throws -> Response {
-        guard JSONFields.isIdentifier(id), let order = try await stored({ try await orders.order(id: id, now: Date()) }) else {
+        guard JSONFields.isIdentifier(id), let order = try await stored({ try await orders.order(id: id, now: Date()) })
+        else {
             throw APIError.notFound
         }
         return try Response.json(order, status: .ok)

@@ -39,12 +39,14 @@ struct ReceiptRequest: Equatable, Sendable {
                 "missing_receipt", "send one of receipt_data or signed_transaction", field: "receipt_data")
         case (_?, _?):
             throw APIError.invalid(
-                "ambiguous_receipt", "send only one of receipt_data and signed_transaction", field: "signed_transaction")
+                "ambiguous_receipt", "send only one of receipt_data and signed_transaction", field: "signed_transaction"
+            )
         }
         orderID = try JSONFields.identifier(object, "order_id", required: false)
         productID = try JSONFields.string(object, "product_id").map { product throws(APIError) in
             guard (1...256).contains(product.utf8.count), product.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-                throw APIError.invalid("invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
+                throw APIError.invalid(
+                    "invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
             }
             return product
         }
@@ -56,7 +58,8 @@ struct ReceiptRequest: Equatable, Sendable {
             id: id, accountID: accountID, kind: kind, payload: payload,
             payloadHash: Self.sha256("\(kind.rawValue):\(payload)"), orderID: orderID, productID: productID,
             idempotencyKey: idempotencyKey,
-            requestHash: Self.sha256([accountID, kind.rawValue, payload, orderID ?? "", productID ?? ""].joined(separator: "\n")))
+            requestHash: Self.sha256(
+                [accountID, kind.rawValue, payload, orderID ?? "", productID ?? ""].joined(separator: "\n")))
     }
 
     // MARK: Field rules

@@ -7,6 +7,7 @@ extension Response {
     static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
         let data = try WireCoding.encoder().encode(value)
         return Response(
-            status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

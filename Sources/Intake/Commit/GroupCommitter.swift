@@ -22,7 +22,10 @@ final class GroupCommitter: Sendable {
 
     /// - Parameters:
     ///   - onCommitted: receives the newly stored receipts after each commit (the relay's fast path).
-    init(database: PipelineDatabase, thread: SerialThread, maxBatch: Int = 512, onCommitted: @escaping @Sendable ([Submission]) -> Void) {
+    init(
+        database: PipelineDatabase, thread: SerialThread, maxBatch: Int = 512,
+        onCommitted: @escaping @Sendable ([Submission]) -> Void
+    ) {
         self.database = database
         self.thread = thread
         self.maxBatch = maxBatch
@@ -85,7 +88,8 @@ extension NewReceipt {
     /// The validate-queue message for this receipt.
     func submission(at date: Date) -> Submission {
         Submission(
-            id: id, accountID: accountID, evidence: kind == .storekit2 ? .signedTransaction(payload) : .receipt(payload),
+            id: id, accountID: accountID,
+            evidence: kind == .storekit2 ? .signedTransaction(payload) : .receipt(payload),
             orderID: orderID, productID: productID, submittedAt: date)
     }
 }

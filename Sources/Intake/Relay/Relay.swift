@@ -90,7 +90,9 @@ public final class Relay: Service, Sendable {
                     while !Task.isShuttingDownGracefully, !Task.isCancelled {
                         await self.sweep()
                         // Wakes at shutdown too, so that the intake exits at once.
-                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.configuration.sweepInterval) }
+                        try? await cancelWhenGracefulShutdown {
+                            try await Task.sleep(for: self.configuration.sweepInterval)
+                        }
                     }
                 }
             }
@@ -123,7 +125,8 @@ public final class Relay: Service, Sendable {
 
     /// Publishes with confirms; returns the ids the broker confirmed.
     func publish(_ submissions: [Submission]) async -> [String] {
-        let (confirmed, failed) = await connection.publishSubmissions(submissions, topology: topology, type: "submission")
+        let (confirmed, failed) = await connection.publishSubmissions(
+            submissions, topology: topology, type: "submission")
         for (id, error) in failed {
             logger.debug(
                 "receipt not yet published; the sweep retries", metadata: ["receipt_id": "\(id)", "error": "\(error)"])

@@ -20,7 +20,8 @@ enum DeliveryOutcome: Hashable, Sendable {
 extension Notifier {
     /// Sends one notification and records the outcome through `recorder` (batched with
     /// others). Never throws: one bad delivery must not stop the others.
-    func deliver(_ notification: OutboxNotification, to url: String, recorder: OutcomeRecorder) async -> DeliveryOutcome {
+    func deliver(_ notification: OutboxNotification, to url: String, recorder: OutcomeRecorder) async -> DeliveryOutcome
+    {
         let attempt = notification.attempts + 1
         var logger = self.logger
         logger[metadataKey: "event_id"] = "\(notification.id)"
@@ -56,7 +57,8 @@ extension Notifier {
             let failedAt = now()
             let next = configuration.schedule.nextAttempt(afterAttempt: attempt, at: failedAt)
             _ = try await recorder.record(
-                DeliveryRecord(id: notification.id, outcome: .failed(error: problem, nextAttemptAt: next), at: failedAt))
+                DeliveryRecord(id: notification.id, outcome: .failed(error: problem, nextAttemptAt: next), at: failedAt)
+            )
             if let next {
                 PipelineMetrics.webhooksFailedRetrying.increment()
                 logger.info(

@@ -37,7 +37,8 @@ public struct AdminServer: Service {
             configuration: .init(address: .hostname(host, port: port), serverName: "iap-admin"),
             onServerRunning: { [logger, onServerRunning] channel in
                 let bound = channel.localAddress?.port ?? 0
-                logger.info("admin server listening", metadata: ["port": "\(bound)", "paths": "/healthz /readyz /metrics"])
+                logger.info(
+                    "admin server listening", metadata: ["port": "\(bound)", "paths": "/healthz /readyz /metrics"])
                 await onServerRunning(bound)
             },
             logger: logger)

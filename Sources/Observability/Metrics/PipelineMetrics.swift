@@ -24,7 +24,8 @@ public enum PipelineMetrics {
     }
 
     private static let receivedLegacy = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", "legacy")])
-    private static let receivedStoreKit2 = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", "storekit2")])
+    private static let receivedStoreKit2 = Counter(
+        label: MetricName.receiptsReceived, dimensions: [("kind", "storekit2")])
     private static let receivedNotification = Counter(
         label: MetricName.receiptsReceived, dimensions: [("kind", "notification")])
 
@@ -37,7 +38,8 @@ public enum PipelineMetrics {
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "broker")])
     public static let credited = Counter(label: MetricName.receiptsCredited)
     public static let webhooksDelivered = Counter(label: MetricName.webhooksDelivered)
-    public static let webhooksFailedRetrying = Counter(label: MetricName.webhooksFailed, dimensions: [("final", "false")])
+    public static let webhooksFailedRetrying = Counter(
+        label: MetricName.webhooksFailed, dimensions: [("final", "false")])
     public static let webhooksFailedFinal = Counter(label: MetricName.webhooksFailed, dimensions: [("final", "true")])
 
     /// Which stages a process runs, for ``prepare(_:)``.

@@ -22,12 +22,17 @@ public struct QueueDepthPoller: Service {
     }
 
     /// The work queues, their delay tiers and the dead-letter queues of `topology`.
-    public init(connection: AMQPConnection, topology: PipelineTopology, interval: Duration = .seconds(5), logger: Logger) {
-        self.init(connection: connection, queues: topology.topology.queues.map(\.name), interval: interval, logger: logger)
+    public init(
+        connection: AMQPConnection, topology: PipelineTopology, interval: Duration = .seconds(5), logger: Logger
+    ) {
+        self.init(
+            connection: connection, queues: topology.topology.queues.map(\.name), interval: interval, logger: logger)
     }
 
     public func run() async throws {
-        let gauges = queues.map { (queue: $0, depth: PipelineMetrics.queueDepth($0), consumers: PipelineMetrics.queueConsumers($0)) }
+        let gauges = queues.map {
+            (queue: $0, depth: PipelineMetrics.queueDepth($0), consumers: PipelineMetrics.queueConsumers($0))
+        }
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             if connection.isConnected {
                 for gauge in gauges {
@@ -36,7 +41,8 @@ public struct QueueDepthPoller: Service {
                         gauge.depth.record(status.messages)
                         gauge.consumers.record(status.consumers)
                     } catch {
-                        logger.debug("cannot read queue depth", metadata: ["queue": "\(gauge.queue)", "error": "\(error)"])
+                        logger.debug(
+                            "cannot read queue depth", metadata: ["queue": "\(gauge.queue)", "error": "\(error)"])
                     }
                 }
             }

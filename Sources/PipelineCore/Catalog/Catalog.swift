@@ -114,7 +114,9 @@ public struct Catalog: Codable, Hashable, Sendable {
 
     private static func check(_ rules: PurchaseRules, of product: Product, _ name: String) throws(CatalogError) {
         if let sale = rules.sale {
-            guard sale.from != nil || sale.until != nil else { throw CatalogError("\(name): rules.sale needs from or until") }
+            guard sale.from != nil || sale.until != nil else {
+                throw CatalogError("\(name): rules.sale needs from or until")
+            }
             if let from = sale.from, let until = sale.until, from >= until {
                 throw CatalogError("\(name): rules.sale.from must be before rules.sale.until")
             }

@@ -33,7 +33,8 @@ public struct EnvironmentReader: Sendable {
         guard let raw = optional(name) else { return defaultValue }
         guard let value = Int(raw), range.contains(value) else {
             throw SettingError(
-                variable: name, problem: "must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(raw)'")
+                variable: name, problem: "must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(raw)'"
+            )
         }
         return value
     }

@@ -80,7 +80,8 @@ extension Submission: Codable {
         let payload = try container.decodeIfPresent(String.self, forKey: .signedPayload)
         let check = try container.decodeIfPresent(String.self, forKey: .subscriptionCheck)
         switch (receipt, signed, payload, check) {
-        case (let latest, nil, nil, let original?): evidence = .subscriptionCheck(originalTransactionID: original, latestReceipt: latest)
+        case (let latest, nil, nil, let original?):
+            evidence = .subscriptionCheck(originalTransactionID: original, latestReceipt: latest)
         case (let receipt?, nil, nil, nil): evidence = .receipt(receipt)
         case (nil, let signed?, nil, nil): evidence = .signedTransaction(signed)
         case (nil, nil, let payload?, nil): evidence = .notification(signedPayload: payload)

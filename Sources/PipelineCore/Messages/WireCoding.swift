@@ -31,7 +31,8 @@ public enum WireCoding {
 /// ISO 8601 timestamps with milliseconds, in UTC.
 public enum Timestamp {
     public static func format(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
     /// Reads ISO 8601 with a zone (`Z` or an offset such as `+08:00`), with or without
@@ -39,8 +40,9 @@ public enum Timestamp {
     public static func parse(_ text: String) -> Date? {
         // The zone must be part of the style: without it the offset is silently ignored.
         if let date = try? Date(
-            text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-        {
+            text,
+            strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
+        ) {
             return date
         }
         return try? Date(text, strategy: .iso8601)

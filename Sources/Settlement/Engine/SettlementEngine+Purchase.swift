@@ -21,7 +21,8 @@ extension SettlementEngine {
                 decision.outcome = .refunded
                 return decision
             }
-            let outcome: TransactionOutcome = known.state == .credited || known.state == .unpaid ? .alreadyCredited : .refunded
+            let outcome: TransactionOutcome =
+                known.state == .credited || known.state == .unpaid ? .alreadyCredited : .refunded
             return .unchanged(outcome, accountID: concerned)
         }
         if transaction.cancellationDate != nil {
@@ -95,7 +96,8 @@ extension SettlementEngine {
         var carried = CarriedTransaction(
             transactionID: transaction.transactionID, productID: transaction.productID, outcome: .credited)
         if let grant = product.grant {
-            let bonus = source.isReceipt && !account.purchasedProducts.contains(product.productID)
+            let bonus =
+                source.isReceipt && !account.purchasedProducts.contains(product.productID)
                 ? product.rules?.firstPurchase?.bonus?.amount ?? 0 : 0
             let (perUnit, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
             let (amount, bonusOverflow) = perUnit.addingReportingOverflow(bonus)

@@ -22,7 +22,9 @@ public struct SettlementEngine: Sendable {
     /// Decides one event.
     /// - Throws: ``SettlementRefusal`` when the event is malformed (a transaction without
     ///   an id or a product, an absurd quantity, an empty adjustment): nothing is applied.
-    public func decide(_ event: SettlementEvent, state: SettlementState, now: Date) throws(SettlementRefusal) -> Decision {
+    public func decide(_ event: SettlementEvent, state: SettlementState, now: Date) throws(SettlementRefusal)
+        -> Decision
+    {
         switch event {
         case .transactionVerified(let transaction, let source):
             try Self.check(transaction)
@@ -74,7 +76,8 @@ public struct SettlementEngine: Sendable {
             throw SettlementRefusal("transaction \(transaction.transactionID) has no original transaction id")
         }
         if transaction.quantity < 0 {
-            throw SettlementRefusal("transaction \(transaction.transactionID): quantity \(transaction.quantity) is negative")
+            throw SettlementRefusal(
+                "transaction \(transaction.transactionID): quantity \(transaction.quantity) is negative")
         }
         if let share = transaction.revocationPercentage, !(0...100_000).contains(share) {
             throw SettlementRefusal(

@@ -107,7 +107,8 @@ public struct AccountState: Hashable, Sendable {
     /// Catalog products it ever bought (refunded ones too), for first-purchase rules.
     public var purchasedProducts: Set<String>
 
-    public init(exists: Bool = false, entitlements: [String: EntitlementEnd] = [:], purchasedProducts: Set<String> = []) {
+    public init(exists: Bool = false, entitlements: [String: EntitlementEnd] = [:], purchasedProducts: Set<String> = [])
+    {
         self.exists = exists
         self.entitlements = entitlements
         self.purchasedProducts = purchasedProducts

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Settlement
 import PipelineCore
+import Settlement
 
 /// A row of `binding_conflicts`: an account claimed a purchase (it sent the receipt) and
 /// the binding rules credited another. Kept for support and fraud review.

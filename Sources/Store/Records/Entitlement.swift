@@ -66,7 +66,9 @@ extension Entitlement: FetchableRecord, PersistableRecord {
 
     /// Keeps an entitlement the account holds until at least `date` (a billing grace
     /// period). Returns it as it now stands, or nil if the account does not hold it.
-    static func keep(_ db: Database, accountID: String, name: String, until date: Date, now: Date) throws -> Entitlement? {
+    static func keep(_ db: Database, accountID: String, name: String, until date: Date, now: Date) throws
+        -> Entitlement?
+    {
         guard var entitlement = try Entitlement.fetchOne(db, key: ["account_id": accountID, "name": name]) else {
             return nil
         }

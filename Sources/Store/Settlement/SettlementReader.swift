@@ -28,7 +28,8 @@ struct SettlementReader {
 
     /// A transaction as recorded, with its ledger entries.
     func known(_ transactionID: String) throws -> KnownTransaction? {
-        let statement = try db.cachedStatement(sql: "SELECT \(Self.columns) FROM apple_transactions WHERE transaction_id = ?")
+        let statement = try db.cachedStatement(
+            sql: "SELECT \(Self.columns) FROM apple_transactions WHERE transaction_id = ?")
         guard let row = try Row.fetchOne(statement, arguments: [transactionID]) else { return nil }
         return try withLedger(Self.transaction(row))
     }
@@ -54,7 +55,8 @@ struct SettlementReader {
     /// What an account holds: its entitlements, and the products it ever bought.
     func account(_ id: String) throws -> AccountState {
         var state = AccountState()
-        state.exists = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM accounts WHERE id = ?"), arguments: [id])
+        state.exists =
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM accounts WHERE id = ?"), arguments: [id])
             ?? false
         guard state.exists else { return state }
         let entitlements = try db.cachedStatement(

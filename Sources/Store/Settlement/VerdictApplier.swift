@@ -46,7 +46,9 @@ struct VerdictApplier {
     /// notifications apart), and never takes one for the other.
     private func apply(_ verdict: Verdict) throws -> VerdictResult {
         let id = verdict.receiptID
-        if let receipt = try Receipt.fetchOne(db.cachedStatement(sql: "SELECT * FROM receipts WHERE id = ?"), arguments: [id]) {
+        if let receipt = try Receipt.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM receipts WHERE id = ?"), arguments: [id])
+        {
             guard verdict.notification == nil else {
                 throw SettlementRefusal("a verdict about an Apple notification names receipt \(receipt.id)")
             }
@@ -98,7 +100,8 @@ struct VerdictApplier {
             break
         }
         try db.cachedStatement(
-            sql: "UPDATE receipts SET status = ?, reason = ?, attempts = ?, environment = ?, updated_at = ? WHERE id = ?"
+            sql:
+                "UPDATE receipts SET status = ?, reason = ?, attempts = ?, environment = ?, updated_at = ? WHERE id = ?"
         ).execute(arguments: [
             receipt.status.rawValue, receipt.reason, receipt.attempts, receipt.environment, writer.stamp, receipt.id,
         ])
@@ -164,6 +167,9 @@ struct VerdictApplier {
                     && reader.bound(originalTransactionID: transaction.originalTransactionID) == nil)
         }
         guard let paying = OrderPayment.payingTransaction(ordered: product, among: candidates) else { return nil }
-        return (OrderClaim(orderID: order.id, accountID: order.accountID, productID: order.productID, product: product), paying)
+        return (
+            OrderClaim(orderID: order.id, accountID: order.accountID, productID: order.productID, product: product),
+            paying
+        )
     }
 }

@@ -85,7 +85,8 @@ public struct LedgerStore: Sendable {
                 findings.append(
                     AuditFinding(
                         kind: .transactionCreditedTwice, transactionID: transaction,
-                        detail: "Apple transaction \(transaction) has \(entries) \(kind) entries (accounts \(accounts))"))
+                        detail: "Apple transaction \(transaction) has \(entries) \(kind) entries (accounts \(accounts))"
+                    ))
             }
 
             for row in try Row.fetchAll(
@@ -105,7 +106,8 @@ public struct LedgerStore: Sendable {
                 findings.append(
                     AuditFinding(
                         kind: .transactionRefundedTwice, transactionID: transaction,
-                        detail: "Apple transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts))"))
+                        detail:
+                            "Apple transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts))"))
             }
 
             for row in try Row.fetchAll(
@@ -125,7 +127,8 @@ public struct LedgerStore: Sendable {
                 findings.append(
                     AuditFinding(
                         kind: .refundWithoutDebit, accountID: account, currency: currency, transactionID: transaction,
-                        detail: "Apple transaction \(transaction) is \(state) but the \(amount) \(currency) it credited "
+                        detail:
+                            "Apple transaction \(transaction) is \(state) but the \(amount) \(currency) it credited "
                             + "to \(account) were never debited"))
             }
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Settlement
 import PipelineCore
+import Settlement
 
 // MARK: - Orders: what a player may buy, checked before the purchase
 
@@ -33,7 +33,9 @@ public struct OrderStore: Sendable {
     /// Makes an order if the product's rules allow it now, in one transaction: the rules
     /// are checked against what is committed, and the schema keeps one open order per
     /// account and product, so of two racing requests exactly one wins.
-    public func createOrder(_ request: NewOrder, catalog: Catalog, lifetime: Duration, now: Date) async throws -> OrderOutcome {
+    public func createOrder(_ request: NewOrder, catalog: Catalog, lifetime: Duration, now: Date) async throws
+        -> OrderOutcome
+    {
         guard let product = catalog.product(request.productID) else { return .unknownProduct }
         do {
             return try await database.write { db in
@@ -111,7 +113,9 @@ public struct OrderStore: Sendable {
                     entitlement: product.entitlement, available: refusal == nil, unavailableReason: refusal?.code,
                     firstPurchase: first,
                     firstPurchaseBonus: first
-                        ? product.rules?.firstPurchase?.bonus.map { Offer.Grant(currency: $0.currency, amount: $0.amount) }
+                        ? product.rules?.firstPurchase?.bonus.map {
+                            Offer.Grant(currency: $0.currency, amount: $0.amount)
+                        }
                         : nil,
                     saleFrom: product.rules?.sale?.from, saleUntil: product.rules?.sale?.until,
                     dailyLimit: product.rules?.dailyLimit, ordersToday: history.ordersToday,
@@ -123,13 +127,16 @@ public struct OrderStore: Sendable {
     /// The purchases a conflict moved to another account than the claimant's, newest first;
     /// with `involving`, those where it is the claimant, the account credited, the receipt,
     /// or the (original) Apple transaction.
-    public func bindingConflicts(involving id: String? = nil, limit: Int = 100) async throws -> [BindingConflictDetails] {
+    public func bindingConflicts(involving id: String? = nil, limit: Int = 100) async throws -> [BindingConflictDetails]
+    {
         try await database.read { db in
             var request = BindingConflict.order(Column("id").desc)
             if let id {
                 request = request.filter(
-                    ["claimant_account_id", "credited_account_id", "receipt_id", "transaction_id",
-                     "original_transaction_id"].map { Column($0) == id }.joined(operator: .or))
+                    [
+                        "claimant_account_id", "credited_account_id", "receipt_id", "transaction_id",
+                        "original_transaction_id",
+                    ].map { Column($0) == id }.joined(operator: .or))
             }
             return try request.limit(limit).fetchAll(db).map(BindingConflictDetails.init)
         }
@@ -142,13 +149,17 @@ public struct OrderStore: Sendable {
         accountID: String, product: Product, timeZone: TimeZone, now: Date, _ db: Database
     ) throws -> PurchaseHistory {
         let day = PurchaseDay(containing: now, in: timeZone)
-        let mine = Order.filter(Order.Columns.accountID == accountID).filter(Order.Columns.productID == product.productID)
+        let mine = Order.filter(Order.Columns.accountID == accountID).filter(
+            Order.Columns.productID == product.productID)
         let open = try mine.filter(Order.Columns.status == OrderStatus.open).filter(Order.Columns.expiresAt > now)
             .fetchOne(db)
-        let ordersToday = try mine
+        let ordersToday =
+            try mine
             .filter(Order.Columns.createdAt >= day.start && Order.Columns.createdAt < day.end)
-            .filter([OrderStatus.fulfilled, .mismatched].contains(Order.Columns.status)
-                || (Order.Columns.status == OrderStatus.open && Order.Columns.expiresAt > now))
+            .filter(
+                [OrderStatus.fulfilled, .mismatched].contains(Order.Columns.status)
+                    || (Order.Columns.status == OrderStatus.open && Order.Columns.expiresAt > now)
+            )
             .fetchCount(db)
         // Paid without an order (lost, or never made): still a purchase of the day.
         let purchases = AppleTransaction.filter(AppleTransaction.Columns.accountID == accountID)
@@ -157,7 +168,8 @@ public struct OrderStore: Sendable {
             .filter(AppleTransaction.Columns.createdAt >= day.start && AppleTransaction.Columns.createdAt < day.end)
             .fetchCount(db)
         return PurchaseHistory(
-            ordersToday: ordersToday + unorderedToday, openOrderID: open?.id, hasPurchased: try purchases.fetchCount(db) > 0)
+            ordersToday: ordersToday + unorderedToday, openOrderID: open?.id,
+            hasPurchased: try purchases.fetchCount(db) > 0)
     }
 
     /// The token the order hands to StoreKit: the one the request names (registered to the

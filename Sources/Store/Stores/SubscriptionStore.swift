@@ -27,7 +27,8 @@ public struct SubscriptionStore: Sendable {
         let names = Array(Set(catalog.products.filter { $0.kind == .autoRenewable }.compactMap(\.entitlement)))
         guard !names.isEmpty else { return 0 }
         return try await database.write { db in
-            let expiring = try Entitlement
+            let expiring =
+                try Entitlement
                 .filter(names.contains(Entitlement.Columns.name))
                 .filter(Column("original_transaction_id") != nil)
                 .filter(Entitlement.Columns.expiresAt > now.addingTimeInterval(-lag.seconds - horizon.seconds))
@@ -50,7 +51,8 @@ public struct SubscriptionStore: Sendable {
                             ON CONFLICT (original_transaction_id, expires_at, phase) DO NOTHING
                             """,
                         arguments: [
-                            UUID().uuidString.lowercased(), original, entitlement.accountID, entitlement.name, expiresAt,
+                            UUID().uuidString.lowercased(), original, entitlement.accountID, entitlement.name,
+                            expiresAt,
                             phase, due, now, now,
                         ])
                     added += db.changesCount
@@ -65,7 +67,8 @@ public struct SubscriptionStore: Sendable {
     /// subscription has renewed since is closed without asking.
     public func claimDueSubscriptionChecks(now: Date, limit: Int) async throws -> [SubscriptionCheckDetails] {
         try await database.write { db in
-            let due = try SubscriptionCheck
+            let due =
+                try SubscriptionCheck
                 .filter(
                     (SubscriptionCheck.Columns.status == SubscriptionCheck.Status.scheduled
                         && SubscriptionCheck.Columns.dueAt <= now)
@@ -76,7 +79,8 @@ public struct SubscriptionStore: Sendable {
             var claimed: [SubscriptionCheckDetails] = []
             for var check in due {
                 check.updatedAt = now
-                let current = try Entitlement.fetchOne(db, key: ["account_id": check.accountID, "name": check.entitlement])
+                let current = try Entitlement.fetchOne(
+                    db, key: ["account_id": check.accountID, "name": check.entitlement])
                 guard let end = current?.expiresAt, end <= check.expiresAt else {
                     // Renewed (or made permanent, or gone) since it was planned: nothing to ask.
                     check.status = .done
@@ -133,7 +137,8 @@ public struct SubscriptionStore: Sendable {
             dueAt: check.dueAt, status: check.status.rawValue, outcome: check.outcome, reason: check.reason,
             submission: Submission(
                 id: check.id, accountID: check.accountID,
-                evidence: .subscriptionCheck(originalTransactionID: check.originalTransactionID, latestReceipt: receiptData),
+                evidence: .subscriptionCheck(
+                    originalTransactionID: check.originalTransactionID, latestReceipt: receiptData),
                 submittedAt: check.dueAt))
     }
 }

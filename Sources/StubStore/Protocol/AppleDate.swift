@@ -26,6 +26,7 @@ struct AppleDate: Sendable {
             let value = value ?? 0
             return value < 10 ? "0\(value)" : "\(value)"
         }
-        return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) \(zone)"
+        return
+            "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) \(zone)"
     }
 }

@@ -13,7 +13,9 @@ extension StubStoreKit {
         router.post("/stub/transactions/signed") { request, _ in
             let draft = try await Self.decode(TransactionDraft.self, request)
             let transaction = try draft.transaction()
-            return try Self.json(["signed_transaction": self.signTransaction(transaction), "transaction_id": transaction.transactionID])
+            return try Self.json([
+                "signed_transaction": self.signTransaction(transaction), "transaction_id": transaction.transactionID,
+            ])
         }
         router.post("/stub/notifications") { request, _ in
             let draft = try await Self.decode(NotificationDraft.self, request)
@@ -37,7 +39,8 @@ extension StubStoreKit {
         let body = try JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
         let response = try await client.execute(
             HTTPClient.HTTPRequest(
-                method: .post, url: url, headers: [(name: "Content-Type", value: "application/json")], body: Array(body),
+                method: .post, url: url, headers: [(name: "Content-Type", value: "application/json")],
+                body: Array(body),
                 timeout: .seconds(10)))
         return response.status
     }
@@ -56,7 +59,9 @@ extension StubStoreKit {
     private static func json(_ object: [String: String]) throws -> Response {
         Response(
             status: .ok, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: object, options: .sortedKeys))))
+            body: .init(
+                byteBuffer: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: object, options: .sortedKeys)))
+        )
     }
 }
 

@@ -29,7 +29,8 @@ public final class StubStoreKit: Sendable {
     /// A signed App Store Server Notification V2 with its transaction and renewal info.
     public func signNotification(
         type: ResponseBodyV2DecodedPayload.NotificationType, subtype: ResponseBodyV2DecodedPayload.Subtype? = nil,
-        transaction: StubTransaction?, gracePeriodExpiresDate: Date? = nil, uuid: String = UUID().uuidString.lowercased(),
+        transaction: StubTransaction?, gracePeriodExpiresDate: Date? = nil,
+        uuid: String = UUID().uuidString.lowercased(),
         signedAt: Date = Date()
     ) -> String {
         var data = ResponseBodyV2DecodedPayload.NotificationData(

@@ -7,7 +7,9 @@ extension IAP {
     /// Checks the books: exits 0 when they balance, 1 with a report when they do not.
     struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check that every balance equals the sum of its ledger entries, that no Apple transaction was credited or refunded twice, and that every final receipt has its webhook row.")
+            abstract:
+                "Check that every balance equals the sum of its ledger entries, that no Apple transaction was credited or refunded twice, and that every final receipt has its webhook row."
+        )
 
         @Flag(help: "Print the findings as JSON.") var json = false
 
@@ -26,7 +28,9 @@ extension IAP {
                 print("audit: \(settings.databasePath): the books balance")
             } else {
                 print("audit: \(settings.databasePath): \(findings.count) finding\(findings.count == 1 ? "" : "s")")
-                for (kind, group) in Dictionary(grouping: findings, by: \.kind).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                for (kind, group) in Dictionary(grouping: findings, by: \.kind).sorted(by: {
+                    $0.key.rawValue < $1.key.rawValue
+                }) {
                     print("\n  \(kind.rawValue) (\(group.count))")
                     for finding in group.prefix(50) { print("    - \(finding.detail)") }
                     if group.count > 50 { print("    … and \(group.count - 50) more (use --json for all)") }

@@ -8,7 +8,8 @@ extension IAP.Bench {
     struct BrokerBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "broker",
-            abstract: "Messages per second through one quorum queue: confirmed publishes, acked consumes, and both at once."
+            abstract:
+                "Messages per second through one quorum queue: confirmed publishes, acked consumes, and both at once."
         )
 
         @Option(help: "Messages per phase.") var messages = 100_000
@@ -37,8 +38,9 @@ extension IAP.Bench {
             try await publisher.waitUntilConnected()
             try await consumer.waitUntilConnected()
             let body = [UInt8](repeating: 0x61, count: size)
-            print("broker benchmark: \(messages) persistent messages of \(size) B, quorum queue, "
-                + "\(batch)×\(batches) publishes in flight, prefetch \(prefetch)")
+            print(
+                "broker benchmark: \(messages) persistent messages of \(size) B, quorum queue, "
+                    + "\(batch)×\(batches) publishes in flight, prefetch \(prefetch)")
 
             let publishTime = try await publishAll(publisher, queue: queue, body: body)
             report("publish, confirmed", publishTime)
@@ -50,7 +52,8 @@ extension IAP.Bench {
             _ = try await (published, consumed)
             report("publish + consume at once (one hop)", ContinuousClock.now - start)
 
-            _ = try? await publisher.withControlChannel { channel throws(BrokerError) in try channel.deleteQueue(queue) }
+            _ = try? await publisher.withControlChannel { channel throws(BrokerError) in try channel.deleteQueue(queue)
+            }
             await publisher.close()
             await consumer.close()
         }
@@ -90,7 +93,9 @@ extension IAP.Bench {
         private func report(_ phase: String, _ time: Duration) {
             let seconds = time.seconds
             let rate = Double(messages) / seconds
-            print("  \(phase.padding(toLength: 38, withPad: " ", startingAt: 0)) \(Int(rate)) msg/s  (\(String(format: "%.2f", seconds)) s)")
+            print(
+                "  \(phase.padding(toLength: 38, withPad: " ", startingAt: 0)) \(Int(rate)) msg/s  (\(String(format: "%.2f", seconds)) s)"
+            )
         }
     }
 }

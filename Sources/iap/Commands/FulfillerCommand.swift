@@ -1,8 +1,8 @@
 import ArgumentParser
-import Store
-import Observability
 import Fulfiller
+import Observability
 import Scheduler
+import Store
 
 extension IAP {
     /// Credits accounts from verdicts; one per database.
@@ -24,7 +24,9 @@ extension IAP {
         func validate() throws {
             guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1...10000") }
             guard (1...65_535).contains(prefetch) else { throw ValidationError("--prefetch must be 1...65535") }
-            if let adminPort, !(1...65_535).contains(adminPort) { throw ValidationError("--admin-port must be 1...65535") }
+            if let adminPort, !(1...65_535).contains(adminPort) {
+                throw ValidationError("--admin-port must be 1...65535")
+            }
         }
 
         func run() async throws {
@@ -40,7 +42,8 @@ extension IAP {
                 deadLetters: DeadLetterStore(database), catalog: catalog,
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
             let scheduler = SubscriptionScheduler(
-                connection: connection, topology: settings.topology, checks: SubscriptionStore(database), catalog: catalog,
+                connection: connection, topology: settings.topology, checks: SubscriptionStore(database),
+                catalog: catalog,
                 configuration: schedule, logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)

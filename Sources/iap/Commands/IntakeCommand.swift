@@ -1,9 +1,9 @@
 import ArgumentParser
-import Store
 import Console
 import DeadLetters
 import Intake
 import Observability
+import Store
 
 extension IAP {
     /// The backend's HTTP API and the relay that publishes committed receipts.
@@ -11,7 +11,8 @@ extension IAP {
         static let configuration = CommandConfiguration(
             commandName: "intake",
             abstract: "Serve the receipt API (IAP_HTTP_PORT) and publish committed receipts to the broker.",
-            discussion: "Also serves /healthz, /readyz (broker and database) and /metrics (Prometheus) on the same port.")
+            discussion:
+                "Also serves /healthz, /readyz (broker and database) and /metrics (Prometheus) on the same port.")
 
         func run() async throws {
             let settings = try PipelineSettings()
@@ -30,7 +31,8 @@ extension IAP {
             // Mounted even when no operator is configured: it then answers 503 and says why.
             let console = OperatorConsole(
                 configuration: consoleConfiguration,
-                review: DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: settings.topology),
+                review: DeadLetterReview(
+                    store: DeadLetterStore(database), connection: connection, topology: settings.topology),
                 database: database, logger: settings.logger("console"))
             intake.additionalRoutes = { console.register(on: $0) }
             // The intake serves its own /metrics: no admin server.

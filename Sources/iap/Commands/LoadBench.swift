@@ -10,7 +10,8 @@ extension IAP.Bench {
     struct LoadBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "load",
-            abstract: "Receipts per second through running intake, validator and fulfiller processes (same IAP_* settings).",
+            abstract:
+                "Receipts per second through running intake, validator and fulfiller processes (same IAP_* settings).",
             discussion: """
                 Receipts are minted with the stub store's development signing key, so the verify
                 endpoint must be an `iap stub-store` with the default key. Credits are read from
@@ -22,11 +23,16 @@ extension IAP.Bench {
         @Option(help: "HTTP requests in flight.") var clients = 64
         @Option(help: "Seconds to wait for the last credit.") var timeout = 600
         @Flag(help: "Only delete the topology of IAP_QUEUE_PREFIX, then exit.") var cleanUp = false
-        @Flag(help: "Intake alone: wait until the relay has published every receipt, not for credits (no validator needed).")
+        @Flag(
+            help:
+                "Intake alone: wait until the relay has published every receipt, not for credits (no validator needed)."
+        )
         var acceptOnly = false
 
         func validate() throws {
-            guard receipts > 0, clients > 0, timeout > 0 else { throw ValidationError("receipts, clients and timeout must be positive") }
+            guard receipts > 0, clients > 0, timeout > 0 else {
+                throw ValidationError("receipts, clients and timeout must be positive")
+            }
         }
 
         func run() async throws {

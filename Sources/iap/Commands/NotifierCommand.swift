@@ -1,20 +1,23 @@
 import ArgumentParser
-import Observability
 import HTTPClient
 import Notifier
+import Observability
 
 extension IAP {
     /// Delivers the outbox as signed webhooks; one per database.
     struct NotifierCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "notifier",
-            abstract: "Deliver notification rows to IAP_WEBHOOK_URL as Standard Webhooks signed with IAP_WEBHOOK_SECRET.")
+            abstract:
+                "Deliver notification rows to IAP_WEBHOOK_URL as Standard Webhooks signed with IAP_WEBHOOK_SECRET.")
 
         @Option(help: "Port of the admin server (/healthz, /readyz, /metrics); default IAP_ADMIN_PORT, else none.")
         var adminPort: Int?
 
         func validate() throws {
-            if let adminPort, !(1...65_535).contains(adminPort) { throw ValidationError("--admin-port must be 1...65535") }
+            if let adminPort, !(1...65_535).contains(adminPort) {
+                throw ValidationError("--admin-port must be 1...65535")
+            }
         }
 
         func run() async throws {

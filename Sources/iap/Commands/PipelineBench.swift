@@ -17,7 +17,8 @@ extension IAP.Bench {
     struct PipelineBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pipeline",
-            abstract: "Receipts per second end to end: HTTP intake, broker, validator, fulfiller (stub store, no latency).")
+            abstract:
+                "Receipts per second end to end: HTTP intake, broker, validator, fulfiller (stub store, no latency).")
 
         @Option(help: "Receipts to submit.") var receipts = 5_000
         @Option(help: "HTTP requests in flight.") var clients = 64
@@ -40,7 +41,8 @@ extension IAP.Bench {
             let database = try PipelineDatabase(path: directory + "/iap.sqlite")
             let prefix = "\(settings.queuePrefix).bench.\(UUID().uuidString.prefix(8).lowercased())"
             let topology = PipelineTopology(prefix: prefix)
-            let stub = StubAppStore(configuration: StubStoreConfiguration(bundleID: "com.example.game", latency: .milliseconds(latencyMs)))
+            let stub = StubAppStore(
+                configuration: StubStoreConfiguration(bundleID: "com.example.game", latency: .milliseconds(latencyMs)))
             let token = "bench-token-0123456789"
             let ports = PortBox()
             let stubApp = makeStubStoreApplication(store: stub, port: 0) { ports.set(stub: $0) }
@@ -57,14 +59,17 @@ extension IAP.Bench {
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger) {
                 ports.set(intake: $0)
             }
-            let group = ServiceGroup(configuration: .init(services: pipeline.services.map { .init(service: $0) }, logger: logger))
+            let group = ServiceGroup(
+                configuration: .init(services: pipeline.services.map { .init(service: $0) }, logger: logger))
             let running = Task { try await group.run() }
             let intakeURL = "http://127.0.0.1:\(await ports.intakePort())/v1/receipts"
 
             let load = ReceiptLoad(
                 count: receipts, minter: stub, bundleID: "com.example.game", transactionPrefix: "bench",
                 accountPrefix: "player")
-            print("pipeline benchmark: \(receipts) receipts, \(clients) HTTP clients, validator concurrency \(concurrency), stub latency \(latencyMs) ms")
+            print(
+                "pipeline benchmark: \(receipts) receipts, \(clients) HTTP clients, validator concurrency \(concurrency), stub latency \(latencyMs) ms"
+            )
             let start = ContinuousClock.now
             try await load.post(to: intakeURL, token: token, clients: clients)
             let accepted = ContinuousClock.now - start

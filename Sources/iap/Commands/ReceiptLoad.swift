@@ -45,7 +45,9 @@ struct ReceiptLoad {
                                         (name: "Content-Type", value: "application/json"),
                                     ],
                                     body: bodies[index]))
-                            guard response.status == 202 else { throw ValidationError("intake answered \(response.status)") }
+                            guard response.status == 202 else {
+                                throw ValidationError("intake answered \(response.status)")
+                            }
                         }
                     }
                 }
@@ -59,7 +61,9 @@ struct ReceiptLoad {
     }
 
     /// Waits until `database` counts `target` credited receipts.
-    static func waitForCredits(_ target: Int, in database: PipelineDatabase, until deadline: ContinuousClock.Instant) async throws {
+    static func waitForCredits(_ target: Int, in database: PipelineDatabase, until deadline: ContinuousClock.Instant)
+        async throws
+    {
         while try database.receiptStatusCounts()[.credited, default: 0] < target {
             guard ContinuousClock.now < deadline else { throw ValidationError("not all credited in time") }
             try await Task.sleep(for: .milliseconds(20))
@@ -68,7 +72,8 @@ struct ReceiptLoad {
 
     /// Waits until no receipt in `database` is still `received`: the relay has published
     /// and marked every one (the intake-alone benchmark, where nothing validates them).
-    static func waitUntilPublished(in database: PipelineDatabase, until deadline: ContinuousClock.Instant) async throws {
+    static func waitUntilPublished(in database: PipelineDatabase, until deadline: ContinuousClock.Instant) async throws
+    {
         while try database.receiptStatusCounts()[.received, default: 0] > 0 {
             guard ContinuousClock.now < deadline else { throw ValidationError("not all published in time") }
             try await Task.sleep(for: .milliseconds(20))

@@ -41,8 +41,10 @@ extension IAP {
             let stubURL = "http://127.0.0.1:\(stubPort)"
             let bundleID = env.string("IAP_BUNDLE_ID", default: "com.example.game")
             let sharedSecret = env.optional("IAP_SHARED_SECRET")
-            let stub = embedsStub
-                ? StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID, sharedSecret: sharedSecret)) : nil
+            let stub =
+                embedsStub
+                ? StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID, sharedSecret: sharedSecret))
+                : nil
             // With the embedded stub, StoreKit 2 data is the stub's, signed for Sandbox under its own CA.
             let verifier = try VerifierSettings(
                 environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"),
@@ -80,7 +82,8 @@ extension IAP {
                     api: "http://\(intake.host):\(intake.port)", enabled: configuration.console?.isEnabled ?? false,
                     development: developmentConsole))
             if notifier.isEnabled, notifier.secretWasGenerated {
-                text += "  webhook secret (generated for this run; set IAP_WEBHOOK_SECRET to keep one): \(notifier.secret.encoded)\n\n"
+                text +=
+                    "  webhook secret (generated for this run; set IAP_WEBHOOK_SECRET to keep one): \(notifier.secret.encoded)\n\n"
             }
             // Unbuffered, so that it shows before the logs even when stdout is a pipe.
             FileHandle.standardOutput.write(Data(text.utf8))

@@ -20,14 +20,17 @@ extension IAP {
             guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
             if let prefetch, !(1...65_535).contains(prefetch) { throw ValidationError("--prefetch must be 1...65535") }
             guard (1...100).contains(maxAttempts) else { throw ValidationError("--max-attempts must be 1...100") }
-            if let adminPort, !(1...65_535).contains(adminPort) { throw ValidationError("--admin-port must be 1...65535") }
+            if let adminPort, !(1...65_535).contains(adminPort) {
+                throw ValidationError("--admin-port must be 1...65535")
+            }
         }
 
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
-            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(logger: logger, concurrency: concurrency)
+            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(
+                logger: logger, concurrency: concurrency)
             let connection = settings.connection("validator")
             let operations = settings.operationsServices(
                 role: .validator, adminPort: adminPort, connection: connection, database: nil)

@@ -20,7 +20,8 @@ struct OperationsSettings: Sendable {
     init(environment env: EnvironmentReader) throws(SettingError) {
         let grace = try env.int("IAP_SHUTDOWN_GRACE", default: 10, range: 0...3600)
         shutdownGrace = .seconds(grace)
-        adminPort = env.optional("IAP_ADMIN_PORT") == nil ? nil : try env.int("IAP_ADMIN_PORT", default: 0, range: 1...65535)
+        adminPort =
+            env.optional("IAP_ADMIN_PORT") == nil ? nil : try env.int("IAP_ADMIN_PORT", default: 0, range: 1...65535)
         adminHost = env.string("IAP_ADMIN_HOST", default: "127.0.0.1")
     }
 }
@@ -40,18 +41,22 @@ extension PipelineSettings {
     /// What a worker runs beside its stage: the queue-depth poller (with a connection) and,
     /// when `--admin-port` or `IAP_ADMIN_PORT` is set, the admin server.
     func operationsServices(
-        role: PipelineMetrics.Role, adminPort: Int?, connection: AMQPConnection?, database: PipelineDatabase?, servesAdmin: Bool = true
+        role: PipelineMetrics.Role, adminPort: Int?, connection: AMQPConnection?, database: PipelineDatabase?,
+        servesAdmin: Bool = true
     ) -> [any Service] {
         let registry = MetricsBootstrap.prometheus()
         PipelineMetrics.prepare([role])
         var services: [any Service] = []
         if let connection {
-            services.append(QueueDepthPoller(connection: connection, topology: topology, logger: logger("\(role).queues")))
+            services.append(
+                QueueDepthPoller(connection: connection, topology: topology, logger: logger("\(role).queues")))
         }
         if servesAdmin, let port = adminPort ?? operations.adminPort {
             let endpoints = HealthEndpoints(
                 registry: registry, checks: readinessChecks(connection: connection, database: database))
-            services.append(AdminServer(host: operations.adminHost, port: port, endpoints: endpoints, logger: logger("\(role).admin")))
+            services.append(
+                AdminServer(
+                    host: operations.adminHost, port: port, endpoints: endpoints, logger: logger("\(role).admin")))
         }
         return services
     }

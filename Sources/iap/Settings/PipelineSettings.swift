@@ -34,7 +34,8 @@ struct PipelineSettings: Sendable {
         guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
             throw SettingError(
                 variable: "IAP_LOG_LEVEL",
-                problem: "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(level)'")
+                problem:
+                    "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(level)'")
         }
         logLevel = parsed
         operations = try OperationsSettings(environment: env)

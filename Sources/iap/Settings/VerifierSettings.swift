@@ -28,25 +28,32 @@ struct VerifierSettings: Sendable {
         environment env: EnvironmentReader, defaultURLs: (production: String, sandbox: String)? = nil,
         defaultAppStoreEnvironment: AppStoreEnvironment = .production, defaultRoot: [UInt8]? = nil
     ) throws(SettingError) {
-        let defaults = defaultURLs ?? (
-            VerifyReceiptVerifier.Configuration.appleProductionURL, VerifyReceiptVerifier.Configuration.appleSandboxURL
-        )
+        let defaults =
+            defaultURLs ?? (
+                VerifyReceiptVerifier.Configuration.appleProductionURL,
+                VerifyReceiptVerifier.Configuration.appleSandboxURL
+            )
         productionURL = try env.httpURL("IAP_VERIFY_URL", default: defaults.production)!
         sandboxURL = try env.httpURL("IAP_VERIFY_SANDBOX_URL", default: defaults.sandbox)!
         bundleID = env.string("IAP_BUNDLE_ID", default: "com.example.game")
-        guard bundleID.count <= 255, bundleID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
+        guard bundleID.count <= 255,
+            bundleID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
         else {
             throw SettingError(variable: "IAP_BUNDLE_ID", problem: "must be a bundle id such as com.example.game")
         }
         sharedSecret = env.optional("IAP_SHARED_SECRET")
         let environmentName = env.string("IAP_APPSTORE_ENVIRONMENT", default: defaultAppStoreEnvironment.rawValue)
-        guard let parsed = AppStoreEnvironment(rawValue: environmentName), parsed == .production || parsed == .sandbox else {
-            throw SettingError(variable: "IAP_APPSTORE_ENVIRONMENT", problem: "must be Production or Sandbox, got '\(environmentName)'")
+        guard let parsed = AppStoreEnvironment(rawValue: environmentName), parsed == .production || parsed == .sandbox
+        else {
+            throw SettingError(
+                variable: "IAP_APPSTORE_ENVIRONMENT", problem: "must be Production or Sandbox, got '\(environmentName)'"
+            )
         }
         appStoreEnvironment = parsed
         if let raw = env.optional("IAP_APP_APPLE_ID") {
             guard let id = Int64(raw), id > 0 else {
-                throw SettingError(variable: "IAP_APP_APPLE_ID", problem: "must be the app's numeric Apple id, got '\(raw)'")
+                throw SettingError(
+                    variable: "IAP_APP_APPLE_ID", problem: "must be the app's numeric Apple id, got '\(raw)'")
             }
             appAppleID = id
         }
@@ -57,13 +64,16 @@ struct VerifierSettings: Sendable {
                 let keyID = env.optional("IAP_APPSTORE_KEY_ID"), let issuerID = env.optional("IAP_APPSTORE_ISSUER_ID")
             else {
                 let missing = credentials.first { env.optional($0) == nil } ?? credentials[0]
-                throw SettingError(variable: missing, problem: "is required with the other App Store Server API credentials")
+                throw SettingError(
+                    variable: missing, problem: "is required with the other App Store Server API credentials")
             }
-            guard let pem = FileManager.default.contents(atPath: keyPath).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            guard let pem = FileManager.default.contents(atPath: keyPath).flatMap({ String(data: $0, encoding: .utf8) })
+            else {
                 throw SettingError(variable: "IAP_APPSTORE_PRIVATE_KEY", problem: "cannot read \(keyPath)")
             }
             do {
-                serverAPIKey = try AppStoreServerAPIKey(privateKeyPEM: pem, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
+                serverAPIKey = try AppStoreServerAPIKey(
+                    privateKeyPEM: pem, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
             } catch {
                 throw SettingError(variable: "IAP_APPSTORE_PRIVATE_KEY", problem: "\(error)")
             }

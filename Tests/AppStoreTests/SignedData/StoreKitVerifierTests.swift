@@ -21,9 +21,9 @@ struct StoreKitVerifierTests {
         signedTransaction: String? = nil, signedPayload: String? = nil, receiptData: String? = nil
     ) -> Submission {
         let evidence: Evidence =
-            if let signedPayload { .notification(signedPayload: signedPayload) }
-            else if let signedTransaction { .signedTransaction(signedTransaction) }
-            else { .receipt(receiptData ?? "") }
+            if let signedPayload { .notification(signedPayload: signedPayload) } else if let signedTransaction {
+                .signedTransaction(signedTransaction)
+            } else { .receipt(receiptData ?? "") }
         return Submission(
             id: "r-1", accountID: signedPayload == nil ? "acct-1" : "", evidence: evidence, submittedAt: F.signedDate)
     }
