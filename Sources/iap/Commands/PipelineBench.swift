@@ -77,6 +77,9 @@ extension IAP.Bench {
             let credited = ContinuousClock.now - start
             ReceiptLoad.report("accepted (202, durable)", receipts: receipts, accepted)
             ReceiptLoad.report("credited end to end", receipts: receipts, credited)
+            // The books after the run, as `iap audit` reads them.
+            let findings = try await LedgerStore(database).audit()
+            print("  audit                        \(findings.isEmpty ? "clean" : "\(findings.count) findings")")
 
             await group.triggerGracefulShutdown()
             _ = await running.result
