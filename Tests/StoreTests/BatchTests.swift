@@ -54,7 +54,7 @@ import Testing
             // and the audit is clean
             var ledgerEntries = 0
             for account in accounts {
-                let details = try #require(try await await database.account(id: account, ledgerLimit: 10_000))
+                let details = try #require(try await database.account(id: account, ledgerLimit: 10_000))
                 #expect(details.balances == expected[account, default: [:]], "\(account)")
                 ledgerEntries += details.ledger.count
                 #expect(details.ledger.reduce(0) { $0 + $1.amount } == details.balances.values.reduce(0, +))

@@ -49,7 +49,7 @@ import Testing
             #expect(try await balances(database, "alice") == ["coins": 100])
             #expect(try await balances(database, "bob") == [:])
             #expect(try await database.order(id: order.orderID, now: Self.now)?.status == .fulfilled)
-            let conflict = try #require(try await await database.bindingConflicts().first)
+            let conflict = try #require(try await database.bindingConflicts().first)
             #expect(conflict.claimantAccountID == "bob" && conflict.creditedAccountID == "alice")
             #expect(conflict.binding == "order")
         }
@@ -82,7 +82,7 @@ import Testing
             #expect(try await database.account(id: "alice")?.entitlements.first?.expiresAt == Self.now + 2 * 86_400)
             #expect(try await database.account(id: "bob")?.entitlements.isEmpty ?? true)
             // The conflict is recorded; bob's order stays open (it paid nothing).
-            let conflict = try #require(try await await database.bindingConflicts().first)
+            let conflict = try #require(try await database.bindingConflicts().first)
             #expect(conflict.claimantAccountID == "bob" && conflict.creditedAccountID == "alice")
             #expect(conflict.binding == "original_transaction")
             #expect(try await database.order(id: bobsOrder.orderID, now: Self.now)?.status == .open)
@@ -110,12 +110,12 @@ import Testing
             _ = try await submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
 
             #expect(try await balances(database, "alice") == ["coins": 100])
-            let closed = try #require(try await await database.order(id: order.orderID, now: Self.now))
+            let closed = try #require(try await database.order(id: order.orderID, now: Self.now))
             #expect(closed.status == .mismatched)
             #expect(closed.creditedProductID == "com.example.coins100")
             let webhook = try #require(
-                try await await database.allNotifications().first { $0.type == .receiptCredited })
-            let data = try #require(try await await Fixture.json(webhook.body)["data"] as? [String: Any])
+                try await database.allNotifications().first { $0.type == .receiptCredited })
+            let data = try #require(try await Fixture.json(webhook.body)["data"] as? [String: Any])
             let said = try await #require(data["order"] as? [String: Any])
             #expect(said["status"] as? String == "mismatched")
             #expect(said["mismatched"] as? Bool == true)

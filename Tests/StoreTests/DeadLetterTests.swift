@@ -33,7 +33,7 @@ import Testing
             // Then the receipt is dead with the letter's reason, and its account is on the letter
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts_exhausted: http_503")])
             #expect(try await database.receipt(id: "r1")?.status == .dead)
-            let stored = try #require(try await await database.deadLetter(id: "dl_1"))
+            let stored = try #require(try await database.deadLetter(id: "dl_1"))
             #expect(stored.accountID == "alice")
             #expect(stored.status == .waiting)
             #expect(stored.body == Data("{}".utf8))
@@ -110,7 +110,7 @@ import Testing
 
             // Then the letter is replaying and the receipt validating again, reason cleared
             #expect(letter.status == .replaying)
-            let receipt = try #require(try await await database.receipt(id: "r1"))
+            let receipt = try #require(try await database.receipt(id: "r1"))
             #expect(receipt.status == .validating)
             #expect(receipt.reason == nil)
 
@@ -175,7 +175,7 @@ import Testing
             #expect(letter.status == .discarded)
             #expect(letter.resolvedBy == "alice")
             #expect(letter.resolvedReason == "test purchase")
-            let receipt = try #require(try await await database.receipt(id: "r1"))
+            let receipt = try #require(try await database.receipt(id: "r1"))
             #expect(receipt.status == .dead)
             #expect(receipt.reason == "discarded by alice: test purchase")
             #expect(try await database.deadLetters(DeadLetterQuery()).isEmpty)

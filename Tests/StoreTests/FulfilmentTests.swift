@@ -20,13 +20,13 @@ import Testing
 
             // Then the receipt is credited with 200 coins
             #expect(results == [.applied(receiptID: "r1", status: .credited, reason: nil)])
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": 200])
             #expect(account.ledger.count == 1)
             #expect(account.ledger.first?.amount == 200)
             #expect(account.ledger.first?.kind == .purchase)
             #expect(account.ledger.first?.transactionID == "t1")
-            let receipt = try #require(try await await database.receipt(id: "r1"))
+            let receipt = try #require(try await database.receipt(id: "r1"))
             #expect(receipt.status == .credited)
             #expect(receipt.attempts == 1)
             #expect(receipt.environment == "Sandbox")
@@ -66,7 +66,7 @@ import Testing
 
             // Then it is already final and nothing moved
             #expect(again == [.alreadyFinal(receiptID: "r1", status: .credited)])
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.count == 1)
             #expect(try await database.pendingNotificationCount() == 1)
@@ -96,7 +96,7 @@ import Testing
             let rejected = try await database.dueNotifications(now: t0, limit: 10).filter { $0.receiptID == "r2" }
             #expect(rejected.map(\.type) == [.receiptRejected])
             let notification = try await #require(rejected.first)
-            let data = try #require(try await await Fixture.json(notification.body)["data"] as? [String: Any])
+            let data = try #require(try await Fixture.json(notification.body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "already_credited")
         }
     }
@@ -144,11 +144,11 @@ import Testing
                 catalog: catalog, now: t0)
 
             // Then the entitlement runs until February, and each receipt shows the period it paid for
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.entitlements == [.init(name: "vip", expiresAt: february)])
             #expect(account.balances.isEmpty)
             #expect(account.ledger.isEmpty)
-            let r2 = try #require(try await await database.receipt(id: "r2"))
+            let r2 = try #require(try await database.receipt(id: "r2"))
             #expect(r2.status == .credited)
             #expect(r2.transactions.first?.entitlement == "vip")
             #expect(r2.transactions.first?.expiresAt == february)
@@ -164,7 +164,7 @@ import Testing
                 catalog: catalog, now: t0)
 
             // Then it is held for ever, and encodes expires_at as null
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: nil)])
             let json = String(decoding: try await WireCoding.encoder().encode(account), as: UTF8.self)
             #expect(json.contains(#""entitlements":[{"expires_at":null,"name":"noads"}]"#))
@@ -263,12 +263,12 @@ import Testing
 
             // Then it is rejected with the reason, and a receipt.rejected webhook says why
             #expect(results == [.applied(receiptID: "r1", status: .rejected, reason: "apple_status_21003")])
-            let receipt = try #require(try await await database.receipt(id: "r1"))
+            let receipt = try #require(try await database.receipt(id: "r1"))
             #expect(receipt.reason == "apple_status_21003")
             #expect(receipt.attempts == 1)
             let due = try await database.dueNotifications(now: t0, limit: 10)
             #expect(due.map(\.type) == [.receiptRejected])
-            let data = try #require(try await await Fixture.json(due[0].body)["data"] as? [String: Any])
+            let data = try #require(try await Fixture.json(due[0].body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "apple_status_21003")
         }
     }
@@ -294,7 +294,7 @@ import Testing
 
             // Then it is credited after three attempts, without a stale reason
             #expect(valid == [.applied(receiptID: "r1", status: .credited, reason: nil)])
-            let receipt = try #require(try await await database.receipt(id: "r1"))
+            let receipt = try #require(try await database.receipt(id: "r1"))
             #expect(receipt.attempts == 3)
             #expect(receipt.reason == nil)
             #expect(try await database.pendingNotificationCount() == 1)
@@ -314,7 +314,7 @@ import Testing
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts exhausted: 503")])
             let due = try await database.dueNotifications(now: t0, limit: 10)
             #expect(due.map(\.type) == [.receiptDead])
-            let data = try #require(try await await Fixture.json(due[0].body)["data"] as? [String: Any])
+            let data = try #require(try await Fixture.json(due[0].body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "attempts exhausted: 503")
             #expect(data["attempts"] as? Int == 5)
 
@@ -351,7 +351,7 @@ import Testing
             }
             #expect(results[3] == .applied(receiptID: "r1", status: .credited, reason: nil))
             #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
-            let r2 = try #require(try await await database.receipt(id: "r2"))
+            let r2 = try #require(try await database.receipt(id: "r2"))
             #expect(r2.status == .received)
             #expect(r2.transactions.isEmpty)
             #expect(try await database.receipt(id: "nope") == nil)

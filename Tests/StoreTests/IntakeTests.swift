@@ -14,7 +14,7 @@ import Testing
 
             // Then it is created as received, never attempted, and its account exists
             #expect(outcomes == [.created(ReceiptSummary(id: "r1", status: .received))])
-            let details = try #require(try await await database.receipt(id: "r1"))
+            let details = try #require(try await database.receipt(id: "r1"))
             #expect(details.accountID == "a1")
             #expect(details.status == .received)
             #expect(details.attempts == 0)
@@ -22,7 +22,7 @@ import Testing
             #expect(details.createdAt == Fixture.t0)
             #expect(details.publishedAt == nil)
             #expect(details.transactions.isEmpty)
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances.isEmpty)
         }
     }
@@ -166,7 +166,7 @@ import Testing
 
             // Then only the third is left, and the published ones are validating
             #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r3"])
-            let r1 = try #require(try await await database.receipt(id: "r1"))
+            let r1 = try #require(try await database.receipt(id: "r1"))
             #expect(r1.status == .validating)
             #expect(r1.publishedAt == Fixture.t0.addingTimeInterval(10))
         }

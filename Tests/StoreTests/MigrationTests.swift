@@ -151,7 +151,7 @@ import Testing
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(migrations == Self.migrations)
-        let account = try #require(try await await database.account(id: "a1"))
+        let account = try #require(try await database.account(id: "a1"))
         #expect(account.balances == ["coins": 100])
         #expect(account.ledger.map(\.transactionID) == ["t1"])
         #expect(try await database.receipt(id: "r1")?.transactions.map(\.outcome) == [.credited, .credited, .refunded])
@@ -173,7 +173,7 @@ import Testing
                 .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
                 .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
             ])
-        let refunded = try #require(try await await database.account(id: "a1"))
+        let refunded = try #require(try await database.account(id: "a1"))
         #expect(refunded.balances == ["coins": 0])
         #expect(refunded.entitlements == [.init(name: "vip", expiresAt: now)])
         #expect(try await database.audit() == [])
@@ -230,5 +230,113 @@ final class Failures: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return items
+    }
+}
+
+extension MigrationTests {
+    @Test func aV4DatabaseOpensWithItsBooksAndSettlesThroughTheEngine() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/pipeline.sqlite"
+
+        // Given a database at v4, as the last release wrote it: a coin pack credited by an
+        // order, a subscription, a binding conflict, an archived dead letter, and webhooks
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try PipelineDatabase.migrator.migrate(queue, upTo: "v4")
+            try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO accounts (id, created_at) VALUES ('a1', '2025-06-15 15:06:40.000'),
+                            ('b1', '2025-06-15 15:06:40.000');
+                        INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, attempts,
+                            request_hash, created_at, updated_at, order_id, reason)
+                        VALUES ('r1', 'a1', 'legacy', 'p1', ?, 'credited', 1, ?, '2025-06-15 15:06:40.000',
+                            '2025-06-15 15:06:40.000', 'o-1', NULL),
+                            ('r2', 'b1', 'legacy', 'p2', ?, 'dead', 6, ?, '2025-06-15 15:06:40.000',
+                            '2025-06-15 15:06:40.000', NULL, 'attempts_exhausted: http_503');
+                        INSERT INTO app_account_tokens (token, account_id, created_at)
+                        VALUES ('00000000-0000-0000-0000-0000000000a1', 'a1', '2025-06-15 15:06:40.000');
+                        INSERT INTO orders (id, account_id, product_id, apple_product_id, app_account_token,
+                            first_purchase, status, created_at, expires_at, closed_at, close_reason, receipt_id,
+                            transaction_id, credited_product_id)
+                        VALUES ('o-1', 'a1', 'com.example.coins100', 'com.example.coins100',
+                            '00000000-0000-0000-0000-0000000000a1', 0, 'fulfilled', '2025-06-15 15:06:40.000',
+                            '2025-06-15 15:36:40.000', '2025-06-15 15:06:40.000', 'paid', 'r1', 't1',
+                            'com.example.coins100');
+                        INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, quantity,
+                            receipt_id, account_id, expires_date, state, entitlement, created_at, updated_at,
+                            catalog_product_id, order_id, binding)
+                        VALUES
+                            ('t1', 't1', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'credited', NULL,
+                                '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000', 'com.example.coins100', 'o-1',
+                                'order'),
+                            ('s1', 's1', 'com.example.vip.monthly', 1, 'r1', 'a1', '2025-07-15 15:06:40.000',
+                                'credited', 'vip', '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000',
+                                'com.example.vip.monthly', NULL, 'submitter');
+                        INSERT INTO receipt_transactions (receipt_id, transaction_id, product_id, outcome, currency,
+                            amount, entitlement, expires_at)
+                        VALUES
+                            ('r1', 't1', 'com.example.coins100', 'credited', 'coins', 100, NULL, NULL),
+                            ('r1', 's1', 'com.example.vip.monthly', 'credited', NULL, NULL, 'vip',
+                                '2025-07-15 15:06:40.000');
+                        INSERT INTO ledger_entries (account_id, currency, amount, kind, receipt_id, transaction_id,
+                            created_at)
+                        VALUES ('a1', 'coins', 100, 'purchase', 'r1', 't1', '2025-06-15 15:06:40.000');
+                        INSERT INTO balances (account_id, currency, amount) VALUES ('a1', 'coins', 100);
+                        INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
+                        VALUES ('a1', 'vip', '2025-07-15 15:06:40.000', 's1', '2025-06-15 15:06:40.000');
+                        INSERT INTO binding_conflicts (transaction_id, original_transaction_id, receipt_id,
+                            claimant_account_id, credited_account_id, binding, created_at)
+                        VALUES ('t1', 't1', 'r1', 'b1', 'a1', 'order', '2025-06-15 15:06:40.000');
+                        INSERT INTO dead_letters (id, receipt_id, account_id, reason, attempts, body, headers,
+                            dead_at, status, created_at)
+                        VALUES ('dl_1', 'r2', 'b1', 'attempts_exhausted: http_503', 6, X'7B7D', '{}',
+                            '2025-06-15 15:06:40.000', 'waiting', '2025-06-15 15:06:40.000');
+                        INSERT INTO notification_outbox (id, type, receipt_id, account_id, body, status, attempts,
+                            next_attempt_at, created_at, delivered_at)
+                        VALUES ('evt_1', 'receipt.credited', 'r1', 'a1', '{}', 'delivered', 1,
+                            NULL, '2025-06-15 15:06:40.000', '2025-06-15 15:06:41.000'),
+                            ('evt_2', 'receipt.dead', 'r2', 'b1', '{}', 'pending', 0,
+                            '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000', NULL);
+                        """,
+                    arguments: [Fixture.hash("p1"), Fixture.hash("p1"), Fixture.hash("p2"), Fixture.hash("p2")])
+            }
+        }
+
+        // When the current program opens it
+        let database = try PipelineDatabase(path: path)
+
+        // Then every migration is recorded once, and the books, orders, conflicts and letters are as they were
+        let migrations = try withRawConnection(path) { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
+        #expect(migrations == Self.migrations)
+        let account = try #require(try await database.account(id: "a1"))
+        #expect(account.balances == ["coins": 100])
+        #expect(account.entitlements.map(\.name) == ["vip"])
+        #expect(try await database.order(id: "o-1", now: Fixture.t0)?.status == .fulfilled)
+        #expect(try await database.bindingConflicts(involving: "t1").map(\.creditedAccountID) == ["a1"])
+        #expect(try await database.deadLetter(id: "dl_1")?.reason == "attempts_exhausted: http_503")
+        let findings = try await database.audit()
+        #expect(findings == [], "\(findings)")
+
+        // And the engine settles on what v4 wrote: the order's purchase is known (a resent
+        // receipt credits nothing), and a refund takes back exactly the v4 credit, once
+        try await database.acceptNew([Fixture.receipt("r3", account: "b1")])
+        try await database.acceptNewNotifications(["n1"])
+        let now = Fixture.t0.addingTimeInterval(60)
+        let results = try await database.apply(
+            [
+                Fixture.valid("r3", account: "b1", [Fixture.purchase("t1")]),
+                Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
+            ], catalog: Fixture.catalog, now: now)
+        #expect(
+            results == [
+                .applied(receiptID: "r3", status: .rejected, reason: "already_credited"),
+                .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
+            ])
+        #expect(try await database.account(id: "a1")?.balances == ["coins": 0])
+        #expect(try await database.audit() == [])
     }
 }

@@ -24,7 +24,7 @@ import Testing
             #expect(resent == ("n1", false))
             #expect(other == ("n3", true))
             #expect(try await database.notification(id: "n2") == nil)
-            let n1 = try #require(try await await database.notification(id: "n1"))
+            let n1 = try #require(try await database.notification(id: "n1"))
             #expect(n1.status == .received)
             #expect(n1.attempts == 0)
             #expect(n1.createdAt == t0)
@@ -58,7 +58,7 @@ import Testing
 
             // Then they are not published again, and the notification is validating
             #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r2", "n2"])
-            let published = try #require(try await await database.notification(id: "n1"))
+            let published = try #require(try await database.notification(id: "n1"))
             #expect(published.status == .validating)
             #expect(published.publishedAt == t0.addingTimeInterval(5))
 
@@ -176,7 +176,7 @@ import Testing
             try await database.acceptNewNotifications(["n1"])
             _ = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)
-            let details = try #require(try await await database.notification(id: "n1"))
+            let details = try #require(try await database.notification(id: "n1"))
             let json = try await Fixture.json(
                 String(decoding: try await WireCoding.encoder().encode(details), as: UTF8.self))
             #expect(json["notification_id"] as? String == "n1")

@@ -38,7 +38,7 @@ import Testing
     @Test func aDeliveredNotificationIsNotSentAgain() async throws {
         try await databaseWithNotifications(2) { database in
             let later = t0.addingTimeInterval(100)
-            let first = try #require(try await await database.dueNotifications(now: later, limit: 10).first)
+            let first = try #require(try await database.dueNotifications(now: later, limit: 10).first)
 
             // When it is delivered
             #expect(try await database.markDelivered(first.id, at: later))
@@ -54,7 +54,7 @@ import Testing
     @Test func aFailedDeliveryIsRetriedLaterThenGivenUp() async throws {
         try await databaseWithNotifications(1) { database in
             let now = t0.addingTimeInterval(10)
-            let notification = try #require(try await await database.dueNotifications(now: now, limit: 10).first)
+            let notification = try #require(try await database.dueNotifications(now: now, limit: 10).first)
 
             // When a delivery fails with a retry planned in a minute
             try await database.recordDeliveryFailure(
@@ -63,7 +63,7 @@ import Testing
             // Then it is not due until then, and counts the attempt
             #expect(try await database.dueNotifications(now: now.addingTimeInterval(59), limit: 10).isEmpty)
             let retry = try #require(
-                try await await database.dueNotifications(now: now.addingTimeInterval(60), limit: 10).first)
+                try await database.dueNotifications(now: now.addingTimeInterval(60), limit: 10).first)
             #expect(retry.id == notification.id)
             #expect(retry.attempts == 1)
             #expect(retry.body == notification.body)

@@ -22,7 +22,7 @@ import Testing
             }
 
             // When the account is read with a ledger limit of 2
-            let account = try #require(try await await database.account(id: "a1", ledgerLimit: 2))
+            let account = try #require(try await database.account(id: "a1", ledgerLimit: 2))
 
             // Then it has both balances and the two newest entries, newest first
             #expect(account.balances == ["coins": 200, "gems": 10])

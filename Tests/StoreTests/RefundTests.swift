@@ -57,7 +57,7 @@ import Testing
                 ])
 
             // And the account is back to zero: a purchase and one refund, the balance their sum
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
             #expect(account.ledger.map(\.amount) == [-100, 100])
@@ -67,7 +67,7 @@ import Testing
             #expect(try await database.audit() == [])
 
             // And the notification shows what it was and whom it changed
-            let n1 = try #require(try await await database.notification(id: "n1"))
+            let n1 = try #require(try await database.notification(id: "n1"))
             #expect(n1.status == .applied)
             #expect(n1.notificationUUID == "U1")
             #expect(n1.type == "REFUND")
@@ -111,7 +111,7 @@ import Testing
             // Then one debit, of kind revoke
             #expect(
                 results[1] == .notificationApplied(notificationID: "n2", status: .applied, reason: "already_refunded"))
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.revoke, .purchase])
             #expect(try await database.audit() == [])
@@ -139,7 +139,7 @@ import Testing
 
             // Then it credits nothing: the account nets to zero
             #expect(purchase == [.applied(receiptID: "r1", status: .rejected, reason: "refunded")])
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == [:])
             #expect(account.ledger.isEmpty)
             #expect(try await database.allNotifications().filter { $0.type == .purchaseRefunded }.isEmpty)
@@ -168,7 +168,7 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                     .notificationApplied(notificationID: "n3", status: .applied, reason: "not_refunded"),
                 ])
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.map(\.kind) == [.refundReversal, .refund, .purchase])
             #expect(account.ledger.map(\.amount) == [100, -100, 100])
@@ -210,7 +210,7 @@ import Testing
                 catalog: catalog, now: t0.addingTimeInterval(7200))
 
             // Then the entitlement ended at the revocation date; no ledger entry moved
-            var account = try #require(try await await database.account(id: "a1"))
+            var account = try #require(try await database.account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: revoked)])
             #expect(account.ledger.isEmpty)
             let data = try await Fixture.data(
@@ -224,7 +224,7 @@ import Testing
                 catalog: catalog, now: t0.addingTimeInterval(9000))
 
             // Then it is held for ever again
-            account = try #require(try await await database.account(id: "a1"))
+            account = try #require(try await database.account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: nil)])
         }
     }
@@ -277,7 +277,7 @@ import Testing
                     .applied(receiptID: "r3", status: .rejected, reason: "refunded"),
                     .applied(receiptID: "r4", status: .credited, reason: nil),
                 ])
-            let account = try #require(try await await database.account(id: "a1"))
+            let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.map(\.kind) == [.purchase, .refund, .purchase])
             #expect(account.ledger.map(\.amount) == [100, -100, 100])

@@ -73,7 +73,7 @@ import Testing
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: .seconds(60), now: t0)
-            let before = try #require(try await await database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
+            let before = try #require(try await database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
 
             // Apple says nothing new before the expiry: unchanged.
             let unchanged = try await database.apply(
@@ -87,7 +87,7 @@ import Testing
 
             // After the expiry, still nothing: the subscription ends, one webhook.
             let after = try #require(
-                try await await database.claimDueSubscriptionChecks(now: end + 60, limit: 10).first)
+                try await database.claimDueSubscriptionChecks(now: end + 60, limit: 10).first)
             let expired = try await database.apply(
                 [
                     Fixture.valid(
@@ -112,7 +112,7 @@ import Testing
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
-            let before = try #require(try await await database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
+            let before = try #require(try await database.claimDueSubscriptionChecks(now: t0, limit: 10).first)
             let renewal = Fixture.purchase("t2", product: Fixture.vip, expires: end + 30 * 86_400, original: "t1")
             let result = try await database.apply(
                 [Fixture.valid(before.checkID, account: "a1", [renewal])], catalog: catalog, now: t0 + 1)
@@ -126,7 +126,7 @@ import Testing
             let newEnd = end + 30 * 86_400
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: newEnd - 7200)
             let next = try #require(
-                try await await database.claimDueSubscriptionChecks(now: newEnd - 3600, limit: 10).first)
+                try await database.claimDueSubscriptionChecks(now: newEnd - 3600, limit: 10).first)
             let failed = try await database.apply(
                 [Fixture.verdict(.rejected, next.checkID, account: "a1", reason: "apple_status_21010", attempts: 1)],
                 catalog: catalog, now: newEnd - 3599)
