@@ -160,16 +160,16 @@ public struct Notifier: Service {
 
     // MARK: - Claiming
 
-    private func claim(limit: Int) async throws -> [OutboxNotification] {
+    private func claim(limit: Int) async throws -> [OutboxWebhook] {
         let now = self.now()
         let leaseUntil = now.addingTimeInterval(configuration.lease.timeInterval)
         return try await thread.run { [database] in
-            try database.claimDueNotifications(now: now, limit: limit, leaseUntil: leaseUntil)
+            try database.claimDueWebhooks(now: now, limit: limit, leaseUntil: leaseUntil)
         }
     }
 
     /// ``claim(limit:)`` for the poll loop: nil after a transient failure, which is logged.
-    private func claimUnlessBusy(limit: Int) async throws -> [OutboxNotification]? {
+    private func claimUnlessBusy(limit: Int) async throws -> [OutboxWebhook]? {
         do {
             return try await claim(limit: limit)
         } catch  where PipelineDatabase.isTransient(error) {

@@ -6,15 +6,15 @@ import GRDB
 extension PipelineDatabase {
     /// Pending notifications due at `now`, longest-due first (a new notification is due
     /// when written, so first attempts go oldest first).
-    public func dueNotifications(now: Date, limit: Int) throws -> [OutboxNotification] {
+    public func dueWebhooks(now: Date, limit: Int) throws -> [OutboxWebhook] {
         try read { db in try OutboxStatements.due(now: now, limit: limit, db) }
     }
 
-    /// Like ``dueNotifications(now:limit:)``, and pushes the next attempt of each returned
+    /// Like ``dueWebhooks(now:limit:)``, and pushes the next attempt of each returned
     /// notification to `leaseUntil`, so that a poll made while these are in flight (or a
     /// second notifier) does not send them again. If the notifier dies before recording
     /// the outcome, they come due again when the lease ends.
-    public func claimDueNotifications(now: Date, limit: Int, leaseUntil: Date) throws -> [OutboxNotification] {
+    public func claimDueWebhooks(now: Date, limit: Int, leaseUntil: Date) throws -> [OutboxWebhook] {
         try write { db in
             let due = try OutboxStatements.due(now: now, limit: limit, db)
             let lease = try db.cachedStatement(sql: "UPDATE notification_outbox SET next_attempt_at = ? WHERE id = ?")
@@ -81,7 +81,7 @@ extension PipelineDatabase {
     }
 
     /// Notifications not yet delivered nor given up on, due or not.
-    public func pendingNotificationCount() throws -> Int {
+    public func pendingWebhookCount() throws -> Int {
         try read { db in
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT COUNT(*) FROM notification_outbox WHERE status = 'pending'")) ?? 0
@@ -91,7 +91,7 @@ extension PipelineDatabase {
 
 /// The outbox's reads, on cached statements.
 private enum OutboxStatements {
-    static func due(now: Date, limit: Int, _ db: Database) throws -> [OutboxNotification] {
+    static func due(now: Date, limit: Int, _ db: Database) throws -> [OutboxWebhook] {
         let statement = try db.cachedStatement(
             sql: """
                 SELECT id, type, receipt_id, notification_id, account_id, body, attempts, created_at
@@ -101,7 +101,7 @@ private enum OutboxStatements {
                 LIMIT ?
                 """)
         return try Row.fetchAll(statement, arguments: [now, limit]).map { row in
-            OutboxNotification(
+            OutboxWebhook(
                 id: row[0], type: row[1], receiptID: row[2], notificationID: row[3], accountID: row[4], body: row[5],
                 attempts: row[6], createdAt: row[7])
         }

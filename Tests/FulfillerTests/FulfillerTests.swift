@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PipelineCore
 import PipelineTesting
+import Settlement
 import Store
 import Testing
 
@@ -196,7 +197,7 @@ import Testing
 
 extension PipelineDatabase {
     /// The types of the webhooks waiting, oldest first.
-    func allPendingTypes() throws -> [NotificationType] {
-        try dueNotifications(now: .distantFuture, limit: 1_000).map(\.type)
+    func allPendingTypes() throws -> [WebhookType] {
+        try dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)
     }
 }

@@ -27,7 +27,7 @@ enum Fixture {
     /// Credits `count` receipts `r1...` of account `a1`, one webhook each, and returns the
     /// outbox rows, oldest first.
     @discardableResult
-    static func notifications(_ count: Int, in database: PipelineDatabase) async throws -> [OutboxNotification] {
+    static func notifications(_ count: Int, in database: PipelineDatabase) async throws -> [OutboxWebhook] {
         let receipts = (1...count).map { i in
             NewReceipt(
                 id: "r\(i)", accountID: "a1", kind: .legacy, payload: "payload-\(i)",
@@ -44,7 +44,7 @@ enum Fixture {
                 ], decidedAt: t0)
         }
         _ = try await database.apply(verdicts, catalog: catalog, now: t0)
-        let rows = try database.dueNotifications(now: t0, limit: count + 10)
+        let rows = try database.dueWebhooks(now: t0, limit: count + 10)
         guard rows.count == count else { throw FixtureError("expected \(count) outbox rows, found \(rows.count)") }
         return rows
     }

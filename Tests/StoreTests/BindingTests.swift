@@ -87,7 +87,7 @@ import Testing
             #expect(conflict.binding == "original_transaction")
             #expect(try await database.order(id: bobsOrder.orderID, now: Self.now)?.status == .open)
             #expect(
-                try await database.allNotifications().contains {
+                try await database.allWebhooks().contains {
                     $0.type == .subscriptionRenewed && $0.accountID == "alice"
                 })
         }
@@ -114,7 +114,7 @@ import Testing
             #expect(closed.status == .mismatched)
             #expect(closed.creditedProductID == "com.example.coins100")
             let webhook = try #require(
-                try await database.allNotifications().first { $0.type == .receiptCredited })
+                try await database.allWebhooks().first { $0.type == .receiptCredited })
             let data = try #require(try await Fixture.json(webhook.body)["data"] as? [String: Any])
             let said = try await #require(data["order"] as? [String: Any])
             #expect(said["status"] as? String == "mismatched")

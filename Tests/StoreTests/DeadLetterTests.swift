@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PipelineCore
+import Settlement
 import Testing
 
 @testable import Store
@@ -37,7 +38,7 @@ import Testing
             #expect(stored.accountID == "alice")
             #expect(stored.status == .waiting)
             #expect(stored.body == Data("{}".utf8))
-            #expect(try await database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead"])
+            #expect(try await database.pendingWebhookTypes(receiptID: "r1") == ["receipt.dead"])
         }
     }
 
@@ -127,7 +128,7 @@ import Testing
                 ])
             #expect(try await database.account(id: "alice")?.balances["coins"] == 100)
             #expect(
-                try await database.pendingNotificationTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
+                try await database.pendingWebhookTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
 
             try await database.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             #expect(try await database.deadLetter(id: "dl_1")?.status == .replayed)
@@ -248,7 +249,7 @@ import Testing
 
 extension PipelineDatabase {
     /// The types of a receipt's outbox rows, oldest first.
-    func pendingNotificationTypes(receiptID: String) async throws -> [String] {
+    func pendingWebhookTypes(receiptID: String) async throws -> [String] {
         try await read { db in
             try String.fetchAll(
                 db, sql: "SELECT type FROM notification_outbox WHERE receipt_id = ? ORDER BY rowid",

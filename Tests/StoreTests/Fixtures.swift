@@ -87,7 +87,7 @@ enum Fixture {
     }
 
     /// The `data` of a webhook, which must exist.
-    static func data(_ notification: OutboxNotification?) async throws -> [String: Any] {
+    static func data(_ notification: OutboxWebhook?) async throws -> [String: Any] {
         guard let notification else { throw FixtureError("no such webhook") }
         guard let data = try await json(notification.body)["data"] as? [String: Any] else {
             throw FixtureError("webhook without data: \(notification.body)")
@@ -130,8 +130,8 @@ extension PipelineDatabase {
     }
 
     /// The webhooks written so far (due or not), oldest first.
-    func allNotifications() async throws -> [OutboxNotification] {
-        try await dueNotifications(now: .distantFuture, limit: 10_000)
+    func allWebhooks() async throws -> [OutboxWebhook] {
+        try await dueWebhooks(now: .distantFuture, limit: 10_000)
     }
 }
 

@@ -92,7 +92,7 @@ import Testing
                 ])
             #expect(try await database.notification(id: "n2")?.attempts == 8)
             // And no receipt webhook was written for them
-            #expect(try await database.allNotifications().isEmpty)
+            #expect(try await database.allWebhooks().isEmpty)
         }
     }
 
@@ -121,7 +121,7 @@ import Testing
                     .notificationApplied(notificationID: "n4", status: .applied, reason: "ignored"),
                 ])
             #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
-            #expect(try await database.allNotifications().map(\.type) == [.receiptCredited])
+            #expect(try await database.allWebhooks().map(\.type) == [.receiptCredited])
 
             // And the operator sees the consumption request once, with whose purchase it is
             let requests = try await database.consumptionRequests()

@@ -76,7 +76,7 @@ import Testing
             #expect(try await database.notification(id: "n2")?.notificationUUID == nil)
 
             // And one purchase.refunded webhook says so, naming the receipt that credited it
-            let refunds = try await database.allNotifications().filter { $0.type == .purchaseRefunded }
+            let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
             #expect(refunds.count == 1)
             let event = try await #require(refunds.first)
             #expect(event.accountID == "a1")
@@ -142,7 +142,7 @@ import Testing
             let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == [:])
             #expect(account.ledger.isEmpty)
-            #expect(try await database.allNotifications().filter { $0.type == .purchaseRefunded }.isEmpty)
+            #expect(try await database.allWebhooks().filter { $0.type == .purchaseRefunded }.isEmpty)
             #expect(try await database.audit() == [])
         }
     }
@@ -175,7 +175,7 @@ import Testing
             #expect(try await database.audit() == [])
 
             // And one purchase.refund_reversed webhook with the amount credited again
-            let events = try await database.allNotifications().filter { $0.type == .purchaseRefundReversed }
+            let events = try await database.allWebhooks().filter { $0.type == .purchaseRefundReversed }
             #expect(events.count == 1)
             let data = try await Fixture.data(events.first)
             #expect(data["amount"] as? Int == 100)
@@ -214,7 +214,7 @@ import Testing
             #expect(account.entitlements == [.init(name: "noads", expiresAt: revoked)])
             #expect(account.ledger.isEmpty)
             let data = try await Fixture.data(
-                try await database.allNotifications().first { $0.type == .purchaseRefunded })
+                try await database.allWebhooks().first { $0.type == .purchaseRefunded })
             #expect(data["entitlement"] as? String == "noads")
             #expect(data["amount"] is NSNull)
 
@@ -287,7 +287,7 @@ import Testing
             #expect(try await database.audit() == [])
 
             // And one purchase.refunded webhook, to a1, naming the receipt that credited t1
-            let refunds = try await database.allNotifications().filter { $0.type == .purchaseRefunded }
+            let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
             #expect(refunds.map(\.accountID) == ["a1"])
             let body = try await Fixture.json(try await #require(refunds.first).body)
             #expect(body["receipt_id"] as? String == "r1")

@@ -102,7 +102,7 @@ import Testing
                         after.checkID, account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])
                 ],
                 catalog: catalog, now: end + 62)
-            #expect(try await database.allNotifications().filter { $0.type == .subscriptionExpired }.count == 1)
+            #expect(try await database.allWebhooks().filter { $0.type == .subscriptionExpired }.count == 1)
             #expect(try await database.audit().isEmpty)
         }
     }
@@ -119,7 +119,7 @@ import Testing
             #expect(result == [.subscriptionCheckApplied(checkID: before.checkID, status: "done", outcome: "renewed")])
             #expect(try await database.account(id: "a1")?.entitlements.first?.expiresAt == end + 30 * 86_400)
             #expect(
-                try await database.allNotifications().contains {
+                try await database.allWebhooks().contains {
                     $0.type == .subscriptionRenewed && $0.accountID == "a1"
                 })
             // A rejected answer about the new expiry fails that check and changes nothing else.

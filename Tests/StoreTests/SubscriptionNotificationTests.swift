@@ -49,7 +49,7 @@ import Testing
             #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: february)])
             #expect(try await database.account(id: "a2") == nil)
             #expect(try await database.notification(id: "n1")?.accountID == "a1")
-            let events = try await database.allNotifications().filter { $0.type == .subscriptionRenewed }
+            let events = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }
             #expect(events.map(\.accountID) == ["a1"])
             let body = try await Fixture.json(try await #require(events.first).body)
             #expect(body["receipt_id"] is NSNull)
@@ -67,7 +67,7 @@ import Testing
 
             // Then it credits nothing more
             #expect(again == [.notificationApplied(notificationID: "n2", status: .applied, reason: "already_credited")])
-            #expect(try await database.allNotifications().filter { $0.type == .subscriptionRenewed }.count == 1)
+            #expect(try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }.count == 1)
 
             // When a2 sends a receipt that carries the next renewal of a1's subscription
             try await database.acceptNew([Fixture.receipt("rB", account: "a2")])
@@ -79,7 +79,7 @@ import Testing
             #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: march)])
             #expect(try await database.account(id: "a2")?.entitlements == [])
             #expect(try await database.receipt(id: "rB")?.transactions.map(\.outcome) == [.boundToAnotherAccount])
-            let renewedViaB = try await database.allNotifications().filter { $0.type == .subscriptionRenewed }.last
+            let renewedViaB = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }.last
             #expect(renewedViaB?.accountID == "a1")
             #expect(renewedViaB?.receiptID == "rB")
             #expect(try await database.audit() == [])
@@ -98,7 +98,7 @@ import Testing
 
             // Then it is applied as unbound, and nothing changed
             #expect(results == [.notificationApplied(notificationID: "n1", status: .applied, reason: "unbound")])
-            #expect(try await database.allNotifications().isEmpty)
+            #expect(try await database.allWebhooks().isEmpty)
             #expect(try await database.notification(id: "n1")?.accountID == nil)
 
             // When the player's receipt carries that transaction
@@ -170,7 +170,7 @@ import Testing
             #expect(
                 try await database.account(id: "a3")?.entitlements
                     == [.init(name: "vip", expiresAt: t0.addingTimeInterval(30 * day))])
-            let events = try await database.allNotifications().filter { $0.type == .subscriptionExpired }
+            let events = try await database.allWebhooks().filter { $0.type == .subscriptionExpired }
             #expect(events.map(\.accountID) == ["a1"])
             #expect(events.first?.receiptID == "rA")
             let data = try await Fixture.data(events.first)
@@ -200,7 +200,7 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                 ])
             #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: graceEnd)])
-            #expect(try await database.allNotifications().filter { $0.type != .receiptCredited }.isEmpty)
+            #expect(try await database.allWebhooks().filter { $0.type != .receiptCredited }.isEmpty)
 
             // When the grace period expires unpaid
             _ = try await database.apply(
@@ -209,7 +209,7 @@ import Testing
 
             // Then the entitlement ends with the paid period
             #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: expiry)])
-            #expect(try await database.allNotifications().filter { $0.type == .subscriptionExpired }.count == 1)
+            #expect(try await database.allWebhooks().filter { $0.type == .subscriptionExpired }.count == 1)
         }
     }
 }

@@ -20,8 +20,7 @@ enum DeliveryOutcome: Hashable, Sendable {
 extension Notifier {
     /// Sends one notification and records the outcome through `recorder` (batched with
     /// others). Never throws: one bad delivery must not stop the others.
-    func deliver(_ notification: OutboxNotification, to url: String, recorder: OutcomeRecorder) async -> DeliveryOutcome
-    {
+    func deliver(_ notification: OutboxWebhook, to url: String, recorder: OutcomeRecorder) async -> DeliveryOutcome {
         let attempt = notification.attempts + 1
         var logger = self.logger
         logger[metadataKey: "event_id"] = "\(notification.id)"

@@ -13,7 +13,7 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
     }
 
     var id: String
-    var type: NotificationType
+    var type: WebhookType
     var receiptID: String?
     /// The Apple notification whose application this event announces, if one did.
     var notificationID: String?
@@ -42,10 +42,10 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
 extension OutboxEntry {
     /// A new pending notification, due at once, whose body is built here and never again:
     /// `{"account_id", "data", "receipt_id", "type"}` with sorted keys, and for the events of
-    /// a purchase or subscription (``NotificationType/isTransactionEvent``) `notification_id`
+    /// a purchase or subscription (``WebhookType/isTransactionEvent``) `notification_id`
     /// too (null when no Apple notification caused it).
     init(
-        type: NotificationType, receiptID: String?, notificationID: String? = nil, accountID: String,
+        type: WebhookType, receiptID: String?, notificationID: String? = nil, accountID: String,
         data: some Encodable, now: Date
     ) throws {
         let body = WebhookBody(
@@ -64,8 +64,8 @@ extension OutboxEntry {
             accountID: webhook.accountID, data: webhook.data, now: now)
     }
 
-    var notification: OutboxNotification {
-        OutboxNotification(
+    var notification: OutboxWebhook {
+        OutboxWebhook(
             id: id, type: type, receiptID: receiptID, notificationID: notificationID, accountID: accountID,
             body: body, attempts: attempts, createdAt: createdAt)
     }
@@ -73,7 +73,7 @@ extension OutboxEntry {
 
 /// The webhook body as the contract fixes it.
 private struct WebhookBody<Payload: Encodable>: Encodable {
-    var type: NotificationType
+    var type: WebhookType
     var receiptID: String?
     var notificationID: String?
     var accountID: String

@@ -8,6 +8,3 @@ extension LedgerKind: DatabaseValueConvertible {}
 extension TransactionState: DatabaseValueConvertible {}
 extension BindingPath: DatabaseValueConvertible {}
 extension WebhookType: DatabaseValueConvertible {}
-
-/// The webhook event types (the settlement engine's ``WebhookType``).
-public typealias NotificationType = WebhookType

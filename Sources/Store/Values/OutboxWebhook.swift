@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import Settlement
 
 /// A webhook waiting in the outbox, ready to POST.
-public struct OutboxNotification: Hashable, Sendable {
+public struct OutboxWebhook: Hashable, Sendable {
     /// The stable event id (`evt_...`): the `webhook-id` header, the same on every retry.
     public var id: String
-    public var type: NotificationType
+    public var type: WebhookType
     public var receiptID: String?
     /// The Apple notification that caused the event, for transaction events it caused.
     public var notificationID: String?
@@ -19,7 +20,7 @@ public struct OutboxNotification: Hashable, Sendable {
     public var createdAt: Date
 
     public init(
-        id: String, type: NotificationType, receiptID: String?, notificationID: String? = nil, accountID: String,
+        id: String, type: WebhookType, receiptID: String?, notificationID: String? = nil, accountID: String,
         body: String, attempts: Int, createdAt: Date
     ) {
         self.id = id
