@@ -9,8 +9,8 @@ extension OperatorConsole {
     func overview(_ session: ConsoleSession) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let depths = await review.queueDepths()
-        let minute = try await DeadLetterStore(database).throughput(since: now().addingTimeInterval(-60))
-        let hour = try await DeadLetterStore(database).throughput(since: now().addingTimeInterval(-3600))
+        let minute = try await ReceiptStore(database).throughput(since: now().addingTimeInterval(-60))
+        let hour = try await ReceiptStore(database).throughput(since: now().addingTimeInterval(-3600))
         let groups = try await review.groups()
 
         var body = "<h2>Throughput</h2><div class=\"cards\">"
@@ -133,7 +133,7 @@ extension OperatorConsole {
             ]
         }
         if let receiptID = letter.receiptID {
-            if let receipt = try database.receipt(id: receiptID) {
+            if let receipt = try await ReceiptStore(database).receipt(id: receiptID) {
                 rows += [("receipt status", receipt.status.rawValue + (receipt.reason.map { " (\($0))" } ?? ""))]
             } else if let notification = try await AppleNotificationStore(database).notification(id: receiptID) {
                 rows += [
@@ -198,7 +198,7 @@ extension OperatorConsole {
             guard text.count <= 256 else {
                 throw FilterError(field: "q", problem: "is longer than 256 characters; no id is")
             }
-            let hits = try await DeadLetterStore(database).searchReceipts(text)
+            let hits = try await ReceiptStore(database).searchReceipts(text)
             if hits.isEmpty {
                 body += "<p>Nothing found for “\(HTML.escape(text))”.</p>"
             } else {

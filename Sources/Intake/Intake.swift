@@ -35,7 +35,7 @@ public struct Intake: Sendable {
         self.configuration = configuration
         self.relay = relay
         self.routes = IntakeRoutes(
-            database: database, accounts: LedgerStore(database),
+            accounts: LedgerStore(database), receipts: ReceiptStore(database),
             committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
             maxBodySize: configuration.maxBodySize)
         self.orders = OrderRoutes(

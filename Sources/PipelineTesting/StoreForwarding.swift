@@ -90,14 +90,6 @@ extension PipelineDatabase {
         try await DeadLetterStore(self).discard(ids: ids, by: operatorName, reason: reason, now: now)
     }
 
-    @discardableResult public func searchReceipts(_ text: String, limit: Int = 100) async throws -> [ReceiptSearchHit] {
-        try await DeadLetterStore(self).searchReceipts(text, limit: limit)
-    }
-
-    @discardableResult public func throughput(since moment: Date) async throws -> Throughput {
-        try await DeadLetterStore(self).throughput(since: moment)
-    }
-
     @discardableResult public func audit() async throws -> [AuditFinding] {
         try await LedgerStore(self).audit()
     }
@@ -131,6 +123,26 @@ extension PipelineDatabase {
         -> [BindingConflictDetails]
     {
         try await OrderStore(self).bindingConflicts(involving: id, limit: limit)
+    }
+
+    @discardableResult public func receipt(id: String) async throws -> ReceiptDetails? {
+        try await ReceiptStore(self).receipt(id: id)
+    }
+
+    @discardableResult public func receiptStatusCounts() async throws -> [ReceiptStatus: Int] {
+        try await ReceiptStore(self).receiptStatusCounts()
+    }
+
+    @discardableResult public func notificationStatusCounts() async throws -> [NotificationStatus: Int] {
+        try await ReceiptStore(self).notificationStatusCounts()
+    }
+
+    @discardableResult public func searchReceipts(_ text: String, limit: Int = 100) async throws -> [ReceiptSearchHit] {
+        try await ReceiptStore(self).searchReceipts(text, limit: limit)
+    }
+
+    @discardableResult public func throughput(since moment: Date) async throws -> Throughput {
+        try await ReceiptStore(self).throughput(since: moment)
     }
 
     @discardableResult public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws

@@ -69,7 +69,7 @@ import Testing
             #expect(done)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await database.account(id: "player")?.balances["coins"] == 30_000)
-            #expect(try database.receipt(id: ids[0])?.status == .credited)
+            #expect(try await database.receipt(id: ids[0])?.status == .credited)
             #expect(try await database.audit().isEmpty)
         }
     }
@@ -84,7 +84,7 @@ import Testing
                         headers: [MessageHeader.deadReason: "attempts_exhausted: timeout", MessageHeader.attempts: 8])))
             let dead = await eventually { (try? await database.receipt(id: ids[0])?.status) == .dead }
             #expect(dead)
-            let receipt = try database.receipt(id: ids[0])
+            let receipt = try await database.receipt(id: ids[0])
             #expect(receipt?.reason == "attempts_exhausted: timeout")
             #expect(receipt?.attempts == 8)
             // And the letter is archived whole for the operators, the queue drained

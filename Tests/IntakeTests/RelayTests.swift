@@ -47,7 +47,7 @@ import Testing
                 if ids.count == stored.count { break }
             }
             #expect(ids == Set(stored.map(\.id)))
-            #expect(try database.receipt(id: stored[0].id)?.status == .validating)
+            #expect(try await database.receipt(id: stored[0].id)?.status == .validating)
         }
     }
 

@@ -146,7 +146,7 @@ import Testing
                 )
             }
             #expect(try await pipeline.database.deadLetter(id: letter)?.status == .waiting)
-            #expect(try pipeline.database.receipt(id: receipt)?.status == .dead)
+            #expect(try await pipeline.database.receipt(id: receipt)?.status == .dead)
 
             // A discard without a reason is refused too, changing nothing
             let noReason = try await post(
@@ -159,7 +159,7 @@ import Testing
                 "/console/dead/\(letter)/discard", form: ["csrf": token, "reason": "fraud check"], cookie: cookie,
                 pipeline)
             #expect(done.status == 200)
-            #expect(try pipeline.database.receipt(id: receipt)?.reason == "discarded by alice: fraud check")
+            #expect(try await pipeline.database.receipt(id: receipt)?.reason == "discarded by alice: fraud check")
             // And the search finds the receipt by its account
             let search = try await get("/console/receipts?q=csrf", cookie: cookie, pipeline)
             #expect(search.bodyString.contains(receipt))
@@ -173,20 +173,20 @@ import Testing
 
             // Given one dead receipt: discarding its group records who and why
             let first = try await pipeline.submitDoomed(account: "group-1", transactionID: "console-g1")
-            let reason = try #require(try pipeline.database.receipt(id: first)?.reason)
+            let reason = try await #require(try pipeline.database.receipt(id: first)?.reason)
             let overview = try await get("/console", cookie: cookie, pipeline)
             #expect(overview.bodyString.contains(reason))
             let noWhy = try await post(
                 "/console/groups/discard", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
             #expect(noWhy.status == 422)
-            #expect(try pipeline.database.receipt(id: first)?.status == .dead)
-            #expect(try pipeline.database.receipt(id: first)?.reason == reason)
+            #expect(try await pipeline.database.receipt(id: first)?.status == .dead)
+            #expect(try await pipeline.database.receipt(id: first)?.reason == reason)
             let discarded = try await post(
                 "/console/groups/discard", form: ["csrf": token, "group": reason, "reason": "load test"],
                 cookie: cookie, pipeline)
             #expect(discarded.status == 200)
             #expect(discarded.bodyString.contains("discarded 1, failed 0, skipped 0"))
-            #expect(try pipeline.database.receipt(id: first)?.reason == "discarded by alice: load test")
+            #expect(try await pipeline.database.receipt(id: first)?.reason == "discarded by alice: load test")
 
             // Given two more: replaying their group credits both, once
             let second = try await pipeline.submitDoomed(account: "group-2", transactionID: "console-g2")

@@ -21,7 +21,7 @@ import Testing
             let a = try await pipeline.submitDoomed(account: "dlq-a", transactionID: "dlq-t1")
             let b = try await pipeline.submitDoomed(account: "dlq-b", transactionID: "dlq-t2")
             let c = try await pipeline.submitDoomed(account: "dlq-c", transactionID: "dlq-t3")
-            let reason = try #require(try pipeline.database.receipt(id: a)?.reason)
+            let reason = try await #require(try pipeline.database.receipt(id: a)?.reason)
 
             // When an operator lists them: one group of three, in a table and as JSON
             let list = try dlq(["list"], pipeline)
@@ -98,7 +98,7 @@ import Testing
                 #expect(refused.output.contains(message), "\(arguments): \(refused.output)")
             }
             #expect(try await pipeline.database.deadLetter(id: letterC)?.status == .waiting)
-            #expect(try pipeline.database.receipt(id: c)?.reason == reason)
+            #expect(try await pipeline.database.receipt(id: c)?.reason == reason)
 
             // When the rest of the group is replayed in bulk: a progress line and a summary
             let bulk = try dlq(["replay", "--reason", reason, "--by", "tester"], pipeline)
@@ -144,7 +144,7 @@ import Testing
             }
             #expect(ids.count == count)
             let allDead = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                (try? pipeline.database.receiptStatusCounts()[.dead]) == count
+                await (try? pipeline.database.receiptStatusCounts()[.dead]) == count
             }
             #expect(allDead)
 
@@ -158,7 +158,7 @@ import Testing
 
             // Then every receipt is credited once, and nothing waits for review
             let allCredited = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                (try? pipeline.database.receiptStatusCounts()[.credited]) == count
+                await (try? pipeline.database.receiptStatusCounts()[.credited]) == count
             }
             #expect(allCredited)
             var total = 0

@@ -27,27 +27,27 @@ import Testing
             #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
             let receipts = (0..<count).map { pipeline.receipt(transaction: "sigterm-\($0)") }
             let database = try pipeline.database()
-            func credited() -> Int { (try? database.receiptStatusCounts()[.credited, default: 0]) ?? 0 }
+            func credited() async -> Int { (try? await database.receiptStatusCounts()[.credited, default: 0]) ?? 0 }
 
             // When they are submitted while the validator, then the fulfiller, get SIGTERM mid-run
             let submitting = Task {
                 try await Self.submitAll(receipts, accounts: accounts, through: pipeline, clients: 16)
             }
-            #expect(await eventually(timeout: .seconds(120), every: .milliseconds(250)) { credited() >= 300 })
+            #expect(await eventually(timeout: .seconds(120), every: .milliseconds(250)) { await credited() >= 300 })
             let validatorStop = try #require(await validator.terminate())
             #expect(validatorStop.reason == .exit && validatorStop.status == 0, "validator exit: \(validatorStop)")
             #expect(validatorStop.took < .seconds(Self.grace) + Self.margin, "validator took \(validatorStop.took)")
             print(
-                "graceful shutdown: validator exited \(validatorStop.status) after \(validatorStop.took), \(credited()) credited"
+                "graceful shutdown: validator exited \(validatorStop.status) after \(validatorStop.took), \(await credited()) credited"
             )
             validator = try pipeline.start(["validator", "--concurrency", "32"])
 
-            #expect(await eventually(timeout: .seconds(120), every: .milliseconds(250)) { credited() >= 1_000 })
+            #expect(await eventually(timeout: .seconds(120), every: .milliseconds(250)) { await credited() >= 1_000 })
             let fulfillerStop = try #require(await fulfiller.terminate())
             #expect(fulfillerStop.reason == .exit && fulfillerStop.status == 0, "fulfiller exit: \(fulfillerStop)")
             #expect(fulfillerStop.took < .seconds(Self.grace) + Self.margin, "fulfiller took \(fulfillerStop.took)")
             print(
-                "graceful shutdown: fulfiller exited \(fulfillerStop.status) after \(fulfillerStop.took), \(credited()) credited"
+                "graceful shutdown: fulfiller exited \(fulfillerStop.status) after \(fulfillerStop.took), \(await credited()) credited"
             )
             fulfiller = try pipeline.start(["fulfiller", "--batch-size", "64"])
 
@@ -55,7 +55,7 @@ import Testing
             #expect(accepted.count == count)
 
             // Then every receipt is credited exactly once
-            #expect(await eventually(timeout: .seconds(180), every: .milliseconds(500)) { credited() == count })
+            #expect(await eventually(timeout: .seconds(180), every: .milliseconds(500)) { await credited() == count })
             try await Self.expectBooks(database, receipts: count, accounts: accounts, pipeline: pipeline)
             _ = validator
             _ = fulfiller
@@ -101,7 +101,7 @@ import Testing
             }
             #expect(allCredited)
             for id in accepted {
-                #expect(try database.receipt(id: id)?.status == .credited, "receipt \(id)")
+                #expect(try await database.receipt(id: id)?.status == .credited, "receipt \(id)")
             }
             #expect(try await database.audit().isEmpty)
             _ = intake
@@ -131,7 +131,7 @@ import Testing
             #expect(stop.reason == .exit && stop.status == 0, "validator exit: \(stop)")
             #expect(stop.took >= .seconds(1) && stop.took < .seconds(1) + Self.margin, "validator took \(stop.took)")
             let database = try pipeline.database()
-            #expect(try database.receiptStatusCounts()[.credited, default: 0] == 0)
+            #expect(try await database.receiptStatusCounts()[.credited, default: 0] == 0)
             #expect(pipeline.logs().contains("shutdown grace period over, requeueing unfinished messages"))
 
             // And the next validator credits every one of them, once

@@ -197,7 +197,8 @@ final class PipelineHarness: Sendable {
     func notificationsSettled(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await eventually(timeout: timeout, every: .milliseconds(100)) {
             guard let pending = try? database.unpublishedReceipts(limit: 100) else { return false }
-            return pending.isEmpty && (try? database.notificationStatusCounts()[.applied, default: 0]) == count
+            let applied = try? await database.notificationStatusCounts()[.applied, default: 0]
+            return pending.isEmpty && applied == count
         }
     }
 

@@ -36,13 +36,13 @@ import Testing
             }
             #expect(holding, "the first validator should have taken all \(count) messages")
             first.crash()
-            #expect(try pipeline.database.receiptStatusCounts()[.credited, default: 0] == 0)
+            #expect(try await pipeline.database.receiptStatusCounts()[.credited, default: 0] == 0)
 
             // Then another validator gets them all back and each is credited exactly once
             let second = try IAPProcess.start(["validator", "--concurrency", "50"], environment: environment)
             defer { second.crash() }
             let allCredited = await eventually(timeout: .seconds(60)) {
-                (try? pipeline.database.receiptStatusCounts()[.credited, default: 0]) == count
+                await (try? pipeline.database.receiptStatusCounts()[.credited, default: 0]) == count
             }
             #expect(allCredited)
             #expect(try await pipeline.balance("survivor") == count * 100)

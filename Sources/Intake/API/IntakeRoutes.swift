@@ -8,14 +8,14 @@ import Store
 
 /// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`.
 struct IntakeRoutes: Sendable {
-    let database: PipelineDatabase
     let accounts: LedgerStore
+    let receipts: ReceiptStore
     let committer: GroupCommitter
     let maxBodySize: Int
 
     func register(on v1: RouterGroup<some RequestContext>) {
         v1.post("receipts") { request, context in try await self.submit(request) }
-        v1.get("receipts/:id") { _, context in try self.receipt(context.parameters.get("id") ?? "") }
+        v1.get("receipts/:id") { _, context in try await self.receipt(context.parameters.get("id") ?? "") }
         v1.get("accounts/:id") { _, context in try await self.account(context.parameters.get("id") ?? "") }
     }
 
@@ -60,8 +60,10 @@ struct IntakeRoutes: Sendable {
         return key
     }
 
-    private func receipt(_ id: String) throws -> Response {
-        guard JSONFields.isIdentifier(id), let details = try database.receipt(id: id) else { throw APIError.notFound }
+    private func receipt(_ id: String) async throws -> Response {
+        guard JSONFields.isIdentifier(id), let details = try await receipts.receipt(id: id) else {
+            throw APIError.notFound
+        }
         return try Response.json(details, status: .ok)
     }
 

@@ -313,47 +313,4 @@ public struct DeadLetterStore: Sendable {
     }
 
     // MARK: Console queries
-
-    /// Receipts and Apple notifications whose id, account id or Apple transaction id is
-    /// `text`, newest first.
-    public func searchReceipts(_ text: String, limit: Int = 100) async throws -> [ReceiptSearchHit] {
-        try await database.read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT 'receipt' AS kind, id, account_id, status, reason, attempts, created_at, updated_at
-                    FROM receipts
-                    WHERE id = :q OR account_id = :q
-                        OR id IN (SELECT receipt_id FROM receipt_transactions WHERE transaction_id = :q)
-                        OR id IN (SELECT receipt_id FROM apple_transactions
-                                  WHERE transaction_id = :q OR original_transaction_id = :q)
-                    UNION ALL
-                    SELECT 'notification', id, account_id, status, reason, attempts, created_at, updated_at
-                    FROM apple_notifications
-                    WHERE id = :q OR account_id = :q OR transaction_id = :q OR original_transaction_id = :q
-                    ORDER BY created_at DESC LIMIT :limit
-                    """,
-                arguments: ["q": text, "limit": limit])
-            return rows.map { row in
-                ReceiptSearchHit(
-                    kind: ReceiptSearchHit.Kind(rawValue: row["kind"]) ?? .receipt, id: row["id"],
-                    accountID: row["account_id"], status: row["status"], reason: row["reason"],
-                    attempts: row["attempts"], createdAt: row["created_at"], updatedAt: row["updated_at"])
-            }
-        }
-    }
-
-    /// Receipts received and credited, and messages dead-lettered, since `moment`.
-    public func throughput(since moment: Date) async throws -> Throughput {
-        try await database.read { db in
-            Throughput(
-                received: try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM receipts WHERE created_at >= ?", arguments: [moment]) ?? 0,
-                credited: try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM receipts WHERE status = 'credited' AND updated_at >= ?",
-                    arguments: [moment]) ?? 0,
-                deadLettered: try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM dead_letters WHERE dead_at >= ?", arguments: [moment]) ?? 0)
-        }
-    }
 }

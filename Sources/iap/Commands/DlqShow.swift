@@ -17,10 +17,11 @@ extension IAP.Dlq {
             guard let letter = try await context.letters.deadLetter(id: id) else {
                 throw DlqFailure("no dead letter with id \(id) (see `iap dlq list`)")
             }
-            let receipt = try letter.receiptID.flatMap { try context.database.receipt(id: $0) }
+            var receipt: ReceiptDetails?
             var notification: NotificationDetails?
             var history = [letter]
             if let receiptID = letter.receiptID {
+                receipt = try await ReceiptStore(context.database).receipt(id: receiptID)
                 notification = try await AppleNotificationStore(context.database).notification(id: receiptID)
                 history = try await context.letters.deadLetters(receiptID: receiptID)
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Intake
 import PipelineCore
+import Store
 import StubStore
 
 extension IAP.Bench {
@@ -45,7 +46,7 @@ extension IAP.Bench {
                 count: receipts, minter: StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID)),
                 bundleID: bundleID, transactionPrefix: "load-\(UUID().uuidString.prefix(8).lowercased())",
                 accountPrefix: "load")
-            let before = try database.receiptStatusCounts()[.credited, default: 0]
+            let before = try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]
             let start = ContinuousClock.now
             try await load.post(
                 to: "http://127.0.0.1:\(intake.port)/v1/receipts", token: intake.apiTokens[0], clients: clients)

@@ -64,7 +64,7 @@ struct ReceiptLoad {
     static func waitForCredits(_ target: Int, in database: PipelineDatabase, until deadline: ContinuousClock.Instant)
         async throws
     {
-        while try database.receiptStatusCounts()[.credited, default: 0] < target {
+        while try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0] < target {
             guard ContinuousClock.now < deadline else { throw ValidationError("not all credited in time") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -74,7 +74,7 @@ struct ReceiptLoad {
     /// and marked every one (the intake-alone benchmark, where nothing validates them).
     static func waitUntilPublished(in database: PipelineDatabase, until deadline: ContinuousClock.Instant) async throws
     {
-        while try database.receiptStatusCounts()[.received, default: 0] > 0 {
+        while try await ReceiptStore(database).receiptStatusCounts()[.received, default: 0] > 0 {
             guard ContinuousClock.now < deadline else { throw ValidationError("not all published in time") }
             try await Task.sleep(for: .milliseconds(20))
         }
