@@ -21,7 +21,7 @@ import Testing
             let a = try await pipeline.submitDoomed(account: "dlq-a", transactionID: "dlq-t1")
             let b = try await pipeline.submitDoomed(account: "dlq-b", transactionID: "dlq-t2")
             let c = try await pipeline.submitDoomed(account: "dlq-c", transactionID: "dlq-t3")
-            let reason = try await #require(try pipeline.database.receipt(id: a)?.reason)
+            let reason = try await #require(try await pipeline.database.receipt(id: a)?.reason)
 
             // When an operator lists them: one group of three, in a table and as JSON
             let list = try dlq(["list"], pipeline)
@@ -144,7 +144,7 @@ import Testing
             }
             #expect(ids.count == count)
             let allDead = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                await (try? pipeline.database.receiptStatusCounts()[.dead]) == count
+                await (try? await pipeline.database.receiptStatusCounts()[.dead]) == count
             }
             #expect(allDead)
 
@@ -158,7 +158,7 @@ import Testing
 
             // Then every receipt is credited once, and nothing waits for review
             let allCredited = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                await (try? pipeline.database.receiptStatusCounts()[.credited]) == count
+                await (try? await pipeline.database.receiptStatusCounts()[.credited]) == count
             }
             #expect(allCredited)
             var total = 0

@@ -84,7 +84,7 @@ import Testing
             }
             #expect(
                 await eventually(timeout: .seconds(60), every: .milliseconds(250)) {
-                    ((try? database.receiptStatusCounts())?.values.reduce(0, +) ?? 0) >= 300
+                    ((try? await database.receiptStatusCounts())?.values.reduce(0, +) ?? 0) >= 300
                 })
             let stop = try #require(await intake.terminate())
             #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
@@ -138,7 +138,7 @@ import Testing
             _ = try pipeline.start(["validator", "--concurrency", "16"])
             #expect(
                 await eventually(timeout: .seconds(60)) {
-                    (try? database.receiptStatusCounts())?[.credited, default: 0] == count
+                    (try? await database.receiptStatusCounts())?[.credited, default: 0] == count
                 })
             #expect(try await database.account(id: "patient")?.balances["coins"] == count * 100)
             #expect(try await database.audit().isEmpty)

@@ -35,9 +35,11 @@ import Testing
 
     @Test func aRenewalAppleDidNotAnnounce_isFoundBeforeTheExpiry_andExtendsTheEntitlement() async throws {
         try await PipelineHarness.run(confirmsWithServerAPI: true, scheduler: Self.scheduler) { pipeline in
-            // Given a subscription that ends in 30 minutes
+            // Given a subscription that ends in an hour and 8 seconds: the check before its expiry
+            // (an hour ahead) is due in 8 s, after Apple's renewal below (before it, the check
+            // would find nothing to renew on a loaded machine)
             _ = try await subscribe(
-                pipeline, account: "renewer", original: "5000000000000001", expires: Date().addingTimeInterval(1800))
+                pipeline, account: "renewer", original: "5000000000000001", expires: Date().addingTimeInterval(3608))
 
             // When Apple renews it and tells nobody (only its Server API knows)
             let renewedEnd = Date().addingTimeInterval(31 * 86_400)
@@ -50,14 +52,14 @@ import Testing
                 originalTransactionID: "5000000000000001", environment: .sandbox, subscriptionGroupID: "vip")
 
             // Then the check before the expiry finds the renewal and the entitlement runs to its end
-            let extended = await eventually(timeout: .seconds(30)) {
+            let extended = await eventually(timeout: .seconds(60)) {
                 guard let end = try? await entitlementEnd(pipeline, "renewer") else { return false }
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
             #expect(extended)
             let checks = try await pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000001")
             #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
-            _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30), where: { $0.wasAccepted })
+            _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(60), where: { $0.wasAccepted })
             #expect(pipeline.receiver.accepted.contains { $0.bodyString.contains("subscription.renewed") })
             #expect(try await pipeline.database.audit().isEmpty)
         }
@@ -70,7 +72,7 @@ import Testing
             _ = try await subscribe(pipeline, account: "lapsed", original: "5000000000000011", expires: expiry)
 
             // Then the check after the expiry ends it, once
-            let ended = await eventually(timeout: .seconds(30)) {
+            let ended = await eventually(timeout: .seconds(60)) {
                 let checks =
                     await (try? pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
@@ -84,7 +86,7 @@ import Testing
             let end = try await #require(try entitlementEnd(pipeline, "lapsed"))
             #expect(end <= Date())
             #expect(abs(end.timeIntervalSince(expiry)) < 1)
-            _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30), where: { $0.wasAccepted })
+            _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(60), where: { $0.wasAccepted })
             try await Task.sleep(for: .seconds(1))
             #expect(pipeline.receiver.accepted.filter { $0.bodyString.contains("subscription.expired") }.count == 1)
         }
@@ -112,7 +114,7 @@ import Testing
         try await PipelineHarness.run(scheduler: Self.scheduler) { pipeline in
             try await subscribeWithAReceipt(
                 pipeline, account: "legacy-renewer", original: "6000000000000001",
-                expires: Date().addingTimeInterval(1800))
+                expires: Date().addingTimeInterval(3608))  // the check before it is due in 8 s, after the renewal
 
             // Apple renews it; only verifyReceipt's latest_receipt_info will say so.
             let renewedEnd = Date().addingTimeInterval(31 * 86_400)
@@ -121,7 +123,7 @@ import Testing
                     transactionID: "6000000000000002", originalTransactionID: "6000000000000001",
                     productID: "com.example.vip.monthly", purchaseDate: Date(), expiresDate: renewedEnd))
 
-            let extended = await eventually(timeout: .seconds(30)) {
+            let extended = await eventually(timeout: .seconds(60)) {
                 guard let end = try? await entitlementEnd(pipeline, "legacy-renewer") else { return false }
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
@@ -137,7 +139,7 @@ import Testing
             try await subscribeWithAReceipt(
                 pipeline, account: "legacy-lapsed", original: "6000000000000011", expires: expiry)
 
-            let ended = await eventually(timeout: .seconds(30)) {
+            let ended = await eventually(timeout: .seconds(60)) {
                 let checks =
                     await (try? pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
