@@ -77,6 +77,7 @@ public struct Fulfiller: Service {
         var verdicts: [Verdict] = []
         var carried: [Delivery] = []
         var rejected: [Delivery] = []
+        var refused: [(delivery: Delivery, reason: String)] = []
         for delivery in batch {
             if let verdict = decode(delivery) {
                 verdicts.append(verdict)
@@ -97,9 +98,8 @@ public struct Fulfiller: Service {
         for (delivery, result) in zip(carried, results) {
             switch result {
             case .invalid(let receiptID, let reason):
-                logger.error(
-                    "verdict refused by the database", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
-                rejected.append(delivery)
+                logger.error("verdict refused", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
+                refused.append((delivery, reason))
             case .applied(let receiptID, let status, let reason):
                 Self.record(status, of: delivery)
                 logger.debug(
@@ -119,11 +119,29 @@ public struct Fulfiller: Service {
                 break
             }
         }
+        rejected += await deadLetter(refused)
         for delivery in rejected { delivery.nack(requeue: false) }
         let rejectedTags = Set(rejected.map(\.deliveryTag))
         // One multiple-ack settles every delivery of the batch that was not dead-lettered.
         if let last = batch.last(where: { !rejectedTags.contains($0.deliveryTag) }) {
             last.ack(multiple: true)
+        }
+    }
+
+    /// Sends the verdicts the engine refused to the dead-letter queue with its reason, so that
+    /// the archive, the receipt's status and the operators name the problem.
+    /// - Returns: those the broker did not confirm: rejected instead, the broker dead-letters
+    ///   them itself (with only `rejected` for a reason, but nothing is lost).
+    private func deadLetter(_ refused: [(delivery: Delivery, reason: String)]) async -> [Delivery] {
+        guard !refused.isEmpty else { return [] }
+        let letters = refused.map { delivery, reason in
+            delivery.deadLetter(
+                to: topology.deadExchange, from: topology.fulfilQueue, reason: "refused: \(reason)",
+                attempts: Int(delivery.properties.headers[MessageHeader.attempts]?.intValue ?? 0))
+        }
+        let published = await connection.publish(letters)
+        return zip(refused, published).compactMap { refused, result in
+            (try? result.get()) == nil ? refused.delivery : nil
         }
     }
 

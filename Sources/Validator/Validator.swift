@@ -198,20 +198,10 @@ public struct Validator: Service {
     private func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?)
         -> [OutgoingMessage]
     {
-        var properties = delivery.properties
-        properties.headers = delivery.properties.republishableHeaders
-        properties.headers[MessageHeader.deadReason] = .string(reason)
-        properties.headers[MessageHeader.attempts] = .int(Int64(attempts))
-        properties.headers[MessageHeader.sourceQueue] = .string(topology.validateQueue)
-        properties.headers[MessageHeader.deadAt] = .int(Int64(Date().timeIntervalSince1970))
-        if let lastError {
-            properties.headers[MessageHeader.lastError] = .string(lastError)
-            properties.headers = MessageHeader.appendingAttempt(
-                attempts, error: lastError, at: Date(), to: properties.headers)
-        }
-        return [
-            OutgoingMessage(
-                exchange: topology.deadExchange, routingKey: "", body: delivery.body, properties: properties)
+        [
+            delivery.deadLetter(
+                to: topology.deadExchange, from: topology.validateQueue, reason: reason, attempts: attempts,
+                lastError: lastError)
         ]
     }
 
@@ -275,12 +265,5 @@ extension VerificationOutcome {
         case .rejected: return "rejected"
         case .transient: return "transient"
         }
-    }
-}
-
-extension MessageProperties {
-    /// Headers minus the broker's per-delivery bookkeeping, for a copy published anew.
-    var republishableHeaders: [String: AMQPValue] {
-        headers.filter { $0.key != "x-delivery-count" && $0.key != "x-iap-publish-tag" }
     }
 }

@@ -124,6 +124,50 @@ import Testing
         }
     }
 
+    @Test func aVerdictTheEngineRefuses_isDeadLetteredWithItsReason_andChangesNothing() async throws {
+        try await withFulfiller(receipts: 2) { connection, topology, database, ids in
+            // Given a batch: a valid verdict carrying a transaction without a product (Apple never
+            // sends one), and a good one behind it
+            let refused = try verdictMessage(
+                Verdict(
+                    outcome: .valid, receiptID: ids[0], accountID: "player", attempts: 1,
+                    transactions: [
+                        VerifiedTransaction(transactionID: "t-bad", originalTransactionID: "t-bad", productID: "")
+                    ],
+                    decidedAt: Date()),
+                topology)
+            let good = try verdictMessage(
+                Verdict(
+                    outcome: .valid, receiptID: ids[1], accountID: "player", attempts: 1,
+                    transactions: [
+                        VerifiedTransaction(
+                            transactionID: "t-good", originalTransactionID: "t-good", productID: "com.example.coins100")
+                    ],
+                    decidedAt: Date()),
+                topology)
+            #expect(await connection.publish([refused, good]).allSatisfy { (try? $0.get()) != nil })
+
+            // Then the refused receipt ends dead with a reason that names the problem, archived
+            // for the operators with the same reason, and nothing of it was credited
+            let dead = await eventually(timeout: .seconds(20)) {
+                (try? await database.receipt(id: ids[0])?.status) == .dead
+            }
+            #expect(dead)
+            let reason = "refused: transaction t-bad has no product id"
+            #expect(try await database.receipt(id: ids[0])?.reason == reason)
+            let letter = try await database.deadLetters(receiptID: ids[0]).first
+            #expect(letter?.reason == reason)
+            #expect(letter?.sourceQueue == topology.fulfilQueue)
+            // And the rest of the batch was applied
+            #expect(try await database.receipt(id: ids[1])?.status == .credited)
+            let account = try #require(try await database.account(id: "player"))
+            #expect(account.ledger.map(\.transactionID) == ["t-good"])
+            #expect(try await database.audit().isEmpty)
+            let drained = await eventually { (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0 }
+            #expect(drained)
+        }
+    }
+
     @Test func aNotificationVerdictIsAppliedOnceEvenWhenDeliveredTwice() async throws {
         try await withFulfiller(receipts: 1) { connection, topology, database, ids in
             // Given the player was credited 100 coins for t1, and Apple's REFUND of t1 was accepted

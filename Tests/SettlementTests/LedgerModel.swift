@@ -28,7 +28,7 @@ struct LedgerModel {
     /// What the store's reader returns for `event`.
     func state(for event: SettlementEvent) -> SettlementState {
         var state = SettlementState()
-        if let transaction = event.modelTransaction {
+        if let transaction = event.transaction {
             state.known = known(transaction.transactionID)
             state.bound = transactionOrder.lazy.compactMap { self.transactions[$0] }
                 .filter {
@@ -58,13 +58,7 @@ struct LedgerModel {
             receiptID: row.record.receiptID, notificationID: row.record.notificationID,
             expiresDate: row.record.expiresDate, entitlement: row.record.entitlement)
         for entry in entries where entry.posting.transactionID == id {
-            let money = Money(currency: entry.posting.currency, amount: entry.posting.amount)
-            switch entry.posting.kind {
-            case .purchase: known.purchase = known.purchase ?? money
-            case .refund, .revoke: known.debit = known.debit ?? money
-            case .refundReversal: known.reversed = true
-            case .adjustment: break
-            }
+            known.add(entry.posting.kind, Money(currency: entry.posting.currency, amount: entry.posting.amount))
         }
         return known
     }
@@ -111,17 +105,4 @@ struct LedgerModel {
 struct ModelError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-extension SettlementEvent {
-    var modelTransaction: VerifiedTransaction? {
-        switch self {
-        case .transactionVerified(let transaction, _), .takenBack(let transaction, _, _),
-            .refundReversed(let transaction, _), .expired(let transaction, _), .gracePeriod(let transaction, _, _),
-            .consumptionRequest(let transaction, _):
-            transaction
-        case .adjustment:
-            nil
-        }
-    }
 }

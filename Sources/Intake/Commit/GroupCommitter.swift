@@ -89,7 +89,7 @@ extension NewReceipt {
     func submission(at date: Date) -> Submission {
         Submission(
             id: id, accountID: accountID,
-            evidence: kind == .storekit2 ? .signedTransaction(payload) : .receipt(payload),
+            evidence: ReceiptKind.evidence(kind, payload),
             orderID: orderID, productID: productID, submittedAt: date)
     }
 }

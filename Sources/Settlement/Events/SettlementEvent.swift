@@ -100,3 +100,17 @@ public struct Adjustment: Hashable, Sendable {
         self.reason = reason
     }
 }
+
+extension SettlementEvent {
+    /// The Apple transaction the event is about; nil for an adjustment.
+    public var transaction: VerifiedTransaction? {
+        switch self {
+        case .transactionVerified(let transaction, _), .takenBack(let transaction, _, _),
+            .refundReversed(let transaction, _), .expired(let transaction, _), .gracePeriod(let transaction, _, _),
+            .consumptionRequest(let transaction, _):
+            transaction
+        case .adjustment:
+            nil
+        }
+    }
+}

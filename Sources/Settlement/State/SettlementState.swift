@@ -80,6 +80,17 @@ public struct KnownTransaction: Hashable, Sendable {
         self.reversed = reversed
     }
 
+    /// Notes one of its ledger entries, in the order they were written: the first purchase
+    /// and the first debit count (the schema allows one of each), a reversal is a flag.
+    public mutating func add(_ kind: LedgerKind, _ money: Money) {
+        switch kind {
+        case .purchase: purchase = purchase ?? money
+        case .refund, .revoke: debit = debit ?? money
+        case .refundReversal: reversed = true
+        case .adjustment: break
+        }
+    }
+
     /// Whether it ever credited an account: a ledger entry, or an entitlement.
     var everCredited: Bool {
         guard accountID != nil else { return false }

@@ -68,12 +68,3 @@ extension AppleTransaction: FetchableRecord, PersistableRecord {
         static let catalogProductID = Column(CodingKeys.catalogProductID)
     }
 }
-
-extension DerivableRequest<AppleTransaction> {
-    /// The transactions of a subscription that credited an account, the first one first:
-    /// the first tells which account the subscription is bound to.
-    func bound(originalTransactionID: String) -> Self {
-        filter { $0.originalTransactionID == originalTransactionID && $0.accountID != nil }
-            .order { [($0.id == originalTransactionID).desc, $0.createdAt, Column.rowID] }
-    }
-}

@@ -21,16 +21,6 @@ extension Balance: FetchableRecord, PersistableRecord {
         static let currency = Column(CodingKeys.currency)
         static let amount = Column(CodingKeys.amount)
     }
-
-    /// Adds `amount` (signed) to the balance, creating it at zero first if needed.
-    static func add(_ db: Database, amount: Int, currency: String, accountID: String) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO balances (account_id, currency, amount) VALUES (?, ?, ?)
-                ON CONFLICT (account_id, currency) DO UPDATE SET amount = amount + excluded.amount
-                """,
-            arguments: [accountID, currency, amount])
-    }
 }
 
 extension DerivableRequest<Balance> {

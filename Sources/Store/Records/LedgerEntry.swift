@@ -30,18 +30,6 @@ struct LedgerEntry: Codable, Hashable, Sendable {
 }
 
 extension LedgerEntry {
-    /// Writes the entry and moves the balance by its amount, as one step.
-    static func post(
-        _ db: Database, accountID: String, currency: String, amount: Int, kind: LedgerKind, receiptID: String?,
-        notificationID: String? = nil, transactionID: String?, now: Date
-    ) throws {
-        var entry = LedgerEntry(
-            id: nil, accountID: accountID, currency: currency, amount: amount, kind: kind, receiptID: receiptID,
-            notificationID: notificationID, transactionID: transactionID, createdAt: now)
-        try entry.insert(db)
-        try Balance.add(db, amount: amount, currency: currency, accountID: accountID)
-    }
-
     var line: AccountDetails.LedgerLine {
         AccountDetails.LedgerLine(
             id: id ?? 0, currency: currency, amount: amount, kind: kind, receiptID: receiptID,
@@ -69,11 +57,6 @@ extension LedgerEntry: FetchableRecord, MutablePersistableRecord {
 extension DerivableRequest<LedgerEntry> {
     func filter(accountID: String) -> Self {
         filter { $0.accountID == accountID }
-    }
-
-    /// The entries of one Apple transaction, of the given kinds.
-    func filter(transactionID: String, kinds: [LedgerKind] = LedgerKind.allCases) -> Self {
-        filter { $0.transactionID == transactionID && kinds.contains($0.kind) }
     }
 
     func newestFirst() -> Self {

@@ -104,28 +104,9 @@ struct SettlementReader {
         let statement = try db.cachedStatement(
             sql: "SELECT kind, currency, amount FROM ledger_entries WHERE transaction_id = ? ORDER BY id")
         for row in try Row.fetchAll(statement, arguments: [known.transactionID]) {
-            let money = Money(currency: row["currency"], amount: row["amount"])
-            switch LedgerKind(rawValue: row["kind"]) {
-            case .purchase: known.purchase = known.purchase ?? money
-            case .refund, .revoke: known.debit = known.debit ?? money
-            case .refundReversal: known.reversed = true
-            case .adjustment, nil: break
-            }
+            guard let kind = LedgerKind(rawValue: row["kind"]) else { continue }
+            known.add(kind, Money(currency: row["currency"], amount: row["amount"]))
         }
         return known
-    }
-}
-
-extension SettlementEvent {
-    /// The Apple transaction the event is about, if it is about one.
-    var transaction: VerifiedTransaction? {
-        switch self {
-        case .transactionVerified(let transaction, _), .takenBack(let transaction, _, _),
-            .refundReversed(let transaction, _), .expired(let transaction, _), .gracePeriod(let transaction, _, _),
-            .consumptionRequest(let transaction, _):
-            transaction
-        case .adjustment:
-            nil
-        }
     }
 }

@@ -37,7 +37,7 @@ extension ReceiptKind: DatabaseValueConvertible {}
 
 extension ReceiptKind {
     /// A stored receipt's payload as the evidence it is.
-    static func evidence(_ kind: ReceiptKind?, _ payload: String) -> Evidence {
+    public static func evidence(_ kind: ReceiptKind?, _ payload: String) -> Evidence {
         kind == .storekit2 ? .signedTransaction(payload) : .receipt(payload)
     }
 }
