@@ -47,6 +47,7 @@ let package = Package(
             dependencies: [
                 "CRabbitMQ", "PipelineCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings

@@ -5,7 +5,8 @@ extension IAP {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Measure throughput on this machine.",
-            subcommands: [BrokerBench.self, PipelineBench.self, LoadBench.self]
+            subcommands: [StagesBench.self, PipelineBench.self, LoadBench.self, BrokerBench.self],
+            defaultSubcommand: StagesBench.self
         )
     }
 }

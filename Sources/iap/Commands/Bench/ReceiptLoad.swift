@@ -12,8 +12,12 @@ import Synchronization
 struct ReceiptLoad {
     let bodies: [[UInt8]]
 
-    /// `count` receipt bodies of one 100-coin purchase each, over 1,000 accounts.
-    init(count: Int, minter: StubAppStore, bundleID: String, transactionPrefix: String, accountPrefix: String) {
+    /// `count` receipt bodies of one 100-coin purchase each; body `i` is for account
+    /// `accountPrefix-(i % accounts)`.
+    init(
+        count: Int, minter: StubAppStore, bundleID: String, transactionPrefix: String, accountPrefix: String,
+        accounts: Int = 1_000
+    ) {
         bodies = (0..<count).map { index in
             let data = minter.issue(
                 StubReceipt(
@@ -22,42 +26,91 @@ struct ReceiptLoad {
                         StubReceipt.Transaction(
                             transactionID: "\(transactionPrefix)-\(index)", productID: "com.example.coins100")
                     ]))
-            return Array(#"{"account_id": "\#(accountPrefix)-\#(index % 1000)", "receipt_data": "\#(data)"}"#.utf8)
+            return Array(#"{"account_id": "\#(accountPrefix)-\#(index % accounts)", "receipt_data": "\#(data)"}"#.utf8)
         }
+    }
+
+    /// How requests are paced.
+    enum Pace: Sendable {
+        /// `clients` requests in flight, each sent when the previous one was answered.
+        case closed(clients: Int)
+        /// `rate` requests a second on a fixed schedule whatever the answers take (at most
+        /// `inFlight` at once); latency counts from the scheduled time, so a stall is not hidden.
+        case open(rate: Double, inFlight: Int)
+    }
+
+    /// One answered request.
+    struct Sample: Sendable {
+        var receiptID: String
+        /// When it was due (open loop) or sent (closed loop).
+        var start: ContinuousClock.Instant
+        var latency: Duration
     }
 
     /// Posts every body with `clients` requests in flight; returns when all were answered 202.
     func post(to url: String, token: String, clients: Int) async throws {
-        let client = try CurlHTTPClient(configuration: .init(maxConnections: clients, maxConnectionsPerHost: clients))
+        _ = try await post(to: url, token: token, pace: .closed(clients: clients))
+    }
+
+    /// Posts every body at `pace`; returns each request's sample once all were answered 202.
+    func post(to url: String, token: String, pace: Pace) async throws -> [Sample] {
+        let workers: Int
+        let due: @Sendable (Int) -> ContinuousClock.Instant?
+        let origin = ContinuousClock.now
+        switch pace {
+        case .closed(let clients):
+            workers = clients
+            due = { _ in nil }
+        case .open(let rate, let inFlight):
+            workers = inFlight
+            due = { origin + .seconds(Double($0) / rate) }
+        }
+        let client = try CurlHTTPClient(configuration: .init(maxConnections: workers, maxConnectionsPerHost: workers))
         let next = Cursor()
+        let headers = [
+            (name: "Authorization", value: "Bearer \(token)"), (name: "Content-Type", value: "application/json"),
+        ]
         do {
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for _ in 0..<clients {
+            let samples = try await withThrowingTaskGroup(of: [Sample].self) { tasks in
+                for _ in 0..<workers {
                     tasks.addTask {
+                        var samples: [Sample] = []
                         while true {
                             let index = next.value.add(1, ordering: .relaxed).oldValue
-                            guard index < bodies.count else { return }
-                            let response = try await client.execute(
-                                HTTPClient.HTTPRequest(
-                                    method: .post, url: url,
-                                    headers: [
-                                        (name: "Authorization", value: "Bearer \(token)"),
-                                        (name: "Content-Type", value: "application/json"),
-                                    ],
-                                    body: bodies[index]))
-                            guard response.status == 202 else {
-                                throw ValidationError("intake answered \(response.status)")
+                            guard index < bodies.count else { return samples }
+                            let start: ContinuousClock.Instant
+                            if let due = due(index) {
+                                try await Task.sleep(until: due, clock: .continuous)
+                                start = due
+                            } else {
+                                start = .now
                             }
+                            let response = try await client.execute(
+                                HTTPClient.HTTPRequest(method: .post, url: url, headers: headers, body: bodies[index]))
+                            guard response.status == 202 else {
+                                throw ValidationError("intake answered \(response.status): \(response.bodyString)")
+                            }
+                            samples.append(
+                                Sample(
+                                    receiptID: Self.receiptID(in: response.body) ?? "", start: start,
+                                    latency: .now - start))
                         }
                     }
                 }
-                try await tasks.waitForAll()
+                return try await tasks.reduce(into: []) { $0 += $1 }
             }
+            await client.shutdown()
+            return samples
         } catch {
             await client.shutdown()
             throw error
         }
-        await client.shutdown()
+    }
+
+    private struct Accepted: Decodable { var receipt_id: String }
+
+    private static func receiptID(in body: [UInt8]) -> String? {
+        (try? JSONDecoder().decode(Accepted.self, from: Data(body)))?.receipt_id
     }
 
     /// Waits until `database` counts `target` credited receipts.

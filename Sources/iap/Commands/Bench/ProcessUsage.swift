@@ -1,0 +1,93 @@
+import Foundation
+
+/// What Linux says a process has used so far, read from `/proc/<pid>/stat` and `status`.
+struct ProcessUsage: Sendable {
+    /// User plus system CPU time.
+    var cpuSeconds: Double
+    /// Resident set size now (`VmRSS`).
+    var residentBytes: Int
+    /// The highest resident set size since the process started (`VmHWM`).
+    var peakResidentBytes: Int
+
+    /// Nil when the process is gone or /proc cannot be read.
+    init?(pid: Int32) {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            // The command name is in parentheses and may hold spaces: fields start after the last ')'.
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3 of the man page, utime 14 and stime 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        cpuSeconds = (user + system) / Double(Self.ticksPerSecond)
+        residentBytes = Self.kilobytes("VmRSS:", in: status) * 1024
+        peakResidentBytes = Self.kilobytes("VmHWM:", in: status) * 1024
+    }
+
+    private init(cpuSeconds: Double, residentBytes: Int, peakResidentBytes: Int) {
+        self.cpuSeconds = cpuSeconds
+        self.residentBytes = residentBytes
+        self.peakResidentBytes = peakResidentBytes
+    }
+
+    /// Several processes as one (the broker's Erlang VM and its helpers): CPU and RSS add up.
+    static func sum(_ pids: [Int32]) -> ProcessUsage? {
+        let usages = pids.compactMap(ProcessUsage.init(pid:))
+        guard !usages.isEmpty else { return nil }
+        return ProcessUsage(
+            cpuSeconds: usages.map(\.cpuSeconds).reduce(0, +),
+            residentBytes: usages.map(\.residentBytes).reduce(0, +),
+            peakResidentBytes: usages.map(\.peakResidentBytes).reduce(0, +))
+    }
+
+    private static let ticksPerSecond = max(sysconf(Int32(_SC_CLK_TCK)), 1)
+
+    private static func kilobytes(_ key: String, in status: String) -> Int {
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
+
+    /// The RabbitMQ node's processes on this machine (Erlang VM, port helpers, epmd).
+    static func brokerPIDs() -> [Int32] {
+        let names: Set<String> = ["beam.smp", "epmd", "erl_child_setup", "inet_gethost"]
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = Int32(entry),
+                let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
+                names.contains(comm.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { return nil }
+            return pid
+        }
+    }
+}
+
+/// The whole machine's CPU time from the first line of `/proc/stat`, in clock ticks.
+struct MachineTimes: Sendable {
+    var busy: Int
+    var total: Int
+
+    init() {
+        let line = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?.split(separator: "\n").first ?? ""
+        // cpu user nice system idle iowait irq softirq steal ...
+        let ticks = line.split(separator: " ").dropFirst().prefix(8).map { Int($0) ?? 0 }
+        guard ticks.count == 8 else {
+            busy = 0
+            total = 0
+            return
+        }
+        let idle = ticks[3] + ticks[4]
+        total = ticks.reduce(0, +)
+        busy = total - idle
+    }
+
+    /// The busy share of all cores between `earlier` and `self`, 0...1.
+    func busyShare(since earlier: MachineTimes) -> Double {
+        let total = self.total - earlier.total
+        return total > 0 ? Double(busy - earlier.busy) / Double(total) : 0
+    }
+
+    /// CPU seconds all cores spent busy between `earlier` and `self`.
+    func busySeconds(since earlier: MachineTimes) -> Double {
+        Double(busy - earlier.busy) / Double(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+    }
+}

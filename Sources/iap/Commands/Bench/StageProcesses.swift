@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import HTTPClient
+
+/// One `iap` process the benchmark started: a stage, or the stub store.
+struct StageProcess: Sendable {
+    /// `intake`, `validator-1`, `fulfiller`, ...
+    let name: String
+    let pid: Int32
+    /// Where its standard output and error go.
+    let log: String
+    /// The URL that answers 2xx once it is ready.
+    let readiness: String
+}
+
+/// Starts the pipeline's stages as separate `iap` processes, as an operator runs them, and
+/// stops them again. Each writes its log to the work directory.
+final class StageProcesses: @unchecked Sendable {
+    private(set) var stages: [StageProcess] = []
+    private var processes: [Process] = []
+    private let executable: URL
+    private let environment: [String: String]
+    private let directory: String
+
+    init(environment: [String: String], directory: String) {
+        // This very binary: stages and benchmark always run the same build.
+        executable = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0])
+        self.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        self.directory = directory
+    }
+
+    /// Starts `iap <arguments>`; `readiness` is polled by ``waitUntilReady(timeout:)``.
+    func start(_ name: String, _ arguments: [String], readiness: String) throws {
+        let log = "\(directory)/\(name).log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        guard let output = FileHandle(forWritingAtPath: log) else {
+            throw ValidationError("cannot write \(log)")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        processes.append(process)
+        stages.append(StageProcess(name: name, pid: process.processIdentifier, log: log, readiness: readiness))
+    }
+
+    /// Returns once every stage answers its readiness URL; throws naming the first that
+    /// exited or did not get ready in time.
+    func waitUntilReady(client: CurlHTTPClient, timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        for (stage, process) in zip(stages, processes) {
+            while true {
+                guard process.isRunning else {
+                    throw ValidationError(
+                        "\(stage.name) exited with status \(process.terminationStatus); see \(stage.log)")
+                }
+                let response = try? await client.execute(HTTPClient.HTTPRequest(method: .get, url: stage.readiness))
+                if let response, (200..<300).contains(response.status) { break }
+                guard ContinuousClock.now < deadline else {
+                    throw ValidationError("\(stage.name) not ready after \(timeout); see \(stage.log)")
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    /// The stages that exited while they should be running.
+    var exited: [StageProcess] {
+        zip(stages, processes).filter { !$0.1.isRunning }.map(\.0)
+    }
+
+    /// SIGTERM to every stage; SIGKILL to any still running after `grace`.
+    func stop(grace: Duration = .seconds(15)) async {
+        for process in processes where process.isRunning { process.terminate() }
+        let deadline = ContinuousClock.now + grace
+        while processes.contains(where: \.isRunning), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// A free TCP port on loopback, for a stage to bind.
+    static func freePort() -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                _ = bind(socket, pointer, length)
+                return getsockname(socket, pointer, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

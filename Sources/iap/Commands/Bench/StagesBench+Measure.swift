@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Store
+import StubStore
+
+extension IAP.Bench.StagesBench {
+    /// Posts the load to running stages, waits for every webhook, and reads what each
+    /// process spent and what the books say.
+    func measure(
+        _ stages: StageProcesses, webhooks: WebhookCounter, settings: PipelineSettings, intakePort: Int, token: String,
+        bundleID: String, directory: String
+    ) async throws -> StagesReport {
+        let count = rate.map { max(1, Int($0 * seconds)) } ?? receipts
+        let load = ReceiptLoad(
+            count: count, minter: StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID)),
+            bundleID: bundleID, transactionPrefix: "stages-\(UUID().uuidString.prefix(8).lowercased())",
+            accountPrefix: "player", accounts: accounts)
+        // Let the workers settle after start before their idle memory is read.
+        try await Task.sleep(for: .seconds(1))
+        let watched: [(name: String, pids: [Int32])] =
+            stages.stages.map { ($0.name, [$0.pid]) } + [
+                ("rabbitmq", ProcessUsage.brokerPIDs()), ("bench (load, webhooks)", [getpid()]),
+            ]
+        let before = watched.map { ProcessUsage.sum($0.pids) }
+        let machineBefore = MachineTimes()
+        let start = ContinuousClock.now
+
+        let samples = try await load.post(
+            to: "http://127.0.0.1:\(intakePort)/v1/receipts", token: token,
+            pace: rate.map { .open(rate: $0, inFlight: 2_048) } ?? .closed(clients: clients))
+        let submitted = samples.map { $0.start + $0.latency }.max() ?? start
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while webhooks.receiptsNotified < count, ContinuousClock.now < deadline {
+            if let gone = stages.exited.first {
+                throw ValidationError("\(gone.name) exited during the run; see \(gone.log)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let machineAfter = MachineTimes()
+        let after = watched.map { ProcessUsage.sum($0.pids) }
+        let tally = webhooks.snapshot
+
+        let arrivals = samples.compactMap { sample in tally.firstArrival[sample.receiptID].map { ($0, sample.start) } }
+        let lastArrival = arrivals.map(\.0).max() ?? start
+        var processes: [StagesReport.ProcessFigures] = []
+        for (index, process) in watched.enumerated() {
+            guard let first = before[index], let last = after[index] else { continue }
+            let cpu = last.cpuSeconds - first.cpuSeconds
+            processes.append(
+                StagesReport.ProcessFigures(
+                    name: process.name, cpuSeconds: cpu, cpuMsPerReceipt: cpu * 1000 / Double(count),
+                    idleRSSMB: Double(first.residentBytes) / 1_048_576,
+                    peakRSSMB: Double(last.peakResidentBytes) / 1_048_576))
+        }
+        let pipelineCPU = processes.filter { $0.name != "stub-store" && !$0.name.hasPrefix("bench") }
+            .map(\.cpuSeconds).reduce(0, +)
+        return StagesReport(
+            run: .init(
+                mode: rate == nil ? "count" : "rate", receipts: count, clients: rate == nil ? clients : nil, rate: rate,
+                validators: validators, concurrency: concurrency, stubLatencyMs: stubLatencyMs,
+                stubErrorRate: stubErrorRate, cores: ProcessInfo.processInfo.activeProcessorCount),
+            submit: StagesReport.flow(samples.map(\.latency), count: count, over: submitted - start),
+            endToEnd: StagesReport.flow(
+                arrivals.map { $0.0 - $0.1 }, count: arrivals.count, over: lastArrival - start),
+            processes: processes,
+            pipelineCPUMsPerReceipt: pipelineCPU * 1000 / Double(count),
+            machineCPUMsPerReceipt: machineAfter.busySeconds(since: machineBefore) * 1000 / Double(count),
+            machineBusy: machineAfter.busyShare(since: machineBefore),
+            books: try await books(
+                database: directory + "/iap.sqlite", count: count, notified: arrivals.count, tally: tally))
+    }
+
+    /// Every receipt credited once, the audit clean, each account holding 100 coins per
+    /// receipt it sent, one webhook per receipt.
+    private func books(database path: String, count: Int, notified: Int, tally: WebhookCounter.Tally) async throws
+        -> StagesReport.Books
+    {
+        let database = try PipelineDatabase(path: path)
+        let credited = try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]
+        let findings = try await LedgerStore(database).audit()
+        let ledger = LedgerStore(database)
+        var wrongBalances = 0
+        for account in 0..<min(accounts, count) {
+            let sent = count / accounts + (account < count % accounts ? 1 : 0)
+            let coins = try await ledger.account(id: "player-\(account)", ledgerLimit: 0)?.balances["coins"] ?? 0
+            if coins != sent * 100 { wrongBalances += 1 }
+        }
+        return StagesReport.Books(
+            credited: credited, notFinal: count - credited, auditFindings: findings.count,
+            wrongBalances: wrongBalances, webhooksMissing: count - notified, webhooksDuplicated: tally.duplicates,
+            malformedWebhooks: tally.malformed)
+    }
+}

@@ -1,0 +1,124 @@
+import ArgumentParser
+import Broker
+import Foundation
+import HTTPClient
+import Notifier
+import Store
+import StubStore
+
+extension IAP.Bench {
+    /// The pipeline as production runs it: every stage its own process, the verify endpoint
+    /// out of process, and this process as the load generator and the webhook receiver.
+    struct StagesBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stages",
+            abstract: "Receipts per second, latency, CPU and memory with every stage its own process.",
+            discussion: """
+                Starts `iap stub-store`, `iap intake`, N `iap validator`, `iap fulfiller` and `iap notifier` on a
+                fresh database and queue prefix (the broker of IAP_AMQP_URL), posts receipts to the intake and
+                takes the webhooks itself. Count mode (--receipts) posts as fast as the intake accepts;
+                rate mode (--rate with --seconds) posts on a fixed schedule, for latency below saturation.
+                CPU and memory are read from /proc for each process, RabbitMQ's included. Exits 1 when the
+                books are wrong: a receipt not credited, an audit finding, a wrong balance, a webhook
+                missing or sent twice.
+                """)
+
+        @Option(help: "Receipts to post (count mode).") var receipts = 10_000
+        @Option(help: "HTTP connections in count mode.") var clients = 64
+        @Option(help: "Receipts per second (rate mode, with --seconds).") var rate: Double?
+        @Option(help: "Seconds to post for in rate mode.") var seconds = 10.0
+        @Option(help: "Validator processes.") var validators = 1
+        @Option(help: "Verify requests in flight per validator.") var concurrency = 256
+        @Option(help: "Milliseconds the stub store waits before each answer.") var stubLatencyMs = 0
+        @Option(help: "Share of verify requests (0...1) the stub store answers 503.") var stubErrorRate = 0.0
+        @Option(help: "Accounts the receipts are spread over.") var accounts = 1_000
+        @Option(help: "Seconds to wait for the last webhook.") var timeout = 600
+        @Option(help: "Keep the database and logs in this directory (default: a temporary one, removed).")
+        var workDirectory: String?
+        @Flag(help: "Print the report as JSON.") var json = false
+
+        func validate() throws {
+            guard receipts > 0, clients > 0, validators > 0, accounts > 0, timeout > 0 else {
+                throw ValidationError("--receipts, --clients, --validators, --accounts and --timeout must be positive")
+            }
+            guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
+            if let rate, !(rate > 0 && seconds > 0) { throw ValidationError("--rate and --seconds must be positive") }
+            guard stubLatencyMs >= 0, (0...0.5).contains(stubErrorRate) else {
+                throw ValidationError(
+                    "--stub-latency-ms must not be negative, --stub-error-rate must be within 0...0.5")
+            }
+        }
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            let directory = workDirectory ?? NSTemporaryDirectory() + "iap-stages-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let prefix = "bench.stages.\(UUID().uuidString.prefix(8).lowercased())"
+            let webhooks = WebhookCounter()
+            let receiver = Task { try await webhooks.run() }
+            defer { receiver.cancel() }
+            let bundleID = "com.example.game"
+            let token = "bench-token-0123456789"
+            let stubPort = StageProcesses.freePort()
+            let intakePort = StageProcesses.freePort()
+            let stages = StageProcesses(
+                environment: [
+                    "IAP_AMQP_URL": settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL),
+                    "IAP_QUEUE_PREFIX": prefix, "IAP_DB_PATH": directory + "/iap.sqlite",
+                    "IAP_HTTP_PORT": "\(intakePort)", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
+                    "IAP_VERIFY_URL": "http://127.0.0.1:\(stubPort)/verifyReceipt",
+                    "IAP_VERIFY_SANDBOX_URL": "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt",
+                    "IAP_WEBHOOK_URL": "http://127.0.0.1:\(try await webhooks.port())/webhooks",
+                    "IAP_WEBHOOK_SECRET": WebhookSecret.generate().encoded,
+                    "IAP_LOG_LEVEL": settings.environment.string("IAP_LOG_LEVEL", default: "warning"),
+                    // The benchmark's own: the sample catalog, no shared secret, admin ports of its choosing.
+                    "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "",
+                ], directory: directory)
+            let client = try CurlHTTPClient()
+            do {
+                try await start(stages, stubPort: stubPort, intakePort: intakePort, bundleID: bundleID)
+                try await stages.waitUntilReady(client: client, timeout: .seconds(120))
+                let report = try await measure(
+                    stages, webhooks: webhooks, settings: settings, intakePort: intakePort, token: token,
+                    bundleID: bundleID, directory: directory)
+                await stages.stop()
+                await client.shutdown()
+                await ReceiptLoad.deleteTopology(PipelineTopology(prefix: prefix).topology, amqp: settings.amqp)
+                if workDirectory == nil { try? FileManager.default.removeItem(atPath: directory) }
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                } else {
+                    report.printText()
+                }
+                if !report.books.isRight { throw ExitCode(1) }
+            } catch {
+                await stages.stop()
+                await client.shutdown()
+                await ReceiptLoad.deleteTopology(PipelineTopology(prefix: prefix).topology, amqp: settings.amqp)
+                throw error
+            }
+        }
+
+        private func start(_ stages: StageProcesses, stubPort: Int, intakePort: Int, bundleID: String) async throws {
+            try stages.start(
+                "stub-store",
+                [
+                    "stub-store", "--port", "\(stubPort)", "--latency-ms", "\(stubLatencyMs)", "--error-rate",
+                    "\(stubErrorRate)", "--bundle-id", bundleID,
+                ], readiness: "http://127.0.0.1:\(stubPort)/stub/stats")
+            let admin = { (name: String, arguments: [String]) throws in
+                let port = StageProcesses.freePort()
+                try stages.start(
+                    name, arguments + ["--admin-port", "\(port)"], readiness: "http://127.0.0.1:\(port)/readyz")
+            }
+            try admin("fulfiller", ["fulfiller"])
+            try admin("notifier", ["notifier"])
+            for index in 1...validators {
+                try admin("validator-\(index)", ["validator", "--concurrency", "\(concurrency)"])
+            }
+            try stages.start("intake", ["intake"], readiness: "http://127.0.0.1:\(intakePort)/readyz")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// What `iap bench stages` measured: throughput and latency as users feel them, what each
+/// process cost, and whether the books are right. Printed as text, or as JSON with `--json`.
+struct StagesReport: Codable, Sendable {
+    struct Run: Codable, Sendable {
+        var mode: String
+        var receipts: Int
+        var clients: Int?
+        var rate: Double?
+        var validators: Int
+        var concurrency: Int
+        var stubLatencyMs: Int
+        var stubErrorRate: Double
+        var cores: Int
+    }
+
+    /// Requests per second and latency in milliseconds.
+    struct Flow: Codable, Sendable {
+        var perSecond: Double
+        var seconds: Double
+        var p50: Double
+        var p99: Double
+        var max: Double
+    }
+
+    struct ProcessFigures: Codable, Sendable {
+        var name: String
+        var cpuSeconds: Double
+        var cpuMsPerReceipt: Double
+        var idleRSSMB: Double
+        var peakRSSMB: Double
+    }
+
+    struct Books: Codable, Sendable {
+        var credited: Int
+        var notFinal: Int
+        var auditFindings: Int
+        var wrongBalances: Int
+        var webhooksMissing: Int
+        var webhooksDuplicated: Int
+        var malformedWebhooks: Int
+
+        var isRight: Bool {
+            notFinal == 0 && auditFindings == 0 && wrongBalances == 0 && webhooksMissing == 0
+                && webhooksDuplicated == 0 && malformedWebhooks == 0
+        }
+    }
+
+    var run: Run
+    /// POST /v1/receipts until its 202 (the row is durable).
+    var submit: Flow
+    /// Submit (or its due time) until the receipt's webhook arrived.
+    var endToEnd: Flow
+    var processes: [ProcessFigures]
+    /// The pipeline's processes (every stage and the broker, not the stub store nor the load).
+    var pipelineCPUMsPerReceipt: Double
+    /// Every core's busy time over the run, whoever spent it, per receipt.
+    var machineCPUMsPerReceipt: Double
+    var machineBusy: Double
+    var books: Books
+
+    static func flow(_ latencies: [Duration], count: Int, over elapsed: Duration) -> Flow {
+        let sorted = latencies.map { $0.seconds * 1000 }.sorted()
+        func quantile(_ q: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * q).rounded(.up)) - 1)]
+        }
+        return Flow(
+            perSecond: Double(count) / max(elapsed.seconds, 1e-9), seconds: elapsed.seconds,
+            p50: quantile(0.5), p99: quantile(0.99), max: sorted.last ?? 0)
+    }
+
+    func printText() {
+        let pace =
+            run.rate.map { "open loop at \(Int($0)) receipts/s" }
+            ?? "as fast as accepted, \(run.clients ?? 0) connections"
+        print(
+            "stages benchmark: \(run.receipts) receipts, \(pace); \(run.validators) validator(s) x \(run.concurrency), stub latency \(run.stubLatencyMs) ms, error rate \(run.stubErrorRate), \(run.cores) cores"
+        )
+        print("                          receipts/s     p50 ms     p99 ms     max ms")
+        for (name, flow) in [("submit (202)", submit), ("end to end (webhook)", endToEnd)] {
+            print(
+                "  \(pad(name, 22)) \(col(flow.perSecond, 10, 0)) \(col(flow.p50, 10, 1)) \(col(flow.p99, 10, 1)) \(col(flow.max, 10, 1))"
+            )
+        }
+        print("  process                CPU s   ms/receipt   RSS idle MB   RSS peak MB")
+        for process in processes {
+            print(
+                "  \(pad(process.name, 20)) \(col(process.cpuSeconds, 7, 2)) \(col(process.cpuMsPerReceipt, 12, 3)) \(col(process.idleRSSMB, 13, 1)) \(col(process.peakRSSMB, 13, 1))"
+            )
+        }
+        print("  pipeline CPU (stages + broker)  \(col(pipelineCPUMsPerReceipt, 0, 3)) ms/receipt")
+        print(
+            "  whole machine CPU               \(col(machineCPUMsPerReceipt, 0, 3)) ms/receipt, busy \(Int((machineBusy * 100).rounded())) %"
+        )
+        let b = books
+        print(
+            "  books: \(b.isRight ? "right" : "WRONG"): \(b.credited) credited, \(b.notFinal) not final, audit \(b.auditFindings == 0 ? "clean" : "\(b.auditFindings) findings"), \(b.wrongBalances) wrong balances, webhooks \(b.webhooksMissing) missing / \(b.webhooksDuplicated) twice"
+        )
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
+    }
+
+    private func col(_ value: Double, _ width: Int, _ decimals: Int) -> String {
+        let text = String(format: "%.\(decimals)f", value)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
