@@ -8,6 +8,8 @@ struct ProcessUsage: Sendable {
     var residentBytes: Int
     /// The highest resident set size since the process started (`VmHWM`).
     var peakResidentBytes: Int
+    /// Context switches of all its threads so far: how often it went to sleep or was woken.
+    var contextSwitches: Int
 
     /// Nil when the process is gone or /proc cannot be read.
     init?(pid: Int32) {
@@ -22,12 +24,20 @@ struct ProcessUsage: Sendable {
         cpuSeconds = (user + system) / Double(Self.ticksPerSecond)
         residentBytes = Self.kilobytes("VmRSS:", in: status) * 1024
         peakResidentBytes = Self.kilobytes("VmHWM:", in: status) * 1024
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        contextSwitches = threads.reduce(0) { total, thread in
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
+            else { return total }
+            return total + Self.kilobytes("voluntary_ctxt_switches:", in: status)
+                + Self.kilobytes("nonvoluntary_ctxt_switches:", in: status)
+        }
     }
 
-    private init(cpuSeconds: Double, residentBytes: Int, peakResidentBytes: Int) {
+    private init(cpuSeconds: Double, residentBytes: Int, peakResidentBytes: Int, contextSwitches: Int) {
         self.cpuSeconds = cpuSeconds
         self.residentBytes = residentBytes
         self.peakResidentBytes = peakResidentBytes
+        self.contextSwitches = contextSwitches
     }
 
     /// Several processes as one (the broker's Erlang VM and its helpers): CPU and RSS add up.
@@ -37,14 +47,16 @@ struct ProcessUsage: Sendable {
         return ProcessUsage(
             cpuSeconds: usages.map(\.cpuSeconds).reduce(0, +),
             residentBytes: usages.map(\.residentBytes).reduce(0, +),
-            peakResidentBytes: usages.map(\.peakResidentBytes).reduce(0, +))
+            peakResidentBytes: usages.map(\.peakResidentBytes).reduce(0, +),
+            contextSwitches: usages.map(\.contextSwitches).reduce(0, +))
     }
 
     private static let ticksPerSecond = max(sysconf(Int32(_SC_CLK_TCK)), 1)
 
+    /// The number after `key` on its line of a /proc status file (kB for memory).
     private static func kilobytes(_ key: String, in status: String) -> Int {
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
     }
 
     /// The RabbitMQ node's processes on this machine (Erlang VM, port helpers, epmd).
@@ -54,7 +66,10 @@ struct ProcessUsage: Sendable {
         return entries.compactMap { entry in
             guard let pid = Int32(entry),
                 let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
-                names.contains(comm.trimmingCharacters(in: .whitespacesAndNewlines))
+                names.contains(comm.trimmingCharacters(in: .whitespacesAndNewlines)),
+                // rabbitmqctl runs an Erlang VM too: not the broker.
+                let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8),
+                !command.contains("rabbitmqcli")
             else { return nil }
             return pid
         }

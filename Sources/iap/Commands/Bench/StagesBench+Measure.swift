@@ -19,7 +19,7 @@ extension IAP.Bench.StagesBench {
         try await Task.sleep(for: .seconds(1))
         let watched: [(name: String, pids: [Int32])] =
             stages.stages.map { ($0.name, [$0.pid]) } + [
-                ("rabbitmq", ProcessUsage.brokerPIDs()), ("bench (load, webhooks)", [getpid()]),
+                ("rabbitmq", ProcessUsage.brokerPIDs()), ("bench: load, webhooks", [getpid()]),
             ]
         let before = watched.map { ProcessUsage.sum($0.pids) }
         let machineBefore = MachineTimes()
@@ -49,6 +49,7 @@ extension IAP.Bench.StagesBench {
             processes.append(
                 StagesReport.ProcessFigures(
                     name: process.name, cpuSeconds: cpu, cpuMsPerReceipt: cpu * 1000 / Double(count),
+                    contextSwitchesPerReceipt: Double(last.contextSwitches - first.contextSwitches) / Double(count),
                     idleRSSMB: Double(first.residentBytes) / 1_048_576,
                     peakRSSMB: Double(last.peakResidentBytes) / 1_048_576))
         }

@@ -1,0 +1,65 @@
+import Foundation
+import PipelineTesting
+import Store
+import Testing
+
+/// Correctness under load, with every stage its own process: `iap bench stages` starts the
+/// stub store, intake, two validators, fulfiller and notifier and posts 5,000 receipts as
+/// fast as the intake takes them. This test asserts nothing about time: it reads the
+/// database the run left and the webhooks the benchmark's receiver counted.
+@Suite(.serialized) struct StagesUnderLoadTests {
+    struct Report: Decodable {
+        struct Books: Decodable {
+            var credited: Int
+            var webhooksMissing: Int
+            var webhooksDuplicated: Int
+            var malformedWebhooks: Int
+        }
+        var books: Books
+        var processes: [Process]
+        struct Process: Decodable { var name: String }
+    }
+
+    @Test func fiveThousandReceiptsThroughSeparateProcessesAreEachCreditedAndNotifiedOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let broker = BrokerFixture(label: "stages")
+        let output = URL(fileURLWithPath: directory.file("bench.out"))
+        let bench = try IAPProcess.start(
+            [
+                "bench", "stages", "--receipts", "5000", "--accounts", "500", "--validators", "2", "--json",
+                "--work-directory", directory.file("run"),
+            ], environment: ["IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning"], output: output)
+        let finished = await eventually(timeout: .seconds(900), every: .milliseconds(200)) { !bench.process.isRunning }
+        if !finished { bench.crash() }
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        try #require(finished && bench.process.terminationStatus == 0, "iap bench stages failed:\n\(text)")
+        let json = try #require(text.range(of: "{").map { text[$0.lowerBound...] }, "no report in:\n\(text)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+
+        // The benchmark's receiver: one webhook per receipt, none twice, every one well formed.
+        #expect(report.books.webhooksMissing == 0)
+        #expect(report.books.webhooksDuplicated == 0)
+        #expect(report.books.malformedWebhooks == 0)
+        #expect(
+            Set(report.processes.map(\.name)).isSuperset(of: [
+                "stub-store", "intake", "validator-1", "validator-2", "fulfiller", "notifier", "rabbitmq",
+            ]))
+
+        // The books, read here from the database the stages wrote.
+        let database = try PipelineDatabase(path: directory.file("run/iap.sqlite"))
+        let counts = try await ReceiptStore(database).receiptStatusCounts()
+        #expect(counts == [.credited: 5000])
+        #expect(try await LedgerStore(database).audit().isEmpty)
+        let ledger = LedgerStore(database)
+        var total = 0
+        for account in 0..<500 {
+            let details = try await ledger.account(id: "player-\(account)", ledgerLimit: 20)
+            let coins = details?.balances["coins"] ?? 0
+            #expect(coins == 1_000, "player-\(account) holds \(coins) coins, not 10 x 100")
+            #expect(details?.ledger.count == 10)
+            total += coins
+        }
+        #expect(total == 500_000)
+    }
+}
