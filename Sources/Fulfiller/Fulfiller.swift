@@ -18,10 +18,15 @@ public struct Fulfiller: Service {
     public struct Configuration: Sendable {
         public var batchSize: Int
         public var prefetch: Int
+        /// How long a batch that is not full waits for more verdicts before it is
+        /// committed: below saturation, one transaction per verdict would write the same
+        /// pages again for each (nobody waits on a credit but the webhook).
+        public var linger: Duration
 
-        public init(batchSize: Int = 256, prefetch: Int = 1024) {
+        public init(batchSize: Int = 256, prefetch: Int = 1024, linger: Duration = .milliseconds(10)) {
             self.batchSize = max(1, batchSize)
             self.prefetch = max(prefetch, self.batchSize)
+            self.linger = max(.zero, linger)
         }
     }
 
@@ -62,7 +67,7 @@ public struct Fulfiller: Service {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await batcher.pump(consumer) }
-                while let batch = try await batcher.next(max: configuration.batchSize) {
+                while let batch = try await batcher.next(max: configuration.batchSize, linger: configuration.linger) {
                     await apply(batch, decode: decode)
                 }
             }

@@ -107,8 +107,7 @@ public struct Notifier: Service {
                     for notification in batch {
                         slots.take()
                         group.addTask {
-                            _ = await deliver(notification, to: url, recorder: recorder)
-                            slots.release()
+                            _ = await deliver(notification, to: url, recorder: recorder) { slots.release() }
                         }
                     }
                     backlog = batch.count == room

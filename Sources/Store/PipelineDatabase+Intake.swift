@@ -110,7 +110,8 @@ extension PipelineDatabase {
     /// relay will not publish them again, and a `received` one becomes `validating`.
     public func markPublished(_ ids: [String], at date: Date) throws {
         guard !ids.isEmpty else { return }
-        try write { db in
+        // A lost mark only publishes the receipt again: no sync of its own.
+        try write(sync: .relaxed) { db in
             let receipts = try db.cachedStatement(sql: IntakeStatements.markReceiptPublished)
             let notifications = try db.cachedStatement(sql: IntakeStatements.markNotificationPublished)
             for id in ids {

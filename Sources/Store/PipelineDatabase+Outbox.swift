@@ -50,7 +50,8 @@ extension PipelineDatabase {
     ///   for `.failed`, whether it was pending.
     public func recordDeliveries(_ records: [DeliveryRecord]) throws -> [Bool] {
         guard !records.isEmpty else { return [] }
-        return try write { db in
+        // A lost 'delivered' only delivers the webhook again (at least once): no sync of its own.
+        return try write(sync: .relaxed) { db in
             let delivered = try db.cachedStatement(
                 sql: """
                     UPDATE notification_outbox

@@ -17,6 +17,7 @@ public struct PipelineDatabase: Sendable {
     private let dbWriter: any DatabaseWriter
     /// Orders this process's writes: the intake's group commit ahead of other work.
     private let writeGate = WriteGate()
+    private let writerLock: WriterLock
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
@@ -37,6 +38,7 @@ public struct PipelineDatabase: Sendable {
         }
         try Self.migrate(pool, path: path)
         self.dbWriter = pool
+        self.writerLock = WriterLock(path: path + ".write-lock")
     }
 
     private static func makeConfiguration(_ options: StoreConfiguration) -> Configuration {
@@ -94,8 +96,12 @@ public struct PipelineDatabase: Sendable {
     /// goes before the `.normal` ones waiting in this process, but never twice in a row
     /// while one is waiting, so that crediting and marking keep going under a flood.
     @discardableResult
-    func write<T>(priority: WritePriority = .normal, _ updates: (Database) throws -> T) throws -> T {
-        try writeGate.pass(priority) { try dbWriter.write(updates) }
+    func write<T>(
+        priority: WritePriority = .normal, sync: CommitSync = .durable, _ updates: (Database) throws -> T
+    ) throws -> T {
+        try writeGate.pass(priority) {
+            try dbWriter.writeWithoutTransaction { db in try transaction(db, sync: sync, updates) }
+        }
     }
 
     /// One read transaction, on a snapshot that writers do not disturb.
@@ -106,7 +112,21 @@ public struct PipelineDatabase: Sendable {
     /// One write transaction, run on the writer's own queue: the calling task is suspended,
     /// never its thread. The stores go through here.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await dbWriter.write(updates)
+        try await dbWriter.writeWithoutTransaction { db in try self.transaction(db, sync: .durable, updates) }
+    }
+
+    /// `updates` in one immediate transaction, holding the processes' ``WriterLock``.
+    private func transaction<T>(_ db: Database, sync: CommitSync, _ updates: (Database) throws -> T) throws -> T {
+        try writerLock.hold {
+            if sync == .relaxed { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            defer { if sync == .relaxed { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try updates(db)
+                return .commit
+            }
+            return result!
+        }
     }
 
     /// One read transaction, on a snapshot, run on a reader's own queue.

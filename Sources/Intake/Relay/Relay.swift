@@ -84,7 +84,10 @@ public final class Relay: Service, Sendable {
                     self.confirmed.finish()
                 }
                 group.addTask {
-                    while let ids = try? await self.confirmed.next(max: 10_000) { await self.markPublished(ids) }
+                    // Nothing waits on a mark: gather them for a while, one transaction for many.
+                    while let ids = try? await self.confirmed.next(max: 10_000, linger: .milliseconds(50)) {
+                        await self.markPublished(ids)
+                    }
                 }
                 group.addTask {
                     while !Task.isShuttingDownGracefully, !Task.isCancelled {

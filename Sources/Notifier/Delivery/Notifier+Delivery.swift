@@ -20,7 +20,13 @@ enum DeliveryOutcome: Hashable, Sendable {
 extension Notifier {
     /// Sends one notification and records the outcome through `recorder` (batched with
     /// others). Never throws: one bad delivery must not stop the others.
-    func deliver(_ notification: OutboxWebhook, to url: String, recorder: OutcomeRecorder) async -> DeliveryOutcome {
+    ///
+    /// `answered` runs as soon as the receiver has answered (or the request failed), before
+    /// the outcome is committed: a slot limits requests to the receiver, and the lease
+    /// keeps the row from being claimed again until its outcome is recorded.
+    func deliver(
+        _ notification: OutboxWebhook, to url: String, recorder: OutcomeRecorder, answered: () -> Void = {}
+    ) async -> DeliveryOutcome {
         let attempt = notification.attempts + 1
         var logger = self.logger
         logger[metadataKey: "event_id"] = "\(notification.id)"
@@ -34,7 +40,14 @@ extension Notifier {
 
         let problem: String
         do throws(HTTPClientError) {
-            let response = try await client.execute(request)
+            let response: HTTPResponse
+            do throws(HTTPClientError) {
+                response = try await client.execute(request)
+                answered()
+            } catch {
+                answered()
+                throw error
+            }
             if response.isSuccess {
                 return await record(logger) {
                     _ = try await recorder.record(DeliveryRecord(id: notification.id, outcome: .delivered, at: now()))

@@ -40,11 +40,7 @@ final class OutcomeRecorder: Sendable {
 
     /// Commits batches until ``finish()`` is called and every outcome is recorded.
     func run() async {
-        while var batch = try? await pending.next(max: maxBatch) {
-            if batch.count < self.maxBatch, self.linger > Duration.zero {
-                try? await Task.sleep(for: linger)
-                batch += pending.takeNow(max: maxBatch - batch.count)
-            }
+        while let batch = try? await pending.next(max: maxBatch, linger: linger) {
             let records = batch.map(\.record)
             do {
                 let results = try await thread.run { [database] in try database.recordDeliveries(records) }

@@ -72,4 +72,17 @@ public final class BatchBuffer<Element: Sendable>: Sendable {
             }
         }
     }
+
+    /// The next batch like ``next(max:)``, but one that is not full waits `linger` for
+    /// more before it is handed out. For writers nobody waits on: at a few hundred items a
+    /// second, one transaction per item writes the same table and index pages again for
+    /// each; a few milliseconds of patience write them once for several.
+    public func next(max: Int, linger: Duration) async throws -> [Element]? {
+        guard var batch = try await next(max: max) else { return nil }
+        if batch.count < max && linger > .zero {
+            try? await Task.sleep(for: linger)
+            batch += takeNow(max: max - batch.count)
+        }
+        return batch
+    }
 }
