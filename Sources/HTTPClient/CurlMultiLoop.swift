@@ -58,6 +58,9 @@ final class CurlMultiLoop: @unchecked Sendable {
             (CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost),
             // The keep-alive cache: idle connections kept for the next request to the same host.
             (CURLMOPT_MAXCONNECTS, configuration.maxConnections),
+            // HTTP/2 streams share a connection (libcurl's default since 7.62, stated here
+            // since the validator's thousands of verifications in flight depend on it).
+            (CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)),
         ]
         for (option, value) in options where iap_curl_multi_setopt_long(multi, option, value) != CURLM_OK {
             curl_multi_cleanup(multi)

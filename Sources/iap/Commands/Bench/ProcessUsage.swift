@@ -40,6 +40,9 @@ struct ProcessUsage: Sendable {
         self.contextSwitches = contextSwitches
     }
 
+    /// Nothing used yet: the baseline of a process started during the run.
+    static let zero = ProcessUsage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0, contextSwitches: 0)
+
     /// Several processes as one (the broker's Erlang VM and its helpers): CPU and RSS add up.
     static func sum(_ pids: [Int32]) -> ProcessUsage? {
         let usages = pids.compactMap(ProcessUsage.init(pid:))

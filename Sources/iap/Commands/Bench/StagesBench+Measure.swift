@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPClient
 import Store
 import StubStore
 
@@ -7,8 +8,8 @@ extension IAP.Bench.StagesBench {
     /// Posts the load to running stages, waits for every webhook, and reads what each
     /// process spent and what the books say.
     func measure(
-        _ stages: StageProcesses, webhooks: WebhookCounter, settings: PipelineSettings, intakePort: Int, token: String,
-        bundleID: String, directory: String
+        _ stages: StageProcesses, client: CurlHTTPClient, webhooks: WebhookCounter, settings: PipelineSettings,
+        prefix: String, intakePort: Int, token: String, bundleID: String, directory: String
     ) async throws -> StagesReport {
         let count = rate.map { max(1, Int($0 * seconds)) } ?? receipts
         let load = ReceiptLoad(
@@ -17,11 +18,11 @@ extension IAP.Bench.StagesBench {
             accountPrefix: "player", accounts: accounts)
         // Let the workers settle after start before their idle memory is read.
         try await Task.sleep(for: .seconds(1))
-        let watched: [(name: String, pids: [Int32])] =
+        var watched: [(name: String, pids: [Int32])] =
             stages.stages.map { ($0.name, [$0.pid]) } + [
                 ("rabbitmq", ProcessUsage.brokerPIDs()), ("bench: load, webhooks", [getpid()]),
             ]
-        let before = watched.map { ProcessUsage.sum($0.pids) }
+        var before = watched.map { ProcessUsage.sum($0.pids) }
         let machineBefore = MachineTimes()
         let start = ContinuousClock.now
 
@@ -29,6 +30,20 @@ extension IAP.Bench.StagesBench {
             to: "http://127.0.0.1:\(intakePort)/v1/receipts", token: token,
             pace: rate.map { .open(rate: $0, inFlight: 2_048) } ?? .closed(clients: clients))
         let submitted = samples.map { $0.start + $0.latency }.max() ?? start
+        var alone: StagesReport.ValidatorAlone?
+        if validatorAlone {
+            alone = try await drainWithOneValidator(
+                stages, client: client, settings: settings, prefix: prefix, count: count,
+                database: directory + "/iap.sqlite")
+            let started = stages.stages.count
+            try startSettling(stages)
+            try await stages.waitUntilReady(client: client, timeout: .seconds(120))
+            // The stages started late count from zero.
+            for stage in stages.stages.suffix(from: started - 1) {
+                watched.append((stage.name, [stage.pid]))
+                before.append(ProcessUsage.zero)
+            }
+        }
         let deadline = ContinuousClock.now + .seconds(timeout)
         while webhooks.receiptsNotified < count, ContinuousClock.now < deadline {
             if let gone = stages.exited.first {
@@ -68,7 +83,8 @@ extension IAP.Bench.StagesBench {
             machineCPUMsPerReceipt: machineAfter.busySeconds(since: machineBefore) * 1000 / Double(count),
             machineBusy: machineAfter.busyShare(since: machineBefore),
             books: try await books(
-                database: directory + "/iap.sqlite", count: count, notified: arrivals.count, tally: tally))
+                database: directory + "/iap.sqlite", count: count, notified: arrivals.count, tally: tally),
+            validatorAlone: alone)
     }
 
     /// Every receipt credited once, the audit clean, each account holding 100 coins per

@@ -35,6 +35,11 @@ extension IAP.Bench {
         @Option(help: "Seconds to wait for the last webhook.") var timeout = 600
         @Option(help: "Keep the database and logs in this directory (default: a temporary one, removed).")
         var workDirectory: String?
+        @Flag(
+            help:
+                "Measure one validator alone: fill the validate queue first, then time one validator draining it (--validators is ignored)."
+        )
+        var validatorAlone = false
         @Flag(help: "Print the report as JSON.") var json = false
 
         func validate() throws {
@@ -79,8 +84,8 @@ extension IAP.Bench {
                 try await start(stages, stubPort: stubPort, intakePort: intakePort, bundleID: bundleID)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 let report = try await measure(
-                    stages, webhooks: webhooks, settings: settings, intakePort: intakePort, token: token,
-                    bundleID: bundleID, directory: directory)
+                    stages, client: client, webhooks: webhooks, settings: settings, prefix: prefix,
+                    intakePort: intakePort, token: token, bundleID: bundleID, directory: directory)
                 await stages.stop()
                 await client.shutdown()
                 await ReceiptLoad.deleteTopology(PipelineTopology(prefix: prefix).topology, amqp: settings.amqp)
@@ -108,17 +113,20 @@ extension IAP.Bench {
                     "stub-store", "--port", "\(stubPort)", "--latency-ms", "\(stubLatencyMs)", "--error-rate",
                     "\(stubErrorRate)", "--bundle-id", bundleID,
                 ], readiness: "http://127.0.0.1:\(stubPort)/stub/stats")
-            let admin = { (name: String, arguments: [String]) throws in
+            try stages.start("intake", ["intake"], readiness: "http://127.0.0.1:\(intakePort)/readyz")
+            // Alone, the validator and the stages after it start once the queue is full.
+            guard !validatorAlone else { return }
+            try startSettling(stages)
+            for index in 1...validators { try startValidator(stages, index: index) }
+        }
+
+        /// The fulfiller and the notifier.
+        func startSettling(_ stages: StageProcesses) throws {
+            for stage in ["fulfiller", "notifier"] {
                 let port = StageProcesses.freePort()
                 try stages.start(
-                    name, arguments + ["--admin-port", "\(port)"], readiness: "http://127.0.0.1:\(port)/readyz")
+                    stage, [stage, "--admin-port", "\(port)"], readiness: "http://127.0.0.1:\(port)/readyz")
             }
-            try admin("fulfiller", ["fulfiller"])
-            try admin("notifier", ["notifier"])
-            for index in 1...validators {
-                try admin("validator-\(index)", ["validator", "--concurrency", "\(concurrency)"])
-            }
-            try stages.start("intake", ["intake"], readiness: "http://127.0.0.1:\(intakePort)/readyz")
         }
     }
 }

@@ -48,6 +48,15 @@ struct StagesReport: Codable, Sendable {
         }
     }
 
+    /// `--validator-alone`: one validator draining a full validate queue.
+    struct ValidatorAlone: Codable, Sendable {
+        var perSecond: Double
+        var seconds: Double
+        /// Including its start.
+        var cpuMsPerReceipt: Double
+        var peakRSSMB: Double
+    }
+
     var run: Run
     /// POST /v1/receipts until its 202 (the row is durable).
     var submit: Flow
@@ -60,6 +69,7 @@ struct StagesReport: Codable, Sendable {
     var machineCPUMsPerReceipt: Double
     var machineBusy: Double
     var books: Books
+    var validatorAlone: ValidatorAlone?
 
     static func flow(_ latencies: [Duration], count: Int, over elapsed: Duration) -> Flow {
         let sorted = latencies.map { $0.seconds * 1000 }.sorted()
@@ -94,6 +104,11 @@ struct StagesReport: Codable, Sendable {
         print(
             "  whole machine CPU               \(col(machineCPUMsPerReceipt, 0, 3)) ms/receipt, busy \(Int((machineBusy * 100).rounded())) %"
         )
+        if let alone = validatorAlone {
+            print(
+                "  one validator alone, queue full: \(col(alone.perSecond, 0, 0)) receipts/s (\(col(alone.seconds, 0, 2)) s), \(col(alone.cpuMsPerReceipt, 0, 3)) ms CPU/receipt, peak RSS \(col(alone.peakRSSMB, 0, 1)) MB"
+            )
+        }
         let b = books
         print(
             "  books: \(b.isRight ? "right" : "WRONG"): \(b.credited) credited, \(b.notFinal) not final, audit \(b.auditFindings == 0 ? "clean" : "\(b.auditFindings) findings"), \(b.wrongBalances) wrong balances, webhooks \(b.webhooksMissing) missing / \(b.webhooksDuplicated) twice"
