@@ -148,13 +148,13 @@ final class PipelineHarness: Sendable {
     /// Mints a receipt the stub store will vouch for.
     func receipt(
         transactions: [(id: String, product: String)], environment: StubReceipt.Environment = .production,
-        bundleID: String = PipelineHarness.bundleID, transientUntil: Date? = nil
+        bundleID: String = PipelineHarness.bundleID, failFirst: Int? = nil, transientUntil: Date? = nil
     ) -> String {
         stub.issue(
             StubReceipt(
                 bundleID: bundleID, environment: environment,
                 transactions: transactions.map { StubReceipt.Transaction(transactionID: $0.id, productID: $0.product) },
-                transientUntil: transientUntil))
+                failFirst: failFirst, transientUntil: transientUntil))
     }
 
     /// `POST /v1/receipts`; returns the status code and the receipt id.

@@ -26,7 +26,7 @@ struct IntakeRoutes: Sendable {
         let outcome: AcceptOutcome
         do {
             outcome = try await committer.accept(
-                parsed.newReceipt(id: UUID().uuidString.lowercased(), idempotencyKey: key))
+                parsed.newReceipt(id: TimeOrderedID.make(), idempotencyKey: key))
         } catch {
             throw APIError.unavailable
         }

@@ -22,7 +22,7 @@ struct NotificationRoutes: Sendable {
     private func receive(_ request: Request) async throws -> Response {
         let body = try await request.jsonBody(maxSize: maxBodySize)
         let payload = try Self.signedPayload(body.readableBytesView)
-        let id = UUID().uuidString.lowercased()
+        let id = TimeOrderedID.make()
         let now = Date()
         let accepted: (id: String, created: Bool)
         do {

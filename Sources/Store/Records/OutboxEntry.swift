@@ -52,7 +52,7 @@ extension OutboxEntry {
             type: type, receiptID: receiptID, notificationID: notificationID, accountID: accountID, data: data)
         let json = try WireCoding.encoder().encode(body)
         self.init(
-            id: "evt_" + UUID().uuidString.lowercased(), type: type, receiptID: receiptID,
+            id: "evt_" + TimeOrderedID.make(), type: type, receiptID: receiptID,
             notificationID: notificationID, accountID: accountID, body: String(decoding: json, as: UTF8.self),
             status: .pending, attempts: 0, nextAttemptAt: now, lastError: nil, createdAt: now, deliveredAt: nil)
     }

@@ -55,7 +55,7 @@ public struct OrderStore: Sendable {
                 let token = try Self.appAccountToken(for: request, now: now, db)
                 let first = product.isFirstPurchase(history)
                 let order = Order(
-                    id: UUID().uuidString.lowercased(), accountID: request.accountID, productID: product.productID,
+                    id: TimeOrderedID.make(), accountID: request.accountID, productID: product.productID,
                     appleProductID: product.appleProductIDToBuy(firstPurchase: first), appAccountToken: token,
                     firstPurchase: first, status: .open, createdAt: now,
                     expiresAt: now.addingTimeInterval(lifetime.seconds), closedAt: nil, closeReason: nil,

@@ -51,7 +51,7 @@ public struct SubscriptionStore: Sendable {
                             ON CONFLICT (original_transaction_id, expires_at, phase) DO NOTHING
                             """,
                         arguments: [
-                            UUID().uuidString.lowercased(), original, entitlement.accountID, entitlement.name,
+                            TimeOrderedID.make(), original, entitlement.accountID, entitlement.name,
                             expiresAt,
                             phase, due, now, now,
                         ])

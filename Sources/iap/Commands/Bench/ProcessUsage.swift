@@ -10,6 +10,8 @@ struct ProcessUsage: Sendable {
     var peakResidentBytes: Int
     /// Context switches of all its threads so far: how often it went to sleep or was woken.
     var contextSwitches: Int
+    /// Bytes it caused to be written to storage (`write_bytes` of `/proc/<pid>/io`).
+    var diskWrittenBytes: Int
 
     /// Nil when the process is gone or /proc cannot be read.
     init?(pid: Int32) {
@@ -31,17 +33,23 @@ struct ProcessUsage: Sendable {
             return total + Self.kilobytes("voluntary_ctxt_switches:", in: status)
                 + Self.kilobytes("nonvoluntary_ctxt_switches:", in: status)
         }
+        let io = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
+        diskWrittenBytes = Self.kilobytes("write_bytes:", in: io)
     }
 
-    private init(cpuSeconds: Double, residentBytes: Int, peakResidentBytes: Int, contextSwitches: Int) {
+    private init(
+        cpuSeconds: Double, residentBytes: Int, peakResidentBytes: Int, contextSwitches: Int, diskWrittenBytes: Int
+    ) {
         self.cpuSeconds = cpuSeconds
         self.residentBytes = residentBytes
         self.peakResidentBytes = peakResidentBytes
         self.contextSwitches = contextSwitches
+        self.diskWrittenBytes = diskWrittenBytes
     }
 
     /// Nothing used yet: the baseline of a process started during the run.
-    static let zero = ProcessUsage(cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0, contextSwitches: 0)
+    static let zero = ProcessUsage(
+        cpuSeconds: 0, residentBytes: 0, peakResidentBytes: 0, contextSwitches: 0, diskWrittenBytes: 0)
 
     /// Several processes as one (the broker's Erlang VM and its helpers): CPU and RSS add up.
     static func sum(_ pids: [Int32]) -> ProcessUsage? {
@@ -51,12 +59,13 @@ struct ProcessUsage: Sendable {
             cpuSeconds: usages.map(\.cpuSeconds).reduce(0, +),
             residentBytes: usages.map(\.residentBytes).reduce(0, +),
             peakResidentBytes: usages.map(\.peakResidentBytes).reduce(0, +),
-            contextSwitches: usages.map(\.contextSwitches).reduce(0, +))
+            contextSwitches: usages.map(\.contextSwitches).reduce(0, +),
+            diskWrittenBytes: usages.map(\.diskWrittenBytes).reduce(0, +))
     }
 
     private static let ticksPerSecond = max(sysconf(Int32(_SC_CLK_TCK)), 1)
 
-    /// The number after `key` on its line of a /proc status file (kB for memory).
+    /// The number after `key` on its line of a /proc file (kB for memory, bytes for I/O).
     private static func kilobytes(_ key: String, in status: String) -> Int {
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
         return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0

@@ -65,6 +65,7 @@ extension IAP.Bench.StagesBench {
                 StagesReport.ProcessFigures(
                     name: process.name, cpuSeconds: cpu, cpuMsPerReceipt: cpu * 1000 / Double(count),
                     contextSwitchesPerReceipt: Double(last.contextSwitches - first.contextSwitches) / Double(count),
+                    diskKBPerReceipt: Double(last.diskWrittenBytes - first.diskWrittenBytes) / 1024 / Double(count),
                     idleRSSMB: Double(first.residentBytes) / 1_048_576,
                     peakRSSMB: Double(last.peakResidentBytes) / 1_048_576))
         }

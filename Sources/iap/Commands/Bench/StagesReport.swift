@@ -29,6 +29,7 @@ struct StagesReport: Codable, Sendable {
         var cpuSeconds: Double
         var cpuMsPerReceipt: Double
         var contextSwitchesPerReceipt: Double
+        var diskKBPerReceipt: Double
         var idleRSSMB: Double
         var peakRSSMB: Double
     }
@@ -94,10 +95,11 @@ struct StagesReport: Codable, Sendable {
                 "  \(pad(name, 22)) \(col(flow.perSecond, 10, 0)) \(col(flow.p50, 10, 1)) \(col(flow.p99, 10, 1)) \(col(flow.max, 10, 1))"
             )
         }
-        print("  process                  CPU s  ms/receipt  switches/receipt  RSS idle MB  RSS peak MB")
+        print(
+            "  process                  CPU s  ms/receipt  switches/receipt  disk KB/receipt  RSS idle MB  RSS peak MB")
         for process in processes {
             print(
-                "  \(pad(process.name, 22)) \(col(process.cpuSeconds, 7, 2)) \(col(process.cpuMsPerReceipt, 11, 3)) \(col(process.contextSwitchesPerReceipt, 17, 1)) \(col(process.idleRSSMB, 12, 1)) \(col(process.peakRSSMB, 12, 1))"
+                "  \(pad(process.name, 22)) \(col(process.cpuSeconds, 7, 2)) \(col(process.cpuMsPerReceipt, 11, 3)) \(col(process.contextSwitchesPerReceipt, 17, 1)) \(col(process.diskKBPerReceipt, 16, 1)) \(col(process.idleRSSMB, 12, 1)) \(col(process.peakRSSMB, 12, 1))"
             )
         }
         print("  pipeline CPU (stages + broker)  \(col(pipelineCPUMsPerReceipt, 0, 3)) ms/receipt")
