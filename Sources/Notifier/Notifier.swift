@@ -103,7 +103,9 @@ public struct Notifier: Service {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let room = min(configuration.batchSize, slots.available)
                 var backlog = false
+                var found = false
                 if room > 0, let batch = try await claimUnlessBusy(limit: room) {
+                    found = !batch.isEmpty
                     for notification in batch {
                         slots.take()
                         group.addTask {
@@ -115,7 +117,8 @@ public struct Notifier: Service {
                 if backlog {
                     await slots.waitForRoom(refill)
                 } else {
-                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.pollInterval) }
+                    let pause = found ? configuration.activePollInterval : configuration.pollInterval
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
                 }
             }
         }

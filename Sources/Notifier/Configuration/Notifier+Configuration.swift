@@ -15,6 +15,10 @@ extension Notifier {
         public var secret: WebhookSecret
         /// How long to wait before looking again when no notification was due.
         public var pollInterval: Duration
+        /// How long to wait before looking again when the last poll found some (traffic is
+        /// flowing): webhooks leave within about this long of their credit, while an idle
+        /// outbox is still read only every ``pollInterval``.
+        public var activePollInterval: Duration
         /// The most notifications claimed from the outbox in one poll.
         public var batchSize: Int
         /// The most deliveries in flight at once.
@@ -32,6 +36,8 @@ extension Notifier {
         ///   - webhookURL: The endpoint to POST to, or nil to deliver nothing.
         ///   - secret: The signing secret.
         ///   - pollInterval: The pause between polls of an empty outbox; 200 ms by default.
+        ///   - activePollInterval: The pause after a poll that found notifications; 20 ms by
+        ///     default, never longer than `pollInterval`.
         ///   - batchSize: The most notifications claimed per poll.
         ///   - maxInFlight: The most deliveries at once.
         ///   - requestTimeout: The time limit of one delivery.
@@ -41,6 +47,7 @@ extension Notifier {
             webhookURL: String?,
             secret: WebhookSecret,
             pollInterval: Duration = .milliseconds(200),
+            activePollInterval: Duration = .milliseconds(20),
             batchSize: Int = 256,
             maxInFlight: Int = 64,
             requestTimeout: Duration = .seconds(10),
@@ -51,6 +58,7 @@ extension Notifier {
             self.webhookURL = webhookURL
             self.secret = secret
             self.pollInterval = pollInterval
+            self.activePollInterval = min(activePollInterval, pollInterval)
             self.batchSize = batchSize
             self.maxInFlight = maxInFlight
             self.requestTimeout = requestTimeout
