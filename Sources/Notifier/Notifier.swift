@@ -99,13 +99,13 @@ public struct Notifier: Service {
         // Claim as many as there is room for; when the outbox has more, claim again as soon
         // as a quarter of the slots (or a batch) are free instead of waiting for the poll.
         let refill = min(configuration.batchSize, max(1, configuration.maxInFlight / 4))
+        var lastFound = ContinuousClock.now - .seconds(3600)
         try await withThrowingDiscardingTaskGroup { group in
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let room = min(configuration.batchSize, slots.available)
                 var backlog = false
-                var found = false
                 if room > 0, let batch = try await claimUnlessBusy(limit: room) {
-                    found = !batch.isEmpty
+                    if !batch.isEmpty { lastFound = .now }
                     for notification in batch {
                         slots.take()
                         group.addTask {
@@ -117,7 +117,10 @@ public struct Notifier: Service {
                 if backlog {
                     await slots.waitForRoom(refill)
                 } else {
-                    let pause = found ? configuration.activePollInterval : configuration.pollInterval
+                    // Traffic comes in batches (the fulfiller commits every few ms): stay quick
+                    // for a second after the last find, then fall back to the idle pace.
+                    let active = ContinuousClock.now - lastFound < .seconds(1)
+                    let pause = active ? configuration.activePollInterval : configuration.pollInterval
                     try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
                 }
             }

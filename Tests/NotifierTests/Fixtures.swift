@@ -44,7 +44,8 @@ enum Fixture {
                 ], decidedAt: t0)
         }
         _ = try await database.apply(verdicts, catalog: catalog, now: t0)
-        let rows = try database.dueWebhooks(now: t0, limit: count + 10)
+        // Read a day ahead: a running notifier may have claimed (leased) them already.
+        let rows = try database.dueWebhooks(now: t0.addingTimeInterval(86_400), limit: count + 10)
         guard rows.count == count else { throw FixtureError("expected \(count) outbox rows, found \(rows.count)") }
         return rows
     }

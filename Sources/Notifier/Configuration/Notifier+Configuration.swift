@@ -15,9 +15,9 @@ extension Notifier {
         public var secret: WebhookSecret
         /// How long to wait before looking again when no notification was due.
         public var pollInterval: Duration
-        /// How long to wait before looking again when the last poll found some (traffic is
-        /// flowing): webhooks leave within about this long of their credit, while an idle
-        /// outbox is still read only every ``pollInterval``.
+        /// How long to wait before looking again while traffic flows (a poll found some in
+        /// the last second): webhooks leave within about this long of their credit, while an
+        /// idle outbox is still read only every ``pollInterval``.
         public var activePollInterval: Duration
         /// The most notifications claimed from the outbox in one poll.
         public var batchSize: Int
@@ -36,8 +36,8 @@ extension Notifier {
         ///   - webhookURL: The endpoint to POST to, or nil to deliver nothing.
         ///   - secret: The signing secret.
         ///   - pollInterval: The pause between polls of an empty outbox; 200 ms by default.
-        ///   - activePollInterval: The pause after a poll that found notifications; 20 ms by
-        ///     default, never longer than `pollInterval`.
+        ///   - activePollInterval: The pause for a second after a poll that found
+        ///     notifications; 20 ms by default, never longer than `pollInterval`.
         ///   - batchSize: The most notifications claimed per poll.
         ///   - maxInFlight: The most deliveries at once.
         ///   - requestTimeout: The time limit of one delivery.
