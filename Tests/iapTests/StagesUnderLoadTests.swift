@@ -24,25 +24,38 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let broker = BrokerFixture(label: "stages")
-        let output = URL(fileURLWithPath: directory.file("bench.out"))
-        let bench = try IAPProcess.start(
-            [
-                "bench", "stages", "--receipts", "5000", "--accounts", "500", "--validators", "2", "--json",
-                "--work-directory", directory.file("run"),
-            ], environment: ["IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning"], output: output)
-        let finished = await eventually(timeout: .seconds(900), every: .milliseconds(200)) { !bench.process.isRunning }
-        if !finished { bench.crash() }
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        try #require(finished && bench.process.terminationStatus == 0, "iap bench stages failed:\n\(text)")
-        let json = try #require(text.range(of: "{").map { text[$0.lowerBound...] }, "no report in:\n\(text)")
-        let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+        // The report on stdout, anything logged on stderr: two files, so that nothing interleaves.
+        let report = directory.file("report.json")
+        let log = directory.file("bench.log")
+        FileManager.default.createFile(atPath: report, contents: nil)
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let bench = Process()
+        bench.executableURL = IAPProcess.executable
+        bench.arguments = [
+            "bench", "stages", "--receipts", "5000", "--accounts", "500", "--validators", "2", "--json",
+            "--work-directory", directory.file("run"),
+        ]
+        bench.environment = ProcessInfo.processInfo.environment.merging([
+            "IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning",
+        ]) { $1 }
+        bench.standardOutput = FileHandle(forWritingAtPath: report)
+        bench.standardError = FileHandle(forWritingAtPath: log)
+        try bench.run()
+        let finished = await eventually(timeout: .seconds(900), every: .milliseconds(200)) { !bench.isRunning }
+        if !finished { IAPProcess(process: bench).crash() }
+        let json = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        try #require(
+            finished && bench.terminationStatus == 0, "iap bench stages failed:\n\(json)\n\(logged)")
+        let parsed = try #require(
+            try? JSONDecoder().decode(Report.self, from: Data(json.utf8)), "unreadable report:\n\(json)\n\(logged)")
 
         // The benchmark's receiver: one webhook per receipt, none twice, every one well formed.
-        #expect(report.books.webhooksMissing == 0)
-        #expect(report.books.webhooksDuplicated == 0)
-        #expect(report.books.malformedWebhooks == 0)
+        #expect(parsed.books.webhooksMissing == 0)
+        #expect(parsed.books.webhooksDuplicated == 0)
+        #expect(parsed.books.malformedWebhooks == 0)
         #expect(
-            Set(report.processes.map(\.name)).isSuperset(of: [
+            Set(parsed.processes.map(\.name)).isSuperset(of: [
                 "stub-store", "intake", "validator-1", "validator-2", "fulfiller", "notifier", "rabbitmq",
             ]))
 
