@@ -86,7 +86,8 @@ import Testing
             // Then the client waited about a second, asked again, and got the answer
             #expect(info.body.signedTransactionInfo == jws("11"))
             #expect(elapsed >= .milliseconds(950))
-            #expect(elapsed < .seconds(5))
+            // Loose: the whole suite shares 2 cores (5.09 s was seen under load).
+            #expect(elapsed < .seconds(20))
             let stats = fixture.api.stats.production
             #expect(stats.count(status: 429) == 1)
             #expect(stats.count(status: 200) == 1)
