@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // MARK: C libraries, wrapped thinly and once
@@ -65,7 +68,12 @@ let package = Package(
         ),
         .target(
             name: "Store",
-            dependencies: ["PipelineCore", "Settlement", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PipelineCore", "Settlement", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -235,7 +243,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "PipelineTesting"],
+            dependencies: ["Store", "PipelineTesting", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

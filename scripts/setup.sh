@@ -7,7 +7,7 @@ packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev cu
 # --tests (scripts/test.sh): also a real headless Chromium for the console's browser test
 # (Tests/ConsoleBrowser); running the pipeline does not need it.
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium chromium-driver python3-selenium)
+  packages+=(chromium chromium-driver python3-selenium postgresql)
 fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -39,6 +39,8 @@ fi
 for _ in $(seq 1 60); do
   if rabbitmqctl -q await_startup --timeout 5 >/dev/null 2>&1; then
     echo "setup: RabbitMQ $(rabbitmqctl -q version 2>/dev/null) is ready"
+    # The store tests also run against a real PostgreSQL.
+    if [ "${1:-}" = "--tests" ]; then exec "$(dirname "$0")/postgres.sh"; fi
     exit 0
   fi
   sleep 1

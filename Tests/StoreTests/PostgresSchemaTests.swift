@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import PipelineCore
+import PostgresNIO
+import Testing
+
+@testable import Store
+
+/// A fresh database on the test server (`IAP_TEST_DATABASE_URL`, else the role
+/// scripts/postgres.sh makes), dropped afterwards.
+struct PostgresFixture {
+    static let server: PostgresLocation = {
+        let url =
+            ProcessInfo.processInfo.environment["IAP_TEST_DATABASE_URL"]
+            ?? "postgres://iap_test:iap-test-only@127.0.0.1:5432/postgres?sslmode=disable"
+        return try! PostgresLocation(url: url, variable: "IAP_TEST_DATABASE_URL")
+    }()
+
+    static func withDatabase<T>(_ body: (PostgresPipelineDatabase) async throws -> T) async throws -> T {
+        var logger = Logger(label: "postgres-test")
+        logger.logLevel = .error
+        let name = "iap_test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = PostgresPipelineDatabase(location: server, logger: logger)
+        try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        let database = PostgresPipelineDatabase(location: server.database(name), logger: logger)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(database))
+        } catch {
+            result = .failure(error)
+        }
+        await database.close()
+        _ = try? await admin.client.query(
+            PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+        await admin.close()
+        return try result.get()
+    }
+}
+
+extension PostgresPipelineDatabase {
+    /// Runs one statement (tests only).
+    func execute(_ sql: String) async throws {
+        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+}
+
+@Suite struct PostgresSchemaTests {
+    @Test func migratingAnEmptyDatabaseCreatesEveryTableAndASecondRunChangesNothing() async throws {
+        try await PostgresFixture.withDatabase { database in
+            #expect(try await database.schemaVersion() == 0)
+            try await database.migrate()
+            #expect(try await database.schemaVersion() == PostgresSchema.latestVersion)
+            try await database.migrate()
+            #expect(try await database.schemaVersion() == PostgresSchema.latestVersion)
+            let rows = try await database.client.query(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+                logger: database.logger
+            ).collect()
+            let tables = Set(try rows.map { try $0.decode(String.self) })
+            #expect(
+                tables == [
+                    "accounts", "receipts", "balances", "entitlements", "apple_notifications", "app_account_tokens",
+                    "orders", "apple_transactions", "ledger_entries", "receipt_transactions", "notification_outbox",
+                    "binding_conflicts", "subscription_checks", "dead_letters", "iap_schema_migrations",
+                ])
+        }
+    }
+
+    @Test func theDatabaseRefusesASecondCreditOrDebitOfOneTransaction() async throws {
+        try await PostgresFixture.withDatabase { database in
+            try await database.migrate()
+            try await database.execute("INSERT INTO accounts VALUES ('alice', now())")
+            let credit = """
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
+                VALUES ('alice', 'coins', 100, 'purchase', 't-1', now())
+                """
+            try await database.execute(credit)
+            await #expect(throws: PSQLError.self) { try await database.execute(credit) }
+            try await database.execute(
+                """
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
+                VALUES ('alice', 'coins', -100, 'refund', 't-1', now())
+                """)
+            // A revoke after the refund would be a second debit of the same transaction.
+            await #expect(throws: PSQLError.self) {
+                try await database.execute(
+                    """
+                    INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
+                    VALUES ('alice', 'coins', -100, 'revoke', 't-1', now())
+                    """)
+            }
+            // Money is an exact 64-bit integer: the largest balance is kept to the unit.
+            try await database.execute("INSERT INTO balances VALUES ('alice', 'coins', 9223372036854775807)")
+            let amount = try await database.client.query(
+                "SELECT amount FROM balances WHERE account_id = 'alice'", logger: database.logger
+            ).collect().first?.decode(Int64.self)
+            #expect(amount == Int64.max)
+        }
+    }
+
+    @Test func aReceiptAndAnAppleNotificationCannotShareAnId() async throws {
+        try await PostgresFixture.withDatabase { database in
+            try await database.migrate()
+            try await database.execute("INSERT INTO accounts VALUES ('alice', now())")
+            let hash = String(repeating: "a", count: 64)
+            try await database.execute(
+                """
+                INSERT INTO apple_notifications (id, payload, payload_hash, status, created_at, updated_at)
+                VALUES ('shared', 'p', '\(hash)', 'received', now(), now())
+                """)
+            await #expect(throws: PSQLError.self) {
+                try await database.execute(
+                    """
+                    INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, request_hash, created_at, updated_at)
+                    VALUES ('shared', 'alice', 'legacy', 'p', '\(hash)', 'received', '\(hash)', now(), now())
+                    """)
+            }
+        }
+    }
+
+    @Test func aDatabaseMigratedByANewerVersionIsRefusedAndLeftAsItIs() async throws {
+        try await PostgresFixture.withDatabase { database in
+            try await database.migrate()
+            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (99)")
+            await #expect {
+                try await database.migrate()
+            } throws: { error in
+                "\(error)".contains("newer version") && "\(error)".contains("schema 99")
+            }
+            #expect(try await database.schemaVersion() == 99)
+        }
+    }
+
+    @Test func anUnreachableServerIsNamedWithoutItsPassword() async throws {
+        var logger = Logger(label: "postgres-test")
+        logger.logLevel = .critical
+        let location = try PostgresLocation(url: "postgres://iap:s3cret-pass@127.0.0.1:1/iap?sslmode=disable")
+        let database = PostgresPipelineDatabase(location: location, logger: logger)
+        await #expect {
+            try await database.migrate()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("127.0.0.1:1/iap") && !text.contains("s3cret-pass")
+        }
+        await database.close()
+    }
+
+    @Test func aWrongPasswordIsRefusedAtOnceWithTheServersReasonAndWithoutThePassword() async throws {
+        var logger = Logger(label: "postgres-test")
+        logger.logLevel = .critical
+        let server = PostgresFixture.server
+        let location = try PostgresLocation(
+            url: "postgres://\(server.user):not-the-password@\(server.host):\(server.port)/postgres?sslmode=disable")
+        let database = PostgresPipelineDatabase(location: location, logger: logger)
+        await #expect {
+            try await database.checkReachable()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("password authentication failed") && !text.contains("not-the-password")
+        }
+        await database.close()
+    }
+
+    @Test(arguments: [
+        ("mysql://u:p@h/db", "must start with postgres://"),
+        ("postgres://u:p@/db", "names no host"),
+        ("postgres://h:5432/db", "names no user"),
+        ("postgres://u:p@h:5432/", "names no database"),
+        ("postgres://u:p@h/db?sslmode=sometimes", "sslmode must be one of"),
+        ("not a url at all", "is not a URL"),
+    ])
+    func aMalformedDatabaseURLIsRefusedNamingTheVariableNotThePassword(url: String, problem: String) {
+        #expect {
+            _ = try PostgresLocation(url: url)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("IAP_DATABASE_URL") && text.contains(problem) && !text.contains(":p@")
+        }
+    }
+
+    @Test func theLocationShowsEverythingButThePassword() throws {
+        let location = try PostgresLocation(url: "postgresql://app:hunter2@db.internal:6543/money?sslmode=require")
+        #expect(location.description == "postgres://app:***@db.internal:6543/money?sslmode=require")
+        #expect(location.port == 6543 && location.database == "money" && location.sslMode == .require)
+    }
+}
