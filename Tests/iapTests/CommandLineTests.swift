@@ -87,6 +87,46 @@ import Testing
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: directory.file("db/iap.sqlite")))
     }
+
+    /// The test server's role (scripts/postgres.sh) and a database of the test's own.
+    private static let postgresServer = "postgres://iap_test:iap-test-only@127.0.0.1:5432"
+
+    private static func postgresTool(_ tool: String, _ database: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
+        process.arguments = ["-h", "127.0.0.1", "-U", "iap_test", database]
+        process.environment = ["PGPASSWORD": "iap-test-only"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(tool) \(database)")
+    }
+
+    @Test func migrateWithADatabaseURLCreatesThePostgreSQLSchemaAndASecondRunFindsItReady() throws {
+        let name = "iap_cli_" + UUID().uuidString.prefix(8).lowercased()
+        try Self.postgresTool("createdb", name)
+        defer { try? Self.postgresTool("dropdb", name) }
+        let environment = ["IAP_DATABASE_URL": "\(Self.postgresServer)/\(name)?sslmode=disable"]
+        let first = try IAPProcess.run(["migrate"], environment: environment)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.output.contains("database ready: postgres://iap_test:***@127.0.0.1:5432/\(name)"))
+        #expect(first.output.contains("(schema 1)"))
+        #expect(!first.output.contains("iap-test-only"))
+        let second = try IAPProcess.run(["migrate"], environment: environment)
+        #expect(second.status == 0 && second.output.contains("(schema 1)"), "\(second.output)")
+    }
+
+    @Test func migrateWithABadDatabaseURLStopsNamingTheProblemNeverThePassword() throws {
+        let malformed = try IAPProcess.run(
+            ["migrate"], environment: ["IAP_DATABASE_URL": "postgres://iap:s3cret@127.0.0.1:5432/"])
+        #expect(malformed.status != 0)
+        #expect(malformed.output.contains("IAP_DATABASE_URL") && malformed.output.contains("names no database"))
+        let wrongPassword = try IAPProcess.run(
+            ["migrate"],
+            environment: ["IAP_DATABASE_URL": "postgres://iap_test:s3cret@127.0.0.1:5432/postgres?sslmode=disable"])
+        #expect(wrongPassword.status != 0)
+        #expect(wrongPassword.output.contains("password authentication failed"), "\(wrongPassword.output)")
+        for result in [malformed, wrongPassword] { #expect(!result.output.contains("s3cret")) }
+    }
 }
 
 /// `iap audit` on a real database file, clean and deliberately corrupted.
