@@ -17,7 +17,8 @@ public struct PipelineDatabase: Sendable {
     private let dbWriter: any DatabaseWriter
     /// Orders this process's writes: the intake's group commit ahead of other work.
     private let writeGate = WriteGate()
-    private let writerLock: WriterLock
+    /// Every process's write transactions, one at a time (see ``FileLock``).
+    private let writerLock: FileLock
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
@@ -26,7 +27,7 @@ public struct PipelineDatabase: Sendable {
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
         // Switching a new file to WAL takes a lock SQLite does not wait for ("database is
         // locked"), so processes that open one file at the same moment open it in turn.
-        let pool = try Self.withFileLock(path + ".migrate-lock") {
+        let pool = try FileLock(path: path + ".migrate-lock").hold {
             try DatabasePool(path: path, configuration: Self.makeConfiguration(configuration))
         }
         // GRDB sets `synchronous = NORMAL` on the writer when it enables WAL, after any
@@ -38,7 +39,7 @@ public struct PipelineDatabase: Sendable {
         }
         try Self.migrate(pool, path: path)
         self.dbWriter = pool
-        self.writerLock = WriterLock(path: path + ".write-lock")
+        self.writerLock = FileLock(path: path + ".write-lock")
     }
 
     private static func makeConfiguration(_ options: StoreConfiguration) -> Configuration {
@@ -64,21 +65,11 @@ public struct PipelineDatabase: Sendable {
     private static func migrate(_ writer: some DatabaseWriter, path: String) throws {
         let migrator = Self.migrator
         if try writer.read(migrator.hasCompletedMigrations) == false {
-            try withFileLock(path + ".migrate-lock") { try migrator.migrate(writer) }
+            try FileLock(path: path + ".migrate-lock").hold { try migrator.migrate(writer) }
         }
         if try writer.read(migrator.hasBeenSuperseded) {
             throw DatabaseError(message: "the database was migrated by a newer version of this program")
         }
-    }
-
-    /// Runs `body` holding an exclusive `flock` on `lockPath` (created if missing).
-    private static func withFileLock<T>(_ lockPath: String, _ body: () throws -> T) throws -> T {
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return try body() }  // read-only directory: nothing to race with
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0, errno == EINTR {}
-        defer { flock(fd, LOCK_UN) }
-        return try body()
     }
 
     /// Whether an error from this store is worth retrying as it is: another process held
@@ -115,7 +106,7 @@ public struct PipelineDatabase: Sendable {
         try await dbWriter.writeWithoutTransaction { db in try self.transaction(db, sync: .durable, updates) }
     }
 
-    /// `updates` in one immediate transaction, holding the processes' ``WriterLock``.
+    /// `updates` in one immediate transaction, holding the processes' write lock.
     private func transaction<T>(_ db: Database, sync: CommitSync, _ updates: (Database) throws -> T) throws -> T {
         try writerLock.hold {
             if sync == .relaxed { try db.execute(sql: "PRAGMA synchronous = NORMAL") }

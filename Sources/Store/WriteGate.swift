@@ -1,5 +1,17 @@
 import Foundation
 
+/// How a write transaction's commit reaches the disk.
+enum CommitSync: Sendable {
+    /// Synced before the commit returns (`synchronous = FULL`): whatever a caller is told
+    /// after it survives a power loss. Receipts, credits, claims.
+    case durable
+    /// Written to the WAL but not synced (`synchronous = NORMAL`): a power loss can take it
+    /// back, together with everything committed after it and nothing before. For records
+    /// whose loss only repeats work: the relay's published marks, the notifier's delivered
+    /// marks. The next durable commit of any process syncs it too, since the WAL is one file.
+    case relaxed
+}
+
 /// Which writes go first when several wait for the database in one process.
 enum WritePriority: Sendable {
     /// Background work: crediting, marks, claims, archives.
@@ -13,8 +25,8 @@ enum WritePriority: Sendable {
 /// GRDB runs writes in the order they arrive, so a commit that HTTP requests wait on
 /// could wait behind every mark and batch queued before it. Here an urgent write waits
 /// for at most the one write in progress and, when a normal write is also waiting, one
-/// more (urgent and normal take turns, so that neither starves). Other processes are
-/// unaffected: across processes SQLite's busy timeout still decides.
+/// more (urgent and normal take turns, so that neither starves). Across processes the
+/// write lock file decides (``FileLock``), in the order writers arrive.
 final class WriteGate: @unchecked Sendable {
     private let condition = NSCondition()
     private var busy = false

@@ -39,15 +39,15 @@ extension Notifier {
             body: body, timeout: configuration.requestTimeout)
 
         let problem: String
+        let answer: Result<HTTPResponse, HTTPClientError>
         do throws(HTTPClientError) {
-            let response: HTTPResponse
-            do throws(HTTPClientError) {
-                response = try await client.execute(request)
-                answered()
-            } catch {
-                answered()
-                throw error
-            }
+            answer = .success(try await client.execute(request))
+        } catch {
+            answer = .failure(error)
+        }
+        answered()
+        do throws(HTTPClientError) {
+            let response = try answer.get()
             if response.isSuccess {
                 return await record(logger) {
                     _ = try await recorder.record(DeliveryRecord(id: notification.id, outcome: .delivered, at: now()))

@@ -72,7 +72,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             }
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tls)
-        configuration.options.connectTimeout = .milliseconds(Int64(timeout.components.seconds * 1000))
+        configuration.options.connectTimeout = .milliseconds(Int64(timeout.milliseconds))
         return configuration
     }
 

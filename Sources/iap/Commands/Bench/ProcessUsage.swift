@@ -24,17 +24,17 @@ struct ProcessUsage: Sendable {
         // After the name: state is field 3 of the man page, utime 14 and stime 15.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         cpuSeconds = (user + system) / Double(Self.ticksPerSecond)
-        residentBytes = Self.kilobytes("VmRSS:", in: status) * 1024
-        peakResidentBytes = Self.kilobytes("VmHWM:", in: status) * 1024
+        residentBytes = Self.number(after: "VmRSS:", in: status) * 1024
+        peakResidentBytes = Self.number(after: "VmHWM:", in: status) * 1024
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         contextSwitches = threads.reduce(0) { total, thread in
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
             else { return total }
-            return total + Self.kilobytes("voluntary_ctxt_switches:", in: status)
-                + Self.kilobytes("nonvoluntary_ctxt_switches:", in: status)
+            return total + Self.number(after: "voluntary_ctxt_switches:", in: status)
+                + Self.number(after: "nonvoluntary_ctxt_switches:", in: status)
         }
         let io = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
-        diskWrittenBytes = Self.kilobytes("write_bytes:", in: io)
+        diskWrittenBytes = Self.number(after: "write_bytes:", in: io)
     }
 
     private init(
@@ -63,10 +63,11 @@ struct ProcessUsage: Sendable {
             diskWrittenBytes: usages.map(\.diskWrittenBytes).reduce(0, +))
     }
 
-    private static let ticksPerSecond = max(sysconf(Int32(_SC_CLK_TCK)), 1)
+    /// What /proc counts CPU time in.
+    static let ticksPerSecond = max(sysconf(Int32(_SC_CLK_TCK)), 1)
 
     /// The number after `key` on its line of a /proc file (kB for memory, bytes for I/O).
-    private static func kilobytes(_ key: String, in status: String) -> Int {
+    private static func number(after key: String, in status: String) -> Int {
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
         return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
     }
@@ -115,6 +116,6 @@ struct MachineTimes: Sendable {
 
     /// CPU seconds all cores spent busy between `earlier` and `self`.
     func busySeconds(since earlier: MachineTimes) -> Double {
-        Double(busy - earlier.busy) / Double(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+        Double(busy - earlier.busy) / Double(ProcessUsage.ticksPerSecond)
     }
 }

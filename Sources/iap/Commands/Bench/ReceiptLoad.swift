@@ -141,13 +141,25 @@ struct ReceiptLoad {
         )
     }
 
-    /// Removes `topology`'s queues and exchanges over a connection that declares nothing.
-    static func deleteTopology(_ topology: Topology, amqp: AMQPConfiguration) async {
+    /// A connection that declares nothing, logging errors only: for inspecting and
+    /// removing a benchmark's queues. Close it when done.
+    static func controlConnection(_ amqp: AMQPConfiguration) async throws -> AMQPConnection {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let connection = AMQPConnection(configuration: amqp, logger: logger)
         connection.start()
-        guard (try? await connection.waitUntilConnected()) != nil else { return await connection.close() }
+        do {
+            try await connection.waitUntilConnected()
+        } catch {
+            await connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    /// Removes `topology`'s queues and exchanges, as far as the broker can be reached.
+    static func deleteTopology(_ topology: Topology, amqp: AMQPConfiguration) async {
+        guard let connection = try? await controlConnection(amqp) else { return }
         _ = try? await connection.withControlChannel { channel throws(BrokerError) in
             for queue in topology.queues { try? channel.deleteQueue(queue.name) }
             for exchange in topology.exchanges { try? channel.deleteExchange(exchange.name) }

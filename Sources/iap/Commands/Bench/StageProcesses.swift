@@ -31,8 +31,9 @@ final class StageProcesses: @unchecked Sendable {
         self.directory = directory
     }
 
-    /// Starts `iap <arguments>`; `readiness` is polled by ``waitUntilReady(timeout:)``.
-    func start(_ name: String, _ arguments: [String], readiness: String) throws {
+    /// Starts `iap <arguments>`; `readiness` is polled by ``waitUntilReady(client:timeout:)``.
+    @discardableResult
+    func start(_ name: String, _ arguments: [String], readiness: String) throws -> StageProcess {
         let log = "\(directory)/\(name).log"
         FileManager.default.createFile(atPath: log, contents: nil)
         guard let output = FileHandle(forWritingAtPath: log) else {
@@ -45,8 +46,10 @@ final class StageProcesses: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        let stage = StageProcess(name: name, pid: process.processIdentifier, log: log, readiness: readiness)
         processes.append(process)
-        stages.append(StageProcess(name: name, pid: process.processIdentifier, log: log, readiness: readiness))
+        stages.append(stage)
+        return stage
     }
 
     /// Returns once every stage answers its readiness URL; throws naming the first that

@@ -33,15 +33,13 @@ extension IAP.Bench.StagesBench {
         var alone: StagesReport.ValidatorAlone?
         if validatorAlone {
             alone = try await drainWithOneValidator(
-                stages, client: client, settings: settings, prefix: prefix, count: count,
-                database: directory + "/iap.sqlite")
-            let started = stages.stages.count
+                stages, settings: settings, prefix: prefix, count: count, database: directory + "/iap.sqlite")
             try startSettling(stages)
             try await stages.waitUntilReady(client: client, timeout: .seconds(120))
-            // The stages started late count from zero.
-            for stage in stages.stages.suffix(from: started - 1) {
+            // The stages started during the run count from zero, and had no idle moment.
+            for stage in stages.stages where !watched.contains(where: { $0.name == stage.name }) {
                 watched.append((stage.name, [stage.pid]))
-                before.append(ProcessUsage.zero)
+                before.append(nil)
             }
         }
         let deadline = ContinuousClock.now + .seconds(timeout)
@@ -59,14 +57,15 @@ extension IAP.Bench.StagesBench {
         let lastArrival = arrivals.map(\.0).max() ?? start
         var processes: [StagesReport.ProcessFigures] = []
         for (index, process) in watched.enumerated() {
-            guard let first = before[index], let last = after[index] else { continue }
+            guard let last = after[index] else { continue }
+            let first = before[index] ?? .zero
             let cpu = last.cpuSeconds - first.cpuSeconds
             processes.append(
                 StagesReport.ProcessFigures(
                     name: process.name, cpuSeconds: cpu, cpuMsPerReceipt: cpu * 1000 / Double(count),
                     contextSwitchesPerReceipt: Double(last.contextSwitches - first.contextSwitches) / Double(count),
                     diskKBPerReceipt: Double(last.diskWrittenBytes - first.diskWrittenBytes) / 1024 / Double(count),
-                    idleRSSMB: Double(first.residentBytes) / 1_048_576,
+                    idleRSSMB: before[index].map { Double($0.residentBytes) / 1_048_576 },
                     peakRSSMB: Double(last.peakResidentBytes) / 1_048_576))
         }
         let pipelineCPU = processes.filter { $0.name != "stub-store" && !$0.name.hasPrefix("bench") }
@@ -88,7 +87,7 @@ extension IAP.Bench.StagesBench {
             validatorAlone: alone)
     }
 
-    /// Every receipt credited once, the audit clean, each account holding 100 coins per
+    /// Every receipt credited, the audit clean (so none twice), each account holding 100 coins per
     /// receipt it sent, one webhook per receipt.
     private func books(database path: String, count: Int, notified: Int, tally: WebhookCounter.Tally) async throws
         -> StagesReport.Books
@@ -104,7 +103,7 @@ extension IAP.Bench.StagesBench {
             if coins != sent * 100 { wrongBalances += 1 }
         }
         return StagesReport.Books(
-            credited: credited, notFinal: count - credited, auditFindings: findings.count,
+            credited: credited, notCredited: count - credited, auditFindings: findings.count,
             wrongBalances: wrongBalances, webhooksMissing: count - notified, webhooksDuplicated: tally.duplicates,
             malformedWebhooks: tally.malformed)
     }

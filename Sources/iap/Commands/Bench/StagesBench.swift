@@ -30,7 +30,7 @@ extension IAP.Bench {
         @Option(help: "Validator processes.") var validators = 1
         @Option(help: "Verify requests in flight per validator.") var concurrency = 256
         @Option(help: "Milliseconds the stub store waits before each answer.") var stubLatencyMs = 0
-        @Option(help: "Share of verify requests (0...1) the stub store answers 503.") var stubErrorRate = 0.0
+        @Option(help: "Share of verify requests (0...0.5) the stub store answers 503.") var stubErrorRate = 0.0
         @Option(help: "Accounts the receipts are spread over.") var accounts = 1_000
         @Option(help: "Seconds to wait for the last webhook.") var timeout = 600
         @Option(help: "Keep the database and logs in this directory (default: a temporary one, removed).")
@@ -80,30 +80,30 @@ extension IAP.Bench {
                     "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "",
                 ], directory: directory)
             let client = try CurlHTTPClient()
+            let measured: Result<StagesReport, any Error>
             do {
                 try await start(stages, stubPort: stubPort, intakePort: intakePort, bundleID: bundleID)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
-                let report = try await measure(
-                    stages, client: client, webhooks: webhooks, settings: settings, prefix: prefix,
-                    intakePort: intakePort, token: token, bundleID: bundleID, directory: directory)
-                await stages.stop()
-                await client.shutdown()
-                await ReceiptLoad.deleteTopology(PipelineTopology(prefix: prefix).topology, amqp: settings.amqp)
-                if workDirectory == nil { try? FileManager.default.removeItem(atPath: directory) }
-                if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                    print(String(decoding: try encoder.encode(report), as: UTF8.self))
-                } else {
-                    report.printText()
-                }
-                if !report.books.isRight { throw ExitCode(1) }
+                measured = .success(
+                    try await measure(
+                        stages, client: client, webhooks: webhooks, settings: settings, prefix: prefix,
+                        intakePort: intakePort, token: token, bundleID: bundleID, directory: directory))
             } catch {
-                await stages.stop()
-                await client.shutdown()
-                await ReceiptLoad.deleteTopology(PipelineTopology(prefix: prefix).topology, amqp: settings.amqp)
-                throw error
+                measured = .failure(error)
             }
+            await stages.stop()
+            await client.shutdown()
+            await ReceiptLoad.deleteTopology(PipelineTopology(prefix: prefix).topology, amqp: settings.amqp)
+            let report = try measured.get()
+            if workDirectory == nil { try? FileManager.default.removeItem(atPath: directory) }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                report.printText()
+            }
+            if !report.books.isRight { throw ExitCode(1) }
         }
 
         private func start(_ stages: StageProcesses, stubPort: Int, intakePort: Int, bundleID: String) async throws {

@@ -30,13 +30,14 @@ struct StagesReport: Codable, Sendable {
         var cpuMsPerReceipt: Double
         var contextSwitchesPerReceipt: Double
         var diskKBPerReceipt: Double
-        var idleRSSMB: Double
+        /// Nil for a stage started during the run (`--validator-alone`).
+        var idleRSSMB: Double?
         var peakRSSMB: Double
     }
 
     struct Books: Codable, Sendable {
         var credited: Int
-        var notFinal: Int
+        var notCredited: Int
         var auditFindings: Int
         var wrongBalances: Int
         var webhooksMissing: Int
@@ -44,7 +45,7 @@ struct StagesReport: Codable, Sendable {
         var malformedWebhooks: Int
 
         var isRight: Bool {
-            notFinal == 0 && auditFindings == 0 && wrongBalances == 0 && webhooksMissing == 0
+            notCredited == 0 && auditFindings == 0 && wrongBalances == 0 && webhooksMissing == 0
                 && webhooksDuplicated == 0 && malformedWebhooks == 0
         }
     }
@@ -99,7 +100,7 @@ struct StagesReport: Codable, Sendable {
             "  process                  CPU s  ms/receipt  switches/receipt  disk KB/receipt  RSS idle MB  RSS peak MB")
         for process in processes {
             print(
-                "  \(pad(process.name, 22)) \(col(process.cpuSeconds, 7, 2)) \(col(process.cpuMsPerReceipt, 11, 3)) \(col(process.contextSwitchesPerReceipt, 17, 1)) \(col(process.diskKBPerReceipt, 16, 1)) \(col(process.idleRSSMB, 12, 1)) \(col(process.peakRSSMB, 12, 1))"
+                "  \(pad(process.name, 22)) \(col(process.cpuSeconds, 7, 2)) \(col(process.cpuMsPerReceipt, 11, 3)) \(col(process.contextSwitchesPerReceipt, 17, 1)) \(col(process.diskKBPerReceipt, 16, 1)) \(process.idleRSSMB.map { col($0, 12, 1) } ?? col("-", 12)) \(col(process.peakRSSMB, 12, 1))"
             )
         }
         print("  pipeline CPU (stages + broker)  \(col(pipelineCPUMsPerReceipt, 0, 3)) ms/receipt")
@@ -113,7 +114,7 @@ struct StagesReport: Codable, Sendable {
         }
         let b = books
         print(
-            "  books: \(b.isRight ? "right" : "WRONG"): \(b.credited) credited, \(b.notFinal) not final, audit \(b.auditFindings == 0 ? "clean" : "\(b.auditFindings) findings"), \(b.wrongBalances) wrong balances, webhooks \(b.webhooksMissing) missing / \(b.webhooksDuplicated) twice"
+            "  books: \(b.isRight ? "right" : "WRONG"): \(b.credited) credited, \(b.notCredited) not credited, audit \(b.auditFindings == 0 ? "clean" : "\(b.auditFindings) findings"), \(b.wrongBalances) wrong balances, webhooks \(b.webhooksMissing) missing / \(b.webhooksDuplicated) twice"
         )
     }
 
@@ -122,7 +123,11 @@ struct StagesReport: Codable, Sendable {
     }
 
     private func col(_ value: Double, _ width: Int, _ decimals: Int) -> String {
-        let text = String(format: "%.\(decimals)f", value)
-        return String(repeating: " ", count: max(0, width - text.count)) + text
+        col(String(format: "%.\(decimals)f", value), width)
+    }
+
+    /// `text` right-aligned in `width` columns.
+    private func col(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 }

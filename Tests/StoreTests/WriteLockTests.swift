@@ -1,0 +1,65 @@
+import Dispatch
+import Foundation
+import GRDB
+import PipelineCore
+import Synchronization
+import Testing
+
+@testable import Store
+
+/// The processes writing one file queue on its write lock instead of SQLite's busy
+/// sleeps and timeout; two `PipelineDatabase`s on one path stand for two processes (each
+/// opens the lock file on its own, and `flock` keeps those apart).
+@Suite struct WriteLockTests {
+    @Test func aWriterWaitsForAnotherProcessesTransactionLongerThanTheBusyTimeoutInsteadOfFailing() async throws {
+        try await withTemporaryDatabase { _, path in
+            // A busy timeout far shorter than the other's transaction: without the lock the
+            // second write would fail with SQLITE_BUSY after 50 ms.
+            let short = StoreConfiguration(busyTimeout: 0.05)
+            let first = try PipelineDatabase(path: path, configuration: short)
+            let second = try PipelineDatabase(path: path, configuration: short)
+            // Threads of their own: the test blocks them (sleeping in a transaction, waiting
+            // for the lock), which must not take the task pool's few threads from the suite.
+            let firstThread = SerialThread(name: "first-writer")
+            let secondThread = SerialThread(name: "second-writer")
+            defer {
+                firstThread.shutdown()
+                secondThread.shutdown()
+            }
+            let holding = DispatchSemaphore(value: 0)
+            // Set as the first transaction ends, before its commit lets go of the lock.
+            let firstDone = Atomic<Bool>(false)
+            async let long: Void = firstThread.run {
+                try first.write { db in
+                    holding.signal()
+                    Thread.sleep(forTimeInterval: 1)
+                    try db.execute(
+                        sql: "INSERT INTO accounts (id, created_at) VALUES ('first', ?)", arguments: [Date()])
+                    firstDone.store(true, ordering: .releasing)
+                }
+            }
+            // Waits until the first holds its transaction, then writes.
+            let outcomes = try await secondThread.run {
+                holding.wait()
+                return try second.acceptReceipts([Fixture.receipt("r-1", account: "second")], now: Fixture.t0)
+            }
+            let secondAfterFirst = firstDone.load(ordering: .acquiring)
+            try await long
+
+            // Then it neither failed (busy) nor went first: it waited for the other's commit.
+            #expect(outcomes.count == 1)
+            #expect(secondAfterFirst, "the second write committed while the first held the lock")
+            let accounts = try withRawConnection(path) { db in try String.fetchAll(db, sql: "SELECT id FROM accounts") }
+            #expect(Set(accounts) == ["first", "second"])
+        }
+    }
+
+    @Test func aRelaxedMarkLeavesTheWriterSyncingEveryLaterCommit() async throws {
+        try await withTemporaryDatabase { database in
+            _ = try database.acceptReceipts([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
+            try database.markPublished(["r-1"], at: Fixture.t0)
+            let settings = try database.connectionSettings()
+            #expect(settings.synchronous == 2, "expected FULL after a relaxed mark, got \(settings)")
+        }
+    }
+}
