@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs the whole test suite against a real RabbitMQ
-# and real SQLite files. Tests that restart the broker run in a pass of their own.
+# and real SQLite files. Tests that restart the broker (Disruptive*) or load the whole
+# machine (Alone*) run afterwards in a pass of their own, one at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -12,7 +13,7 @@ rabbitmqctl -q list_queues name | grep '^test\.' | xargs -r -P 4 -n 1 rabbitmqct
 scripts/format.sh --check # every Swift file as .swift-format says (scripts/format.sh fixes it)
 scripts/check-deploy.sh   # compose, Kubernetes, RabbitMQ and systemd files (deploy/)
 swift build --build-tests
-swift test --skip-build --skip Disruptive
-IAP_TEST_DISRUPTIVE=1 swift test --skip-build --filter Disruptive
+swift test --skip-build --skip 'Disruptive|Alone'
+IAP_TEST_ALONE=1 swift test --skip-build --no-parallel --filter 'Disruptive|Alone'
 # The restart above must leave the broker as it found it.
 rabbitmqctl -q await_startup --timeout 60

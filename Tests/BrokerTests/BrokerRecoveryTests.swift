@@ -5,8 +5,8 @@ import Synchronization
 import Testing
 
 /// Restarts the shared broker, so it runs alone: `scripts/test.sh` runs it in a pass of
-/// its own with `IAP_TEST_DISRUPTIVE=1`.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["IAP_TEST_DISRUPTIVE"] == "1"))
+/// its own with `IAP_TEST_ALONE=1`.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["IAP_TEST_ALONE"] == "1"))
 struct DisruptiveBrokerRecoveryTests {
     @Test func publisherAndConsumerRecoverFromABrokerRestartWithoutLosingConfirmedMessages() async throws {
         // Given a publisher and a consumer on separate connections

@@ -83,4 +83,44 @@ import Testing
             #expect(published)
         }
     }
+
+    @Test func theSweepLeavesReceiptsOnTheFastPathToIt() async throws {
+        // Given 30 old unconfirmed receipts, 20 of them handed to the fast path, which has
+        // not run yet (as when publishing and marking take longer than the grace)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let stored = newReceipts(30)
+        _ = try database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
+        let broker = BrokerFixture(label: "inhand")
+        let topology = broker.pipelineTopology()
+        try await broker.withConnection(topology: topology.topology) { connection in
+            let relay = Relay(
+                connection: connection, database: database, thread: SerialThread(name: "test-db"), topology: topology,
+                configuration: .init(sweepGrace: .seconds(1)), logger: Logger(label: "test"))
+            let unpublished = try database.unpublishedReceipts(limit: 100)
+            let handed = Set(stored.prefix(20).map(\.id))
+            relay.enqueue(unpublished.filter { handed.contains($0.id) })
+
+            // When the sweep runs
+            await relay.sweep()
+
+            // Then it publishes the 10 nobody holds, and only those
+            let left = Set(try database.unpublishedReceipts(limit: 100).map(\.id))
+            #expect(left == handed)
+            let queued = await eventually(timeout: .seconds(10)) {
+                (try? await connection.queueStatus(topology.validateQueue).messages) == 10
+            }
+            #expect(queued)
+
+            // And once the fast path runs, each of the 20 is published once: 30 in all
+            let running = Task { try await relay.run() }
+            defer { running.cancel() }
+            let all = await eventually(timeout: .seconds(20)) {
+                let queued = (try? await connection.queueStatus(topology.validateQueue).messages) == 30
+                return queued && (try? database.unpublishedReceipts(limit: 100).isEmpty) == true
+            }
+            #expect(all)
+        }
+    }
 }

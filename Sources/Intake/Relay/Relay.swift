@@ -4,6 +4,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Synchronization
 
 /// Publishes committed receipts to the validate queue, and marks them published once
 /// the broker confirms.
@@ -43,6 +44,10 @@ public final class Relay: Service, Sendable {
     /// waits for one. A crash before the mark only publishes those receipts again.
     private let confirmed = BatchBuffer<String>()
     private let markThread = SerialThread(name: "relay-marks")
+    /// Ids on the fast path, from hand-over to mark: the sweep leaves them alone. Under load
+    /// a publish and its mark can take longer than the grace, and the sweep would publish
+    /// them a second time (each duplicate one more verification asked of Apple).
+    private let inHand = Mutex<Set<String>>([])
 
     public init(
         connection: AMQPConnection, database: PipelineDatabase, thread: SerialThread, topology: PipelineTopology,
@@ -58,6 +63,7 @@ public final class Relay: Service, Sendable {
 
     /// Hands newly committed receipts to the fast path.
     func enqueue(_ submissions: [Submission]) {
+        inHand.withLock { $0.formUnion(submissions.lazy.map(\.id)) }
         fresh.append(contentsOf: submissions)
     }
 
@@ -79,7 +85,13 @@ public final class Relay: Service, Sendable {
                     // Drains what is queued even after shutdown began: those receipts are
                     // committed and their senders told so.
                     while let batch = try? await self.fresh.next(max: 2_000) {
-                        self.confirmed.append(contentsOf: await self.publish(batch))
+                        let published = await self.publish(batch)
+                        // What the broker did not confirm is the sweep's again.
+                        if published.count < batch.count {
+                            let confirmed = Set(published)
+                            self.release(batch.map(\.id).filter { !confirmed.contains($0) })
+                        }
+                        self.confirmed.append(contentsOf: published)
                     }
                     self.confirmed.finish()
                 }
@@ -87,6 +99,7 @@ public final class Relay: Service, Sendable {
                     // Nothing waits on a mark: gather them for a while, one transaction for many.
                     while let ids = try? await self.confirmed.next(max: 10_000, linger: .milliseconds(50)) {
                         await self.markPublished(ids)
+                        self.release(ids)
                     }
                 }
                 group.addTask {
@@ -111,8 +124,9 @@ public final class Relay: Service, Sendable {
             let batch: [Submission]
             do {
                 let limit = configuration.sweepBatch
+                let inHand = self.inHand.withLock { $0 }
                 batch = try await thread.run { [database] in try database.unpublishedReceipts(limit: limit) }
-                    .filter { $0.submittedAt < cutoff }
+                    .filter { $0.submittedAt < cutoff && !inHand.contains($0.id) }
             } catch {
                 logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])
                 return
@@ -123,6 +137,13 @@ public final class Relay: Service, Sendable {
             let published = await publish(batch)
             await markPublished(published)
             guard published.count == batch.count, batch.count == configuration.sweepBatch else { return }
+        }
+    }
+
+    /// Gives ids back to the sweep: marked, or not published on the fast path.
+    private func release(_ ids: [String]) {
+        inHand.withLock { held in
+            for id in ids { held.remove(id) }
         }
     }
 

@@ -6,8 +6,11 @@ import Testing
 /// Correctness under load, with every stage its own process: `iap bench stages` starts the
 /// stub store, intake, two validators, fulfiller and notifier and posts 5,000 receipts as
 /// fast as the intake takes them. This test asserts nothing about time: it reads the
-/// database the run left and the webhooks the benchmark's receiver counted.
-@Suite(.serialized) struct StagesUnderLoadTests {
+/// database the run left and the webhooks the benchmark's receiver counted. It keeps both
+/// cores busy for half a minute, so `scripts/test.sh` runs it in the pass of tests that
+/// need the machine to themselves (`IAP_TEST_ALONE=1`), not beside timing-sensitive ones.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["IAP_TEST_ALONE"] == "1"))
+struct AloneStagesUnderLoadTests {
     struct Report: Decodable {
         struct Books: Decodable {
             var credited: Int
