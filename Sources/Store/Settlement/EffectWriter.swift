@@ -1,24 +1,23 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
 /// Applies the settlement engine's effects, in order, inside the writer's transaction.
 ///
-/// Only stores: every rule was decided by the engine. Statements are prepared once per
-/// connection and cached. The schema's unique keys back the engine up: a transaction is
-/// recorded once, and its purchase and its debit are posted once each.
+/// Only stores: every rule was decided by the engine. The schema's unique keys back the
+/// engine up: a transaction is recorded once, and its purchase and its debit are posted
+/// once each.
 struct EffectWriter {
-    let db: Database
+    let db: any SQLSession
     let now: Date
-    /// `now` as SQLite stores it, formatted once: Foundation's date formatting is not cheap,
-    /// and one batch of verdicts writes `now` dozens of times.
-    let stamp: DatabaseValue
+    /// `now` as the database stores it, converted once: Foundation's date formatting is not
+    /// cheap, and one batch of verdicts writes `now` dozens of times.
+    let stamp: SQLValue
 
-    init(db: Database, now: Date) {
+    init(db: any SQLSession, now: Date) {
         self.db = db
         self.now = now
-        self.stamp = now.databaseValue
+        self.stamp = db.stored(now)
     }
 
     func apply(_ effects: [SettlementEffect]) throws {
@@ -115,12 +114,12 @@ struct EffectWriter {
         try execute(
             """
             INSERT INTO balances (account_id, currency, amount) VALUES (?, ?, ?)
-            ON CONFLICT (account_id, currency) DO UPDATE SET amount = amount + excluded.amount
+            ON CONFLICT (account_id, currency) DO UPDATE SET amount = balances.amount + excluded.amount
             """,
             [posting.accountID, posting.currency, posting.amount])
     }
 
-    private func execute(_ sql: String, _ arguments: StatementArguments) throws {
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    private func execute(_ sql: String, _ arguments: SQLArguments) throws {
+        try db.execute(sql, arguments)
     }
 }

@@ -1,14 +1,14 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
 /// Reads the state the settlement engine needs, inside the writer's transaction.
 ///
-/// Every statement is prepared once per connection and cached: the fulfiller reads this
-/// for every transaction it settles.
+/// Before it reads, it locks what the event is about (its transaction, subscription, token
+/// and accounts): on PostgreSQL, fulfillers settling one of them at the same moment take
+/// turns, and each decides on what the other committed.
 struct SettlementReader {
-    let db: Database
+    let db: any SQLSession
     /// Whether any product has a first-purchase rule (else purchase histories are not read).
     let needsPurchaseHistory: Bool
 
@@ -16,11 +16,16 @@ struct SettlementReader {
     func state(for event: SettlementEvent) throws -> SettlementState {
         var state = SettlementState()
         if let transaction = event.transaction {
+            try db.lock(
+                ["transaction:\(transaction.transactionID)", "subscription:\(transaction.originalTransactionID)"]
+                    + (transaction.appAccountToken.map { ["token:\($0.lowercased())"] } ?? []))
             state.known = try known(transaction.transactionID)
             state.bound = try bound(originalTransactionID: transaction.originalTransactionID)
             state.tokenOwner = try tokenOwner(transaction.appAccountToken)
         }
-        for id in SettlementEngine.accountsInvolved(in: event, state: state) {
+        let accounts = SettlementEngine.accountsInvolved(in: event, state: state)
+        try db.lock(accounts.map { "account:\($0)" })
+        for id in accounts {
             state.accounts[id] = try account(id)
         }
         return state
@@ -28,60 +33,62 @@ struct SettlementReader {
 
     /// A transaction as recorded, with its ledger entries.
     func known(_ transactionID: String) throws -> KnownTransaction? {
-        let statement = try db.cachedStatement(
-            sql: "SELECT \(Self.columns) FROM apple_transactions WHERE transaction_id = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [transactionID]) else { return nil }
+        guard
+            let row = try db.row(
+                "SELECT \(Self.columns) FROM apple_transactions WHERE transaction_id = ?", [transactionID])
+        else { return nil }
         return try withLedger(Self.transaction(row))
     }
 
     /// The subscription's first transaction that credited an account: it binds renewals.
     func bound(originalTransactionID: String) throws -> KnownTransaction? {
-        let statement = try db.cachedStatement(
-            sql: """
+        // Ties (one batch records with one time) go to the smaller transaction id: Apple's
+        // ids grow with time.
+        guard
+            let row = try db.row(
+                """
                 SELECT \(Self.columns) FROM apple_transactions
                 WHERE original_transaction_id = ? AND account_id IS NOT NULL
-                ORDER BY transaction_id = original_transaction_id DESC, created_at, rowid LIMIT 1
-                """)
-        guard let row = try Row.fetchOne(statement, arguments: [originalTransactionID]) else { return nil }
+                ORDER BY transaction_id = original_transaction_id DESC, created_at, length(transaction_id),
+                    transaction_id
+                LIMIT 1
+                """, [originalTransactionID])
+        else { return nil }
         return try withLedger(Self.transaction(row))
     }
 
     func tokenOwner(_ token: String?) throws -> String? {
         guard let token = token?.lowercased() else { return nil }
-        let statement = try db.cachedStatement(sql: "SELECT account_id FROM app_account_tokens WHERE token = ?")
-        return try String.fetchOne(statement, arguments: [token])
+        return try db.value("SELECT account_id FROM app_account_tokens WHERE token = ?", [token])
     }
 
     /// What an account holds: its entitlements, and the products it ever bought.
     func account(_ id: String) throws -> AccountState {
         var state = AccountState()
-        state.exists =
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM accounts WHERE id = ?"), arguments: [id])
-            ?? false
+        state.exists = try db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil
         guard state.exists else { return state }
-        let entitlements = try db.cachedStatement(
-            sql: "SELECT name, expires_at, original_transaction_id FROM entitlements WHERE account_id = ?")
-        for row in try Row.fetchAll(entitlements, arguments: [id]) {
-            state.entitlements[row["name"]] = EntitlementEnd(
-                expiresAt: row["expires_at"], originalTransactionID: row["original_transaction_id"])
+        let entitlements = try db.rows(
+            "SELECT name, expires_at, original_transaction_id FROM entitlements WHERE account_id = ?", [id])
+        for row in entitlements {
+            state.entitlements[try row.get("name")] = EntitlementEnd(
+                expiresAt: try row.get("expires_at"), originalTransactionID: try row.get("original_transaction_id"))
         }
         if needsPurchaseHistory {
-            let products = try db.cachedStatement(
-                sql: """
-                    SELECT DISTINCT catalog_product_id FROM apple_transactions
-                    WHERE account_id = ? AND catalog_product_id IS NOT NULL
-                    """)
-            state.purchasedProducts = try Set(String.fetchAll(products, arguments: [id]))
+            let products = try db.rows(
+                """
+                SELECT DISTINCT catalog_product_id FROM apple_transactions
+                WHERE account_id = ? AND catalog_product_id IS NOT NULL
+                """, [id])
+            state.purchasedProducts = try Set(products.map { try $0.get("catalog_product_id") })
         }
         return state
     }
 
     /// An account's balances, by currency.
     func balances(_ accountID: String) throws -> [String: Int] {
-        let statement = try db.cachedStatement(sql: "SELECT currency, amount FROM balances WHERE account_id = ?")
         var balances: [String: Int] = [:]
-        for row in try Row.fetchAll(statement, arguments: [accountID]) {
-            balances[row["currency"], default: 0] += row["amount"] as Int
+        for row in try db.rows("SELECT currency, amount FROM balances WHERE account_id = ?", [accountID]) {
+            balances[try row.get("currency"), default: 0] += try row.get("amount", as: Int.self)
         }
         return balances
     }
@@ -91,21 +98,23 @@ struct SettlementReader {
         environment, expires_date, entitlement
         """
 
-    private static func transaction(_ row: Row) -> KnownTransaction {
+    private static func transaction(_ row: SQLRow) throws -> KnownTransaction {
         KnownTransaction(
-            transactionID: row["transaction_id"], originalTransactionID: row["original_transaction_id"],
-            productID: row["product_id"], state: TransactionState(rawValue: row["state"]) ?? .unpaid,
-            accountID: row["account_id"], receiptID: row["receipt_id"], notificationID: row["notification_id"],
-            environment: row["environment"], expiresDate: row["expires_date"], entitlement: row["entitlement"])
+            transactionID: try row.get("transaction_id"), originalTransactionID: try row.get("original_transaction_id"),
+            productID: try row.get("product_id"), state: TransactionState(rawValue: try row.get("state")) ?? .unpaid,
+            accountID: try row.get("account_id"), receiptID: try row.get("receipt_id"),
+            notificationID: try row.get("notification_id"), environment: try row.get("environment"),
+            expiresDate: try row.get("expires_date"), entitlement: try row.get("entitlement"))
     }
 
     private func withLedger(_ known: KnownTransaction) throws -> KnownTransaction {
         var known = known
-        let statement = try db.cachedStatement(
-            sql: "SELECT kind, currency, amount FROM ledger_entries WHERE transaction_id = ? ORDER BY id")
-        for row in try Row.fetchAll(statement, arguments: [known.transactionID]) {
-            guard let kind = LedgerKind(rawValue: row["kind"]) else { continue }
-            known.add(kind, Money(currency: row["currency"], amount: row["amount"]))
+        let entries = try db.rows(
+            "SELECT kind, currency, amount FROM ledger_entries WHERE transaction_id = ? ORDER BY id",
+            [known.transactionID])
+        for row in entries {
+            guard let kind = LedgerKind(rawValue: try row.get("kind")) else { continue }
+            known.add(kind, Money(currency: try row.get("currency"), amount: try row.get("amount")))
         }
         return known
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
@@ -38,7 +37,7 @@ extension VerdictApplier {
         case .alreadyEnded, .unknownOutcome:
             break
         }
-        try row.update(db)
+        try db.update(row, in: "apple_notifications")
         return .notificationApplied(notificationID: row.id, status: row.status, reason: row.reason)
     }
 
@@ -55,8 +54,11 @@ extension VerdictApplier {
         row.productID = notification.transaction?.productID
         row.status = .applied
 
-        if let first = try InboundNotification.all().filter(notificationUUID: notification.notificationUUID)
-            .fetchOne(db)
+        // Two rows of one notification, settled at once by two fulfillers, take turns.
+        try db.lock(["notification:\(notification.notificationUUID)"])
+        if let first = try db.record(
+            InboundNotification.self, "SELECT * FROM apple_notifications WHERE notification_uuid = ? LIMIT 1",
+            [notification.notificationUUID])
         {
             // Apple signed it again (a new payload, so a new row): it was applied once already.
             row.reason = "duplicate of \(first.id)"

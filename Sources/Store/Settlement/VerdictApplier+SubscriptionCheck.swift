@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
@@ -28,7 +27,7 @@ extension VerdictApplier {
             check.status = .done
         }
         check.updatedAt = now
-        try check.update(db)
+        try db.update(check, in: "subscription_checks")
         return .subscriptionCheckApplied(checkID: check.id, status: check.status.rawValue, outcome: check.outcome)
     }
 

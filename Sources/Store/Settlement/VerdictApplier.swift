@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
@@ -7,13 +6,13 @@ import Settlement
 /// Apple notification, a subscription check), turns it into settlement events, asks the
 /// engine, and stores the effects. It holds no rule of its own.
 struct VerdictApplier {
-    let db: Database
+    let db: any SQLSession
     let engine: SettlementEngine
     let now: Date
     var reader: SettlementReader
     let writer: EffectWriter
 
-    init(db: Database, catalog: Catalog, now: Date) {
+    init(db: any SQLSession, catalog: Catalog, now: Date) {
         self.db = db
         self.engine = SettlementEngine(catalog: catalog)
         self.now = now
@@ -29,12 +28,9 @@ struct VerdictApplier {
         try verdicts.map { verdict in
             var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
             do {
-                try db.inSavepoint {
-                    result = try apply(verdict)
-                    return .commit
-                }
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                return .invalid(receiptID: verdict.receiptID, reason: error.message ?? "constraint failed")
+                result = try db.savepoint { try apply(verdict) }
+            } catch SQLError.constraint(let message) {
+                return .invalid(receiptID: verdict.receiptID, reason: message)
             } catch let refusal as SettlementRefusal {
                 return .invalid(receiptID: verdict.receiptID, reason: refusal.reason)
             }
@@ -46,18 +42,20 @@ struct VerdictApplier {
     /// notifications apart), and never takes one for the other.
     private func apply(_ verdict: Verdict) throws -> VerdictResult {
         let id = verdict.receiptID
-        if let receipt = try Receipt.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM receipts WHERE id = ?"), arguments: [id])
-        {
+        // Two fulfillers given one verdict (a redelivery) take turns; the second finds it ended.
+        try db.lock(["subject:\(id)"])
+        if let receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [id]) {
             guard verdict.notification == nil else {
                 throw SettlementRefusal("a verdict about an Apple notification names receipt \(receipt.id)")
             }
             return try apply(verdict, to: receipt)
         }
-        if let notification = try InboundNotification.fetchOne(db, id: id) {
+        if let notification = try db.record(
+            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [id])
+        {
             return try apply(verdict, to: notification)
         }
-        if let check = try SubscriptionCheck.fetchOne(db, id: id) {
+        if let check = try db.record(SubscriptionCheck.self, "SELECT * FROM subscription_checks WHERE id = ?", [id]) {
             return try apply(verdict, to: check)
         }
         return .unknownReceipt(receiptID: id)
@@ -99,12 +97,12 @@ struct VerdictApplier {
         case .alreadyEnded, .unknownOutcome:
             break
         }
-        try db.cachedStatement(
-            sql:
-                "UPDATE receipts SET status = ?, reason = ?, attempts = ?, environment = ?, updated_at = ? WHERE id = ?"
-        ).execute(arguments: [
-            receipt.status.rawValue, receipt.reason, receipt.attempts, receipt.environment, writer.stamp, receipt.id,
-        ])
+        try db.execute(
+            "UPDATE receipts SET status = ?, reason = ?, attempts = ?, environment = ?, updated_at = ? WHERE id = ?",
+            [
+                receipt.status.rawValue, receipt.reason, receipt.attempts, receipt.environment, writer.stamp,
+                receipt.id,
+            ])
         return .applied(receiptID: receipt.id, status: receipt.status, reason: receipt.reason)
     }
 
@@ -130,16 +128,16 @@ struct VerdictApplier {
                 ?? CarriedTransaction(
                     transactionID: transaction.transactionID, productID: transaction.productID,
                     outcome: decision.outcome ?? .alreadyCredited)
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO receipt_transactions (
-                        receipt_id, transaction_id, product_id, outcome, currency, amount, entitlement, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                receipt.id, row.transactionID, row.productID, row.outcome.rawValue, row.currency, row.amount,
-                row.entitlement, row.expiresAt,
-            ])
+            try db.execute(
+                """
+                INSERT INTO receipt_transactions (
+                    receipt_id, transaction_id, product_id, outcome, currency, amount, entitlement, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    receipt.id, row.transactionID, row.productID, row.outcome.rawValue, row.currency, row.amount,
+                    row.entitlement, row.expiresAt,
+                ])
             carried.append(row)
             decisions.append(decision)
         }
@@ -156,7 +154,10 @@ struct VerdictApplier {
     private func orderClaim(
         of receipt: Receipt, _ transactions: [VerifiedTransaction]
     ) throws -> (claim: OrderClaim, payingTransactionID: String)? {
-        guard let id = receipt.orderID, let order = try Order.fetchOne(db, id: id), !order.status.isPaid else {
+        guard let id = receipt.orderID,
+            let order = try db.record(Order.self, "SELECT * FROM orders WHERE id = ?", [id]),
+            !order.status.isPaid
+        else {
             return nil
         }
         let product = engine.catalog.product(order.productID)

@@ -40,7 +40,7 @@ public struct DeadLetterStore: Sendable {
                 let verdict = Verdict(
                     outcome: .dead, receiptID: receiptID, accountID: letter.accountID ?? "", reason: letter.reason,
                     attempts: letter.attempts, decidedAt: now)
-                return try VerdictApplier(db: db, catalog: catalog, now: now).apply([verdict]).first
+                return try VerdictApplier(db: GRDBSession(db: db), catalog: catalog, now: now).apply([verdict]).first
             }
         }
     }

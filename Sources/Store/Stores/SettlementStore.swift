@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
@@ -11,9 +10,9 @@ import Settlement
 /// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
 /// cooperative thread.
 public struct SettlementStore: Sendable {
-    let database: PipelineDatabase
+    let database: any SQLDatabase
 
-    public init(_ database: PipelineDatabase) {
+    public init(_ database: any SQLDatabase) {
         self.database = database
     }
     /// Applies a batch of verdicts in one transaction, in order.
@@ -30,18 +29,18 @@ public struct SettlementStore: Sendable {
     ///   with the reason, and nothing of it is applied.
     public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
-        return try await database.write { db in try apply(verdicts, catalog: catalog, now: now, db) }
+        return try await database.transaction { db in try apply(verdicts, catalog: catalog, now: now, db) }
     }
 
     /// ``apply(_:catalog:now:)`` inside a transaction already open (the dead-letter archive's).
-    func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: Database) throws -> [VerdictResult] {
+    func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: any SQLSession) throws -> [VerdictResult] {
         try VerdictApplier(db: db, catalog: catalog, now: now).apply(verdicts)
     }
 
     /// An operator's correction of a balance: one `adjustment` ledger entry, in one transaction.
     /// - Throws: ``SettlementRefusal`` for an empty account, currency or reason, or an amount of 0.
     public func adjust(_ adjustment: Adjustment, now: Date) async throws {
-        try await database.write { db in
+        try await database.transaction { db in
             let applier = VerdictApplier(db: db, catalog: Catalog(products: []), now: now)
             _ = try applier.settle(.adjustment(adjustment))
         }

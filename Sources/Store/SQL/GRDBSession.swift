@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+
+/// A ``SQLSession`` over an open GRDB transaction on the SQLite file. Statements are
+/// prepared once per connection and cached.
+struct GRDBSession: SQLSession {
+    let db: Database
+
+    var dialect: SQLDialect { .sqlite }
+
+    func execute(_ sql: String, _ arguments: SQLArguments) throws {
+        try translatingErrors { try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(arguments)) }
+    }
+
+    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
+        try translatingErrors {
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments)).map(Self.row)
+        }
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        var result: T?
+        try db.inSavepoint {
+            result = try body()
+            return .commit
+        }
+        return result!
+    }
+
+    /// SQLite has one writer at a time: nothing to lock.
+    func lock(_ keys: [String]) throws {}
+
+    func stored(_ date: Date) -> SQLValue {
+        guard case .string(let text) = date.databaseValue.storage else { return .date(date) }
+        return .text(text)
+    }
+
+    private static func arguments(_ arguments: SQLArguments) -> StatementArguments {
+        StatementArguments(arguments.sqlValues.map(databaseValue))
+    }
+
+    static func databaseValue(_ value: SQLValue) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        case .text(let text): text.databaseValue
+        case .blob(let bytes): Data(bytes).databaseValue
+        // GRDB's text format ("yyyy-MM-dd HH:mm:ss.SSS", UTC), as the records store dates.
+        case .date(let date): date.databaseValue
+        case .bool(let flag): flag.databaseValue
+        }
+    }
+
+    static func row(_ row: Row) -> SQLRow {
+        var columns: [String: SQLValue] = [:]
+        for (name, value) in row {
+            columns[name] =
+                switch value.storage {
+                case .null: .null
+                case .int64(let number): .integer(number)
+                case .double(let number): .real(number)
+                case .string(let text): .text(text)
+                case .blob(let data): .blob([UInt8](data))
+                }
+        }
+        return SQLRow(columns)
+    }
+
+    /// Constraint failures and a busy database as ``SQLError``, so that stores handle both
+    /// backends alike.
+    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw SQLError.constraint(error.message ?? "constraint failed")
+        }
+    }
+}
+
+/// Reads the dates SQLite stores as text.
+enum SQLDateText {
+    static func parse(_ text: String) -> Date? {
+        Date.fromDatabaseValue(text.databaseValue)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// One open transaction on the pipeline's database, SQLite's or PostgreSQL's: what the
+/// stores write their statements against, once for both.
+///
+/// Statements use `?` placeholders and the SQL both databases share (`ON CONFLICT`,
+/// `RETURNING`, `CASE`); a statement that must differ asks ``dialect``. Calls are
+/// synchronous: a session lives on a thread of its own, never on the task pool.
+public protocol SQLSession {
+    var dialect: SQLDialect { get }
+
+    /// Runs a statement that returns no rows.
+    func execute(_ sql: String, _ arguments: SQLArguments) throws
+
+    /// Runs a query and returns every row.
+    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow]
+
+    /// Runs `body` in a savepoint: if it throws, only its changes are undone.
+    func savepoint<T>(_ body: () throws -> T) throws -> T
+
+    /// Holds each key until the transaction ends, so that transactions touching one key
+    /// (a transaction id, an account) take turns across processes. SQLite has one writer
+    /// at a time already; PostgreSQL takes advisory transaction locks.
+    func lock(_ keys: [String]) throws
+
+    /// A date as this database stores it: bind the result many times, convert once.
+    func stored(_ date: Date) -> SQLValue
+}
+
+extension SQLSession {
+    public func execute(_ sql: String) throws { try execute(sql, []) }
+
+    /// The first row of a query, if any.
+    public func row(_ sql: String, _ arguments: SQLArguments = []) throws -> SQLRow? {
+        try rows(sql, arguments).first
+    }
+
+    /// The first column of the first row, decoded; nil when there is no row.
+    public func value<T: SQLDecodable>(_ sql: String, _ arguments: SQLArguments = [], as type: T.Type = T.self) throws
+        -> T?
+    {
+        guard let row = try rows(sql, arguments).first, let column = row.columns.keys.first else { return nil }
+        if row.columns.count > 1 { throw SQLError.decoding("value(_:) needs a query of one column: \(sql)") }
+        return try row.get(column, as: T.self)
+    }
+
+    /// Every row as a record.
+    public func records<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> [T] {
+        try rows(sql, arguments).map { try $0.decode(T.self) }
+    }
+
+    /// The first row as a record, if any.
+    public func record<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> T? {
+        try rows(sql, arguments).first.map { try $0.decode(T.self) }
+    }
+}
+
+/// Where the two databases' SQL differs.
+public enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+}
+
+/// What a session throws, the same for both backends.
+public enum SQLError: Error, CustomStringConvertible, Sendable {
+    /// A constraint refused the change: a unique key, a check, a foreign key.
+    case constraint(String)
+    /// The transaction lost a race with another (a deadlock, a serialization failure, a
+    /// busy database); run again as a whole, it can succeed.
+    case retry(String)
+    /// A row did not hold what the program expected.
+    case decoding(String)
+    /// Anything else the database reported.
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .constraint(let message): "constraint failed: \(message)"
+        case .retry(let message): "transaction conflict, retry: \(message)"
+        case .decoding(let message): "unexpected row: \(message)"
+        case .database(let message): message
+        }
+    }
+}
