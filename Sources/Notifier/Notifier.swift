@@ -177,7 +177,7 @@ public struct Notifier: Service {
     private func claimUnlessBusy(limit: Int) async throws -> [OutboxWebhook]? {
         do {
             return try await claim(limit: limit)
-        } catch  where PipelineDatabase.isTransient(error) {
+        } catch  where SQLError.isTransient(error) {
             logger.warning("outbox busy, trying again at the next poll", metadata: ["error": "\(error)"])
             return nil
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a write transaction's commit reaches the disk.
-enum CommitSync: Sendable {
+public enum CommitSync: Sendable {
     /// Synced before the commit returns (`synchronous = FULL`): whatever a caller is told
     /// after it survives a power loss. Receipts, credits, claims.
     case durable
@@ -13,7 +13,7 @@ enum CommitSync: Sendable {
 }
 
 /// Which writes go first when several wait for the database in one process.
-enum WritePriority: Sendable {
+public enum WritePriority: Sendable {
     /// Background work: crediting, marks, claims, archives.
     case normal
     /// Someone is waiting on the answer now: the intake's group commit.

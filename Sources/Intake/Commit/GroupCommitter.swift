@@ -14,7 +14,7 @@ final class GroupCommitter: Sendable {
         var committing = false
     }
 
-    private let database: PipelineDatabase
+    private let database: any SQLDatabase
     private let thread: SerialThread
     private let maxBatch: Int
     private let pending = Mutex(Pending())
@@ -23,7 +23,7 @@ final class GroupCommitter: Sendable {
     /// - Parameters:
     ///   - onCommitted: receives the newly stored receipts after each commit (the relay's fast path).
     init(
-        database: PipelineDatabase, thread: SerialThread, maxBatch: Int = 512,
+        database: any SQLDatabase, thread: SerialThread, maxBatch: Int = 512,
         onCommitted: @escaping @Sendable ([Submission]) -> Void
     ) {
         self.database = database
@@ -76,7 +76,7 @@ final class GroupCommitter: Sendable {
                 // Another process holds the write lock longer than the busy timeout: try a
                 // little longer before answering 503.
                 attempt += 1
-                if PipelineDatabase.isTransient(error), attempt < 3 { continue }
+                if SQLError.isTransient(error), attempt < 3 { continue }
                 for item in batch { item.waiter.resume(throwing: error) }
                 return
             }

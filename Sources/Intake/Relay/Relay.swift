@@ -30,7 +30,7 @@ public final class Relay: Service, Sendable {
     }
 
     private let connection: AMQPConnection
-    private let database: PipelineDatabase
+    private let database: any SQLDatabase
     private let thread: SerialThread
     private let topology: PipelineTopology
     private let configuration: Configuration
@@ -50,7 +50,7 @@ public final class Relay: Service, Sendable {
     private let inHand = Mutex<Set<String>>([])
 
     public init(
-        connection: AMQPConnection, database: PipelineDatabase, thread: SerialThread, topology: PipelineTopology,
+        connection: AMQPConnection, database: any SQLDatabase, thread: SerialThread, topology: PipelineTopology,
         configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection

@@ -91,7 +91,7 @@ extension Notifier {
         } catch {
             logger.warning(
                 "could not record the webhook outcome; it is sent again when its lease ends",
-                metadata: ["error": "\(error)", "transient": "\(PipelineDatabase.isTransient(error))"])
+                metadata: ["error": "\(error)", "transient": "\(SQLError.isTransient(error))"])
             return .abandoned
         }
     }

@@ -8,25 +8,49 @@ import PostgresNIO
 /// The stores run on it the way they run on ``PipelineDatabase`` over SQLite; this type
 /// owns the connections and brings the schema up to date (``migrate()``), under an
 /// advisory lock so that processes starting together migrate one after another.
-public final class PostgresPipelineDatabase: Sendable {
+public final class PostgresPipelineDatabase: SQLDatabase {
     public let location: PostgresLocation
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    /// The stores' transactions, each on a connection and thread of its own.
+    private let lanes: PostgresLanes
 
     /// Starts the pool; nothing is connected until the first query.
-    public init(location: PostgresLocation, logger: Logger) {
+    /// - Parameter connections: how many transactions this process runs at once.
+    public init(location: PostgresLocation, connections: Int = 4, logger: Logger) {
         self.location = location
         self.logger = logger
         let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }
+        lanes = PostgresLanes(location: location, count: connections, logger: logger)
     }
 
     /// Closes every connection.
     public func close() async {
+        lanes.shutdown()
         running.cancel()
         await running.value
+    }
+
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
+        try await lanes.transaction(.write(.durable), body)
+    }
+
+    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
+        try await lanes.transaction(.read, body)
+    }
+
+    /// PostgreSQL orders waiting transactions itself: `priority` changes nothing here.
+    public func blockingTransaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) throws -> T
+    ) throws -> T {
+        try lanes.blockingTransaction(.write(sync), body)
+    }
+
+    public func blockingSnapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
+        try lanes.blockingTransaction(.read, body)
     }
 
     /// Connects once, outside the pool, and logs in: a process checks this at start, so that

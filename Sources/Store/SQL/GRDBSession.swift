@@ -8,8 +8,11 @@ struct GRDBSession: SQLSession {
 
     var dialect: SQLDialect { .sqlite }
 
-    func execute(_ sql: String, _ arguments: SQLArguments) throws {
-        try translatingErrors { try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(arguments)) }
+    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
+        try translatingErrors {
+            try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(arguments))
+            return db.changesCount
+        }
     }
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {

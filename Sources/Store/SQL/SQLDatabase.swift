@@ -2,7 +2,12 @@ import Foundation
 
 /// The pipeline's database as the stores see it, SQLite (``PipelineDatabase``) or
 /// PostgreSQL (``PostgresPipelineDatabase``): transactions that run a body against a
-/// ``SQLSession`` on a thread of their own, never on the caller's.
+/// ``SQLSession``.
+///
+/// The `async` ones run the body on a thread of the database's own. The blocking ones run
+/// it on the caller's thread (PostgreSQL: on a connection's thread while the caller waits),
+/// for the stages that keep a thread of their own for the database (the intake's group
+/// commit, the relay, the notifier): never call those from the task pool.
 public protocol SQLDatabase: Sendable {
     /// Runs `body` in one write transaction and commits it; nothing of it stays if it throws.
     /// A transaction that lost a race with another process's (``SQLError/retry(_:)``) is
@@ -11,6 +16,24 @@ public protocol SQLDatabase: Sendable {
 
     /// Runs `body` in one read-only transaction, on a consistent snapshot.
     func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T
+
+    /// ``transaction(_:)``, blocking the calling thread.
+    /// - Parameters:
+    ///   - priority: `.urgent` goes before this process's other waiting writes (SQLite).
+    ///   - sync: `.relaxed` for records whose loss only repeats work: not synced at commit
+    ///     (SQLite `synchronous = NORMAL`, PostgreSQL `synchronous_commit = off`).
+    func blockingTransaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) throws -> T
+    ) throws -> T
+
+    /// ``snapshot(_:)``, blocking the calling thread.
+    func blockingSnapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T
+}
+
+extension SQLDatabase {
+    func blockingTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
+        try blockingTransaction(priority: .normal, sync: .durable, body)
+    }
 }
 
 extension PipelineDatabase: SQLDatabase {
@@ -20,5 +43,15 @@ extension PipelineDatabase: SQLDatabase {
 
     public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
         try await read { db in try body(GRDBSession(db: db)) }
+    }
+
+    public func blockingTransaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) throws -> T
+    ) throws -> T {
+        try write(priority: priority, sync: sync) { db in try body(GRDBSession(db: db)) }
+    }
+
+    public func blockingSnapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
+        try read { db in try body(GRDBSession(db: db)) }
     }
 }

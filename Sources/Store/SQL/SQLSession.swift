@@ -10,7 +10,8 @@ public protocol SQLSession {
     var dialect: SQLDialect { get }
 
     /// Runs a statement that returns no rows.
-    func execute(_ sql: String, _ arguments: SQLArguments) throws
+    /// - Returns: how many rows it inserted, updated or deleted.
+    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int
 
     /// Runs a query and returns every row.
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow]
@@ -28,7 +29,7 @@ public protocol SQLSession {
 }
 
 extension SQLSession {
-    public func execute(_ sql: String) throws { try execute(sql, []) }
+    @discardableResult public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
 
     /// The first row of a query, if any.
     public func row(_ sql: String, _ arguments: SQLArguments = []) throws -> SQLRow? {
@@ -70,11 +71,24 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
     case retry(String)
     /// A row did not hold what the program expected.
     case decoding(String)
+    /// The server could not be reached, or the connection broke.
+    case unreachable(String)
     /// Anything else the database reported.
     case database(String)
 
+    /// Whether an error from a store is worth retrying as it is: another process held the
+    /// database too long (SQLite busy), or the transaction lost a race (PostgreSQL), or the
+    /// connection to the server broke.
+    public static func isTransient(_ error: any Error) -> Bool {
+        switch error {
+        case SQLError.retry, SQLError.unreachable: true
+        default: PipelineDatabase.isTransient(error)
+        }
+    }
+
     public var description: String {
         switch self {
+        case .unreachable(let message): "database unreachable: \(message)"
         case .constraint(let message): "constraint failed: \(message)"
         case .retry(let message): "transaction conflict, retry: \(message)"
         case .decoding(let message): "unexpected row: \(message)"

@@ -1,0 +1,150 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// A ``SQLSession`` over one PostgreSQL connection, inside a transaction the lane opened.
+///
+/// It blocks its thread on each statement (`EventLoopFuture.wait()`): a lane's thread is
+/// its own, never an event loop's nor the task pool's, and the stores' code stays
+/// synchronous, the same for SQLite and PostgreSQL.
+struct PostgresSession: SQLSession {
+    let connection: PostgresConnection
+    let logger: Logger
+    /// Names savepoints apart when they nest.
+    private let depth: Int
+
+    init(connection: PostgresConnection, logger: Logger, depth: Int = 0) {
+        self.connection = connection
+        self.logger = logger
+        self.depth = depth
+    }
+
+    var dialect: SQLDialect { .postgres }
+
+    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
+        try result(sql, arguments.sqlValues).metadata.rows ?? 0
+    }
+
+    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
+        try run(sql, arguments.sqlValues).map(Self.row)
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let name = "iap_savepoint_\(depth)"
+        _ = try run("SAVEPOINT \(name)", [])
+        do {
+            let result = try body()
+            _ = try run("RELEASE SAVEPOINT \(name)", [])
+            return result
+        } catch {
+            _ = try run("ROLLBACK TO SAVEPOINT \(name)", [])
+            throw error
+        }
+    }
+
+    /// Advisory transaction locks, taken in one order so that two sessions locking the same
+    /// keys do not deadlock; released at commit or rollback.
+    func lock(_ keys: [String]) throws {
+        for key in Set(keys).sorted() {
+            _ = try run("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [.text(key)])
+        }
+    }
+
+    func stored(_ date: Date) -> SQLValue { .date(date) }
+
+    /// Runs one statement and returns its rows.
+    func run(_ sql: String, _ values: [SQLValue]) throws -> [PostgresRow] {
+        try result(sql, values).rows
+    }
+
+    /// Runs one statement, its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, ...
+    private func result(_ sql: String, _ values: [SQLValue]) throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: binds.appendNull()
+            case .integer(let number): binds.append(number)
+            case .real(let number): binds.append(number)
+            case .text(let text): binds.append(text)
+            case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
+            case .date(let date): binds.append(date)
+            case .bool(let flag): binds.append(flag)
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch let error as PSQLError {
+            throw Self.translate(error)
+        }
+    }
+
+    /// `?` → `$n`, outside quoted strings and identifiers.
+    static func numbered(_ sql: String) -> String {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 16)
+        var number = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                result.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "?" {
+                number += 1
+                result += "$\(number)"
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A constraint failure, a lost race (a deadlock or a serialization failure) or anything
+    /// else, as the stores handle both backends' errors.
+    static func translate(_ error: PSQLError) -> SQLError {
+        let message = error.serverInfo?[.message] ?? "\(error.code)"
+        let state = error.serverInfo?[.sqlState] ?? ""
+        if state.hasPrefix("23") { return .constraint(message) }
+        if state == "40001" || state == "40P01" { return .retry(message) }
+        if error.serverInfo == nil {
+            return .unreachable("PostgreSQL: \(error.underlying.map { "\($0)" } ?? "\(error.code)")")
+        }
+        return .database(message)
+    }
+
+    static func row(_ row: PostgresRow) throws -> SQLRow {
+        var columns: [String: SQLValue] = [:]
+        for cell in row {
+            columns[cell.columnName] = try value(cell)
+        }
+        return SQLRow(columns)
+    }
+
+    private static func value(_ cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2: return .integer(Int64(try cell.decode(Int16.self)))
+        case .int4: return .integer(Int64(try cell.decode(Int32.self)))
+        case .int8: return .integer(try cell.decode(Int64.self))
+        case .bool: return .bool(try cell.decode(Bool.self))
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .timestamptz, .timestamp: return .date(try cell.decode(Date.self))
+        case .bytea: return .blob(try cell.decode(ByteBuffer.self).readableBytesView.map { $0 })
+        case .numeric:
+            // SUM over BIGINT is NUMERIC: money sums stay integers.
+            let number = try cell.decode(Decimal.self)
+            if let integer = Int64(exactly: NSDecimalNumber(decimal: number).int64Value),
+                Decimal(integer) == number
+            {
+                return .integer(integer)
+            }
+            return .real(NSDecimalNumber(decimal: number).doubleValue)
+        case .void: return .null
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+}
