@@ -211,6 +211,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "Store", "Settlement",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -30,7 +30,7 @@ import Store
 public struct Notifier: Service {
     /// Where and how to deliver.
     public let configuration: Configuration
-    let database: PipelineDatabase
+    let database: any SQLDatabase
     let client: CurlHTTPClient
     let logger: Logger
     let now: @Sendable () -> Date
@@ -47,7 +47,7 @@ public struct Notifier: Service {
     ///   - logger: Where outcomes are logged.
     ///   - now: The wall clock, for the outbox and the `webhook-timestamp`; tests pin it.
     public init(
-        configuration: Configuration, database: PipelineDatabase, client: CurlHTTPClient, logger: Logger,
+        configuration: Configuration, database: any SQLDatabase, client: CurlHTTPClient, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration

@@ -6,23 +6,6 @@ import Store
 // The stores' methods on the database itself, for tests only: a test reaches every
 // aggregate of one temporary file without building each store by hand.
 extension PipelineDatabase {
-    @discardableResult public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date)
-        async throws -> (
-            id: String, created: Bool
-        )
-    {
-        try await AppleNotificationStore(self).acceptNotification(
-            id: id, payload: payload, payloadHash: payloadHash, now: now)
-    }
-
-    @discardableResult public func notification(id: String) async throws -> NotificationDetails? {
-        try await AppleNotificationStore(self).notification(id: id)
-    }
-
-    @discardableResult public func consumptionRequests() async throws -> [ConsumptionRequest] {
-        try await AppleNotificationStore(self).consumptionRequests()
-    }
-
     @discardableResult public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws
         -> [VerdictResult?]
     {
@@ -90,14 +73,6 @@ extension PipelineDatabase {
         try await DeadLetterStore(self).discard(ids: ids, by: operatorName, reason: reason, now: now)
     }
 
-    @discardableResult public func audit() async throws -> [AuditFinding] {
-        try await LedgerStore(self).audit()
-    }
-
-    @discardableResult public func account(id: String, ledgerLimit: Int = 50) async throws -> AccountDetails? {
-        try await LedgerStore(self).account(id: id, ledgerLimit: ledgerLimit)
-    }
-
     @discardableResult public func createOrder(_ request: NewOrder, catalog: Catalog, lifetime: Duration, now: Date)
         async throws -> OrderOutcome
     {
@@ -123,6 +98,40 @@ extension PipelineDatabase {
         -> [BindingConflictDetails]
     {
         try await OrderStore(self).bindingConflicts(involving: id, limit: limit)
+    }
+
+    @discardableResult public func scheduleSubscriptionChecks(
+        catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
+    ) async throws -> Int {
+        try await SubscriptionStore(self).scheduleSubscriptionChecks(
+            catalog: catalog, lead: lead, lag: lag, horizon: horizon, now: now)
+    }
+
+    @discardableResult public func claimDueSubscriptionChecks(now: Date, limit: Int) async throws
+        -> [SubscriptionCheckDetails]
+    {
+        try await SubscriptionStore(self).claimDueSubscriptionChecks(now: now, limit: limit)
+    }
+
+    public func markSubscriptionChecksPublished(_ ids: [String], at now: Date) async throws {
+        try await SubscriptionStore(self).markSubscriptionChecksPublished(ids, at: now)
+    }
+
+    @discardableResult public func subscriptionChecks(originalTransactionID: String) async throws
+        -> [SubscriptionCheckDetails]
+    {
+        try await SubscriptionStore(self).subscriptionChecks(originalTransactionID: originalTransactionID)
+    }
+}
+
+// The stores that run on both backends.
+extension SQLDatabase {
+    @discardableResult public func audit() async throws -> [AuditFinding] {
+        try await LedgerStore(self).audit()
+    }
+
+    @discardableResult public func account(id: String, ledgerLimit: Int = 50) async throws -> AccountDetails? {
+        try await LedgerStore(self).account(id: id, ledgerLimit: ledgerLimit)
     }
 
     @discardableResult public func receipt(id: String) async throws -> ReceiptDetails? {
@@ -155,26 +164,20 @@ extension PipelineDatabase {
         try await SettlementStore(self).adjust(adjustment, now: now)
     }
 
-    @discardableResult public func scheduleSubscriptionChecks(
-        catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
-    ) async throws -> Int {
-        try await SubscriptionStore(self).scheduleSubscriptionChecks(
-            catalog: catalog, lead: lead, lag: lag, horizon: horizon, now: now)
-    }
-
-    @discardableResult public func claimDueSubscriptionChecks(now: Date, limit: Int) async throws
-        -> [SubscriptionCheckDetails]
+    @discardableResult public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date)
+        async throws -> (
+            id: String, created: Bool
+        )
     {
-        try await SubscriptionStore(self).claimDueSubscriptionChecks(now: now, limit: limit)
+        try await AppleNotificationStore(self).acceptNotification(
+            id: id, payload: payload, payloadHash: payloadHash, now: now)
     }
 
-    public func markSubscriptionChecksPublished(_ ids: [String], at now: Date) async throws {
-        try await SubscriptionStore(self).markSubscriptionChecksPublished(ids, at: now)
+    @discardableResult public func notification(id: String) async throws -> NotificationDetails? {
+        try await AppleNotificationStore(self).notification(id: id)
     }
 
-    @discardableResult public func subscriptionChecks(originalTransactionID: String) async throws
-        -> [SubscriptionCheckDetails]
-    {
-        try await SubscriptionStore(self).subscriptionChecks(originalTransactionID: originalTransactionID)
+    @discardableResult public func consumptionRequests() async throws -> [ConsumptionRequest] {
+        try await AppleNotificationStore(self).consumptionRequests()
     }
 }

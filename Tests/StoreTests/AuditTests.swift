@@ -10,7 +10,7 @@ import Testing
 
     /// Receipts of every fate: credited coins and gems, a subscription, a replay, a refund,
     /// an unknown product, a rejection, a retry and a dead letter.
-    func mixedHistory(_ database: PipelineDatabase) async throws {
+    func mixedHistory(_ database: any SQLDatabase) async throws {
         try await database.acceptNew((1...10).map { Fixture.receipt("r\($0)", account: $0 % 2 == 0 ? "a2" : "a1") })
         let results = try await database.apply(
             [
@@ -29,8 +29,10 @@ import Testing
         guard applied.count == 10 else { throw FixtureError("not all applied: \(results)") }
     }
 
-    @Test func theAuditIsCleanAfterAMixOfOperations() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func theAuditIsCleanAfterAMixOfOperations(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a history of every kind of outcome
             try await mixedHistory(database)
             #expect(try await database.account(id: "a1")?.balances == ["coins": 300])

@@ -5,8 +5,10 @@ import Store
 import Testing
 
 @Suite struct BatchTests {
-    @Test func aThousandVerdictsInOneCallBalanceTheBooks() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aThousandVerdictsInOneCallBalanceTheBooks(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             let t0 = Fixture.t0
             let accounts = (0..<10).map { "acct-\($0)" }
             let count = 1_000

@@ -108,7 +108,7 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-extension PipelineDatabase {
+extension SQLDatabase {
     /// Accepts receipts that must all be new.
     func acceptNew(_ receipts: [NewReceipt], now: Date = Fixture.t0) async throws {
         let outcomes = try await acceptReceipts(receipts, now: now)
@@ -118,7 +118,7 @@ extension PipelineDatabase {
     }
 }
 
-extension PipelineDatabase {
+extension SQLDatabase {
     /// Accepts notifications (their payload made from the id unless given) that must all be new.
     func acceptNewNotifications(_ ids: [String], payloads: [String]? = nil, now: Date = Fixture.t0) async throws {
         for (index, id) in ids.enumerated() {
@@ -128,7 +128,9 @@ extension PipelineDatabase {
             guard accepted == (id, true) else { throw FixtureError("\(id) was not created: \(accepted)") }
         }
     }
+}
 
+extension SQLDatabase {
     /// The webhooks written so far (due or not), oldest first.
     func allWebhooks() async throws -> [OutboxWebhook] {
         try await dueWebhooks(now: .distantFuture, limit: 10_000)

@@ -8,8 +8,10 @@ import Testing
     let catalog = Fixture.catalog
     let t0 = Fixture.t0
 
-    @Test func aValidConsumableCreditsBalanceLedgerAndOutbox() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aValidConsumableCreditsBalanceLedgerAndOutbox(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given an accepted receipt
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
@@ -54,8 +56,10 @@ import Testing
         }
     }
 
-    @Test func applyingTheSameVerdictAgainChangesNothing() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func applyingTheSameVerdictAgainChangesNothing(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a credited receipt
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             let verdict = Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])
@@ -74,8 +78,10 @@ import Testing
         }
     }
 
-    @Test func anAppleTransactionCreditsOnceEvenAcrossAccounts() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func anAppleTransactionCreditsOnceEvenAcrossAccounts(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a1 was credited for Apple transaction t1
             try await database.acceptNew([
                 Fixture.receipt("r1", account: "a1", payload: "P1"),
@@ -101,8 +107,10 @@ import Testing
         }
     }
 
-    @Test func aRepeatedTransactionInsideOneReceiptCreditsOnce() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aRepeatedTransactionInsideOneReceiptCreditsOnce(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a legacy receipt whose answer lists t1 twice (in_app and latest_receipt_info)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
@@ -118,8 +126,10 @@ import Testing
         }
     }
 
-    @Test func anEntitlementExtendsToTheLatestExpiry() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func anEntitlementExtendsToTheLatestExpiry(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             let january = t0.addingTimeInterval(30 * 86_400)
             let february = t0.addingTimeInterval(60 * 86_400)
             let december = t0.addingTimeInterval(-30 * 86_400)
@@ -155,8 +165,9 @@ import Testing
         }
     }
 
-    @Test func aPermanentEntitlementStaysPermanent() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aPermanentEntitlementStaysPermanent(_ backend: TestBackend) async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a non-consumable unlock (no expiry)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             _ = try await database.apply(
@@ -171,8 +182,10 @@ import Testing
         }
     }
 
-    @Test func aCancelledTransactionCreditsNothingNowOrLater() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aCancelledTransactionCreditsNothingNowOrLater(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
 
             // When a receipt whose only transaction Apple refunded is applied
@@ -194,8 +207,10 @@ import Testing
         }
     }
 
-    @Test func anUnknownProductCreditsNothingUntilTheCatalogSellsIt() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func anUnknownProductCreditsNothingUntilTheCatalogSellsIt(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
 
             // When a receipt for a product the catalog does not sell is applied
@@ -222,8 +237,10 @@ import Testing
         }
     }
 
-    @Test func aReceiptWithSomethingCreditedIsCreditedAndShowsEveryTransaction() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aReceiptWithSomethingCreditedIsCreditedAndShowsEveryTransaction(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // When a receipt carries a known product and an unknown one
@@ -244,16 +261,20 @@ import Testing
         }
     }
 
-    @Test func aValidVerdictWithoutTransactionsIsRejected() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aValidVerdictWithoutTransactionsIsRejected(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             let results = try await database.apply([Fixture.valid("r1", account: "a1", [])], catalog: catalog, now: t0)
             #expect(results == [.applied(receiptID: "r1", status: .rejected, reason: "no_transactions")])
         }
     }
 
-    @Test func aRejectedVerdictEndsTheReceiptWithItsReason() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aRejectedVerdictEndsTheReceiptWithItsReason(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // When the validator rejects it (Apple status 21003)
@@ -273,8 +294,10 @@ import Testing
         }
     }
 
-    @Test func retryingIsProgressUntilAValidVerdictCredits() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func retryingIsProgressUntilAValidVerdictCredits(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // When a transient failure is reported
@@ -301,8 +324,10 @@ import Testing
         }
     }
 
-    @Test func aDeadVerdictEndsTheReceiptAndNotifies() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aDeadVerdictEndsTheReceiptAndNotifies(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // When the validator dead-letters it after five attempts
@@ -326,8 +351,10 @@ import Testing
         }
     }
 
-    @Test func unknownReceiptsOutcomesAndMalformedVerdictsChangeNothing() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func unknownReceiptsOutcomesAndMalformedVerdictsChangeNothing(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
             var strange = Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])
             strange.rawOutcome = "maybe"

@@ -5,8 +5,8 @@ import Store
 import Testing
 
 @Suite struct IntakeTests {
-    @Test func aNewReceiptIsCreated() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aNewReceiptIsCreated(_ backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { database in
             // Given an empty database
             // When a receipt is accepted
             let outcomes = try await database.acceptReceipts(
@@ -27,8 +27,10 @@ import Testing
         }
     }
 
-    @Test func theSamePayloadForTheSameAccountIsADuplicateOfTheFirst() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func theSamePayloadForTheSameAccountIsADuplicateOfTheFirst(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             // Given a stored receipt
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
 
@@ -43,8 +45,10 @@ import Testing
         }
     }
 
-    @Test func theSamePayloadForAnotherAccountIsANewReceipt() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func theSamePayloadForAnotherAccountIsANewReceipt(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a receipt stored for a1
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
 
@@ -58,8 +62,9 @@ import Testing
         }
     }
 
-    @Test func anIdempotencyKeyReplaysOrConflicts() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func anIdempotencyKeyReplaysOrConflicts(_ backend: TestBackend) async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a receipt stored under idempotency key K
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P", idempotencyKey: "K")])
 
@@ -85,8 +90,10 @@ import Testing
         }
     }
 
-    @Test func duplicatesInsideOneBatchResolveToTheFirst() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func duplicatesInsideOneBatchResolveToTheFirst(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a batch with a repeated payload and a reused idempotency key
             let batch = [
                 Fixture.receipt("r1", account: "a1", payload: "P"),
@@ -114,8 +121,10 @@ import Testing
         }
     }
 
-    @Test func aReceiptTheSchemaRefusesDoesNotFailTheBatch() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aReceiptTheSchemaRefusesDoesNotFailTheBatch(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a batch where one receipt's hash is not a SHA-256 and one account id is too long
             var badHash = Fixture.receipt("r2", account: "a1", payload: "Q")
             badHash.payloadHash = "xyz"
@@ -141,8 +150,10 @@ import Testing
         }
     }
 
-    @Test func theRelayListsUnpublishedReceiptsOldestFirstUntilMarked() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func theRelayListsUnpublishedReceiptsOldestFirstUntilMarked(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             // Given three receipts accepted at different times, one a StoreKit 2 transaction
             try await database.acceptNew(
                 [Fixture.receipt("r2", account: "a1", payload: "JWS", kind: .storekit2)],
@@ -172,8 +183,10 @@ import Testing
         }
     }
 
-    @Test func theRelaySkipsReceiptsThatAlreadyEnded() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func theRelaySkipsReceiptsThatAlreadyEnded(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given a receipt that was credited before its publish confirm was recorded (a crash in between)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
             _ = try await database.apply(

@@ -1,41 +1,11 @@
 import Foundation
 import Logging
 import PipelineCore
+import PipelineTesting
 import PostgresNIO
 import Testing
 
 @testable import Store
-
-/// A fresh database on the test server (`IAP_TEST_DATABASE_URL`, else the role
-/// scripts/postgres.sh makes), dropped afterwards.
-struct PostgresFixture {
-    static let server: PostgresLocation = {
-        let url =
-            ProcessInfo.processInfo.environment["IAP_TEST_DATABASE_URL"]
-            ?? "postgres://iap_test:iap-test-only@127.0.0.1:5432/postgres?sslmode=disable"
-        return try! PostgresLocation(url: url, variable: "IAP_TEST_DATABASE_URL")
-    }()
-
-    static func withDatabase<T>(_ body: (PostgresPipelineDatabase) async throws -> T) async throws -> T {
-        var logger = Logger(label: "postgres-test")
-        logger.logLevel = .error
-        let name = "iap_test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = PostgresPipelineDatabase(location: server, logger: logger)
-        try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
-        let database = PostgresPipelineDatabase(location: server.database(name), logger: logger)
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body(database))
-        } catch {
-            result = .failure(error)
-        }
-        await database.close()
-        _ = try? await admin.client.query(
-            PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
-        await admin.close()
-        return try result.get()
-    }
-}
 
 extension PostgresPipelineDatabase {
     /// Runs one statement (tests only).

@@ -118,8 +118,10 @@ import Testing
         }
     }
 
-    @Test func aRefundBeforeThePurchaseIsCreditedNetsToZero() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aRefundBeforeThePurchaseIsCreditedNetsToZero(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n1"])
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
@@ -191,8 +193,10 @@ import Testing
         }
     }
 
-    @Test func aRefundEndsTheEntitlementAndItsReversalGrantsItAgain() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aRefundEndsTheEntitlementAndItsReversalGrantsItAgain(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             // Given a permanent unlock bought by a1
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             _ = try await database.apply(
@@ -229,8 +233,10 @@ import Testing
         }
     }
 
-    @Test func aReversalOfARefundBeforeCreditLetsThePurchaseCredit() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aReversalOfARefundBeforeCreditLetsThePurchaseCredit(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n1", "n2"])
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 

@@ -12,7 +12,7 @@ import Store
 final class OutcomeRecorder: Sendable {
     private typealias Waiter = CheckedContinuation<Bool, any Error>
 
-    private let database: PipelineDatabase
+    private let database: any SQLDatabase
     private let thread: SerialThread
     private let maxBatch: Int
     private let linger: Duration
@@ -22,7 +22,7 @@ final class OutcomeRecorder: Sendable {
     ///   - thread: where the transactions run (they block for an fsync).
     ///   - maxBatch: the most outcomes in one transaction.
     ///   - linger: how long a batch smaller than `maxBatch` waits for more before committing.
-    init(database: PipelineDatabase, thread: SerialThread, maxBatch: Int = 512, linger: Duration = .milliseconds(2)) {
+    init(database: any SQLDatabase, thread: SerialThread, maxBatch: Int = 512, linger: Duration = .milliseconds(2)) {
         self.database = database
         self.thread = thread
         self.maxBatch = maxBatch

@@ -66,6 +66,12 @@ public final class PostgresPipelineDatabase: SQLDatabase {
         }
     }
 
+    /// Runs one statement outside any transaction, such as `CREATE DATABASE` (which cannot
+    /// run inside one): for administration and tests, never for the pipeline's data.
+    public func administer(_ sql: String) async throws(PostgresStoreError) {
+        try await reach { try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+    }
+
     /// The schema version the database is at; 0 for an empty database.
     public func schemaVersion() async throws(PostgresStoreError) -> Int {
         try await reach {

@@ -185,6 +185,7 @@ enum PostgresSchema {
         """,
         """
         CREATE TABLE receipt_transactions (
+          seq BIGINT GENERATED ALWAYS AS IDENTITY,
           receipt_id TEXT NOT NULL REFERENCES receipts(id),
           transaction_id TEXT NOT NULL CHECK (length(transaction_id) > 0),
           product_id TEXT NOT NULL,

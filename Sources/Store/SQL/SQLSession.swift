@@ -31,6 +31,8 @@ public protocol SQLSession {
 extension SQLSession {
     @discardableResult public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
 
+    public func rows(_ sql: String) throws -> [SQLRow] { try rows(sql, []) }
+
     /// The first row of a query, if any.
     public func row(_ sql: String, _ arguments: SQLArguments = []) throws -> SQLRow? {
         try rows(sql, arguments).first
@@ -60,6 +62,24 @@ extension SQLSession {
 public enum SQLDialect: Sendable {
     case sqlite
     case postgres
+
+    /// The column that orders `receipt_transactions` as they were written: SQLite's rowid,
+    /// an identity column in PostgreSQL.
+    public var insertionOrder: String {
+        switch self {
+        case .sqlite: "rowid"
+        case .postgres: "seq"
+        }
+    }
+
+    /// An aggregate joining `expression`'s values with commas.
+    public func concat(_ expression: String, distinct: Bool = false) -> String {
+        let argument = distinct ? "DISTINCT \(expression)" : expression
+        return switch self {
+        case .sqlite: "group_concat(\(argument))"
+        case .postgres: "string_agg(\(argument), ',')"
+        }
+    }
 }
 
 /// What a session throws, the same for both backends.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 
 // MARK: - App Store Server Notifications V2: accept and show (applied by the settlement engine)
@@ -10,9 +9,9 @@ import PipelineCore
 /// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
 /// cooperative thread.
 public struct AppleNotificationStore: Sendable {
-    let database: PipelineDatabase
+    let database: any SQLDatabase
 
-    public init(_ database: PipelineDatabase) {
+    public init(_ database: any SQLDatabase) {
         self.database = database
     }
     /// Stores a notification Apple posted, in one transaction: when this returns it is
@@ -29,26 +28,41 @@ public struct AppleNotificationStore: Sendable {
     public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date) async throws -> (
         id: String, created: Bool
     ) {
-        try await database.write { db in
-            if let first = try InboundNotification.all().filter(payloadHash: payloadHash).fetchOne(db) {
-                return (first.id, false)
+        try await database.transaction { db in
+            let first = "SELECT id FROM apple_notifications WHERE payload_hash = ?"
+            if let known: String = try db.value(first, [payloadHash]) { return (known, false) }
+            do {
+                try db.savepoint {
+                    try db.insert(
+                        InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now),
+                        into: "apple_notifications")
+                }
+            } catch SQLError.constraint {
+                // Another intake stored the same payload a moment ago (PostgreSQL, replicated).
+                guard let known: String = try db.value(first, [payloadHash]) else { throw SQLError.constraint(id) }
+                return (known, false)
             }
-            try InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now).insert(db)
             return (id, true)
         }
     }
 
     /// A notification's status, and what it was once verified; nil if there is no such one.
     public func notification(id: String) async throws -> NotificationDetails? {
-        try await database.read { db in
-            try InboundNotification.fetchOne(db, id: id)?.details
+        try await database.snapshot { db in
+            try db.record(InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [id])?.details
         }
     }
 
     /// The `CONSUMPTION_REQUEST`s Apple sent, oldest first, for an operator to answer.
     public func consumptionRequests() async throws -> [ConsumptionRequest] {
-        try await database.read { db in
-            try InboundNotification.all().consumptionRequests().oldestFirst().fetchAll(db).compactMap { row in
+        try await database.snapshot { db in
+            try db.records(
+                InboundNotification.self,
+                """
+                SELECT * FROM apple_notifications WHERE type = ? AND notification_uuid IS NOT NULL
+                ORDER BY created_at, id
+                """, [AppleNotification.Kind.consumptionRequest.rawValue]
+            ).compactMap { row in
                 guard let uuid = row.notificationUUID else { return nil }
                 return ConsumptionRequest(
                     notificationID: row.id, notificationUUID: uuid, transactionID: row.transactionID,

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // MARK: - Audit: do the books balance?
 
@@ -9,9 +8,9 @@ import GRDB
 /// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
 /// cooperative thread.
 public struct LedgerStore: Sendable {
-    let database: PipelineDatabase
+    let database: any SQLDatabase
 
-    public init(_ database: PipelineDatabase) {
+    public init(_ database: any SQLDatabase) {
         self.database = database
     }
     /// Checks the invariants the pipeline promises, on one consistent snapshot:
@@ -26,62 +25,62 @@ public struct LedgerStore: Sendable {
     ///
     /// - Returns: what is wrong; empty when all is well.
     public func audit() async throws -> [AuditFinding] {
-        try await database.read { db in
+        try await database.snapshot { db in
             var findings: [AuditFinding] = []
 
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT b.account_id, b.currency, b.amount, COALESCE(l.total, 0) AS total
-                    FROM balances b
-                    LEFT JOIN (
-                        SELECT account_id, currency, SUM(amount) AS total
-                        FROM ledger_entries GROUP BY account_id, currency
-                    ) l ON l.account_id = b.account_id AND l.currency = b.currency
-                    WHERE b.amount <> COALESCE(l.total, 0)
-                    ORDER BY b.account_id, b.currency
-                    """)
+            for row in try db.rows(
+                """
+                SELECT b.account_id, b.currency, b.amount, COALESCE(l.total, 0) AS total
+                FROM balances b
+                LEFT JOIN (
+                    SELECT account_id, currency, SUM(amount) AS total
+                    FROM ledger_entries GROUP BY account_id, currency
+                ) l ON l.account_id = b.account_id AND l.currency = b.currency
+                WHERE b.amount <> COALESCE(l.total, 0)
+                ORDER BY b.account_id, b.currency
+                """)
             {
                 let (account, currency, amount, total): (String, String, Int, Int) =
-                    (row["account_id"], row["currency"], row["amount"], row["total"])
+                    (try row.get("account_id"), try row.get("currency"), try row.get("amount"), try row.get("total"))
                 findings.append(
                     AuditFinding(
                         kind: .balanceMismatch, accountID: account, currency: currency,
                         detail: "account \(account) has \(amount) \(currency) but its ledger sums to \(total)"))
             }
 
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT l.account_id, l.currency, SUM(l.amount) AS total
-                    FROM ledger_entries l
-                    WHERE NOT EXISTS (
-                        SELECT 1 FROM balances b WHERE b.account_id = l.account_id AND b.currency = l.currency)
-                    GROUP BY l.account_id, l.currency
-                    ORDER BY l.account_id, l.currency
-                    """)
+            for row in try db.rows(
+                """
+                SELECT l.account_id, l.currency, SUM(l.amount) AS total
+                FROM ledger_entries l
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM balances b WHERE b.account_id = l.account_id AND b.currency = l.currency)
+                GROUP BY l.account_id, l.currency
+                ORDER BY l.account_id, l.currency
+                """)
             {
                 let (account, currency, total): (String, String, Int) =
-                    (row["account_id"], row["currency"], row["total"])
+                    (try row.get("account_id"), try row.get("currency"), try row.get("total"))
                 findings.append(
                     AuditFinding(
                         kind: .ledgerWithoutBalance, accountID: account, currency: currency,
                         detail: "account \(account) has ledger entries summing to \(total) \(currency) but no balance"))
             }
 
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT transaction_id, kind, COUNT(*) AS entries, group_concat(DISTINCT account_id) AS accounts
-                    FROM ledger_entries
-                    WHERE transaction_id IS NOT NULL AND kind NOT IN ('refund', 'revoke')
-                    GROUP BY transaction_id, kind
-                    HAVING COUNT(*) > 1
-                    ORDER BY transaction_id
-                    """)
+            for row in try db.rows(
+                """
+                SELECT transaction_id, kind, COUNT(*) AS entries, \(db.dialect.concat("account_id", distinct: true)) AS accounts
+                FROM ledger_entries
+                WHERE transaction_id IS NOT NULL AND kind NOT IN ('refund', 'revoke')
+                GROUP BY transaction_id, kind
+                HAVING COUNT(*) > 1
+                ORDER BY transaction_id
+                """)
             {
                 let (transaction, kind, entries, accounts): (String, String, Int, String) =
-                    (row["transaction_id"], row["kind"], row["entries"], row["accounts"])
+                    (
+                        try row.get("transaction_id"), try row.get("kind"), try row.get("entries"),
+                        try row.get("accounts")
+                    )
                 findings.append(
                     AuditFinding(
                         kind: .transactionCreditedTwice, transactionID: transaction,
@@ -89,20 +88,22 @@ public struct LedgerStore: Sendable {
                     ))
             }
 
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT transaction_id, COUNT(*) AS entries, group_concat(kind) AS kinds,
-                        group_concat(DISTINCT account_id) AS accounts
-                    FROM ledger_entries
-                    WHERE transaction_id IS NOT NULL AND kind IN ('refund', 'revoke')
-                    GROUP BY transaction_id
-                    HAVING COUNT(*) > 1
-                    ORDER BY transaction_id
-                    """)
+            for row in try db.rows(
+                """
+                SELECT transaction_id, COUNT(*) AS entries, \(db.dialect.concat("kind")) AS kinds,
+                    \(db.dialect.concat("account_id", distinct: true)) AS accounts
+                FROM ledger_entries
+                WHERE transaction_id IS NOT NULL AND kind IN ('refund', 'revoke')
+                GROUP BY transaction_id
+                HAVING COUNT(*) > 1
+                ORDER BY transaction_id
+                """)
             {
                 let (transaction, entries, kinds, accounts): (String, Int, String, String) =
-                    (row["transaction_id"], row["entries"], row["kinds"], row["accounts"])
+                    (
+                        try row.get("transaction_id"), try row.get("entries"), try row.get("kinds"),
+                        try row.get("accounts")
+                    )
                 findings.append(
                     AuditFinding(
                         kind: .transactionRefundedTwice, transactionID: transaction,
@@ -110,20 +111,22 @@ public struct LedgerStore: Sendable {
                             "Apple transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts))"))
             }
 
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT a.transaction_id, a.state, p.account_id, p.currency, p.amount
-                    FROM apple_transactions a
-                    JOIN ledger_entries p ON p.transaction_id = a.transaction_id AND p.kind = 'purchase'
-                    WHERE a.state IN ('refunded', 'revoked') AND NOT EXISTS (
-                        SELECT 1 FROM ledger_entries d
-                        WHERE d.transaction_id = a.transaction_id AND d.kind IN ('refund', 'revoke'))
-                    ORDER BY a.transaction_id
-                    """)
+            for row in try db.rows(
+                """
+                SELECT a.transaction_id, a.state, p.account_id, p.currency, p.amount
+                FROM apple_transactions a
+                JOIN ledger_entries p ON p.transaction_id = a.transaction_id AND p.kind = 'purchase'
+                WHERE a.state IN ('refunded', 'revoked') AND NOT EXISTS (
+                    SELECT 1 FROM ledger_entries d
+                    WHERE d.transaction_id = a.transaction_id AND d.kind IN ('refund', 'revoke'))
+                ORDER BY a.transaction_id
+                """)
             {
                 let (transaction, state, account, currency, amount): (String, String, String, String, Int) =
-                    (row["transaction_id"], row["state"], row["account_id"], row["currency"], row["amount"])
+                    (
+                        try row.get("transaction_id"), try row.get("state"), try row.get("account_id"),
+                        try row.get("currency"), try row.get("amount")
+                    )
                 findings.append(
                     AuditFinding(
                         kind: .refundWithoutDebit, accountID: account, currency: currency, transactionID: transaction,
@@ -132,51 +135,48 @@ public struct LedgerStore: Sendable {
                             + "to \(account) were never debited"))
             }
 
-            for id in try String.fetchAll(
-                db,
-                sql: """
-                    SELECT r.id FROM receipts r
-                    WHERE r.status = 'credited' AND NOT EXISTS (
-                        SELECT 1 FROM receipt_transactions t WHERE t.receipt_id = r.id AND t.outcome = 'credited')
-                    ORDER BY r.id
-                    """)
-            {
+            for id: String in try db.rows(
+                """
+                SELECT r.id FROM receipts r
+                WHERE r.status = 'credited' AND NOT EXISTS (
+                    SELECT 1 FROM receipt_transactions t WHERE t.receipt_id = r.id AND t.outcome = 'credited')
+                ORDER BY r.id
+                """
+            ).map({ try $0.get("id") }) {
                 findings.append(
                     AuditFinding(
                         kind: .creditedReceiptWithoutCredit, receiptID: id,
                         detail: "receipt \(id) is credited but no transaction of it credited anything"))
             }
 
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT r.id, r.status FROM receipts r
-                    WHERE r.status IN ('credited', 'rejected', 'dead') AND NOT EXISTS (
-                        SELECT 1 FROM notification_outbox o
-                        WHERE o.receipt_id = r.id AND o.type = 'receipt.' || r.status)
-                    ORDER BY r.id
-                    """)
+            for row in try db.rows(
+                """
+                SELECT r.id, r.status FROM receipts r
+                WHERE r.status IN ('credited', 'rejected', 'dead') AND NOT EXISTS (
+                    SELECT 1 FROM notification_outbox o
+                    WHERE o.receipt_id = r.id AND o.type = 'receipt.' || r.status)
+                ORDER BY r.id
+                """)
             {
-                let (id, status): (String, String) = (row["id"], row["status"])
+                let (id, status): (String, String) = (try row.get("id"), try row.get("status"))
                 findings.append(
                     AuditFinding(
                         kind: .finalReceiptWithoutNotification, receiptID: id,
                         detail: "receipt \(id) is \(status) but has no receipt.\(status) notification"))
             }
 
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT o.id, o.account_id, o.transaction_id FROM orders o
-                    WHERE o.status IN ('fulfilled', 'mismatched') AND NOT EXISTS (
-                        SELECT 1 FROM apple_transactions a
-                        WHERE a.transaction_id = o.transaction_id AND a.account_id = o.account_id
-                            AND a.order_id = o.id)
-                    ORDER BY o.id
-                    """)
+            for row in try db.rows(
+                """
+                SELECT o.id, o.account_id, o.transaction_id FROM orders o
+                WHERE o.status IN ('fulfilled', 'mismatched') AND NOT EXISTS (
+                    SELECT 1 FROM apple_transactions a
+                    WHERE a.transaction_id = o.transaction_id AND a.account_id = o.account_id
+                        AND a.order_id = o.id)
+                ORDER BY o.id
+                """)
             {
                 let (id, account, transaction): (String, String, String?) =
-                    (row["id"], row["account_id"], row["transaction_id"])
+                    (try row.get("id"), try row.get("account_id"), try row.get("transaction_id"))
                 findings.append(
                     AuditFinding(
                         kind: .paidOrderWithoutCredit, accountID: account, transactionID: transaction,
@@ -191,11 +191,14 @@ public struct LedgerStore: Sendable {
     /// An account's balances, entitlements and latest ledger entries (newest first); nil
     /// if the account never sent a receipt nor was credited.
     public func account(id: String, ledgerLimit: Int = 50) async throws -> AccountDetails? {
-        try await database.read { db in
-            guard try Account.exists(db, id: id) else { return nil }
-            let balances = try Balance.all().filter(accountID: id).fetchAll(db)
-            let entitlements = try Entitlement.all().filter(accountID: id).order(\.name).fetchAll(db)
-            let ledger = try LedgerEntry.all().filter(accountID: id).newestFirst().limit(ledgerLimit).fetchAll(db)
+        try await database.snapshot { db in
+            guard try db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil else { return nil }
+            let balances = try db.records(Balance.self, "SELECT * FROM balances WHERE account_id = ?", [id])
+            let entitlements = try db.records(
+                Entitlement.self, "SELECT * FROM entitlements WHERE account_id = ? ORDER BY name", [id])
+            let ledger = try db.records(
+                LedgerEntry.self, "SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?",
+                [id, ledgerLimit])
             return AccountDetails(
                 accountID: id,
                 balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),

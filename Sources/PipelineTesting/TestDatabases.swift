@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import Store
+
+/// The database backends the store tests run against: the same tests, both backends.
+public enum TestBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    public var description: String { rawValue }
+}
+
+/// A fresh PostgreSQL database per test on the server `scripts/postgres.sh` starts
+/// (`IAP_TEST_DATABASE_URL` names another), dropped afterwards.
+public enum PostgresFixture {
+    public static let server: PostgresLocation = {
+        let url =
+            ProcessInfo.processInfo.environment["IAP_TEST_DATABASE_URL"]
+            ?? "postgres://iap_test:iap-test-only@127.0.0.1:5432/postgres?sslmode=disable"
+        return try! PostgresLocation(url: url, variable: "IAP_TEST_DATABASE_URL")
+    }()
+
+    /// Runs `body` against a new, empty database (not migrated).
+    public static func withDatabase<T>(
+        connections: Int = 4, _ body: (PostgresPipelineDatabase) async throws -> T
+    ) async throws -> T {
+        var logger = Logger(label: "postgres-test")
+        logger.logLevel = .error
+        let name = "iap_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = PostgresPipelineDatabase(location: server, connections: 1, logger: logger)
+        try await admin.administer("CREATE DATABASE \(name)")
+        let database = PostgresPipelineDatabase(
+            location: server.database(name), connections: connections, logger: logger)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(database))
+        } catch {
+            result = .failure(error)
+        }
+        await database.close()
+        try? await admin.administer("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        await admin.close()
+        return try result.get()
+    }
+}
+
+/// Runs `body` against a fresh, migrated database of `backend`: a real SQLite file in a
+/// temporary directory, or a new database on the PostgreSQL server.
+public func withTestDatabase<T>(
+    _ backend: TestBackend, _ body: (any SQLDatabase) async throws -> T
+) async throws -> T {
+    switch backend {
+    case .sqlite:
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        return try await body(PipelineDatabase(path: directory.file("pipeline.sqlite")))
+    case .postgres:
+        return try await PostgresFixture.withDatabase { database in
+            try await database.migrate()
+            return try await body(database)
+        }
+    }
+}
