@@ -11,6 +11,15 @@ fi
 
 version=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1)
 [ -n "$version" ] || { echo "postgres: no cluster in /etc/postgresql (is postgresql installed?)" >&2; exit 1; }
+# The store tests run in parallel, each on a database of its own with a few connections:
+# Debian's default of 100 connections is too few (a drop-in, read at start).
+conf="/etc/postgresql/$version/main/conf.d/iap-tests.conf"
+if [ ! -f "$conf" ]; then
+  echo "max_connections = 400" | $sudo tee "$conf" >/dev/null
+  if pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" && $4 == "online"' | grep -q .; then
+    $sudo pg_ctlcluster "$version" main restart
+  fi
+fi
 if ! pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" && $4 == "online"' | grep -q .; then
   echo "setup: starting PostgreSQL $version"
   $sudo pg_ctlcluster "$version" main start

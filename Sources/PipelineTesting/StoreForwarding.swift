@@ -5,7 +5,7 @@ import Store
 
 // The stores' methods on the database itself, for tests only: a test reaches every
 // aggregate of one temporary file without building each store by hand.
-extension PipelineDatabase {
+extension SQLDatabase {
     @discardableResult public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws
         -> [VerdictResult?]
     {

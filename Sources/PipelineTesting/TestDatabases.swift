@@ -22,7 +22,7 @@ public enum PostgresFixture {
 
     /// Runs `body` against a new, empty database (not migrated).
     public static func withDatabase<T>(
-        connections: Int = 4, _ body: (PostgresPipelineDatabase) async throws -> T
+        connections: Int = 2, _ body: (PostgresPipelineDatabase) async throws -> T
     ) async throws -> T {
         var logger = Logger(label: "postgres-test")
         logger.logLevel = .error

@@ -20,7 +20,7 @@ import Testing
             grant: Grant(currency: "coins", amount: 900)),
     ])
 
-    func order(_ database: PipelineDatabase, _ product: String, account: String) async throws -> OrderDetails {
+    func order(_ database: any SQLDatabase, _ product: String, account: String) async throws -> OrderDetails {
         guard
             case .created(let order) = try await database.createOrder(
                 NewOrder(accountID: account, productID: product), catalog: Self.catalog, lifetime: .seconds(600),
@@ -30,7 +30,7 @@ import Testing
     }
 
     func submit(
-        _ database: PipelineDatabase, _ receiptID: String, account: String, order: String? = nil,
+        _ database: any SQLDatabase, _ receiptID: String, account: String, order: String? = nil,
         _ transactions: [VerifiedTransaction]
     ) async throws -> [VerdictResult] {
         try await database.acceptNew([Fixture.receipt(receiptID, account: account, orderID: order)], now: Self.now)
@@ -38,12 +38,14 @@ import Testing
             [Fixture.valid(receiptID, account: account, transactions)], catalog: Self.catalog, now: Self.now)
     }
 
-    func balances(_ database: PipelineDatabase, _ account: String) async throws -> [String: Int] {
+    func balances(_ database: any SQLDatabase, _ account: String) async throws -> [String: Int] {
         try await database.account(id: account)?.balances ?? [:]
     }
 
-    @Test func path1_theOrdersAccount_evenWhenAnotherAccountSubmits() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func path1_theOrdersAccount_evenWhenAnotherAccountSubmits(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let order = try await order(database, "com.example.coins100", account: "alice")
             _ = try await submit(database, "r1", account: "bob", order: order.orderID, [Fixture.purchase("t1")])
             #expect(try await balances(database, "alice") == ["coins": 100])
@@ -55,8 +57,10 @@ import Testing
         }
     }
 
-    @Test func path2_theAccountBehindTheAppAccountToken() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func path2_theAccountBehindTheAppAccountToken(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let token = try await order(database, "com.example.gems10", account: "alice").appAccountToken
             // A purchase of another product, no order named, sent by bob, carrying alice's token.
             _ = try await submit(database, "r1", account: "bob", [Fixture.purchase("t1", token: token.uppercased())])
@@ -66,8 +70,10 @@ import Testing
         }
     }
 
-    @Test func path3_aRenewalGoesToTheAccountThatFirstBought_notToALaterClaimant() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func path3_aRenewalGoesToTheAccountThatFirstBought_notToALaterClaimant(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let vip = "com.example.vip.monthly"
             _ = try await submit(
                 database, "r1", account: "alice",
@@ -93,8 +99,10 @@ import Testing
         }
     }
 
-    @Test func path4_theSubmittingAccount_whenNothingElseBinds() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func path4_theSubmittingAccount_whenNothingElseBinds(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             // An unknown token binds nothing; no order: the submitter.
             _ = try await submit(
                 database, "r1", account: "carol",
@@ -104,8 +112,10 @@ import Testing
         }
     }
 
-    @Test func aMismatchedProduct_creditsApplesProduct_andMarksTheOrder() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func aMismatchedProduct_creditsApplesProduct_andMarksTheOrder(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let order = try await order(database, "com.example.gems10", account: "alice")
             _ = try await submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
 
@@ -124,8 +134,10 @@ import Testing
         }
     }
 
-    @Test func aPriceTier_creditsTheOrderedProduct_andTheDefaultWithoutAnOrder() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func aPriceTier_creditsTheOrderedProduct_andTheDefaultWithoutAnOrder(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let winter = try await order(database, "winter_pack", account: "alice")
             _ = try await submit(
                 database, "r1", account: "alice", order: winter.orderID,
@@ -140,8 +152,10 @@ import Testing
         }
     }
 
-    @Test func aPaymentWithNoOrder_isStillCredited_andOrdersThatExpiredStillBind() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func aPaymentWithNoOrder_isStillCredited_andOrdersThatExpiredStillBind(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             _ = try await submit(database, "r1", account: "dave", [Fixture.purchase("t1")])
             #expect(try await balances(database, "dave") == ["coins": 100])
 
@@ -158,8 +172,10 @@ import Testing
         }
     }
 
-    @Test func anOrderPaysOnce_aSecondPurchaseNamingItBindsByTheOtherRules() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func anOrderPaysOnce_aSecondPurchaseNamingItBindsByTheOtherRules(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let order = try await order(database, "com.example.coins100", account: "alice")
             _ = try await submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
             _ = try await submit(database, "r2", account: "bob", order: order.orderID, [Fixture.purchase("t2")])
@@ -171,8 +187,10 @@ import Testing
 }
 
 @Suite struct NotificationBindingTests {
-    @Test func aSubscriptionWhoseReceiptNeverCame_bindsThroughItsAppAccountToken() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func aSubscriptionWhoseReceiptNeverCame_bindsThroughItsAppAccountToken(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             // Given an order (and so a token) for alice, and a purchase whose receipt is lost
             guard
                 case .created(let order) = try await database.createOrder(

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PipelineCore
+import PipelineTesting
 import Settlement
 import Testing
 
@@ -53,8 +54,10 @@ import Testing
         }
     }
 
-    @Test func aLetterWithoutAReceiptIsArchivedForAnOperator() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func aLetterWithoutAReceiptIsArchivedForAnOperator(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             let results = try await database.archive(
                 [Self.letter("dl_p", receipt: nil, reason: "unparseable_message")], catalog: Fixture.catalog,
                 now: Fixture.t0)
@@ -63,8 +66,10 @@ import Testing
         }
     }
 
-    @Test func groupsAndFiltersSelectByReasonAccountAndAge() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func groupsAndFiltersSelectByReasonAccountAndAge(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             _ = try await database.acceptReceipts(
                 [
                     Fixture.receipt("r1", account: "alice"), Fixture.receipt("r2", account: "bob"),
@@ -202,8 +207,10 @@ import Testing
         }
     }
 
-    @Test func anAppleNotificationDiesIsReopenedByAReplayAndDiscardedTheSameWay() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func anAppleNotificationDiesIsReopenedByAReplayAndDiscardedTheSameWay(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             // Given an accepted App Store notification that died
             let accepted = try await database.acceptNotification(
                 id: "n1", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"), now: Fixture.t0)

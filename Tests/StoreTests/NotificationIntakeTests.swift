@@ -9,8 +9,8 @@ import Testing
     let catalog = Fixture.catalog
     let t0 = Fixture.t0
 
-    @Test func theSamePayloadIsOneNotification() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func theSamePayloadIsOneNotification(_ backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { database in
             // When Apple posts a payload, posts it again, and posts another
             let first = try await database.acceptNotification(
                 id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
@@ -32,8 +32,10 @@ import Testing
         }
     }
 
-    @Test func theRelayPublishesNotificationsWithReceiptsOldestFirst() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func theRelayPublishesNotificationsWithReceiptsOldestFirst(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             // Given receipts and notifications accepted in turns, a second apart
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")], now: t0)
             try await database.acceptNewNotifications(["n1"], now: t0.addingTimeInterval(1))
@@ -68,8 +70,10 @@ import Testing
         }
     }
 
-    @Test func rejectedRetryingAndDeadVerdictsEndANotificationWithTheirReason() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func rejectedRetryingAndDeadVerdictsEndANotificationWithTheirReason(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n1", "n2"])
 
             // When verification fails for good for one, and the other retries and is dead-lettered
@@ -96,8 +100,10 @@ import Testing
         }
     }
 
-    @Test func consumptionRequestsAreListedAndTestAndUnknownTypesOnlyRecorded() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func consumptionRequestsAreListedAndTestAndUnknownTypesOnlyRecorded(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
@@ -136,8 +142,10 @@ import Testing
         }
     }
 
-    @Test func receiptAndNotificationVerdictsAreNeverTakenForEachOther() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func receiptAndNotificationVerdictsAreNeverTakenForEachOther(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             try await database.acceptNewNotifications(["n1"])
 
@@ -171,8 +179,10 @@ import Testing
         }
     }
 
-    @Test func notificationDetailsEncodeWithSnakeCaseKeys() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func notificationDetailsEncodeWithSnakeCaseKeys(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n1"])
             _ = try await database.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)

@@ -29,7 +29,7 @@ import Testing
         timeZone: "Asia/Tokyo")
 
     func order(
-        _ database: PipelineDatabase, _ product: String, account: String = "a1", at now: Date,
+        _ database: any SQLDatabase, _ product: String, account: String = "a1", at now: Date,
         lifetime: Duration = .seconds(600), token: String? = nil
     ) async throws -> OrderOutcome {
         try await database.createOrder(
@@ -49,8 +49,10 @@ import Testing
 
     // MARK: Sale window
 
-    @Test func saleWindow_opensAtItsFirstSecond_andClosesAfterItsLast() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func saleWindow_opensAtItsFirstSecond_andClosesAfterItsLast(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             #expect(
                 refusal(try await order(database, "winter_pack", account: "early", at: Self.saleFrom - 1))
                     == "sale_not_started")
@@ -66,8 +68,9 @@ import Testing
 
     // MARK: Daily limit
 
-    @Test func dailyLimit_refusesTheThirdOrderOfALocalDay_andAllowsItAfterLocalMidnight() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases)
+    func dailyLimit_refusesTheThirdOrderOfALocalDay_andAllowsItAfterLocalMidnight(_ backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let midnight = Date(timeIntervalSince1970: 1_764_687_600)  // 2025-12-03 00:00:00 Tokyo
             try await pay(
                 database, try await created(order(database, "daily_gems", at: midnight - 300)), transaction: "t1",
@@ -85,8 +88,10 @@ import Testing
         }
     }
 
-    @Test func dailyLimit_countsAPaymentThatCameWithoutAnOrder() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func dailyLimit_countsAPaymentThatCameWithoutAnOrder(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
             _ = try await database.apply(
@@ -100,8 +105,10 @@ import Testing
 
     // MARK: First purchase
 
-    @Test func firstPurchase_getsTheFirstPriceAndBonus_theSecondDoesNot() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func firstPurchase_getsTheFirstPriceAndBonus_theSecondDoesNot(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             let first = try await created(order(database, "coins100", at: now))
             #expect(first.firstPurchase)
@@ -152,8 +159,10 @@ import Testing
 
     // MARK: Expiry and cancel
 
-    @Test func anExpiredOrder_isNotOpen_andMakesRoomForANewOne() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func anExpiredOrder_isNotOpen_andMakesRoomForANewOne(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             let first = try await created(order(database, "coins100", at: now, lifetime: .seconds(60)))
             #expect(refusal(try await order(database, "coins100", at: now + 59)) == "order_already_open")
@@ -170,8 +179,10 @@ import Testing
         }
     }
 
-    @Test func cancel_closesAnOpenOrderOnce_andOnlyForItsAccount() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func cancel_closesAnOpenOrderOnce_andOnlyForItsAccount(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             let open = try await created(order(database, "coins100", at: now))
             #expect(
@@ -199,8 +210,10 @@ import Testing
 
     // MARK: Bad input
 
-    @Test func unknownProducts_andOtherAccountsTokens_areRefused_andChangeNothing() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func unknownProducts_andOtherAccountsTokens_areRefused_andChangeNothing(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             #expect(try await order(database, "no_such_product", at: now) == .unknownProduct)
             let mine = try await created(order(database, "coins100", account: "a1", at: now))
@@ -230,7 +243,7 @@ import Testing
 
     /// Pays `order` with a verdict for a receipt naming it.
     func pay(
-        _ database: PipelineDatabase, _ order: OrderDetails, transaction: String, appleProductID: String? = nil,
+        _ database: any SQLDatabase, _ order: OrderDetails, transaction: String, appleProductID: String? = nil,
         at now: Date
     ) async throws {
         let receiptID = "r-\(transaction)"

@@ -7,8 +7,9 @@ import Testing
 @Suite struct QueryTests {
     let t0 = Fixture.t0
 
-    @Test func anAccountShowsItsLedgerNewestFirst() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func anAccountShowsItsLedgerNewestFirst(_ backend: TestBackend) async throws
+    {
+        try await withTestDatabase(backend) { database in
             // Given three purchases at different times
             try await database.acceptNew((1...3).map { Fixture.receipt("r\($0)", account: "a1") })
             for i in 1...3 {
@@ -33,8 +34,8 @@ import Testing
         }
     }
 
-    @Test func outputsEncodeWithTheContractsKeys() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func outputsEncodeWithTheContractsKeys(_ backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)

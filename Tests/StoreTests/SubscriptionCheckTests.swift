@@ -11,15 +11,17 @@ import Testing
     let hour: Duration = .seconds(3600)
 
     /// A legacy receipt bought the subscription `t1`, ending at `end`.
-    func subscribe(_ database: PipelineDatabase, end: Date) async throws {
+    func subscribe(_ database: any SQLDatabase, end: Date) async throws {
         try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "bGVnYWN5")])
         _ = try await database.apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
             catalog: catalog, now: t0)
     }
 
-    @Test func eachExpiry_getsOneCheckBefore_andOneAfter_howeverOftenPlanned() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func eachExpiry_getsOneCheckBefore_andOneAfter_howeverOftenPlanned(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let end = t0 + 7200
             try await subscribe(database, end: end)
             #expect(
@@ -45,8 +47,10 @@ import Testing
         }
     }
 
-    @Test func anAfterCheck_isSkipped_whenTheSubscriptionRenewedMeanwhile() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func anAfterCheck_isSkipped_whenTheSubscriptionRenewedMeanwhile(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
@@ -68,8 +72,8 @@ import Testing
         }
     }
 
-    @Test func answers_extend_end_orFail() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func answers_extend_end_orFail(_ backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: .seconds(60), now: t0)
@@ -107,8 +111,10 @@ import Testing
         }
     }
 
-    @Test func aRenewalInTheAnswer_isCreditedToTheBoundAccount() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase) async throws in
+    @Test(arguments: TestBackend.allCases) func aRenewalInTheAnswer_isCreditedToTheBoundAccount(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await database.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)

@@ -86,8 +86,10 @@ import Testing
         }
     }
 
-    @Test func anUnboundRenewalChangesNothingUntilAReceiptBindsIt() async throws {
-        try await withTemporaryDatabase { database in
+    @Test(arguments: TestBackend.allCases) func anUnboundRenewalChangesNothingUntilAReceiptBindsIt(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
             let expiry = t0.addingTimeInterval(30 * day)
             try await database.acceptNewNotifications(["n1"])
 

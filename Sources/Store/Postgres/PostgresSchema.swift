@@ -93,9 +93,9 @@ enum PostgresSchema {
         CREATE FUNCTION iap_id_is_not_taken() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           IF TG_TABLE_NAME = 'receipts' AND EXISTS (SELECT 1 FROM apple_notifications WHERE id = NEW.id) THEN
-            RAISE EXCEPTION 'id is already an Apple notification''s';
+            RAISE EXCEPTION 'id is already an Apple notification''s' USING ERRCODE = 'check_violation';
           ELSIF TG_TABLE_NAME = 'apple_notifications' AND EXISTS (SELECT 1 FROM receipts WHERE id = NEW.id) THEN
-            RAISE EXCEPTION 'id is already a receipt''s';
+            RAISE EXCEPTION 'id is already a receipt''s' USING ERRCODE = 'check_violation';
           END IF;
           RETURN NEW;
         END $$

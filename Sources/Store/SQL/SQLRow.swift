@@ -82,6 +82,16 @@ extension Date: SQLDecodable {
     }
 }
 
+extension Data: SQLDecodable {
+    public static func decode(_ value: SQLValue) -> Data? {
+        switch value {
+        case .blob(let bytes): Data(bytes)
+        case .text(let text): Data(text.utf8)
+        default: nil
+        }
+    }
+}
+
 extension Optional: SQLDecodable where Wrapped: SQLDecodable {
     public static func decode(_ value: SQLValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }

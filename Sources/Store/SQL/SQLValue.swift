@@ -43,6 +43,10 @@ extension Date: SQLConvertible {
     public var sqlValue: SQLValue { .date(self) }
 }
 
+extension Data: SQLConvertible {
+    public var sqlValue: SQLValue { .blob([UInt8](self)) }
+}
+
 extension SQLValue: SQLConvertible {
     public var sqlValue: SQLValue { self }
 }

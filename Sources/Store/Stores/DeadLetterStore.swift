@@ -1,18 +1,17 @@
 import Foundation
-import GRDB
 import PipelineCore
 
 // MARK: - Dead letters: the archive operators review
 
 /// The dead-letter archive: letters the fulfiller archived, and the operators' replays and discards.
 ///
-/// A small store over the pipeline's one database writer: every method is one
-/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// A small store over the pipeline's database, SQLite or PostgreSQL: every method is one
+/// transaction, run on a thread of the database's own (SQLite's or PostgreSQL's), so no caller blocks a
 /// cooperative thread.
 public struct DeadLetterStore: Sendable {
-    let database: PipelineDatabase
+    let database: any SQLDatabase
 
-    public init(_ database: PipelineDatabase) {
+    public init(_ database: any SQLDatabase) {
         self.database = database
     }
     /// Archives dead letters and marks what they carried dead, in one transaction.
@@ -26,64 +25,70 @@ public struct DeadLetterStore: Sendable {
     ///   named no receipt.
     public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws -> [VerdictResult?] {
         guard !letters.isEmpty else { return [] }
-        return try await database.write { db in
+        return try await database.transaction { db in
             try letters.map { letter -> VerdictResult? in
-                guard try !DeadLetter.exists(db, key: letter.id) else { return nil }
+                guard try db.row("SELECT 1 AS found FROM dead_letters WHERE id = ?", [letter.id]) == nil else {
+                    return nil
+                }
                 var letter = letter
                 if let receiptID = letter.receiptID {
                     letter.accountID =
-                        try Receipt.fetchOne(db, id: receiptID)?.accountID
-                        ?? InboundNotification.fetchOne(db, id: receiptID)?.accountID
+                        try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID])?.accountID
+                        ?? db.record(
+                            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID])?
+                        .accountID
                 }
-                try letter.insert(db)
+                try db.insert(letter, into: "dead_letters")
                 guard let receiptID = letter.receiptID else { return nil }
                 let verdict = Verdict(
                     outcome: .dead, receiptID: receiptID, accountID: letter.accountID ?? "", reason: letter.reason,
                     attempts: letter.attempts, decidedAt: now)
-                return try VerdictApplier(db: GRDBSession(db: db), catalog: catalog, now: now).apply([verdict]).first
+                return try VerdictApplier(db: db, catalog: catalog, now: now).apply([verdict]).first
             }
         }
     }
 
     /// One dead letter; nil if there is none with this id.
     public func deadLetter(id: String) async throws -> DeadLetter? {
-        try await database.read { db in try DeadLetter.fetchOne(db, key: id) }
+        try await database.snapshot { db in
+            try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id])
+        }
     }
 
     /// Every letter that carried `receiptID`, oldest first: the receipt's deaths and replays.
     public func deadLetters(receiptID: String) async throws -> [DeadLetter] {
-        try await database.read { db in
-            try DeadLetter.fetchAll(
-                db, sql: "SELECT * FROM dead_letters WHERE receipt_id = ? ORDER BY dead_at, rowid",
-                arguments: [receiptID])
+        try await database.snapshot { db in
+            try db.records(
+                DeadLetter.self, "SELECT * FROM dead_letters WHERE receipt_id = ? ORDER BY dead_at, created_at, id",
+                [receiptID])
         }
     }
 
     /// The letters `query` selects, newest first.
     public func deadLetters(_ query: DeadLetterQuery, limit: Int = 500) async throws -> [DeadLetter] {
         let (condition, arguments) = Self.sqlCondition(query)
-        return try await database.read { db in
-            try DeadLetter.fetchAll(
-                db, sql: "SELECT * FROM dead_letters WHERE \(condition) ORDER BY dead_at DESC, rowid DESC LIMIT ?",
-                arguments: arguments + [limit])
+        return try await database.snapshot { db in
+            try db.records(
+                DeadLetter.self,
+                "SELECT * FROM dead_letters WHERE \(condition) ORDER BY dead_at DESC, created_at DESC, id DESC LIMIT ?",
+                arguments + [limit])
         }
     }
 
     /// The letters `query` selects grouped by reason, largest group first.
     public func deadLetterGroups(_ query: DeadLetterQuery) async throws -> [DeadLetterGroup] {
         let (condition, arguments) = Self.sqlCondition(query)
-        return try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT reason, COUNT(*) AS count, MIN(dead_at) AS first, MAX(dead_at) AS last
-                    FROM dead_letters WHERE \(condition)
-                    GROUP BY reason ORDER BY count DESC, last DESC
-                    """,
-                arguments: arguments
+        return try await database.snapshot { db in
+            try db.rows(
+                """
+                SELECT reason, COUNT(*) AS count, MIN(dead_at) AS first, MAX(dead_at) AS last
+                FROM dead_letters WHERE \(condition)
+                GROUP BY reason ORDER BY count DESC, last DESC
+                """, arguments
             ).map { row in
                 DeadLetterGroup(
-                    reason: row["reason"], count: row["count"], firstDeadAt: row["first"], lastDeadAt: row["last"])
+                    reason: try row.get("reason"), count: try row.get("count"), firstDeadAt: try row.get("first"),
+                    lastDeadAt: try row.get("last"))
             }
         }
     }
@@ -91,9 +96,10 @@ public struct DeadLetterStore: Sendable {
     /// The ids of the letters `query` selects, oldest first (the order a bulk replay keeps).
     public func deadLetterIDs(_ query: DeadLetterQuery) async throws -> [String] {
         let (condition, arguments) = Self.sqlCondition(query)
-        return try await database.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT id FROM dead_letters WHERE \(condition) ORDER BY dead_at, rowid", arguments: arguments)
+        return try await database.snapshot { db in
+            try db.rows(
+                "SELECT id FROM dead_letters WHERE \(condition) ORDER BY dead_at, created_at, id", arguments
+            ).map { try $0.get("id") }
         }
     }
 
@@ -117,7 +123,7 @@ public struct DeadLetterStore: Sendable {
     public func beginReplays(
         ids: [String], by operatorName: String, now: Date
     ) async throws -> (begun: [DeadLetter], refused: [(id: String, error: DeadLetterError)]) {
-        try await database.write { db in
+        try await database.transaction { db in
             var begun: [DeadLetter] = []
             var refused: [(id: String, error: DeadLetterError)] = []
             for id in ids {
@@ -132,25 +138,29 @@ public struct DeadLetterStore: Sendable {
         }
     }
 
-    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: Database) throws -> DeadLetter
+    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: any SQLSession) throws
+        -> DeadLetter
     {
         var letter = try openLetter(id: id, db)
         letter.status = .replaying
         letter.resolvedBy = operatorName
-        try letter.update(db)
+        try db.update(letter, in: "dead_letters")
         guard let receiptID = letter.receiptID else { return letter }
-        if var receipt = try Receipt.fetchOne(db, id: receiptID), receipt.status == .dead {
+        if var receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
+            receipt.status == .dead
+        {
             receipt.status = .validating
             receipt.reason = nil
             receipt.updatedAt = now
-            try receipt.update(db)
-        } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+            try db.update(receipt, in: "receipts")
+        } else if var notification = try db.record(
+            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
             notification.status == .dead
         {
             notification.status = .validating
             notification.reason = nil
             notification.updatedAt = now
-            try notification.update(db)
+            try db.update(notification, in: "apple_notifications")
         }
         return letter
     }
@@ -166,13 +176,14 @@ public struct DeadLetterStore: Sendable {
     /// ``finishReplay(id:by:now:)`` for many letters in one transaction; unknown ids are skipped.
     public func finishReplays(ids: [String], by operatorName: String, now: Date) async throws {
         guard !ids.isEmpty else { return }
-        try await database.write { db in
+        try await database.transaction { db in
             for id in ids {
-                guard var letter = try DeadLetter.fetchOne(db, key: id) else { continue }
+                guard var letter = try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id])
+                else { continue }
                 letter.status = .replayed
                 letter.resolvedBy = operatorName
                 letter.resolvedAt = now
-                try letter.update(db)
+                try db.update(letter, in: "dead_letters")
             }
         }
     }
@@ -186,25 +197,30 @@ public struct DeadLetterStore: Sendable {
     /// ``abortReplay(id:now:)`` for many letters in one transaction.
     public func abortReplays(ids: [String], now: Date) async throws {
         guard !ids.isEmpty else { return }
-        try await database.write { db in
+        try await database.transaction { db in
             for id in ids {
-                guard var letter = try DeadLetter.fetchOne(db, key: id), letter.status == .replaying else { continue }
+                guard var letter = try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id]),
+                    letter.status == .replaying
+                else { continue }
                 letter.status = .waiting
                 letter.resolvedBy = nil
-                try letter.update(db)
+                try db.update(letter, in: "dead_letters")
                 guard let receiptID = letter.receiptID else { continue }
-                if var receipt = try Receipt.fetchOne(db, id: receiptID), !receipt.status.isFinal {
+                if var receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
+                    !receipt.status.isFinal
+                {
                     receipt.status = .dead
                     receipt.reason = letter.reason
                     receipt.updatedAt = now
-                    try receipt.update(db)
-                } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+                    try db.update(receipt, in: "receipts")
+                } else if var notification = try db.record(
+                    InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
                     !notification.status.isFinal
                 {
                     notification.status = .dead
                     notification.reason = letter.reason
                     notification.updatedAt = now
-                    try notification.update(db)
+                    try db.update(notification, in: "apple_notifications")
                 }
             }
         }
@@ -233,7 +249,7 @@ public struct DeadLetterStore: Sendable {
         let who = operatorName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !why.isEmpty else { throw DeadLetterError(.reasonRequired, "a discard needs a reason") }
         guard !who.isEmpty else { throw DeadLetterError(.operatorRequired, "a discard needs the operator's name") }
-        return try await database.write { db in
+        return try await database.transaction { db in
             var discarded: [DeadLetter] = []
             var refused: [(id: String, error: DeadLetterError)] = []
             for id in ids {
@@ -248,7 +264,7 @@ public struct DeadLetterStore: Sendable {
         }
     }
 
-    private static func discard(id: String, by who: String, reason why: String, now: Date, _ db: Database) throws
+    private static func discard(id: String, by who: String, reason why: String, now: Date, _ db: any SQLSession) throws
         -> DeadLetter
     {
         var letter = try openLetter(id: id, db)
@@ -256,27 +272,30 @@ public struct DeadLetterStore: Sendable {
         letter.resolvedBy = who
         letter.resolvedReason = why
         letter.resolvedAt = now
-        try letter.update(db)
+        try db.update(letter, in: "dead_letters")
         let statusReason = "discarded by \(who): \(why)"
         guard let receiptID = letter.receiptID else { return letter }
-        if var receipt = try Receipt.fetchOne(db, id: receiptID), receipt.status == .dead || !receipt.status.isFinal {
+        if var receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
+            receipt.status == .dead || !receipt.status.isFinal
+        {
             receipt.status = .dead
             receipt.reason = statusReason
             receipt.updatedAt = now
-            try receipt.update(db)
-        } else if var notification = try InboundNotification.fetchOne(db, id: receiptID),
+            try db.update(receipt, in: "receipts")
+        } else if var notification = try db.record(
+            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
             notification.status == .dead || !notification.status.isFinal
         {
             notification.status = .dead
             notification.reason = statusReason
             notification.updatedAt = now
-            try notification.update(db)
+            try db.update(notification, in: "apple_notifications")
         }
         return letter
     }
 
-    private static func openLetter(id: String, _ db: Database) throws -> DeadLetter {
-        guard let letter = try DeadLetter.fetchOne(db, key: id) else {
+    private static func openLetter(id: String, _ db: any SQLSession) throws -> DeadLetter {
+        guard let letter = try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id]) else {
             throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
         }
         guard letter.status.isOpen else {
@@ -287,12 +306,12 @@ public struct DeadLetterStore: Sendable {
         return letter
     }
 
-    private static func sqlCondition(_ query: DeadLetterQuery) -> (String, StatementArguments) {
+    private static func sqlCondition(_ query: DeadLetterQuery) -> (String, SQLArguments) {
         var clauses: [String] = []
-        var arguments = StatementArguments()
+        var arguments: SQLArguments = []
         let statuses = query.statuses.map(\.rawValue).sorted()
         clauses.append("status IN (\(statuses.map { _ in "?" }.joined(separator: ", ")))")
-        arguments += StatementArguments(statuses)
+        arguments += statuses
         if let reason = query.reason {
             clauses.append("reason = ?")
             arguments += [reason]
@@ -309,7 +328,7 @@ public struct DeadLetterStore: Sendable {
             clauses.append("dead_at >= ?")
             arguments += [since]
         }
-        return (statuses.isEmpty ? "0" : clauses.joined(separator: " AND "), arguments)
+        return (statuses.isEmpty ? "1 = 0" : clauses.joined(separator: " AND "), arguments)
     }
 
     // MARK: Console queries

@@ -4,8 +4,8 @@ import Foundation
 
 /// Accounts, their ledger and balances: what an account holds, and the audit of the books.
 ///
-/// A small store over the pipeline's one database writer: every method is one
-/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// A small store over the pipeline's database, SQLite or PostgreSQL: every method is one
+/// transaction, run on a thread of the database's own (SQLite's or PostgreSQL's), so no caller blocks a
 /// cooperative thread.
 public struct LedgerStore: Sendable {
     let database: any SQLDatabase

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
@@ -21,13 +20,13 @@ public struct NewOrder: Hashable, Sendable {
 
 /// Orders made before a purchase, checked against the product's purchase rules, and the binding conflicts purchases made.
 ///
-/// A small store over the pipeline's one database writer: every method is one
-/// transaction, run off the caller's thread (GRDB's own queue), so no caller blocks a
+/// A small store over the pipeline's database, SQLite or PostgreSQL: every method is one
+/// transaction, run on a thread of the database's own (SQLite's or PostgreSQL's), so no caller blocks a
 /// cooperative thread.
 public struct OrderStore: Sendable {
-    let database: PipelineDatabase
+    let database: any SQLDatabase
 
-    public init(_ database: PipelineDatabase) {
+    public init(_ database: any SQLDatabase) {
         self.database = database
     }
     /// Makes an order if the product's rules allow it now, in one transaction: the rules
@@ -38,10 +37,13 @@ public struct OrderStore: Sendable {
     {
         guard let product = catalog.product(request.productID) else { return .unknownProduct }
         do {
-            return try await database.write { db in
+            return try await database.transaction { db in
+                // Orders of one account and product take turns across intakes (PostgreSQL):
+                // each sees what the other committed when it counts today's orders.
+                try db.lock(["orders:\(request.accountID):\(product.productID)"])
                 // Every refusal comes before the first write: a refused order leaves no trace.
                 if let named = request.appAccountToken?.lowercased(),
-                    let owner = try AppAccountToken.fetchOne(db, key: named), owner.accountID != request.accountID
+                    let owner = try Self.token(named, db), owner.accountID != request.accountID
                 {
                     return .tokenOfAnotherAccount
                 }
@@ -51,7 +53,9 @@ public struct OrderStore: Sendable {
                 if let refusal = product.refusal(at: now, history: history) {
                     return .refused(OrderRefusalReason(code: refusal.code, message: refusal.message))
                 }
-                try Account.ensure(db, id: request.accountID, now: now)
+                try db.execute(
+                    "INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+                    [request.accountID, now])
                 let token = try Self.appAccountToken(for: request, now: now, db)
                 let first = product.isFirstPurchase(history)
                 let order = Order(
@@ -60,15 +64,15 @@ public struct OrderStore: Sendable {
                     firstPurchase: first, status: .open, createdAt: now,
                     expiresAt: now.addingTimeInterval(lifetime.seconds), closedAt: nil, closeReason: nil,
                     receiptID: nil, transactionID: nil, creditedProductID: nil)
-                try order.insert(db)
+                try db.insert(order, into: "orders")
                 return .created(OrderDetails(order, now: now))
             }
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+        } catch SQLError.constraint {
             // Another process's order for the same account and product committed first.
-            let open = try await database.read { db in
-                try Order.filter(Order.Columns.accountID == request.accountID)
-                    .filter(Order.Columns.productID == product.productID)
-                    .filter(Order.Columns.status == OrderStatus.open).fetchOne(db)
+            let open = try await database.snapshot { db in
+                try db.record(
+                    Order.self, "SELECT * FROM orders WHERE account_id = ? AND product_id = ? AND status = ? LIMIT 1",
+                    [request.accountID, product.productID, OrderStatus.open.rawValue])
             }
             let refusal = OrderRefusal.orderAlreadyOpen(orderID: open?.id ?? "another order")
             return .refused(OrderRefusalReason(code: refusal.code, message: refusal.message))
@@ -78,8 +82,8 @@ public struct OrderStore: Sendable {
     /// Closes an open order: the player cancelled, or the purchase failed. A payment that
     /// arrives later for it is still credited (a lost order never loses a payment).
     public func cancelOrder(id: String, accountID: String?, reason: String?, now: Date) async throws -> CancelOutcome {
-        try await database.write { db in
-            guard var order = try Order.fetchOne(db, id: id) else { return .notFound }
+        try await database.transaction { db in
+            guard var order = try Self.order(id, db) else { return .notFound }
             if let accountID, accountID != order.accountID { return .otherAccount }
             guard order.status(at: now) == .open else {
                 if order.status == .open { try Self.expire(&order, db) }
@@ -88,19 +92,19 @@ public struct OrderStore: Sendable {
             order.status = .cancelled
             order.closedAt = now
             order.closeReason = reason ?? "cancelled"
-            try order.update(db)
+            try db.update(order, in: "orders")
             return .cancelled(OrderDetails(order, now: now))
         }
     }
 
     public func order(id: String, now: Date) async throws -> OrderDetails? {
-        try await database.read { db in try Order.fetchOne(db, id: id).map { OrderDetails($0, now: now) } }
+        try await database.snapshot { db in try Self.order(id, db).map { OrderDetails($0, now: now) } }
     }
 
     /// Every product of the catalog as the account may buy it now: available or why not,
     /// and at which price (the first purchase's when it applies).
     public func offers(accountID: String, catalog: Catalog, now: Date) async throws -> [ProductOffer] {
-        try await database.read { db in
+        try await database.snapshot { db in
             try catalog.products.map { product in
                 let history = try Self.history(
                     accountID: accountID, product: product, timeZone: catalog.timeZone, now: now, db)
@@ -129,16 +133,16 @@ public struct OrderStore: Sendable {
     /// or the (original) Apple transaction.
     public func bindingConflicts(involving id: String? = nil, limit: Int = 100) async throws -> [BindingConflictDetails]
     {
-        try await database.read { db in
-            var request = BindingConflict.order(Column("id").desc)
-            if let id {
-                request = request.filter(
-                    [
-                        "claimant_account_id", "credited_account_id", "receipt_id", "transaction_id",
-                        "original_transaction_id",
-                    ].map { Column($0) == id }.joined(operator: .or))
-            }
-            return try request.limit(limit).fetchAll(db).map(BindingConflictDetails.init)
+        try await database.snapshot { db in
+            let columns = [
+                "claimant_account_id", "credited_account_id", "receipt_id", "transaction_id", "original_transaction_id",
+            ]
+            let filter = id == nil ? "" : "WHERE " + columns.map { "\($0) = ?" }.joined(separator: " OR ")
+            let arguments: SQLArguments = id.map { id in columns.map { _ in id } } ?? []
+            return try db.records(
+                BindingConflict.self, "SELECT * FROM binding_conflicts \(filter) ORDER BY id DESC LIMIT ?",
+                arguments + [limit]
+            ).map(BindingConflictDetails.init)
         }
     }
 
@@ -146,62 +150,77 @@ public struct OrderStore: Sendable {
 
     /// What the account did with the product today and ever, for its rules.
     static func history(
-        accountID: String, product: Product, timeZone: TimeZone, now: Date, _ db: Database
+        accountID: String, product: Product, timeZone: TimeZone, now: Date, _ db: any SQLSession
     ) throws -> PurchaseHistory {
         let day = PurchaseDay(containing: now, in: timeZone)
-        let mine = Order.filter(Order.Columns.accountID == accountID).filter(
-            Order.Columns.productID == product.productID)
-        let open = try mine.filter(Order.Columns.status == OrderStatus.open).filter(Order.Columns.expiresAt > now)
-            .fetchOne(db)
+        let open: String? = try db.value(
+            """
+            SELECT id FROM orders WHERE account_id = ? AND product_id = ? AND status = 'open' AND expires_at > ?
+            LIMIT 1
+            """, [accountID, product.productID, now])
         let ordersToday =
-            try mine
-            .filter(Order.Columns.createdAt >= day.start && Order.Columns.createdAt < day.end)
-            .filter(
-                [OrderStatus.fulfilled, .mismatched].contains(Order.Columns.status)
-                    || (Order.Columns.status == OrderStatus.open && Order.Columns.expiresAt > now)
-            )
-            .fetchCount(db)
+            try db.value(
+                """
+                SELECT COUNT(*) FROM orders
+                WHERE account_id = ? AND product_id = ? AND created_at >= ? AND created_at < ?
+                    AND (status IN ('fulfilled', 'mismatched') OR (status = 'open' AND expires_at > ?))
+                """, [accountID, product.productID, day.start, day.end, now], as: Int.self) ?? 0
         // Paid without an order (lost, or never made): still a purchase of the day.
-        let purchases = AppleTransaction.filter(AppleTransaction.Columns.accountID == accountID)
-            .filter(AppleTransaction.Columns.catalogProductID == product.productID)
-        let unorderedToday = try purchases.filter(Column("order_id") == nil)
-            .filter(AppleTransaction.Columns.createdAt >= day.start && AppleTransaction.Columns.createdAt < day.end)
-            .fetchCount(db)
+        let unorderedToday =
+            try db.value(
+                """
+                SELECT COUNT(*) FROM apple_transactions
+                WHERE account_id = ? AND catalog_product_id = ? AND order_id IS NULL AND created_at >= ? AND created_at < ?
+                """, [accountID, product.productID, day.start, day.end], as: Int.self) ?? 0
+        let purchased = try db.row(
+            "SELECT 1 AS found FROM apple_transactions WHERE account_id = ? AND catalog_product_id = ? LIMIT 1",
+            [accountID, product.productID])
         return PurchaseHistory(
-            ordersToday: ordersToday + unorderedToday, openOrderID: open?.id,
-            hasPurchased: try purchases.fetchCount(db) > 0)
+            ordersToday: ordersToday + unorderedToday, openOrderID: open, hasPurchased: purchased != nil)
+    }
+
+    private static func order(_ id: String, _ db: any SQLSession) throws -> Order? {
+        try db.record(Order.self, "SELECT * FROM orders WHERE id = ?", [id])
+    }
+
+    private static func token(_ token: String, _ db: any SQLSession) throws -> AppAccountToken? {
+        try db.record(AppAccountToken.self, "SELECT * FROM app_account_tokens WHERE token = ?", [token])
     }
 
     /// The token the order hands to StoreKit: the one the request names (registered to the
     /// account on first use; the caller has refused another account's), else the account's first.
-    private static func appAccountToken(for request: NewOrder, now: Date, _ db: Database) throws -> String {
+    private static func appAccountToken(for request: NewOrder, now: Date, _ db: any SQLSession) throws -> String {
         if let named = request.appAccountToken?.lowercased() {
-            if try AppAccountToken.fetchOne(db, key: named) != nil { return named }
-            try AppAccountToken(token: named, accountID: request.accountID, createdAt: now).insert(db)
+            if try token(named, db) != nil { return named }
+            try db.insert(
+                AppAccountToken(token: named, accountID: request.accountID, createdAt: now), into: "app_account_tokens")
             return named
         }
-        if let first = try AppAccountToken.filter(AppAccountToken.Columns.accountID == request.accountID)
-            .order(AppAccountToken.Columns.createdAt, Column.rowID).fetchOne(db)
+        if let first: String = try db.value(
+            "SELECT token FROM app_account_tokens WHERE account_id = ? ORDER BY created_at, token LIMIT 1",
+            [request.accountID])
         {
-            return first.token
+            return first
         }
         let token = AppAccountToken(token: UUID().uuidString.lowercased(), accountID: request.accountID, createdAt: now)
-        try token.insert(db)
+        try db.insert(token, into: "app_account_tokens")
         return token.token
     }
 
     /// Marks the account's open orders for the product that ran out of time as expired,
     /// so that the one-open-order rule lets a new one in.
-    private static func expireOrders(accountID: String, productID: String, now: Date, _ db: Database) throws {
-        let stale = try Order.filter(Order.Columns.accountID == accountID).filter(Order.Columns.productID == productID)
-            .filter(Order.Columns.status == OrderStatus.open).filter(Order.Columns.expiresAt <= now).fetchAll(db)
+    private static func expireOrders(accountID: String, productID: String, now: Date, _ db: any SQLSession) throws {
+        let stale = try db.records(
+            Order.self,
+            "SELECT * FROM orders WHERE account_id = ? AND product_id = ? AND status = 'open' AND expires_at <= ?",
+            [accountID, productID, now])
         for var order in stale { try expire(&order, db) }
     }
 
-    private static func expire(_ order: inout Order, _ db: Database) throws {
+    private static func expire(_ order: inout Order, _ db: any SQLSession) throws {
         order.status = .expired
         order.closedAt = order.expiresAt
         order.closeReason = "expired"
-        try order.update(db)
+        try db.update(order, in: "orders")
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
-import GRDB
 
-extension PipelineDatabase {
+extension SQLDatabase {
     /// A trivial read, for readiness probes: throws when the database does not answer.
     public func ping() throws {
-        _ = try read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        _ = try blockingSnapshot { db in try db.value("SELECT 1 AS one", as: Int.self) }
     }
+}
 
+extension PipelineDatabase {
     /// Checks that the file at `path` is still there, readable and writable, and answers a
     /// trivial query: an open connection keeps working on a file that was deleted or whose
     /// volume went away, so asking the open connection alone would not notice.
