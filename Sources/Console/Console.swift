@@ -24,12 +24,12 @@ import Store
 public struct OperatorConsole: Sendable {
     let configuration: ConsoleConfiguration
     let review: DeadLetterReview
-    let database: PipelineDatabase
+    let database: any SQLDatabase
     let logger: Logger
     let now: @Sendable () -> Date
 
     public init(
-        configuration: ConsoleConfiguration, review: DeadLetterReview, database: PipelineDatabase, logger: Logger,
+        configuration: ConsoleConfiguration, review: DeadLetterReview, database: any SQLDatabase, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration

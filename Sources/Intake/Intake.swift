@@ -24,7 +24,7 @@ public struct Intake: Sendable {
     public var additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
 
     public init(
-        configuration: IntakeConfiguration, database: PipelineDatabase, catalog: Catalog, connection: AMQPConnection,
+        configuration: IntakeConfiguration, database: any SQLDatabase, catalog: Catalog, connection: AMQPConnection,
         topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(),
         health: HealthEndpoints? = nil, logger: Logger
     ) {

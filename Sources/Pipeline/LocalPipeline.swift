@@ -75,7 +75,7 @@ public struct LocalPipeline: Sendable {
     /// - Parameters:
     ///   - onIntakeRunning: called with the intake's bound port once it listens.
     public init(
-        configuration: Configuration, database: PipelineDatabase, logger: Logger,
+        configuration: Configuration, database: any SQLDatabase, logger: Logger,
         onIntakeRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
         func connection(_ label: String) -> AMQPConnection {

@@ -13,7 +13,9 @@ import Store
 /// the validate queue like any receipt: the validators ask Apple (Server API, or
 /// `verifyReceipt` with the latest receipt), and the fulfiller extends or ends the
 /// entitlement and queues the webhook. A check whose publish the broker did not confirm is
-/// published again at the next tick. One scheduler per database (it runs in the fulfiller).
+/// published again at the next tick. It runs in every fulfiller; on PostgreSQL only the
+/// one holding the lead (``Leadership``) plans and publishes, and another takes over when
+/// it dies.
 ///
 /// ```swift
 /// let scheduler = SubscriptionScheduler(
@@ -54,12 +56,14 @@ public struct SubscriptionScheduler: Service {
     let checks: SubscriptionStore
     let catalog: Catalog
     let configuration: Configuration
+    let leadership: any Leadership
     let logger: Logger
 
     public init(
         connection: AMQPConnection, topology: PipelineTopology, checks: SubscriptionStore, catalog: Catalog,
-        configuration: Configuration = .init(), logger: Logger
+        configuration: Configuration = .init(), leadership: any Leadership = AlwaysLeader(), logger: Logger
     ) {
+        self.leadership = leadership
         self.connection = connection
         self.topology = topology
         self.checks = checks
@@ -70,9 +74,10 @@ public struct SubscriptionScheduler: Service {
 
     public func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            await tick()
+            if await leadership.isLeader() { await tick() }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
         }
+        await leadership.resign()
     }
 
     /// Plans new checks, then publishes every due one. Failures are logged and retried at

@@ -97,6 +97,8 @@ final class PostgresLanes: Sendable {
                         "transaction lost a race; running it again",
                         metadata: ["attempt": "\(attempt)", "error": "\(message)"])
                     attempt += 1
+                    // Apart, so that two transactions that collided do not collide again.
+                    usleep(UInt32.random(in: 1_000...(20_000 * UInt32(attempt))))
                 }
             }
         }
@@ -111,6 +113,18 @@ final class PostgresLanes: Sendable {
             } catch {
                 // A broken connection is dropped; the next transaction connects again.
                 if (try? session.run("ROLLBACK", [])) == nil { disconnect() }
+                throw error
+            }
+        }
+
+        /// Runs `body` on this lane's connection outside any transaction (session-level
+        /// advisory locks live as long as the connection); a broken connection is dropped.
+        func outsideTransaction<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+            let session = PostgresSession(connection: try connected(), logger: logger)
+            do {
+                return try body(session)
+            } catch {
+                if case SQLError.unreachable = error { disconnect() }
                 throw error
             }
         }

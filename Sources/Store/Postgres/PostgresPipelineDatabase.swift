@@ -27,6 +27,8 @@ public final class PostgresPipelineDatabase: SQLDatabase {
         lanes = PostgresLanes(location: location, count: connections, logger: logger)
     }
 
+    deinit { lanes.shutdown() }
+
     /// Closes every connection.
     public func close() async {
         lanes.shutdown()

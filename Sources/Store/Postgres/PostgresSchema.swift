@@ -3,11 +3,11 @@
 /// and counts are exact 64-bit integers; times are `timestamptz`; the uniqueness behind
 /// "credited once" (an Apple transaction, one debit per transaction, a notification, a
 /// webhook) is the database's constraints.
-enum PostgresSchema {
+public enum PostgresSchema {
     /// Migrations by version, each a list of statements run in one transaction.
     static let migrations: [(version: Int, statements: [String])] = [(1, version1)]
 
-    static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
+    public static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 
     private static let hex64 = "~ '^[0-9a-f]{64}$'"
 

@@ -34,7 +34,13 @@ public struct SettlementStore: Sendable {
 
     /// ``apply(_:catalog:now:)`` inside a transaction already open (the dead-letter archive's).
     func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: any SQLSession) throws -> [VerdictResult] {
-        try VerdictApplier(db: db, catalog: catalog, now: now).apply(verdicts)
+        // What the batch is about, and the accounts it names, locked at once in one order:
+        // two fulfillers given overlapping batches (a redelivery) wait for each other
+        // instead of deadlocking on the way.
+        try db.lock(
+            verdicts.map { "subject:\($0.receiptID)" }
+                + verdicts.compactMap { $0.accountID.isEmpty ? nil : "account:\($0.accountID)" })
+        return try VerdictApplier(db: db, catalog: catalog, now: now).apply(verdicts)
     }
 
     /// An operator's correction of a balance: one `adjustment` ledger entry, in one transaction.

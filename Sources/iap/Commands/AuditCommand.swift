@@ -16,7 +16,7 @@ extension IAP {
         func run() async throws {
             let settings = try PipelineSettings()
             // An audit reads; it must not create an empty database where none was.
-            guard FileManager.default.fileExists(atPath: settings.databasePath) else {
+            guard settings.postgres != nil || FileManager.default.fileExists(atPath: settings.databasePath) else {
                 throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
             }
             let findings = try await LedgerStore(settings.openDatabase()).audit()
@@ -25,9 +25,11 @@ extension IAP {
                 encoder.outputFormatting.insert(.prettyPrinted)
                 print(String(decoding: try encoder.encode(findings), as: UTF8.self))
             } else if findings.isEmpty {
-                print("audit: \(settings.databasePath): the books balance")
+                print("audit: \(settings.databaseDescription): the books balance")
             } else {
-                print("audit: \(settings.databasePath): \(findings.count) finding\(findings.count == 1 ? "" : "s")")
+                print(
+                    "audit: \(settings.databaseDescription): \(findings.count) finding\(findings.count == 1 ? "" : "s")"
+                )
                 for (kind, group) in Dictionary(grouping: findings, by: \.kind).sorted(by: {
                     $0.key.rawValue < $1.key.rawValue
                 }) {

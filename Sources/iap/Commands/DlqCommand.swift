@@ -47,16 +47,16 @@ struct DlqFilterOptions: ParsableArguments {
 /// What `iap dlq` needs from the settings: the database (which must exist) and, for replays, the broker.
 struct DlqContext {
     let settings: PipelineSettings
-    let database: PipelineDatabase
+    let database: any SQLDatabase
     var letters: DeadLetterStore { DeadLetterStore(database) }
 
-    init() throws {
+    init() async throws {
         settings = try PipelineSettings()
         // Reviewing reads an existing archive; it must not create an empty database where none was.
-        guard FileManager.default.fileExists(atPath: settings.databasePath) else {
+        guard settings.postgres != nil || FileManager.default.fileExists(atPath: settings.databasePath) else {
             throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
         }
-        database = try settings.openDatabase()
+        database = try await settings.openDatabase()
     }
 
     /// A review without a broker connection (for reading and discarding).

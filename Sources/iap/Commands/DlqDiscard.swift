@@ -25,7 +25,7 @@ extension IAP.Dlq {
         }
 
         func run() async throws {
-            let context = try DlqContext()
+            let context = try await DlqContext()
             let letter: DeadLetter
             do {
                 letter = try await context.offlineReview().discard(id: id, by: try operatorName(by), reason: reason)

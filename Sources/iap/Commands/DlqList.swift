@@ -24,7 +24,7 @@ extension IAP.Dlq {
         }
 
         func run() async throws {
-            let context = try DlqContext()
+            let context = try await DlqContext()
             let statuses: Set<DeadLetter.Status> = all ? Set(DeadLetter.Status.allCases) : [.waiting, .replaying]
             let query = try filter.filter().query(now: Date(), statuses: statuses)
             let groups = try await context.letters.deadLetterGroups(query)

@@ -38,7 +38,7 @@ extension IAP.Dlq {
         }
 
         func run() async throws {
-            let context = try DlqContext()
+            let context = try await DlqContext()
             let name = try operatorName(by)
             if let id {
                 // Refused before connecting when there is nothing to replay.

@@ -13,7 +13,7 @@ extension IAP.Dlq {
         @OptionGroup var output: DlqOutputOptions
 
         func run() async throws {
-            let context = try DlqContext()
+            let context = try await DlqContext()
             guard let letter = try await context.letters.deadLetter(id: id) else {
                 throw DlqFailure("no dead letter with id \(id) (see `iap dlq list`)")
             }

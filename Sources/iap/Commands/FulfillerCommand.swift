@@ -35,7 +35,7 @@ extension IAP {
             let logger = settings.logger("fulfiller")
             let catalog = try settings.catalog(logger: logger)
             let schedule = try SubscriptionScheduler.Configuration(environment: settings.environment)
-            let database = try settings.openDatabase()
+            let database = try await settings.openDatabase()
             let connection = settings.connection("fulfiller")
             let fulfiller = Fulfiller(
                 connection: connection, topology: settings.topology, settlement: SettlementStore(database),
@@ -43,8 +43,10 @@ extension IAP {
                 configuration: .init(batchSize: batchSize, prefetch: prefetch), logger: logger)
             let scheduler = SubscriptionScheduler(
                 connection: connection, topology: settings.topology, checks: SubscriptionStore(database),
-                catalog: catalog,
-                configuration: schedule, logger: settings.logger("scheduler"))
+                catalog: catalog, configuration: schedule,
+                leadership: (database as? PostgresPipelineDatabase)?.leadership(of: "subscription-scheduler")
+                    ?? AlwaysLeader(),
+                logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
             try await runServices(

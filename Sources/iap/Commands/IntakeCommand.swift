@@ -19,7 +19,7 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
             let catalog = try settings.catalog(logger: settings.logger("intake"))
-            let database = try settings.openDatabase()
+            let database = try await settings.openDatabase()
             let connection = settings.connection("intake")
             let health = HealthEndpoints(
                 registry: MetricsBootstrap.prometheus(),

@@ -28,7 +28,7 @@ extension IAP {
                 }
                 return
             }
-            _ = try settings.openDatabase()
+            _ = try await settings.openDatabase()
             print("database ready: \(settings.databasePath)")
         }
     }

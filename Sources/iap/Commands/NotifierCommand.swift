@@ -25,7 +25,7 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("notifier")
             let notifierSettings = try NotifierSettings(environment: settings.environment)
-            let database = try settings.openDatabase()
+            let database = try await settings.openDatabase()
             let client = try CurlHTTPClient(logger: logger)
             let notifier = Notifier(
                 configuration: notifierSettings.configuration(), database: database, client: client, logger: logger)

@@ -67,7 +67,7 @@ extension IAP {
             configuration.metrics = MetricsBootstrap.prometheus()
             PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
             // Opened once every setting has been read: a malformed one creates nothing.
-            let database = try settings.openDatabase()
+            let database = try await settings.openDatabase()
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             var services: [any Service] = []

@@ -28,12 +28,20 @@ struct OperationsSettings: Sendable {
 
 extension PipelineSettings {
     /// The readiness checks of a process with `connection` and `database` (either optional).
-    func readinessChecks(connection: AMQPConnection?, database: PipelineDatabase?) -> [ReadinessCheck] {
+    func readinessChecks(connection: AMQPConnection?, database: (any SQLDatabase)?) -> [ReadinessCheck] {
         var checks: [ReadinessCheck] = []
         if let connection { checks.append(.broker(connection)) }
         if let database {
             let path = databasePath
-            checks.append(ReadinessCheck(name: "database") { try database.ping(path: path) })
+            checks.append(
+                ReadinessCheck(name: "database") {
+                    // The SQLite file itself must still be there; a server just has to answer.
+                    if let file = database as? PipelineDatabase {
+                        try file.ping(path: path)
+                    } else {
+                        try database.ping()
+                    }
+                })
         }
         return checks
     }
@@ -41,7 +49,7 @@ extension PipelineSettings {
     /// What a worker runs beside its stage: the queue-depth poller (with a connection) and,
     /// when `--admin-port` or `IAP_ADMIN_PORT` is set, the admin server.
     func operationsServices(
-        role: PipelineMetrics.Role, adminPort: Int?, connection: AMQPConnection?, database: PipelineDatabase?,
+        role: PipelineMetrics.Role, adminPort: Int?, connection: AMQPConnection?, database: (any SQLDatabase)?,
         servesAdmin: Bool = true
     ) -> [any Service] {
         let registry = MetricsBootstrap.prometheus()

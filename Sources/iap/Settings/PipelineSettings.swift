@@ -10,6 +10,10 @@ struct PipelineSettings: Sendable {
     var amqp: AMQPConfiguration
     var queuePrefix: String
     var databasePath: String
+    /// PostgreSQL instead of the SQLite file, when `IAP_DATABASE_URL` is set.
+    var postgres: PostgresLocation?
+    /// How many transactions a process runs at once on PostgreSQL (`IAP_DATABASE_CONNECTIONS`).
+    var postgresConnections: Int
     var logLevel: Logger.Level
     /// Metrics, health and shutdown settings (`IAP_SHUTDOWN_GRACE`, `IAP_ADMIN_*`).
     var operations: OperationsSettings
@@ -30,6 +34,12 @@ struct PipelineSettings: Sendable {
             throw SettingError(variable: "IAP_QUEUE_PREFIX", problem: "use 1-100 letters, digits, '.', '_' or '-'")
         }
         databasePath = env.string("IAP_DB_PATH", default: "var/iap.sqlite")
+        if let url = env.optional("IAP_DATABASE_URL") { postgres = try PostgresLocation(url: url) }
+        let connections = env.string("IAP_DATABASE_CONNECTIONS", default: "4")
+        guard let count = Int(connections), (1...64).contains(count) else {
+            throw SettingError(variable: "IAP_DATABASE_CONNECTIONS", problem: "must be 1...64, got '\(connections)'")
+        }
+        postgresConnections = count
         let level = env.string("IAP_LOG_LEVEL", default: "info")
         guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
             throw SettingError(
@@ -54,8 +64,40 @@ struct PipelineSettings: Sendable {
         return logger
     }
 
-    /// Opens (creating and migrating if needed) the database at `IAP_DB_PATH`.
-    func openDatabase() throws -> PipelineDatabase {
+    /// The database, as logs and messages name it (a URL without its password).
+    var databaseDescription: String { postgres?.description ?? databasePath }
+
+    /// Opens the pipeline's database: PostgreSQL at `IAP_DATABASE_URL` when set, which must
+    /// be reachable and migrated (`iap migrate`); else the SQLite file at `IAP_DB_PATH`,
+    /// created and migrated if needed.
+    func openDatabase() async throws -> any SQLDatabase {
+        guard let postgres else { return try openSQLite() }
+        let database = PostgresPipelineDatabase(
+            location: postgres, connections: postgresConnections, logger: logger("postgres"))
+        do {
+            try await database.checkReachable()
+            let version = try await database.schemaVersion()
+            guard version == PostgresSchema.latestVersion else {
+                let problem =
+                    version < PostgresSchema.latestVersion
+                    ? "the schema at \(postgres) is version \(version), this iap needs "
+                        + "\(PostgresSchema.latestVersion): run `iap migrate` first"
+                    : "the schema at \(postgres) is version \(version), newer than this iap knows "
+                        + "(\(PostgresSchema.latestVersion)): upgrade iap"
+                throw SettingError(variable: "IAP_DATABASE_URL", problem: problem)
+            }
+            return database
+        } catch let error as SettingError {
+            await database.close()
+            throw error
+        } catch {
+            await database.close()
+            throw SettingError(variable: "IAP_DATABASE_URL", problem: "\(error)")
+        }
+    }
+
+    /// Opens (creating and migrating if needed) the SQLite database at `IAP_DB_PATH`.
+    func openSQLite() throws -> PipelineDatabase {
         let directory = (databasePath as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -40,7 +40,7 @@ extension IAP.Bench {
             let settings = try PipelineSettings()
             if cleanUp { return await ReceiptLoad.deleteTopology(settings.topology.topology, amqp: settings.amqp) }
             let intake = try IntakeConfiguration(environment: settings.environment)
-            let database = try settings.openDatabase()
+            let database = try await settings.openDatabase()
             let bundleID = settings.environment.string("IAP_BUNDLE_ID", default: "com.example.game")
             let load = ReceiptLoad(
                 count: receipts, minter: StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID)),

@@ -114,7 +114,7 @@ struct ReceiptLoad {
     }
 
     /// Waits until `database` counts `target` credited receipts.
-    static func waitForCredits(_ target: Int, in database: PipelineDatabase, until deadline: ContinuousClock.Instant)
+    static func waitForCredits(_ target: Int, in database: any SQLDatabase, until deadline: ContinuousClock.Instant)
         async throws
     {
         while try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0] < target {
@@ -125,8 +125,7 @@ struct ReceiptLoad {
 
     /// Waits until no receipt in `database` is still `received`: the relay has published
     /// and marked every one (the intake-alone benchmark, where nothing validates them).
-    static func waitUntilPublished(in database: PipelineDatabase, until deadline: ContinuousClock.Instant) async throws
-    {
+    static func waitUntilPublished(in database: any SQLDatabase, until deadline: ContinuousClock.Instant) async throws {
         while try await ReceiptStore(database).receiptStatusCounts()[.received, default: 0] > 0 {
             guard ContinuousClock.now < deadline else { throw ValidationError("not all published in time") }
             try await Task.sleep(for: .milliseconds(20))
