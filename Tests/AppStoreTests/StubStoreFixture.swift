@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import HTTPClient
 import PipelineCore
+import PipelineTesting
 import StubStore
 import Testing
 
@@ -46,20 +47,19 @@ struct StubStoreFixture: Sendable {
             continuation.finish()
         }
         let client = try CurlHTTPClient()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            defer { group.cancelAll() }
-            do {
-                guard let port = await ports.first(where: { _ in true }), port > 0 else {
-                    throw FixtureError.stubDidNotStart
-                }
-                let value = try await body(StubStoreFixture(store: store, port: port, client: client))
-                await client.shutdown()
-                return value
-            } catch {
-                await client.shutdown()
-                throw error
+        let server = RunningService(app)
+        do {
+            guard let port = await ports.first(where: { _ in true }), port > 0 else {
+                throw FixtureError.stubDidNotStart
             }
+            let value = try await body(StubStoreFixture(store: store, port: port, client: client))
+            await client.shutdown()
+            await server.stop()
+            return value
+        } catch {
+            await client.shutdown()
+            await server.stop()
+            throw error
         }
     }
 }

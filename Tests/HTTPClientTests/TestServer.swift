@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import PipelineTesting
 
 /// A real Hummingbird server on a loopback socket, for the client to talk to.
 ///
@@ -86,13 +87,17 @@ struct TestServer: Sendable {
             },
             logger: logger
         )
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            defer { group.cancelAll() }
+        let server = RunningService(app)
+        do {
             guard let port = await ports.first(where: { _ in true }), port > 0 else {
                 throw TestServerError.didNotStart
             }
-            return try await body(TestServer(port: port, sleepers: sleepers))
+            let value = try await body(TestServer(port: port, sleepers: sleepers))
+            await server.stop()
+            return value
+        } catch {
+            await server.stop()
+            throw error
         }
     }
 }

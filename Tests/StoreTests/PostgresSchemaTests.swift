@@ -8,9 +8,9 @@ import Testing
 @testable import Store
 
 extension PostgresPipelineDatabase {
-    /// Runs one statement (tests only).
+    /// Runs one statement in a transaction of its own (tests only).
     func execute(_ sql: String) async throws {
-        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        _ = try await transaction { try $0.execute(sql) }
     }
 }
 
@@ -22,11 +22,11 @@ extension PostgresPipelineDatabase {
             #expect(try await database.schemaVersion() == PostgresSchema.latestVersion)
             try await database.migrate()
             #expect(try await database.schemaVersion() == PostgresSchema.latestVersion)
-            let rows = try await database.client.query(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
-                logger: database.logger
-            ).collect()
-            let tables = Set(try rows.map { try $0.decode(String.self) })
+            let tables = try await database.snapshot { session in
+                Set(
+                    try session.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
+                        .map { try $0.get("table_name", as: String.self) })
+            }
             #expect(
                 tables == [
                     "accounts", "receipts", "balances", "entitlements", "apple_notifications", "app_account_tokens",
@@ -45,14 +45,14 @@ extension PostgresPipelineDatabase {
                 VALUES ('alice', 'coins', 100, 'purchase', 't-1', now())
                 """
             try await database.execute(credit)
-            await #expect(throws: PSQLError.self) { try await database.execute(credit) }
+            await #expect(throws: SQLError.self) { try await database.execute(credit) }
             try await database.execute(
                 """
                 INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
                 VALUES ('alice', 'coins', -100, 'refund', 't-1', now())
                 """)
             // A revoke after the refund would be a second debit of the same transaction.
-            await #expect(throws: PSQLError.self) {
+            await #expect(throws: SQLError.self) {
                 try await database.execute(
                     """
                     INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
@@ -61,9 +61,9 @@ extension PostgresPipelineDatabase {
             }
             // Money is an exact 64-bit integer: the largest balance is kept to the unit.
             try await database.execute("INSERT INTO balances VALUES ('alice', 'coins', 9223372036854775807)")
-            let amount = try await database.client.query(
-                "SELECT amount FROM balances WHERE account_id = 'alice'", logger: database.logger
-            ).collect().first?.decode(Int64.self)
+            let amount = try await database.snapshot { session in
+                try session.value("SELECT amount FROM balances WHERE account_id = 'alice'", as: Int64.self)
+            }
             #expect(amount == Int64.max)
         }
     }
@@ -78,7 +78,7 @@ extension PostgresPipelineDatabase {
                 INSERT INTO apple_notifications (id, payload, payload_hash, status, created_at, updated_at)
                 VALUES ('shared', 'p', '\(hash)', 'received', now(), now())
                 """)
-            await #expect(throws: PSQLError.self) {
+            await #expect(throws: SQLError.self) {
                 try await database.execute(
                     """
                     INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, request_hash, created_at, updated_at)

@@ -76,9 +76,8 @@ final class PipelineHarness: Sendable {
         try await withWebhookReceiver(secret: secret.encoded) { receiver in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let stubPort = Ports()
-                group.addTask {
-                    try await makeStubStoreApplication(store: stub, port: 0) { await stubPort.set($0) }.runService()
-                }
+                let stubServer = RunningService(
+                    makeStubStoreApplication(store: stub, port: 0) { await stubPort.set($0) })
                 let stubURL = "http://127.0.0.1:\(await stubPort.value)"
                 let intakePort = Ports()
                 var configuration = LocalPipeline.Configuration(
@@ -124,6 +123,7 @@ final class PipelineHarness: Sendable {
                     await services.triggerGracefulShutdown()
                     _ = await running.result
                     await harness.client.shutdown()
+                    await stubServer.stop()
                     group.cancelAll()
                 }
                 do {

@@ -21,18 +21,18 @@ final class ProcessPipeline: @unchecked Sendable {
     /// The settings every process gets.
     let environment: [String: String]
     private var processes: [IAPProcess] = []
-    private var stubTask: Task<Void, any Error>?
+    private var stubServer: RunningService?
 
     private init(
         directory: TemporaryDirectory, broker: BrokerFixture, stub: StubAppStore, stubPort: Int, client: CurlHTTPClient,
-        stubTask: Task<Void, any Error>, extra: [String: String]
+        stubServer: RunningService, extra: [String: String]
     ) {
         self.directory = directory
         self.broker = broker
         self.stub = stub
         self.stubPort = stubPort
         self.client = client
-        self.stubTask = stubTask
+        self.stubServer = stubServer
         self.intakePort = Self.freePort()
         environment = [
             "IAP_AMQP_URL": broker.url,
@@ -57,13 +57,11 @@ final class ProcessPipeline: @unchecked Sendable {
         defer { directory.remove() }
         let stub = StubAppStore(configuration: configuration)
         let ports = Ports()
-        let stubTask = Task {
-            try await makeStubStoreApplication(store: stub, port: 0) { await ports.set($0) }.runService()
-        }
+        let stubServer = RunningService(makeStubStoreApplication(store: stub, port: 0) { await ports.set($0) })
         let pipeline = ProcessPipeline(
             directory: directory, broker: BrokerFixture(label: "proc"), stub: stub, stubPort: await ports.value,
             client: try CurlHTTPClient(configuration: .init(maxConnections: 64, maxConnectionsPerHost: 64)),
-            stubTask: stubTask, extra: extra)
+            stubServer: stubServer, extra: extra)
         do {
             try await body(pipeline)
         } catch {
@@ -75,7 +73,7 @@ final class ProcessPipeline: @unchecked Sendable {
 
     private func stop() async {
         for process in processes where process.process.isRunning { process.crash() }
-        stubTask?.cancel()
+        await stubServer?.stop()
         await client.shutdown()
         if let connection = try? await broker.connect() {
             await broker.cleanUp(PipelineTopology(prefix: broker.prefix).topology, connection)

@@ -47,6 +47,12 @@ final class PostgresLanes: Sendable {
         lanes[next.add(1, ordering: .relaxed).oldValue % lanes.count]
     }
 
+    /// Closes every lane's connection and waits until it is closed.
+    func close() async {
+        for lane in lanes { _ = try? await lane.thread.run { lane.disconnect() } }
+    }
+
+    /// Closes the connections and ends the threads, without waiting.
     func shutdown() {
         for lane in lanes {
             lane.thread.execute { lane.disconnect() }
@@ -141,6 +147,8 @@ final class PostgresLanes: Sendable {
                 return made
             } catch let error as PSQLError {
                 throw PostgresSession.translate(error)
+            } catch {
+                throw SQLError.unreachable("PostgreSQL: \(error)")
             }
         }
 

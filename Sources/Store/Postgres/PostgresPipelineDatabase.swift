@@ -1,7 +1,5 @@
 import Foundation
 import Logging
-import NIOPosix
-import PostgresNIO
 
 /// A PostgreSQL database (`IAP_DATABASE_URL`): a pool of connections and the schema.
 ///
@@ -10,30 +8,32 @@ import PostgresNIO
 /// advisory lock so that processes starting together migrate one after another.
 public final class PostgresPipelineDatabase: SQLDatabase {
     public let location: PostgresLocation
-    let client: PostgresClient
     let logger: Logger
-    private let running: Task<Void, Never>
     /// The stores' transactions, each on a connection and thread of its own.
     private let lanes: PostgresLanes
+    /// Migrations and administration, off the stores' lanes.
+    private let admin: PostgresLanes.Lane
 
-    /// Starts the pool; nothing is connected until the first query.
+    /// Nothing is connected until the first transaction.
     /// - Parameter connections: how many transactions this process runs at once.
     public init(location: PostgresLocation, connections: Int = 4, logger: Logger) {
         self.location = location
         self.logger = logger
-        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
-        self.client = client
-        running = Task { await client.run() }
         lanes = PostgresLanes(location: location, count: connections, logger: logger)
+        admin = PostgresLanes.Lane(index: connections, location: location, logger: logger)
     }
 
-    deinit { lanes.shutdown() }
-
-    /// Closes every connection.
-    public func close() async {
+    deinit {
         lanes.shutdown()
-        running.cancel()
-        await running.value
+        let admin = self.admin
+        admin.thread.execute { admin.disconnect() }
+        admin.thread.shutdown()
+    }
+
+    /// Closes every connection, and waits until they are closed.
+    public func close() async {
+        await lanes.close()
+        _ = try? await admin.thread.run { [admin] in admin.disconnect() }
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
@@ -55,56 +55,43 @@ public final class PostgresPipelineDatabase: SQLDatabase {
         try lanes.blockingTransaction(.read, body)
     }
 
-    /// Connects once, outside the pool, and logs in: a process checks this at start, so that
-    /// a wrong host, port, password or database stops it at once with the reason (the pool
-    /// itself would keep retrying).
-    public func checkReachable(timeout: Duration = .seconds(5)) async throws(PostgresStoreError) {
-        try await reach {
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(),
-                configuration: try location.connectionConfiguration(timeout: timeout), id: 0, logger: logger
-            ).get()
-            try await connection.close()
-        }
-    }
-
     /// Runs one statement outside any transaction, such as `CREATE DATABASE` (which cannot
     /// run inside one): for administration and tests, never for the pipeline's data.
     public func administer(_ sql: String) async throws(PostgresStoreError) {
-        try await reach { try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+        try await reach { [admin] in try admin.outsideTransaction { session in try session.execute(sql) } }
+    }
+
+    /// Connects once and logs in: a process checks this at start, so that a wrong host,
+    /// port, password or database stops it at once with the reason.
+    public func checkReachable(timeout: Duration = .seconds(5)) async throws(PostgresStoreError) {
+        try await reach { [admin] in try admin.outsideTransaction { session in _ = try session.run("SELECT 1", []) } }
     }
 
     /// The schema version the database is at; 0 for an empty database.
     public func schemaVersion() async throws(PostgresStoreError) -> Int {
-        try await reach {
-            try await client.withConnection { connection in try await Self.version(on: connection, logger: logger) }
-        }
+        try await reach { [admin] in try admin.outsideTransaction { session in try Self.version(session) } }
     }
 
-    /// Applies every migration the database lacks, each in its own transaction.
+    /// Applies every migration the database lacks, in one transaction.
     /// - Throws: ``PostgresStoreError`` when the server cannot be reached, or when the
     ///   database was migrated by a newer version of this program (nothing is changed).
     public func migrate() async throws(PostgresStoreError) {
-        try await checkReachable()
-        try await reach {
-            try await client.withTransaction(logger: logger) { connection in
+        try await reach { [admin] in
+            try admin.transaction(.write(.durable)) { session in
                 // One migrator at a time across processes; released with the transaction.
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
-                try await connection.query(
+                try session.execute("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+                try session.execute(
                     """
                     CREATE TABLE IF NOT EXISTS iap_schema_migrations (
                       version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
-                    """, logger: logger)
-                let current = try await Self.version(on: connection, logger: logger)
+                    """)
+                let current = try Self.version(session)
                 guard current <= PostgresSchema.latestVersion else {
                     throw PostgresStoreError.newerSchema(found: current, known: PostgresSchema.latestVersion)
                 }
                 for migration in PostgresSchema.migrations where migration.version > current {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO iap_schema_migrations (version) VALUES (\(migration.version))", logger: logger)
+                    for statement in migration.statements { try session.execute(statement) }
+                    try session.execute("INSERT INTO iap_schema_migrations (version) VALUES (?)", [migration.version])
                 }
             }
         }
@@ -113,35 +100,26 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     /// An arbitrary constant that names the migration lock among advisory locks.
     private static let migrationLock: Int64 = 0x6961_705F_6D69_6772  // "iap_migr"
 
-    private static func version(on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let exists =
-            try await connection.query(
-                "SELECT to_regclass('iap_schema_migrations') IS NOT NULL", logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
-        guard exists else { return 0 }
-        let row = try await connection.query("SELECT max(version) FROM iap_schema_migrations", logger: logger)
-            .collect().first
-        return try row?.decode(Int?.self) ?? 0
+    private static func version(_ session: any SQLSession) throws -> Int {
+        guard
+            try session.value("SELECT to_regclass('iap_schema_migrations') IS NOT NULL AS found", as: Bool.self) == true
+        else { return 0 }
+        let version = try session.value("SELECT max(version) AS version FROM iap_schema_migrations", as: Int?.self)
+        return (version ?? nil) ?? 0
     }
 
-    /// Runs `body`, turning what the driver throws into errors that name the database
-    /// without its password.
-    private func reach<T>(_ body: () async throws -> T) async throws(PostgresStoreError) -> T {
+    /// Runs `body` on the administration lane, turning what fails into errors that name the
+    /// database without its password.
+    private func reach<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws(PostgresStoreError) -> T {
         do {
-            return try await body()
+            return try await admin.thread.run(body)
         } catch let error as PostgresStoreError {
             throw error
-        } catch let error as PSQLError {
-            throw .server(location: location.description, message: Self.describe(error))
+        } catch let error as SQLError {
+            throw .server(location: location.description, message: error.message)
         } catch {
             throw .server(location: location.description, message: String(describing: error))
         }
-    }
-
-    private static func describe(_ error: PSQLError) -> String {
-        if let message = error.serverInfo?[.message] { return message }
-        if let underlying = error.underlying { return "cannot connect (\(underlying))" }
-        return "\(error.code)"
     }
 }
 

@@ -106,6 +106,15 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// What the database said, without the kind.
+    public var message: String {
+        switch self {
+        case .unreachable(let message), .constraint(let message), .retry(let message), .decoding(let message),
+            .database(let message):
+            message
+        }
+    }
+
     public var description: String {
         switch self {
         case .unreachable(let message): "database unreachable: \(message)"
