@@ -77,10 +77,18 @@ struct CertificateChainValidator: Sendable {
         case .validCertificate:
             return
         case .couldNotValidate(let failures):
-            let reasons = Set(failures.map(\.policyFailureReason.description)).sorted()
+            let reasons = Set(failures.map { Self.brief($0.policyFailureReason.description) }).sorted()
             let detail =
                 reasons.isEmpty ? "no path from the leaf to a configured root" : reasons.joined(separator: "; ")
             throw .invalidChain("chain does not validate at \(validationTime): \(detail)")
+        }
+    }
+
+    /// swift-certificates describes a failing certificate in full, extensions and all; the reason
+    /// travels in receipt statuses and dead letters, so each certificate is named by its subject.
+    static func brief(_ reason: String) -> String {
+        reason.replacing(/Certificate\(version: .*?subject: "(?<subject>[^"]*)".*?\]\)/) { match in
+            "\"\(match.output.subject)\""
         }
     }
 }
