@@ -127,10 +127,13 @@ public final class StubAppStore: Sendable {
         let receipt: StubReceipt
         switch StubReceipt.decode(receiptData: receiptData, signingKey: configuration.signingKey) {
         case .success(let decoded): receipt = decoded
-        case .failure(let error):
+        case .failure(.malformed):
             // Not a stub receipt: perhaps a PKCS #7 receipt this store minted.
-            guard let minted = await pkcs7Receipt(receiptData) else { return status(error.status) }
-            receipt = minted
+            switch await pkcs7Receipt(receiptData) {
+            case .success(let minted): receipt = minted
+            case .failure(let error): return status(error.status)
+            }
+        case .failure(let error): return status(error.status)
         }
         switch (receipt.environment, environment) {
         case (.sandbox, .production): return status(21007)

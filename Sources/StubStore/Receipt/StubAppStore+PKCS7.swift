@@ -30,15 +30,22 @@ extension StubAppStore {
         return Data(try! receiptAuthority.sign(receipt.appReceipt)).base64EncodedString()
     }
 
-    /// `receiptData` as a ``StubReceipt``, if it is a PKCS #7 receipt signed by this store's
-    /// authority (whatever its bundle id: checking that is the verifier's business).
-    func pkcs7Receipt(_ receiptData: String) async -> StubReceipt? {
-        guard let authority = pkcs7Authority.withLock({ $0 }),
-            let verifier = try? AppReceiptVerifier(
-                configuration: .init(rootCertificates: [authority.rootDER], bundleID: nil)),
-            let receipt = try? await verifier.verify(base64: receiptData)
-        else { return nil }
-        return StubReceipt(receipt)
+    /// `receiptData` as a ``StubReceipt`` when it is a PKCS #7 receipt signed by this store's
+    /// authority (whatever its bundle id: checking that is the verifier's business); otherwise the
+    /// status Apple answers: `21003` for a receipt that reads but is not this store's (another
+    /// chain, a bad signature), `21002` for one that does not read.
+    func pkcs7Receipt(_ receiptData: String) async -> Result<StubReceipt, StubReceiptError> {
+        // Until this store mints PKCS #7 receipts none is its own; Apple's root still tells
+        // a well-formed receipt from noise.
+        let root = pkcs7Authority.withLock { $0?.rootDER } ?? AppReceiptVerifier.appleIncRootCA
+        do {
+            let verifier = try AppReceiptVerifier(configuration: .init(rootCertificates: [root], bundleID: nil))
+            return .success(StubReceipt(try await verifier.verify(base64: receiptData)))
+        } catch let error as AppReceiptError where error.isDecided {
+            return .failure(.unauthenticated("\(error)"))
+        } catch {
+            return .failure(.malformed("\(error)"))
+        }
     }
 }
 
