@@ -86,7 +86,11 @@ import Testing
         #expect(untrusted.output.contains("receipt_chain_invalid"))
     }
 
-    @Test(arguments: [("IAP_RECEIPT_VERIFICATION", "remote"), ("IAP_RECEIPT_ROOT_CA", "/nonexistent/root.der")])
+    @Test(arguments: [
+        ("IAP_RECEIPT_VERIFICATION", "remote"), ("IAP_RECEIPT_ROOT_CA", "/nonexistent/root.der"),
+        ("IAP_RECEIPT_ROOT_CA", vector("AppReceiptValidator/not_a_receipt")),
+        ("IAP_RECEIPT_XCODE_CERT", vector("AppReceiptValidator/not_a_receipt")),
+    ])
     func malformedReceiptSetting_stopsTheValidatorNamingIt(_ variable: String, _ value: String) throws {
         let result = try IAPProcess.run(
             ["validator"], environment: [variable: value, "IAP_AMQP_URL": "amqp://guest:guest@127.0.0.1:1/"])

@@ -25,10 +25,16 @@ public struct AppReceiptVerifier: Sendable {
 
     /// Creates a verifier.
     /// - Parameter configuration: Roots, bundle id, validation time, Xcode certificates.
-    /// - Throws: ``SignedDataConfigurationError`` when there is no root or one is not a DER certificate.
+    /// - Throws: ``SignedDataConfigurationError`` when there is no root, or a root or Xcode
+    ///   certificate is not a DER certificate.
     public init(configuration: Configuration) throws(SignedDataConfigurationError) {
         self.configuration = configuration
         self.chain = try CertificateChainValidator(rootCertificates: configuration.rootCertificates)
+        for (index, der) in configuration.xcodeCertificates.enumerated()
+        where (try? Certificate(derEncoded: der)) == nil {
+            throw SignedDataConfigurationError(
+                .invalidRootCertificate, "Xcode certificate \(index) is not a DER X.509 certificate")
+        }
         self.xcodeCertificates = Set(configuration.xcodeCertificates)
     }
 

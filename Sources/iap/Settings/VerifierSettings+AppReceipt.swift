@@ -11,12 +11,17 @@ extension VerifierSettings {
     ) throws(SettingError) -> AppReceiptVerifier.Configuration {
         let root = try certificate(env, "IAP_RECEIPT_ROOT_CA") ?? defaultRoot?() ?? AppReceiptVerifier.appleIncRootCA
         let xcode = try certificate(env, "IAP_RECEIPT_XCODE_CERT")
-        let configuration = AppReceiptVerifier.Configuration(
-            rootCertificates: [root], bundleID: bundleID, xcodeCertificates: xcode.map { [$0] } ?? [])
-        do {
-            _ = try AppReceiptVerifier(configuration: configuration)
-        } catch {
-            throw SettingError(variable: "IAP_RECEIPT_ROOT_CA", problem: "\(error)")
+        var configuration = AppReceiptVerifier.Configuration(rootCertificates: [root], bundleID: bundleID)
+        // Checked one at a time, so the error names the file at fault.
+        for (variable, xcodeCertificates) in [
+            ("IAP_RECEIPT_ROOT_CA", []), ("IAP_RECEIPT_XCODE_CERT", xcode.map { [$0] } ?? []),
+        ] {
+            configuration.xcodeCertificates = xcodeCertificates
+            do {
+                _ = try AppReceiptVerifier(configuration: configuration)
+            } catch {
+                throw SettingError(variable: variable, problem: "\(error)")
+            }
         }
         return configuration
     }

@@ -140,6 +140,7 @@ struct VerifierSettings: Sendable {
         let client = try CurlHTTPClient(
             configuration: .init(maxConnections: max(256, concurrency), maxConnectionsPerHost: max(64, concurrency)),
             logger: logger)
+        logger.info("legacy receipts verified: \(receiptVerification.rawValue)")
         let legacy = try Verifiers.legacy(
             mode: receiptVerification, appReceipt: appReceipt,
             apple: try VerifyReceiptVerifier(configuration: legacyConfiguration, client: client, logger: logger),
