@@ -253,7 +253,6 @@ let package = Package(
                 "AppStore", "StubStore", "PipelineTesting", "HTTPClient",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             // Apple's test vectors, read by path from the tests (not bundled as resources).
             exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"],
