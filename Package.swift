@@ -109,6 +109,7 @@ let package = Package(
                 "PipelineCore", "AppStore", "HTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -249,9 +250,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreTests",
-            dependencies: ["AppStore", "StubStore", "PipelineTesting", "HTTPClient"],
+            dependencies: [
+                "AppStore", "StubStore", "PipelineTesting", "HTTPClient",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             // Apple's test vectors, read by path from the tests (not bundled as resources).
-            exclude: ["SignedData/Vectors", "ServerAPI/Vectors"],
+            exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

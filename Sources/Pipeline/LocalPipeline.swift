@@ -33,6 +33,11 @@ public struct LocalPipeline: Sendable {
         public var intake: IntakeConfiguration
         public var relay: Relay.Configuration
         public var verifier: VerifyReceiptVerifier.Configuration
+        /// How legacy receipts are verified (`IAP_RECEIPT_VERIFICATION`); `apple` by default.
+        public var receiptVerification = ReceiptVerificationMode.apple
+        /// The local checks of `local` and `local-then-apple`; nil trusts Apple Inc. Root CA
+        /// for ``verifier``'s bundle id.
+        public var appReceipt: AppReceiptVerifier.Configuration?
         /// StoreKit 2 verification; nil rejects signed transactions and notifications.
         public var signedData: SignedDataVerifier?
         /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
@@ -91,7 +96,11 @@ public struct LocalPipeline: Sendable {
                 maxConnections: max(256, concurrency + 64), maxConnectionsPerHost: max(64, concurrency)),
             logger: logger)
         let verifier = Verifiers.make(
-            legacy: try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger),
+            legacy: try Verifiers.legacy(
+                mode: configuration.receiptVerification,
+                appReceipt: configuration.appReceipt ?? .init(bundleID: configuration.verifier.bundleID),
+                apple: try VerifyReceiptVerifier(configuration: configuration.verifier, client: client, logger: logger),
+                logger: logger),
             signedData: configuration.signedData,
             serverAPI: try configuration.serverAPIKey.map {
                 try AppStoreServerAPIClient(

@@ -1,4 +1,5 @@
 import AppStore
+import Logging
 import PipelineCore
 
 /// The one verifier a validator needs: legacy receipts to `verifyReceipt`, signed
@@ -25,6 +26,22 @@ public enum Verifiers {
     }
 
     public static let notConfigured = "storekit2_not_configured"
+
+    /// The verifier for legacy receipts in `mode`: Apple's `verifyReceipt` alone (`apple`), or
+    /// the local checks with Apple behind them as ``LegacyReceiptVerifier`` documents.
+    /// - Parameters:
+    ///   - mode: `IAP_RECEIPT_VERIFICATION`.
+    ///   - appReceipt: The local checks' configuration; its bundle id must be the app's.
+    ///   - apple: Apple's `verifyReceipt` (subscription checks always go there).
+    /// - Throws: ``SignedDataConfigurationError`` for roots that are not certificates.
+    public static func legacy(
+        mode: ReceiptVerificationMode, appReceipt: AppReceiptVerifier.Configuration, apple: any ReceiptVerifier,
+        logger: Logger
+    ) throws -> any ReceiptVerifier {
+        guard mode != .apple else { return apple }
+        let local = LocalReceiptVerifier(verifier: try AppReceiptVerifier(configuration: appReceipt), logger: logger)
+        return LegacyReceiptVerifier(mode: mode, local: local, apple: apple)
+    }
 
     struct Rejecting: ReceiptVerifier {
         let reason: String

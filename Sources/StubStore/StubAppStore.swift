@@ -28,6 +28,8 @@ public final class StubAppStore: Sendable {
     /// The App Store Server API this store also serves (`/inApps/...`, `/sandbox/inApps/...`).
     public let serverAPI: StubServerAPI
     private let state: Mutex<State>
+    /// The PKCS #7 receipt authority, made on first use: RSA keys take a moment to generate.
+    let pkcs7Authority = Mutex<ReceiptCertificateAuthority?>(nil)
 
     private struct State {
         var random: SplitMix64
@@ -59,8 +61,13 @@ public final class StubAppStore: Sendable {
     /// - Parameter receipt: The receipt to issue.
     /// - Returns: Its `receipt-data`.
     public func issue(_ receipt: StubReceipt) -> String {
-        state.withLock { $0.stats.receiptsMinted += 1 }
+        countMint()
         return receipt.encoded(signingKey: configuration.signingKey)
+    }
+
+    /// Counts a minted receipt, whatever its format.
+    func countMint() {
+        state.withLock { $0.stats.receiptsMinted += 1 }
     }
 
     /// Renews a subscription, as Apple does without the app: every later `verifyReceipt`
@@ -101,13 +108,13 @@ public final class StubAppStore: Sendable {
 
     /// The answer to a `verifyReceipt` request body at `environment`'s endpoint, counted in
     /// ``stats``.
-    func verify(body: Data, at environment: StubReceipt.Environment) -> StubVerifyResponse {
-        let response = answer(body: body, at: environment)
+    func verify(body: Data, at environment: StubReceipt.Environment) async -> StubVerifyResponse {
+        let response = await answer(body: body, at: environment)
         state.withLock { $0.stats[environment].statuses[String(response.status), default: 0] += 1 }
         return response
     }
 
-    private func answer(body: Data, at environment: StubReceipt.Environment) -> StubVerifyResponse {
+    private func answer(body: Data, at environment: StubReceipt.Environment) async -> StubVerifyResponse {
         func status(_ status: Int, isRetryable: Bool? = nil) -> StubVerifyResponse {
             StubVerifyResponse(status: status, environment: environment.rawValue, isRetryable: isRetryable)
         }
@@ -120,6 +127,12 @@ public final class StubAppStore: Sendable {
         let receipt: StubReceipt
         switch StubReceipt.decode(receiptData: receiptData, signingKey: configuration.signingKey) {
         case .success(let decoded): receipt = decoded
+        case .failure(.malformed):
+            // Not a stub receipt: perhaps a PKCS #7 receipt this store minted.
+            switch await pkcs7Receipt(receiptData) {
+            case .success(let minted): receipt = minted
+            case .failure(let error): return status(error.status)
+            }
         case .failure(let error): return status(error.status)
         }
         switch (receipt.environment, environment) {

@@ -59,7 +59,7 @@ final class PipelineHarness: Sendable {
         stub stubConfiguration: StubStoreConfiguration = StubStoreConfiguration(bundleID: bundleID),
         maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
         scheduler: SubscriptionScheduler.Configuration = .init(),
-        console: ConsoleConfiguration? = nil,
+        console: ConsoleConfiguration? = nil, receiptVerification: ReceiptVerificationMode = .apple,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
@@ -99,6 +99,12 @@ final class PipelineHarness: Sendable {
                         webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
                         schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
                 configuration.runsValidator = runsValidator
+                configuration.receiptVerification = receiptVerification
+                if receiptVerification != .apple {
+                    // Local checks trust the stub's receipt root, as `iap up` configures them.
+                    configuration.appReceipt = .init(
+                        rootCertificates: [stub.receiptAuthority.rootDER], bundleID: bundleID)
+                }
                 configuration.scheduler = scheduler
                 configuration.console = console
                 if confirmsWithServerAPI {

@@ -49,23 +49,46 @@ struct CertificateChainValidator: Sendable {
         } catch {
             throw .invalidChain("intermediate is not a DER X.509 certificate")
         }
+        try await validate(leaf: leafCertificate, intermediates: [intermediateCertificate], at: validationTime)
+        guard let key = P256.Signing.PublicKey(leafCertificate.publicKey) else {
+            throw .invalidChain("leaf key is not P-256, so it cannot make ES256 signatures")
+        }
+        return key
+    }
+
+    /// Validates that `leaf` chains through one of `intermediates` to a configured root, by
+    /// RFC 5280 and ``AppleSigningChainPolicy``, at `validationTime`. JWS chains (`x5c`) and app
+    /// receipts (the PKCS #7 `certificates`) share this, and Apple's rules.
+    /// - Parameters:
+    ///   - leaf: The signing certificate.
+    ///   - intermediates: Untrusted certificates to build the path from; a root among them is
+    ///     not trusted for being there (Apple's receipts carry their root).
+    ///   - validationTime: When every certificate must have been valid.
+    /// - Throws: ``VerificationError/Reason/invalidChain`` with the policies' reasons.
+    func validate(
+        leaf: Certificate, intermediates: [Certificate], at validationTime: Date
+    ) async throws(VerificationError) {
         var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: validationTime)
             AppleSigningChainPolicy()
         }
-        let result = await verifier.validate(
-            leaf: leafCertificate, intermediates: CertificateStore([intermediateCertificate]))
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
         switch result {
         case .validCertificate:
-            guard let key = P256.Signing.PublicKey(leafCertificate.publicKey) else {
-                throw .invalidChain("leaf key is not P-256, so it cannot make ES256 signatures")
-            }
-            return key
+            return
         case .couldNotValidate(let failures):
-            let reasons = Set(failures.map(\.policyFailureReason.description)).sorted()
+            let reasons = Set(failures.map { Self.brief($0.policyFailureReason.description) }).sorted()
             let detail =
                 reasons.isEmpty ? "no path from the leaf to a configured root" : reasons.joined(separator: "; ")
             throw .invalidChain("chain does not validate at \(validationTime): \(detail)")
+        }
+    }
+
+    /// swift-certificates describes a failing certificate in full, extensions and all; the reason
+    /// travels in receipt statuses and dead letters, so each certificate is named by its subject.
+    static func brief(_ reason: String) -> String {
+        reason.replacing(/Certificate\(version: .*?subject: "(?<subject>[^"]*)".*?\]\)/) { match in
+            "\"\(match.output.subject)\""
         }
     }
 }

@@ -19,6 +19,13 @@ struct StubReceiptDraft: Decodable, Sendable {
     var failFirst: Int?
     var transientUntil: Date?
     var transientStatus: Int?
+    /// `stub` (the default: the stub's own signed JSON) or `pkcs7` (signed like Apple's receipts).
+    var format: Format?
+
+    enum Format: String, Decodable, Sendable {
+        case stub
+        case pkcs7
+    }
 
     enum CodingKeys: String, CodingKey {
         case bundleID = "bundle_id"
@@ -29,6 +36,7 @@ struct StubReceiptDraft: Decodable, Sendable {
         case failFirst = "fail_first"
         case transientUntil = "transient_until"
         case transientStatus = "transient_status"
+        case format
     }
 
     struct Transaction: Decodable, Sendable {

@@ -11,7 +11,9 @@ extension StubAppStore {
     /// - `POST /verifyReceipt`: production, as `https://buy.itunes.apple.com/verifyReceipt`
     /// - `POST /sandbox/verifyReceipt`: sandbox, as `https://sandbox.itunes.apple.com/verifyReceipt`
     /// - `POST /stub/receipts`: mints a receipt (see ``StubReceipt``), answering
-    ///   `{"receipt_data": "...", "receipt": {...}}`
+    ///   `{"receipt_data": "...", "receipt": {...}}`; with `"format": "pkcs7"` a PKCS #7 receipt
+    ///   signed like Apple's (see ``receiptAuthority``)
+    /// - `GET /stub/receipt-root`: the DER root certificate of those PKCS #7 receipts
     /// - `GET /stub/stats`: ``StubStoreStats``
     /// - the App Store Server API at `/inApps/...` and `/sandbox/inApps/...`, with
     ///   `POST /stub/transactions` (see ``addServerAPIRoutes(to:)``)
@@ -36,6 +38,11 @@ extension StubAppStore {
         router.get("/stub/stats") { _, _ in
             Self.json(self.stats)
         }
+        router.get("/stub/receipt-root") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/pkix-cert"],
+                body: .init(byteBuffer: ByteBuffer(bytes: self.receiptAuthority.rootDER)))
+        }
         addServerAPIRoutes(to: router)
         return router
     }
@@ -54,7 +61,7 @@ extension StubAppStore {
         }
         switch fate {
         case .answer:
-            return Self.json(verify(body: Data(buffer: body), at: environment))
+            return Self.json(await verify(body: Data(buffer: body), at: environment))
         case .hang:
             try await Task.sleep(for: configuration.hangDuration)
             return Self.unavailable()
@@ -77,7 +84,8 @@ extension StubAppStore {
         let receipt = draft.receipt(bundleID: configuration.bundleID, now: configuration.now()) {
             nextTransactionID()
         }
-        return Self.json(StubMintResponse(receiptData: issue(receipt), receipt: receipt))
+        let receiptData = draft.format == .pkcs7 ? issuePKCS7(receipt) : issue(receipt)
+        return Self.json(StubMintResponse(receiptData: receiptData, receipt: receipt))
     }
 
     // MARK: Responses

@@ -18,6 +18,8 @@ extension IAP {
                 Production:  POST http://HOST:PORT/verifyReceipt          (IAP_VERIFY_URL)
                 Sandbox:     POST http://HOST:PORT/sandbox/verifyReceipt  (IAP_VERIFY_SANDBOX_URL)
                 Mint:        POST http://HOST:PORT/stub/receipts  {"transactions": [{"product_id": "..."}]}
+                             add "format": "pkcs7" for a receipt signed like Apple's (IAP_RECEIPT_VERIFICATION=local)
+                Its root:    GET  http://HOST:PORT/stub/receipt-root  (DER, for IAP_RECEIPT_ROOT_CA)
                 Stats:       GET  http://HOST:PORT/stub/stats
 
                 The default signing key is a fixed development key published in the source: receipts

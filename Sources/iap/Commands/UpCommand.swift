@@ -45,10 +45,14 @@ extension IAP {
                 embedsStub
                 ? StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID, sharedSecret: sharedSecret))
                 : nil
+            // Local receipt checks trust the stub's receipt root, made (RSA keys) only when asked for.
+            var receiptRoot: (@Sendable () -> [UInt8])?
+            if let stub { receiptRoot = { stub.receiptAuthority.rootDER } }
             // With the embedded stub, StoreKit 2 data is the stub's, signed for Sandbox under its own CA.
             let verifier = try VerifierSettings(
                 environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"),
-                defaultAppStoreEnvironment: embedsStub ? .sandbox : .production, defaultRoot: stub?.storeKit.rootDER)
+                defaultAppStoreEnvironment: embedsStub ? .sandbox : .production, defaultRoot: stub?.storeKit.rootDER,
+                defaultReceiptRoot: receiptRoot)
             let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
             var configuration = LocalPipeline.Configuration(
@@ -56,6 +60,8 @@ extension IAP {
                 intake: intake, verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
                 validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
                 notifier: notifier.configuration())
+            configuration.receiptVerification = verifier.receiptVerification
+            configuration.appReceipt = verifier.appReceipt
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
             configuration.scheduler = try .init(environment: settings.environment)
@@ -106,13 +112,13 @@ extension IAP {
             return """
                 iap up: the whole pipeline in one process (Ctrl-C stops it gracefully)
                   intake       \(api)   token: \(token == Self.developmentToken ? token + " (development default)" : "from IAP_API_TOKENS")
-                  verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)
+                  verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)  receipts: \(verifier.receiptVerification.rawValue)
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
                   database     \(database)
                   console      \(console)   dead letters: iap dlq list
 
                 Try it:
-                  receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.bundleID)", "transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')
+                  receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.bundleID)", \(verifier.receiptVerification == .apple ? "" : "\"format\": \"pkcs7\", ")"transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')
                   curl -s \(api)/v1/receipts -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' -d "{\\"account_id\\": \\"player-1\\", \\"receipt_data\\": \\"$receipt\\"}"
                   curl -s \(api)/v1/accounts/player-1 -H 'Authorization: Bearer \(token)'
 

@@ -6,8 +6,9 @@ import Pipeline
 import PipelineCore
 
 /// How validators verify: `IAP_VERIFY_URL`, `IAP_VERIFY_SANDBOX_URL`, `IAP_BUNDLE_ID`,
-/// `IAP_SHARED_SECRET` for legacy receipts; `IAP_APPSTORE_ENVIRONMENT`, `IAP_APP_APPLE_ID`
-/// and `IAP_APPLE_ROOT_CA` for StoreKit 2 signed data.
+/// `IAP_SHARED_SECRET` for legacy receipts, with `IAP_RECEIPT_VERIFICATION`,
+/// `IAP_RECEIPT_ROOT_CA` and `IAP_RECEIPT_XCODE_CERT` for checking them locally;
+/// `IAP_APPSTORE_ENVIRONMENT`, `IAP_APP_APPLE_ID` and `IAP_APPLE_ROOT_CA` for StoreKit 2 signed data.
 struct VerifierSettings: Sendable {
     var productionURL: String
     var sandboxURL: String
@@ -21,12 +22,17 @@ struct VerifierSettings: Sendable {
     /// file), `IAP_APPSTORE_KEY_ID`, `IAP_APPSTORE_ISSUER_ID`.
     var serverAPIKey: AppStoreServerAPIKey?
     var serverAPI = AppStoreServerAPIClient.Configuration()
+    /// `IAP_RECEIPT_VERIFICATION`: `local`, `apple` (the default) or `local-then-apple`.
+    var receiptVerification = ReceiptVerificationMode.apple
+    /// The local checks' roots, bundle id and Xcode certificates.
+    var appReceipt: AppReceiptVerifier.Configuration
 
     /// - Parameter defaultURLs: used when the variables are unset; Apple's endpoints
     ///   unless `iap up` embeds the stub store.
     init(
         environment env: EnvironmentReader, defaultURLs: (production: String, sandbox: String)? = nil,
-        defaultAppStoreEnvironment: AppStoreEnvironment = .production, defaultRoot: [UInt8]? = nil
+        defaultAppStoreEnvironment: AppStoreEnvironment = .production, defaultRoot: [UInt8]? = nil,
+        defaultReceiptRoot: (@Sendable () -> [UInt8])? = nil
     ) throws(SettingError) {
         let defaults =
             defaultURLs ?? (
@@ -80,6 +86,15 @@ struct VerifierSettings: Sendable {
             if let url = try env.httpURL("IAP_APPSTORE_API_URL") { serverAPI.productionBaseURL = url }
             if let url = try env.httpURL("IAP_APPSTORE_API_SANDBOX_URL") { serverAPI.sandboxBaseURL = url }
         }
+        appReceipt = try Self.appReceipt(environment: env, bundleID: bundleID, defaultRoot: defaultReceiptRoot)
+        if let raw = env.optional("IAP_RECEIPT_VERIFICATION") {
+            guard let mode = ReceiptVerificationMode(rawValue: raw) else {
+                throw SettingError(
+                    variable: "IAP_RECEIPT_VERIFICATION",
+                    problem: "must be local, apple or local-then-apple, got '\(raw)'")
+            }
+            receiptVerification = mode
+        }
         if let path = env.optional("IAP_APPLE_ROOT_CA") {
             guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
                 throw SettingError(variable: "IAP_APPLE_ROOT_CA", problem: "cannot read \(path)")
@@ -91,7 +106,7 @@ struct VerifierSettings: Sendable {
     }
 
     /// PEM files hold base64 between BEGIN/END lines; anything else is taken as DER.
-    private static func der(fromPEMOrDER data: Data) -> Data {
+    static func der(fromPEMOrDER data: Data) -> Data {
         guard let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN") else { return data }
         let base64 = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         return Data(base64Encoded: base64) ?? data
@@ -125,7 +140,11 @@ struct VerifierSettings: Sendable {
         let client = try CurlHTTPClient(
             configuration: .init(maxConnections: max(256, concurrency), maxConnectionsPerHost: max(64, concurrency)),
             logger: logger)
-        let legacy = try VerifyReceiptVerifier(configuration: legacyConfiguration, client: client, logger: logger)
+        logger.info("legacy receipts verified: \(receiptVerification.rawValue)")
+        let legacy = try Verifiers.legacy(
+            mode: receiptVerification, appReceipt: appReceipt,
+            apple: try VerifyReceiptVerifier(configuration: legacyConfiguration, client: client, logger: logger),
+            logger: logger)
         let serverAPIClient = try serverAPIKey.map {
             try AppStoreServerAPIClient(key: $0, configuration: serverAPI, httpClient: client, logger: logger)
         }

@@ -5,7 +5,9 @@ extension IAP {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Measure throughput on this machine.",
-            subcommands: [StagesBench.self, PipelineBench.self, LoadBench.self, BrokerBench.self],
+            subcommands: [
+                StagesBench.self, PipelineBench.self, LoadBench.self, BrokerBench.self, ReceiptVerifyBench.self,
+            ],
             defaultSubcommand: StagesBench.self
         )
     }

@@ -13,13 +13,15 @@ struct ReceiptLoad {
     let bodies: [[UInt8]]
 
     /// `count` receipt bodies of one 100-coin purchase each; body `i` is for account
-    /// `accountPrefix-(i % accounts)`.
+    /// `accountPrefix-(i % accounts)`. With `pkcs7`, receipts are PKCS #7 containers signed
+    /// as Apple signs them (an RSA signature each: about a millisecond a receipt to mint).
     init(
         count: Int, minter: StubAppStore, bundleID: String, transactionPrefix: String, accountPrefix: String,
-        accounts: Int = 1_000
+        accounts: Int = 1_000, pkcs7: Bool = false
     ) {
         bodies = (0..<count).map { index in
-            let data = minter.issue(
+            let issue = pkcs7 ? minter.issuePKCS7 : minter.issue
+            let data = issue(
                 StubReceipt(
                     bundleID: bundleID,
                     transactions: [

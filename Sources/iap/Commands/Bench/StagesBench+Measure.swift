@@ -8,14 +8,15 @@ extension IAP.Bench.StagesBench {
     /// Posts the load to running stages, waits for every webhook, and reads what each
     /// process spent and what the books say.
     func measure(
-        _ stages: StageProcesses, client: CurlHTTPClient, webhooks: WebhookCounter, settings: PipelineSettings,
+        _ stages: StageProcesses, minter: StubAppStore, client: CurlHTTPClient, webhooks: WebhookCounter,
+        settings: PipelineSettings,
         prefix: String, intakePort: Int, token: String, bundleID: String, directory: String
     ) async throws -> StagesReport {
         let count = rate.map { max(1, Int($0 * seconds)) } ?? receipts
         let load = ReceiptLoad(
-            count: count, minter: StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID)),
-            bundleID: bundleID, transactionPrefix: "stages-\(UUID().uuidString.prefix(8).lowercased())",
-            accountPrefix: "player", accounts: accounts)
+            count: count, minter: minter, bundleID: bundleID,
+            transactionPrefix: "stages-\(UUID().uuidString.prefix(8).lowercased())", accountPrefix: "player",
+            accounts: accounts, pkcs7: verification != .apple)
         // Let the workers settle after start before their idle memory is read.
         try await Task.sleep(for: .seconds(1))
         var watched: [(name: String, pids: [Int32])] =
@@ -73,7 +74,8 @@ extension IAP.Bench.StagesBench {
         return StagesReport(
             run: .init(
                 mode: rate == nil ? "count" : "rate", receipts: count, clients: rate == nil ? clients : nil, rate: rate,
-                validators: validators, concurrency: concurrency, stubLatencyMs: stubLatencyMs,
+                validators: validators, concurrency: concurrency, verification: verification.rawValue,
+                stubLatencyMs: stubLatencyMs,
                 stubErrorRate: stubErrorRate, cores: ProcessInfo.processInfo.activeProcessorCount),
             submit: StagesReport.flow(samples.map(\.latency), count: count, over: submitted - start),
             endToEnd: StagesReport.flow(

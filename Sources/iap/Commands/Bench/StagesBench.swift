@@ -1,3 +1,4 @@
+import AppStore
 import ArgumentParser
 import Broker
 import Foundation
@@ -40,6 +41,11 @@ extension IAP.Bench {
                 "Measure one validator alone: fill the validate queue first, then time one validator draining it (--validators is ignored)."
         )
         var validatorAlone = false
+        @Option(
+            help:
+                "How validators verify receipts: apple (the stub's verifyReceipt), local or local-then-apple (PKCS #7 receipts checked in the validator)."
+        )
+        var verification = ReceiptVerificationMode.apple
         @Flag(help: "Print the report as JSON.") var json = false
 
         func validate() throws {
@@ -66,6 +72,14 @@ extension IAP.Bench {
             let token = "bench-token-0123456789"
             let stubPort = StageProcesses.freePort()
             let intakePort = StageProcesses.freePort()
+            // The load's receipts come from this minter; local verification trusts its receipt root.
+            let minter = StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID))
+            var receiptSettings = ["IAP_RECEIPT_VERIFICATION": verification.rawValue]
+            if verification != .apple {
+                let root = directory + "/receipt-root.der"
+                try Data(minter.receiptAuthority.rootDER).write(to: URL(fileURLWithPath: root))
+                receiptSettings["IAP_RECEIPT_ROOT_CA"] = root
+            }
             let stages = StageProcesses(
                 environment: [
                     "IAP_AMQP_URL": settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL),
@@ -78,7 +92,7 @@ extension IAP.Bench {
                     "IAP_LOG_LEVEL": settings.environment.string("IAP_LOG_LEVEL", default: "warning"),
                     // The benchmark's own: the sample catalog, no shared secret, admin ports of its choosing.
                     "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "",
-                ], directory: directory)
+                ].merging(receiptSettings) { $1 }, directory: directory)
             let client = try CurlHTTPClient()
             let measured: Result<StagesReport, any Error>
             do {
@@ -86,7 +100,7 @@ extension IAP.Bench {
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 measured = .success(
                     try await measure(
-                        stages, client: client, webhooks: webhooks, settings: settings, prefix: prefix,
+                        stages, minter: minter, client: client, webhooks: webhooks, settings: settings, prefix: prefix,
                         intakePort: intakePort, token: token, bundleID: bundleID, directory: directory))
             } catch {
                 measured = .failure(error)
@@ -130,3 +144,5 @@ extension IAP.Bench {
         }
     }
 }
+
+extension ReceiptVerificationMode: ExpressibleByArgument {}

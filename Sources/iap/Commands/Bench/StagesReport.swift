@@ -10,6 +10,8 @@ struct StagesReport: Codable, Sendable {
         var rate: Double?
         var validators: Int
         var concurrency: Int
+        /// `IAP_RECEIPT_VERIFICATION` of the validators.
+        var verification: String
         var stubLatencyMs: Int
         var stubErrorRate: Double
         var cores: Int
@@ -57,6 +59,9 @@ struct StagesReport: Codable, Sendable {
         /// Including its start.
         var cpuMsPerReceipt: Double
         var peakRSSMB: Double
+
+        /// Receipts one core of validator CPU carries: the figure that scales with cores.
+        var perCore: Double { cpuMsPerReceipt > 0 ? 1000 / cpuMsPerReceipt : 0 }
     }
 
     var run: Run
@@ -88,7 +93,7 @@ struct StagesReport: Codable, Sendable {
             run.rate.map { "open loop at \(Int($0)) receipts/s" }
             ?? "as fast as accepted, \(run.clients ?? 0) connections"
         print(
-            "stages benchmark: \(run.receipts) receipts, \(pace); \(run.validators) validator(s) x \(run.concurrency), stub latency \(run.stubLatencyMs) ms, error rate \(run.stubErrorRate), \(run.cores) cores"
+            "stages benchmark: \(run.receipts) receipts, \(pace); \(run.validators) validator(s) x \(run.concurrency) verifying \(run.verification), stub latency \(run.stubLatencyMs) ms, error rate \(run.stubErrorRate), \(run.cores) cores"
         )
         print("                          receipts/s     p50 ms     p99 ms     max ms")
         for (name, flow) in [("submit (202)", submit), ("end to end (webhook)", endToEnd)] {
@@ -109,7 +114,7 @@ struct StagesReport: Codable, Sendable {
         )
         if let alone = validatorAlone {
             print(
-                "  one validator alone, queue full: \(col(alone.perSecond, 0, 0)) receipts/s (\(col(alone.seconds, 0, 2)) s), \(col(alone.cpuMsPerReceipt, 0, 3)) ms CPU/receipt, peak RSS \(col(alone.peakRSSMB, 0, 1)) MB"
+                "  one validator alone, queue full: \(col(alone.perSecond, 0, 0)) receipts/s (\(col(alone.seconds, 0, 2)) s), \(col(alone.cpuMsPerReceipt, 0, 3)) ms CPU/receipt (\(col(alone.perCore, 0, 0)) receipts/s per core), peak RSS \(col(alone.peakRSSMB, 0, 1)) MB"
             )
         }
         let b = books
