@@ -23,13 +23,11 @@ struct EscapingLogHandler: LogHandler {
         set { inner[metadataKey: key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        inner.log(
-            level: level, message: "\(LogText.escapingControls(message.description))",
-            metadata: metadata?.mapValues(Self.escaped), source: source, file: file, function: function, line: line)
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(LogText.escapingControls(event.message.description))"
+        event.metadata = event.metadata?.mapValues(Self.escaped)
+        inner.log(event: event)
     }
 
     private static func escaped(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
