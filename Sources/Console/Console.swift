@@ -27,6 +27,10 @@ public struct OperatorConsole: Sendable {
     let database: any SQLDatabase
     let logger: Logger
     let now: @Sendable () -> Date
+    /// Failed logins per client address and operator name.
+    let throttle: LoginThrottle
+    /// Sessions ended by a logout.
+    let revocations = SessionRevocations()
 
     public init(
         configuration: ConsoleConfiguration, review: DeadLetterReview, database: any SQLDatabase, logger: Logger,
@@ -37,14 +41,17 @@ public struct OperatorConsole: Sendable {
         self.database = database
         self.logger = logger
         self.now = now
+        self.throttle = LoginThrottle(policy: configuration.loginThrottle)
     }
 
     /// Adds the console's routes under `/console`.
-    public func register<Context: RequestContext>(on router: Router<Context>) {
+    public func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
         let console = router.group("console")
         console.get { request, _ in try await page(request) { try await overview($0) } }
         console.get("login") { request, _ in loginForm(request) }
-        console.post("login") { request, _ in try await login(request) }
+        console.post("login") { request, context in
+            try await login(request, from: context.remoteAddress?.ipAddress ?? "unknown")
+        }
         console.post("logout") { request, _ in try await change(request) { session, _ in logout(session) } }
         console.get("dead") { request, _ in
             try await page(request) { try await deadLetters($0, FormValues(request.uri.query)) }
@@ -76,11 +83,13 @@ public struct OperatorConsole: Sendable {
     // MARK: - Sessions and CSRF
 
     private func session(_ request: Request) -> ConsoleSession? {
-        guard let token = request.cookies[ConsoleSession.cookieName]?.value else { return nil }
+        guard let token = request.cookies[ConsoleSession.cookieName]?.value, !revocations.isRevoked(token) else {
+            return nil
+        }
         return ConsoleSession(token: token, now: now(), configuration: configuration)
     }
 
-    private var disabled: ConsolePage {
+    var disabled: ConsolePage {
         .problem(
             .serviceUnavailable, title: "Console disabled",
             message:
@@ -160,54 +169,6 @@ public struct OperatorConsole: Sendable {
             .internalServerError, title: "Error", message: "The request failed: \(error)",
             operatorName: session.operatorName,
             csrf: csrf)
-    }
-
-    // MARK: - Login
-
-    private func loginForm(_ request: Request) -> ConsolePage {
-        guard configuration.isEnabled else { return disabled }
-        return loginPage(.ok, message: nil)
-    }
-
-    func loginPage(_ status: HTTPResponse.Status, message: String?) -> ConsolePage {
-        ConsolePage(
-            status,
-            HTML.page(
-                title: "Log in", operatorName: nil, csrf: nil,
-                body: """
-                    \(message.map { "<p class=\"error\">\(HTML.escape($0))</p>" } ?? "")
-                    <form method="post" action="/console/login">
-                    <p><label>Operator <input type="text" name="name" id="name" autocomplete="username" required></label></p>
-                    <p><label>Secret <input type="password" name="secret" id="secret" autocomplete="current-password" required></label></p>
-                    <p><button type="submit" id="login">Log in</button></p></form>
-                    """))
-    }
-
-    private func login(_ request: Request) async throws -> ConsolePage {
-        guard configuration.isEnabled else { return disabled }
-        let form = FormValues(String(buffer: try await request.body.collect(upTo: 16 * 1024)))
-        guard let name = form["name"], let secret = form["secret"],
-            let found = configuration.authenticate(name: name, secret: secret)
-        else {
-            logger.warning("console: failed login", metadata: ["operator": "\(form["name"] ?? "")"])
-            return loginPage(.unauthorized, message: "Wrong operator name or secret.")
-        }
-        let session = ConsoleSession(operatorName: found.name, now: now(), configuration: configuration)
-        let cookie = Cookie(
-            name: ConsoleSession.cookieName, value: session.token, maxAge: Int(configuration.sessionLifetime),
-            path: "/console", httpOnly: true, sameSite: .strict)
-        logger.info("console: operator logged in", metadata: ["operator": "\(found.name)"])
-        return ConsolePage(
-            .seeOther, "<a href=\"/console\">Continue</a>",
-            headers: [.location: "/console", .setCookie: cookie.description])
-    }
-
-    private func logout(_ session: ConsoleSession) -> ConsolePage {
-        let cookie = Cookie(
-            name: ConsoleSession.cookieName, value: "", maxAge: 0, path: "/console", httpOnly: true, sameSite: .strict)
-        return ConsolePage(
-            .seeOther, "<a href=\"/console/login\">Log in</a>",
-            headers: [.location: "/console/login", .setCookie: cookie.description])
     }
 
     // MARK: - Actions

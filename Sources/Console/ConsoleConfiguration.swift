@@ -14,6 +14,11 @@ public struct ConsoleConfiguration: Sendable {
     public var operators: [Operator]
     /// How long a login lasts.
     public var sessionLifetime: TimeInterval
+    /// Whether the session cookie is `Secure` (sent over HTTPS only): `IAP_CONSOLE_SECURE_COOKIE`,
+    /// on unless the intake listens on loopback.
+    public var secureCookie: Bool
+    /// When failed logins start to wait, and how long.
+    var loginThrottle = LoginThrottle.Policy()
     /// Signs session cookies and CSRF tokens; derived from the operators' secrets, so that
     /// every intake process with the same settings accepts the same sessions.
     private let signingKeyBytes: [UInt8]
@@ -21,9 +26,11 @@ public struct ConsoleConfiguration: Sendable {
     var signingKey: SymmetricKey { SymmetricKey(data: signingKeyBytes) }
 
     /// - Parameter operators: `(name, secret)` pairs; names of `A-Za-z0-9._-`, secrets of at least 16 characters.
-    public init(operators: [(name: String, secret: String)], sessionLifetime: TimeInterval = 8 * 3600)
-        throws(SettingError)
-    {
+    ///   - secureCookie: whether the cookie is `Secure`; ``secureCookie(environment:)`` reads the setting.
+    public init(
+        operators: [(name: String, secret: String)], sessionLifetime: TimeInterval = 8 * 3600,
+        secureCookie: Bool = false
+    ) throws(SettingError) {
         var seen: Set<String> = []
         for (name, secret) in operators {
             guard (1...64).contains(name.count),
@@ -46,6 +53,7 @@ public struct ConsoleConfiguration: Sendable {
             Operator(name: $0.name, secretDigest: Array(SHA256.hash(data: Array($0.secret.utf8))))
         }
         self.sessionLifetime = sessionLifetime
+        self.secureCookie = secureCookie
         let material = operators.map { "\($0.name):\($0.secret)" }.sorted().joined(separator: "\n")
         self.signingKeyBytes = Array(SHA256.hash(data: Array(("iap-console-session-v1\n" + material).utf8)))
     }
@@ -60,7 +68,15 @@ public struct ConsoleConfiguration: Sendable {
             }
             pairs.append((String(entry[..<colon]), String(entry[entry.index(after: colon)...])))
         }
-        try self.init(operators: pairs)
+        try self.init(operators: pairs, secureCookie: try Self.secureCookie(environment: env))
+    }
+
+    /// `IAP_CONSOLE_SECURE_COOKIE`; by default on, unless `IAP_HTTP_HOST` is a loopback
+    /// address (where browsers are reached over plain HTTP and nothing else listens).
+    public static func secureCookie(environment env: EnvironmentReader) throws(SettingError) -> Bool {
+        let host = env.string("IAP_HTTP_HOST", default: "127.0.0.1").lowercased()
+        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        return try env.bool("IAP_CONSOLE_SECURE_COOKIE", default: !loopback)
     }
 
     /// Whether any operator may log in.
@@ -77,11 +93,4 @@ public struct ConsoleConfiguration: Sendable {
         }
         return found
     }
-}
-
-func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for (x, y) in zip(a, b) { difference |= x ^ y }
-    return difference == 0
 }

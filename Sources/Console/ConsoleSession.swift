@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PipelineCore
 
 /// A logged-in operator, carried in a signed cookie: `name.expiry.signature`. The CSRF
 /// token of a session is another signature over the cookie, so that a form posted from

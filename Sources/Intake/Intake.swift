@@ -10,18 +10,21 @@ import Store
 ///
 /// ```swift
 /// let intake = Intake(configuration: config, database: db, connection: amqp, topology: topology, logger: logger)
-/// let group = ServiceGroup(services: [amqp, intake.relay, intake.application()], ...)
+/// let group = ServiceGroup(services: [amqp, intake.relay, intake.pruner, intake.application()], ...)
 /// ```
 public struct Intake: Sendable {
     public let configuration: IntakeConfiguration
     public let relay: Relay
+    /// Deletes rejected Apple notifications past their retention; run it beside the relay.
+    public let pruner: NotificationPruner
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
     let orders: OrderRoutes
     let health: HealthEndpoints?
+    let apiLimiter: RateLimiter<[UInt8]>?
     let logger: Logger
     /// Routes mounted beside the API, such as the operators' console under `/console`.
-    public var additionalRoutes: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+    public var additionalRoutes: @Sendable (Router<IntakeRequestContext>) -> Void = { _ in }
 
     public init(
         configuration: IntakeConfiguration, database: any SQLDatabase, catalog: Catalog, connection: AMQPConnection,
@@ -42,18 +45,25 @@ public struct Intake: Sendable {
             orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
-            notifications: AppleNotificationStore(database), relay: relay, maxBodySize: configuration.maxBodySize)
+            notifications: AppleNotificationStore(database), relay: relay,
+            limiter: configuration.notificationRateLimit.map { RateLimiter($0) })
+        self.pruner = NotificationPruner(
+            notifications: AppleNotificationStore(database), retention: configuration.rejectedNotificationRetention,
+            logger: logger)
+        self.apiLimiter = configuration.rateLimit.map { RateLimiter($0) }
         self.health = health
         self.logger = logger
     }
 
     /// The routes, for tests that drive them without a socket.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<IntakeRequestContext> {
+        let router = Router(context: IntakeRequestContext.self)
+        // First, so that every error below it, a 404 included, leaves as JSON.
+        router.add(middleware: JSONErrorMiddleware(logger: logger))
         router.get("healthz") { _, _ in "ok" }
         // `/metrics` and `/readyz` when the process exports metrics (the `iap` commands).
         health?.register(on: router, healthz: false)
-        let v1 = router.group("v1").add(middleware: BearerAuth(tokens: configuration.apiTokens))
+        let v1 = router.group("v1").add(middleware: BearerAuth(tokens: configuration.tokens, limiter: apiLimiter))
         routes.register(on: v1)
         orders.register(on: v1)
         notifications.register(on: router)
@@ -67,6 +77,7 @@ public struct Intake: Sendable {
     {
         Application(
             router: router(),
+            server: .intake(idleTimeout: configuration.idleTimeout, maxHeaderBytes: configuration.maxHeaderBytes),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "iap-intake"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },

@@ -1,44 +1,73 @@
 import PipelineCore
 
-/// The intake's settings: where it listens and whom it serves.
+/// The intake's settings: where it listens, whom it serves, and how much it takes.
 public struct IntakeConfiguration: Sendable {
     public var host: String
     public var port: Int
-    /// Bearer tokens of the backends allowed to call the API.
+    /// Bearer tokens of the backends allowed to call the API (`IAP_API_TOKENS`).
     public var apiTokens: [String]
+    /// The tokens as the intake checks them: digests of ``apiTokens`` and of the lines of
+    /// `IAP_API_TOKENS_FILE`, re-read when the file changes.
+    public var tokens: APITokens
     /// Larger bodies get 413; a real app receipt is a few KB.
     public var maxBodySize: Int
     /// How long an order stays open for its payment (a payment after that still credits).
     public var orderLifetime: Duration
+    /// Requests per API token (`IAP_RATE_LIMIT`); nil: unlimited.
+    public var rateLimit: RateLimit?
+    /// Apple notifications per client address (`IAP_NOTIFICATION_RATE_LIMIT`); nil: unlimited.
+    public var notificationRateLimit: RateLimit?
+    /// A connection silent this long is closed, also one whose request headers never
+    /// finish (`IAP_HTTP_IDLE_TIMEOUT`).
+    public var idleTimeout: Duration
+    /// The most bytes of request headers, each field and all together (`IAP_HTTP_MAX_HEADER_BYTES`).
+    public var maxHeaderBytes: Int
+    /// Rejected Apple notifications are deleted this long after their verdict
+    /// (`IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`).
+    public var rejectedNotificationRetention: Duration
+
+    public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
+    public static let defaultNotificationRateLimit = RateLimit(perSecond: 50, burst: 200)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, apiTokens: [String], maxBodySize: Int = 1 << 20,
-        orderLifetime: Duration = .seconds(1800)
+        orderLifetime: Duration = .seconds(1800), rateLimit: RateLimit? = defaultRateLimit,
+        notificationRateLimit: RateLimit? = defaultNotificationRateLimit, idleTimeout: Duration = .seconds(15),
+        maxHeaderBytes: Int = 16 * 1024, rejectedNotificationRetention: Duration = .seconds(7 * 86_400)
     ) {
         self.host = host
         self.port = port
         self.apiTokens = apiTokens
+        self.tokens = APITokens(unchecked: apiTokens)
         self.maxBodySize = maxBodySize
         self.orderLifetime = orderLifetime
+        self.rateLimit = rateLimit
+        self.notificationRateLimit = notificationRateLimit
+        self.idleTimeout = idleTimeout
+        self.maxHeaderBytes = maxHeaderBytes
+        self.rejectedNotificationRetention = rejectedNotificationRetention
     }
 
-    /// Reads `IAP_HTTP_HOST`, `IAP_HTTP_PORT`, `IAP_API_TOKENS` and `IAP_ORDER_TTL_SECONDS`.
-    /// - Parameter defaultTokens: used when `IAP_API_TOKENS` is unset (local runs only).
+    /// Reads `IAP_HTTP_HOST`, `IAP_HTTP_PORT`, `IAP_API_TOKENS`, `IAP_API_TOKENS_FILE`,
+    /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
+    /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES` and
+    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`.
+    /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS` nor the file is set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
-        let tokens = env.list("IAP_API_TOKENS")
-        let chosen = tokens.isEmpty ? defaultTokens : tokens
-        guard !chosen.isEmpty else {
-            throw SettingError(
-                variable: "IAP_API_TOKENS", problem: "is required: comma-separated bearer tokens for the backend")
-        }
-        if let short = chosen.first(where: { $0.count < 16 }) {
-            throw SettingError(
-                variable: "IAP_API_TOKENS", problem: "each token needs at least 16 characters (one has \(short.count))")
-        }
+        let file = env.optional("IAP_API_TOKENS_FILE")
+        let listed = env.list("IAP_API_TOKENS")
+        let chosen = listed.isEmpty && file == nil ? defaultTokens : listed
         self.init(
             host: env.string("IAP_HTTP_HOST", default: "127.0.0.1"),
             port: try env.int("IAP_HTTP_PORT", default: 8080, range: 0...65535),
             apiTokens: chosen,
-            orderLifetime: .seconds(try env.int("IAP_ORDER_TTL_SECONDS", default: 1800, range: 10...(30 * 86_400))))
+            orderLifetime: .seconds(try env.int("IAP_ORDER_TTL_SECONDS", default: 1800, range: 10...(30 * 86_400))),
+            rateLimit: try env.rateLimit("IAP_RATE_LIMIT", default: "1000/s burst 5000"),
+            notificationRateLimit: try env.rateLimit("IAP_NOTIFICATION_RATE_LIMIT", default: "50/s burst 200"),
+            idleTimeout: .seconds(try env.int("IAP_HTTP_IDLE_TIMEOUT", default: 15, range: 1...3600)),
+            maxHeaderBytes: try env.int("IAP_HTTP_MAX_HEADER_BYTES", default: 16 * 1024, range: 1024...(1 << 20)),
+            rejectedNotificationRetention: .seconds(
+                3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
+        tokens = try APITokens(tokens: chosen, file: file)
     }
 }

@@ -55,7 +55,7 @@ public struct Notifier: Service {
         self.client = client
         self.logger = logger
         self.now = now
-        self.signer = WebhookSigner(secret: configuration.secret)
+        self.signer = WebhookSigner(secret: configuration.secret, additionalSecrets: configuration.additionalSecrets)
     }
 
     // MARK: - Service

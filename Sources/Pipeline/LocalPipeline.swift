@@ -54,6 +54,8 @@ public struct LocalPipeline: Sendable {
         /// Set (by `iap up`), the intake serves `/metrics` from it and `/readyz`, and the
         /// queue depths are polled into it.
         public var metrics: MetricsRegistry?
+        /// When set, `/metrics` asks for it as a bearer token (`IAP_METRICS_TOKEN`).
+        public var metricsToken: String?
 
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
@@ -117,7 +119,7 @@ public struct LocalPipeline: Sendable {
                     .broker(validatorConnection, name: "broker (validator)"),
                     .broker(fulfillerConnection, name: "broker (fulfiller)"),
                     ReadinessCheck(name: "database") { try database.ping() },
-                ])
+                ], metricsToken: configuration.metricsToken)
         }
         var intake = Intake(
             configuration: configuration.intake, database: database, catalog: configuration.catalog,
@@ -154,7 +156,7 @@ public struct LocalPipeline: Sendable {
                     connection: validatorConnection, topology: configuration.topology, verifier: verifier,
                     configuration: configuration.validator, logger: logger))
         }
-        services += [intake.relay, intake.application(onServerRunning: onIntakeRunning)]
+        services += [intake.relay, intake.pruner, intake.application(onServerRunning: onIntakeRunning)]
         self.services = services
     }
 }

@@ -13,7 +13,9 @@ import Testing
 
 /// `POST /v1/apple/notifications`: durable before 200, deduped, malformed bodies get 400.
 @Suite struct NotificationEndpointTests {
-    static let jws = "eyJhbGciOiJFUzI1NiJ9.eyJub3RpZmljYXRpb25UeXBlIjoiVEVTVCJ9.c2lnbmF0dXJl"
+    /// The header Apple's carry (ES256, an x5c of three certificates); the signature is the validator's to check.
+    static let jws =
+        "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJBQUFBIiwiQkJCQiIsIkNDQ0MiXX0.eyJub3RpZmljYXRpb25UeXBlIjoiVEVTVCJ9.c2lnbmF0dXJl"
 
     func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void)
         async throws

@@ -129,3 +129,61 @@ import Testing
         #expect(!"\(secret)".contains(secret.encoded.dropFirst(6)))
     }
 }
+
+/// A secret rotation: both secrets sign, a receiver with either verifies.
+@Suite struct WebhookSecretRotationTests {
+    @Test func duringARotationEachDeliveryCarriesBothSignaturesAndEitherSecretVerifies() throws {
+        let old = WebhookSecret.generate()
+        let new = WebhookSecret.generate()
+        let signer = WebhookSigner(secret: new, additionalSecrets: [old])
+        let body = Array(#"{"type":"receipt.credited"}"#.utf8)
+        let now = Date()
+        let signature = signer.signature(id: "evt_1", timestamp: Int64(now.timeIntervalSince1970), body: body)
+
+        // Two `v1,` entries separated by a space, as Standard Webhooks writes them
+        let entries = signature.split(separator: " ")
+        #expect(entries.count == 2)
+        #expect(entries.allSatisfy { $0.hasPrefix("v1,") })
+        // A receiver still on the old secret, and one already on the new, both accept it
+        for receiver in [WebhookSigner(secret: old), WebhookSigner(secret: new)] {
+            try receiver.verify(
+                id: "evt_1", timestamp: String(Int64(now.timeIntervalSince1970)), signature: signature, body: body,
+                now: now)
+        }
+        // A third secret does not
+        #expect(throws: WebhookVerificationError.self) {
+            try WebhookSigner(secret: WebhookSecret.generate()).verify(
+                id: "evt_1", timestamp: String(Int64(now.timeIntervalSince1970)), signature: signature, body: body,
+                now: now)
+        }
+    }
+
+    @Test(arguments: [" ", ",", ", "])
+    func theSettingTakesTwoSecretsSeparatedBySpaceOrComma(separator: String) throws {
+        let new = WebhookSecret.generate()
+        let old = WebhookSecret.generate()
+        let settings = try NotifierSettings(
+            environment: EnvironmentReader([
+                "IAP_WEBHOOK_URL": "http://127.0.0.1:9/hooks",
+                "IAP_WEBHOOK_SECRET": new.encoded + separator + old.encoded,
+            ]))
+        #expect(settings.secret == new)
+        #expect(settings.configuration().additionalSecrets == [old])
+    }
+
+    @Test func threeSecretsOrAMalformedSecondAreRefusedWithoutRepeatingThem() {
+        let secrets = (0..<3).map { _ in WebhookSecret.generate().encoded }
+        for value in [secrets.joined(separator: " "), secrets[0] + " whsec_notbase64!"] {
+            do {
+                _ = try NotifierSettings(
+                    environment: EnvironmentReader([
+                        "IAP_WEBHOOK_URL": "http://127.0.0.1:9/", "IAP_WEBHOOK_SECRET": value,
+                    ]))
+                Issue.record("accepted \(value.count) characters of secrets")
+            } catch {
+                #expect(error.variable == "IAP_WEBHOOK_SECRET")
+                #expect(!secrets.contains { error.description.contains($0) })
+            }
+        }
+    }
+}

@@ -10,20 +10,27 @@ public struct APIError: HTTPResponseError, Sendable {
     public let code: String
     public let message: String
     public let field: String?
+    /// Seconds for `Retry-After` (429, 503).
+    public var retryAfter: Int?
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil) {
+    public init(
+        _ status: HTTPResponse.Status, code: String, message: String, field: String? = nil, retryAfter: Int? = nil
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.field = field
+        self.retryAfter = retryAfter
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
+    /// The JSON body, also written by the connection guard for requests the router never sees.
     var body: [UInt8] {
         var error: [String: String] = ["code": code, "message": message]
         if let field { error["field"] = field }
@@ -34,12 +41,20 @@ public struct APIError: HTTPResponseError, Sendable {
 
     static let unauthorized = APIError(.unauthorized, code: "unauthorized", message: "missing or invalid bearer token")
     static let notFound = APIError(.notFound, code: "not_found", message: "no such resource")
-    static let payloadTooLarge = APIError(
-        .contentTooLarge, code: "payload_too_large", message: "request body is larger than 1 MiB")
+    static func payloadTooLarge(limit: Int) -> APIError {
+        let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+        return APIError(.contentTooLarge, code: "payload_too_large", message: "request body is larger than \(size)")
+    }
     static let unsupportedMediaType = APIError(
         .unsupportedMediaType, code: "unsupported_media_type", message: "send Content-Type: application/json")
     static let unavailable = APIError(
         .serviceUnavailable, code: "unavailable", message: "the receipt could not be stored; retry")
+
+    static func rateLimited(retryAfter: Int) -> APIError {
+        APIError(
+            .tooManyRequests, code: "rate_limited", message: "too many requests; retry after \(retryAfter) s",
+            retryAfter: retryAfter)
+    }
 
     static func invalid(_ code: String, _ message: String, field: String? = nil) -> APIError {
         APIError(.badRequest, code: code, message: message, field: field)

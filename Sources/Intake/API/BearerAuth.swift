@@ -1,25 +1,22 @@
-import Crypto
 import Hummingbird
+import PipelineCore
 
-/// Lets a request through only with `Authorization: Bearer <token>` for a configured token.
+/// Lets a request through only with `Authorization: Bearer <token>` for a configured token,
+/// and only as often as the token's rate limit allows (429 with `Retry-After` beyond it).
 struct BearerAuth<Context: RequestContext>: RouterMiddleware {
-    /// Digests, so that comparing takes the same time whatever the token's prefix.
-    private let digests: [[UInt8]]
-
-    init(tokens: [String]) {
-        digests = tokens.map { Array(SHA256.hash(data: Array($0.utf8))) }
-    }
+    let tokens: APITokens
+    /// Buckets by token digest: one backend's flood does not starve another's.
+    let limiter: RateLimiter<[UInt8]>?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer "
+            header.prefix(7).lowercased() == "bearer ", let digest = tokens.match(header.dropFirst(7))
         else { throw APIError.unauthorized }
-        let presented = Array(SHA256.hash(data: Array(header.dropFirst(7).utf8)))
-        var matched = false
-        for digest in digests where digest == presented { matched = true }
-        guard matched else { throw APIError.unauthorized }
+        if let retryAfter = limiter?.take(digest).retryAfterSeconds {
+            throw APIError.rateLimited(retryAfter: retryAfter)
+        }
         return try await next(request, context)
     }
 }

@@ -3,8 +3,18 @@ import Foundation
 /// Field rules shared by the API's JSON bodies. Pure: no I/O.
 enum JSONFields {
     /// Parses a body that must be a JSON object with only `allowed` keys.
-    /// - Throws: ``APIError`` (400) `invalid_json` or `unknown_field`.
+    /// - Throws: ``APIError`` (400) `invalid_json`, `duplicate_key` or `unknown_field`.
     static func object(_ json: some Collection<UInt8>, allowed: Set<String>) throws(APIError) -> [String: Any] {
+        let object = try anyObject(json)
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError.invalid("unknown_field", "unknown field \(unknown)", field: unknown)
+        }
+        return object
+    }
+
+    /// Parses a body that must be a JSON object, strictly (``StrictJSON``), whatever its keys.
+    static func anyObject(_ json: some Collection<UInt8>) throws(APIError) -> [String: Any] {
+        try StrictJSON.check(json)
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
@@ -15,9 +25,6 @@ enum JSONFields {
             throw error
         } catch {
             throw APIError.invalid("invalid_json", "the body is not valid JSON")
-        }
-        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw APIError.invalid("unknown_field", "unknown field \(unknown)", field: unknown)
         }
         return object
     }

@@ -10,17 +10,28 @@ import Store
 /// the validator checks it. This route only stores the payload durably, answers 200, and
 /// lets the relay publish it like a receipt. Apple retries anything but a 200, so a
 /// malformed body gets a 400 and a database that cannot take it a 503.
+///
+/// Open to anyone, so it is kept small: bodies up to 64 KiB (Apple's are a few KiB), a
+/// rate limit per client address, and a look at the JWS header before anything is stored.
 struct NotificationRoutes: Sendable {
+    /// Apple's `signedPayload` is a few KiB.
+    static let maxBodySize = 64 * 1024
+
     let notifications: AppleNotificationStore
     let relay: Relay
-    let maxBodySize: Int
+    let limiter: RateLimiter<String>?
 
-    func register(on router: Router<some RequestContext>) {
-        router.post("v1/apple/notifications") { request, _ in try await self.receive(request) }
+    func register(on router: Router<some RemoteAddressRequestContext>) {
+        router.post("v1/apple/notifications") { request, context in
+            if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
+                throw APIError.rateLimited(retryAfter: retryAfter)
+            }
+            return try await self.receive(request)
+        }
     }
 
     private func receive(_ request: Request) async throws -> Response {
-        let body = try await request.jsonBody(maxSize: maxBodySize)
+        let body = try await request.jsonBody(maxSize: Self.maxBodySize)
         let payload = try Self.signedPayload(body.readableBytesView)
         let id = TimeOrderedID.make()
         let now = Date()
@@ -45,16 +56,12 @@ struct NotificationRoutes: Sendable {
 
     /// The `signedPayload` of `{"signedPayload": "<JWS>"}`; other fields Apple may add are ignored.
     static func signedPayload(_ json: some Collection<UInt8>) throws(APIError) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
-            throw APIError.invalid("invalid_json", "the body must be a JSON object")
-        }
+        let object = try JSONFields.anyObject(json)
         guard let payload = object["signedPayload"] as? String else {
             throw APIError.invalid("missing_field", "signedPayload is required", field: "signedPayload")
         }
-        guard ReceiptRequest.isCompactJWS(payload) else {
-            throw APIError.invalid(
-                "invalid_signed_payload", "signedPayload must be a compact JWS (three base64url parts)",
-                field: "signedPayload")
+        if let problem = JWSHeaderCheck.problem(payload) {
+            throw APIError.invalid("invalid_signed_payload", problem, field: "signedPayload")
         }
         return payload
     }

@@ -23,12 +23,12 @@ extension Request {
 
     private func collectBody(maxSize: Int) async throws -> ByteBuffer {
         if let length = headers[.contentLength].flatMap(Int.init), length > maxSize {
-            throw APIError.payloadTooLarge
+            throw APIError.payloadTooLarge(limit: maxSize)
         }
         do {
             return try await body.collect(upTo: maxSize)
         } catch is NIOTooManyBytesError {
-            throw APIError.payloadTooLarge
+            throw APIError.payloadTooLarge(limit: maxSize)
         }
     }
 }

@@ -13,6 +13,9 @@ extension Notifier {
         public var webhookURL: String?
         /// The signing secret (`IAP_WEBHOOK_SECRET`).
         public var secret: WebhookSecret
+        /// The other secret of a rotation (the second in `IAP_WEBHOOK_SECRET`): deliveries
+        /// are signed with both until the rotation ends.
+        public var additionalSecrets: [WebhookSecret] = []
         /// How long to wait before looking again when no notification was due.
         public var pollInterval: Duration
         /// How long to wait before looking again while traffic flows (a poll found some in

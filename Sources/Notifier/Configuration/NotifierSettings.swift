@@ -15,6 +15,8 @@ public struct NotifierSettings: Sendable {
     public var webhookURL: String?
     /// `IAP_WEBHOOK_SECRET`, or a generated one (see ``secretWasGenerated``).
     public var secret: WebhookSecret
+    /// The second secret of `IAP_WEBHOOK_SECRET` during a rotation (`whsec_new whsec_old`).
+    public var additionalSecrets: [WebhookSecret] = []
     /// True when `IAP_WEBHOOK_SECRET` was not set and ``secret`` was generated here. When
     /// webhooks are enabled, print ``WebhookSecret/encoded`` so the receiver can verify.
     public var secretWasGenerated: Bool
@@ -34,7 +36,19 @@ public struct NotifierSettings: Sendable {
     {
         let url = try environment.httpURL("IAP_WEBHOOK_URL")
         if let raw = environment.optional("IAP_WEBHOOK_SECRET") {
-            self.secret = try WebhookSecret(raw, variable: "IAP_WEBHOOK_SECRET")
+            // Two secrets, space or comma separated, while a rotation is under way.
+            let encoded = raw.split(whereSeparator: { $0 == " " || $0 == "," })
+            guard (1...2).contains(encoded.count) else {
+                throw SettingError(
+                    variable: "IAP_WEBHOOK_SECRET",
+                    problem:
+                        "holds one secret, or two separated by a space or comma during a rotation (has \(encoded.count))"
+                )
+            }
+            self.secret = try WebhookSecret(String(encoded[0]), variable: "IAP_WEBHOOK_SECRET")
+            self.additionalSecrets = try encoded.dropFirst().map { (text) throws(SettingError) in
+                try WebhookSecret(String(text), variable: "IAP_WEBHOOK_SECRET")
+            }
             self.secretWasGenerated = false
         } else if url == nil || generateMissingSecret {
             // Unused while disabled; printed by the caller otherwise.
@@ -50,6 +64,8 @@ public struct NotifierSettings: Sendable {
 
     /// A notifier configuration with these settings and the defaults for the rest.
     public func configuration() -> Notifier.Configuration {
-        Notifier.Configuration(webhookURL: webhookURL, secret: secret)
+        var configuration = Notifier.Configuration(webhookURL: webhookURL, secret: secret)
+        configuration.additionalSecrets = additionalSecrets
+        return configuration
     }
 }

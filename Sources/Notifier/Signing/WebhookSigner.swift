@@ -26,22 +26,34 @@ public struct WebhookSigner: Sendable {
 
     /// The key.
     public let secret: WebhookSecret
+    /// Further keys, during a rotation: each delivery carries a signature by every key, and
+    /// ``verify(id:timestamp:signature:body:now:tolerance:)`` accepts any of them.
+    public let additionalSecrets: [WebhookSecret]
 
-    /// - Parameter secret: The shared secret.
-    public init(secret: WebhookSecret) {
+    /// - Parameters:
+    ///   - secret: The shared secret.
+    ///   - additionalSecrets: The other secret of a rotation (old or new), if one is under way.
+    public init(secret: WebhookSecret, additionalSecrets: [WebhookSecret] = []) {
         self.secret = secret
+        self.additionalSecrets = additionalSecrets
     }
+
+    private var secrets: [WebhookSecret] { [secret] + additionalSecrets }
 
     // MARK: - Signing
 
-    /// The `webhook-signature` value for one delivery: `v1,<base64 HMAC-SHA256>`.
+    /// The `webhook-signature` value for one delivery: `v1,<base64 HMAC-SHA256>`, one per
+    /// secret, separated by spaces (Standard Webhooks' form for a rotation).
     /// - Parameters:
     ///   - id: The `webhook-id`.
     ///   - timestamp: The `webhook-timestamp`, unix seconds.
     ///   - body: The exact bytes sent as the body.
     public func signature(id: String, timestamp: Int64, body: some Sequence<UInt8>) -> String {
-        let mac = Data(self.mac(id: id, timestamp: String(timestamp), body: body))
-        return Self.version + "," + mac.base64EncodedString()
+        let signed = Self.signedContent(id: id, timestamp: String(timestamp), body: body)
+        return secrets.map { secret in
+            Self.version + ","
+                + Data(HMAC<SHA256>.authenticationCode(for: signed, using: secret.key)).base64EncodedString()
+        }.joined(separator: " ")
     }
 
     /// The headers of one delivery attempt, in the order they are sent.
@@ -99,7 +111,8 @@ public struct WebhookSigner: Sendable {
             guard parts.count == 2, parts[0] == Self.version, let mac = Data(base64Encoded: String(parts[1])) else {
                 continue
             }
-            if HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: signed, using: secret.key) {
+            for secret in secrets
+            where HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: signed, using: secret.key) {
                 return
             }
         }
@@ -107,11 +120,6 @@ public struct WebhookSigner: Sendable {
     }
 
     // MARK: - Internals
-
-    private func mac(id: String, timestamp: String, body: some Sequence<UInt8>) -> HashedAuthenticationCode<SHA256> {
-        HMAC<SHA256>.authenticationCode(
-            for: Self.signedContent(id: id, timestamp: timestamp, body: body), using: secret.key)
-    }
 
     /// `{id}.{timestamp}.{body}`, the bytes the signature covers.
     private static func signedContent(id: String, timestamp: String, body: some Sequence<UInt8>) -> [UInt8] {

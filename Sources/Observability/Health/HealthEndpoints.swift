@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import PipelineCore
 import Prometheus
 
 /// `/metrics`, `/readyz` and (for admin servers) `/healthz`, added to a router.
@@ -10,13 +11,19 @@ import Prometheus
 ///   check (`broker: not connected to ...`), so a load balancer or Kubernetes stops sending
 ///   work while the broker or the database is away.
 /// - `/healthz`: 200 `ok` while the process answers at all (liveness).
+///
+/// With a metrics token (`IAP_METRICS_TOKEN`), `/metrics` answers only requests with
+/// `Authorization: Bearer <token>` (401 otherwise); the probes stay open.
 public struct HealthEndpoints: Sendable {
     let registry: PrometheusCollectorRegistry
     let checks: [ReadinessCheck]
+    /// The metrics token's bytes, compared in constant time; nil: `/metrics` is open.
+    let metricsToken: [UInt8]?
 
-    public init(registry: PrometheusCollectorRegistry, checks: [ReadinessCheck]) {
+    public init(registry: PrometheusCollectorRegistry, checks: [ReadinessCheck], metricsToken: String? = nil) {
         self.registry = registry
         self.checks = checks
+        self.metricsToken = metricsToken.map { Array($0.utf8) }
     }
 
     /// Adds the routes; `healthz` is false where the router has its own.
@@ -24,12 +31,28 @@ public struct HealthEndpoints: Sendable {
         if healthz {
             router.get("healthz") { _, _ in "ok" }
         }
-        router.get("metrics") { _, _ in
-            Response(
+        router.get("metrics") { request, _ in
+            guard mayReadMetrics(request) else {
+                return Response(
+                    status: .unauthorized, headers: [.contentType: "application/json", .wwwAuthenticate: "Bearer"],
+                    body: .init(
+                        byteBuffer: ByteBuffer(
+                            string: #"{"error":{"code":"unauthorized","message":"missing or invalid metrics token"}}"#))
+                )
+            }
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
         router.get("readyz") { _, _ in await readinessResponse() }
+    }
+
+    private func mayReadMetrics(_ request: Request) -> Bool {
+        guard let expected = metricsToken else { return true }
+        guard let header = request.headers[.authorization], header.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else { return false }
+        return constantTimeEqual(expected, Array(header.dropFirst(7).utf8))
     }
 
     /// Runs every check concurrently.

@@ -23,7 +23,8 @@ extension IAP {
             let connection = settings.connection("intake")
             let health = HealthEndpoints(
                 registry: MetricsBootstrap.prometheus(),
-                checks: settings.readinessChecks(connection: connection, database: database))
+                checks: settings.readinessChecks(connection: connection, database: database),
+                metricsToken: settings.operations.metricsToken)
             var intake = Intake(
                 configuration: intakeConfiguration, database: database, catalog: catalog, connection: connection,
                 topology: settings.topology, health: health, logger: settings.logger("intake"))
@@ -39,7 +40,8 @@ extension IAP {
             let operations = settings.operationsServices(
                 role: .intake, adminPort: nil, connection: connection, database: nil, servesAdmin: false)
             try await runServices(
-                [connection] + operations + [intake.relay, intake.application()], settings: settings, label: "intake")
+                [connection] + operations + [intake.relay, intake.pruner, intake.application()], settings: settings,
+                label: "intake")
         }
     }
 }

@@ -68,9 +68,12 @@ extension IAP {
             let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
             configuration.console =
                 developmentConsole
-                ? try ConsoleConfiguration(operators: [Self.developmentOperator])
+                ? try ConsoleConfiguration(
+                    operators: [Self.developmentOperator],
+                    secureCookie: try ConsoleConfiguration.secureCookie(environment: env))
                 : try ConsoleConfiguration(environment: env)
             configuration.metrics = MetricsBootstrap.prometheus()
+            configuration.metricsToken = settings.operations.metricsToken
             PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
             // Opened once every setting has been read: a malformed one creates nothing.
             let database = try await settings.openDatabase()
@@ -99,8 +102,8 @@ extension IAP {
         private func consoleBanner(api: String, enabled: Bool, development: Bool) -> String {
             guard enabled else { return "off (set IAP_CONSOLE_OPERATORS=name:secret)" }
             guard development else { return "\(api)/console   operators: from IAP_CONSOLE_OPERATORS" }
-            let dev = Self.developmentOperator
-            return "\(api)/console   login: \(dev.name) / \(dev.secret) (development default)"
+            // The name only: no command prints a secret (the README names the development one).
+            return "\(api)/console   login: \(Self.developmentOperator.name) with the development secret (see README)"
         }
 
         private func banner(
@@ -108,19 +111,22 @@ extension IAP {
             notifier: NotifierSettings, database: String, console: String
         ) -> String {
             let api = "http://\(intake.host):\(intake.port)"
-            let token = intake.apiTokens[0]
+            // Never the token itself: terminals are recorded, logs collected, screens shared.
+            let tokenSource =
+                intake.apiTokens == [Self.developmentToken]
+                ? "the development default (see README)" : "from IAP_API_TOKENS / IAP_API_TOKENS_FILE"
             return """
                 iap up: the whole pipeline in one process (Ctrl-C stops it gracefully)
-                  intake       \(api)   token: \(token == Self.developmentToken ? token + " (development default)" : "from IAP_API_TOKENS")
+                  intake       \(api)   token: \(tokenSource)
                   verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)  receipts: \(verifier.receiptVerification.rawValue)
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
                   database     \(database)
                   console      \(console)   dead letters: iap dlq list
 
-                Try it:
+                Try it (with one of your API tokens in $TOKEN):
                   receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.bundleID)", \(verifier.receiptVerification == .apple ? "" : "\"format\": \"pkcs7\", ")"transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')
-                  curl -s \(api)/v1/receipts -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' -d "{\\"account_id\\": \\"player-1\\", \\"receipt_data\\": \\"$receipt\\"}"
-                  curl -s \(api)/v1/accounts/player-1 -H 'Authorization: Bearer \(token)'
+                  curl -s \(api)/v1/receipts -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "{\\"account_id\\": \\"player-1\\", \\"receipt_data\\": \\"$receipt\\"}"
+                  curl -s \(api)/v1/accounts/player-1 -H "Authorization: Bearer $TOKEN"
 
                 """
         }

@@ -17,12 +17,13 @@ func runServices(_ services: [any Service], settings: PipelineSettings, label: S
 }
 
 enum LogSetup {
-    /// Logs go to stderr, one line each, with metadata (receipt ids among it).
+    /// Logs go to stderr, one line each (control characters escaped), with metadata
+    /// (receipt ids among it).
     static func bootstrap(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return EscapingLogHandler(inner: handler)
         }
     }
 }

@@ -16,6 +16,9 @@ struct OperationsSettings: Sendable {
     /// `IAP_ADMIN_HOST` (default 127.0.0.1): where the admin server listens; 0.0.0.0 to
     /// let Prometheus or Kubernetes probes reach it from elsewhere.
     var adminHost: String
+    /// `IAP_METRICS_TOKEN`: when set, `/metrics` (intake and admin servers) asks for it as a
+    /// bearer token; unset, `/metrics` is open like the probes.
+    var metricsToken: String?
 
     init(environment env: EnvironmentReader) throws(SettingError) {
         let grace = try env.int("IAP_SHUTDOWN_GRACE", default: 10, range: 0...3600)
@@ -23,6 +26,11 @@ struct OperationsSettings: Sendable {
         adminPort =
             env.optional("IAP_ADMIN_PORT") == nil ? nil : try env.int("IAP_ADMIN_PORT", default: 0, range: 1...65535)
         adminHost = env.string("IAP_ADMIN_HOST", default: "127.0.0.1")
+        metricsToken = env.optional("IAP_METRICS_TOKEN")
+        if let metricsToken, metricsToken.count < 16 {
+            throw SettingError(
+                variable: "IAP_METRICS_TOKEN", problem: "needs at least 16 characters (it has \(metricsToken.count))")
+        }
     }
 }
 
@@ -61,7 +69,8 @@ extension PipelineSettings {
         }
         if servesAdmin, let port = adminPort ?? operations.adminPort {
             let endpoints = HealthEndpoints(
-                registry: registry, checks: readinessChecks(connection: connection, database: database))
+                registry: registry, checks: readinessChecks(connection: connection, database: database),
+                metricsToken: operations.metricsToken)
             services.append(
                 AdminServer(
                     host: operations.adminHost, port: port, endpoints: endpoints, logger: logger("\(role).admin")))

@@ -1,0 +1,40 @@
+import Hummingbird
+import Logging
+import PipelineCore
+
+/// Every error leaves in the API's JSON shape: Hummingbird's own (404 for an unknown route,
+/// with or without a token; 405; 413 from a body limit) and anything unexpected, which is
+/// a 500 that says nothing about the inside.
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as any HTTPResponseError {
+            throw Self.apiError(status: error.status)
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(LogText.untrusted("\(error)", limit: 512))"])
+            throw APIError(.internalServerError, code: "internal_error", message: "the request failed; retry later")
+        }
+    }
+
+    static func apiError(status: HTTPResponse.Status) -> APIError {
+        switch status {
+        case .notFound: APIError.notFound
+        case .methodNotAllowed:
+            APIError(.methodNotAllowed, code: "method_not_allowed", message: "this resource does not take that method")
+        case .contentTooLarge:
+            APIError(.contentTooLarge, code: "payload_too_large", message: "request body is too large")
+        case .unauthorized: APIError.unauthorized
+        default:
+            APIError(
+                status, code: status.code < 500 ? "bad_request" : "internal_error",
+                message: status.reasonPhrase.isEmpty ? "the request failed" : status.reasonPhrase.lowercased())
+        }
+    }
+}

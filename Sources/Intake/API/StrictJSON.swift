@@ -1,0 +1,202 @@
+/// A strict RFC 8259 syntax check run before `JSONSerialization`, which accepts more than
+/// JSON (trailing commas, in some versions) and keeps the last of duplicate keys silently:
+/// a body whose two `account_id`s a proxy and the intake read differently is refused here.
+/// Also bounds nesting, so no body can exhaust the stack of a recursive parser.
+///
+/// One scan, no allocation but the keys of the object being read. Pure.
+struct StrictJSON {
+    static let maximumDepth = 32
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    /// - Throws: ``APIError`` 400 `invalid_json` (naming what is wrong) or `duplicate_key`.
+    static func check(_ json: some Collection<UInt8>) throws(APIError) {
+        var scanner = StrictJSON(bytes: Array(json))
+        scanner.skipWhitespace()
+        try scanner.value(depth: 0)
+        scanner.skipWhitespace()
+        guard scanner.index == scanner.bytes.count else { throw invalid("unexpected data after the JSON value") }
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    private static func invalid(_ problem: String) -> APIError {
+        APIError.invalid("invalid_json", "the body is not valid JSON: \(problem)")
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+    }
+
+    private mutating func expect(_ byte: UInt8, _ what: String) throws(APIError) {
+        guard current == byte else { throw Self.invalid("expected \(what)") }
+        index += 1
+    }
+
+    private mutating func value(depth: Int) throws(APIError) {
+        guard depth < Self.maximumDepth else { throw Self.invalid("nested deeper than \(Self.maximumDepth) levels") }
+        switch current {
+        case UInt8(ascii: "{"): try object(depth: depth + 1)
+        case UInt8(ascii: "["): try array(depth: depth + 1)
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case .some(let byte) where byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte): try number()
+        default: throw Self.invalid("expected a value")
+        }
+    }
+
+    private mutating func object(depth: Int) throws(APIError) {
+        index += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        var keys: Set<String> = []
+        while true {
+            guard current == UInt8(ascii: "\"") else {
+                throw Self.invalid(keys.isEmpty ? "expected a key" : "trailing comma in an object")
+            }
+            let key = try string()
+            guard keys.insert(key).inserted else {
+                throw APIError.invalid(
+                    "duplicate_key", "the key \(key.prefix(64)) appears twice in one object",
+                    field: String(key.prefix(64)))
+            }
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "':' after a key")
+            skipWhitespace()
+            try value(depth: depth)
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+                continue
+            }
+            try expect(UInt8(ascii: "}"), "',' or '}'")
+            return
+        }
+    }
+
+    private mutating func array(depth: Int) throws(APIError) {
+        index += 1
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            if current == UInt8(ascii: "]") { throw Self.invalid("trailing comma in an array") }
+            try value(depth: depth)
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+                continue
+            }
+            try expect(UInt8(ascii: "]"), "',' or ']'")
+            return
+        }
+    }
+
+    private mutating func literal(_ word: String) throws(APIError) {
+        let expected = word.utf8
+        guard bytes.count - index >= expected.count, bytes[index..<index + expected.count].elementsEqual(expected)
+        else { throw Self.invalid("expected a value") }
+        index += expected.count
+    }
+
+    private mutating func number() throws(APIError) {
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, (0x30...0x39).contains(first) else { throw Self.invalid("malformed number") }
+        index += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            guard try digits() else { throw Self.invalid("malformed number") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard try digits() else { throw Self.invalid("malformed number") }
+        }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = current, (0x30...0x39).contains(byte) { index += 1 }
+    }
+
+    private mutating func digits() throws(APIError) -> Bool {
+        let start = index
+        skipDigits()
+        return index > start
+    }
+
+    /// A string, decoded, so that `"a"` and `"\u0061"` are the same key.
+    private mutating func string() throws(APIError) -> String {
+        index += 1
+        var utf8: [UInt8] = []
+        while true {
+            guard let byte = current else { throw Self.invalid("unterminated string") }
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"): utf8 += String(try escape()).utf8
+            case 0x00...0x1F: throw Self.invalid("control character in a string")
+            default: utf8.append(byte)
+            }
+        }
+    }
+
+    private mutating func escape() throws(APIError) -> Unicode.Scalar {
+        guard let byte = current else { throw Self.invalid("unterminated string") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            var unit = try hex4()
+            if (0xD800...0xDBFF).contains(unit), bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"),
+                bytes[index + 1] == UInt8(ascii: "u")
+            {
+                index += 2
+                let low = try hex4()
+                guard (0xDC00...0xDFFF).contains(low) else { throw Self.invalid("unpaired surrogate") }
+                unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let scalar = Unicode.Scalar(unit) else { throw Self.invalid("unpaired surrogate") }
+            return scalar
+        default:
+            throw Self.invalid("unknown escape in a string")
+        }
+    }
+
+    private mutating func hex4() throws(APIError) -> UInt32 {
+        guard bytes.count - index >= 4 else { throw Self.invalid("short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x41...0x46: digit = byte - 0x41 + 10
+            case 0x61...0x66: digit = byte - 0x61 + 10
+            default: throw Self.invalid("malformed \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import PipelineCore
+import PipelineTesting
+import Store
+import Testing
+
+@testable import Intake
+
+/// Limits on what a caller may send: rate limits, strict JSON, the notification endpoint's
+/// size cap and header check, and token rotation through a file. Refusals change nothing.
+@Suite struct IntakeLimitTests {
+    static let receipt = Data("a real receipt".utf8).base64EncodedString()
+
+    /// A JWS whose header says what Apple's say (ES256, an x5c of three certificates); the
+    /// signature is never checked here.
+    static func notificationJWS(header: String = #"{"alg":"ES256","x5c":["AAAA","BBBB","CCCC"]}"#, payload: String)
+        -> String
+    {
+        func base64URL(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return base64URL(header) + "." + base64URL(payload) + ".c2lnbmF0dXJl"
+    }
+
+    @Test func requestsBeyondATokensRateLimitAre429WithRetryAfterAndOtherTokensPass() async throws {
+        let other = "other-token-0123456789"
+        try await LiveIntake.run({
+            $0.rateLimit = RateLimit(perSecond: 1.0 / 3600, burst: 3)
+            $0.tokens = APITokens(unchecked: [LiveIntake.token, other])
+        }) { intake in
+            // Given a token that has used its burst
+            for _ in 0..<3 { #expect(try await intake.request("GET", "/v1/receipts/r1")?.status == 404) }
+
+            // Then the next request is 429 with Retry-After, in the JSON shape
+            let limited = try await intake.request("GET", "/v1/receipts/r1")
+            #expect(limited?.status == 429)
+            #expect(LiveIntake.errorCode(limited) == "rate_limited")
+            #expect((limited?.headers["retry-after"]).flatMap { Int($0) }.map { $0 >= 1 } == true)
+            // And a POST is refused before it stores anything
+            let body = #"{"account_id": "p", "receipt_data": "\#(Self.receipt)"}"#
+            #expect(try await intake.request("POST", "/v1/receipts", body: body)?.status == 429)
+            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+            // While another backend's token has a bucket of its own
+            #expect(try await intake.request("POST", "/v1/receipts", body: body, token: other)?.status == 202)
+        }
+    }
+
+    @Test func appleNotificationsBeyondTheAddressLimitAre429AndStoreNothing() async throws {
+        try await LiveIntake.run({ $0.notificationRateLimit = RateLimit(perSecond: 1.0 / 3600, burst: 2) }) { intake in
+            var statuses: [Int?] = []
+            for index in 0..<3 {
+                let jws = Self.notificationJWS(payload: "{\"n\":\(index)}")
+                let body = #"{"signedPayload": "\#(jws)"}"#
+                statuses.append(
+                    try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)?.status)
+            }
+            #expect(statuses == [200, 200, 429])
+            #expect(try intake.database.unpublishedReceipts(limit: 10).count == 2)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"account_id": "p", "account_id": "q", "receipt_data": "YQ=="}"#, "duplicate_key"),
+        (#"{"account_id": "p", "account_\u0069d": "q", "receipt_data": "YQ=="}"#, "duplicate_key"),
+        (#"{"account_id": "p", "receipt_data": "YQ==",}"#, "invalid_json"),
+        (#"{"account_id": "p", "receipt_data": "YQ==", "product_id": [1,]}"#, "invalid_json"),
+        (#"{"account_id": "p", "receipt_data": "YQ=="} x"#, "invalid_json"),
+        (
+            #"{"account_id": "p", "receipt_data": "YQ==", "order_id": "#
+                + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "}", "invalid_json"
+        ),
+    ])
+    func bodiesThatAreNotStrictJSONAre400AndStoreNothing(json: String, code: String) async throws {
+        try await LiveIntake.run { intake in
+            let response = try await intake.request("POST", "/v1/receipts", body: json)
+            #expect(response?.status == 400)
+            #expect(LiveIntake.errorCode(response) == code)
+            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+        }
+    }
+
+    @Test func aNotificationWithDuplicateKeysIsRefused() async throws {
+        try await LiveIntake.run { intake in
+            let jws = Self.notificationJWS(payload: "{}")
+            let body = #"{"signedPayload": "\#(jws)", "signedPayload": "\#(jws)"}"#
+            let response = try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)
+            #expect(response?.status == 400)
+            #expect(LiveIntake.errorCode(response) == "duplicate_key")
+        }
+    }
+
+    @Test(arguments: [
+        #"{"alg":"ES256"}"#,
+        #"{"alg":"none","x5c":["AAAA","BBBB","CCCC"]}"#,
+        #"{"alg":"ES256","x5c":["AAAA"]}"#,
+        #"{"alg":"ES256","x5c":["AAAA","BBBB","not base64!"]}"#,
+        "not json",
+    ])
+    func aNotificationWithoutAnAppleLikeHeaderIsRefusedBeforeStoring(header: String) async throws {
+        try await LiveIntake.run { intake in
+            let body = #"{"signedPayload": "\#(Self.notificationJWS(header: header, payload: "{}"))"}"#
+            let response = try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)
+            #expect(response?.status == 400)
+            #expect(LiveIntake.errorCode(response) == "invalid_signed_payload")
+            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+        }
+    }
+
+    @Test func aNotificationBodyOver64KiBIs413() async throws {
+        try await LiveIntake.run { intake in
+            let jws = Self.notificationJWS(payload: String(repeating: "x", count: 70 * 1024))
+            let response = try await intake.request(
+                "POST", "/v1/apple/notifications", body: #"{"signedPayload": "\#(jws)"}"#, token: nil)
+            #expect(response?.status == 413)
+            #expect(LiveIntake.errorCode(response) == "payload_too_large")
+            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+        }
+    }
+
+    @Test func tokensFromTheFileRotateWithoutARestart() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("tokens")
+        let old = "old-token-0123456789abc"
+        let new = "new-token-0123456789abc"
+        try "# the backend\n\(old)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try await LiveIntake.run({
+            $0.tokens = try APITokens(tokens: [], file: file, recheckInterval: .zero)
+        }) { intake in
+            // Given the file's token works and another does not
+            #expect(try await intake.request("GET", "/v1/receipts/r1", token: old)?.status == 404)
+            #expect(try await intake.request("GET", "/v1/receipts/r1", token: new)?.status == 401)
+
+            // When the new token is added, then the old one removed
+            try "\(old)\n\(new)\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(try await intake.request("GET", "/v1/receipts/r1", token: new)?.status == 404)
+            try "\(new)\n".write(toFile: file, atomically: true, encoding: .utf8)
+
+            // Then only the new one works
+            #expect(try await intake.request("GET", "/v1/receipts/r1", token: old)?.status == 401)
+            #expect(try await intake.request("GET", "/v1/receipts/r1", token: new)?.status == 404)
+
+            // And a broken file keeps the tokens read last
+            try "short\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(try await intake.request("GET", "/v1/receipts/r1", token: new)?.status == 404)
+        }
+    }
+
+    @Test func settingsNameTheirProblemsWithoutRepeatingATokenFromTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("tokens")
+        try "too-short-token\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let env = EnvironmentReader(["IAP_API_TOKENS_FILE": file])
+        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: env) }
+        do {
+            _ = try IntakeConfiguration(environment: env)
+        } catch {
+            #expect(error.variable == "IAP_API_TOKENS_FILE")
+            #expect(!error.description.contains("too-short-token"))
+        }
+        let missing = EnvironmentReader(["IAP_API_TOKENS_FILE": directory.file("absent")])
+        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: missing) }
+        let badLimit = EnvironmentReader(["IAP_API_TOKENS": "a-token-of-16-chars", "IAP_RATE_LIMIT": "fast"])
+        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: badLimit) }
+    }
+}

@@ -1,0 +1,62 @@
+import Broker
+import Foundation
+import Hummingbird
+import Logging
+import PipelineCore
+import PipelineTesting
+import Store
+
+@testable import Intake
+
+/// An intake serving on a real socket (port 0) against a fresh SQLite file, for tests that
+/// need what only a socket shows: timeouts, headers, connection reuse. The relay does not
+/// run, so what was committed stays countable.
+struct LiveIntake {
+    static let token = "live-token-0123456789"
+
+    let port: Int
+    let database: PipelineDatabase
+
+    static func run(
+        _ configure: (inout IntakeConfiguration) throws -> Void = { _ in },
+        _ body: @Sendable (LiveIntake) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        var configuration = IntakeConfiguration(port: 0, apiTokens: [token])
+        try configure(&configuration)
+        let intake = Intake(
+            configuration: configuration, database: database, catalog: Catalog(products: []),
+            connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
+            topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
+        try await withRunningServer({ onPort in intake.application(onServerRunning: onPort) }) { port in
+            try await body(LiveIntake(port: port, database: database))
+        }
+    }
+
+    /// One request on a fresh connection: `Content-Length` is added for a body.
+    func request(
+        _ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil,
+        token: String? = LiveIntake.token
+    ) async throws -> RawHTTPConnection.Response? {
+        let connection = try await RawHTTPConnection.connect(port: port)
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if let token { text += "Authorization: Bearer \(token)\r\n" }
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        text += "\r\n" + (body ?? "")
+        try? await connection.send(text)
+        let response = await connection.response()
+        await connection.close()
+        return response
+    }
+
+    /// The `error.code` of a JSON error answer.
+    static func errorCode(_ response: RawHTTPConnection.Response?) -> String? {
+        guard let data = response?.body.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return (object["error"] as? [String: Any])?["code"] as? String
+    }
+}
