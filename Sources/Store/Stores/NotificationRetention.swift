@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // MARK: - Rejected notifications expire
 
@@ -11,19 +10,17 @@ extension AppleNotificationStore {
     ///
     /// - Returns: how many rows were deleted; a full `limit` means more may wait.
     public func pruneRejected(before cutoff: Date, limit: Int = 1000) async throws -> Int {
-        try await database.write { db in
+        try await database.transaction { db in
             try db.execute(
-                sql: """
-                    DELETE FROM apple_notifications WHERE id IN (
-                        SELECT n.id FROM apple_notifications n
-                        WHERE n.status = 'rejected' AND n.updated_at < ?
-                            AND NOT EXISTS (SELECT 1 FROM apple_transactions t WHERE t.notification_id = n.id)
-                            AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.notification_id = n.id)
-                            AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.notification_id = n.id)
-                        LIMIT ?)
-                    """,
-                arguments: [cutoff, limit])
-            return db.changesCount
+                """
+                DELETE FROM apple_notifications WHERE id IN (
+                    SELECT n.id FROM apple_notifications n
+                    WHERE n.status = 'rejected' AND n.updated_at < ?
+                        AND NOT EXISTS (SELECT 1 FROM apple_transactions t WHERE t.notification_id = n.id)
+                        AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.notification_id = n.id)
+                        AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.notification_id = n.id)
+                    LIMIT ?)
+                """, [cutoff, limit])
         }
     }
 }
