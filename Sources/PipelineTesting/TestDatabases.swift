@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import Store
@@ -13,12 +14,18 @@ public enum TestBackend: String, CaseIterable, Sendable, CustomStringConvertible
 /// A fresh PostgreSQL database per test on the server `scripts/postgres.sh` starts
 /// (`IAP_TEST_DATABASE_URL` names another), dropped afterwards.
 public enum PostgresFixture {
-    public static let server: PostgresLocation = {
-        let url =
-            ProcessInfo.processInfo.environment["IAP_TEST_DATABASE_URL"]
-            ?? "postgres://iap_test:iap-test-only@127.0.0.1:5432/postgres?sslmode=disable"
-        return try! PostgresLocation(url: url, variable: "IAP_TEST_DATABASE_URL")
-    }()
+    public static let serverURL =
+        ProcessInfo.processInfo.environment["IAP_TEST_DATABASE_URL"]
+        ?? "postgres://iap_test:iap-test-only@127.0.0.1:5432/postgres?sslmode=disable"
+
+    public static let server = try! PostgresLocation(url: serverURL, variable: "IAP_TEST_DATABASE_URL")
+
+    /// The URL of `database` on the test server, password included: for an `iap` process.
+    public static func url(of database: String) -> String {
+        var components = URLComponents(string: serverURL)!
+        components.path = "/" + database
+        return components.string!
+    }
 
     /// Runs `body` against a new, empty database (not migrated).
     public static func withDatabase<T>(
@@ -59,5 +66,14 @@ public func withTestDatabase<T>(
             try await database.migrate()
             return try await body(database)
         }
+    }
+}
+
+/// Runs a blocking store call (the intake's commit, the outbox's claims) on a thread of
+/// libdispatch's, not one of the task pool's: on 2 cores the pool has 2 threads, and
+/// PostgreSQL round trips that blocked them starved every other test.
+public func offloaded<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
 }

@@ -138,7 +138,7 @@ import Testing
         let path = directory.file("iap.sqlite")
         let database = try PipelineDatabase(path: path)
         let receipt = NewReceipt.fixture(accountID: "player")
-        _ = try database.acceptReceipts([receipt], now: Date())
+        _ = try await database.acceptReceipts([receipt], now: Date())
         _ = try await database.apply(
             [
                 Verdict(

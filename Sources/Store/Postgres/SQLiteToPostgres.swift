@@ -1,0 +1,130 @@
+import Foundation
+
+/// Copies a pipeline's SQLite database into an empty, migrated PostgreSQL one, in one
+/// transaction: every row of every table, in an order that satisfies the foreign keys,
+/// with ledger ids kept. Either all of it lands, or nothing.
+public struct SQLiteToPostgres: Sendable {
+    /// The tables, parents before children.
+    public static let tables = [
+        "accounts", "receipts", "apple_notifications", "app_account_tokens", "orders", "apple_transactions",
+        "ledger_entries", "balances", "entitlements", "receipt_transactions", "notification_outbox",
+        "binding_conflicts", "subscription_checks", "dead_letters",
+    ]
+    /// Identity columns whose values are copied as they are, then continued from.
+    static let keptIdentities = ["ledger_entries": "id", "binding_conflicts": "id"]
+
+    let source: PipelineDatabase
+    let target: PostgresPipelineDatabase
+
+    public init(from source: PipelineDatabase, to target: PostgresPipelineDatabase) {
+        self.source = source
+        self.target = target
+    }
+
+    /// Rows per table, as one side holds them.
+    public typealias Counts = [String: Int]
+
+    /// - Throws: ``SQLiteToPostgresError/targetNotEmpty(_:)`` when PostgreSQL already holds
+    ///   rows (nothing is copied), or what either database reported.
+    /// - Returns: the rows copied, per table.
+    public func copy() async throws -> Counts {
+        let tables = Self.tables
+        let rows: [String: [SQLRow]] = try await source.snapshot { db in
+            var rows: [String: [SQLRow]] = [:]
+            // In the order they were written, so that PostgreSQL's own ids follow it.
+            for table in tables { rows[table] = try db.rows("SELECT * FROM \(table) ORDER BY rowid") }
+            return rows
+        }
+        return try await target.transaction { db in
+            let present = try Self.counts(db).filter { $0.value > 0 }
+            guard present.isEmpty else { throw SQLiteToPostgresError.targetNotEmpty(present) }
+            var copied: Counts = [:]
+            for table in tables {
+                let types = try Self.columnTypes(table, db)
+                for row in rows[table] ?? [] { try Self.insert(row, into: table, types: types, db) }
+                copied[table] = rows[table]?.count ?? 0
+                if let column = Self.keptIdentities[table] {
+                    try db.execute(
+                        """
+                        SELECT setval(pg_get_serial_sequence('\(table)', '\(column)'),
+                            COALESCE((SELECT max(\(column)) FROM \(table)), 0) + 1, false)
+                        """)
+                }
+            }
+            return copied
+        }
+    }
+
+    /// Rows per table in `database`.
+    public static func counts(in database: any SQLDatabase) async throws -> Counts {
+        try await database.snapshot { db in try counts(db) }
+    }
+
+    static func counts(_ db: any SQLSession) throws -> Counts {
+        var counts: Counts = [:]
+        for table in tables { counts[table] = try db.value("SELECT COUNT(*) AS n FROM \(table)", as: Int.self) ?? 0 }
+        return counts
+    }
+
+    /// PostgreSQL's type of each column of `table`, and which are generated identities.
+    private static func columnTypes(_ table: String, _ db: any SQLSession) throws -> [String: (
+        type: String, identity: Bool
+    )] {
+        let rows = try db.rows(
+            "SELECT column_name, data_type, is_identity FROM information_schema.columns WHERE table_name = ?",
+            [table])
+        var types: [String: (String, Bool)] = [:]
+        for row in rows {
+            types[try row.get("column_name")] = (try row.get("data_type"), try row.get("is_identity") == "YES")
+        }
+        return types
+    }
+
+    private static func insert(
+        _ row: SQLRow, into table: String, types: [String: (type: String, identity: Bool)], _ db: any SQLSession
+    ) throws {
+        // SQLite's columns that PostgreSQL has; an identity PostgreSQL makes itself is left out
+        // unless its values are kept.
+        let columns = row.columns.keys.sorted().filter { name in
+            guard let type = types[name] else { return false }
+            return !type.identity || keptIdentities[table] == name
+        }
+        let values = try columns.map { try convert(row.columns[$0] ?? .null, to: types[$0]!.type, column: $0) }
+        let overriding = keptIdentities[table] != nil ? " OVERRIDING SYSTEM VALUE" : ""
+        try db.execute(
+            """
+            INSERT INTO \(table) (\(columns.joined(separator: ", ")))\(overriding)
+            VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+            """, values)
+    }
+
+    /// A value as SQLite stored it, as PostgreSQL's column takes it.
+    private static func convert(_ value: SQLValue, to type: String, column: String) throws -> SQLValue {
+        switch (value, type) {
+        case (.null, _): return .null
+        case (.text(let text), "timestamp with time zone"):
+            guard let date = SQLDateText.parse(text) else {
+                throw SQLError.decoding("column \(column) holds '\(text)', not a time")
+            }
+            return .date(date)
+        case (.integer(let number), "boolean"): return .bool(number != 0)
+        case (.text(let text), "bytea"): return .blob(Array(text.utf8))
+        default: return value
+        }
+    }
+}
+
+/// Why a copy into PostgreSQL did not start.
+public enum SQLiteToPostgresError: Error, CustomStringConvertible {
+    /// The target already holds rows: copying would mix two histories.
+    case targetNotEmpty([String: Int])
+
+    public var description: String {
+        switch self {
+        case .targetNotEmpty(let counts):
+            "the PostgreSQL database is not empty ("
+                + counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + "): copy into a new database"
+        }
+    }
+}

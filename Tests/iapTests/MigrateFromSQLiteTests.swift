@@ -1,0 +1,73 @@
+import Foundation
+import PipelineCore
+import PipelineTesting
+import Settlement
+import Store
+import Testing
+
+/// `iap migrate --from-sqlite`: a SQLite history copied into an empty PostgreSQL database,
+/// both audited, and the copy refused where PostgreSQL already holds rows.
+@Suite struct MigrateFromSQLiteTests {
+    static let catalog = Catalog(products: [
+        Product(productID: "coins", kind: .consumable, grant: Grant(currency: "coins", amount: 100))
+    ])
+
+    /// A SQLite file with 40 credited receipts, one refunded purchase and one dead receipt.
+    func history(at path: String) async throws {
+        let database = try PipelineDatabase(path: path)
+        let receipts = (0..<42).map { NewReceipt.fixture(accountID: "player-\($0 % 5)") }
+        _ = try await database.acceptReceipts(receipts, now: Date())
+        var verdicts = receipts.prefix(40).enumerated().map { index, receipt in
+            Verdict(
+                outcome: .valid, receiptID: receipt.id, accountID: receipt.accountID, attempts: 1,
+                transactions: [
+                    VerifiedTransaction(
+                        transactionID: "t\(index)", originalTransactionID: "t\(index)", productID: "coins")
+                ], decidedAt: Date())
+        }
+        verdicts.append(
+            Verdict(
+                outcome: .dead, receiptID: receipts[40].id, accountID: "player-0", reason: "poison", attempts: 3,
+                decidedAt: Date()))
+        _ = try await database.apply(verdicts, catalog: Self.catalog, now: Date())
+        try await database.adjust(
+            Adjustment(accountID: "player-1", currency: "coins", amount: -30, reason: "goodwill reversal"),
+            now: Date())
+    }
+
+    @Test func aSQLiteHistoryIsCopiedWholeAndAuditedOnBothSides() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("iap.sqlite")
+        try await history(at: path)
+        try await PostgresFixture.withDatabase { target in
+            let environment = ["IAP_DATABASE_URL": PostgresFixture.url(of: target.location.database)]
+            // When the file is copied
+            let copy = try IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)
+            #expect(copy.status == 0, "\(copy.output)")
+            #expect(copy.output.contains("receipts               42 / 42"), "\(copy.output)")
+            #expect(copy.output.contains("ledger_entries         41 / 41"), "\(copy.output)")
+            #expect(copy.output.contains("audit: sqlite 0 finding(s), postgres 0 finding(s)"))
+            #expect(!copy.output.contains("DIFFERS"))
+            // Then PostgreSQL holds the same books, and new ledger lines continue after the copied ones
+            let account = try #require(try await target.account(id: "player-1"))
+            #expect(account.balances == ["coins": 770])
+            try await target.adjust(
+                Adjustment(accountID: "player-1", currency: "coins", amount: 5, reason: "after the move"),
+                now: Date())
+            #expect(try await target.audit() == [])
+
+            // And a second copy into the now full database is refused, changing nothing
+            let again = try IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)
+            #expect(again.status != 0)
+            #expect(again.output.contains("is not empty"), "\(again.output)")
+            #expect(try await SQLiteToPostgres.counts(in: target)["receipts"] == 42)
+        }
+    }
+
+    @Test func withoutADatabaseURLTheCopyIsRefusedNamingIt() throws {
+        let refused = try IAPProcess.run(["migrate", "--from-sqlite", "/nonexistent.sqlite"], environment: [:])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("IAP_DATABASE_URL"), "\(refused.output)")
+    }
+}
