@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTTPClient
+import Logging
 import Store
 import StubStore
 
@@ -94,7 +95,14 @@ extension IAP.Bench.StagesBench {
     private func books(database path: String, count: Int, notified: Int, tally: WebhookCounter.Tally) async throws
         -> StagesReport.Books
     {
-        let database = try PipelineDatabase(path: path)
+        let database: any SQLDatabase
+        if let databaseURL {
+            let postgres = PostgresPipelineDatabase(
+                location: try PostgresLocation(url: databaseURL), logger: Logger(label: "bench"))
+            database = postgres
+        } else {
+            database = try PipelineDatabase(path: path)
+        }
         let credited = try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]
         let findings = try await LedgerStore(database).audit()
         let ledger = LedgerStore(database)

@@ -46,6 +46,10 @@ extension IAP.Bench {
                 "How validators verify receipts: apple (the stub's verifyReceipt), local or local-then-apple (PKCS #7 receipts checked in the validator)."
         )
         var verification = ReceiptVerificationMode.apple
+        @Option(help: "Run the stages on this empty PostgreSQL database (it is migrated first) instead of SQLite.")
+        var databaseURL: String?
+        @Option(help: "Fulfiller and notifier processes of each (more than 1 needs --database-url).")
+        var replicas = 1
         @Flag(help: "Print the report as JSON.") var json = false
 
         func validate() throws {
@@ -54,6 +58,9 @@ extension IAP.Bench {
             }
             guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
             if let rate, !(rate > 0 && seconds > 0) { throw ValidationError("--rate and --seconds must be positive") }
+            guard (1...8).contains(replicas), replicas == 1 || databaseURL != nil else {
+                throw ValidationError("--replicas must be 1...8, and above 1 only with --database-url (PostgreSQL)")
+            }
             guard stubLatencyMs >= 0, (0...0.5).contains(stubErrorRate) else {
                 throw ValidationError(
                     "--stub-latency-ms must not be negative, --stub-error-rate must be within 0...0.5")
@@ -84,6 +91,7 @@ extension IAP.Bench {
                 environment: [
                     "IAP_AMQP_URL": settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL),
                     "IAP_QUEUE_PREFIX": prefix, "IAP_DB_PATH": directory + "/iap.sqlite",
+                    "IAP_DATABASE_URL": databaseURL ?? "",
                     "IAP_HTTP_PORT": "\(intakePort)", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
                     "IAP_VERIFY_URL": "http://127.0.0.1:\(stubPort)/verifyReceipt",
                     "IAP_VERIFY_SANDBOX_URL": "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt",
@@ -96,6 +104,7 @@ extension IAP.Bench {
             let client = try CurlHTTPClient()
             let measured: Result<StagesReport, any Error>
             do {
+                if let databaseURL { try await Self.prepare(databaseURL, settings: settings) }
                 try await start(stages, stubPort: stubPort, intakePort: intakePort, bundleID: bundleID)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 measured = .success(
@@ -134,12 +143,33 @@ extension IAP.Bench {
             for index in 1...validators { try startValidator(stages, index: index) }
         }
 
-        /// The fulfiller and the notifier.
+        /// The fulfillers and the notifiers.
         func startSettling(_ stages: StageProcesses) throws {
             for stage in ["fulfiller", "notifier"] {
-                let port = StageProcesses.freePort()
-                try stages.start(
-                    stage, [stage, "--admin-port", "\(port)"], readiness: "http://127.0.0.1:\(port)/readyz")
+                for replica in 1...replicas {
+                    let port = StageProcesses.freePort()
+                    try stages.start(
+                        replica == 1 ? stage : "\(stage)-\(replica)", [stage, "--admin-port", "\(port)"],
+                        readiness: "http://127.0.0.1:\(port)/readyz")
+                }
+            }
+        }
+
+        /// Migrates the PostgreSQL database, which must hold no receipts yet.
+        static func prepare(_ url: String, settings: PipelineSettings) async throws {
+            let database = PostgresPipelineDatabase(
+                location: try PostgresLocation(url: url), logger: settings.logger("bench"))
+            let counts: SQLiteToPostgres.Counts
+            do {
+                try await database.migrate()
+                counts = try await SQLiteToPostgres.counts(in: database)
+                await database.close()
+            } catch {
+                await database.close()
+                throw error
+            }
+            guard counts["receipts", default: 0] == 0 else {
+                throw ValidationError("--database-url must name an empty database (it holds receipts)")
             }
         }
     }
