@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Checks docker-compose.yml and deploy/ with the tools that will read them:
-#   1. Debian's docker-compose parses the compose file (`docker-compose config`);
+#   1. Debian's docker-compose parses the compose file (`docker-compose config`), with and
+#      without its profile postgres, whose stages must run on PostgreSQL, replicated, after
+#      migrate, on queues of their own; Debian's HAProxy checks the profile's load balancer;
 #   2. kubernetes-validate (PyPI) checks every manifest in deploy/kubernetes, strictly, against
 #      pinned Kubernetes versions, and jsonschema checks KEDA's kinds against deploy/kubernetes/schemas;
+#      so is everything `kustomize build` renders of it and of deploy/kubernetes-postgres (kubectl's
+#      kustomize, which the machine has), and that overlay must render no StatefulSet nor volume
+#      claim, and intakes, fulfillers and notifiers in Deployments of 2+ on IAP_DATABASE_URL;
 #   3. the installed RabbitMQ knows every rabbitmq.conf key and plugin, the compose file's AMQP
 #      credentials are the ones definitions.json creates, and the running broker imports the
 #      definitions into a throwaway vhost (deleted afterwards), and a throwaway node boots with
@@ -10,8 +15,8 @@
 #   4. systemd-analyze verifies the units, when it is installed;
 # and every IAP_* setting the files name is one the code reads.
 # That the definitions match the code's topology exactly is BrokerTests' DeployDefinitionsTests.
-# Installs what it lacks (apt: docker-compose, python3-venv; PyPI: kubernetes-validate) and
-# needs RabbitMQ installed and running (scripts/setup.sh), and curl.
+# Installs what it lacks (apt: docker-compose, haproxy, python3-venv; PyPI: kubernetes-validate)
+# and needs RabbitMQ installed and running (scripts/setup.sh), curl, and kubectl or kustomize.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +38,16 @@ apt_install() {
 command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
 env -u IAP_AMQP_URL docker-compose -f docker-compose.yml config -q
 env -u IAP_AMQP_URL docker-compose -f docker-compose.yml config > "$work/compose.yml"
-echo "check-deploy: docker-compose.yml is valid ($(docker-compose version --short))"
+env -u IAP_AMQP_URL docker-compose -f docker-compose.yml --profile postgres config -q
+echo "check-deploy: docker-compose.yml is valid, with and without --profile postgres ($(docker-compose version --short))"
+# The profile's load balancer. Debian's package does not start its service where policy-rc.d
+# forbids it (containers, CI); elsewhere it starts with Debian's configuration, which listens nowhere.
+command -v haproxy >/dev/null 2>&1 || apt_install haproxy
+if ! report=$(haproxy -c -f deploy/haproxy/haproxy.cfg 2>&1) || grep -q '\[\(WARNING\|ALERT\)\]' <<< "$report"; then
+  echo "check-deploy: haproxy -c deploy/haproxy/haproxy.cfg: $report" >&2
+  exit 1
+fi
+echo "check-deploy: deploy/haproxy/haproxy.cfg is valid ($(haproxy -v | head -1 | cut -d' ' -f1-3))"
 
 # 2. The Kubernetes manifests, with pinned tools in a venv of their own.
 if ! "$venv/bin/python" -c "import kubernetes_validate, sys; sys.exit(kubernetes_validate.version.__version__ != '$kubernetes_validate_version')" 2>/dev/null; then
@@ -42,9 +56,13 @@ if ! "$venv/bin/python" -c "import kubernetes_validate, sys; sys.exit(kubernetes
   "$venv/bin/pip" install -q --disable-pip-version-check "kubernetes-validate==$kubernetes_validate_version"
 fi
 "$venv/bin/python" scripts/check_deploy.py kubernetes deploy/kubernetes "${kubernetes_versions[@]}"
+"$venv/bin/python" scripts/check_deploy.py kustomize deploy/kubernetes "${kubernetes_versions[@]}"
+"$venv/bin/python" scripts/check_deploy.py postgres-overlay deploy/kubernetes-postgres "${kubernetes_versions[@]}"
+"$venv/bin/python" scripts/check_deploy.py compose "$work/compose.yml"
 
 # Every IAP_* name the files set is one the stages read (a misspelt one would be ignored).
-"$venv/bin/python" scripts/check_deploy.py settings docker-compose.yml deploy/kubernetes/*.yaml deploy/systemd/*
+"$venv/bin/python" scripts/check_deploy.py settings docker-compose.yml deploy/kubernetes/*.yaml \
+  deploy/kubernetes-postgres/*.yaml deploy/systemd/*
 
 # 3. RabbitMQ's configuration and definitions.
 "$venv/bin/python" scripts/check_deploy.py rabbitmq deploy/rabbitmq "$work/compose.yml"

@@ -3,6 +3,12 @@
 
     check_deploy.py kubernetes DIR VERSION...   every manifest against the Kubernetes schemas (strict),
                                                 KEDA's kinds against deploy/kubernetes/schemas
+    check_deploy.py kustomize DIR VERSION...    what `kustomize build DIR` (or `kubectl kustomize`) renders,
+                                                checked the same way
+    check_deploy.py postgres-overlay DIR VERSION...  the same, and it holds no SQLite state (no StatefulSet,
+                                                no volume claim) and runs the stateful stages replicated
+                                                on IAP_DATABASE_URL (check_deploy_postgres.py)
+    check_deploy.py compose COMPOSE_CONFIG      the compose file's profile postgres (check_deploy_postgres.py)
     check_deploy.py settings FILE...            every IAP_* name in the files is a setting the code reads
     check_deploy.py rabbitmq DIR COMPOSE_CONFIG  rabbitmq.conf keys and plugins against the installed broker,
                                                 the compose file's AMQP credentials against definitions.json,
@@ -40,8 +46,6 @@ CRD_SCHEMAS = {
 
 
 def check_kubernetes(directory, versions):
-    import jsonschema
-    import kubernetes_validate
     import yaml
 
     kustomization_path = os.path.join(directory, "kustomization.yaml")
@@ -62,34 +66,71 @@ def check_kubernetes(directory, versions):
             documents = [d for d in yaml.safe_load_all(file) if d is not None]
         for document in documents:
             label = f"{name}: {document.get('kind')}/{document.get('metadata', {}).get('name')}"
-            key = (document.get("apiVersion"), document.get("kind"))
-            if key in CRD_SCHEMAS:
-                with open(os.path.join(directory, "schemas", CRD_SCHEMAS[key])) as file:
-                    schema = json.load(file)
-                validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
-                errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
-                for error in errors:
-                    where = ".".join(str(p) for p in error.absolute_path) or "(root)"
-                    problem(f"{label}: {where}: {error.message}")
-                if not errors:
-                    print(f"check-deploy: {label} passed against schemas/{CRD_SCHEMAS[key]}")
-                checked += 1
-                continue
-            before = len(problems)
-            for version in versions:
-                try:
-                    kubernetes_validate.validate(document, version, strict=True)
-                except kubernetes_validate.SchemaNotFoundError:
-                    # A kind nobody checks would pass silently: refuse it instead.
-                    problem(f"{label}: no schema for {key} in Kubernetes {version} nor in schemas/")
-                except kubernetes_validate.ValidationError as error:
-                    where = ".".join(str(p) for p in error.path) or "(root)"
-                    problem(f"{label}: Kubernetes {version}: {where}: {error.message}")
-            if len(problems) == before:
-                print(f"check-deploy: {label} passed against Kubernetes {', '.join(versions)} (strict)")
+            passed = validate_manifest(label, document, versions, os.path.join(directory, "schemas"))
+            if passed:
+                print(f"check-deploy: {label} passed against {passed}")
             checked += 1
     if checked == 0:
         problem(f"no manifests found in {directory}")
+
+
+def validate_manifest(label, document, versions, schemas):
+    """Checks one manifest; returns what it passed against, or None after reporting why not."""
+    import jsonschema
+    import kubernetes_validate
+
+    key = (document.get("apiVersion"), document.get("kind"))
+    before = len(problems)
+    if key in CRD_SCHEMAS:
+        with open(os.path.join(schemas, CRD_SCHEMAS[key])) as file:
+            schema = json.load(file)
+        validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+        for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
+            where = ".".join(str(p) for p in error.absolute_path) or "(root)"
+            problem(f"{label}: {where}: {error.message}")
+        return f"schemas/{CRD_SCHEMAS[key]}" if len(problems) == before else None
+    for version in versions:
+        try:
+            kubernetes_validate.validate(document, version, strict=True)
+        except kubernetes_validate.SchemaNotFoundError:
+            # A kind nobody checks would pass silently: refuse it instead.
+            problem(f"{label}: no schema for {key} in Kubernetes {version} nor in schemas/")
+        except kubernetes_validate.ValidationError as error:
+            where = ".".join(str(p) for p in error.path) or "(root)"
+            problem(f"{label}: Kubernetes {version}: {where}: {error.message}")
+    return f"Kubernetes {', '.join(versions)} (strict)" if len(problems) == before else None
+
+
+def kustomize_build(directory):
+    """The manifests `kustomize build` renders, with the standalone tool or kubectl's own."""
+    import shutil
+    import yaml
+
+    if shutil.which("kustomize"):
+        command = ["kustomize", "build", directory]
+    elif shutil.which("kubectl"):
+        command = ["kubectl", "kustomize", directory]
+    else:
+        problem(f"neither kustomize nor kubectl is installed: cannot build {directory}")
+        return []
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        problem(f"{' '.join(command)} failed: {(result.stderr or result.stdout).strip()[:2000]}")
+        return []
+    return [d for d in yaml.safe_load_all(result.stdout) if d is not None]
+
+
+def check_kustomize(directory, versions):
+    """Checks every manifest the build renders: patches and transformers included."""
+    documents = kustomize_build(directory)
+    before = len(problems)
+    for document in documents:
+        label = f"{directory} (built): {document.get('kind')}/{document.get('metadata', {}).get('name')}"
+        validate_manifest(label, document, versions, "deploy/kubernetes/schemas")
+    if documents and len(problems) == before:
+        print(f"check-deploy: kustomize build {directory}: {len(documents)} manifests passed against "
+              f"Kubernetes {', '.join(versions)} (strict) and schemas/")
+    return documents
 
 
 # MARK: Settings
@@ -233,8 +274,19 @@ def check_rabbitmq(directory, compose_config):
 
 
 if __name__ == "__main__":
+    sys.dont_write_bytecode = True  # no __pycache__ in scripts/ from importing check_deploy_postgres
     if len(sys.argv) >= 4 and sys.argv[1] == "kubernetes":
         check_kubernetes(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "kustomize":
+        check_kustomize(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "postgres-overlay":
+        import check_deploy_postgres
+
+        check_deploy_postgres.check_overlay(check_kustomize(sys.argv[2], sys.argv[3:]), sys.argv[2], problem)
+    elif len(sys.argv) == 3 and sys.argv[1] == "compose":
+        import check_deploy_postgres
+
+        check_deploy_postgres.check_compose(sys.argv[2], problem)
     elif len(sys.argv) >= 3 and sys.argv[1] == "settings":
         check_settings(sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "rabbitmq":
