@@ -44,11 +44,18 @@ struct PostgresSession: SQLSession {
     }
 
     /// Advisory transaction locks, taken in one order so that two sessions locking the same
-    /// keys do not deadlock; released at commit or rollback.
+    /// keys do not deadlock; released at commit or rollback. One statement for all of them:
+    /// a round trip each was a third of a fulfiller's statements.
     func lock(_ keys: [String]) throws {
-        for key in Set(keys).sorted() {
-            _ = try run("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [.text(key)])
-        }
+        let sorted = Set(keys).sorted()
+        guard !sorted.isEmpty else { return }
+        // The keys come back sorted, and the function runs on each row in that order.
+        let rows = sorted.map { _ in "(?)" }.joined(separator: ", ")
+        _ = try run(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended(key, 0))
+            FROM (SELECT key FROM (VALUES \(rows)) AS keys(key) ORDER BY key OFFSET 0) AS ordered
+            """, sorted.map { .text($0) })
     }
 
     func stored(_ date: Date) -> SQLValue { .date(date) }
