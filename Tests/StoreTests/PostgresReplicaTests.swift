@@ -135,4 +135,50 @@ import Testing
             #expect(await !first.isLeader())
         }
     }
+
+    @Test func aLostConnectionFailsAsTransientAndTheNextTransactionConnectsAgain() async throws {
+        try await withReplicas(1) { replicas in
+            // One lane, so that the connection the server drops is the one used next
+            var logger = Logger(label: "replica")
+            logger.logLevel = .error
+            let store = PostgresPipelineDatabase(location: replicas[0].location, connections: 1, logger: logger)
+            do {
+                try await lostConnection(store, admin: replicas[0])
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        }
+    }
+
+    func lostConnection(_ store: PostgresPipelineDatabase, admin: PostgresPipelineDatabase) async throws {
+        try await store.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
+        _ = try await store.apply(
+            [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
+
+        // When the server drops every connection of the store's process (a failover, a restart)
+        try await admin.administer(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+
+        // Then a transaction on a dropped connection fails as transient (the fulfiller
+        // retries it with backoff, its messages unacked), and the lanes connect again
+        var failures = 0
+        var results: [VerdictResult] = []
+        for _ in 0..<10 where results.isEmpty {
+            do {
+                results = try await store.apply(
+                    [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2")])], catalog: Fixture.catalog, now: t0)
+            } catch {
+                #expect(SQLError.isTransient(error), "\(error)")
+                failures += 1
+            }
+        }
+        #expect(results == [.applied(receiptID: "r2", status: .credited, reason: nil)])
+        #expect(failures <= 4)
+        #expect(try await store.account(id: "a1")?.balances == ["coins": 200])
+    }
 }

@@ -117,6 +117,9 @@ struct PostgresSession: SQLSession {
         let state = error.serverInfo?[.sqlState] ?? ""
         if state.hasPrefix("23") { return .constraint(message) }
         if state == "40001" || state == "40P01" { return .retry(message) }
+        // The server ended the session (an administrator, a restart, a failover) or the link
+        // broke: another connection may well work.
+        if state.hasPrefix("57") || state.hasPrefix("08") { return .unreachable("PostgreSQL: \(message)") }
         if error.serverInfo == nil {
             return .unreachable("PostgreSQL: \(error.underlying.map { "\($0)" } ?? "\(error.code)")")
         }
