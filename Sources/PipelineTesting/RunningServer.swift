@@ -13,19 +13,14 @@ public func withRunningServer(
     _ body: (Int) async throws -> Void
 ) async throws {
     let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let group = ServiceGroup(
-        configuration: .init(services: [make { continuation.yield($0) }], logger: Logger(label: "test-server")))
-    try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { return }
-        do {
-            try await body(port)
-        } catch {
-            await group.triggerGracefulShutdown()
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        try await tasks.waitForAll()
+    let server = RunningService(make { continuation.yield($0) })
+    var iterator = ports.makeAsyncIterator()
+    guard let port = await iterator.next() else { return await server.stop() }
+    do {
+        try await body(port)
+    } catch {
+        await server.stop()
+        throw error
     }
+    await server.stop()
 }

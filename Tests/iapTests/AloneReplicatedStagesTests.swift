@@ -1,5 +1,4 @@
 import Foundation
-import HTTPClient
 import Notifier
 import PipelineTesting
 import Store
@@ -103,19 +102,10 @@ struct AloneReplicatedStagesTests {
                     while true {
                         let index = next.value.add(1, ordering: .relaxed).oldValue
                         guard index < receipts.count else { return ids }
-                        let body = try JSONSerialization.data(withJSONObject: [
-                            "account_id": "player-\(index % accounts)", "receipt_data": receipts[index],
-                        ])
-                        let response = try await pipeline.client.execute(
-                            HTTPRequest(
-                                method: .post, url: "http://127.0.0.1:\(ports[index % ports.count])/v1/receipts",
-                                headers: [
-                                    (name: "Authorization", value: "Bearer \(ProcessPipeline.token)"),
-                                    (name: "Content-Type", value: "application/json"),
-                                ],
-                                body: Array(body), timeout: .seconds(30)))
-                        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-                        if response.status == 202, let id = json?["receipt_id"] as? String { ids.append(id) }
+                        let (status, id) = try await pipeline.submit(
+                            account: "player-\(index % accounts)", receiptData: receipts[index],
+                            port: ports[index % ports.count])
+                        if status == 202, let id { ids.append(id) }
                     }
                 }
             }

@@ -113,12 +113,13 @@ final class ProcessPipeline: @unchecked Sendable {
         return (response.status, String(decoding: response.body, as: UTF8.self))
     }
 
-    /// `POST /v1/receipts` with a legacy receipt; returns the status and receipt id.
-    func submit(account: String, receiptData: String) async throws -> (Int, String?) {
+    /// `POST /v1/receipts` with a legacy receipt, to the intake on `port` (the first one's by
+    /// default); returns the status and receipt id.
+    func submit(account: String, receiptData: String, port: Int? = nil) async throws -> (Int, String?) {
         let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "receipt_data": receiptData])
         let response = try await client.execute(
             HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts",
+                method: .post, url: "http://127.0.0.1:\(port ?? intakePort)/v1/receipts",
                 headers: [
                     (name: "Authorization", value: "Bearer \(Self.token)"),
                     (name: "Content-Type", value: "application/json"),

@@ -75,15 +75,4 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         configuration.options.connectTimeout = .milliseconds(Int64(timeout.milliseconds))
         return configuration
     }
-
-    var clientConfiguration: PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS =
-            switch sslMode {
-            case .disable: .disable
-            case .prefer: .prefer(.makeClientConfiguration())
-            case .require: .require(.makeClientConfiguration())
-            }
-        return PostgresClient.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: tls)
-    }
 }
