@@ -5,9 +5,10 @@ set -euo pipefail
 
 packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev curl)
 # --tests (scripts/test.sh): also a real headless Chromium for the console's browser test
-# (Tests/ConsoleBrowser); running the pipeline does not need it.
+# (Tests/ConsoleBrowser), PostgreSQL for the stores' second backend, and gdb, with which a
+# hung test pass prints its stacks (scripts/with-deadline.sh); the pipeline needs none.
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium chromium-driver python3-selenium postgresql)
+  packages+=(chromium chromium-driver python3-selenium postgresql gdb)
 fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -14,7 +14,10 @@ scripts/format.sh --check # every Swift file as .swift-format says (scripts/form
 scripts/check-deploy.sh   # compose, Kubernetes, RabbitMQ and systemd files (deploy/)
 swift build --build-tests
 # At most 4 tests at once: on 2 cores, hundreds at once starved the timing-sensitive ones.
-swift test --skip-build --skip 'Disruptive|Alone' --experimental-maximum-parallelization-width 4
-IAP_TEST_ALONE=1 swift test --skip-build --no-parallel --filter 'Disruptive|Alone'
+# Each pass has a deadline far beyond its usual time (about 2 and 4 minutes): a hang
+# prints its stacks and fails at once instead of running out CI's clock.
+scripts/with-deadline.sh 1200 \
+  swift test --skip-build --skip 'Disruptive|Alone' --experimental-maximum-parallelization-width 4
+IAP_TEST_ALONE=1 scripts/with-deadline.sh 1800 swift test --skip-build --no-parallel --filter 'Disruptive|Alone'
 # The restart above must leave the broker as it found it.
 rabbitmqctl -q await_startup --timeout 60

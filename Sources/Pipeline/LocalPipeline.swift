@@ -118,7 +118,7 @@ public struct LocalPipeline: Sendable {
                     .broker(intakeConnection, name: "broker (intake)"),
                     .broker(validatorConnection, name: "broker (validator)"),
                     .broker(fulfillerConnection, name: "broker (fulfiller)"),
-                    ReadinessCheck(name: "database") { try database.ping() },
+                    ReadinessCheck(name: "database") { try await database.ping() },
                 ], metricsToken: configuration.metricsToken)
         }
         var intake = Intake(

@@ -3,17 +3,9 @@ import Foundation
 /// Drives the local broker the way an operator would, for recovery tests.
 public enum Rabbitmqctl {
     /// Runs `rabbitmqctl` with `arguments` and waits; throws on a non-zero exit.
-    public static func run(_ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["rabbitmqctl"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw RabbitmqctlError(arguments: arguments, status: process.terminationStatus)
-        }
+    public static func run(_ arguments: String...) async throws {
+        let outcome = try await ChildProcess.run(command: "rabbitmqctl", arguments)
+        guard outcome.status == 0 else { throw RabbitmqctlError(arguments: arguments, status: outcome.status) }
     }
 
     public struct RabbitmqctlError: Error, CustomStringConvertible {

@@ -68,12 +68,3 @@ public func withTestDatabase<T>(
         }
     }
 }
-
-/// Runs a blocking store call (the intake's commit, the outbox's claims) on a thread of
-/// libdispatch's, not one of the task pool's: on 2 cores the pool has 2 threads, and
-/// PostgreSQL round trips that blocked them starved every other test.
-public func offloaded<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-    }
-}

@@ -29,9 +29,9 @@ struct DisruptiveBrokerRecoveryTests {
         let total = 3_000
         let restart = Task.detached {
             try await Task.sleep(for: .milliseconds(300))
-            try Rabbitmqctl.run("stop_app")
+            try await Rabbitmqctl.run("stop_app")
             try await Task.sleep(for: .seconds(1))
-            try Rabbitmqctl.run("start_app")
+            try await Rabbitmqctl.run("start_app")
         }
         var confirmed = Set<Int>()
         var retries = 0

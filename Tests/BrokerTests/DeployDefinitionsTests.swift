@@ -38,13 +38,19 @@ import Testing
         let vhost = "iap-defs-\(UUID().uuidString.prefix(8).lowercased())"
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("\(vhost).json")
         try DeployDefinitions.copy(intoVhost: vhost).write(to: copy)
-        defer {
-            try? FileManager.default.removeItem(at: copy)
-            try? Rabbitmqctl.run("delete_vhost", vhost)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try await Rabbitmqctl.run("import_definitions", copy.path)
+        do {
+            try await declareAndRoute(broker: broker, vhost: vhost)
+        } catch {
+            try? await Rabbitmqctl.run("delete_vhost", vhost)
+            throw error
         }
-        try Rabbitmqctl.run("import_definitions", copy.path)
-        try Rabbitmqctl.run("set_permissions", "-p", vhost, broker.configuration.user, ".*", ".*", ".*")
+        try await Rabbitmqctl.run("delete_vhost", vhost)
+    }
 
+    private func declareAndRoute(broker: BrokerFixture, vhost: String) async throws {
+        try await Rabbitmqctl.run("set_permissions", "-p", vhost, broker.configuration.user, ".*", ".*", ".*")
         var configuration = broker.configuration
         configuration.vhost = vhost
         var logger = Logger(label: "deploy-definitions")

@@ -22,7 +22,7 @@ import Testing
         let database = try PipelineDatabase(path: path)
         let endpoints = HealthEndpoints(
             registry: registry,
-            checks: [.broker(connection), ReadinessCheck(name: "database") { try database.ping(path: path) }])
+            checks: [.broker(connection), ReadinessCheck(name: "database") { try await database.ping(path: path) }])
 
         // Then /readyz answers 200
         let answer = await endpoints.readiness()
@@ -46,7 +46,7 @@ import Testing
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let endpoints = HealthEndpoints(
             registry: registry,
-            checks: [.broker(connection), ReadinessCheck(name: "database") { try database.ping(path: path) }])
+            checks: [.broker(connection), ReadinessCheck(name: "database") { try await database.ping(path: path) }])
 
         // Then /readyz answers 503 with one line per problem, sorted by name
         let answer = await endpoints.readiness()

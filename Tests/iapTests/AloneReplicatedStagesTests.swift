@@ -86,7 +86,7 @@ struct AloneReplicatedStagesTests {
         }
         #expect(written.count == count)
         #expect(written.isSubset(of: delivered))
-        let audit = try IAPProcess.run(["audit"], environment: pipeline.environment)
+        let audit = try await IAPProcess.run(["audit"], environment: pipeline.environment)
         #expect(audit.status == 0, "iap audit: \(audit.output)")
     }
 

@@ -12,26 +12,26 @@ import Testing
         ("IAP_QUEUE_PREFIX", "bad prefix!"),
         ("IAP_LOG_LEVEL", "loud"),
     ])
-    func malformedSettingStopsTheProcessNamingTheVariable(variable: String, value: String) throws {
+    func malformedSettingStopsTheProcessNamingTheVariable(variable: String, value: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try IAPProcess.run(
+        let result = try await IAPProcess.run(
             ["migrate"], environment: [variable: value, "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
         #expect(result.output.contains(variable))
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
-    @Test func intakeWithoutTokensRefusesToStart() throws {
+    @Test func intakeWithoutTokensRefusesToStart() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try IAPProcess.run(
+        let result = try await IAPProcess.run(
             ["intake"], environment: ["IAP_API_TOKENS": "", "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
         #expect(result.output.contains("IAP_API_TOKENS"))
     }
 
-    @Test func malformedCatalogIsRejectedWithItsProblem() throws {
+    @Test func malformedCatalogIsRejectedWithItsProblem() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let catalog = directory.file("catalog.json")
@@ -40,7 +40,7 @@ import Testing
                 .utf8
         )
         .write(to: URL(fileURLWithPath: catalog))
-        let result = try IAPProcess.run(
+        let result = try await IAPProcess.run(
             ["fulfiller"], environment: ["IAP_CATALOG": catalog, "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
         #expect(result.output.contains("IAP_CATALOG"))
@@ -48,7 +48,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
-    @Test func aCatalogWithAMalformedSaleDate_stopsTheIntake_namingTheDate() throws {
+    @Test func aCatalogWithAMalformedSaleDate_stopsTheIntake_namingTheDate() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let catalog = directory.file("catalog.json")
@@ -56,7 +56,7 @@ import Testing
             #"{"products": [{"product_id": "x", "type": "consumable", "grant": {"currency": "coins", "amount": 5}, "rules": {"sale": {"from": "2026-13-01"}}}]}"#
                 .utf8
         ).write(to: URL(fileURLWithPath: catalog))
-        let result = try IAPProcess.run(
+        let result = try await IAPProcess.run(
             ["intake"],
             environment: [
                 "IAP_CATALOG": catalog, "IAP_DB_PATH": directory.file("x.sqlite"),
@@ -69,10 +69,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
-    @Test func aMalformedSchedulerSetting_stopsTheFulfiller_beforeItOpensAnything() throws {
+    @Test func aMalformedSchedulerSetting_stopsTheFulfiller_beforeItOpensAnything() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try IAPProcess.run(
+        let result = try await IAPProcess.run(
             ["fulfiller"],
             environment: ["IAP_SCHEDULER_INTERVAL_SECONDS": "soon", "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
@@ -80,10 +80,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
-    @Test func migrateCreatesTheDatabase() throws {
+    @Test func migrateCreatesTheDatabase() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try IAPProcess.run(["migrate"], environment: ["IAP_DB_PATH": directory.file("db/iap.sqlite")])
+        let result = try await IAPProcess.run(
+            ["migrate"], environment: ["IAP_DB_PATH": directory.file("db/iap.sqlite")])
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: directory.file("db/iap.sqlite")))
     }
@@ -91,36 +92,33 @@ import Testing
     /// The test server's role (scripts/postgres.sh) and a database of the test's own.
     private static let postgresServer = "postgres://iap_test:iap-test-only@127.0.0.1:5432"
 
-    private static func postgresTool(_ tool: String, _ database: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
-        process.arguments = ["-h", "127.0.0.1", "-U", "iap_test", database]
-        process.environment = ["PGPASSWORD": "iap-test-only"]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(tool) \(database)")
+    private static func postgresTool(_ tool: String, _ database: String) async throws {
+        let outcome = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/\(tool)"), ["-h", "127.0.0.1", "-U", "iap_test", database],
+            environment: ["PGPASSWORD": "iap-test-only"])
+        #expect(outcome.status == 0, "\(tool) \(database): \(outcome.output)")
     }
 
-    @Test func migrateWithADatabaseURLCreatesThePostgreSQLSchemaAndASecondRunFindsItReady() throws {
+    @Test func migrateWithADatabaseURLCreatesThePostgreSQLSchemaAndASecondRunFindsItReady() async throws {
         let name = "iap_cli_" + UUID().uuidString.prefix(8).lowercased()
-        try Self.postgresTool("createdb", name)
-        defer { try? Self.postgresTool("dropdb", name) }
+        try await Self.postgresTool("createdb", name)
         let environment = ["IAP_DATABASE_URL": "\(Self.postgresServer)/\(name)?sslmode=disable"]
-        let first = try IAPProcess.run(["migrate"], environment: environment)
+        let first = try await IAPProcess.run(["migrate"], environment: environment)
+        let second = try await IAPProcess.run(["migrate"], environment: environment)
+        try await Self.postgresTool("dropdb", name)
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("database ready: postgres://iap_test:***@127.0.0.1:5432/\(name)"))
         #expect(first.output.contains("(schema 1)"))
         #expect(!first.output.contains("iap-test-only"))
-        let second = try IAPProcess.run(["migrate"], environment: environment)
         #expect(second.status == 0 && second.output.contains("(schema 1)"), "\(second.output)")
     }
 
-    @Test func migrateWithABadDatabaseURLStopsNamingTheProblemNeverThePassword() throws {
-        let malformed = try IAPProcess.run(
+    @Test func migrateWithABadDatabaseURLStopsNamingTheProblemNeverThePassword() async throws {
+        let malformed = try await IAPProcess.run(
             ["migrate"], environment: ["IAP_DATABASE_URL": "postgres://iap:s3cret@127.0.0.1:5432/"])
         #expect(malformed.status != 0)
         #expect(malformed.output.contains("IAP_DATABASE_URL") && malformed.output.contains("names no database"))
-        let wrongPassword = try IAPProcess.run(
+        let wrongPassword = try await IAPProcess.run(
             ["migrate"],
             environment: ["IAP_DATABASE_URL": "postgres://iap_test:s3cret@127.0.0.1:5432/postgres?sslmode=disable"])
         #expect(wrongPassword.status != 0)
@@ -154,35 +152,33 @@ import Testing
             now: Date())
 
         // Then a clean audit exits 0
-        let clean = try IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": path])
+        let clean = try await IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": path])
         #expect(clean.status == 0)
         #expect(clean.output.contains("the books balance"))
 
         // When someone edits a balance behind the ledger's back
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = [
-            "python3", "-c",
-            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE balances SET amount = amount + 1\"); c.commit()",
-            path,
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        #expect(sqlite.terminationStatus == 0)
+        let edit = try await ChildProcess.run(
+            command: "python3",
+            [
+                "-c",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE balances SET amount = amount + 1\"); c.commit()",
+                path,
+            ])
+        #expect(edit.status == 0, "\(edit.output)")
 
         // Then the audit reports it and exits 1
-        let corrupted = try IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": path])
+        let corrupted = try await IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": path])
         #expect(corrupted.status == 1)
         #expect(corrupted.output.contains("balance_mismatch"))
-        let json = try IAPProcess.run(["audit", "--json"], environment: ["IAP_DB_PATH": path])
+        let json = try await IAPProcess.run(["audit", "--json"], environment: ["IAP_DB_PATH": path])
         #expect(json.status == 1)
         #expect(json.output.contains("\"kind\" : \"balance_mismatch\""))
     }
 
-    @Test func auditOfAMissingDatabaseCreatesNothing() throws {
+    @Test func auditOfAMissingDatabaseCreatesNothing() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": directory.file("none.sqlite")])
+        let result = try await IAPProcess.run(["audit"], environment: ["IAP_DB_PATH": directory.file("none.sqlite")])
         #expect(result.status != 0)
         #expect(result.output.contains("IAP_DB_PATH"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("none.sqlite")))

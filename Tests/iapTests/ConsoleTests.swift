@@ -57,8 +57,10 @@ import Testing
 
     // MARK: - Tests
 
-    @Test func anOperatorReplaysADeadLetterInChromiumAndTheReceiptIsCreditedOnce() async throws {
-        try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
+    @Test(arguments: TestBackend.allCases) func anOperatorReplaysADeadLetterInChromiumAndTheReceiptIsCreditedOnce(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, maxAttempts: 2, console: Self.console) { pipeline in
             // Given a dead receipt
             let receipt = try await pipeline.submitDoomed(account: "browser", transactionID: "console-t1")
 
@@ -69,7 +71,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: screenshot)
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("ConsoleBrowser/replay_dead_letter.py").path
-            let (status, output) = try run(
+            let (status, output) = try await run(
                 "/usr/bin/python3",
                 [
                     script, "--url", "http://127.0.0.1:\(pipeline.intakePort)", "--operator", "alice", "--secret",
@@ -92,8 +94,10 @@ import Testing
         }
     }
 
-    @Test func withoutASessionTheConsoleAsksToLogInAndAWrongSecretIsRefused() async throws {
-        try await PipelineHarness.run(console: Self.console) { pipeline in
+    @Test(arguments: TestBackend.allCases) func withoutASessionTheConsoleAsksToLogInAndAWrongSecretIsRefused(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, console: Self.console) { pipeline in
             // No credentials: 401 with the login form, for pages and for posts
             let page = try await get("/console", pipeline)
             #expect(page.status == 401)
@@ -126,8 +130,10 @@ import Testing
         }
     }
 
-    @Test func aPostWithABadCSRFTokenIsForbiddenAndChangesNothing() async throws {
-        try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
+    @Test(arguments: TestBackend.allCases) func aPostWithABadCSRFTokenIsForbiddenAndChangesNothing(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, maxAttempts: 2, console: Self.console) { pipeline in
             let receipt = try await pipeline.submitDoomed(account: "csrf", transactionID: "console-t2")
             let letter = try await pipeline.letterID(receipt: receipt)
             let cookie = try await logIn(pipeline)
@@ -166,8 +172,10 @@ import Testing
         }
     }
 
-    @Test func groupActionsDiscardAndReplayEveryLetterOfAReason() async throws {
-        try await PipelineHarness.run(maxAttempts: 2, console: Self.console) { pipeline in
+    @Test(arguments: TestBackend.allCases) func groupActionsDiscardAndReplayEveryLetterOfAReason(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend, maxAttempts: 2, console: Self.console) { pipeline in
             let cookie = try await logIn(pipeline)
             let token = try csrf(in: try await get("/console", cookie: cookie, pipeline).bodyString)
 
@@ -203,8 +211,10 @@ import Testing
         }
     }
 
-    @Test func theReceiptSearchShowsPurchasesCreditedToAnotherAccount() async throws {
-        try await PipelineHarness.run(console: Self.console) { pipeline in
+    @Test(arguments: TestBackend.allCases) func theReceiptSearchShowsPurchasesCreditedToAnotherAccount(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, console: Self.console) { pipeline in
             // Given alice's order, and the purchase it paid sent in by bob's session
             let (_, order) = try await pipeline.post(
                 "/v1/orders", ["account_id": "alice", "product_id": "com.example.coins100"])
@@ -226,8 +236,10 @@ import Testing
         }
     }
 
-    @Test func withoutOperatorsTheConsoleIsDisabled() async throws {
-        try await PipelineHarness.run(console: try ConsoleConfiguration(operators: [])) { pipeline in
+    @Test(arguments: TestBackend.allCases) func withoutOperatorsTheConsoleIsDisabled(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend, console: try ConsoleConfiguration(operators: [])) { pipeline in
             let page = try await get("/console", pipeline)
             #expect(page.status == 503)
             #expect(page.bodyString.contains("IAP_CONSOLE_OPERATORS"))
@@ -252,16 +264,8 @@ import Testing
     }
 
     /// Runs a program to the end; its exit status and output.
-    func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let pipe = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: executable), arguments)
+        return (outcome.status, outcome.output)
     }
 }

@@ -32,10 +32,9 @@ extension PipelineHarness {
 
     /// The environment an `iap` process needs to work on this pipeline.
     var processEnvironment: [String: String] {
-        [
-            "IAP_DB_PATH": databasePath, "IAP_AMQP_URL": broker.url, "IAP_QUEUE_PREFIX": topology.prefix,
-            "IAP_LOG_LEVEL": "error",
-        ]
+        databaseEnvironment.merging(
+            ["IAP_AMQP_URL": broker.url, "IAP_QUEUE_PREFIX": topology.prefix, "IAP_LOG_LEVEL": "error"]
+        ) { $1 }
     }
 
     /// How many `receipt.credited` webhooks the backend accepted for a receipt.

@@ -7,16 +7,18 @@ import Testing
 /// The `iap dlq` binary against a running pipeline: dead receipts listed, shown, replayed
 /// (credited once), discarded (with who and why), and bad input refused without change.
 @Suite struct DlqCommandTests {
-    func dlq(_ arguments: [String], _ pipeline: PipelineHarness) throws -> (status: Int32, output: String) {
-        try IAPProcess.run(["dlq"] + arguments, environment: pipeline.processEnvironment)
+    func dlq(_ arguments: [String], _ pipeline: PipelineHarness) async throws -> (status: Int32, output: String) {
+        try await IAPProcess.run(["dlq"] + arguments, environment: pipeline.processEnvironment)
     }
 
     func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text)")
     }
 
-    @Test func deadReceiptsAreListedShownReplayedOnceAndDiscardedWithWhoAndWhy() async throws {
-        try await PipelineHarness.run(maxAttempts: 2) { pipeline in
+    @Test(arguments: TestBackend.allCases) func deadReceiptsAreListedShownReplayedOnceAndDiscardedWithWhoAndWhy(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, maxAttempts: 2) { pipeline in
             // Given three receipts that died after two transient failures each
             let a = try await pipeline.submitDoomed(account: "dlq-a", transactionID: "dlq-t1")
             let b = try await pipeline.submitDoomed(account: "dlq-b", transactionID: "dlq-t2")
@@ -24,11 +26,11 @@ import Testing
             let reason = try await #require(try await pipeline.database.receipt(id: a)?.reason)
 
             // When an operator lists them: one group of three, in a table and as JSON
-            let list = try dlq(["list"], pipeline)
+            let list = try await dlq(["list"], pipeline)
             #expect(list.status == 0, "\(list.output)")
             #expect(list.output.contains("3 dead letters in 1 group"), "\(list.output)")
             #expect(list.output.contains(reason))
-            let listed = try json(try dlq(["list", "--json"], pipeline).output)
+            let listed = try json(try await dlq(["list", "--json"], pipeline).output)
             let groups = try #require(listed["groups"] as? [[String: Any]])
             #expect(groups.count == 1)
             #expect(groups.first?["count"] as? Int == 3)
@@ -36,13 +38,13 @@ import Testing
             let letters = try #require(listed["letters"] as? [[String: Any]])
             #expect(Set(letters.compactMap { $0["receipt_id"] as? String }) == [a, b, c])
             let ofB =
-                try json(try dlq(["list", "--json", "--account", "dlq-b"], pipeline).output)["letters"]
+                try json(try await dlq(["list", "--json", "--account", "dlq-b"], pipeline).output)["letters"]
                 as? [[String: Any]]
             #expect(ofB?.map { $0["receipt_id"] as? String } == [b])
 
             // And shows one: its receipt, attempts and error, body and headers
             let letterA = try await pipeline.letterID(receipt: a)
-            let show = try dlq(["show", letterA], pipeline)
+            let show = try await dlq(["show", letterA], pipeline)
             #expect(show.status == 0, "\(show.output)")
             print("iap dlq list:\n\(list.output)\niap dlq show:\n\(show.output)")
             for expected in [
@@ -50,7 +52,7 @@ import Testing
             ] {
                 #expect(show.output.contains(expected), "show lacks \(expected): \(show.output)")
             }
-            let shown = try json(try dlq(["show", letterA, "--json"], pipeline).output)
+            let shown = try json(try await dlq(["show", letterA, "--json"], pipeline).output)
             #expect((shown["letter"] as? [String: Any])?["receipt_id"] as? String == a)
             #expect((shown["receipt"] as? [String: Any])?["status"] as? String == "dead")
             #expect(((shown["letter"] as? [String: Any])?["headers"] as? [String: Any])?["x-iap-attempts"] as? Int == 2)
@@ -62,18 +64,18 @@ import Testing
             #expect(show.output.contains("Every failed attempt") && show.output.contains("attempt 2 at "))
 
             // When one is replayed: it is credited exactly once, even if replayed twice
-            let replay = try dlq(["replay", letterA, "--by", "tester"], pipeline)
+            let replay = try await dlq(["replay", letterA, "--by", "tester"], pipeline)
             #expect(replay.status == 0, "\(replay.output)")
             #expect(try await pipeline.finalStatus(a)["status"] as? String == "credited")
             #expect(try await pipeline.balance("dlq-a") == 100)
-            let again = try dlq(["replay", letterA], pipeline)
+            let again = try await dlq(["replay", letterA], pipeline)
             #expect(again.status != 0)
             #expect(again.output.contains("already replayed by tester"), "\(again.output)")
             #expect(try await pipeline.database.deadLetter(id: letterA)?.status == .replayed)
 
             // When one is discarded: the receipt stays dead and says who and why
             let letterB = try await pipeline.letterID(receipt: b)
-            let discard = try dlq(["discard", letterB, "--reason", "test purchase", "--by", "alice"], pipeline)
+            let discard = try await dlq(["discard", letterB, "--reason", "test purchase", "--by", "alice"], pipeline)
             #expect(discard.status == 0, "\(discard.output)")
             let statusB = try await pipeline.status(b)
             #expect(statusB["status"] as? String == "dead")
@@ -93,7 +95,7 @@ import Testing
                 (["show", "dl_nope"], "no dead letter with id dl_nope"),
             ]
             for (arguments, message) in refusals {
-                let refused = try dlq(arguments, pipeline)
+                let refused = try await dlq(arguments, pipeline)
                 #expect(refused.status != 0, "\(arguments) succeeded: \(refused.output)")
                 #expect(refused.output.contains(message), "\(arguments): \(refused.output)")
             }
@@ -101,7 +103,7 @@ import Testing
             #expect(try await pipeline.database.receipt(id: c)?.reason == reason)
 
             // When the rest of the group is replayed in bulk: a progress line and a summary
-            let bulk = try dlq(["replay", "--reason", reason, "--by", "tester"], pipeline)
+            let bulk = try await dlq(["replay", "--reason", reason, "--by", "tester"], pipeline)
             #expect(bulk.status == 0, "\(bulk.output)")
             print("iap dlq replay --reason:\n\(bulk.output)")
             #expect(bulk.output.contains("progress: 1/1"), "\(bulk.output)")
@@ -117,13 +119,15 @@ import Testing
             #expect(pipeline.creditedWebhooks(a) == 1)
             #expect(pipeline.creditedWebhooks(c) == 1)
             #expect(try await pipeline.database.audit().isEmpty)
-            let empty = try dlq(["list"], pipeline)
+            let empty = try await dlq(["list"], pipeline)
             #expect(empty.output.contains("No dead letters waiting for review."), "\(empty.output)")
         }
     }
 
-    @Test func bulkReplayOfManyDeadReceiptsCreditsEachOnce() async throws {
-        try await PipelineHarness.run(maxAttempts: 2) { pipeline in
+    @Test(arguments: TestBackend.allCases) func bulkReplayOfManyDeadReceiptsCreditsEachOnce(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend, maxAttempts: 2) { pipeline in
             // Given 300 receipts that died after two transient failures each
             let count = 300
             let ids = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -150,7 +154,7 @@ import Testing
 
             // When all are replayed at once
             let start = ContinuousClock.now
-            let replay = try dlq(["replay", "--all", "--json", "--by", "bulk"], pipeline)
+            let replay = try await dlq(["replay", "--all", "--json", "--by", "bulk"], pipeline)
             let took = ContinuousClock.now - start
             print("iap dlq replay --all: \(count) letters in \(took) (the iap process included)")
             #expect(replay.status == 0, "\(replay.output)")

@@ -9,8 +9,10 @@ import Testing
 /// Receipts travel the whole way: backend POST → broker → stub store → credited account →
 /// signed webhook.
 @Suite struct EndToEndTests {
-    @Test func thousandReceiptsOverManyAccountsAreEachCreditedAndNotifiedOnce() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func thousandReceiptsOverManyAccountsAreEachCreditedAndNotifiedOnce(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // Given 1,000 receipts over 100 accounts, of two products
             let count = 1_000
             var expected: [String: Int] = [:]
@@ -59,8 +61,10 @@ import Testing
         }
     }
 
-    @Test func sandboxReceiptIsCreditedThroughThe21007Fallback() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func sandboxReceiptIsCreditedThroughThe21007Fallback(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
             let data = pipeline.receipt(transactions: [("sbx-1", "com.example.coins100")], environment: .sandbox)
             let (status, id) = try await pipeline.submit(account: "tester", receiptData: data)
             #expect(status == 202)
@@ -72,8 +76,10 @@ import Testing
         }
     }
 
-    @Test func receiptFailingTransientlyForAWhileIsRetriedAndCredited() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func receiptFailingTransientlyForAWhileIsRetriedAndCredited(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // Counted, not timed: on a loaded machine the first attempt can come after any window.
             let data = pipeline.receipt(transactions: [("flaky-1", "com.example.coins100")], failFirst: 2)
             let (_, id) = try await pipeline.submit(account: "patient", receiptData: data)
@@ -84,8 +90,10 @@ import Testing
         }
     }
 
-    @Test func forgedReceiptIsRejectedWithAReasonInItsStatusAndAWebhook() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func forgedReceiptIsRejectedWithAReasonInItsStatusAndAWebhook(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // A receipt signed with another key: what a jailbreak tool would produce
             let forged = StubReceipt(
                 bundleID: PipelineHarness.bundleID,
@@ -105,8 +113,10 @@ import Testing
         }
     }
 
-    @Test func poisonMessageEndsInTheDeadLetterQueueWithItsReason() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func poisonMessageEndsInTheDeadLetterQueueWithItsReason(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // Given a committed receipt whose message on the queue is garbage
             let (_, id) = try await pipeline.submit(
                 account: "victim", receiptData: pipeline.receipt(transactions: [("poison-ok", "com.example.coins100")]))
@@ -139,9 +149,12 @@ import Testing
         }
     }
 
-    @Test func hopelessReceiptIsDeadWithItsReasonAndAWebhook() async throws {
-        try await PipelineHarness.run(stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), maxAttempts: 2)
-        {
+    @Test(arguments: TestBackend.allCases) func hopelessReceiptIsDeadWithItsReasonAndAWebhook(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(
+            backend, stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), maxAttempts: 2
+        ) {
             pipeline in
             let data = pipeline.receipt(
                 transactions: [("never", "com.example.coins100")], transientUntil: Date().addingTimeInterval(3600))
@@ -155,8 +168,10 @@ import Testing
         }
     }
 
-    @Test func sameReceiptTwiceIsOneReceiptAndTheSameTransactionCreditsOnce() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func sameReceiptTwiceIsOneReceiptAndTheSameTransactionCreditsOnce(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // The same receipt posted twice by one account
             let data = pipeline.receipt(transactions: [("once-1", "com.example.coins100")])
             let (first, firstID) = try await pipeline.submit(account: "alice", receiptData: data)

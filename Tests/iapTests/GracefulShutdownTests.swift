@@ -166,7 +166,7 @@ import Testing
 
         // When the intake is told to listen there (no broker needed to see it)
         let started = ContinuousClock.now
-        let result = try IAPProcess.run(
+        let result = try await IAPProcess.run(
             ["intake"],
             environment: [
                 "IAP_HTTP_PORT": "\(port)", "IAP_API_TOKENS": ProcessPipeline.token,
@@ -228,7 +228,7 @@ import Testing
         #expect(entries == receipts)
         let findings = try await database.audit()
         #expect(findings.isEmpty)
-        let audit = try IAPProcess.run(["audit"], environment: pipeline.environment)
+        let audit = try await IAPProcess.run(["audit"], environment: pipeline.environment)
         #expect(audit.status == 0, "iap audit: \(audit.output)")
     }
 }

@@ -36,20 +36,11 @@ struct IAPProcess {
     }
 
     /// Runs `iap arguments…` to the end; returns its exit status and output.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
         status: Int32, output: String
     ) {
-        let pipe = Pipe()
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let outcome = try await ChildProcess.run(executable, arguments, environment: environment)
+        return (outcome.status, outcome.output)
     }
 
     /// SIGTERM, as a supervisor stops a process; returns how it ended and how long it took.

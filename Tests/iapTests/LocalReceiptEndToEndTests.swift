@@ -6,8 +6,10 @@ import Testing
 /// The whole pipeline with `IAP_RECEIPT_VERIFICATION=local`: PKCS #7 receipts the stub store
 /// signed are credited without a single `verifyReceipt` call, and forged ones are rejected.
 @Suite(.serialized) struct LocalReceiptEndToEndTests {
-    @Test func pkcs7Receipt_isCreditedLocally_withoutAskingTheStoreOnce() async throws {
-        try await PipelineHarness.run(receiptVerification: .local) { pipeline in
+    @Test(arguments: TestBackend.allCases) func pkcs7Receipt_isCreditedLocally_withoutAskingTheStoreOnce(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, receiptVerification: .local) { pipeline in
             // Given a sandbox receipt with two purchases, minted as Apple mints receipts
             let data = pipeline.stub.issuePKCS7(
                 StubReceipt(
@@ -31,8 +33,10 @@ import Testing
         }
     }
 
-    @Test func receiptSignedUnderAnotherRoot_isRejectedWithTheChainReason() async throws {
-        try await PipelineHarness.run(receiptVerification: .local) { pipeline in
+    @Test(arguments: TestBackend.allCases) func receiptSignedUnderAnotherRoot_isRejectedWithTheChainReason(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, receiptVerification: .local) { pipeline in
             // Given a well-formed receipt signed by a chain the pipeline does not trust
             let forged = StubAppStore().issuePKCS7(
                 StubReceipt(

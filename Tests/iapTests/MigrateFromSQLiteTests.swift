@@ -43,7 +43,7 @@ import Testing
         try await PostgresFixture.withDatabase { target in
             let environment = ["IAP_DATABASE_URL": PostgresFixture.url(of: target.location.database)]
             // When the file is copied
-            let copy = try IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)
+            let copy = try await IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)
             #expect(copy.status == 0, "\(copy.output)")
             #expect(copy.output.contains("receipts               42 / 42"), "\(copy.output)")
             #expect(copy.output.contains("ledger_entries         41 / 41"), "\(copy.output)")
@@ -58,15 +58,15 @@ import Testing
             #expect(try await target.audit() == [])
 
             // And a second copy into the now full database is refused, changing nothing
-            let again = try IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)
+            let again = try await IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)
             #expect(again.status != 0)
             #expect(again.output.contains("is not empty"), "\(again.output)")
             #expect(try await SQLiteToPostgres.counts(in: target)["receipts"] == 42)
         }
     }
 
-    @Test func withoutADatabaseURLTheCopyIsRefusedNamingIt() throws {
-        let refused = try IAPProcess.run(["migrate", "--from-sqlite", "/nonexistent.sqlite"], environment: [:])
+    @Test func withoutADatabaseURLTheCopyIsRefusedNamingIt() async throws {
+        let refused = try await IAPProcess.run(["migrate", "--from-sqlite", "/nonexistent.sqlite"], environment: [:])
         #expect(refused.status != 0)
         #expect(refused.output.contains("IAP_DATABASE_URL"), "\(refused.output)")
     }

@@ -5,8 +5,11 @@ import Testing
 
 /// Orders made over HTTP, paid with StoreKit 2, through the real queue.
 @Suite struct OrdersEndToEndTests {
-    @Test func aPurchaseCarryingTheOrdersToken_isCreditedToTheOrdersAccount_evenWhenAnotherClaimsIt() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases)
+    func aPurchaseCarryingTheOrdersToken_isCreditedToTheOrdersAccount_evenWhenAnotherClaimsIt(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
             // Given an order for alice
             let (status, order) = try await pipeline.post(
                 "/v1/orders", ["account_id": "alice", "product_id": "com.example.coins500"])
@@ -29,8 +32,10 @@ import Testing
         }
     }
 
-    @Test func aMismatchedPurchase_creditsApplesProduct_andTheWebhookSaysSo() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func aMismatchedPurchase_creditsApplesProduct_andTheWebhookSaysSo(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             let (_, order) = try await pipeline.post(
                 "/v1/orders", ["account_id": "carol", "product_id": "com.example.coins500"])
             let orderID = try #require(order["order_id"] as? String)

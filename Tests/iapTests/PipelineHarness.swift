@@ -17,8 +17,9 @@ import StubStore
 import Synchronization
 import Validator
 
-/// The whole pipeline in this process against the real broker, a real SQLite file, the
-/// stub store over HTTP and a webhook receiver: what a backend and Apple would see.
+/// The whole pipeline in this process against the real broker, a real database (a SQLite
+/// file, or a fresh database on the test PostgreSQL server), the stub store over HTTP and a
+/// webhook receiver: what a backend and Apple would see.
 final class PipelineHarness: Sendable {
     static let token = "e2e-token-0123456789abcdef"
     static let bundleID = "com.example.game"
@@ -31,17 +32,19 @@ final class PipelineHarness: Sendable {
     let stub: StubAppStore
     let stubPort: Int
     let receiver: WebhookReceiver
-    let database: PipelineDatabase
+    let database: any SQLDatabase
     let intakePort: Int
     let topology: PipelineTopology
     let broker: BrokerFixture
     let client: CurlHTTPClient
-    /// The SQLite file, for `iap` processes a test runs beside the pipeline.
-    let databasePath: String
+    /// How an `iap` process a test runs beside the pipeline finds its database
+    /// (`IAP_DB_PATH` or `IAP_DATABASE_URL`).
+    let databaseEnvironment: [String: String]
 
     init(
-        stub: StubAppStore, stubPort: Int, receiver: WebhookReceiver, database: PipelineDatabase, intakePort: Int,
-        topology: PipelineTopology, broker: BrokerFixture, client: CurlHTTPClient, databasePath: String
+        stub: StubAppStore, stubPort: Int, receiver: WebhookReceiver, database: any SQLDatabase, intakePort: Int,
+        topology: PipelineTopology, broker: BrokerFixture, client: CurlHTTPClient,
+        databaseEnvironment: [String: String]
     ) {
         self.stub = stub
         self.stubPort = stubPort
@@ -51,21 +54,51 @@ final class PipelineHarness: Sendable {
         self.topology = topology
         self.broker = broker
         self.client = client
-        self.databasePath = databasePath
+        self.databaseEnvironment = databaseEnvironment
     }
 
-    /// Runs `body` against a fresh pipeline, then shuts it down gracefully.
+    /// Runs `body` against a fresh pipeline on `backend`, then shuts it down gracefully.
     static func run(
+        _ backend: TestBackend = .sqlite,
         stub stubConfiguration: StubStoreConfiguration = StubStoreConfiguration(bundleID: bundleID),
         maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
         scheduler: SubscriptionScheduler.Configuration = .init(),
         console: ConsoleConfiguration? = nil, receiptVerification: ReceiptVerificationMode = .apple,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let databasePath = directory.file("iap.sqlite")
-        let database = try PipelineDatabase(path: databasePath)
+        try await withDatabase(backend) { database, databaseEnvironment in
+            try await run(
+                database: database, databaseEnvironment: databaseEnvironment, stub: stubConfiguration,
+                maxAttempts: maxAttempts, runsValidator: runsValidator, confirmsWithServerAPI: confirmsWithServerAPI,
+                scheduler: scheduler, console: console, receiptVerification: receiptVerification, body)
+        }
+    }
+
+    /// A fresh, migrated database of `backend`, and how a process beside the test finds it.
+    private static func withDatabase(
+        _ backend: TestBackend, _ body: (any SQLDatabase, [String: String]) async throws -> Void
+    ) async throws {
+        switch backend {
+        case .sqlite:
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let path = directory.file("iap.sqlite")
+            try await body(try PipelineDatabase(path: path), ["IAP_DB_PATH": path])
+        case .postgres:
+            try await PostgresFixture.withDatabase(connections: 4) { database in
+                try await database.migrate()
+                try await body(database, ["IAP_DATABASE_URL": PostgresFixture.url(of: database.location.database)])
+            }
+        }
+    }
+
+    private static func run(
+        database: any SQLDatabase, databaseEnvironment: [String: String],
+        stub stubConfiguration: StubStoreConfiguration,
+        maxAttempts: Int, runsValidator: Bool, confirmsWithServerAPI: Bool,
+        scheduler: SubscriptionScheduler.Configuration, console: ConsoleConfiguration?,
+        receiptVerification: ReceiptVerificationMode, _ body: (PipelineHarness) async throws -> Void
+    ) async throws {
         let broker = BrokerFixture(label: "e2e")
         let topology = broker.pipelineTopology(retryDelays: [.seconds(1), .seconds(1), .seconds(2)])
         let stub = StubAppStore(configuration: stubConfiguration)
@@ -123,7 +156,7 @@ final class PipelineHarness: Sendable {
                 let harness = PipelineHarness(
                     stub: stub, stubPort: await stubPort.value, receiver: receiver, database: database,
                     intakePort: await intakePort.value, topology: topology, broker: broker,
-                    client: try CurlHTTPClient(), databasePath: databasePath)
+                    client: try CurlHTTPClient(), databaseEnvironment: databaseEnvironment)
                 // Stops the pipeline the way SIGTERM would, then the stub store ("Apple").
                 func stop() async {
                     await services.triggerGracefulShutdown()

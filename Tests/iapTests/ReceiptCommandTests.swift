@@ -10,8 +10,8 @@ import Testing
 
     static func vector(_ path: String) -> String { vectors.appendingPathComponent(path).path }
 
-    @Test func appleReceipt_isShownAndValidAtItsCreationDate() throws {
-        let result = try IAPProcess.run([
+    @Test func appleReceipt_isShownAndValidAtItsCreationDate() async throws {
+        let result = try await IAPProcess.run([
             "receipt", "inspect", Self.vector("TPInAppReceipt/receipt-sandbox-g5"), "--bundle-id",
             "dev.bonzer.weeka.app",
         ])
@@ -22,8 +22,8 @@ import Testing
         #expect(result.output.contains("verdict       valid"))
     }
 
-    @Test func json_carriesTheFactsAndEachCheck() throws {
-        let result = try IAPProcess.run([
+    @Test func json_carriesTheFactsAndEachCheck() async throws {
+        let result = try await IAPProcess.run([
             "receipt", "inspect", Self.vector("go-applereceipt/decode_test.go__oldReceipt.b64"), "--json",
         ])
         #expect(result.status == 0, "\(result.output)")
@@ -39,32 +39,32 @@ import Testing
         (["--at", "now"], "receipt_chain_invalid"),
         (["--bundle-id", "com.example.game"], "bundle_mismatch"),
     ])
-    func failingCheck_exitsOneWithItsReason(_ options: [String], _ reason: String) throws {
-        let result = try IAPProcess.run(
+    func failingCheck_exitsOneWithItsReason(_ options: [String], _ reason: String) async throws {
+        let result = try await IAPProcess.run(
             ["receipt", "inspect", Self.vector("TPInAppReceipt/receipt-production")] + options)
         #expect(result.status == 1)
         #expect(result.output.contains(reason))
         #expect(result.output.contains("NOT VALID"))
     }
 
-    @Test func garbage_isReportedMalformed() throws {
-        let result = try IAPProcess.run(["receipt", "inspect", Self.vector("AppReceiptValidator/not_a_receipt")])
+    @Test func garbage_isReportedMalformed() async throws {
+        let result = try await IAPProcess.run(["receipt", "inspect", Self.vector("AppReceiptValidator/not_a_receipt")])
         #expect(result.status == 1)
         #expect(result.output.contains("receipt_malformed"))
     }
 
-    @Test func xcodeReceipt_needsItsCertificate() throws {
+    @Test func xcodeReceipt_needsItsCertificate() async throws {
         let file = Self.vector("TPInAppReceipt/receipt-xcode-with-purchases")
-        let refused = try IAPProcess.run(["receipt", "inspect", file])
+        let refused = try await IAPProcess.run(["receipt", "inspect", file])
         #expect(refused.status == 1)
         #expect(refused.output.contains("receipt_xcode_not_allowed"))
-        let accepted = try IAPProcess.run([
+        let accepted = try await IAPProcess.run([
             "receipt", "inspect", file, "--xcode-cert", Self.vector("TPInAppReceipt/StoreKitTestCertificate.cer"),
         ])
         #expect(accepted.status == 0, "\(accepted.output)")
     }
 
-    @Test func stubReceipt_isValidUnderTheStubsRoot() throws {
+    @Test func stubReceipt_isValidUnderTheStubsRoot() async throws {
         // Given a PKCS #7 receipt the stub store minted, and its root in a file
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -79,9 +79,9 @@ import Testing
         ).write(to: URL(fileURLWithPath: receipt))
         try Data(store.receiptAuthority.rootDER).write(to: URL(fileURLWithPath: root))
         // Then it is valid with --root, and not under Apple's root
-        let trusted = try IAPProcess.run(["receipt", "inspect", receipt, "--root", root])
+        let trusted = try await IAPProcess.run(["receipt", "inspect", receipt, "--root", root])
         #expect(trusted.status == 0, "\(trusted.output)")
-        let untrusted = try IAPProcess.run(["receipt", "inspect", receipt])
+        let untrusted = try await IAPProcess.run(["receipt", "inspect", receipt])
         #expect(untrusted.status == 1)
         #expect(untrusted.output.contains("receipt_chain_invalid"))
     }
@@ -91,8 +91,8 @@ import Testing
         ("IAP_RECEIPT_ROOT_CA", vector("AppReceiptValidator/not_a_receipt")),
         ("IAP_RECEIPT_XCODE_CERT", vector("AppReceiptValidator/not_a_receipt")),
     ])
-    func malformedReceiptSetting_stopsTheValidatorNamingIt(_ variable: String, _ value: String) throws {
-        let result = try IAPProcess.run(
+    func malformedReceiptSetting_stopsTheValidatorNamingIt(_ variable: String, _ value: String) async throws {
+        let result = try await IAPProcess.run(
             ["validator"], environment: [variable: value, "IAP_AMQP_URL": "amqp://guest:guest@127.0.0.1:1/"])
         #expect(result.status != 0)
         #expect(result.output.contains(variable))

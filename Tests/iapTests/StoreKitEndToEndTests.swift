@@ -8,8 +8,9 @@ import Testing
 /// the stub signs under its own CA (Apple's OIDs on leaf and intermediate), the validator
 /// verifies the chain and signature locally, the fulfiller applies.
 @Suite struct StoreKitEndToEndTests {
-    @Test func signedTransactionPurchaseIsCredited() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func signedTransactionPurchaseIsCredited(_ backend: TestBackend) async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
             let signed = pipeline.stub.storeKit.signTransaction(StubTransaction(productID: "com.example.coins500"))
             let (status, id) = try await pipeline.submit(account: "sk2-player", signedTransaction: signed)
             #expect(status == 202)
@@ -19,8 +20,10 @@ import Testing
         }
     }
 
-    @Test func forgedSignedTransactionIsRejectedAsAnInvalidChain() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func forgedSignedTransactionIsRejectedAsAnInvalidChain(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // Signed by a CA the pipeline does not trust, as a jailbreak tool's would be
             let other = try StubStoreKit(bundleID: PipelineHarness.bundleID)
             let forged = other.signTransaction(StubTransaction(productID: "com.example.coins500"))
@@ -32,8 +35,10 @@ import Testing
         }
     }
 
-    @Test func refundNotificationDebitsOnceEvenWhenSentThreeTimes() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func refundNotificationDebitsOnceEvenWhenSentThreeTimes(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // Given a credited purchase
             let purchase = StubTransaction(transactionID: "refund-me", productID: "com.example.coins100")
             let (_, id) = try await pipeline.submit(
@@ -64,8 +69,10 @@ import Testing
         }
     }
 
-    @Test func renewalExtendsTheEntitlementAndExpiryEndsIt() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func renewalExtendsTheEntitlementAndExpiryEndsIt(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
             // Given a monthly subscription bought by one account
             let firstEnd = Date().addingTimeInterval(3600)
             let first = StubTransaction(
@@ -102,8 +109,10 @@ import Testing
         }
     }
 
-    @Test func refundArrivingBeforeItsPurchaseNetsToZero() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func refundArrivingBeforeItsPurchaseNetsToZero(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
             // Given a refund notification for a purchase not yet credited
             var refunded = StubTransaction(transactionID: "early-refund", productID: "com.example.coins100")
             refunded.revocationDate = Date()
@@ -124,8 +133,10 @@ import Testing
         }
     }
 
-    @Test func withServerAPICredentialsAPurchaseIsConfirmedWithAppleFirst() async throws {
-        try await PipelineHarness.run(confirmsWithServerAPI: true) { pipeline in
+    @Test(arguments: TestBackend.allCases) func withServerAPICredentialsAPurchaseIsConfirmedWithAppleFirst(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, confirmsWithServerAPI: true) { pipeline in
             // Given a purchase Apple's Server API knows (in Sandbox: production answers 4040010 first)
             let known = StubTransaction(transactionID: "3000000000000001", productID: "com.example.coins100")
             let signed = pipeline.stub.storeKit.signTransaction(known)

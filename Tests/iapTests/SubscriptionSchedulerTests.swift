@@ -33,8 +33,11 @@ import Testing
         try await pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
     }
 
-    @Test func aRenewalAppleDidNotAnnounce_isFoundBeforeTheExpiry_andExtendsTheEntitlement() async throws {
-        try await PipelineHarness.run(confirmsWithServerAPI: true, scheduler: Self.scheduler) { pipeline in
+    @Test(arguments: TestBackend.allCases)
+    func aRenewalAppleDidNotAnnounce_isFoundBeforeTheExpiry_andExtendsTheEntitlement(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend, confirmsWithServerAPI: true, scheduler: Self.scheduler) { pipeline in
             // Given a subscription that ends in an hour and 8 seconds: the check before its expiry
             // (an hour ahead) is due in 8 s, after Apple's renewal below (before it, the check
             // would find nothing to renew on a loaded machine)
@@ -65,8 +68,10 @@ import Testing
         }
     }
 
-    @Test func aSubscriptionAppleDidNotRenew_endsAfterItsExpiry_withOneWebhook() async throws {
-        try await PipelineHarness.run(confirmsWithServerAPI: true, scheduler: Self.scheduler) { pipeline in
+    @Test(arguments: TestBackend.allCases) func aSubscriptionAppleDidNotRenew_endsAfterItsExpiry_withOneWebhook(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, confirmsWithServerAPI: true, scheduler: Self.scheduler) { pipeline in
             // Given a subscription that ends in 3 seconds and that Apple does not renew
             let expiry = Date().addingTimeInterval(3)
             _ = try await subscribe(pipeline, account: "lapsed", original: "5000000000000011", expires: expiry)
@@ -110,8 +115,10 @@ import Testing
         #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
     }
 
-    @Test func withoutServerAPI_theLatestReceiptIsAskedAgain_andListsTheRenewal() async throws {
-        try await PipelineHarness.run(scheduler: Self.scheduler) { pipeline in
+    @Test(arguments: TestBackend.allCases) func withoutServerAPI_theLatestReceiptIsAskedAgain_andListsTheRenewal(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, scheduler: Self.scheduler) { pipeline in
             try await subscribeWithAReceipt(
                 pipeline, account: "legacy-renewer", original: "6000000000000001",
                 expires: Date().addingTimeInterval(3608))  // the check before it is due in 8 s, after the renewal
@@ -133,8 +140,10 @@ import Testing
         }
     }
 
-    @Test func withoutServerAPI_aLapsedSubscriptionEndsAfterItsExpiry() async throws {
-        try await PipelineHarness.run(scheduler: Self.scheduler) { pipeline in
+    @Test(arguments: TestBackend.allCases) func withoutServerAPI_aLapsedSubscriptionEndsAfterItsExpiry(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, scheduler: Self.scheduler) { pipeline in
             let expiry = Date().addingTimeInterval(3)
             try await subscribeWithAReceipt(
                 pipeline, account: "legacy-lapsed", original: "6000000000000011", expires: expiry)

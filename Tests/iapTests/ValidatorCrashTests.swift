@@ -5,10 +5,12 @@ import StubStore
 import Testing
 
 @Suite struct ValidatorCrashTests {
-    @Test func killingTheValidatorBetweenConsumingAndAckingLosesNothingAndCreditsOnce() async throws {
+    @Test(arguments: TestBackend.allCases) func killingTheValidatorBetweenConsumingAndAckingLosesNothingAndCreditsOnce(
+        _ backend: TestBackend
+    ) async throws {
         // Given a slow verify endpoint, so that a validator holds its messages for a while
         let slowStub = StubStoreConfiguration(bundleID: PipelineHarness.bundleID, latency: .milliseconds(1500))
-        try await PipelineHarness.run(stub: slowStub, runsValidator: false) { pipeline in
+        try await PipelineHarness.run(backend, stub: slowStub, runsValidator: false) { pipeline in
             let count = 20
             var ids: [String] = []
             for index in 0..<count {

@@ -4,7 +4,7 @@ import Foundation
 /// One thing a process needs before it can do its work: the broker, the database.
 ///
 /// ```swift
-/// let checks = [ReadinessCheck.broker(connection), ReadinessCheck(name: "database") { try database.ping() }]
+/// let checks = [ReadinessCheck.broker(connection), ReadinessCheck(name: "database") { try await database.ping() }]
 /// ```
 public struct ReadinessCheck: Sendable {
     /// Named in `/readyz`'s answer.

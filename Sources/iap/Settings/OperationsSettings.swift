@@ -45,9 +45,9 @@ extension PipelineSettings {
                 ReadinessCheck(name: "database") {
                     // The SQLite file itself must still be there; a server just has to answer.
                     if let file = database as? PipelineDatabase {
-                        try file.ping(path: path)
+                        try await file.ping(path: path)
                     } else {
-                        try database.ping()
+                        try await database.ping()
                     }
                 })
         }
