@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// A ``SQLSession`` over one PostgreSQL connection, inside a transaction the lane opened.
 ///
-/// It blocks its thread on each statement (`EventLoopFuture.wait()`): a lane's thread is
+/// It blocks its thread on each statement (`PostgresConnection.answer(to:logger:)`): a lane's thread is
 /// its own, never an event loop's nor the task pool's, and the stores' code stays
 /// synchronous, the same for SQLite and PostgreSQL.
 struct PostgresSession: SQLSession {
@@ -81,7 +81,7 @@ struct PostgresSession: SQLSession {
         }
         let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try connection.answer(to: query, logger: logger)
         } catch let error as PSQLError {
             throw Self.translate(error)
         }
