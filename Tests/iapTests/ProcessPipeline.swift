@@ -115,15 +115,17 @@ final class ProcessPipeline: @unchecked Sendable {
 
     /// `POST /v1/receipts` with a legacy receipt, to the intake on `port` (the first one's by
     /// default); returns the status and receipt id.
-    func submit(account: String, receiptData: String, port: Int? = nil) async throws -> (Int, String?) {
+    func submit(
+        account: String, receiptData: String, port: Int? = nil, idempotencyKey: String? = nil
+    ) async throws -> (Int, String?) {
         let body = try JSONSerialization.data(withJSONObject: ["account_id": account, "receipt_data": receiptData])
+        var headers = [
+            (name: "Authorization", value: "Bearer \(Self.token)"), (name: "Content-Type", value: "application/json"),
+        ]
+        if let idempotencyKey { headers.append((name: "Idempotency-Key", value: idempotencyKey)) }
         let response = try await client.execute(
             HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(port ?? intakePort)/v1/receipts",
-                headers: [
-                    (name: "Authorization", value: "Bearer \(Self.token)"),
-                    (name: "Content-Type", value: "application/json"),
-                ],
+                method: .post, url: "http://127.0.0.1:\(port ?? intakePort)/v1/receipts", headers: headers,
                 body: Array(body), timeout: .seconds(10)))
         let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         return (response.status, json?["receipt_id"] as? String)
