@@ -20,7 +20,8 @@ public enum ChaosJudge {
         found += balances(submissions, seen)
         found += webhooks(submissions, seen)
         for (queue, depth) in seen.queueDepths.sorted(by: { $0.key < $1.key }) where depth != 0 {
-            found.append(.init(.queueNotEmpty, "\(queue) holds \(depth.map(String.init) ?? "an unknown number of") messages"))
+            found.append(
+                .init(.queueNotEmpty, "\(queue) holds \(depth.map(String.init) ?? "an unknown number of") messages"))
         }
         let order = Dictionary(uniqueKeysWithValues: ChaosViolation.Rule.allCases.enumerated().map { ($1, $0) })
         return found.enumerated().sorted { (order[$0.1.rule]!, $0.0) < (order[$1.1.rule]!, $1.0) }.map(\.1)
@@ -64,7 +65,11 @@ public enum ChaosJudge {
                 submission.receiptID.flatMap { seen.receipts[$0]?.status } == "credited"
             }
             if credited.count > 1 {
-                found.append(.init(.creditedTwice, "receipts #\(original.index) and #\(replay.index) carry one transaction and both were credited"))
+                found.append(
+                    .init(
+                        .creditedTwice,
+                        "receipts #\(original.index) and #\(replay.index) carry one transaction and both were credited")
+                )
             }
         }
         return found
@@ -89,7 +94,8 @@ public enum ChaosJudge {
                 let want = currencies[currency, default: 0]
                 let have = seen.balances[account]?[currency] ?? 0
                 if want != have {
-                    found.append(.init(.wrongBalance, "\(account) holds \(have) \(currency), its receipts grant \(want)"))
+                    found.append(
+                        .init(.wrongBalance, "\(account) holds \(have) \(currency), its receipts grant \(want)"))
                 }
             }
             if vip.contains(account), !(seen.entitlements[account]?.contains("vip") ?? false) {

@@ -51,7 +51,8 @@ struct StagesPipeline: Sendable {
 
     /// Settings as the stages read them: for opening their database here.
     func stageSettings() throws -> PipelineSettings {
-        try PipelineSettings(environment: EnvironmentReader(ProcessInfo.processInfo.environment.merging(environment) { $1 }))
+        try PipelineSettings(
+            environment: EnvironmentReader(ProcessInfo.processInfo.environment.merging(environment) { $1 }))
     }
 
     /// Migrates the PostgreSQL database, if there is one; it must hold no receipts yet.

@@ -87,7 +87,8 @@ struct ChaosBooks {
     func queueDepths() async throws -> [String: Int?] {
         let names = Set(topology.topology.queues.map(\.name))
         let node = rabbitmqNode.map { ["-n", $0] } ?? []
-        let listing = try await Rabbitmqctl.output(node + ["list_queues", "-q", "--no-table-headers", "name", "messages"])
+        let listing = try await Rabbitmqctl.output(
+            node + ["list_queues", "-q", "--no-table-headers", "name", "messages"])
         var depths: [String: Int?] = [:]
         for line in listing.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })

@@ -10,7 +10,8 @@ extension IAP {
     /// Every fault at once against the real pipeline, then the promises checked.
     struct Chaos: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run the pipeline as separate processes under faults, then check that nothing was lost or doubled.",
+            abstract:
+                "Run the pipeline as separate processes under faults, then check that nothing was lost or doubled.",
             discussion: """
                 Starts `iap stub-store`, `iap intake`, 2 `iap validator`, `iap fulfiller` and `iap notifier` on a fresh
                 database and queue prefix (the broker of IAP_AMQP_URL) and posts a seeded mix of receipts as a
@@ -34,7 +35,8 @@ extension IAP {
         @Option(help: "Seconds RabbitMQ's app stays stopped.") var brokerDownSeconds = 5.0
         @Option(help: "Share (0...1) of webhook deliveries answered 503 (at most twice per webhook).")
         var webhookFailureRate = 0.2
-        @Option(help: "rabbitmqctl's node (-n), e.g. chaos@localhost; default the local node.") var rabbitmqNode: String?
+        @Option(help: "rabbitmqctl's node (-n), e.g. chaos@localhost; default the local node.") var rabbitmqNode:
+            String?
         @Option(help: "Run the stages on this empty PostgreSQL database (it is migrated first) instead of SQLite.")
         var databaseURL: String?
         @Option(help: "Seconds to wait for quiescence after the faults.") var settleTimeout = 300
@@ -50,11 +52,15 @@ extension IAP {
 
         func validate() throws {
             guard receipts > 0, accounts > 0, clients > 0, loadSeconds > 0, settleTimeout > 0 else {
-                throw ValidationError("--receipts, --accounts, --clients, --load-seconds and --settle-timeout must be positive")
+                throw ValidationError(
+                    "--receipts, --accounts, --clients, --load-seconds and --settle-timeout must be positive")
             }
-            guard interval != nil else { throw ValidationError("--kill-interval must be 'MIN-MAX' seconds, 0 < MIN <= MAX") }
+            guard interval != nil else {
+                throw ValidationError("--kill-interval must be 'MIN-MAX' seconds, 0 < MIN <= MAX")
+            }
             guard minimumKills >= 0, outageSeconds >= 0, brokerDownSeconds >= 0 else {
-                throw ValidationError("--minimum-kills, --outage-seconds and --broker-down-seconds must not be negative")
+                throw ValidationError(
+                    "--minimum-kills, --outage-seconds and --broker-down-seconds must not be negative")
             }
             guard (0...1).contains(webhookFailureRate) else {
                 throw ValidationError("--webhook-failure-rate must be within 0...1")
@@ -66,7 +72,7 @@ extension IAP {
             let directory = keep ?? NSTemporaryDirectory() + "iap-chaos-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let receiverLog = directory + "/webhooks.log"
-            FileManager.default.createFile(atPath: receiverLog, contents: nil)
+            _ = FileManager.default.createFile(atPath: receiverLog, contents: nil)
             let webhooks = WebhookCounter(
                 failureRate: webhookFailureRate, seed: seed, log: FileHandle(forWritingAtPath: receiverLog))
             let receiver = Task { try await webhooks.run() }
@@ -156,7 +162,8 @@ extension IAP {
             var counts: [String: Int] = [:]
             for submission in submissions {
                 let receipt = submission.receiptID.flatMap { seen.receipts[$0] }
-                let status = receipt.map { [$0.status, $0.reason].compactMap { $0 }.joined(separator: " ") } ?? "refused"
+                let status =
+                    receipt.map { [$0.status, $0.reason].compactMap { $0 }.joined(separator: " ") } ?? "refused"
                 counts["\(submission.kind.rawValue): \(status)", default: 0] += 1
             }
             return counts

@@ -36,10 +36,15 @@ struct ChaosLoad: Sendable {
         let now = Date()
         for index in 0..<count {
             var draw = Int.random(in: 0..<100, using: &random)
-            var kind = Self.weights.first { draw -= $0.1; return draw < 0 }!.0
+            var kind = Self.weights.first {
+                draw -= $0.1
+                return draw < 0
+            }!.0
             if kind == .replay, replayable.isEmpty { kind = .coins }
-            let replayOf = kind == .replay ? replayable.remove(at: Int.random(in: 0..<replayable.count, using: &random)) : nil
-            let account = replayOf.map { items[$0].submission.accountID }
+            let replayOf =
+                kind == .replay ? replayable.remove(at: Int.random(in: 0..<replayable.count, using: &random)) : nil
+            let account =
+                replayOf.map { items[$0].submission.accountID }
                 ?? "player-\(Int.random(in: 0..<accounts, using: &random))"
             if kind == .coins { replayable.append(index) }
             let receipt = Self.receipt(kind, index: index, replayOf: replayOf, bundleID: bundleID, now: now)

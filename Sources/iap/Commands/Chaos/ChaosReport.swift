@@ -45,14 +45,17 @@ struct ChaosReport {
             print("result: no violations")
         } else {
             let byRule = Dictionary(grouping: violations, by: \.rule)
-            print("result: \(violations.count) violations (\(byRule.map { "\($0.key.rawValue) \($0.value.count)" }.sorted().joined(separator: ", ")))")
+            print(
+                "result: \(violations.count) violations (\(byRule.map { "\($0.key.rawValue) \($0.value.count)" }.sorted().joined(separator: ", ")))"
+            )
             for violation in violations.prefix(100) { print("  VIOLATION \(violation)") }
             if violations.count > 100 { print("  … and \(violations.count - 100) more") }
         }
     }
 
     private func tally(_ counts: [String: Int]) -> String {
-        counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        counts.isEmpty
+            ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 
     private func format(_ seconds: Double) -> String { String(format: "%.1f", seconds) }
