@@ -134,9 +134,13 @@ extension IAP {
                     clients: clients, patience: .seconds(300))
             }
             let faults = await Result { try await monkey.run { loadDone.load(ordering: .relaxed) } }
-            if case .failure = faults { posting.cancel() }
+            if case .failure(let error) = faults {
+                // The fault that broke the run is the news, not the load it cut short.
+                posting.cancel()
+                _ = await posting.result
+                throw error
+            }
             let submitted = try await posting.value
-            try faults.get()
             let chaosSeconds = (ContinuousClock.now - monkey.started).seconds
 
             let database = try await pipeline.stageSettings().openDatabase()
