@@ -198,7 +198,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
-                "Observability",
+                "Observability", "PipelineTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -11,6 +11,8 @@ struct StageProcess: Sendable {
     let log: String
     /// The URL that answers 2xx once it is ready.
     let readiness: String
+    /// What it was started with, to start it again the same way.
+    let arguments: [String]
 }
 
 /// Starts the pipeline's stages as separate `iap` processes, as an operator runs them, and
@@ -36,9 +38,31 @@ final class StageProcesses: @unchecked Sendable {
     func start(_ name: String, _ arguments: [String], readiness: String) throws -> StageProcess {
         let log = "\(directory)/\(name).log"
         FileManager.default.createFile(atPath: log, contents: nil)
-        guard let output = FileHandle(forWritingAtPath: log) else {
-            throw ValidationError("cannot write \(log)")
+        return try launch(StageProcess(name: name, pid: 0, log: log, readiness: readiness, arguments: arguments))
+    }
+
+    /// Starts `name` again as it was started first, its log continued (it must have exited).
+    @discardableResult
+    func restart(_ name: String) throws -> StageProcess {
+        guard let index = stages.firstIndex(where: { $0.name == name }) else {
+            throw ValidationError("no stage named \(name)")
         }
+        return try launch(stages[index], replacing: index)
+    }
+
+    /// SIGKILL to `name`: it gets no chance to ack, commit or close anything. Returns once it exited.
+    func kill(_ name: String) async {
+        guard let process = zip(stages, processes).first(where: { $0.0.name == name })?.1 else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    private func launch(_ stage: StageProcess, replacing index: Int? = nil) throws -> StageProcess {
+        let arguments = stage.arguments
+        guard let output = FileHandle(forWritingAtPath: stage.log) else {
+            throw ValidationError("cannot write \(stage.log)")
+        }
+        output.seekToEndOfFile()
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -46,10 +70,17 @@ final class StageProcesses: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let stage = StageProcess(name: name, pid: process.processIdentifier, log: log, readiness: readiness)
-        processes.append(process)
-        stages.append(stage)
-        return stage
+        let started = StageProcess(
+            name: stage.name, pid: process.processIdentifier, log: stage.log, readiness: stage.readiness,
+            arguments: arguments)
+        if let index {
+            processes[index] = process
+            stages[index] = started
+        } else {
+            processes.append(process)
+            stages.append(started)
+        }
+        return started
     }
 
     /// Returns once every stage answers its readiness URL; throws naming the first that
@@ -84,7 +115,7 @@ final class StageProcesses: @unchecked Sendable {
         while processes.contains(where: \.isRunning), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
         }
-        for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        for process in processes where process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 
     /// A free TCP port on loopback, for a stage to bind once this returns.

@@ -9,13 +9,12 @@ extension IAP.Bench.StagesBench {
     /// Posts the load to running stages, waits for every webhook, and reads what each
     /// process spent and what the books say.
     func measure(
-        _ stages: StageProcesses, minter: StubAppStore, client: CurlHTTPClient, webhooks: WebhookCounter,
-        settings: PipelineSettings,
-        prefix: String, intakePort: Int, token: String, bundleID: String, directory: String
+        _ stages: StageProcesses, _ pipeline: StagesPipeline, minter: StubAppStore, client: CurlHTTPClient,
+        webhooks: WebhookCounter, settings: PipelineSettings
     ) async throws -> StagesReport {
         let count = rate.map { max(1, Int($0 * seconds)) } ?? receipts
         let load = ReceiptLoad(
-            count: count, minter: minter, bundleID: bundleID,
+            count: count, minter: minter, bundleID: pipeline.bundleID,
             transactionPrefix: "stages-\(UUID().uuidString.prefix(8).lowercased())", accountPrefix: "player",
             accounts: accounts, pkcs7: verification != .apple)
         // Let the workers settle after start before their idle memory is read.
@@ -29,14 +28,13 @@ extension IAP.Bench.StagesBench {
         let start = ContinuousClock.now
 
         let samples = try await load.post(
-            to: "http://127.0.0.1:\(intakePort)/v1/receipts", token: token,
+            to: pipeline.receiptsURL, token: pipeline.token,
             pace: rate.map { .open(rate: $0, inFlight: 2_048) } ?? .closed(clients: clients))
         let submitted = samples.map { $0.start + $0.latency }.max() ?? start
         var alone: StagesReport.ValidatorAlone?
         if validatorAlone {
-            alone = try await drainWithOneValidator(
-                stages, settings: settings, prefix: prefix, count: count, database: directory + "/iap.sqlite")
-            try startSettling(stages)
+            alone = try await drainWithOneValidator(stages, pipeline, settings: settings, count: count)
+            try pipeline.startSettling(stages, replicas: replicas)
             try await stages.waitUntilReady(client: client, timeout: .seconds(120))
             // The stages started during the run count from zero, and had no idle moment.
             for stage in stages.stages where !watched.contains(where: { $0.name == stage.name }) {
@@ -85,24 +83,16 @@ extension IAP.Bench.StagesBench {
             pipelineCPUMsPerReceipt: pipelineCPU * 1000 / Double(count),
             machineCPUMsPerReceipt: machineAfter.busySeconds(since: machineBefore) * 1000 / Double(count),
             machineBusy: machineAfter.busyShare(since: machineBefore),
-            books: try await books(
-                database: directory + "/iap.sqlite", count: count, notified: arrivals.count, tally: tally),
+            books: try await books(pipeline, count: count, notified: arrivals.count, tally: tally),
             validatorAlone: alone)
     }
 
     /// Every receipt credited, the audit clean (so none twice), each account holding 100 coins per
     /// receipt it sent, one webhook per receipt.
-    private func books(database path: String, count: Int, notified: Int, tally: WebhookCounter.Tally) async throws
-        -> StagesReport.Books
+    private func books(_ pipeline: StagesPipeline, count: Int, notified: Int, tally: WebhookCounter.Tally)
+        async throws -> StagesReport.Books
     {
-        let database: any SQLDatabase
-        if let databaseURL {
-            let postgres = PostgresPipelineDatabase(
-                location: try PostgresLocation(url: databaseURL), logger: Logger(label: "bench"))
-            database = postgres
-        } else {
-            database = try PipelineDatabase(path: path)
-        }
+        let database = try await pipeline.stageSettings().openDatabase()
         let credited = try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]
         let findings = try await LedgerStore(database).audit()
         let ledger = LedgerStore(database)

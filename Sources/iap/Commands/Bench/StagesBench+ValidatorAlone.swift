@@ -8,11 +8,11 @@ extension IAP.Bench.StagesBench {
     /// hide: the intake fills the validate queue first, then one `iap validator` starts and
     /// the time until the fulfil queue holds every verdict is its rate (fulfiller stopped).
     func drainWithOneValidator(
-        _ stages: StageProcesses, settings: PipelineSettings, prefix: String, count: Int, database path: String
+        _ stages: StageProcesses, _ pipeline: StagesPipeline, settings: PipelineSettings, count: Int
     ) async throws -> StagesReport.ValidatorAlone {
-        let database = try PipelineDatabase(path: path)
+        let database = try PipelineDatabase(path: pipeline.directory + "/iap.sqlite")
         try await ReceiptLoad.waitUntilPublished(in: database, until: .now + .seconds(timeout))
-        let fulfilQueue = PipelineTopology(prefix: prefix).fulfilQueue
+        let fulfilQueue = PipelineTopology(prefix: pipeline.prefix).fulfilQueue
         let broker = try await ReceiptLoad.controlConnection(settings.amqp)
         let verdicts = { () async throws -> Int in
             try await broker.withControlChannel { channel throws(BrokerError) in
@@ -21,7 +21,7 @@ extension IAP.Bench.StagesBench {
         }
 
         let start = ContinuousClock.now
-        let validator = try startValidator(stages, index: 1)
+        let validator = try pipeline.startValidator(stages, index: 1, concurrency: concurrency)
         let deadline = start + .seconds(timeout)
         do {
             while try await verdicts() < count {
@@ -42,13 +42,5 @@ extension IAP.Bench.StagesBench {
             perSecond: Double(count) / elapsed.seconds, seconds: elapsed.seconds,
             cpuMsPerReceipt: (usage?.cpuSeconds ?? 0) * 1000 / Double(count),
             peakRSSMB: Double(usage?.peakResidentBytes ?? 0) / 1_048_576)
-    }
-
-    @discardableResult
-    func startValidator(_ stages: StageProcesses, index: Int) throws -> StageProcess {
-        let port = StageProcesses.freePort()
-        return try stages.start(
-            "validator-\(index)", ["validator", "--concurrency", "\(concurrency)", "--admin-port", "\(port)"],
-            readiness: "http://127.0.0.1:\(port)/readyz")
     }
 }

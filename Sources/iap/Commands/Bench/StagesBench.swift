@@ -71,52 +71,37 @@ extension IAP.Bench {
             let settings = try PipelineSettings()
             let directory = workDirectory ?? NSTemporaryDirectory() + "iap-stages-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let prefix = "bench.stages.\(UUID().uuidString.prefix(8).lowercased())"
             let webhooks = WebhookCounter()
             let receiver = Task { try await webhooks.run() }
             defer { receiver.cancel() }
-            let bundleID = "com.example.game"
-            let token = "bench-token-0123456789"
-            let stubPort = StageProcesses.freePort()
-            let intakePort = StageProcesses.freePort()
             // The load's receipts come from this minter; local verification trusts its receipt root.
-            let minter = StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID))
+            let minter = StubAppStore(configuration: StubStoreConfiguration(bundleID: "com.example.game"))
             var receiptSettings = ["IAP_RECEIPT_VERIFICATION": verification.rawValue]
             if verification != .apple {
                 let root = directory + "/receipt-root.der"
                 try Data(minter.receiptAuthority.rootDER).write(to: URL(fileURLWithPath: root))
                 receiptSettings["IAP_RECEIPT_ROOT_CA"] = root
             }
-            let stages = StageProcesses(
-                environment: [
-                    "IAP_AMQP_URL": settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL),
-                    "IAP_QUEUE_PREFIX": prefix, "IAP_DB_PATH": directory + "/iap.sqlite",
-                    "IAP_DATABASE_URL": databaseURL ?? "",
-                    "IAP_HTTP_PORT": "\(intakePort)", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
-                    "IAP_VERIFY_URL": "http://127.0.0.1:\(stubPort)/verifyReceipt",
-                    "IAP_VERIFY_SANDBOX_URL": "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt",
-                    "IAP_WEBHOOK_URL": "http://127.0.0.1:\(try await webhooks.port())/webhooks",
-                    "IAP_WEBHOOK_SECRET": WebhookSecret.generate().encoded,
-                    "IAP_LOG_LEVEL": settings.environment.string("IAP_LOG_LEVEL", default: "warning"),
-                    // The benchmark's own: the sample catalog, no shared secret, admin ports of its choosing.
-                    "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "",
-                ].merging(receiptSettings) { $1 }, directory: directory)
+            let pipeline = StagesPipeline(
+                label: "stages", directory: directory, databaseURL: databaseURL,
+                webhookURL: "http://127.0.0.1:\(try await webhooks.port())/webhooks", settings: settings,
+                extra: receiptSettings)
+            let stages = pipeline.processes()
             let client = try CurlHTTPClient()
             let measured: Result<StagesReport, any Error>
             do {
-                if let databaseURL { try await Self.prepare(databaseURL, settings: settings) }
-                try await start(stages, stubPort: stubPort, intakePort: intakePort, bundleID: bundleID)
+                try await pipeline.prepareDatabase(settings: settings)
+                try await start(stages, pipeline)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 measured = .success(
                     try await measure(
-                        stages, minter: minter, client: client, webhooks: webhooks, settings: settings, prefix: prefix,
-                        intakePort: intakePort, token: token, bundleID: bundleID, directory: directory))
+                        stages, pipeline, minter: minter, client: client, webhooks: webhooks, settings: settings))
             } catch {
                 measured = .failure(error)
             }
             await stages.stop()
             await client.shutdown()
-            await ReceiptLoad.deleteTopology(PipelineTopology(prefix: prefix).topology, amqp: settings.amqp)
+            await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
             let report = try measured.get()
             if workDirectory == nil { try? FileManager.default.removeItem(atPath: directory) }
             if json {
@@ -129,47 +114,15 @@ extension IAP.Bench {
             if !report.books.isRight { throw ExitCode(1) }
         }
 
-        private func start(_ stages: StageProcesses, stubPort: Int, intakePort: Int, bundleID: String) async throws {
-            try stages.start(
-                "stub-store",
-                [
-                    "stub-store", "--port", "\(stubPort)", "--latency-ms", "\(stubLatencyMs)", "--error-rate",
-                    "\(stubErrorRate)", "--bundle-id", bundleID,
-                ], readiness: "http://127.0.0.1:\(stubPort)/stub/stats")
-            try stages.start("intake", ["intake"], readiness: "http://127.0.0.1:\(intakePort)/readyz")
+        private func start(_ stages: StageProcesses, _ pipeline: StagesPipeline) async throws {
+            try pipeline.startStubStore(
+                stages, arguments: ["--latency-ms", "\(stubLatencyMs)", "--error-rate", "\(stubErrorRate)"])
+            try pipeline.startIntake(stages)
             // Alone, the validator and the stages after it start once the queue is full.
             guard !validatorAlone else { return }
-            try startSettling(stages)
-            for index in 1...validators { try startValidator(stages, index: index) }
-        }
-
-        /// The fulfillers and the notifiers.
-        func startSettling(_ stages: StageProcesses) throws {
-            for stage in ["fulfiller", "notifier"] {
-                for replica in 1...replicas {
-                    let port = StageProcesses.freePort()
-                    try stages.start(
-                        replica == 1 ? stage : "\(stage)-\(replica)", [stage, "--admin-port", "\(port)"],
-                        readiness: "http://127.0.0.1:\(port)/readyz")
-                }
-            }
-        }
-
-        /// Migrates the PostgreSQL database, which must hold no receipts yet.
-        static func prepare(_ url: String, settings: PipelineSettings) async throws {
-            let database = PostgresPipelineDatabase(
-                location: try PostgresLocation(url: url), logger: settings.logger("bench"))
-            let counts: SQLiteToPostgres.Counts
-            do {
-                try await database.migrate()
-                counts = try await SQLiteToPostgres.counts(in: database)
-                await database.close()
-            } catch {
-                await database.close()
-                throw error
-            }
-            guard counts["receipts", default: 0] == 0 else {
-                throw ValidationError("--database-url must name an empty database (it holds receipts)")
+            try pipeline.startSettling(stages, replicas: replicas)
+            for index in 1...validators {
+                try pipeline.startValidator(stages, index: index, concurrency: concurrency)
             }
         }
     }

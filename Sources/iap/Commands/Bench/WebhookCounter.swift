@@ -1,12 +1,15 @@
 import Foundation
 import Hummingbird
 import Logging
+import StubStore
 import Synchronization
 
 /// The backend's end of the benchmark: an HTTP server that takes the notifier's webhooks,
 /// notes when each receipt's first one arrived and counts every delivery by `webhook-id`
 /// (so a webhook sent twice shows). It does not check signatures: that is the tests' job,
 /// and it would only add the benchmark's own CPU to the machine's.
+///
+/// For `iap chaos` it can play a flaky backend: answer 503 to a share of deliveries.
 final class WebhookCounter: Sendable {
     struct Tally: Sendable {
         /// Receipt id → when its first webhook arrived.
@@ -15,6 +18,10 @@ final class WebhookCounter: Sendable {
         var deliveries: [String: Int] = [:]
         /// Requests without a `webhook-id` or a readable body.
         var malformed = 0
+        /// Deliveries answered 503 on purpose (not in ``deliveries``).
+        var refused = 0
+        /// `webhook-id` → deliveries answered 503.
+        var refusals: [String: Int] = [:]
 
         /// Webhook ids delivered more than once.
         var duplicates: Int { deliveries.values.filter { $0 > 1 }.count }
@@ -22,6 +29,22 @@ final class WebhookCounter: Sendable {
 
     private let tally = Mutex(Tally())
     private let bound = Mutex<Int?>(nil)
+    private let failureRate: Double
+    private let maxFailuresPerID: Int
+    private let random: Mutex<SplitMix64>
+    /// Where each delivery is noted as it is answered (`<webhook-id> <status> <receipt-id>`), if anywhere.
+    private let log: FileHandle?
+
+    /// - Parameters:
+    ///   - failureRate: the share of deliveries (0...1) answered 503, drawn from `seed`.
+    ///   - maxFailuresPerID: no webhook id is refused more often: the notifier's backoff grows
+    ///     to ten minutes after its fourth failure, longer than a run should wait.
+    init(failureRate: Double = 0, maxFailuresPerID: Int = 2, seed: UInt64 = 0, log: FileHandle? = nil) {
+        self.failureRate = failureRate
+        self.maxFailuresPerID = maxFailuresPerID
+        self.random = Mutex(SplitMix64(seed: seed))
+        self.log = log
+    }
 
     /// Receipts that have had their webhook.
     var receiptsNotified: Int { tally.withLock { $0.firstArrival.count } }
@@ -32,8 +55,7 @@ final class WebhookCounter: Sendable {
         let router = Router()
         router.post("/webhooks") { request, _ -> HTTPResponse.Status in
             let body = try await request.body.collect(upTo: 1 << 20)
-            self.record(id: request.headers[.init("webhook-id")!], body: Data(buffer: body))
-            return .ok
+            return self.record(id: request.headers[.init("webhook-id")!], body: Data(buffer: body))
         }
         var logger = Logger(label: "bench.webhooks")
         // Cancelling the server at the end makes Hummingbird log an error; nothing the
@@ -61,16 +83,27 @@ final class WebhookCounter: Sendable {
         var receipt_id: String?
     }
 
-    private func record(id: String?, body: Data) {
+    private func record(id: String?, body: Data) -> HTTPResponse.Status {
         let now = ContinuousClock.now
         let event = try? JSONDecoder().decode(Body.self, from: body)
-        tally.withLock { tally in
+        let draw = failureRate > 0 ? random.withLock { Double.random(in: 0..<1, using: &$0) } : 1
+        let status = tally.withLock { tally -> HTTPResponse.Status in
             guard let id, let event else {
                 tally.malformed += 1
-                return
+                return .ok
+            }
+            let refuse = draw < failureRate && tally.refusals[id, default: 0] < maxFailuresPerID
+            // Written under the lock, so that lines of concurrent deliveries never interleave.
+            log?.write(Data("\(id) \(refuse ? 503 : 200) \(event.receipt_id ?? "-")\n".utf8))
+            if refuse {
+                tally.refused += 1
+                tally.refusals[id, default: 0] += 1
+                return .serviceUnavailable
             }
             tally.deliveries[id, default: 0] += 1
             if let receipt = event.receipt_id, tally.firstArrival[receipt] == nil { tally.firstArrival[receipt] = now }
+            return .ok
         }
+        return status
     }
 }

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Broker
+import Foundation
+import Notifier
+import PipelineCore
+import Store
+
+/// The pipeline as operators run it, each stage its own `iap` process, on a queue prefix,
+/// a database and ports of its own: what `iap bench stages` measures and `iap chaos` attacks.
+struct StagesPipeline: Sendable {
+    let prefix: String
+    let directory: String
+    let stubPort = StageProcesses.freePort()
+    let intakePort = StageProcesses.freePort()
+    let token = "bench-token-0123456789"
+    let bundleID = "com.example.game"
+    /// PostgreSQL instead of the SQLite file in ``directory``.
+    let databaseURL: String?
+    /// Every stage's environment.
+    let environment: [String: String]
+
+    /// - Parameters:
+    ///   - label: the queue prefix's middle part (`bench.<label>.<random>`).
+    ///   - webhookURL: where the notifier delivers.
+    ///   - extra: settings added to (or replacing) the stages' own.
+    init(
+        label: String, directory: String, databaseURL: String?, webhookURL: String, settings: PipelineSettings,
+        extra: [String: String] = [:]
+    ) {
+        prefix = "bench.\(label).\(UUID().uuidString.prefix(8).lowercased())"
+        self.directory = directory
+        self.databaseURL = databaseURL
+        environment = [
+            "IAP_AMQP_URL": settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL),
+            "IAP_QUEUE_PREFIX": prefix, "IAP_DB_PATH": directory + "/iap.sqlite",
+            "IAP_DATABASE_URL": databaseURL ?? "",
+            "IAP_HTTP_PORT": "\(intakePort)", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
+            "IAP_VERIFY_URL": "http://127.0.0.1:\(stubPort)/verifyReceipt",
+            "IAP_VERIFY_SANDBOX_URL": "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt",
+            "IAP_WEBHOOK_URL": webhookURL,
+            "IAP_WEBHOOK_SECRET": WebhookSecret.generate().encoded,
+            "IAP_LOG_LEVEL": settings.environment.string("IAP_LOG_LEVEL", default: "warning"),
+            // The benchmark's own: the sample catalog, no shared secret, admin ports of its choosing.
+            "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "",
+        ].merging(extra) { $1 }
+    }
+
+    var receiptsURL: String { "http://127.0.0.1:\(intakePort)/v1/receipts" }
+
+    func processes() -> StageProcesses { StageProcesses(environment: environment, directory: directory) }
+
+    /// Settings as the stages read them: for opening their database here.
+    func stageSettings() throws -> PipelineSettings {
+        try PipelineSettings(
+            environment: EnvironmentReader(ProcessInfo.processInfo.environment.merging(environment) { $1 }))
+    }
+
+    /// Migrates the PostgreSQL database, if there is one; it must hold no receipts yet.
+    func prepareDatabase(settings: PipelineSettings) async throws {
+        guard let databaseURL else { return }
+        let database = PostgresPipelineDatabase(
+            location: try PostgresLocation(url: databaseURL), logger: settings.logger("bench"))
+        let counts: SQLiteToPostgres.Counts
+        do {
+            try await database.migrate()
+            counts = try await SQLiteToPostgres.counts(in: database)
+            await database.close()
+        } catch {
+            await database.close()
+            throw error
+        }
+        guard counts["receipts", default: 0] == 0 else {
+            throw ValidationError("--database-url must name an empty database (it holds receipts)")
+        }
+    }
+
+    func startStubStore(_ stages: StageProcesses, arguments: [String] = []) throws {
+        try stages.start(
+            "stub-store", ["stub-store", "--port", "\(stubPort)", "--bundle-id", bundleID] + arguments,
+            readiness: "http://127.0.0.1:\(stubPort)/stub/stats")
+    }
+
+    func startIntake(_ stages: StageProcesses) throws {
+        try stages.start("intake", ["intake"], readiness: "http://127.0.0.1:\(intakePort)/readyz")
+    }
+
+    @discardableResult
+    func startValidator(_ stages: StageProcesses, index: Int, concurrency: Int) throws -> StageProcess {
+        try startWorker(stages, name: "validator-\(index)", ["validator", "--concurrency", "\(concurrency)"])
+    }
+
+    /// `iap <role>` with an admin port of its own, whose `/readyz` says when it is ready.
+    @discardableResult
+    func startWorker(_ stages: StageProcesses, name: String, _ arguments: [String]) throws -> StageProcess {
+        let port = StageProcesses.freePort()
+        return try stages.start(
+            name, arguments + ["--admin-port", "\(port)"], readiness: "http://127.0.0.1:\(port)/readyz")
+    }
+
+    /// The fulfillers and the notifiers, `replicas` of each.
+    func startSettling(_ stages: StageProcesses, replicas: Int = 1) throws {
+        for stage in ["fulfiller", "notifier"] {
+            for replica in 1...replicas {
+                try startWorker(stages, name: replica == 1 ? stage : "\(stage)-\(replica)", [stage])
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import PipelineTesting
+import StubStore
+
+/// The faults of a chaos run, all from one seeded generator and one loop, so that nothing
+/// else starts or stops a stage meanwhile: a SIGKILL of a random stage (restarted at once)
+/// every `interval`, RabbitMQ's app stopped and started once, the verify endpoint taken away
+/// for a while.
+final class ChaosMonkey {
+    struct Plan {
+        /// The stages a kill picks from.
+        var targets: [String]
+        /// Seconds between kills, drawn uniformly.
+        var interval: ClosedRange<Double>
+        var minimumKills: Int
+        /// When RabbitMQ's app stops, and for how long (seconds from the start).
+        var brokerStop: Double
+        var brokerDown: Double
+        /// `rabbitmqctl -n` node, nil for the local default one.
+        var rabbitmqNode: String?
+        /// When the stub store is killed, and how long before it is started again on its port.
+        var outageStart: Double
+        var outage: Double
+    }
+
+    private let stages: StageProcesses
+    private let plan: Plan
+    private var random: SplitMix64
+    let started = ContinuousClock.now
+    private(set) var kills: [String: Int] = [:]
+    /// Stages found exited that nobody killed (restarted too).
+    private(set) var unexpectedExits: [String: Int] = [:]
+    /// What happened when, for the report: `+12.3 s  rabbitmqctl stop_app`.
+    private(set) var events: [String] = []
+    private(set) var brokerRestarted = false
+    private var brokerStopped = false
+    private(set) var outageServed = false
+
+    init(stages: StageProcesses, plan: Plan, seed: UInt64) {
+        self.stages = stages
+        self.plan = plan
+        self.random = SplitMix64(seed: seed ^ 0x6368_616F_73)  // apart from the load's draws
+    }
+
+    var totalKills: Int { kills.values.reduce(0, +) }
+
+    /// Kills and restarts until `loadDone()` says the load is in, the minimum of kills is
+    /// reached and both outages are over; then every stage runs again.
+    func run(loadDone: @Sendable () -> Bool) async throws {
+        var stubKilled = false
+        while !(loadDone() && totalKills >= plan.minimumKills && brokerRestarted && outageServed) {
+            let elapsed = (ContinuousClock.now - started).seconds
+            if !brokerStopped, elapsed >= plan.brokerStop {
+                try await broker("stop_app")
+                brokerStopped = true
+            } else if brokerStopped, !brokerRestarted, elapsed >= plan.brokerStop + plan.brokerDown {
+                try await broker("start_app")
+                brokerRestarted = true
+            }
+            if !stubKilled, elapsed >= plan.outageStart {
+                await stages.kill("stub-store")
+                note("verify endpoint away (stub-store SIGKILL)")
+                stubKilled = true
+            } else if stubKilled, !outageServed, elapsed >= plan.outageStart + plan.outage {
+                try stages.restart("stub-store")
+                note("verify endpoint back (stub-store restarted on its port)")
+                outageServed = true
+            }
+            try restartUnexpectedExits(except: stubKilled && !outageServed ? "stub-store" : nil)
+            let target = plan.targets[Int.random(in: 0..<plan.targets.count, using: &random)]
+            await stages.kill(target)
+            try stages.restart(target)
+            kills[target, default: 0] += 1
+            note("SIGKILL \(target), restarted")
+            try await Task.sleep(for: .seconds(Double.random(in: plan.interval, using: &random)))
+        }
+        try restartUnexpectedExits(except: nil)
+    }
+
+    /// After a failed run: RabbitMQ's app started again if this stopped it, so that a broken
+    /// run never leaves the broker down.
+    func recover() async {
+        if brokerStopped, !brokerRestarted { try? await broker("start_app") }
+    }
+
+    /// Starts again any stage that exited without being killed here.
+    func restartUnexpectedExits(except spared: String?) throws {
+        for stage in stages.exited where stage.name != spared {
+            unexpectedExits[stage.name, default: 0] += 1
+            note("\(stage.name) had exited on its own; restarted (see \(stage.log))")
+            try stages.restart(stage.name)
+        }
+    }
+
+    private func broker(_ command: String) async throws {
+        let node = plan.rabbitmqNode.map { ["-n", $0] } ?? []
+        note("rabbitmqctl \(command)")
+        _ = try await Rabbitmqctl.output(node + [command])
+        if command == "start_app" { _ = try await Rabbitmqctl.output(node + ["await_startup"]) }
+        note("rabbitmqctl \(command) done")
+    }
+
+    private func note(_ event: String) {
+        events.append(String(format: "+%6.1f s  ", (ContinuousClock.now - started).seconds) + event)
+    }
+}

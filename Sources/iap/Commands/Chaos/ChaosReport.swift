@@ -1,0 +1,62 @@
+import Foundation
+import PipelineTesting
+
+/// What `iap chaos` prints: the faults it dealt, how the pipeline came out, and every
+/// violation by name.
+struct ChaosReport {
+    var receipts: Int
+    var seed: UInt64
+    var load: ChaosLoad.Outcome
+    var kills: [String: Int]
+    var unexpectedExits: [String: Int]
+    var events: [String]
+    var brokerRestarted: Bool
+    var outageSeconds: Double
+    var webhooksRefused: Int
+    var webhooksDelivered: Int
+    var chaosSeconds: Double
+    var settleSeconds: Double
+    /// What was not final or not delivered when the settle timeout ran out.
+    var stuck: String?
+    /// `kind: status reason` → receipts.
+    var statuses: [String: Int]
+    var violations: [ChaosViolation]
+    var seconds = 0.0
+
+    func printText() {
+        let accepted = load.submissions.filter { $0.receiptID != nil }.count
+        print("iap chaos: \(receipts) receipts, seed \(seed)")
+        print("  load        \(accepted) accepted (2xx) in \(format(load.seconds)) s; retries: \(tally(load.retries))")
+        let total = kills.values.reduce(0, +)
+        print("  kills       \(total) SIGKILLs: \(tally(kills))")
+        if !unexpectedExits.isEmpty { print("  exits       stages that exited unasked: \(tally(unexpectedExits))") }
+        print("  broker      RabbitMQ app stopped and started: \(brokerRestarted ? "yes" : "no")")
+        print("  verify      endpoint away for \(format(outageSeconds)) s")
+        print("  webhooks    \(webhooksDelivered) taken, \(webhooksRefused) answered 503")
+        print(
+            "  time        \(format(chaosSeconds)) s under faults, \(format(settleSeconds)) s to settle, \(format(seconds)) s in all"
+        )
+        print("  receipts by kind and final status:")
+        for (key, count) in statuses.sorted(by: { $0.key < $1.key }) { print("    \(key): \(count)") }
+        print("  timeline:")
+        for event in events { print("    \(event)") }
+        if let stuck { print("NOT QUIET after the settle timeout: \(stuck)") }
+        if violations.isEmpty {
+            print("result: no violations")
+        } else {
+            let byRule = Dictionary(grouping: violations, by: \.rule)
+            print(
+                "result: \(violations.count) violations (\(byRule.map { "\($0.key.rawValue) \($0.value.count)" }.sorted().joined(separator: ", ")))"
+            )
+            for violation in violations.prefix(100) { print("  VIOLATION \(violation)") }
+            if violations.count > 100 { print("  … and \(violations.count - 100) more") }
+        }
+    }
+
+    private func tally(_ counts: [String: Int]) -> String {
+        counts.isEmpty
+            ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+
+    private func format(_ seconds: Double) -> String { String(format: "%.1f", seconds) }
+}
