@@ -198,7 +198,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
-                "Observability", "PipelineTesting",
+                "Observability", "Drills",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -206,11 +206,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Fault drills (`iap chaos`): child processes, the broker's control, and the judge
+        // of a run's promises. Operators run them, so they ship in `iap`; the tests share them.
+        .target(name: "Drills", swiftSettings: swiftSettings),
+
         // MARK: Tests
         .target(
             name: "PipelineTesting",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Settlement",
+                "PipelineCore", "Broker", "Store", "Settlement", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,6 +1,6 @@
 import Broker
+import Drills
 import Foundation
-import PipelineTesting
 import Store
 
 /// What a chaos run reads once the faults stop: whether the pipeline is quiet yet, and then

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Broker
+import Drills
 import Foundation
 import HTTPClient
-import PipelineTesting
 import StubStore
 import Synchronization
 

@@ -1,6 +1,6 @@
+import Drills
 import Foundation
 import HTTPClient
-import PipelineTesting
 import StubStore
 import Synchronization
 

@@ -1,5 +1,5 @@
+import Drills
 import Foundation
-import PipelineTesting
 import StubStore
 
 /// The faults of a chaos run, all from one seeded generator and one loop, so that nothing

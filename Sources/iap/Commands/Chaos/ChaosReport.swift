@@ -1,5 +1,5 @@
+import Drills
 import Foundation
-import PipelineTesting
 
 /// What `iap chaos` prints: the faults it dealt, how the pipeline came out, and every
 /// violation by name.
