@@ -33,6 +33,11 @@ extension PipelineDatabase {
             try createV4(db)
         }
 
+        // Refunds a balance cannot pay: write-offs and account flags (PipelineDatabase+SchemaV5.swift).
+        migrator.registerMigration("v5") { db in
+            try createV5(db)
+        }
+
         return migrator
     }
 

@@ -104,7 +104,8 @@ extension EngineFixture {
     static func transactionWebhook(
         _ type: WebhookType, to account: String, receipt: String?, notification: String?, transaction: String,
         original: String? = nil, product: String = coins, currency: String? = nil, amount: Int? = nil,
-        entitlement: String? = nil, expiresAt: Date? = nil, uuid: String? = nil
+        entitlement: String? = nil, expiresAt: Date? = nil, uuid: String? = nil, balance: Int? = nil,
+        writtenOff: Int? = nil
     ) -> SettlementEffect {
         .send(
             Webhook(
@@ -113,7 +114,12 @@ extension EngineFixture {
                     TransactionEventData(
                         transactionID: transaction, originalTransactionID: original ?? transaction, productID: product,
                         currency: currency, amount: amount, entitlement: entitlement, expiresAt: expiresAt,
-                        notificationUUID: uuid))))
+                        notificationUUID: uuid, balance: balance, writtenOff: writtenOff))))
+    }
+
+    /// An account holding `balances`, for the decisions that debit.
+    static func payer(_ balances: [String: Int]) -> AccountState {
+        AccountState(exists: true, balances: balances)
     }
 
     /// A named case of a table, shown by its name in the test report.

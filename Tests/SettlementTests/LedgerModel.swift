@@ -24,6 +24,7 @@ struct LedgerModel {
     var tokens: [String: String] = [:]
     var webhooks: [Webhook] = []
     var conflicts: [ClaimConflict] = []
+    var flags: [AccountFlag] = []
 
     /// What the store's reader returns for `event`.
     func state(for event: SettlementEvent) -> SettlementState {
@@ -46,6 +47,7 @@ struct LedgerModel {
                 exists: accounts.contains(id), entitlements: entitlements[id] ?? [:],
                 purchasedProducts: Set(
                     transactions.values.filter { $0.record.accountID == id }.compactMap(\.record.catalogProductID)))
+            if event.mayDebit { state.accounts[id]?.balances = balances[id] ?? [:] }
         }
         return state
     }
@@ -93,6 +95,11 @@ struct LedgerModel {
                 entitlements[accountID, default: [:]][name] = end
             case .recordConflict(let conflict):
                 conflicts.append(conflict)
+            case .flagAccount(let flag):
+                // The store's unique key: once per transaction and reason.
+                if !flags.contains(where: { $0.transactionID == flag.transactionID && $0.reason == flag.reason }) {
+                    flags.append(flag)
+                }
             case .closeOrder:
                 break
             case .send(let webhook):

@@ -235,7 +235,8 @@ import Testing
     ])
     func aCancelledCreditedTransaction_isTakenBack_onceWithOutcomeRefunded(_ cancelled: Date, _ end: Date) throws {
         // Given coins credited to a1 by r0, and a receipt of a2 showing Apple refunded them
-        let state = SettlementState(known: F.known("t1"), bound: F.known("t1"))
+        let state = SettlementState(
+            known: F.known("t1"), bound: F.known("t1"), accounts: ["a1": F.payer(["coins": 100])])
         let source = F.receipt("r2", by: "a2")
 
         // When the engine decides the receipt's transaction
@@ -248,7 +249,7 @@ import Testing
                 .updateTransaction(transactionID: "t1", state: .refunded, cancellationDate: end),
                 F.transactionWebhook(
                     .purchaseRefunded, to: "a1", receipt: "r0", notification: nil, transaction: "t1", currency: "coins",
-                    amount: -100),
+                    amount: -100, balance: 0, writtenOff: 0),
             ])
         #expect(decision.outcome == .refunded)
         #expect(decision.reason == nil)

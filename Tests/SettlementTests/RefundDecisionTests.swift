@@ -86,8 +86,10 @@ import Testing
 
     @Test(arguments: shareCases)
     func aCreditedPurchase_isDebitedItsRefundedShare_roundedDown(_ row: ShareCase) throws {
-        // Given coins credited to a1 by r0
-        let state = SettlementState(known: F.known("t1", purchase: Money(currency: "coins", amount: row.credited)))
+        // Given coins credited to a1 by r0, and still held
+        let state = SettlementState(
+            known: F.known("t1", purchase: Money(currency: "coins", amount: row.credited)),
+            accounts: ["a1": F.payer(["coins": row.credited])])
 
         // When Apple takes back `share` of it
         let transaction = F.purchase("t1", cancelled: F.at(days: 0.5), share: row.share)
@@ -104,7 +106,8 @@ import Testing
                     cancellationDate: F.at(days: 0.5)),
                 F.transactionWebhook(
                     .purchaseRefunded, to: "a1", receipt: "r0", notification: "n1", transaction: "t1",
-                    currency: row.debit == 0 ? nil : "coins", amount: row.debit == 0 ? nil : -row.debit, uuid: "U1"),
+                    currency: row.debit == 0 ? nil : "coins", amount: row.debit == 0 ? nil : -row.debit, uuid: "U1",
+                    balance: row.debit == 0 ? nil : row.credited - row.debit, writtenOff: row.debit == 0 ? nil : 0),
             ])
         #expect(decision.accountID == "a1")
         #expect(decision.reason == nil)
@@ -273,15 +276,17 @@ import Testing
         // When Apple reverses the refund
         let decision = try F.decide(.refundReversed(F.purchase("t1"), cause: Self.cause), SettlementState(known: known))
 
-        // Then exactly the debit comes back, and a1 hears of it
+        // Then exactly the debit comes back (the ledger holds no zero entries), and a1 hears of it
         #expect(
-            decision.effects == [
-                F.posting("a1", "coins", -debit, .refundReversal, cause: Self.cause, transaction: "t1"),
-                .updateTransaction(transactionID: "t1", state: .credited, cancellationDate: nil),
-                F.transactionWebhook(
-                    .purchaseRefundReversed, to: "a1", receipt: "r0", notification: "n1", transaction: "t1",
-                    currency: "coins", amount: -debit, uuid: "U1"),
-            ])
+            decision.effects
+                == (debit == 0
+                    ? [] : [F.posting("a1", "coins", -debit, .refundReversal, cause: Self.cause, transaction: "t1")])
+                + [
+                    .updateTransaction(transactionID: "t1", state: .credited, cancellationDate: nil),
+                    F.transactionWebhook(
+                        .purchaseRefundReversed, to: "a1", receipt: "r0", notification: "n1", transaction: "t1",
+                        currency: "coins", amount: -debit, uuid: "U1"),
+                ])
         #expect(decision.accountID == "a1")
         #expect(decision.reason == nil)
     }

@@ -66,7 +66,11 @@ import Testing
         }
     }
 
-    @Test func anySequenceOfEvents_keepsTheBooks() async {
+    @Test(arguments: NegativeBalancePolicy.allCases)
+    func anySequenceOfEvents_keepsTheBooks(_ policy: NegativeBalancePolicy) async {
+        var catalog = EngineFixture.catalog
+        catalog.rawNegativeBalance = policy.rawValue
+        let engine = SettlementEngine(catalog: catalog)
         await propertyCheck(count: 400, input: Gen.int(in: 0...100_000).array(of: 1...40)) { seeds in
             var model = LedgerModel()
             model.accounts.insert("a1")
@@ -74,14 +78,16 @@ import Testing
             for (step, seed) in seeds.enumerated() {
                 let event = Self.event(seed)
                 let now = EngineFixture.t0.addingTimeInterval(Double(step) * 60)
+                let before = model.balances
                 do {
-                    let decision = try EngineFixture.engine.decide(event, state: model.state(for: event), now: now)
+                    let decision = try engine.decide(event, state: model.state(for: event), now: now)
                     try model.apply(decision.effects)
                 } catch {
                     Issue.record("step \(step), event \(event): \(error)")
                     return
                 }
                 Self.checkInvariants(model)
+                if event.mayDebit { Self.checkDebit(model, before: before, policy: policy) }
             }
         }
     }
@@ -110,9 +116,15 @@ import Testing
                 #expect(debit.accountID == purchase?.accountID)
                 #expect(-debit.amount <= (purchase?.amount ?? 0) && debit.amount <= 0)
             }
-            // A reversal gives back exactly what the debit took.
+            // A write-off forgives at most its debit, once.
+            let writeOffs = entries.filter { $0.kind == .writeOff }
+            #expect(writeOffs.count <= 1)
+            if let writeOff = writeOffs.first {
+                #expect(writeOff.amount > 0 && writeOff.amount <= -(debits.first?.amount ?? 0))
+            }
+            // A reversal gives back exactly what the debit took: not what was written off.
             if let reversal = reversals.first {
-                #expect(reversal.amount == -(debits.first?.amount ?? 0))
+                #expect(reversal.amount == -(debits.first?.amount ?? 0) - (writeOffs.first?.amount ?? 0))
             }
             // The money of a transaction moves on the account its row names.
             let owner = model.transactions[id]?.record.accountID
@@ -122,5 +134,25 @@ import Testing
         let subscription = model.transactionOrder.compactMap { model.transactions[$0] }
             .filter { $0.record.originalTransactionID == "s1" }.compactMap(\.record.accountID)
         #expect(Set(subscription).count <= 1, "subscription s1 credited to \(subscription)")
+    }
+
+    /// After a refund or revocation: `allow` lets a balance fall below zero and flags the
+    /// account that fell; `clamp` never takes a balance below zero (nor lower, if an
+    /// adjustment left it there) and flags every write-off.
+    static func checkDebit(_ model: LedgerModel, before: [String: [String: Int]], policy: NegativeBalancePolicy) {
+        for (account, balances) in model.balances {
+            for (currency, after) in balances where after < before[account]?[currency] ?? 0 {
+                let was = before[account]?[currency] ?? 0
+                switch policy {
+                case .allow:
+                    if after < 0 {
+                        #expect(model.flags.contains { $0.accountID == account && $0.reason == .negativeBalance })
+                    }
+                case .clamp:
+                    #expect(after >= min(was, 0), "clamp took \(account) from \(was) to \(after) \(currency)")
+                }
+            }
+        }
+        #expect(model.flags.allSatisfy { $0.reason == (policy == .allow ? .negativeBalance : .refundShortfall) })
     }
 }

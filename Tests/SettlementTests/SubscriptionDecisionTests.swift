@@ -109,7 +109,8 @@ import Testing
 
     @Test func aNotificationOfACancelledCreditedTransaction_refundsIt() throws {
         // Given coins credited to a1 (bound), and a notification showing them cancelled
-        let state = SettlementState(known: F.known("t1"), bound: F.known("t1"))
+        let state = SettlementState(
+            known: F.known("t1"), bound: F.known("t1"), accounts: ["a1": F.payer(["coins": 100])])
         let transaction = F.purchase("t1", cancelled: F.at(days: 0.5))
 
         // When it is decided
@@ -122,8 +123,7 @@ import Testing
                 .updateTransaction(transactionID: "t1", state: .refunded, cancellationDate: F.at(days: 0.5)),
                 F.transactionWebhook(
                     .purchaseRefunded, to: "a1", receipt: "r0", notification: "n1", transaction: "t1",
-                    currency: "coins",
-                    amount: -100, uuid: "U1"),
+                    currency: "coins", amount: -100, uuid: "U1", balance: 0, writtenOff: 0),
             ])
         #expect(decision.outcome == .refunded)
     }
@@ -162,21 +162,27 @@ import Testing
     }
 
     @Test func aCheckFindingACreditedTransactionCancelled_revokesIt() throws {
-        // Given coins credited to a1
-        let state = SettlementState(known: F.known("t1"), bound: F.known("t1"))
+        // Given coins credited to a1, who spent them all
+        let state = SettlementState(
+            known: F.known("t1"), bound: F.known("t1"), accounts: ["a1": F.payer(["coins": 0])])
         let source = SettlementEvent.Source.subscriptionCheck(checkID: "k1", accountID: "a1", cause: Cause())
 
         // When the check finds them cancelled
         let decision = try F.decide(.transactionVerified(F.purchase("t1", cancelled: F.t0), source: source), state)
 
-        // Then it is a revocation: a revoke debit, the row revoked
+        // Then it is a revocation: a revoke debit, the row revoked, and a1, now owing 100
+        // (the default policy allows it), flagged
         #expect(
             decision.effects == [
                 F.posting("a1", "coins", -100, .revoke, cause: Cause(), transaction: "t1"),
+                .flagAccount(
+                    AccountFlag(
+                        accountID: "a1", reason: .negativeBalance, currency: "coins", amount: -100, transactionID: "t1")
+                ),
                 .updateTransaction(transactionID: "t1", state: .revoked, cancellationDate: F.t0),
                 F.transactionWebhook(
                     .purchaseRefunded, to: "a1", receipt: "r0", notification: nil, transaction: "t1", currency: "coins",
-                    amount: -100),
+                    amount: -100, balance: -100, writtenOff: 0),
             ])
         #expect(decision.outcome == .refunded)
         #expect(decision.accountID == "a1")

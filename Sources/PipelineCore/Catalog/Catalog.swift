@@ -4,6 +4,7 @@ import Foundation
 ///
 /// ```json
 /// {"time_zone": "Europe/Paris",
+///  "negative_balance": "allow",
 ///  "products": [
 ///   {"product_id": "com.example.coins100", "type": "consumable", "grant": {"currency": "coins", "amount": 100},
 ///    "rules": {"daily_limit": 3, "first_purchase": {"bonus": {"currency": "coins", "amount": 100}}}},
@@ -18,18 +19,27 @@ public struct Catalog: Codable, Hashable, Sendable {
     public var products: [Product]
     /// The IANA time zone whose days the daily limits count; UTC when omitted.
     public var rawTimeZone: String?
+    /// `allow` or `clamp`: see ``negativeBalance``.
+    public var rawNegativeBalance: String?
 
-    public init(products: [Product], timeZone: String? = nil) {
+    public init(products: [Product], timeZone: String? = nil, negativeBalance: NegativeBalancePolicy? = nil) {
         self.products = products
         self.rawTimeZone = timeZone
+        self.rawNegativeBalance = negativeBalance?.rawValue
     }
 
     enum CodingKeys: String, CodingKey {
         case products
         case rawTimeZone = "time_zone"
+        case rawNegativeBalance = "negative_balance"
     }
 
     public var timeZone: TimeZone { rawTimeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")! }
+
+    /// What a refund does when it would take a balance below zero; `allow` when omitted.
+    public var negativeBalance: NegativeBalancePolicy {
+        rawNegativeBalance.flatMap(NegativeBalancePolicy.init(rawValue:)) ?? .allow
+    }
 
     /// The product with this catalog id, if the catalog sells it.
     public func product(_ productID: String) -> Product? {
@@ -88,6 +98,11 @@ public struct Catalog: Codable, Hashable, Sendable {
     public func validate(source: String = "catalog") throws(CatalogError) {
         if let zone = rawTimeZone, TimeZone(identifier: zone) == nil {
             throw CatalogError("\(source): time_zone \(zone) is not an IANA time zone (e.g. Europe/Paris, UTC)")
+        }
+        if let policy = rawNegativeBalance, NegativeBalancePolicy(rawValue: policy) == nil {
+            throw CatalogError(
+                "\(source): negative_balance \(policy) is not one of "
+                    + NegativeBalancePolicy.allCases.map(\.rawValue).joined(separator: ", "))
         }
         var seen = Set<String>()
         for product in products {

@@ -18,6 +18,9 @@ public enum SettlementEffect: Hashable, Sendable {
     case setEntitlement(accountID: String, name: String, end: EntitlementEnd)
     /// A purchase was credited to another account than the one that claimed it.
     case recordConflict(ClaimConflict)
+    /// An account needs a human's look: a refund took its balance below zero, or
+    /// would have (see ``NegativeBalancePolicy``).
+    case flagAccount(AccountFlag)
     /// The order the receipt named is paid.
     case closeOrder(OrderClosing)
     /// A webhook for the backend, queued in the outbox.
@@ -65,6 +68,9 @@ public enum LedgerKind: String, Codable, Hashable, Sendable, CaseIterable {
     case revoke
     /// A credit again of what a refund took: Apple reversed the refund.
     case refundReversal = "refund_reversal"
+    /// A credit of the part of a debit the balance could not give, beside that debit:
+    /// the refund is recorded whole, and the balance stops at zero (policy `clamp`).
+    case writeOff = "write_off"
     /// An operator's correction.
     case adjustment
 }
@@ -106,4 +112,35 @@ public struct OrderClosing: Hashable, Sendable {
     public var receiptID: String?
     public var transactionID: String
     public var creditedProductID: String
+}
+
+/// Why an account was flagged.
+public enum AccountFlagReason: String, Codable, Hashable, Sendable, CaseIterable {
+    /// A refund took a balance below zero (policy `allow`): `amount` is the balance after it.
+    case negativeBalance = "negative_balance"
+    /// A refund took less than its debit, the rest written off (policy `clamp`): `amount`
+    /// is what was written off.
+    case refundShortfall = "refund_shortfall"
+}
+
+/// An account flagged by a refund, once per transaction and reason.
+public struct AccountFlag: Hashable, Sendable {
+    public var accountID: String
+    public var reason: AccountFlagReason
+    public var currency: String
+    public var amount: Int
+    public var transactionID: String
+    public var notificationID: String?
+
+    public init(
+        accountID: String, reason: AccountFlagReason, currency: String, amount: Int, transactionID: String,
+        notificationID: String? = nil
+    ) {
+        self.accountID = accountID
+        self.reason = reason
+        self.currency = currency
+        self.amount = amount
+        self.transactionID = transactionID
+        self.notificationID = notificationID
+    }
 }

@@ -109,6 +109,12 @@ public struct TransactionEventData: Hashable, Sendable, Encodable {
     public var entitlement: String?
     public var expiresAt: Date?
     public var notificationUUID: String?
+    /// After a debit (`purchase.refunded`): the account's balance of `currency`, which is
+    /// below zero when the catalog's policy allows it.
+    public var balance: Int?
+    /// After a debit: the part of it written off because the balance could not give it
+    /// (policy `clamp`); 0 when none.
+    public var writtenOff: Int?
 
     enum CodingKeys: String, CodingKey {
         case transactionID = "transaction_id"
@@ -117,6 +123,8 @@ public struct TransactionEventData: Hashable, Sendable, Encodable {
         case currency, amount, entitlement
         case expiresAt = "expires_at"
         case notificationUUID = "notification_uuid"
+        case balance
+        case writtenOff = "written_off"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -129,6 +137,9 @@ public struct TransactionEventData: Hashable, Sendable, Encodable {
         try container.encode(entitlement, forKey: .entitlement)
         try container.encode(expiresAt, forKey: .expiresAt)
         try container.encode(notificationUUID, forKey: .notificationUUID)
+        // Only debits carry these: other events' bodies stay as they were.
+        try container.encodeIfPresent(balance, forKey: .balance)
+        try container.encodeIfPresent(writtenOff, forKey: .writtenOff)
     }
 }
 

@@ -37,14 +37,17 @@ extension SettlementEngine {
             case let debit = Self.share(of: purchase.amount, milliPercent: transaction.revocationPercentage), debit != 0
         {
             // A refund of 0 % moves no coin; the transaction is refunded all the same.
-            decision.effects.append(
-                .post(
-                    LedgerPosting(
-                        accountID: accountID, currency: purchase.currency, amount: -debit, kind: kind.ledgerKind,
-                        receiptID: cause.receiptID, notificationID: cause.notificationID,
-                        transactionID: known.transactionID)))
+            let money = Money(currency: purchase.currency, amount: debit)
+            let booked = Self.book(
+                debit, balance: state.account(accountID).balances[purchase.currency] ?? 0,
+                policy: catalog.negativeBalance)
+            decision.effects += Self.effects(
+                of: booked, debiting: money, as: kind.ledgerKind, from: accountID, transactionID: known.transactionID,
+                cause: cause)
             event.currency = purchase.currency
             event.amount = -debit
+            event.balance = booked.balance
+            event.writtenOff = booked.writeOff
         }
         if let name = known.entitlement, let current = state.account(accountID).entitlements[name] {
             let ends = current.expiresAt.map { min($0, end) } ?? end
@@ -78,7 +81,7 @@ extension SettlementEngine {
     }
 
     /// Apple reversed a refund: credits again what the refund took (a `refund_reversal`
-    /// entry, once), grants the entitlement again, and the transaction is credited again.
+    /// entry, once; not what was written off), grants the entitlement again, and the transaction is credited again.
     func restore(_ transaction: VerifiedTransaction, cause: Cause, state: SettlementState) -> Decision {
         guard let known = state.known else { return Decision(reason: "not_refunded") }
         guard known.state == .refunded || known.state == .revoked else {
@@ -95,14 +98,18 @@ extension SettlementEngine {
         var decision = Decision(accountID: accountID)
         var event = TransactionEventData(known, notificationUUID: cause.notificationUUID)
         if let debit = known.debit {
-            decision.effects.append(
-                .post(
-                    LedgerPosting(
-                        accountID: accountID, currency: debit.currency, amount: -debit.amount, kind: .refundReversal,
-                        receiptID: cause.receiptID, notificationID: cause.notificationID,
-                        transactionID: known.transactionID)))
+            // What the refund took: its debit, less what the balance could not give.
+            let taken = -debit.amount - (known.writtenOff?.amount ?? 0)
+            if taken > 0 {
+                decision.effects.append(
+                    .post(
+                        LedgerPosting(
+                            accountID: accountID, currency: debit.currency, amount: taken, kind: .refundReversal,
+                            receiptID: cause.receiptID, notificationID: cause.notificationID,
+                            transactionID: known.transactionID)))
+            }
             event.currency = debit.currency
-            event.amount = -debit.amount
+            event.amount = taken
         }
         if let name = known.entitlement {
             let current = state.account(accountID).entitlements[name]

@@ -113,4 +113,14 @@ extension SettlementEvent {
             nil
         }
     }
+
+    /// Whether deciding it may debit a balance (a refund or revocation, or a verified
+    /// transaction Apple cancelled): the state then needs the accounts' balances.
+    public var mayDebit: Bool {
+        switch self {
+        case .takenBack: true
+        case .transactionVerified(let transaction, _): transaction.cancellationDate != nil
+        default: false
+        }
+    }
 }

@@ -56,6 +56,8 @@ public struct KnownTransaction: Hashable, Sendable {
     public var purchase: Money?
     /// Its `refund` or `revoke` entry, if it was ever debited.
     public var debit: Money?
+    /// Its `write_off` entry: the part of its debit the balance could not give (policy `clamp`).
+    public var writtenOff: Money?
     /// Whether a `refund_reversal` entry exists for it.
     public var reversed: Bool
 
@@ -63,7 +65,7 @@ public struct KnownTransaction: Hashable, Sendable {
         transactionID: String, originalTransactionID: String, productID: String, state: TransactionState,
         accountID: String?, receiptID: String? = nil, notificationID: String? = nil, environment: String? = nil,
         expiresDate: Date? = nil, entitlement: String? = nil, purchase: Money? = nil, debit: Money? = nil,
-        reversed: Bool = false
+        writtenOff: Money? = nil, reversed: Bool = false
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -77,6 +79,7 @@ public struct KnownTransaction: Hashable, Sendable {
         self.entitlement = entitlement
         self.purchase = purchase
         self.debit = debit
+        self.writtenOff = writtenOff
         self.reversed = reversed
     }
 
@@ -86,6 +89,7 @@ public struct KnownTransaction: Hashable, Sendable {
         switch kind {
         case .purchase: purchase = purchase ?? money
         case .refund, .revoke: debit = debit ?? money
+        case .writeOff: writtenOff = writtenOff ?? money
         case .refundReversal: reversed = true
         case .adjustment: break
         }
@@ -117,12 +121,18 @@ public struct AccountState: Hashable, Sendable {
     public var entitlements: [String: EntitlementEnd]
     /// Catalog products it ever bought (refunded ones too), for first-purchase rules.
     public var purchasedProducts: Set<String>
+    /// Its balances by currency, for the events that debit (refunds, revocations): read
+    /// only for those.
+    public var balances: [String: Int]
 
-    public init(exists: Bool = false, entitlements: [String: EntitlementEnd] = [:], purchasedProducts: Set<String> = [])
-    {
+    public init(
+        exists: Bool = false, entitlements: [String: EntitlementEnd] = [:], purchasedProducts: Set<String> = [],
+        balances: [String: Int] = [:]
+    ) {
         self.exists = exists
         self.entitlements = entitlements
         self.purchasedProducts = purchasedProducts
+        self.balances = balances
     }
 }
 

@@ -1,11 +1,12 @@
 /// The PostgreSQL schema: the same tables, keys and constraints as SQLite's migrations
-/// v1-v4 (PipelineDatabase+Schema*.swift), written once as PostgreSQL's version 1. Money
+/// v1-v4 (PipelineDatabase+Schema*.swift), written once as PostgreSQL's version 1, then
+/// SQLite's later ones one by one (version 2 is v5: write-offs and account flags). Money
 /// and counts are exact 64-bit integers; times are `timestamptz`; the uniqueness behind
 /// "credited once" (an Apple transaction, one debit per transaction, a notification, a
 /// webhook) is the database's constraints.
 public enum PostgresSchema {
     /// Migrations by version, each a list of statements run in one transaction.
-    static let migrations: [(version: Int, statements: [String])] = [(1, version1)]
+    static let migrations: [(version: Int, statements: [String])] = [(1, version1), (2, version2)]
 
     public static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 
@@ -280,5 +281,31 @@ public enum PostgresSchema {
         "CREATE INDEX dead_letters_on_dead_at ON dead_letters (dead_at)",
         "CREATE INDEX dead_letters_on_account ON dead_letters (account_id, dead_at)",
         "CREATE INDEX dead_letters_on_receipt ON dead_letters (receipt_id)",
+    ]
+
+    /// SQLite's v5: the ledger kind `write_off` and `account_flags`.
+    private static let version2: [String] = [
+        "ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check",
+        """
+        ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_check
+          CHECK (kind IN ('purchase', 'refund', 'revoke', 'refund_reversal', 'adjustment', 'write_off'))
+        """,
+        """
+        ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_write_off_check
+          CHECK (kind <> 'write_off' OR (amount > 0 AND transaction_id IS NOT NULL))
+        """,
+        """
+        CREATE TABLE account_flags (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts(id),
+          reason TEXT NOT NULL CHECK (reason IN ('negative_balance', 'refund_shortfall')),
+          currency TEXT NOT NULL CHECK (length(currency) > 0),
+          amount BIGINT NOT NULL,
+          transaction_id TEXT NOT NULL,
+          notification_id TEXT REFERENCES apple_notifications(id),
+          created_at TIMESTAMPTZ NOT NULL,
+          UNIQUE (transaction_id, reason))
+        """,
+        "CREATE INDEX account_flags_on_account ON account_flags (account_id, id)",
     ]
 }

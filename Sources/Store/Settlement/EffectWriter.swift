@@ -72,6 +72,18 @@ struct EffectWriter {
                     conflict.transactionID, conflict.originalTransactionID, conflict.receiptID,
                     conflict.claimantAccountID, conflict.creditedAccountID, conflict.binding.rawValue, stamp,
                 ])
+        case .flagAccount(let flag):
+            try execute(
+                """
+                INSERT INTO account_flags (
+                    account_id, reason, currency, amount, transaction_id, notification_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (transaction_id, reason) DO NOTHING
+                """,
+                [
+                    flag.accountID, flag.reason.rawValue, flag.currency, flag.amount, flag.transactionID,
+                    flag.notificationID, stamp,
+                ])
         case .closeOrder(let closing):
             try execute(
                 """

@@ -27,6 +27,8 @@ struct SettlementReader {
         try db.lock(accounts.map { "account:\($0)" })
         for id in accounts {
             state.accounts[id] = try account(id)
+            // Only a debit weighs a balance (the negative-balance policy).
+            if event.mayDebit { state.accounts[id]?.balances = try balances(id) }
         }
         return state
     }

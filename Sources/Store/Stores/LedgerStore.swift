@@ -199,11 +199,17 @@ public struct LedgerStore: Sendable {
             let ledger = try db.records(
                 LedgerEntry.self, "SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?",
                 [id, ledgerLimit])
+            let flags = try db.records(
+                AccountDetails.Flag.self,
+                """
+                SELECT reason, currency, amount, transaction_id, notification_id, created_at
+                FROM account_flags WHERE account_id = ? ORDER BY id DESC LIMIT ?
+                """, [id, ledgerLimit])
             return AccountDetails(
                 accountID: id,
                 balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
                 entitlements: entitlements.map { AccountDetails.Entitlement(name: $0.name, expiresAt: $0.expiresAt) },
-                ledger: ledger.map(\.line))
+                ledger: ledger.map(\.line), flags: flags)
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Settlement
 
 /// An account as `GET /v1/accounts/{id}` shows it:
-/// `{"account_id", "balances": {"coins": 600}, "entitlements": [{"name", "expires_at"}], "ledger": [...]}`.
+/// `{"account_id", "balances": {"coins": 600}, "entitlements": [{"name", "expires_at"}], "ledger": [...],
+/// "flags": [...]}`.
 public struct AccountDetails: Codable, Hashable, Sendable {
     public var accountID: String
     /// Currency → amount.
@@ -11,17 +12,64 @@ public struct AccountDetails: Codable, Hashable, Sendable {
     public var entitlements: [Entitlement]
     /// The most recent ledger entries, newest first.
     public var ledger: [LedgerLine]
+    /// What refunds flagged on it, newest first: a balance they took below zero, or a
+    /// shortfall written off.
+    public var flags: [Flag]
 
-    public init(accountID: String, balances: [String: Int], entitlements: [Entitlement], ledger: [LedgerLine]) {
+    public init(
+        accountID: String, balances: [String: Int], entitlements: [Entitlement], ledger: [LedgerLine],
+        flags: [Flag] = []
+    ) {
         self.accountID = accountID
         self.balances = balances
         self.entitlements = entitlements
         self.ledger = ledger
+        self.flags = flags
     }
 
     enum CodingKeys: String, CodingKey {
         case accountID = "account_id"
-        case balances, entitlements, ledger
+        case balances, entitlements, ledger, flags
+    }
+
+    /// A flag a refund raised (see `NegativeBalancePolicy`).
+    public struct Flag: Codable, Hashable, Sendable {
+        public var reason: AccountFlagReason
+        public var currency: String
+        /// `negative_balance`: the balance after the refund; `refund_shortfall`: what was written off.
+        public var amount: Int
+        public var transactionID: String
+        public var notificationID: String?
+        public var createdAt: Date
+
+        public init(
+            reason: AccountFlagReason, currency: String, amount: Int, transactionID: String, notificationID: String?,
+            createdAt: Date
+        ) {
+            self.reason = reason
+            self.currency = currency
+            self.amount = amount
+            self.transactionID = transactionID
+            self.notificationID = notificationID
+            self.createdAt = createdAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reason, currency, amount
+            case transactionID = "transaction_id"
+            case notificationID = "notification_id"
+            case createdAt = "created_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(currency, forKey: .currency)
+            try container.encode(amount, forKey: .amount)
+            try container.encode(transactionID, forKey: .transactionID)
+            try container.encode(notificationID, forKey: .notificationID)
+            try container.encode(createdAt, forKey: .createdAt)
+        }
     }
 
     /// An entitlement the account holds (or held: compare `expiresAt` with the time).
