@@ -42,7 +42,7 @@ let package = Package(
         // MARK: Foundation of every stage
         .target(
             name: "PipelineCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -192,13 +192,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "Reconciliation",
+            dependencies: [
+                "PipelineCore", "AppStore", "Store", "Observability",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: The command line
         .executableTarget(
             name: "iap",
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
-                "Observability", "Drills",
+                "Observability", "Drills", "Reconciliation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -219,6 +229,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReconciliationTests",
+            dependencies: ["Reconciliation", "AppStore", "StubStore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

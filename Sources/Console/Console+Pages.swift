@@ -29,6 +29,8 @@ extension OperatorConsole {
                 let messages = depth.messages.map { HTML.Cell.number($0) } ?? .text("broker did not answer")
                 return ("", [.code(depth.queue), messages])
             })
+        body += "<h2>Reconciliation with Apple</h2>"
+        body += Self.reconciliation(try await ReconciliationStore(database).latest())
         body += "<h2>Dead letters by reason</h2>"
         if groups.isEmpty {
             body += "<p>No dead letter waits for review.</p>"
@@ -63,6 +65,23 @@ extension OperatorConsole {
     }
 
     /// The open dead letters a filter selects, with replay and discard for each.
+    /// The latest look at Apple's Notification History: the drift it found and fixed.
+    static func reconciliation(_ run: ReconciliationRun?) -> String {
+        guard let run else {
+            return "<p id=\"reconciliation\">No reconciliation has run yet: the fulfiller runs one every "
+                + "<code>IAP_RECONCILE_INTERVAL_SECONDS</code> when the App Store Server API is configured, "
+                + "and <code>iap reconcile</code> runs one now.</p>"
+        }
+        let format = ISO8601DateFormatter()
+        var text =
+            "Last run \(format.string(from: run.finishedAt)) (\(run.trigger == .schedule ? "scheduled" : "by an operator")"
+            + "\(run.dryRun ? ", dry run" : "")), window \(format.string(from: run.windowStart)) to "
+            + "\(format.string(from: run.windowEnd)): \(run.examined) undelivered listed by Apple, "
+            + "\(run.missing) never stored, \(run.fed) fed."
+        if let error = run.error { text += " It stopped short: \(error)" }
+        return "<p id=\"reconciliation\">\(HTML.escape(text))</p>"
+    }
+
     func deadLetters(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let filter = try DeadLetterFilter(

@@ -162,10 +162,14 @@ public struct LocalPipeline: Sendable {
 }
 
 /// Keeps a shared HTTP client open until shutdown, then closes it after its users.
-struct HTTPClientService: Service {
+public struct HTTPClientService: Service {
     let client: CurlHTTPClient
 
-    func run() async throws {
+    public init(client: CurlHTTPClient) {
+        self.client = client
+    }
+
+    public func run() async throws {
         try? await gracefulShutdown()
         await client.shutdown()
     }

@@ -1,13 +1,16 @@
 import GRDB
 
 extension PipelineDatabase {
-    /// v5: refunds a balance cannot pay (the catalog's `negative_balance` policy).
+    /// v5: refunds a balance cannot pay (the catalog's `negative_balance` policy), and
+    /// reconciliation with Apple's Notification History.
     ///
     /// - `ledger_entries` is rebuilt for the kind `write_off`: beside a refund's whole debit,
     ///   the part the balance could not give, credited back (policy `clamp`); one per
     ///   transaction, like every credit.
     /// - `account_flags`: accounts a refund took below zero, or would have; once per
     ///   transaction and reason.
+    /// - `reconciliation_runs`: each look at Apple's Notification History, its window and
+    ///   what it found missing and fed; the next scheduled run starts where the last ended.
     static func createV5(_ db: Database) throws {
         try db.create(table: "ledger_entries_v5") { t in
             t.autoIncrementedPrimaryKey("id")
@@ -55,5 +58,20 @@ extension PipelineDatabase {
             t.uniqueKey(["transaction_id", "reason"])
         }
         try db.create(index: "account_flags_on_account", on: "account_flags", columns: ["account_id", "id"])
+
+        try db.create(table: "reconciliation_runs") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("trigger", .text).notNull().check(sql: "trigger IN ('schedule', 'operator')")
+            t.column("mode", .text).notNull().check(sql: "mode IN ('apply', 'dry_run')")
+            t.column("window_start", .datetime).notNull()
+            t.column("window_end", .datetime).notNull()
+            t.column("examined", .integer).notNull().check(sql: "examined >= 0")
+            t.column("missing", .integer).notNull().check(sql: "missing >= 0")
+            t.column("fed", .integer).notNull().check(sql: "fed >= 0")
+            t.column("error", .text)
+            t.column("started_at", .datetime).notNull()
+            t.column("finished_at", .datetime).notNull()
+        }
+        try db.create(index: "reconciliation_runs_on_end", on: "reconciliation_runs", columns: ["mode", "window_end"])
     }
 }

@@ -47,7 +47,8 @@ public final class StubAppStore: Sendable {
         // Generating a P-256 key and two certificates fails only if the crypto library does.
         self.storeKit = try! StubStoreKit(bundleID: configuration.bundleID)
         self.serverAPI = StubServerAPI(
-            configuration: configuration.serverAPI, bundleID: configuration.bundleID, now: configuration.now)
+            configuration: configuration.serverAPI, bundleID: configuration.bundleID, history: storeKit.history,
+            now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }

@@ -31,7 +31,7 @@ extension PostgresPipelineDatabase {
                 tables == [
                     "accounts", "receipts", "balances", "entitlements", "apple_notifications", "app_account_tokens",
                     "orders", "apple_transactions", "ledger_entries", "receipt_transactions", "notification_outbox",
-                    "binding_conflicts", "subscription_checks", "dead_letters", "account_flags",
+                    "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
                     "iap_schema_migrations",
                 ])
         }

@@ -211,6 +211,26 @@ import Testing
         }
     }
 
+    @Test func theOverviewShowsTheLatestReconciliation() async throws {
+        try await PipelineHarness.run(console: Self.console) { pipeline in
+            let cookie = try await logIn(pipeline)
+            // Before any run, the overview says how to get one
+            #expect(
+                try await get("/console", cookie: cookie, pipeline).bodyString.contains("No reconciliation has run yet")
+            )
+
+            // After one that found drift, it shows what was found and fed
+            let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+            try await ReconciliationStore(pipeline.database).record(
+                ReconciliationRun(
+                    trigger: .schedule, dryRun: false, windowStart: t0, windowEnd: t0.addingTimeInterval(3600),
+                    examined: 4, missing: 2, fed: 2, startedAt: t0, finishedAt: t0.addingTimeInterval(3601)))
+            let page = try await get("/console", cookie: cookie, pipeline).bodyString
+            #expect(page.contains("Last run 2027-01-15T09:00:01Z (scheduled)"))
+            #expect(page.contains("4 undelivered listed by Apple, 2 never stored, 2 fed."))
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func theReceiptSearchShowsPurchasesCreditedToAnotherAccount(
         _ backend: TestBackend
     ) async throws {

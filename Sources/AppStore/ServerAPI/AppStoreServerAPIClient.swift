@@ -131,6 +131,22 @@ public final class AppStoreServerAPIClient: Sendable {
         }
     }
 
+    /// Get Notification History: one page of the notifications Apple sent (or tried to)
+    /// in a window of up to 180 days
+    /// ([Get Notification History](https://developer.apple.com/documentation/appstoreserverapi/get-notification-history)).
+    /// - Parameters:
+    ///   - request: The window and filters (`onlyFailures` for those that never reached us).
+    ///   - paginationToken: The previous page's token, or `nil` for the first page.
+    ///   - environment: The deployment whose notifications to list (no fallback: each has its own).
+    public func getNotificationHistory(
+        _ request: NotificationHistoryRequest, paginationToken: String? = nil,
+        in environment: AppStoreServerAPIEnvironment
+    ) async throws(AppStoreServerAPIError) -> AppStoreServerAPIResponse<NotificationHistoryResponse> {
+        try await send(
+            .notificationHistory(request, paginationToken: paginationToken), as: NotificationHistoryResponse.self,
+            in: environment)
+    }
+
     // MARK: Sending
 
     /// Sends `endpoint` and decodes the answer as `Body`: production first and the sandbox on
@@ -184,10 +200,12 @@ public final class AppStoreServerAPIClient: Sendable {
                 .configuration, endpoint: endpoint.name, environment: environment, isRetryable: false,
                 detail: error.description)
         }
+        var headers = [("Authorization", "Bearer \(token.token)"), ("Accept", "application/json")]
+        if endpoint.body != nil { headers.append(("Content-Type", "application/json")) }
         let request = HTTPRequest(
-            method: .get,
+            method: endpoint.method,
             url: endpoint.url(baseURL: configuration.baseURL(environment)),
-            headers: [("Authorization", "Bearer \(token.token)"), ("Accept", "application/json")],
+            headers: headers, body: endpoint.body,
             timeout: configuration.timeout
         )
         do {

@@ -1,6 +1,8 @@
 import Foundation
+import HTTPClient
 
-/// One App Store Server API call, as a path and query: pure data, so URL building is testable.
+/// One App Store Server API call, as a method, path, query and body: pure data, so URL
+/// building is testable.
 ///
 /// ```swift
 /// let endpoint = AppStoreServerAPIEndpoint.transactionHistory(transactionID: "2000000123", revision: nil)
@@ -14,6 +16,10 @@ public struct AppStoreServerAPIEndpoint: Hashable, Sendable, CustomStringConvert
     public let path: String
     /// Query parameters in order, not yet encoded.
     public let query: [QueryItem]
+    /// `GET` for most calls; `POST` with a JSON body for Get Notification History.
+    public let method: HTTPRequest.Method
+    /// The JSON body, if the call has one.
+    public let body: [UInt8]?
 
     /// One query parameter.
     public struct QueryItem: Hashable, Sendable {
@@ -34,10 +40,16 @@ public struct AppStoreServerAPIEndpoint: Hashable, Sendable, CustomStringConvert
     ///   - name: A name for logs.
     ///   - path: The path, already encoded.
     ///   - query: Query parameters, not yet encoded.
-    public init(name: String, path: String, query: [QueryItem] = []) {
+    ///   - method: The HTTP method.
+    ///   - body: The JSON body, if any.
+    public init(
+        name: String, path: String, query: [QueryItem] = [], method: HTTPRequest.Method = .get, body: [UInt8]? = nil
+    ) {
         self.name = name
         self.path = path
         self.query = query
+        self.method = method
+        self.body = body
     }
 
     /// `GET /inApps/v1/transactions/{transactionId}`
@@ -72,6 +84,19 @@ public struct AppStoreServerAPIEndpoint: Hashable, Sendable, CustomStringConvert
         Self(
             name: "getRefundHistory", path: "/inApps/v2/refund/lookup/" + encodeSegment(transactionID),
             query: revision.map { [QueryItem(name: "revision", value: $0)] } ?? [])
+    }
+
+    /// `POST /inApps/v1/notifications/history?paginationToken=...`
+    /// ([Get Notification History](https://developer.apple.com/documentation/appstoreserverapi/get-notification-history)).
+    public static func notificationHistory(_ request: NotificationHistoryRequest, paginationToken: String?) -> Self {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Encoding a struct of integers, strings and a boolean cannot fail.
+        let body = (try? encoder.encode(request)).map(Array.init) ?? Array("{}".utf8)
+        return Self(
+            name: "getNotificationHistory", path: "/inApps/v1/notifications/history",
+            query: paginationToken.map { [QueryItem(name: "paginationToken", value: $0)] } ?? [], method: .post,
+            body: body)
     }
 
     /// The full URL under `baseURL`, which may end in `/` and may carry a path prefix

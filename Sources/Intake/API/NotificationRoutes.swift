@@ -38,7 +38,7 @@ struct NotificationRoutes: Sendable {
         let accepted: (id: String, created: Bool)
         do {
             accepted = try await notifications.acceptNotification(
-                id: id, payload: payload, payloadHash: ReceiptRequest.sha256("notification:\(payload)"), now: now)
+                id: id, payload: payload, payloadHash: PayloadHash.notification(payload), now: now)
         } catch {
             throw APIError.unavailable
         }

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import PipelineCore
 import Store
 
 /// A `POST /v1/receipts` body, checked field by field. Pure: no I/O.
@@ -87,21 +87,6 @@ struct ReceiptRequest: Equatable, Sendable {
             }
     }
 
-    /// The lowercase hex SHA-256 of `text`'s UTF-8. Hex by table: `String(format:)` per
-    /// byte cost about 15 % of the intake's CPU under load.
-    static func sha256(_ text: String) -> String {
-        var text = text
-        let digest = text.withUTF8 { SHA256.hash(data: $0) }
-        return String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { hex in
-            var index = 0
-            for byte in digest {
-                hex[index] = hexDigits[Int(byte >> 4)]
-                hex[index + 1] = hexDigits[Int(byte & 0x0F)]
-                index += 2
-            }
-            return index
-        }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// The lowercase hex SHA-256 of `text` (see ``PayloadHash``).
+    static func sha256(_ text: String) -> String { PayloadHash.sha256Hex(text) }
 }

@@ -32,4 +32,9 @@ public enum MetricName {
     public static let queueDepth = "iap_queue_depth"
     /// Consumers on each pipeline queue, by `queue`.
     public static let queueConsumers = "iap_queue_consumers"
+    /// Notifications Apple's Notification History listed as never delivered that we had
+    /// never stored, by `environment`; each fed through the validate queue (not on a dry run).
+    public static let reconcileMissing = "iap_reconcile_missing_total"
+    /// Reconciliation runs, by `result`: `clean` (nothing missing), `fixed`, `failed`.
+    public static let reconcileRuns = "iap_reconcile_runs_total"
 }

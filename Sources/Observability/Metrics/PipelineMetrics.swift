@@ -76,6 +76,14 @@ public enum PipelineMetrics {
         Gauge(label: MetricName.queueDepth, dimensions: [("queue", queue)])
     }
 
+    public static func reconcileMissing(_ environment: String) -> Counter {
+        Counter(label: MetricName.reconcileMissing, dimensions: [("environment", environment)])
+    }
+
+    public static func reconcileRuns(_ result: String) -> Counter {
+        Counter(label: MetricName.reconcileRuns, dimensions: [("result", result)])
+    }
+
     public static func queueConsumers(_ queue: String) -> Gauge {
         Gauge(label: MetricName.queueConsumers, dimensions: [("queue", queue)])
     }

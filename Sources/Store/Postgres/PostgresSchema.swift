@@ -1,6 +1,6 @@
 /// The PostgreSQL schema: the same tables, keys and constraints as SQLite's migrations
 /// v1-v4 (PipelineDatabase+Schema*.swift), written once as PostgreSQL's version 1, then
-/// SQLite's later ones one by one (version 2 is v5: write-offs and account flags). Money
+/// SQLite's later ones one by one (version 2 is v5: write-offs, account flags, reconciliation runs). Money
 /// and counts are exact 64-bit integers; times are `timestamptz`; the uniqueness behind
 /// "credited once" (an Apple transaction, one debit per transaction, a notification, a
 /// webhook) is the database's constraints.
@@ -283,7 +283,7 @@ public enum PostgresSchema {
         "CREATE INDEX dead_letters_on_receipt ON dead_letters (receipt_id)",
     ]
 
-    /// SQLite's v5: the ledger kind `write_off` and `account_flags`.
+    /// SQLite's v5: the ledger kind `write_off`, `account_flags` and `reconciliation_runs`.
     private static let version2: [String] = [
         "ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check",
         """
@@ -307,5 +307,20 @@ public enum PostgresSchema {
           UNIQUE (transaction_id, reason))
         """,
         "CREATE INDEX account_flags_on_account ON account_flags (account_id, id)",
+        """
+        CREATE TABLE reconciliation_runs (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          trigger TEXT NOT NULL CHECK (trigger IN ('schedule', 'operator')),
+          mode TEXT NOT NULL CHECK (mode IN ('apply', 'dry_run')),
+          window_start TIMESTAMPTZ NOT NULL,
+          window_end TIMESTAMPTZ NOT NULL,
+          examined BIGINT NOT NULL CHECK (examined >= 0),
+          missing BIGINT NOT NULL CHECK (missing >= 0),
+          fed BIGINT NOT NULL CHECK (fed >= 0),
+          error TEXT,
+          started_at TIMESTAMPTZ NOT NULL,
+          finished_at TIMESTAMPTZ NOT NULL)
+        """,
+        "CREATE INDEX reconciliation_runs_on_end ON reconciliation_runs (mode, window_end)",
     ]
 }

@@ -8,10 +8,12 @@ public struct SQLiteToPostgres: Sendable {
     public static let tables = [
         "accounts", "receipts", "apple_notifications", "app_account_tokens", "orders", "apple_transactions",
         "ledger_entries", "balances", "entitlements", "receipt_transactions", "notification_outbox",
-        "binding_conflicts", "subscription_checks", "dead_letters", "account_flags",
+        "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
     ]
     /// Identity columns whose values are copied as they are, then continued from.
-    static let keptIdentities = ["ledger_entries": "id", "binding_conflicts": "id", "account_flags": "id"]
+    static let keptIdentities = [
+        "ledger_entries": "id", "binding_conflicts": "id", "account_flags": "id", "reconciliation_runs": "id",
+    ]
 
     let source: PipelineDatabase
     let target: PostgresPipelineDatabase

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Hummingbird
 
@@ -17,6 +18,8 @@ extension StubAppStore {
     /// - `GET {prefix}/inApps/v1/subscriptions/{transactionId}`: Get All Subscription Statuses
     /// - `GET {prefix}/inApps/v1/lookup/{orderId}`: Look Up Order ID
     /// - `GET {prefix}/inApps/v2/refund/lookup/{transactionId}?revision=`: Get Refund History
+    /// - `POST {prefix}/inApps/v1/notifications/history?paginationToken=`: Get Notification
+    ///   History, of what ``StubStoreKit/send(_:to:)`` sent
     /// - `POST /stub/transactions`: registers a ``StubServerTransaction``, answering `201` with it
     /// - `GET /stub/server-api/stats`: ``StubServerAPIStats``
     ///
@@ -44,6 +47,15 @@ extension StubAppStore {
             }
             router.get(RouterPath(prefix + "/inApps/v1/lookup/:id")) { request, context in
                 api.respond(to: request, at: environment) { api.orderLookup(Self.id(context), at: environment) }
+            }
+            router.post(RouterPath(prefix + "/inApps/v1/notifications/history")) { request, _ in
+                var request = request
+                let body = try await request.collectBody(upTo: Self.maxBodySize)
+                let query = try? JSONDecoder().decode(NotificationHistoryRequest.self, from: Data(buffer: body))
+                let token = request.uri.queryParameters.get("paginationToken").map { String($0) }
+                return api.respond(to: request, at: environment) {
+                    api.notificationHistory(query, paginationToken: token, at: environment)
+                }
             }
             router.get(RouterPath(prefix + "/inApps/v2/refund/lookup/:id")) { request, context in
                 api.respond(to: request, at: environment) {

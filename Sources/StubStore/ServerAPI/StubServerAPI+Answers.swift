@@ -35,6 +35,32 @@ extension StubServerAPI {
                 environment: environment.rawValue, signedTransactions: page.items))
     }
 
+    /// Get Notification History: the notifications first sent in the window (only the
+    /// undelivered ones, if asked), a page at a time. Apple's limits: a window that ends
+    /// after it starts, no older than 180 days.
+    func notificationHistory(
+        _ request: NotificationHistoryRequest?, paginationToken: String?, at environment: StubReceipt.Environment
+    ) -> StubServerAPIAnswer {
+        let days180: Int64 = 180 * 86_400_000
+        let nowMillis = Int64(now().timeIntervalSince1970 * 1000)
+        guard let request else { return .error(status: 400, code: 4_000_000, message: "Invalid request.") }
+        guard request.startDate >= nowMillis - days180 else {
+            return .error(status: 400, code: 4_000_015, message: "Invalid start date.")
+        }
+        guard request.endDate > request.startDate else {
+            return .error(status: 400, code: 4_000_016, message: "Invalid end date.")
+        }
+        let all = history.list(request, at: environment)
+        guard let page = page(of: all.map(\.signedPayload), after: paginationToken) else {
+            return .error(status: 400, code: 4_000_000, message: "Invalid pagination token.")
+        }
+        let items = page.items.compactMap { payload in all.first { $0.signedPayload == payload } }
+            .map { NotificationHistoryResponseItem(signedPayload: $0.signedPayload, sendAttempts: $0.attempts) }
+        return .ok(
+            NotificationHistoryResponse(
+                notificationHistory: items, hasMore: page.hasMore, paginationToken: page.hasMore ? page.revision : nil))
+    }
+
     /// Get Refund History (v2): the customer's refunded transactions, a page at a time.
     func refundHistory(
         _ transactionID: String, revision: String?, at environment: StubReceipt.Environment

@@ -18,6 +18,8 @@ public final class StubServerAPI: Sendable {
     /// The `bid` tokens must carry and answers name.
     public let bundleID: String
     let now: @Sendable () -> Date
+    /// The notifications the stub's StoreKit side sent: Get Notification History's.
+    public let history: StubNotificationHistory
     private let state: Mutex<State>
 
     private struct State {
@@ -33,10 +35,12 @@ public final class StubServerAPI: Sendable {
     ///   - bundleID: The app's bundle id.
     ///   - now: The clock tokens are checked against.
     public init(
-        configuration: StubServerAPIConfiguration, bundleID: String, now: @escaping @Sendable () -> Date = { Date() }
+        configuration: StubServerAPIConfiguration, bundleID: String, history: StubNotificationHistory = .init(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
         self.bundleID = bundleID
+        self.history = history
         self.now = now
         self.state = Mutex(State(rateLimitLeft: configuration.rateLimitFirst))
     }

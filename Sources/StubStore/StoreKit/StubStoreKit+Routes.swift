@@ -27,22 +27,34 @@ extension StubStoreKit {
                 type: type, subtype: draft.subtype.flatMap(ResponseBodyV2DecodedPayload.Subtype.init(rawValue:)),
                 transaction: try draft.transaction?.transaction(), gracePeriodExpiresDate: draft.gracePeriodExpiresDate,
                 uuid: uuid)
-            let status = try await self.send(signed, to: draft.url)
-            return try Self.json(["notification_uuid": uuid, "delivered_status": String(status)])
+            // A receiver that cannot be reached is a failed delivery, as Apple sees it: noted
+            // in the history, and answered, not thrown.
+            let status = try? await self.send(signed, to: draft.url)
+            return try Self.json([
+                "notification_uuid": uuid, "delivered_status": status.map(String.init) ?? "no_response",
+            ])
         }
     }
 
-    /// POSTs `{"signedPayload": ...}` to `url`; returns the receiver's status.
+    /// POSTs `{"signedPayload": ...}` to `url`, as Apple would, and notes the attempt in
+    /// ``history``; returns the receiver's status.
     public func send(_ signedPayload: String, to url: String) async throws -> Int {
         let client = try CurlHTTPClient()
         defer { Task { await client.shutdown() } }
         let body = try JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
-        let response = try await client.execute(
-            HTTPClient.HTTPRequest(
-                method: .post, url: url, headers: [(name: "Content-Type", value: "application/json")],
-                body: Array(body),
-                timeout: .seconds(10)))
-        return response.status
+        let deployment: StubReceipt.Environment = environment == .production ? .production : .sandbox
+        do {
+            let response = try await client.execute(
+                HTTPClient.HTTPRequest(
+                    method: .post, url: url, headers: [(name: "Content-Type", value: "application/json")],
+                    body: Array(body),
+                    timeout: .seconds(10)))
+            history.record(signedPayload, environment: deployment, status: response.status)
+            return response.status
+        } catch {
+            history.record(signedPayload, environment: deployment, status: nil)
+            throw error
+        }
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {

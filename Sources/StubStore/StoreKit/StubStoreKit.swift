@@ -8,6 +8,8 @@ public final class StubStoreKit: Sendable {
     public let authority: TestCertificateAuthority
     public let bundleID: String
     public let environment: AppStoreEnvironment
+    /// Every notification ``send(_:to:)`` delivered or tried to: Get Notification History's.
+    public let history = StubNotificationHistory()
 
     /// - Parameters:
     ///   - environment: what the signed data says; verifiers configured for another refuse it.

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Fulfiller
 import Observability
+import Pipeline
+import Reconciliation
 import Scheduler
+import ServiceLifecycle
 import Store
 
 extension IAP {
@@ -49,8 +52,32 @@ extension IAP {
                 logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
+            let reconciliation = try Self.reconciliation(settings: settings, database: database)
             try await runServices(
-                [connection] + operations + [fulfiller, scheduler], settings: settings, label: "fulfiller")
+                [connection] + operations + [fulfiller, scheduler] + reconciliation, settings: settings,
+                label: "fulfiller")
+        }
+
+        /// The scheduled reconciliation with Apple's Notification History, when the App Store
+        /// Server API is configured and IAP_RECONCILE_INTERVAL_SECONDS is not 0.
+        static func reconciliation(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
+            let logger = settings.logger("reconcile")
+            let reconcile = try ReconcileSettings(
+                environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
+            guard reconcile.interval > 0 else { return [] }
+            guard let (reconciler, client) = try reconcile.makeReconciler(database: database, logger: logger) else {
+                logger.notice(
+                    "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History")
+                return []
+            }
+            return [
+                HTTPClientService(client: client),
+                ReconciliationService(
+                    reconciler: reconciler, interval: .seconds(reconcile.interval),
+                    leadership: (database as? PostgresPipelineDatabase)?.leadership(of: "reconciliation")
+                        ?? AlwaysLeader(),
+                    logger: logger),
+            ]
         }
     }
 }

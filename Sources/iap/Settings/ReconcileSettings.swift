@@ -1,0 +1,47 @@
+import AppStore
+import Foundation
+import HTTPClient
+import Logging
+import PipelineCore
+import Reconciliation
+import Store
+
+/// Reconciliation with Apple's Notification History: which deployments, how often, and
+/// the App Store Server API credentials it asks with (IAP_APPSTORE_*, as the validator's).
+struct ReconcileSettings: Sendable {
+    /// `IAP_RECONCILE_ENVIRONMENTS`: `production,sandbox` by default.
+    var environments: [AppStoreServerAPIEnvironment]
+    /// `IAP_RECONCILE_INTERVAL_SECONDS`: 3600 by default; 0 turns the scheduled run off.
+    var interval: Int
+    var verifier: VerifierSettings
+
+    init(environment env: EnvironmentReader, verifier: VerifierSettings) throws(SettingError) {
+        let names = env.list("IAP_RECONCILE_ENVIRONMENTS")
+        var environments: [AppStoreServerAPIEnvironment] = []
+        for name in names.isEmpty ? ["production", "sandbox"] : names {
+            guard
+                let environment = AppStoreServerAPIEnvironment.allCases.first(where: {
+                    $0.rawValue.lowercased() == name.lowercased()
+                })
+            else {
+                throw SettingError(
+                    variable: "IAP_RECONCILE_ENVIRONMENTS",
+                    problem: "must list production and/or sandbox, got '\(name.prefix(64))'")
+            }
+            if !environments.contains(environment) { environments.append(environment) }
+        }
+        self.environments = environments
+        self.interval = try env.int("IAP_RECONCILE_INTERVAL_SECONDS", default: 3600, range: 0...604_800)
+        self.verifier = verifier
+    }
+
+    /// The reconciler and the HTTP client it owns (shut it down after), or nil without
+    /// App Store Server API credentials.
+    func makeReconciler(database: any SQLDatabase, logger: Logger) throws -> (Reconciler, CurlHTTPClient)? {
+        guard let key = verifier.serverAPIKey else { return nil }
+        let client = try CurlHTTPClient(logger: logger)
+        let api = try AppStoreServerAPIClient(
+            key: key, configuration: verifier.serverAPI, httpClient: client, logger: logger)
+        return (Reconciler(api: api, environments: environments, database: database, logger: logger), client)
+    }
+}
