@@ -195,7 +195,7 @@ let package = Package(
         .target(
             name: "Reconciliation",
             dependencies: [
-                "PipelineCore", "AppStore", "Store", "Observability",
+                "PipelineCore", "AppStore", "Store", "Settlement", "Observability",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -328,6 +328,7 @@ let package = Package(
             dependencies: [
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
+                "Reconciliation", "Settlement",
             ],
             swiftSettings: swiftSettings
         ),

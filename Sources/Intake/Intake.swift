@@ -38,7 +38,7 @@ public struct Intake: Sendable {
         self.configuration = configuration
         self.relay = relay
         self.routes = IntakeRoutes(
-            accounts: LedgerStore(database), receipts: ReceiptStore(database),
+            accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
             committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
             maxBodySize: configuration.maxBodySize)
         self.orders = OrderRoutes(

@@ -1,8 +1,9 @@
 import GRDB
 
 extension PipelineDatabase {
-    /// v5: refunds a balance cannot pay (the catalog's `negative_balance` policy), and
-    /// reconciliation with Apple's Notification History.
+    /// v5: refunds a balance cannot pay (the catalog's `negative_balance` policy),
+    /// reconciliation with Apple's Notification History, and answers to its consumption
+    /// requests.
     ///
     /// - `ledger_entries` is rebuilt for the kind `write_off`: beside a refund's whole debit,
     ///   the part the balance could not give, credited back (policy `clamp`); one per
@@ -11,6 +12,9 @@ extension PipelineDatabase {
     ///   transaction and reason.
     /// - `reconciliation_runs`: each look at Apple's Notification History, its window and
     ///   what it found missing and fed; the next scheduled run starts where the last ended.
+    /// - `consumption_consents`: whether a player consented to share consumption data with
+    ///   Apple (the backend records it); `consumption_answers`: what we told Apple, or why not,
+    ///   per `CONSUMPTION_REQUEST`.
     static func createV5(_ db: Database) throws {
         try db.create(table: "ledger_entries_v5") { t in
             t.autoIncrementedPrimaryKey("id")
@@ -73,5 +77,24 @@ extension PipelineDatabase {
             t.column("finished_at", .datetime).notNull()
         }
         try db.create(index: "reconciliation_runs_on_end", on: "reconciliation_runs", columns: ["mode", "window_end"])
+
+        try db.create(table: "consumption_consents") { t in
+            t.primaryKey("account_id", .text).references("accounts")
+            t.column("status", .text).notNull().check(sql: "status IN ('granted', 'withdrawn')")
+            t.column("recorded_at", .datetime).notNull()
+        }
+        try db.create(table: "consumption_answers") { t in
+            t.primaryKey("notification_id", .text).references("apple_notifications")
+            t.column("transaction_id", .text).notNull()
+            t.column("account_id", .text)
+            t.column("status", .text).notNull().check(sql: "status IN ('sent', 'withheld', 'failed')")
+            t.column("reason", .text)
+            // The JSON sent to Apple, and Apple's HTTP status.
+            t.column("body", .text)
+            t.column("apple_status", .integer)
+            t.column("tenure_days", .integer)
+            t.column("attempts", .integer).notNull().check(sql: "attempts >= 0")
+            t.column("updated_at", .datetime).notNull()
+        }
     }
 }

@@ -147,6 +147,20 @@ public final class AppStoreServerAPIClient: Sendable {
             in: environment)
     }
 
+    /// Send Consumption Information (v2): what we know of a purchase whose customer asked
+    /// Apple for a refund, after a `CONSUMPTION_REQUEST`; Apple answers `202`.
+    /// - Parameters:
+    ///   - transactionID: The transaction the notification names.
+    ///   - information: The answer; `customerConsented` must be true.
+    ///   - environment: The deployment the notification came from.
+    public func sendConsumptionInformation(
+        transactionID: String, _ information: ConsumptionInformation, in environment: AppStoreServerAPIEnvironment
+    ) async throws(AppStoreServerAPIError) {
+        _ = try await send(
+            .sendConsumptionInformation(transactionID: transactionID, information), as: AppStoreServerAPINoContent.self,
+            in: environment)
+    }
+
     // MARK: Sending
 
     /// Sends `endpoint` and decodes the answer as `Body`: production first and the sandbox on

@@ -99,6 +99,18 @@ public struct AppStoreServerAPIEndpoint: Hashable, Sendable, CustomStringConvert
             body: body)
     }
 
+    /// `PUT /inApps/v2/transactions/consumption/{transactionId}`
+    /// ([Send Consumption Information](https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information)).
+    public static func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) -> Self
+    {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = (try? encoder.encode(information)).map(Array.init) ?? Array("{}".utf8)
+        return Self(
+            name: "sendConsumptionInformation",
+            path: "/inApps/v2/transactions/consumption/" + encodeSegment(transactionID), method: .put, body: body)
+    }
+
     /// The full URL under `baseURL`, which may end in `/` and may carry a path prefix
     /// (the stub store's sandbox is `http://127.0.0.1:8090/sandbox`).
     /// - Parameter baseURL: The deployment's base URL.

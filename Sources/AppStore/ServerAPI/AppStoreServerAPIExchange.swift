@@ -126,6 +126,8 @@ public enum AppStoreServerAPIExchange {
         _ type: Body.Type, from response: HTTPResponse, endpoint: String,
         environment: AppStoreServerAPIEnvironment
     ) throws(AppStoreServerAPIError) -> Body {
+        // `202 Accepted` and friends carry no body to decode.
+        if let none = AppStoreServerAPINoContent() as? Body { return none }
         do {
             return try JSONDecoder().decode(Body.self, from: response.bodyData)
         } catch {

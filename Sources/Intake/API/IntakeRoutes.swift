@@ -6,9 +6,11 @@ import Observability
 import PipelineCore
 import Store
 
-/// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`.
+/// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`,
+/// `PUT /v1/accounts/{id}/consumption-consent`.
 struct IntakeRoutes: Sendable {
     let accounts: LedgerStore
+    let consents: ConsumptionStore
     let receipts: ReceiptStore
     let committer: GroupCommitter
     let maxBodySize: Int
@@ -17,6 +19,9 @@ struct IntakeRoutes: Sendable {
         v1.post("receipts") { request, context in try await self.submit(request) }
         v1.get("receipts/:id") { _, context in try await self.receipt(context.parameters.get("id") ?? "") }
         v1.get("accounts/:id") { _, context in try await self.account(context.parameters.get("id") ?? "") }
+        v1.put("accounts/:id/consumption-consent") { request, context in
+            try await self.consent(context.parameters.get("id") ?? "", request)
+        }
     }
 
     private func submit(_ request: Request) async throws -> Response {
@@ -68,11 +73,34 @@ struct IntakeRoutes: Sendable {
     }
 
     private func account(_ id: String) async throws -> Response {
+        try Self.checkAccount(id)
+        guard let details = try await accounts.account(id: id) else { throw APIError.notFound }
+        return try Response.json(details, status: .ok)
+    }
+
+    /// The player's consent to share consumption data with Apple when they ask it for a
+    /// refund: `{"consented": true}`, or `false` to withdraw it. Without it, Apple's
+    /// consumption requests about the player's purchases are not answered.
+    private func consent(_ id: String, _ request: Request) async throws -> Response {
+        try Self.checkAccount(id)
+        let body = try await request.jsonBody(maxSize: maxBodySize)
+        let object = try JSONFields.object(body.readableBytesView, allowed: ["consented"])
+        guard let consented = try JSONFields.bool(object, "consented") else {
+            throw APIError.invalid("missing_field", "consented is required (true or false)", field: "consented")
+        }
+        let recorded: ConsumptionConsent
+        do {
+            recorded = try await consents.recordConsent(accountID: id, consented: consented, now: Date())
+        } catch {
+            throw APIError.unavailable
+        }
+        return try Response.json(recorded, status: .ok)
+    }
+
+    private static func checkAccount(_ id: String) throws(APIError) {
         guard JSONFields.isIdentifier(id) else {
             throw APIError.invalid(
                 "invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
-        guard let details = try await accounts.account(id: id) else { throw APIError.notFound }
-        return try Response.json(details, status: .ok)
     }
 }

@@ -56,4 +56,14 @@ enum JSONFields {
         }
         return string
     }
+
+    /// A JSON `true` or `false`: not `1`, `0` or `"true"` (Foundation parses both kinds as
+    /// NSNumber; a boolean's type encoding is `c`).
+    static func bool(_ object: [String: Any], _ field: String) throws(APIError) -> Bool? {
+        guard let value = object[field], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else {
+            throw APIError.invalid("invalid_\(field)", "\(field) must be true or false", field: field)
+        }
+        return number.boolValue
+    }
 }

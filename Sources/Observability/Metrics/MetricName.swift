@@ -37,4 +37,7 @@ public enum MetricName {
     public static let reconcileMissing = "iap_reconcile_missing_total"
     /// Reconciliation runs, by `result`: `clean` (nothing missing), `fixed`, `failed`.
     public static let reconcileRuns = "iap_reconcile_runs_total"
+    /// Answers to Apple's consumption requests, by `status`: `sent`, `withheld` (no consent),
+    /// `failed` (tried again within Apple's 12 hours).
+    public static let consumptionAnswers = "iap_consumption_answers_total"
 }

@@ -80,6 +80,10 @@ public enum PipelineMetrics {
         Counter(label: MetricName.reconcileMissing, dimensions: [("environment", environment)])
     }
 
+    public static func consumptionAnswers(_ status: String) -> Counter {
+        Counter(label: MetricName.consumptionAnswers, dimensions: [("status", status)])
+    }
+
     public static func reconcileRuns(_ result: String) -> Counter {
         Counter(label: MetricName.reconcileRuns, dimensions: [("result", result)])
     }

@@ -283,7 +283,8 @@ public enum PostgresSchema {
         "CREATE INDEX dead_letters_on_receipt ON dead_letters (receipt_id)",
     ]
 
-    /// SQLite's v5: the ledger kind `write_off`, `account_flags` and `reconciliation_runs`.
+    /// SQLite's v5: the ledger kind `write_off`, `account_flags`, `reconciliation_runs` and
+    /// the consumption answers' two tables.
     private static let version2: [String] = [
         "ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check",
         """
@@ -322,5 +323,24 @@ public enum PostgresSchema {
           finished_at TIMESTAMPTZ NOT NULL)
         """,
         "CREATE INDEX reconciliation_runs_on_end ON reconciliation_runs (mode, window_end)",
+        """
+        CREATE TABLE consumption_consents (
+          account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+          status TEXT NOT NULL CHECK (status IN ('granted', 'withdrawn')),
+          recorded_at TIMESTAMPTZ NOT NULL)
+        """,
+        """
+        CREATE TABLE consumption_answers (
+          notification_id TEXT PRIMARY KEY REFERENCES apple_notifications(id),
+          transaction_id TEXT NOT NULL,
+          account_id TEXT,
+          status TEXT NOT NULL CHECK (status IN ('sent', 'withheld', 'failed')),
+          reason TEXT,
+          body TEXT,
+          apple_status BIGINT,
+          tenure_days BIGINT,
+          attempts BIGINT NOT NULL CHECK (attempts >= 0),
+          updated_at TIMESTAMPTZ NOT NULL)
+        """,
     ]
 }

@@ -209,7 +209,8 @@ public struct LedgerStore: Sendable {
                 accountID: id,
                 balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
                 entitlements: entitlements.map { AccountDetails.Entitlement(name: $0.name, expiresAt: $0.expiresAt) },
-                ledger: ledger.map(\.line), flags: flags)
+                ledger: ledger.map(\.line), flags: flags,
+                consumptionConsent: try ConsumptionStore.consent(id, db))
         }
     }
 }

@@ -15,21 +15,36 @@ public struct AccountDetails: Codable, Hashable, Sendable {
     /// What refunds flagged on it, newest first: a balance they took below zero, or a
     /// shortfall written off.
     public var flags: [Flag]
+    /// Whether the player consented to share consumption data with Apple; nil if never asked.
+    public var consumptionConsent: ConsumptionConsent?
 
     public init(
         accountID: String, balances: [String: Int], entitlements: [Entitlement], ledger: [LedgerLine],
-        flags: [Flag] = []
+        flags: [Flag] = [], consumptionConsent: ConsumptionConsent? = nil
     ) {
         self.accountID = accountID
         self.balances = balances
         self.entitlements = entitlements
         self.ledger = ledger
         self.flags = flags
+        self.consumptionConsent = consumptionConsent
     }
 
     enum CodingKeys: String, CodingKey {
         case accountID = "account_id"
         case balances, entitlements, ledger, flags
+        case consumptionConsent = "consumption_consent"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accountID, forKey: .accountID)
+        try container.encode(balances, forKey: .balances)
+        try container.encode(entitlements, forKey: .entitlements)
+        try container.encode(ledger, forKey: .ledger)
+        try container.encode(flags, forKey: .flags)
+        // Null, never left out: "never asked" is an answer.
+        try container.encode(consumptionConsent, forKey: .consumptionConsent)
     }
 
     /// A flag a refund raised (see `NegativeBalancePolicy`).

@@ -18,6 +18,8 @@ extension StubAppStore {
     /// - `GET {prefix}/inApps/v1/subscriptions/{transactionId}`: Get All Subscription Statuses
     /// - `GET {prefix}/inApps/v1/lookup/{orderId}`: Look Up Order ID
     /// - `GET {prefix}/inApps/v2/refund/lookup/{transactionId}?revision=`: Get Refund History
+    /// - `PUT {prefix}/inApps/v2/transactions/consumption/{transactionId}`: Send Consumption
+    ///   Information (kept in ``StubServerAPI/consumptionAnswers``)
     /// - `POST {prefix}/inApps/v1/notifications/history?paginationToken=`: Get Notification
     ///   History, of what ``StubStoreKit/send(_:to:)`` sent
     /// - `POST /stub/transactions`: registers a ``StubServerTransaction``, answering `201` with it
@@ -55,6 +57,14 @@ extension StubAppStore {
                 let token = request.uri.queryParameters.get("paginationToken").map { String($0) }
                 return api.respond(to: request, at: environment) {
                     api.notificationHistory(query, paginationToken: token, at: environment)
+                }
+            }
+            router.put(RouterPath(prefix + "/inApps/v2/transactions/consumption/:id")) { request, context in
+                var request = request
+                let body = try await request.collectBody(upTo: Self.maxBodySize)
+                let information = try? JSONDecoder().decode(ConsumptionInformation.self, from: Data(buffer: body))
+                return api.respond(to: request, at: environment) {
+                    api.consumption(Self.id(context), information, at: environment)
                 }
             }
             router.get(RouterPath(prefix + "/inApps/v2/refund/lookup/:id")) { request, context in
@@ -147,6 +157,8 @@ extension StubServerAPI {
         switch answer {
         case .ok(let body):
             return StubAppStore.json(body)
+        case .accepted:
+            return Response(status: .accepted)
         case .error(let status, let code, let message):
             return StubAppStore.json(
                 AppStoreServerAPIErrorBodyWire(errorCode: code, errorMessage: message),

@@ -4,6 +4,8 @@ import AppStore
 enum StubServerAPIAnswer: Sendable {
     /// `200` with this body.
     case ok(any Encodable & Sendable)
+    /// `202` without a body.
+    case accepted
     /// An error status with Apple's `{"errorCode", "errorMessage"}` body.
     case error(status: Int, code: Int, message: String)
 
@@ -33,6 +35,35 @@ extension StubServerAPI {
                 revision: page.revision, hasMore: page.hasMore, bundleID: bundleID,
                 appAppleID: environment == .production ? configuration.appAppleID : nil,
                 environment: environment.rawValue, signedTransactions: page.items))
+    }
+
+    /// Send Consumption Information (v2): kept for tests if Apple would take it.
+    func consumption(
+        _ transactionID: String, _ information: ConsumptionInformation?, at environment: StubReceipt.Environment
+    ) -> StubServerAPIAnswer {
+        guard Self.isTransactionID(transactionID) else { return .invalidTransactionID }
+        guard let information else { return .error(status: 400, code: 4_000_000, message: "Invalid request.") }
+        guard information.customerConsented else {
+            return .error(status: 400, code: 4_000_035, message: "Invalid customer consented.")
+        }
+        let statuses = [
+            "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
+            "UNDELIVERED_OTHER",
+        ]
+        guard statuses.contains(information.deliveryStatus) else {
+            return .error(status: 400, code: 4_000_036, message: "Invalid delivery status.")
+        }
+        if let share = information.consumptionPercentage, !(0...100_000).contains(share) {
+            return .error(status: 400, code: 4_000_000, message: "Invalid consumption percentage.")
+        }
+        if let preference = information.refundPreference,
+            !["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(preference)
+        {
+            return .error(status: 400, code: 4_000_000, message: "Invalid refund preference.")
+        }
+        guard transaction(transactionID, at: environment) != nil else { return .transactionIDNotFound }
+        recordConsumption(transactionID, information, at: environment)
+        return .accepted
     }
 
     /// Get Notification History: the notifications first sent in the window (only the

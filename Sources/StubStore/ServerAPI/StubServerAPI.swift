@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Synchronization
 
@@ -27,6 +28,26 @@ public final class StubServerAPI: Sendable {
         var transactions: [StubReceipt.Environment: [StubServerTransaction]] = [:]
         var rateLimitLeft: Int
         var stats = StubServerAPIStats()
+        var consumption: [ConsumptionAnswer] = []
+    }
+
+    /// A Send Consumption Information the stub accepted.
+    public struct ConsumptionAnswer: Hashable, Sendable {
+        public var environment: StubReceipt.Environment
+        public var transactionID: String
+        public var information: ConsumptionInformation
+    }
+
+    /// Every Send Consumption Information accepted so far, in order.
+    public var consumptionAnswers: [ConsumptionAnswer] { state.withLock { $0.consumption } }
+
+    func recordConsumption(
+        _ transactionID: String, _ information: ConsumptionInformation, at environment: StubReceipt.Environment
+    ) {
+        state.withLock {
+            $0.consumption.append(
+                ConsumptionAnswer(environment: environment, transactionID: transactionID, information: information))
+        }
     }
 
     /// Creates an empty API.

@@ -52,32 +52,49 @@ extension IAP {
                 logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
-            let reconciliation = try Self.reconciliation(settings: settings, database: database)
+            let appleJobs = try Self.appleJobs(settings: settings, database: database)
             try await runServices(
-                [connection] + operations + [fulfiller, scheduler] + reconciliation, settings: settings,
+                [connection] + operations + [fulfiller, scheduler] + appleJobs, settings: settings,
                 label: "fulfiller")
         }
 
-        /// The scheduled reconciliation with Apple's Notification History, when the App Store
-        /// Server API is configured and IAP_RECONCILE_INTERVAL_SECONDS is not 0.
-        static func reconciliation(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
-            let logger = settings.logger("reconcile")
-            let reconcile = try ReconcileSettings(
+        /// The jobs that talk to Apple after the fact, each in the one process holding its
+        /// lead, when the App Store Server API is configured: reconciliation with its
+        /// Notification History (unless IAP_RECONCILE_INTERVAL_SECONDS is 0), and answers to
+        /// its consumption requests (IAP_CONSUMPTION_ANSWERS=on).
+        static func appleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
+            let logger = settings.logger("apple-jobs")
+            let jobs = try ReconcileSettings(
                 environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
-            guard reconcile.interval > 0 else { return [] }
-            guard let (reconciler, client) = try reconcile.makeReconciler(database: database, logger: logger) else {
+            guard jobs.interval > 0 || jobs.answersConsumption else { return [] }
+            guard let (api, client) = try jobs.makeAPI(logger: logger) else {
                 logger.notice(
-                    "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History")
+                    "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History, no answers to its consumption requests"
+                )
                 return []
             }
-            return [
-                HTTPClientService(client: client),
-                ReconciliationService(
-                    reconciler: reconciler, interval: .seconds(reconcile.interval),
-                    leadership: (database as? PostgresPipelineDatabase)?.leadership(of: "reconciliation")
-                        ?? AlwaysLeader(),
-                    logger: logger),
-            ]
+            let postgres = database as? PostgresPipelineDatabase
+            var services: [any Service] = [HTTPClientService(client: client)]
+            if jobs.interval > 0 {
+                let reconciler = Reconciler(
+                    api: api, environments: jobs.environments, database: database, logger: settings.logger("reconcile"))
+                services.append(
+                    AppleJobService(
+                        name: "reconciliation", interval: .seconds(jobs.interval),
+                        leadership: postgres?.leadership(of: "reconciliation") ?? AlwaysLeader(), logger: logger,
+                        job: reconciler.runScheduled))
+            }
+            if jobs.answersConsumption {
+                let responder = ConsumptionResponder(
+                    api: api, database: database, prefers: jobs.prefersRefunds,
+                    logger: settings.logger("consumption"))
+                services.append(
+                    AppleJobService(
+                        name: "consumption answers", interval: .seconds(60),
+                        leadership: postgres?.leadership(of: "consumption-answers") ?? AlwaysLeader(), logger: logger,
+                        job: { _ = try await responder.answerPending() }))
+            }
+            return services
         }
     }
 }

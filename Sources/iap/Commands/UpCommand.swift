@@ -84,7 +84,7 @@ extension IAP {
                 services.append(makeStubStoreApplication(store: stub, port: stubPort))
             }
             services += pipeline.services
-            services += try FulfillerCommand.reconciliation(settings: settings, database: database)
+            services += try FulfillerCommand.appleJobs(settings: settings, database: database)
             var text = banner(
                 intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
                 database: settings.databasePath,

@@ -13,6 +13,10 @@ struct ReconcileSettings: Sendable {
     var environments: [AppStoreServerAPIEnvironment]
     /// `IAP_RECONCILE_INTERVAL_SECONDS`: 3600 by default; 0 turns the scheduled run off.
     var interval: Int
+    /// `IAP_CONSUMPTION_ANSWERS`: `on` answers Apple's consumption requests; `off` (the default).
+    var answersConsumption: Bool
+    /// `IAP_CONSUMPTION_REFUND_PREFERENCE`: `auto` (the default) sends one, `none` leaves it to Apple.
+    var prefersRefunds: Bool
     var verifier: VerifierSettings
 
     init(environment env: EnvironmentReader, verifier: VerifierSettings) throws(SettingError) {
@@ -32,16 +36,39 @@ struct ReconcileSettings: Sendable {
         }
         self.environments = environments
         self.interval = try env.int("IAP_RECONCILE_INTERVAL_SECONDS", default: 3600, range: 0...604_800)
+        self.answersConsumption = try Self.choice(env, "IAP_CONSUMPTION_ANSWERS", ["off": false, "on": true])
+        self.prefersRefunds = try Self.choice(
+            env, "IAP_CONSUMPTION_REFUND_PREFERENCE", ["auto": true, "none": false], default: "auto")
         self.verifier = verifier
+    }
+
+    private static func choice(
+        _ env: EnvironmentReader, _ name: String, _ values: [String: Bool], default fallback: String = "off"
+    ) throws(SettingError) -> Bool {
+        let raw = env.optional(name) ?? fallback
+        guard let value = values[raw] else {
+            throw SettingError(
+                variable: name,
+                problem: "must be \(values.keys.sorted().joined(separator: " or ")), got '\(raw.prefix(64))'")
+        }
+        return value
     }
 
     /// The reconciler and the HTTP client it owns (shut it down after), or nil without
     /// App Store Server API credentials.
     func makeReconciler(database: any SQLDatabase, logger: Logger) throws -> (Reconciler, CurlHTTPClient)? {
+        guard let (api, client) = try makeAPI(logger: logger) else { return nil }
+        return (Reconciler(api: api, environments: environments, database: database, logger: logger), client)
+    }
+
+    /// The App Store Server API client and the HTTP client it owns, or nil without credentials.
+    func makeAPI(logger: Logger) throws -> (AppStoreServerAPIClient, CurlHTTPClient)? {
         guard let key = verifier.serverAPIKey else { return nil }
         let client = try CurlHTTPClient(logger: logger)
-        let api = try AppStoreServerAPIClient(
-            key: key, configuration: verifier.serverAPI, httpClient: client, logger: logger)
-        return (Reconciler(api: api, environments: environments, database: database, logger: logger), client)
+        return (
+            try AppStoreServerAPIClient(
+                key: key, configuration: verifier.serverAPI, httpClient: client, logger: logger),
+            client
+        )
     }
 }
