@@ -13,7 +13,18 @@ extension OperatorConsole {
         let hour = try await ReceiptStore(database).throughput(since: now().addingTimeInterval(-3600))
         let groups = try await review.groups()
 
-        var body = "<h2>Throughput</h2><div class=\"cards\">"
+        var body = ""
+        // A receiver failing for ten minutes or more: the backend is missing events.
+        if let failing = try await WebhookLogStore(database).failingReceiver(for: 600, now: now()) {
+            body +=
+                "<p class=\"alert\" id=\"webhooks-failing\">"
+                + HTML.escape(
+                    "The webhook receiver has been failing since \(ISO8601DateFormatter().string(from: failing.since)): "
+                        + "\(failing.waiting) webhook\(failing.waiting == 1 ? "" : "s") waiting or given up on"
+                        + (failing.lastError.map { "; last error: \($0)" } ?? "") + ". ")
+                + "Review them with <code>iap webhooks list --status failed</code>.</p>"
+        }
+        body += "<h2>Throughput</h2><div class=\"cards\">"
         let figures = [
             ("received, last minute", minute.received), ("credited, last minute", minute.credited),
             ("received, last hour", hour.received), ("credited, last hour", hour.credited),

@@ -88,7 +88,7 @@ enum HTML {
         .inline{display:inline}.right{float:right}button{cursor:pointer;padding:.2em .7em}
         button.danger{color:#b71c1c}pre{background:#fff;border:1px solid #e0e0e0;padding:.6em;overflow:auto;max-height:24em}
         .notice{background:#e8f5e9;border:1px solid #a5d6a7;padding:.6em}.error{background:#ffebee;border:1px solid #ef9a9a;padding:.6em}
-        .cards{display:flex;gap:1em;flex-wrap:wrap}.card{background:#fff;border:1px solid #e0e0e0;padding:.6em 1em;min-width:12em}
+        .alert{background:#fdecea;border:1px solid #f5c2c0;padding:.6em 1em}.cards{display:flex;gap:1em;flex-wrap:wrap}.card{background:#fff;border:1px solid #e0e0e0;padding:.6em 1em;min-width:12em}
         .card b{font-size:1.4em;display:block}input[type=text],input[type=password],input[type=search]{padding:.25em}
         code{font-size:.9em}td a,td code{word-break:break-all}td input[type=text]{width:9em;max-width:100%}
         """

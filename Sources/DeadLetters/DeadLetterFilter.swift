@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import Store
 
 /// An operator's filter over dead letters, as typed on the command line or in the console:
@@ -52,15 +53,12 @@ public struct DeadLetterFilter: Hashable, Sendable {
 
     /// `45s`, `30m`, `2h`, `7d` or `2w`: a whole number and one unit.
     static func age(_ text: String, field: String) throws(FilterError) -> TimeInterval {
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-        guard let unit = text.last, let seconds = units[unit], let count = Int(text.dropLast()), count >= 0,
-            count <= 100_000
-        else {
+        guard let seconds = Age.seconds(text) else {
             throw FilterError(
                 field: field,
                 problem: "'\(text)' is not a duration; write a whole number and a unit, like 30m, 2h or 7d")
         }
-        return TimeInterval(count) * seconds
+        return seconds
     }
 
     private static func nonEmpty(_ text: String?) -> String? {

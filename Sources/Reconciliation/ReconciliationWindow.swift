@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// The span of Apple's Notification History one reconciliation reads.
 ///
@@ -41,17 +42,13 @@ public struct ReconciliationWindow: Hashable, Sendable, CustomStringConvertible 
         return Self(start: since, end: end)
     }
 
-    /// `7d`, `36h`, `90m` before `now`, or an ISO 8601 date (`2026-11-20T00:00:00Z`).
+    /// `7d`, `36h`, `90m` before `now` (see `Age`), or an ISO 8601 date (`2026-11-20T00:00:00Z`).
     /// - Throws: ``ReconciliationError`` naming the text and the forms it may take.
     public static func parse(_ text: String, now: Date) throws(ReconciliationError) -> Date {
-        let units: [Character: TimeInterval] = ["d": 86_400, "h": 3_600, "m": 60]
-        if let unit = text.last.flatMap({ units[$0] }), let count = Int(text.dropLast()), (1...100_000).contains(count)
-        {
-            return now.addingTimeInterval(-Double(count) * unit)
-        }
-        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        // A zero age is "now": an empty window, refused here rather than as an empty run.
+        if let date = Age.date(text, now: now), date < now || Age.seconds(text) == nil { return date }
         throw ReconciliationError(
-            "\(text.prefix(64)) is not a time: use a count of days, hours or minutes (7d, 36h, 90m) "
+            "\(text.prefix(64)) is not a time: use an age (90m, 36h, 7d, 2w) "
                 + "or an ISO 8601 date (2026-11-20T00:00:00Z)")
     }
 
