@@ -68,6 +68,12 @@ struct CertificateChainValidator: Sendable {
     func validate(
         leaf: Certificate, intermediates: [Certificate], at validationTime: Date
     ) async throws(VerificationError) {
+        // The time comes from the signed data itself, not yet verified. swift-certificates
+        // traps on a time no certificate can name (before year 1 or after 9999): refuse it
+        // instead (found by the JWS fuzz target: a signedDate of 10^15 ms crashed the validator).
+        guard Self.representable.contains(validationTime.timeIntervalSince1970) else {
+            throw .invalidChain("the time to check the chain at is outside the years 1-9999")
+        }
         var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: validationTime)
             AppleSigningChainPolicy()
@@ -91,4 +97,7 @@ struct CertificateChainValidator: Sendable {
             "\"\(match.output.subject)\""
         }
     }
+
+    /// 0001-01-01T00:00:00Z through 9999-12-31T23:59:59Z, in seconds since 1970.
+    static let representable: ClosedRange<TimeInterval> = -62_135_596_800...253_402_300_799
 }

@@ -40,6 +40,11 @@ struct AppleCertificateChainTests {
         Date(timeIntervalSince1970: 1_756_684_800),  // 2025-09-01, before the leaf's notBefore
         Date(timeIntervalSince1970: 1_830_297_600),  // 2028-01-01, after the leaf's notAfter
         Date(timeIntervalSince1970: 2_240_524_800),  // 2041-01-01, after the root's notAfter
+        // Times no certificate can name, read from a forged signedDate: refused, not a trap
+        // in swift-certificates (found by the JWS fuzz target).
+        Date(timeIntervalSince1970: 1e12), Date(timeIntervalSince1970: -1e12),
+        Date(timeIntervalSince1970: 253_402_300_800),
+        Date(timeIntervalSince1970: -62_135_596_801), Date.distantFuture.addingTimeInterval(1e15),
     ])
     func realChain_outsideTheLeafsValidity_isInvalid(_ time: Date) async throws {
         #expect(try await chainFailure(verifier: appleRootVerifier, at: time) == .invalidChain)
