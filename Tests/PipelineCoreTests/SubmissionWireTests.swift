@@ -55,4 +55,17 @@ import Testing
             "\(error)".contains(problem)
         }
     }
+
+    @Test(arguments: [0.0, 1_767_225_600.0, 5_475_000_000.0, 1_700_000_000.0005, -86_400.25])
+    func aTimestampReadBackIsWrittenTheSame_toTheNearestMillisecond(_ base: TimeInterval) throws {
+        // Every millisecond of a second after `base`: written, read, written again, the same text
+        for millisecond in stride(from: 0, to: 1000, by: 7) {
+            let date = Date(timeIntervalSince1970: base + Double(millisecond) / 1000)
+            let text = Timestamp.format(date)
+            let again = try #require(Timestamp.parse(text))
+            #expect(Timestamp.format(again) == text, "\(text)")
+            #expect(abs(again.timeIntervalSince(date)) <= 0.0005 + 1e-6)
+        }
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 1_767_225_600.9996)) == "2026-01-01T00:00:01.000Z")
+    }
 }
