@@ -25,6 +25,7 @@ public struct PipelineDatabase: Sendable {
     /// - Throws: a database error when the file cannot be opened, is not an SQLite
     ///   database, or was written by a newer version of the schema.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        try Self.createPrivately(path)
         // Switching a new file to WAL takes a lock SQLite does not wait for ("database is
         // locked"), so processes that open one file at the same moment open it in turn.
         let pool = try FileLock(path: path + ".migrate-lock").hold {
@@ -40,6 +41,24 @@ public struct PipelineDatabase: Sendable {
         try Self.migrate(pool, path: path)
         self.dbWriter = pool
         self.writerLock = FileLock(path: path + ".write-lock")
+    }
+
+    /// Creates the database file readable and writable by its owner only (0600), whatever
+    /// the umask: it holds accounts and receipts. SQLite gives the `-wal` and `-shm` files
+    /// it creates later the main file's mode, so they are 0600 too. An existing file keeps
+    /// the mode its operator gave it.
+    private static func createPrivately(_ path: String) throws {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { return }
+            throw DatabaseError(message: "cannot create the database file \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        // The umask can only take bits away from 0600; fchmod makes it exactly 0600 anyway.
+        guard fchmod(fd, 0o600) == 0 else {
+            throw DatabaseError(message: "cannot make \(path) private: \(String(cString: strerror(errno)))")
+        }
     }
 
     private static func makeConfiguration(_ options: StoreConfiguration) -> Configuration {
