@@ -64,13 +64,14 @@ final class PipelineHarness: Sendable {
         maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
         scheduler: SubscriptionScheduler.Configuration = .init(),
         console: ConsoleConfiguration? = nil, receiptVerification: ReceiptVerificationMode = .apple,
-        _ body: (PipelineHarness) async throws -> Void
+        catalog: Catalog = PipelineHarness.catalog, _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         try await withDatabase(backend) { database, databaseEnvironment in
             try await run(
                 database: database, databaseEnvironment: databaseEnvironment, stub: stubConfiguration,
                 maxAttempts: maxAttempts, runsValidator: runsValidator, confirmsWithServerAPI: confirmsWithServerAPI,
-                scheduler: scheduler, console: console, receiptVerification: receiptVerification, body)
+                scheduler: scheduler, console: console, receiptVerification: receiptVerification, catalog: catalog,
+                body)
         }
     }
 
@@ -97,7 +98,8 @@ final class PipelineHarness: Sendable {
         stub stubConfiguration: StubStoreConfiguration,
         maxAttempts: Int, runsValidator: Bool, confirmsWithServerAPI: Bool,
         scheduler: SubscriptionScheduler.Configuration, console: ConsoleConfiguration?,
-        receiptVerification: ReceiptVerificationMode, _ body: (PipelineHarness) async throws -> Void
+        receiptVerification: ReceiptVerificationMode, catalog: Catalog,
+        _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         let broker = BrokerFixture(label: "e2e")
         let topology = broker.pipelineTopology(retryDelays: [.seconds(1), .seconds(1), .seconds(2)])
