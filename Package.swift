@@ -278,6 +278,12 @@ let package = Package(
             exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"],
             swiftSettings: swiftSettings
         ),
+        // Fuzz targets for every parser of outside input (docs/fuzzing.md).
+        .testTarget(
+            name: "FuzzTests",
+            dependencies: ["AppStore", "StubStore", "PipelineCore", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "StubStoreTests",
             dependencies: [
