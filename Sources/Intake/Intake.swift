@@ -58,8 +58,9 @@ public struct Intake: Sendable {
     /// The routes, for tests that drive them without a socket.
     public func router() -> Router<IntakeRequestContext> {
         let router = Router(context: IntakeRequestContext.self)
+        let methods = RouteMethods()
         // First, so that every error below it, a 404 included, leaves as JSON.
-        router.add(middleware: JSONErrorMiddleware(logger: logger))
+        router.add(middleware: JSONErrorMiddleware(logger: logger, routes: methods))
         router.get("healthz") { _, _ in "ok" }
         // `/metrics` and `/readyz` when the process exports metrics (the `iap` commands).
         health?.register(on: router, healthz: false)
@@ -68,6 +69,7 @@ public struct Intake: Sendable {
         orders.register(on: v1)
         notifications.register(on: router)
         additionalRoutes(router)
+        methods.set(AllowedMethods(router.routes))
         return router
     }
 

@@ -181,6 +181,28 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        ("/v1/receipts", HTTPRequest.Method.delete, "POST"), ("/v1/receipts/r-1", .post, "GET"),
+        ("/v1/accounts/p/consumption-consent", .get, "PUT"), ("/v1/orders/o-1/cancel", .get, "POST"),
+    ])
+    func aKnownPathAskedWithAnotherMethodIs405WithAllow(_ path: String, _ method: HTTPRequest.Method, _ allow: String)
+        async throws
+    {
+        try await withIntake { client, _ in
+            let auth: HTTPFields = [.authorization: "Bearer \(Self.token)"]
+            let response = try await client.execute(uri: path, method: method, headers: auth) { $0 }
+            #expect(response.status == .methodNotAllowed)
+            #expect(response.headers[.allow] == allow)
+            #expect(
+                errorCode(
+                    (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
+                    == "method_not_allowed")
+            // An unknown path stays a 404
+            let unknown = try await client.execute(uri: "/v1/nothing-here", method: method, headers: auth) { $0.status }
+            #expect(unknown == .notFound)
+        }
+    }
+
     @Test func receiptStatusIsReadable() async throws {
         try await withIntake { client, _ in
             let (_, body) = try await post(

@@ -12,6 +12,8 @@ public struct APIError: HTTPResponseError, Sendable {
     public let field: String?
     /// Seconds for `Retry-After` (429, 503).
     public var retryAfter: Int?
+    /// The methods for `Allow` (405).
+    public var allow: [String]?
 
     public init(
         _ status: HTTPResponse.Status, code: String, message: String, field: String? = nil, retryAfter: Int? = nil
@@ -27,6 +29,7 @@ public struct APIError: HTTPResponseError, Sendable {
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let allow { headers[.allow] = allow.joined(separator: ", ") }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

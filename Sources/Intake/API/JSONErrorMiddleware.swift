@@ -1,12 +1,16 @@
 import Hummingbird
 import Logging
 import PipelineCore
+import Synchronization
 
 /// Every error leaves in the API's JSON shape: Hummingbird's own (404 for an unknown route,
 /// with or without a token; 405; 413 from a body limit) and anything unexpected, which is
 /// a 500 that says nothing about the inside.
 struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
+    /// The router's routes, once registered: a known path asked with another method is a
+    /// 405 with `Allow`, not the 404 Hummingbird gives every request it cannot route.
+    let routes: RouteMethods
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -16,6 +20,12 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as any HTTPResponseError {
+            if error.status == .notFound, case let methods = routes.methods(forPath: request.uri.path), !methods.isEmpty
+            {
+                var refusal = Self.apiError(status: .methodNotAllowed)
+                refusal.allow = methods.map(\.rawValue)
+                throw refusal
+            }
             throw Self.apiError(status: error.status)
         } catch {
             logger.error("request failed", metadata: ["error": "\(LogText.untrusted("\(error)", limit: 512))"])
@@ -36,5 +46,16 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 status, code: status.code < 500 ? "bad_request" : "internal_error",
                 message: status.reasonPhrase.isEmpty ? "the request failed" : status.reasonPhrase.lowercased())
         }
+    }
+}
+
+/// The methods of a router's routes, set once every route is registered.
+final class RouteMethods: Sendable {
+    private let table = Mutex<AllowedMethods?>(nil)
+
+    func set(_ methods: AllowedMethods) { table.withLock { $0 = methods } }
+
+    func methods(forPath path: String) -> [HTTPRequest.Method] {
+        table.withLock { $0?.methods(forPath: path) ?? [] }
     }
 }

@@ -1,0 +1,111 @@
+import Broker
+import Foundation
+import Hummingbird
+import Logging
+import Observability
+import PipelineCore
+import PipelineTesting
+import Store
+import Testing
+import Yams
+
+@testable import Intake
+
+/// docs/openapi.yaml and the intake's router describe the same API: every route the router
+/// registers is an operation of the spec, and every operation of the spec is a route. The
+/// router is the one `iap intake` serves (API, health and metrics; the operators' console
+/// is mounted beside it and is not part of the API), read back from Hummingbird's own table.
+@Suite struct OpenAPIContractTests {
+    static let specPath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/openapi.yaml").path
+
+    static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    /// The spec, parsed.
+    static func spec() throws -> [String: Any] {
+        let text = try String(contentsOfFile: specPath, encoding: .utf8)
+        return try #require(try Yams.load(yaml: text) as? [String: Any])
+    }
+
+    /// `GET /v1/receipts/{id}`, ... for every operation of the spec.
+    static func specOperations() throws -> Set<String> {
+        let paths = try #require(try spec()["paths"] as? [String: Any])
+        var operations: Set<String> = []
+        for (path, item) in paths {
+            let item = try #require(item as? [String: Any], "path \(path) is not an object")
+            for method in item.keys where methods.contains(method) {
+                operations.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        return operations
+    }
+
+    /// The same for every route of the intake's router, as `iap intake` builds it.
+    static func routerOperations() throws -> Set<String> {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let intake = Intake(
+            configuration: IntakeConfiguration(apiTokens: ["contract-token-0123456789"]),
+            database: try PipelineDatabase(path: directory.file("iap.sqlite")), catalog: Catalog(products: []),
+            connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
+            topology: PipelineTopology(prefix: "unused"),
+            health: HealthEndpoints(registry: MetricsBootstrap.prometheus(), checks: []), logger: Logger(label: "test"))
+        // Hummingbird writes a capture as `{id}`, as OpenAPI does.
+        return Set(intake.router().routes.map { "\($0.method.rawValue) \($0.path.description)" })
+    }
+
+    @Test func everyRouteTheIntakeRegistersIsAnOperationOfTheSpec() throws {
+        let undocumented = try Self.routerOperations().subtracting(Self.specOperations())
+        #expect(undocumented.isEmpty, "routes missing from docs/openapi.yaml: \(undocumented.sorted())")
+    }
+
+    @Test func everyOperationOfTheSpecIsARouteOfTheIntake() throws {
+        let unserved = try Self.specOperations().subtracting(Self.routerOperations())
+        #expect(unserved.isEmpty, "operations the intake does not serve: \(unserved.sorted())")
+    }
+
+    @Test func theRouterAndTheSpecListTheAPIAndItsProbes() throws {
+        // Guards the two tests above against both sides being empty or cut short.
+        let operations = try Self.routerOperations()
+        #expect(operations.isSuperset(of: ["POST /v1/receipts", "POST /v1/apple/notifications", "GET /readyz"]))
+        #expect(operations.count >= 11)
+    }
+
+    @Test func specIsOpenAPI31WithBearerTokensAndTheAPIsErrorShape() throws {
+        let spec = try Self.spec()
+        #expect(spec["openapi"] as? String == "3.1.0")
+        let components = try #require(spec["components"] as? [String: Any])
+        let schemes = try #require(components["securitySchemes"] as? [String: Any])
+        let token = try #require(schemes["apiToken"] as? [String: String])
+        #expect(token["type"] == "http" && token["scheme"] == "bearer")
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        let error = try #require(schemas["Error"] as? [String: Any])
+        #expect(error["required"] as? [String] == ["error"])
+        #expect(error["additionalProperties"] as? Bool == false)
+    }
+
+    @Test func everyErrorResponseOfTheSpecHasTheErrorShape() throws {
+        // Every 4xx and 5xx of a JSON operation refers to a response whose schema is an Error.
+        let spec = try Self.spec()
+        let paths = try #require(spec["paths"] as? [String: [String: Any]])
+        let components = try #require(spec["components"] as? [String: Any])
+        let responses = try #require(components["responses"] as? [String: [String: Any]])
+        let schemas = try #require(components["schemas"] as? [String: [String: Any]])
+        for (path, item) in paths where path.hasPrefix("/v1/") {
+            for (method, operation) in item where Self.methods.contains(method) {
+                let answers = try #require((operation as? [String: Any])?["responses"] as? [String: Any])
+                for (status, answer) in answers where status.hasPrefix("4") || status.hasPrefix("5") {
+                    let reference = try #require((answer as? [String: String])?["$ref"], "\(method) \(path) \(status)")
+                    let response = try #require(responses[String(reference.split(separator: "/").last!)])
+                    let schemaReference = try #require(
+                        ((response["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"]
+                            as? [String: String])
+                    let schema = try #require(schemas[String(schemaReference["$ref"]!.split(separator: "/").last!)])
+                    let allOf = try #require(schema["allOf"] as? [[String: Any]], "\(reference) is not an Error")
+                    #expect(allOf.first?["$ref"] as? String == "#/components/schemas/Error", "\(reference)")
+                }
+            }
+        }
+    }
+}
