@@ -18,6 +18,9 @@ swift build --build-tests
 # prints its stacks and fails at once instead of running out CI's clock.
 scripts/with-deadline.sh 1200 \
   swift test --skip-build --skip 'Disruptive|Alone' --experimental-maximum-parallelization-width 4
+# The API against its contract (docs/openapi.yaml): schemathesis from PyPI, fixed seed, a
+# real `iap intake`; no 5xx, every answer as documented, refused requests change nothing.
+scripts/with-deadline.sh 600 scripts/schemathesis.sh
 IAP_TEST_ALONE=1 scripts/with-deadline.sh 1800 swift test --skip-build --no-parallel --filter 'Disruptive|Alone'
 # The restart above must leave the broker as it found it.
 rabbitmqctl -q await_startup --timeout 60

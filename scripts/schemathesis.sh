@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Fuzzes a real intake against its contract, docs/openapi.yaml, with schemathesis (PyPI):
+#   1. starts `iap intake` on a free loopback port, a fresh SQLite file and queues of its own
+#      (test.schemathesis.*) on the loopback RabbitMQ;
+#   2. runs every phase (examples, coverage, fuzzing, stateful through the spec's links) in
+#      positive and negative mode with every check: no 5xx, every status, header, content
+#      type and body as documented, invalid data refused, auth not ignored, 405 with Allow;
+#   3. waits until the database is still, then runs the negative phases again and checks that
+#      the refused requests changed nothing: the database's dump is byte for byte the same;
+#   4. `iap audit` checks the books.
+# Exits non-zero on any failure. Needs scripts/setup.sh --tests (RabbitMQ, python3-venv) and
+# a built iap (.build/debug/iap, else it builds it). SCHEMATHESIS_EXAMPLES (default 40) bounds
+# the test cases per operation and phase; the seed is fixed in scripts/schemathesis.toml.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
+
+schemathesis_version=4.32.5
+examples=${SCHEMATHESIS_EXAMPLES:-40}
+venv=.build/schemathesis-venv
+work=$(mktemp -d)
+intake_pid=""
+prefix="test.schemathesis.$$"
+
+cleanup() {
+  if [ -n "$intake_pid" ]; then
+    kill "$intake_pid" 2>/dev/null || true
+    wait "$intake_pid" 2>/dev/null || true
+  fi
+  rabbitmqctl -q list_queues name 2>/dev/null | grep "^$prefix\." | xargs -r -n 1 rabbitmqctl -q delete_queue \
+    >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# schemathesis, pinned, in a venv of its own.
+if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -qF "$schemathesis_version"; then
+  rm -rf "$venv"
+  python3 -m venv "$venv" || { echo "schemathesis: python3 -m venv failed; run scripts/setup.sh --tests" >&2; exit 1; }
+  "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$schemathesis_version"
+fi
+iap=${IAP_BINARY:-.build/debug/iap}
+[ -x "$iap" ] || swift build --product iap
+
+port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+database="$work/iap.sqlite"
+export IAP_SCHEMATHESIS_TOKEN="schemathesis-token-$RANDOM$RANDOM-0123456789"
+IAP_DB_PATH="$database" IAP_HTTP_HOST=127.0.0.1 IAP_HTTP_PORT="$port" IAP_API_TOKENS="$IAP_SCHEMATHESIS_TOKEN" \
+  IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning "$iap" intake > "$work/intake.log" 2>&1 &
+intake_pid=$!
+for _ in $(seq 1 120); do
+  curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+  kill -0 "$intake_pid" 2>/dev/null || break
+  sleep 0.5
+done
+if ! curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
+  echo "schemathesis: the intake did not become ready on port $port" >&2
+  cat "$work/intake.log" >&2
+  exit 1
+fi
+echo "schemathesis: iap intake on 127.0.0.1:$port, database $database, queues $prefix.*"
+
+# SCHEMATHESIS_REPORT_DIR: keep every request and answer there (HAR), to see what failed.
+reports=()
+[ -n "${SCHEMATHESIS_REPORT_DIR:-}" ] && reports=(--report har,ndjson --report-dir "$SCHEMATHESIS_REPORT_DIR" --output-sanitize false)
+run() {
+  IAP_SCHEMATHESIS_DATABASE="$database" PYTHONPATH=scripts "$venv/bin/schemathesis" --config-file scripts/schemathesis.toml --no-color run docs/openapi.yaml \
+    --url "http://127.0.0.1:$port" --checks all --max-examples "$examples" "${reports[@]}" "$@"
+}
+
+status=0
+run --mode all --phases examples,coverage,fuzzing,stateful || status=1
+echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' apple_notifications=' || (SELECT count(*) FROM apple_notifications)")"
+IAP_DB_PATH="$database" "$iap" audit || status=1
+
+if grep -qiE 'fatal|crash|panic' "$work/intake.log"; then
+  echo "schemathesis: FAILED: the intake logged a crash" >&2
+  cat "$work/intake.log" >&2
+  status=1
+fi
+kill -0 "$intake_pid" 2>/dev/null || { echo "schemathesis: FAILED: the intake died" >&2; status=1; }
+[ "$status" -eq 0 ] && echo "schemathesis: passed" || echo "schemathesis: FAILED" >&2
+exit "$status"
