@@ -2,6 +2,7 @@ import Broker
 import DeadLetters
 import Foundation
 import Hummingbird
+import HummingbirdTesting
 import Intake
 import Logging
 import PipelineCore
@@ -40,18 +41,13 @@ import Testing
         }
     }
 
-    /// Runs `body` with the console served by a live intake; `configure` adjusts the console.
-    func withConsole(
-        _ configure: (inout ConsoleConfiguration) -> Void = { _ in },
-        _ body: @Sendable (Int, LogLines) async throws -> Void
-    ) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+    /// An intake serving the console over `database`; `configure` adjusts the console.
+    func consoleIntake(
+        _ configure: (inout ConsoleConfiguration) -> Void, database: PipelineDatabase, lines: LogLines
+    ) throws -> Intake {
         let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
         var configuration = try ConsoleConfiguration(operators: [(name: "alice", secret: Self.secret)])
         configure(&configuration)
-        let lines = LogLines()
         let console = OperatorConsole(
             configuration: configuration,
             review: DeadLetterReview(
@@ -62,7 +58,19 @@ import Testing
             catalog: Catalog(products: []), connection: connection, topology: PipelineTopology(prefix: "unused"),
             logger: Logger(label: "test"))
         intake.additionalRoutes = { console.register(on: $0) }
-        let served = intake
+        return intake
+    }
+
+    /// Runs `body` with the console served by a live intake; `configure` adjusts the console.
+    func withConsole(
+        _ configure: (inout ConsoleConfiguration) -> Void = { _ in },
+        _ body: @Sendable (Int, LogLines) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let lines = LogLines()
+        let served = try consoleIntake(
+            configure, database: try PipelineDatabase(path: directory.file("iap.sqlite")), lines: lines)
         try await withRunningServer({ onPort in served.application(onServerRunning: onPort) }) { port in
             try await body(port, lines)
         }
@@ -128,31 +136,50 @@ import Testing
         #expect(throttle.wait(fromA, now: now) == nil)
     }
 
-    // Disabled: under this harness the request after the logout gets no answer and the server
-    // then waits on that connection, though against `iap up` the same steps answer 303, 401, 401
-    // (checked with curl). To be understood before it is enabled; see the branch's report.
-    @Test(.disabled("the request after logout hangs in this in-process harness; behaviour checked against iap up"))
-    func logoutEndsTheSessionServerSideWithItsCSRFToken() async throws {
-        try await withConsole { port, _ in
+    /// Through the intake's router, without a socket.
+    @Test func logoutEndsTheSessionServerSideWithItsCSRFToken() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let intake = try consoleIntake(
+            { _ in }, database: try PipelineDatabase(path: directory.file("iap.sqlite")), lines: LogLines())
+        let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        try await Application(router: intake.router()).test(.router) { client in
             // Given a logged-in operator and the CSRF token of her pages
-            let login = try #require(try await logIn(port))
-            #expect(login.status == 303)
-            let cookie = try #require(login.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
-            let page = try #require(try await send(port, "GET", "/console", cookie: cookie))
-            #expect(page.status == 200)
-            let marker = "name=\"csrf\" value=\""
-            let start = try #require(page.body.range(of: marker)?.upperBound)
-            let csrf = String(page.body[start...].prefix { $0 != "\"" })
+            let login = try await client.execute(
+                uri: "/console/login", method: .post, headers: form,
+                body: ByteBuffer(string: "name=alice&secret=\(Self.secret)")
+            ) { $0 }
+            #expect(login.status == .seeOther)
+            let cookie = try #require(login.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+            // (The search page: the overview asks the broker for queue depths, and none runs here.)
+            let page = try await client.execute(uri: "/console/receipts", method: .get, headers: [.cookie: cookie]) {
+                $0
+            }
+            #expect(page.status == .ok)
+            let html = String(buffer: page.body)
+            let start = try #require(html.range(of: "name=\"csrf\" value=\"")?.upperBound)
+            let csrf = String(html[start...].prefix { $0 != "\"" })
+            var withCookie = form
+            withCookie[.cookie] = cookie
 
             // When she logs out
-            let logout = try await send(port, "POST", "/console/logout", form: ["csrf": csrf], cookie: cookie)
-            #expect(logout?.status == 303)
+            let logout = try await client.execute(
+                uri: "/console/logout", method: .post, headers: withCookie, body: ByteBuffer(string: "csrf=\(csrf)")
+            ) {
+                $0.status
+            }
+            #expect(logout == .seeOther)
 
             // Then the old cookie (kept by an attacker) no longer opens a page, nor posts with its CSRF token
-            #expect(try await send(port, "GET", "/console", cookie: cookie)?.status == 401)
-            let post = try await send(
-                port, "POST", "/console/dead/dl_x/discard", form: ["csrf": csrf, "reason": "x"], cookie: cookie)
-            #expect(post?.status == 401)
+            let after = try await client.execute(uri: "/console/receipts", method: .get, headers: [.cookie: cookie]) {
+                $0.status
+            }
+            #expect(after == .unauthorized)
+            let post = try await client.execute(
+                uri: "/console/dead/dl_x/discard", method: .post, headers: withCookie,
+                body: ByteBuffer(string: "csrf=\(csrf)&reason=x")
+            ) { $0.status }
+            #expect(post == .unauthorized)
         }
     }
 
