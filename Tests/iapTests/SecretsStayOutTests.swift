@@ -76,4 +76,31 @@ import Testing
             }
         }
     }
+
+    @Test func iapUpNamesWhereItsTokenComesFrom_neverTheToken() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let token = "up-token-0123456789-never-printed"
+        let output = URL(fileURLWithPath: directory.file("up.log"))
+        let prefix = "test.up.\(UUID().uuidString.prefix(8))"
+        let up = try IAPProcess.start(
+            ["up", "--stub-port", "\(ProcessPipeline.freePort())"],
+            environment: [
+                "IAP_API_TOKENS": token, "IAP_HTTP_PORT": "\(ProcessPipeline.freePort())",
+                "IAP_DB_PATH": directory.file("iap.sqlite"), "IAP_QUEUE_PREFIX": prefix,
+            ], output: output)
+        let bannered = await eventually(timeout: .seconds(60), every: .milliseconds(100)) {
+            (try? String(contentsOf: output, encoding: .utf8))?.contains("Try it") == true
+        }
+        _ = await up.terminate()
+        // The queues `iap up` declared under its prefix go with it.
+        let queues = try await Rabbitmqctl.output(["-q", "list_queues", "name"])
+        for queue in queues.split(separator: "\n") where queue.hasPrefix(prefix) {
+            _ = try? await Rabbitmqctl.output(["-q", "delete_queue", String(queue)])
+        }
+        let printed = try String(contentsOf: output, encoding: .utf8)
+        #expect(bannered, "\(printed.suffix(400))")
+        #expect(printed.contains("token: from IAP_API_TOKENS / IAP_API_TOKENS_FILE"))
+        #expect(!printed.contains(token))
+    }
 }
