@@ -190,6 +190,7 @@ let package = Package(
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "Intake", "Validator", "Fulfiller",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -42,6 +42,9 @@ extension OperatorConsole {
             })
         body += "<h2>Reconciliation with Apple</h2>"
         body += Self.reconciliation(try await ReconciliationStore(database).latest())
+        body += "<h2>App Store Server API budget, last minute</h2>"
+        body += Self.callBudgets(
+            try await CallBudgetStore(database).usage(now: Int64(now().timeIntervalSince1970 * 1_000_000)))
         body += "<h2>Dead letters by reason</h2>"
         if groups.isEmpty {
             body += "<p>No dead letter waits for review.</p>"
@@ -91,6 +94,34 @@ extension OperatorConsole {
             + "\(run.missing) never stored, \(run.fed) fed."
         if let error = run.error { text += " It stopped short: \(error)" }
         return "<p id=\"reconciliation\">\(HTML.escape(text))</p>"
+    }
+
+    /// Apple's rate budgets in use by every process: calls, the busiest second against the
+    /// rate spent and Apple's limit, how far ahead turns are booked, and a `429`'s pause.
+    static func callBudgets(_ budgets: [CallBudgetStore.Usage]) -> String {
+        guard !budgets.isEmpty else { return "<p id=\"budgets\">No call to Apple's Server API in the last minute.</p>" }
+        func rate(_ value: Double) -> String {
+            value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        }
+        return HTML.table(
+            id: "budgets",
+            columns: [
+                ("budget", .text), ("calls", .num), ("busiest second", .num), ("spent of Apple's limit", .text),
+                ("booked ahead", .num), ("paused until", .time),
+            ],
+            rows: budgets.map { budget in
+                let paused =
+                    budget.pausedUntilMicros > 0
+                    ? Date(timeIntervalSince1970: Double(budget.pausedUntilMicros) / 1e6) : nil
+                return (
+                    "",
+                    [
+                        .code(budget.name), .number(budget.calls), .number(budget.busiestSecond),
+                        .text("\(rate(budget.perSecond))/s of \(rate(budget.limitPerSecond))/s"),
+                        .text(String(format: "%.1f s", budget.bookedAheadSeconds)), .time(paused),
+                    ]
+                )
+            })
     }
 
     func deadLetters(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {

@@ -106,7 +106,8 @@ public struct LocalPipeline: Sendable {
             signedData: configuration.signedData,
             serverAPI: try configuration.serverAPIKey.map {
                 try AppStoreServerAPIClient(
-                    key: $0, configuration: configuration.serverAPI, httpClient: client, logger: logger)
+                    key: $0, configuration: configuration.serverAPI, httpClient: client,
+                    budgets: MeteredCallBudgets.shared(database), logger: logger)
             })
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")

@@ -38,6 +38,11 @@ extension PipelineDatabase {
             try createV5(db)
         }
 
+        // Call budgets shared by every process calling Apple (PipelineDatabase+SchemaV6.swift).
+        migrator.registerMigration("v6") { db in
+            try createV6(db)
+        }
+
         return migrator
     }
 

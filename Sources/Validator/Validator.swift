@@ -153,6 +153,15 @@ public struct Validator: Service {
                 verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts, retrying: true), submission),
             ]
             counted = PipelineMetrics.retried
+        case .later(let delay):
+            // Not an attempt: the budget had no room, so the message waits, its count unchanged.
+            let tier = topology.delayTier(atMost: delay)
+            logger.debug(
+                "over the call budget, deferring", metadata: ["tier": "\(tier)", "reason": "\(outcome.reason ?? "")"])
+            var properties = delivery.properties
+            properties.headers = delivery.properties.republishableHeaders
+            messages = [OutgoingMessage(exchange: "", routingKey: tier, body: delivery.body, properties: properties)]
+            counted = PipelineMetrics.deferred
         case .deadLetter(let reason):
             logger.warning(
                 "attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
@@ -235,7 +244,7 @@ extension Verdict {
             notification = verified
         case .rejected:
             decided = .rejected
-        case .transient:
+        case .transient, .deferred:
             decided = retrying ? .retrying : .rejected
         }
         self.init(
@@ -249,13 +258,16 @@ extension VerificationOutcome {
     var reason: String? {
         switch self {
         case .valid, .notification: return nil
-        case .rejected(let reason), .transient(let reason, _): return reason
+        case .rejected(let reason), .transient(let reason, _), .deferred(let reason, _): return reason
         }
     }
 
     var retryAfter: Duration? {
-        if case .transient(_, let retryAfter) = self { return retryAfter }
-        return nil
+        switch self {
+        case .transient(_, let retryAfter): return retryAfter
+        case .deferred(_, let retryAfter): return retryAfter
+        default: return nil
+        }
     }
 
     var label: String {
@@ -264,6 +276,7 @@ extension VerificationOutcome {
         case .notification: return "notification"
         case .rejected: return "rejected"
         case .transient: return "transient"
+        case .deferred: return "deferred"
         }
     }
 }

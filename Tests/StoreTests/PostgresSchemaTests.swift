@@ -32,7 +32,7 @@ extension PostgresPipelineDatabase {
                     "accounts", "receipts", "balances", "entitlements", "apple_notifications", "app_account_tokens",
                     "orders", "apple_transactions", "ledger_entries", "receipt_transactions", "notification_outbox",
                     "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
-                    "consumption_consents", "consumption_answers",
+                    "consumption_consents", "consumption_answers", "call_budgets", "call_budget_seconds",
                     "iap_schema_migrations",
                 ])
         }

@@ -163,4 +163,31 @@ struct ScriptedVerifier: ReceiptVerifier {
             #expect(parked)
         }
     }
+
+    @Test func overTheCallBudgetTheMessageWaitsInATierWithoutSpendingAnAttempt() async throws {
+        // Given a verifier whose budget has no room for 3 s, three times, then answers
+        let calls = Mutex(0)
+        try await withValidator(
+            maxAttempts: 1, retryDelays: [.seconds(1), .seconds(2), .seconds(60)],
+            verifier: { _ in
+                let call = calls.withLock {
+                    $0 += 1
+                    return $0
+                }
+                return call <= 3
+                    ? .deferred(reason: "server_api_budget_getTransactionInfo", retryAfter: .seconds(3))
+                    : .valid(environment: "Production", transactions: [transaction])
+            }
+        ) { connection, topology in
+            try await send(submission("r-budget"), connection, topology)
+            // Then, though one attempt is all it may spend, it comes back through the 2 s tier
+            // (the longest not past the budget's hint) until it is verified, with no progress verdict
+            let verdict = try #require(try await first(topology.fulfilQueue, connection))
+            let decoded = try WireCoding.decoder().decode(Verdict.self, from: Data(verdict.body))
+            #expect(decoded.outcome == .valid)
+            #expect(decoded.attempts == 1)
+            #expect(calls.withLock { $0 } == 4)
+            #expect(try await connection.queueStatus(topology.deadQueue).messages == 0)
+        }
+    }
 }

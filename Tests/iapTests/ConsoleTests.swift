@@ -231,6 +231,27 @@ import Testing
         }
     }
 
+    @Test func theOverviewShowsTheServerAPIBudgetInUse() async throws {
+        try await PipelineHarness.run(console: Self.console) { pipeline in
+            let cookie = try await logIn(pipeline)
+            #expect(
+                try await get("/console", cookie: cookie, pipeline).bodyString.contains(
+                    "No call to Apple's Server API in the last minute"))
+
+            // After three calls booked by some process, and a 429 that paused the budget
+            let store = CallBudgetStore(pipeline.database)
+            let budget = CallBudget(
+                name: "appstore/com.example.game/production/getTransactionInfo", limit: 50, share: 0.9)
+            let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+            for _ in 0..<3 { _ = try await store.reserve(budget, maxWait: .seconds(10)) { now } }
+            try await store.pause(budget, until: now + 60_000_000)
+            let page = try await get("/console", cookie: cookie, pipeline).bodyString
+            #expect(page.contains("<code>appstore/com.example.game/production/getTransactionInfo</code>"))
+            #expect(page.contains("45/s of 50/s"))
+            #expect(page.contains("<td class=\"num\">3</td>"))
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func theReceiptSearchShowsPurchasesCreditedToAnotherAccount(
         _ backend: TestBackend
     ) async throws {

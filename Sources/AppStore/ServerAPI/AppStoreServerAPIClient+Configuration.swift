@@ -18,10 +18,13 @@ extension AppStoreServerAPIClient {
         /// How many times one call waits out a `429` and asks again before it fails with a
         /// retryable ``AppStoreServerAPIError/Code/rateLimited``; `0` never waits.
         public var maxRetries: Int
-        /// The longest `Retry-After` waited out in-process. A longer one fails the call at once
-        /// (retryable, carrying the hint), so a worker hands the message to the delayed-retry
-        /// queue rather than hold it.
+        /// The longest a call waits in-process for its turn: its booking in the call budget,
+        /// or a `429`'s `Retry-After`. A longer wait fails the call at once
+        /// (``AppStoreServerAPIError/Code/overBudget``, carrying when to come back), so a
+        /// worker hands the message to a delay tier rather than hold it.
         public var maxRetryAfter: Duration
+        /// Apple's per-endpoint rate limits and how much of them to spend.
+        public var rates: AppStoreServerAPIRates
         /// How long to wait after a `429` without a usable `Retry-After`.
         public var defaultRetryAfter: Duration
         /// Whether `4040010` from production sends the same request to the sandbox.
@@ -44,6 +47,7 @@ extension AppStoreServerAPIClient {
         ///   - sandboxFallback: Whether `4040010` at production asks the sandbox.
         ///   - tokenLifetime: The JWT lifetime.
         ///   - maxPages: The most history pages followed.
+        ///   - rates: The rate limits to stay under.
         public init(
             productionBaseURL: String = Configuration.appleProductionBaseURL,
             sandboxBaseURL: String = Configuration.appleSandboxBaseURL,
@@ -53,8 +57,10 @@ extension AppStoreServerAPIClient {
             defaultRetryAfter: Duration = .seconds(1),
             sandboxFallback: Bool = true,
             tokenLifetime: Duration = AppStoreJWT.defaultLifetime,
-            maxPages: Int = 1000
+            maxPages: Int = 1000,
+            rates: AppStoreServerAPIRates = .init()
         ) {
+            self.rates = rates
             self.productionBaseURL = productionBaseURL
             self.sandboxBaseURL = sandboxBaseURL
             self.timeout = timeout

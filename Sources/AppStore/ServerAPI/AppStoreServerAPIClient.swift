@@ -1,13 +1,18 @@
 import Foundation
 import HTTPClient
 import Logging
+import PipelineCore
 
 /// A client of the App Store Server API
 /// ([App Store Server API](https://developer.apple.com/documentation/appstoreserverapi)), or of
 /// any server that speaks it (the stub store).
 ///
 /// Every call asks production first; `4040010` (`TransactionIdNotFoundError`) sends the same
-/// request to the sandbox. A `429` is waited out (`Retry-After`) up to
+/// request to the sandbox. Every request first books its turn in its endpoint's call budget
+/// (``AppStoreServerAPIRates``), shared through `budgets` by every process that calls Apple,
+/// and waits for it without spinning; a turn more than ``Configuration/maxRetryAfter`` away
+/// fails the call as ``AppStoreServerAPIError/Code/overBudget``. A `429` pauses the budget
+/// for every process until its `Retry-After`, then books again, up to
 /// ``Configuration/maxRetries`` times. Every failure is an ``AppStoreServerAPIError`` that says
 /// whether to retry. Signed fields (`signedTransactionInfo`, ...) come back as the JWS strings
 /// Apple sent: verify them before trusting them.
@@ -26,27 +31,32 @@ public final class AppStoreServerAPIClient: Sendable {
     /// The credentials requests are signed with.
     public var key: AppStoreServerAPIKey { tokens.key }
     private let tokens: AppStoreJWTCache
+    let budgets: any CallBudgetKeeper
     private let http: CurlHTTPClient
-    private let logger: Logger
-    private let now: @Sendable () -> Date
+    let logger: Logger
+    let now: @Sendable () -> Date
 
     /// Creates a client.
     /// - Parameters:
     ///   - key: The credentials.
     ///   - configuration: The endpoints and retry budget.
     ///   - httpClient: The HTTP client to send with; shared, not owned: its owner shuts it down.
+    ///   - budgets: Where the call budgets are kept: the pipeline's store, so that every
+    ///     process calling Apple shares them; this process's memory by default.
     ///   - logger: Where fallbacks and waits are reported, at debug level.
     ///   - now: The clock, for the JWTs and `Retry-After` dates.
     /// - Throws: ``AppStoreServerAPIConfigurationError`` for a URL that is not `http(s)`, a
     ///   timeout or budget out of range, a token lifetime over 60 minutes, or a key that cannot sign.
     public init(
         key: AppStoreServerAPIKey, configuration: Configuration = .init(), httpClient: CurlHTTPClient,
+        budgets: any CallBudgetKeeper = LocalCallBudgetKeeper(),
         logger: Logger = Logger(label: "AppStore.serverAPI"), now: @escaping @Sendable () -> Date = { Date() }
     ) throws(AppStoreServerAPIConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
         self.tokens = try AppStoreJWTCache(key: key, lifetime: configuration.tokenLifetime, now: now)
         self.http = httpClient
+        self.budgets = budgets
         self.logger = logger
         self.now = now
     }
@@ -178,6 +188,7 @@ public final class AppStoreServerAPIClient: Sendable {
         let mayFallBack = environment == nil && configuration.sandboxFallback
         var waits = 0
         while true {
+            try await waitForTurn(endpoint, at: current)
             let response = try await execute(endpoint, at: current)
             switch AppStoreServerAPIExchange.classify(response, endpoint: endpoint.name, from: current, now: now()) {
             case .success(let response):
@@ -191,12 +202,12 @@ public final class AppStoreServerAPIClient: Sendable {
                 current = .sandbox
             case .rateLimited(let error):
                 let wait = error.retryAfter ?? configuration.defaultRetryAfter
-                guard waits < configuration.maxRetries, wait <= configuration.maxRetryAfter else { throw error }
+                try await pause(endpoint, at: current, for: wait)
+                guard waits < configuration.maxRetries else { throw error }
                 waits += 1
                 logger.debug(
-                    "App Store Server API: rate limited, waiting",
+                    "App Store Server API: rate limited, every caller waits",
                     metadata: ["call": "\(endpoint)", "wait": "\(wait)", "attempt": "\(waits)"])
-                try await sleep(wait, endpoint: endpoint, at: current)
             case .failure(let error):
                 throw error
             }
@@ -226,18 +237,6 @@ public final class AppStoreServerAPIClient: Sendable {
             return try await http.execute(request)
         } catch {
             throw AppStoreServerAPIExchange.classify(error, endpoint: endpoint.name, at: environment)
-        }
-    }
-
-    private func sleep(
-        _ duration: Duration, endpoint: AppStoreServerAPIEndpoint, at environment: AppStoreServerAPIEnvironment
-    ) async throws(AppStoreServerAPIError) {
-        do {
-            try await Task.sleep(for: duration)
-        } catch {
-            throw AppStoreServerAPIExchange.classify(
-                HTTPClientError(.cancelled, message: "cancelled while waiting out a 429"),
-                endpoint: endpoint.name, at: environment)
         }
     }
 

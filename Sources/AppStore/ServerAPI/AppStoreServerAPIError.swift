@@ -74,6 +74,7 @@ public struct AppStoreServerAPIError: Error, Sendable, CustomStringConvertible {
     public var reason: String {
         if code == .invalidResponse { return "invalid_response_body" }
         if code == .configuration { return "configuration" }
+        if code == .overBudget { return "server_api_budget_\(endpoint)" }
         if let errorCode { return "app_store_api_\(errorCode)" }
         if let status { return "http_\(status)" }
         if let underlying, case .transient(let reason, _) = VerifyReceiptExchange.classify(underlying) {
@@ -85,7 +86,8 @@ public struct AppStoreServerAPIError: Error, Sendable, CustomStringConvertible {
     /// The verdict this failure amounts to: transient (with ``retryAfter``) if retryable,
     /// else rejected, both with ``reason``.
     public var outcome: VerificationOutcome {
-        isRetryable ? .transient(reason: reason, retryAfter: retryAfter) : .rejected(reason: reason)
+        if code == .overBudget { return .deferred(reason: reason, retryAfter: retryAfter ?? .seconds(1)) }
+        return isRetryable ? .transient(reason: reason, retryAfter: retryAfter) : .rejected(reason: reason)
     }
 
     /// Such as `getTransactionInfo at Sandbox: apiError (not retryable): HTTP 404, 4040010 Transaction id not found.`
@@ -114,6 +116,7 @@ extension AppStoreServerAPIError {
             case transport
             case invalidResponse
             case configuration
+            case overBudget
         }
 
         private let value: Value
@@ -139,6 +142,10 @@ extension AppStoreServerAPIError {
         public static let invalidResponse = Code(.invalidResponse)
         /// The request could not be authorized because signing the JWT failed.
         public static let configuration = Code(.configuration)
+        /// Not sent: the shared call budget for the endpoint has no room before
+        /// ``AppStoreServerAPIError/retryAfter`` (or could not be read). Retryable; the
+        /// outcome is ``VerificationOutcome/deferred(reason:retryAfter:)``, no attempt spent.
+        public static let overBudget = Code(.overBudget)
 
         /// The code's name, such as `rateLimited`.
         public var description: String { value.rawValue }

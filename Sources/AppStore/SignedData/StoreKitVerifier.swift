@@ -66,7 +66,7 @@ public struct StoreKitVerifier: ReceiptVerifier {
                 metadata: ["type": "\(notification.rawType)", "notification_uuid": "\(notification.notificationUUID)"])
         case .rejected(let reason):
             logger.debug("signed data rejected", metadata: ["reason": "\(reason)"])
-        case .transient:
+        case .transient, .deferred:
             break  // never: verification is offline
         }
         return outcome

@@ -156,7 +156,7 @@ public struct VerifyReceiptVerifier: ReceiptVerifier {
             break  // verifyReceipt never answers with a notification
         case .rejected(let reason):
             logger.debug("receipt rejected", metadata: ["reason": "\(reason)", "endpoint": "\(environment.rawValue)"])
-        case .transient(let reason, _):
+        case .transient(let reason, _), .deferred(let reason, _):
             if reason.hasPrefix("apple_status_"), !Self.documentedTransient(reason) {
                 logger.warning("verifyReceipt answered an undocumented status", metadata: ["reason": "\(reason)"])
             } else {

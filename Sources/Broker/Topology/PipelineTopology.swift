@@ -46,6 +46,13 @@ public struct PipelineTopology: Hashable, Sendable {
         return (retryQueueName(retryDelays[index]), retryDelays[index])
     }
 
+    /// The longest delay tier no longer than `delay` (the shortest if none is), for a message
+    /// that must not come back much later than `delay`: one over a call budget, which asks
+    /// again then and is booked or told to wait a little longer.
+    public func delayTier(atMost delay: Duration) -> String {
+        retryQueueName(retryDelays.filter { $0 <= delay }.max() ?? retryDelays.min() ?? retryDelays[0])
+    }
+
     /// Every queue name the pipeline declares.
     public var allQueues: [String] { topology.queues.map(\.name) }
 

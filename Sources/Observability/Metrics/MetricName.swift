@@ -12,6 +12,9 @@ public enum MetricName {
     public static let receiptsRejected = "iap_receipts_rejected_total"
     /// Transient failures the validator sent to a delay tier.
     public static let receiptsRetried = "iap_receipts_retried_total"
+    /// Messages the validator sent to a delay tier without an attempt, because a call budget
+    /// (Apple's per-endpoint limits) had no room soon enough.
+    public static let receiptsDeferred = "iap_receipts_deferred_total"
     /// Messages dead-lettered, by `source`: `validator` (attempts used up, unparseable)
     /// or `broker` (RabbitMQ's delivery limit and other broker-side dead letters, counted
     /// by the fulfiller when it archives them).
@@ -40,4 +43,16 @@ public enum MetricName {
     /// Answers to Apple's consumption requests, by `status`: `sent`, `withheld` (no consent),
     /// `failed` (tried again within Apple's 12 hours).
     public static let consumptionAnswers = "iap_consumption_answers_total"
+    /// App Store Server API calls booked in the shared budget, by `budget`
+    /// (`appstore.<environment>.<endpoint>`).
+    public static let apiCalls = "iap_appstore_api_calls_total"
+    /// Calls the budget could not book soon enough (the message waits in a delay tier), by `budget`.
+    public static let apiCallsDeferred = "iap_appstore_api_deferred_total"
+    /// `429`s from Apple, each a pause of the budget for every process, by `budget`.
+    public static let apiRateLimited = "iap_appstore_api_rate_limited_total"
+    /// The budget in use: calls booked (by every process) in the second of the latest booking,
+    /// over Apple's limit, by `budget`. 0.9 is the most spent by default.
+    public static let apiBudgetUsed = "iap_appstore_api_budget_used_ratio"
+    /// How far ahead the budget is booked (callers waiting their turn), in seconds, by `budget`.
+    public static let apiBudgetBookedAhead = "iap_appstore_api_budget_booked_ahead_seconds"
 }

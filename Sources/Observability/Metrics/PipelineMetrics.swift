@@ -32,6 +32,7 @@ public enum PipelineMetrics {
     public static let validated = Counter(label: MetricName.receiptsValidated)
     public static let rejected = Counter(label: MetricName.receiptsRejected)
     public static let retried = Counter(label: MetricName.receiptsRetried)
+    public static let deferred = Counter(label: MetricName.receiptsDeferred)
     public static let deadLetteredByValidator = Counter(
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "validator")])
     public static let deadLetteredByBroker = Counter(
@@ -55,7 +56,7 @@ public enum PipelineMetrics {
             case .intake:
                 for kind in [ReceiptKind.legacy, .storekit2, .notification] { _ = received(kind) }
             case .validator:
-                _ = [validated, rejected, retried, deadLetteredByValidator]
+                _ = [validated, rejected, retried, deferred, deadLetteredByValidator]
             case .fulfiller:
                 _ = [credited, deadLetteredByBroker]
             case .notifier:

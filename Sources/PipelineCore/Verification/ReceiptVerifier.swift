@@ -17,4 +17,7 @@ public enum VerificationOutcome: Hashable, Sendable {
     /// Might verify later (network, timeout, 5xx, 429, Apple's retryable statuses).
     /// `retryAfter` is the server's hint, when it gave one.
     case transient(reason: String, retryAfter: Duration? = nil)
+    /// Not attempted: a budget we must stay under (Apple's calls per second) has no room
+    /// before `retryAfter`. Try again then; it costs the message no attempt.
+    case deferred(reason: String, retryAfter: Duration)
 }

@@ -16,6 +16,8 @@ public struct RetryPolicy: Hashable, Sendable {
         case .transient(let reason, _):
             return attempts >= maxAttempts
                 ? .deadLetter(reason: "attempts_exhausted: \(reason)") : .retry(attempt: attempts)
+        case .deferred(_, let retryAfter):
+            return .later(retryAfter)
         }
     }
 }
@@ -28,4 +30,6 @@ public enum Disposition: Hashable, Sendable {
     case retry(attempt: Int)
     /// To the dead-letter queue for an operator, with the reason.
     case deadLetter(reason: String)
+    /// Back through a delay tier of about this long, the attempt not counted (it never ran).
+    case later(Duration)
 }

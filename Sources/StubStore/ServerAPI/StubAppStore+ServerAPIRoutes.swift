@@ -23,7 +23,7 @@ extension StubAppStore {
     /// - `POST {prefix}/inApps/v1/notifications/history?paginationToken=`: Get Notification
     ///   History, of what ``StubStoreKit/send(_:to:)`` sent
     /// - `POST /stub/transactions`: registers a ``StubServerTransaction``, answering `201` with it
-    /// - `GET /stub/server-api/stats`: ``StubServerAPIStats``
+    /// - `GET /stub/server-api/stats`: ``StubServerAPIStats``, with every endpoint's calls per second
     ///
     /// `{prefix}` is empty for production and `/sandbox` for the sandbox
     /// (``serverAPIPrefix(_:)``). Each API request is checked in Apple's order: the bearer JWT
@@ -35,27 +35,31 @@ extension StubAppStore {
         for environment in StubReceipt.Environment.allCases {
             let prefix = Self.serverAPIPrefix(environment)
             router.get(RouterPath(prefix + "/inApps/v1/transactions/:id")) { request, context in
-                api.respond(to: request, at: environment) { api.transactionInfo(Self.id(context), at: environment) }
+                api.respond(to: request, at: environment, endpoint: "getTransactionInfo") {
+                    api.transactionInfo(Self.id(context), at: environment)
+                }
             }
             router.get(RouterPath(prefix + "/inApps/v2/history/:id")) { request, context in
-                api.respond(to: request, at: environment) {
+                api.respond(to: request, at: environment, endpoint: "getTransactionHistory") {
                     api.transactionHistory(Self.id(context), revision: Self.revision(request), at: environment)
                 }
             }
             router.get(RouterPath(prefix + "/inApps/v1/subscriptions/:id")) { request, context in
-                api.respond(to: request, at: environment) {
+                api.respond(to: request, at: environment, endpoint: "getAllSubscriptionStatuses") {
                     api.subscriptionStatuses(Self.id(context), at: environment)
                 }
             }
             router.get(RouterPath(prefix + "/inApps/v1/lookup/:id")) { request, context in
-                api.respond(to: request, at: environment) { api.orderLookup(Self.id(context), at: environment) }
+                api.respond(to: request, at: environment, endpoint: "lookUpOrderID") {
+                    api.orderLookup(Self.id(context), at: environment)
+                }
             }
             router.post(RouterPath(prefix + "/inApps/v1/notifications/history")) { request, _ in
                 var request = request
                 let body = try await request.collectBody(upTo: Self.maxBodySize)
                 let query = try? JSONDecoder().decode(NotificationHistoryRequest.self, from: Data(buffer: body))
                 let token = request.uri.queryParameters.get("paginationToken").map { String($0) }
-                return api.respond(to: request, at: environment) {
+                return api.respond(to: request, at: environment, endpoint: "getNotificationHistory") {
                     api.notificationHistory(query, paginationToken: token, at: environment)
                 }
             }
@@ -63,12 +67,12 @@ extension StubAppStore {
                 var request = request
                 let body = try await request.collectBody(upTo: Self.maxBodySize)
                 let information = try? JSONDecoder().decode(ConsumptionInformation.self, from: Data(buffer: body))
-                return api.respond(to: request, at: environment) {
+                return api.respond(to: request, at: environment, endpoint: "sendConsumptionInformation") {
                     api.consumption(Self.id(context), information, at: environment)
                 }
             }
             router.get(RouterPath(prefix + "/inApps/v2/refund/lookup/:id")) { request, context in
-                api.respond(to: request, at: environment) {
+                api.respond(to: request, at: environment, endpoint: "getRefundHistory") {
                     api.refundHistory(Self.id(context), revision: Self.revision(request), at: environment)
                 }
             }
@@ -121,17 +125,19 @@ private struct StubAdminError: Encodable {
 extension StubServerAPI {
     /// Authenticates, throttles, then answers with `answer`; counts the result in ``stats``.
     func respond(
-        to request: Request, at environment: StubReceipt.Environment, answer: () -> StubServerAPIAnswer
+        to request: Request, at environment: StubReceipt.Environment, endpoint: String,
+        answer: () -> StubServerAPIAnswer
     ) -> Response {
-        let response = response(to: request, at: environment, answer: answer)
+        let response = response(to: request, at: environment, endpoint: endpoint, answer: answer)
         answered(Int(response.status.code), at: environment)
         return response
     }
 
     private func response(
-        to request: Request, at environment: StubReceipt.Environment, answer: () -> StubServerAPIAnswer
+        to request: Request, at environment: StubReceipt.Environment, endpoint: String,
+        answer: () -> StubServerAPIAnswer
     ) -> Response {
-        countRequest(at: environment)
+        let overLimit = countRequest(at: environment, endpoint: endpoint)
         if let failure = StubBearerToken.check(
             request.headers[.authorization], configuration: configuration, bundleID: bundleID, now: now())
         {
@@ -145,6 +151,12 @@ extension StubServerAPI {
         if takeRateLimit() {
             var response = Self.http(.rateLimitExceeded)
             response.headers[.retryAfter] = String(configuration.retryAfterSeconds)
+            return response
+        }
+        if let nextSecond = overLimit {
+            // Apple's own form: the moment to come back, in milliseconds since 1970.
+            var response = Self.http(.rateLimitExceeded)
+            response.headers[.retryAfter] = String(nextSecond * 1000)
             return response
         }
         return Self.http(answer())

@@ -104,9 +104,24 @@ public final class StubServerAPI: Sendable {
 
     // MARK: Admission
 
-    /// Counts a request at `environment`.
-    func countRequest(at environment: StubReceipt.Environment) {
-        state.withLock { $0.stats[environment].requests += 1 }
+    /// Counts a request at `environment`, and in its endpoint's second.
+    /// - Returns: When ``StubServerAPIConfiguration/enforcesRateLimits`` and the second
+    ///   already holds Apple's limit of calls: the next second (since 1970), to answer `429`.
+    func countRequest(at environment: StubReceipt.Environment, endpoint: String) -> Int64? {
+        let second = Int64(now().timeIntervalSince1970.rounded(.down))
+        let key = "\(environment == .production ? "production" : "sandbox")/\(endpoint)"
+        let limit =
+            configuration.enforcesRateLimits
+            ? AppStoreServerAPIRates(share: 1).budget(
+                for: endpoint, at: environment == .production ? .production : .sandbox, bundleID: bundleID
+            ).limit
+            : nil
+        return state.withLock { state in
+            state.stats[environment].requests += 1
+            let calls = state.stats.record(key, second: second)
+            guard let limit, Double(calls) > limit.rounded(.down) else { return nil }
+            return second + 1
+        }
     }
 
     /// Whether the throttle refuses this (authenticated) request: true for the first

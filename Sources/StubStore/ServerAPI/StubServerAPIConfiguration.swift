@@ -41,6 +41,10 @@ public struct StubServerAPIConfiguration: Sendable {
     public var retryAfterSeconds: Int
     /// How far in the future a token's `iat` may be, for clocks that disagree a little.
     public var allowedClockSkew: Duration
+    /// Whether a request past Apple's limit for its endpoint in the current second
+    /// (``AppStoreServerAPIRates/appleLimits``, a tenth in the sandbox) is answered `429`
+    /// with `Retry-After` (the next second, in milliseconds since 1970), as Apple does.
+    public var enforcesRateLimits = false
 
     /// Creates a configuration.
     /// - Parameters:

@@ -67,7 +67,8 @@ extension IAP {
             let jobs = try ReconcileSettings(
                 environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
             guard jobs.interval > 0 || jobs.answersConsumption else { return [] }
-            guard let (api, client) = try jobs.makeAPI(logger: logger) else {
+            guard let (api, client) = try jobs.makeAPI(budgets: MeteredCallBudgets.shared(database), logger: logger)
+            else {
                 logger.notice(
                     "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History, no answers to its consumption requests"
                 )

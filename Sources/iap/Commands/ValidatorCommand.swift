@@ -1,5 +1,6 @@
 import ArgumentParser
 import Observability
+import Pipeline
 import PipelineCore
 import Validator
 
@@ -29,8 +30,12 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
-            let (verifier, client) = try VerifierSettings(environment: settings.environment).makeVerifier(
-                logger: logger, concurrency: concurrency)
+            let verifierSettings = try VerifierSettings(environment: settings.environment)
+            // Apple's rate limits bind every validator together: with credentials, the call
+            // budgets live in the pipeline's database, the one place all of them see.
+            let database = verifierSettings.serverAPIKey == nil ? nil : try await settings.openDatabase()
+            let (verifier, client) = try verifierSettings.makeVerifier(
+                logger: logger, concurrency: concurrency, budgets: database.map { MeteredCallBudgets.shared($0) })
             let connection = settings.connection("validator")
             let operations = settings.operationsServices(
                 role: .validator, adminPort: adminPort, connection: connection, database: nil)

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import HTTPClient
 import Logging
+import Pipeline
 import PipelineCore
 import Reconciliation
 import Store
@@ -57,17 +58,20 @@ struct ReconcileSettings: Sendable {
     /// The reconciler and the HTTP client it owns (shut it down after), or nil without
     /// App Store Server API credentials.
     func makeReconciler(database: any SQLDatabase, logger: Logger) throws -> (Reconciler, CurlHTTPClient)? {
-        guard let (api, client) = try makeAPI(logger: logger) else { return nil }
+        guard let (api, client) = try makeAPI(budgets: MeteredCallBudgets.shared(database), logger: logger) else {
+            return nil
+        }
         return (Reconciler(api: api, environments: environments, database: database, logger: logger), client)
     }
 
     /// The App Store Server API client and the HTTP client it owns, or nil without credentials.
-    func makeAPI(logger: Logger) throws -> (AppStoreServerAPIClient, CurlHTTPClient)? {
+    /// - Parameter budgets: Where its call budgets are kept: the pipeline's store.
+    func makeAPI(budgets: any CallBudgetKeeper, logger: Logger) throws -> (AppStoreServerAPIClient, CurlHTTPClient)? {
         guard let key = verifier.serverAPIKey else { return nil }
         let client = try CurlHTTPClient(logger: logger)
         return (
             try AppStoreServerAPIClient(
-                key: key, configuration: verifier.serverAPI, httpClient: client, logger: logger),
+                key: key, configuration: verifier.serverAPI, httpClient: client, budgets: budgets, logger: logger),
             client
         )
     }

@@ -129,10 +129,15 @@ struct VerifierSettings: Sendable {
     }
 
     /// The verifier and the HTTP client it owns.
-    /// - Parameter concurrency: verifications in flight; the HTTP client may open as many
-    ///   connections to one host (over HTTP/1.1 each request needs its own), else it
-    ///   caps the validator at its default of 64 whatever `--concurrency` says.
-    func makeVerifier(logger: Logger, concurrency: Int = 64) throws -> (any ReceiptVerifier, CurlHTTPClient) {
+    /// - Parameters:
+    ///   - concurrency: verifications in flight; the HTTP client may open as many
+    ///     connections to one host (over HTTP/1.1 each request needs its own), else it
+    ///     caps the validator at its default of 64 whatever `--concurrency` says.
+    ///   - budgets: where the App Store Server API's call budgets are kept (the store, shared
+    ///     by every process); nil without credentials.
+    func makeVerifier(
+        logger: Logger, concurrency: Int = 64, budgets: (any CallBudgetKeeper)? = nil
+    ) throws -> (any ReceiptVerifier, CurlHTTPClient) {
         let signedData = try signedDataVerifier()
         if signedData == nil {
             logger.notice("IAP_APP_APPLE_ID is not set: StoreKit 2 signed data is rejected in Production")
@@ -146,7 +151,9 @@ struct VerifierSettings: Sendable {
             apple: try VerifyReceiptVerifier(configuration: legacyConfiguration, client: client, logger: logger),
             logger: logger)
         let serverAPIClient = try serverAPIKey.map {
-            try AppStoreServerAPIClient(key: $0, configuration: serverAPI, httpClient: client, logger: logger)
+            try AppStoreServerAPIClient(
+                key: $0, configuration: serverAPI, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(),
+                logger: logger)
         }
         return (Verifiers.make(legacy: legacy, signedData: signedData, serverAPI: serverAPIClient), client)
     }

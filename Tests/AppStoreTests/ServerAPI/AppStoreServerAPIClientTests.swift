@@ -130,10 +130,18 @@ import Testing
                 await expectAPIError { () async throws(AppStoreServerAPIError) in
                     try await client.getTransactionInfo(transactionID: "13")
                 })
-            // The hint goes to the caller (the retry queue) rather than hold the worker two minutes
+            // The hint goes to the caller (a delay tier) rather than hold the worker two minutes:
+            // the budget is paused for every caller, so the call is deferred, not failed
             #expect(clock.now - start < .seconds(30))
-            #expect(error.retryAfter == .seconds(120))
+            let retryAfter = try #require(error.retryAfter)
+            #expect(retryAfter > .seconds(119) && retryAfter <= .seconds(120))
+            #expect(error.code == .overBudget)
             #expect(error.isRetryable)
+            guard case .deferred(let reason, _) = error.outcome else {
+                Issue.record("a call over budget is deferred, not attempted: \(error.outcome)")
+                return
+            }
+            #expect(reason == "server_api_budget_getTransactionInfo")
             #expect(fixture.api.stats.production.requests == 1)
         }
     }

@@ -2,6 +2,7 @@ import AppStore
 import Crypto
 import Foundation
 import HTTPClient
+import PipelineCore
 import StubStore
 import Testing
 
@@ -23,14 +24,15 @@ struct ServerAPIFixture: Sendable {
     /// A client of this stub.
     func client(
         maxRetries: Int = 2, maxRetryAfter: Duration = .seconds(10), sandboxFallback: Bool = true,
-        key: AppStoreServerAPIKey? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        key: AppStoreServerAPIKey? = nil, budgets: any CallBudgetKeeper = LocalCallBudgetKeeper(),
+        rates: AppStoreServerAPIRates = .init(), now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> AppStoreServerAPIClient {
         try AppStoreServerAPIClient(
             key: key ?? self.key,
             configuration: .init(
                 productionBaseURL: productionBaseURL, sandboxBaseURL: sandboxBaseURL, timeout: .seconds(10),
-                maxRetries: maxRetries, maxRetryAfter: maxRetryAfter, sandboxFallback: sandboxFallback),
-            httpClient: stub.client, now: now)
+                maxRetries: maxRetries, maxRetryAfter: maxRetryAfter, sandboxFallback: sandboxFallback, rates: rates),
+            httpClient: stub.client, budgets: budgets, now: now)
     }
 
     /// A raw GET of `path` with `Authorization: Bearer token`, for what the typed client would not send.

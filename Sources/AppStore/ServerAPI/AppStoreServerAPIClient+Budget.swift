@@ -1,0 +1,90 @@
+import Foundation
+import HTTPClient
+import PipelineCore
+
+extension AppStoreServerAPIClient {
+    /// The call budget of `endpoint` at `environment`.
+    public func budget(
+        for endpoint: AppStoreServerAPIEndpoint, at environment: AppStoreServerAPIEnvironment
+    ) -> CallBudget {
+        configuration.rates.budget(for: endpoint.name, at: environment, bundleID: key.bundleID)
+    }
+
+    /// Books the call's turn in its budget and sleeps until it comes (not a spin: one timer).
+    ///
+    /// A turn is a moment every other process stays clear of, so a call that wakes more than
+    /// ``turnTolerance`` after its turn (a busy machine) books another rather than go late
+    /// into someone else's.
+    /// - Throws: ``AppStoreServerAPIError/Code/overBudget`` when the turn is more than
+    ///   ``Configuration/maxRetryAfter`` away (with when to come back), no turn could be
+    ///   kept, or the budget cannot be read; a cancellation while waiting as the transport's
+    ///   `cancelled`.
+    func waitForTurn(
+        _ endpoint: AppStoreServerAPIEndpoint, at environment: AppStoreServerAPIEnvironment
+    ) async throws(AppStoreServerAPIError) {
+        let budget = budget(for: endpoint, at: environment)
+        let clock: @Sendable () -> Int64 = { [now] in Self.micros(now()) }
+        for _ in 0..<3 {
+            let grant: CallBudget.Grant
+            do {
+                grant = try await budgets.reserve(budget, maxWait: configuration.maxRetryAfter, now: clock).0
+            } catch {
+                throw overBudget(
+                    endpoint, at: environment, after: .seconds(1), "the call budget cannot be read: \(error)")
+            }
+            switch grant {
+            case .go(let at):
+                let wait = at - clock()
+                if wait > 0 {
+                    do {
+                        try await Task.sleep(for: .microseconds(wait))
+                    } catch {
+                        throw AppStoreServerAPIExchange.classify(
+                            HTTPClientError(
+                                .cancelled, message: "cancelled while waiting for a turn in the call budget"),
+                            endpoint: endpoint.name, at: environment)
+                    }
+                }
+                let late = clock() - at
+                guard late > Self.turnTolerance.microseconds else { return }
+                logger.debug(
+                    "App Store Server API: woke too late for the turn, booking another",
+                    metadata: ["call": "\(endpoint)", "late_ms": "\(late / 1000)"])
+            case .later(let at):
+                throw overBudget(
+                    endpoint, at: environment, after: .microseconds(max(at - clock(), 1)), "\(budget) is booked ahead")
+            }
+        }
+        throw overBudget(endpoint, at: environment, after: .seconds(1), "woke too late for three turns in a row")
+    }
+
+    /// How late after its turn a call may still go: a fraction of Apple's 20 ms spacing at
+    /// 50 calls a second, so that late calls never crowd a second.
+    static let turnTolerance: Duration = .milliseconds(10)
+
+    private func overBudget(
+        _ endpoint: AppStoreServerAPIEndpoint, at environment: AppStoreServerAPIEnvironment, after wait: Duration,
+        _ detail: String
+    ) -> AppStoreServerAPIError {
+        AppStoreServerAPIError(
+            .overBudget, endpoint: endpoint.name, environment: environment, isRetryable: true, retryAfter: wait,
+            detail: detail)
+    }
+
+    /// After a `429`: nobody calls `endpoint` at `environment` for `wait`, in any process
+    /// sharing the budget.
+    func pause(
+        _ endpoint: AppStoreServerAPIEndpoint, at environment: AppStoreServerAPIEnvironment, for wait: Duration
+    ) async throws(AppStoreServerAPIError) {
+        let until = Self.micros(now()) + wait.microseconds
+        do {
+            try await budgets.pause(budget(for: endpoint, at: environment), until: until)
+        } catch {
+            throw AppStoreServerAPIError(
+                .overBudget, endpoint: endpoint.name, environment: environment, isRetryable: true,
+                retryAfter: wait, detail: "the call budget cannot be paused: \(error)")
+        }
+    }
+
+    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+}

@@ -1,0 +1,78 @@
+import AppStore
+import Foundation
+import PipelineCore
+import StubStore
+import Testing
+
+/// The client books every call in its endpoint's budget: calls past Apple's rate wait their
+/// turn, turns too far away defer the call, and a `429` holds every caller sharing the budget.
+@Suite struct AppStoreServerAPIBudgetTests {
+    @Test func callsPastTheRateWaitTheirTurnAndNoSecondHoldsMore() async throws {
+        try await ServerAPIFixture.run({ $0.enforcesRateLimits = true }) { fixture in
+            fixture.api.register(signedTransaction: jws("31"), transactionID: "31")
+            // Given a budget of 10 calls a second spent whole (the stub enforces Apple's 50)
+            let rates = AppStoreServerAPIRates(limits: ["getTransactionInfo": 10], share: 1)
+            let client = try fixture.client(rates: rates)
+            let start = ContinuousClock.now
+            // When 25 calls start at once
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<25 {
+                    group.addTask { _ = try await client.getTransactionInfo(transactionID: "31") }
+                }
+                try await group.waitForAll()
+            }
+            // Then they took about 2.4 s, at most 10 (plus the jitter of one) in any second
+            #expect(ContinuousClock.now - start >= .milliseconds(2_350))
+            #expect(fixture.api.stats.busiestSecond("production/getTransactionInfo") <= 11)
+            #expect(fixture.api.stats.production.count(status: 200) == 25)
+        }
+    }
+
+    @Test func aTurnBeyondTheLongestWaitDefersTheCallUnsent() async throws {
+        try await ServerAPIFixture.run { fixture in
+            fixture.api.register(signedTransaction: jws("32"), transactionID: "32")
+            let budgets = LocalCallBudgetKeeper()
+            let client = try fixture.client(maxRetryAfter: .seconds(1), budgets: budgets)
+            // Given the sandbox-sized budget (4.5 calls a second) booked 5 s ahead by others
+            let budget = client.budget(for: .transactionInfo(transactionID: "32"), at: .production)
+            let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+            budgets.pause(budget, until: now + 5_000_000)
+            // When the client calls
+            let error = try #require(
+                await expectAPIError { () async throws(AppStoreServerAPIError) in
+                    try await client.getTransactionInfo(transactionID: "32")
+                })
+            // Then nothing was sent and the caller knows when to come back
+            #expect(error.code == .overBudget)
+            #expect(error.retryAfter.map { $0 > .seconds(4) && $0 <= .seconds(5) } == true)
+            #expect(fixture.api.stats.production.requests == 0)
+            guard case .deferred = error.outcome else {
+                Issue.record("expected a deferral, got \(error.outcome)")
+                return
+            }
+        }
+    }
+
+    @Test func a429HoldsEveryClientSharingTheBudgetUntilItsRetryAfter() async throws {
+        try await ServerAPIFixture.run({
+            $0.rateLimitFirst = 1
+            $0.retryAfterSeconds = 2
+        }) { fixture in
+            fixture.api.register(signedTransaction: jws("33"), transactionID: "33")
+            let budgets = LocalCallBudgetKeeper()
+            let first = try fixture.client(budgets: budgets)
+            let second = try fixture.client(budgets: budgets)
+            let start = ContinuousClock.now
+            // When the first client meets a 429 (come back in 2 s), and the second calls meanwhile
+            async let firstAnswer = first.getTransactionInfo(transactionID: "33")
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await second.getTransactionInfo(transactionID: "33")
+            let secondDone = ContinuousClock.now - start
+            _ = try await firstAnswer
+            // Then the second waited out the first's Retry-After, without a 429 of its own
+            #expect(secondDone >= .milliseconds(1_900))
+            #expect(fixture.api.stats.production.count(status: 429) == 1)
+            #expect(fixture.api.stats.production.count(status: 200) == 2)
+        }
+    }
+}
