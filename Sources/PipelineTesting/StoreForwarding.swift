@@ -160,8 +160,16 @@ extension SQLDatabase {
         try await SettlementStore(self).apply(verdicts, catalog: catalog, now: now)
     }
 
-    public func adjust(_ adjustment: Adjustment, now: Date) async throws {
-        try await SettlementStore(self).adjust(adjustment, now: now)
+    /// An operator's adjustment, recorded (a fresh idempotency key each call).
+    @discardableResult public func adjust(
+        _ accountID: String, _ currency: String, _ amount: Int, reason: String, by operatorName: String = "tests",
+        catalog: Catalog, now: Date
+    ) async throws -> AdjustmentStore.Record {
+        try await AdjustmentStore(self).apply(
+            .init(
+                accountID: accountID, change: .currency(currency, amount: amount), reason: reason,
+                operatorName: operatorName, idempotencyKey: UUID().uuidString),
+            catalog: catalog, now: now)
     }
 
     @discardableResult public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date)

@@ -43,6 +43,11 @@ extension PipelineDatabase {
             try createV6(db)
         }
 
+        // Operators' grants and revokes (PipelineDatabase+SchemaV7.swift).
+        migrator.registerMigration("v7") { db in
+            try createV7(db)
+        }
+
         return migrator
     }
 

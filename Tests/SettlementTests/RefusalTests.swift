@@ -112,31 +112,44 @@ import Testing
 
     @Test(arguments: [
         AdjustmentRefusal(
-            name: "no account", adjustment: Adjustment(accountID: "", currency: "coins", amount: 5, reason: "support"),
+            name: "no account",
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "", currency: "coins", amount: 5, reason: "support", operatorName: "alice"),
             reason: "an adjustment names no account"),
         AdjustmentRefusal(
             name: "nothing at all: the account first",
-            adjustment: Adjustment(accountID: "", currency: "", amount: 0, reason: ""),
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "", currency: "", amount: 0, reason: "", operatorName: "alice"),
             reason: "an adjustment names no account"),
         AdjustmentRefusal(
-            name: "no currency", adjustment: Adjustment(accountID: "a1", currency: "", amount: 5, reason: "support"),
+            name: "no currency",
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "a1", currency: "", amount: 5, reason: "support", operatorName: "alice"),
             reason: "an adjustment names no currency"),
         AdjustmentRefusal(
             name: "no currency nor amount: the currency first",
-            adjustment: Adjustment(accountID: "a1", currency: "", amount: 0, reason: ""),
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "a1", currency: "", amount: 0, reason: "", operatorName: "alice"),
             reason: "an adjustment names no currency"),
         AdjustmentRefusal(
-            name: "amount 0", adjustment: Adjustment(accountID: "a1", currency: "coins", amount: 0, reason: "support"),
+            name: "amount 0",
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "a1", currency: "coins", amount: 0, reason: "support", operatorName: "alice"),
             reason: "an adjustment of 0 changes nothing"),
         AdjustmentRefusal(
-            name: "empty reason", adjustment: Adjustment(accountID: "a1", currency: "coins", amount: 5, reason: ""),
+            name: "empty reason",
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "a1", currency: "coins", amount: 5, reason: "", operatorName: "alice"),
             reason: "an adjustment needs a reason"),
         AdjustmentRefusal(
-            name: "blank reason", adjustment: Adjustment(accountID: "a1", currency: "coins", amount: 5, reason: "   "),
+            name: "blank reason",
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "a1", currency: "coins", amount: 5, reason: "   ", operatorName: "alice"),
             reason: "an adjustment needs a reason"),
         AdjustmentRefusal(
             name: "whitespace and newlines",
-            adjustment: Adjustment(accountID: "a1", currency: "coins", amount: -5, reason: "\n\t \r\n"),
+            adjustment: Adjustment(
+                id: "adj-1", accountID: "a1", currency: "coins", amount: -5, reason: "\n\t \r\n", operatorName: "alice"),
             reason: "an adjustment needs a reason"),
     ])
     func anIncompleteAdjustment_isRefused(_ row: AdjustmentRefusal) {
@@ -144,27 +157,115 @@ import Testing
         #expect(F.refusal(.adjustment(row.adjustment)) == SettlementRefusal(row.reason))
     }
 
-    @Test(arguments: [1, -1, 250, -250, Int.max, Int.min])
-    func anAdjustment_opensTheAccount_andPostsOneAdjustmentEntry(_ amount: Int) throws {
-        // Given an operator's signed correction of a1's coins
-        let adjustment = Adjustment(accountID: "a1", currency: "coins", amount: amount, reason: " goodwill ")
+    @Test(arguments: [1, 250, 1_000_000_000])
+    func aGrant_postsOneAdjustmentEntryTaggedWithItsId_andSaysSo(_ amount: Int) throws {
+        // Given an operator's grant of a1's coins
+        let adjustment = Adjustment(
+            id: "adj-1", accountID: "a1", currency: "coins", amount: amount, reason: " goodwill ", operatorName: "alice"
+        )
 
         // When it is decided, whatever else is known
         let decision = try F.decide(.adjustment(adjustment), Self.busyState)
 
-        // Then exactly one adjustment entry of that amount moves a1's balance
+        // Then exactly one adjustment entry of that amount moves a1's balance, and a webhook tells it
         #expect(
             decision.effects == [
                 .openAccount("a1"),
                 .post(
                     LedgerPosting(
                         accountID: "a1", currency: "coins", amount: amount, kind: .adjustment, receiptID: nil,
-                        notificationID: nil, transactionID: nil)),
+                        notificationID: nil, transactionID: "adjustment:adj-1")),
+                .send(
+                    Webhook(
+                        type: .accountAdjusted, accountID: "a1", receiptID: nil,
+                        data: .adjusted(
+                            AdjustmentEventData(
+                                adjustmentID: "adj-1", currency: "coins", amount: amount, balance: amount,
+                                writtenOff: 0,
+                                reason: " goodwill ", operatorName: "alice")))),
             ])
         #expect(decision.accountID == "a1")
         #expect(decision.reason == nil)
-        #expect(decision.outcome == nil)
         #expect(decision.credit == nil)
+    }
+
+    @Test(arguments: [
+        (
+            "no such account",
+            Adjustment(
+                id: "adj-1", accountID: "nobody", currency: "coins", amount: 5, reason: "r", operatorName: "alice"),
+            "no account 'nobody'"
+        ),
+        (
+            "unknown currency",
+            Adjustment(
+                id: "adj-1", accountID: "a1", currency: "diamonds", amount: 5, reason: "r", operatorName: "alice"),
+            "no product grants the currency 'diamonds' (known: coins, gems)"
+        ),
+        (
+            "absurd amount",
+            Adjustment(
+                id: "adj-1", accountID: "a1", currency: "coins", amount: Int.min, reason: "r", operatorName: "alice"),
+            "an adjustment of \(Int.min) is beyond 1000000000"
+        ),
+        (
+            "no operator",
+            Adjustment(id: "adj-1", accountID: "a1", currency: "coins", amount: 5, reason: "r", operatorName: ""),
+            "an adjustment needs an operator"
+        ),
+    ])
+    func anAdjustmentTheBooksCannotTake_isRefused(_ name: String, _ adjustment: Adjustment, _ reason: String) {
+        #expect(F.refusal(.adjustment(adjustment), Self.busyState) == SettlementRefusal(reason), "\(name)")
+    }
+
+    @Test func aRevokeBeyondTheBalance_followsThePolicy() throws {
+        var state = Self.busyState
+        state.accounts["a1"]?.balances = ["coins": 30]
+        let revoke = Adjustment(
+            id: "adj-2", accountID: "a1", currency: "coins", amount: -100, reason: "chargeback", operatorName: "bob")
+        // allow: the balance goes to -70 and the account is flagged
+        let allowed = try F.decide(.adjustment(revoke), state)
+        #expect(
+            allowed.effects.contains(
+                .flagAccount(
+                    AccountFlag(
+                        accountID: "a1", reason: .negativeBalance, currency: "coins", amount: -70,
+                        transactionID: "adjustment:adj-2"))))
+        // clamp: the revoke whole, 70 written off, the balance stops at 0
+        var catalog = F.catalog
+        catalog.rawNegativeBalance = "clamp"
+        let clamped = try F.decide(.adjustment(revoke), state, engine: SettlementEngine(catalog: catalog))
+        let postings = clamped.effects.compactMap { effect -> LedgerPosting? in
+            if case .post(let posting) = effect { return posting }
+            return nil
+        }
+        #expect(postings.map(\.amount) == [-100, 70])
+        #expect(postings.map(\.kind) == [.adjustment, .writeOff])
+        guard case .send(let webhook) = clamped.effects.last, case .adjusted(let data) = webhook.data else {
+            Issue.record("no webhook")
+            return
+        }
+        #expect(data.balance == 0 && data.writtenOff == 70)
+    }
+
+    @Test func anEntitlementGrant_setsItsEnd_andAnUnknownOneIsRefused() throws {
+        let until = F.at(days: 10)
+        let grant = EntitlementGrant(
+            id: "adj-3", accountID: "a1", entitlement: "vip", until: until, reason: "apology", operatorName: "alice")
+        let decision = try F.decide(.entitlementGrant(grant), Self.busyState)
+        #expect(
+            decision.effects.first
+                == .setEntitlement(accountID: "a1", name: "vip", end: EntitlementEnd(expiresAt: until)))
+        guard case .send(let webhook) = decision.effects.last else {
+            Issue.record("no webhook")
+            return
+        }
+        #expect(webhook.type == .entitlementGranted)
+        var unknown = grant
+        unknown.entitlement = "god-mode"
+        #expect(
+            F.refusal(.entitlementGrant(unknown), Self.busyState)
+                == SettlementRefusal("no product grants the entitlement 'god-mode' (known: vip)"))
     }
 
     // MARK: Accounts involved
@@ -220,7 +321,9 @@ import Testing
                 state: state(bound: "a1", known: "a1", token: nil), accounts: ["a1"]),
             InvolvedCase(
                 name: "adjustment: its account",
-                event: .adjustment(Adjustment(accountID: "a7", currency: "coins", amount: 1, reason: "x")),
+                event: .adjustment(
+                    Adjustment(
+                        id: "adj-1", accountID: "a7", currency: "coins", amount: 1, reason: "x", operatorName: "alice")),
                 state: SettlementState(), accounts: ["a7"]),
         ]
     }()

@@ -61,8 +61,8 @@ import Testing
         default:
             return .adjustment(
                 Adjustment(
-                    accountID: account, currency: "coins", amount: rest % 50 - 25 == 0 ? 1 : rest % 50 - 25,
-                    reason: "support"))
+                    id: "adj\(seed)", accountID: account, currency: "coins",
+                    amount: rest % 50 - 25 == 0 ? 1 : rest % 50 - 25, reason: "support", operatorName: "alice"))
         }
     }
 
@@ -79,6 +79,13 @@ import Testing
                 let event = Self.event(seed)
                 let now = EngineFixture.t0.addingTimeInterval(Double(step) * 60)
                 let before = model.balances
+                if case .adjustment(let adjustment) = event, !model.accounts.contains(adjustment.accountID) {
+                    // An operator cannot adjust an account that never existed: refused, nothing changes.
+                    #expect(throws: SettlementRefusal.self) {
+                        try engine.decide(event, state: model.state(for: event), now: now)
+                    }
+                    continue
+                }
                 do {
                     let decision = try engine.decide(event, state: model.state(for: event), now: now)
                     try model.apply(decision.effects)
@@ -101,7 +108,13 @@ import Testing
         #expect(
             sums.mapValues { $0.filter { $0.value != 0 } } == model.balances.mapValues { $0.filter { $0.value != 0 } })
 
-        for id in Set(model.entries.compactMap(\.posting.transactionID)) {
+        for id in Set(model.entries.compactMap(\.posting.transactionID)) where id.hasPrefix("adjustment:") {
+            // A manual revoke's write-off forgives at most what it took.
+            let entries = model.entries.map(\.posting).filter { $0.transactionID == id }
+            let taken = -entries.filter { $0.kind == .adjustment && $0.amount < 0 }.map(\.amount).reduce(0, +)
+            #expect(entries.filter { $0.kind == .writeOff }.map(\.amount).reduce(0, +) <= taken)
+        }
+        for id in Set(model.entries.compactMap(\.posting.transactionID)) where !id.hasPrefix("adjustment:") {
             let entries = model.entries.map(\.posting).filter { $0.transactionID == id }
             let purchases = entries.filter { $0.kind == .purchase }
             let debits = entries.filter { $0.kind == .refund || $0.kind == .revoke }

@@ -23,8 +23,7 @@ import Testing
         try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
         _ = try await database.apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
-        try await database.adjust(
-            Adjustment(accountID: "a1", currency: "coins", amount: -80, reason: "spent in the shop"), now: t0)
+        try await database.adjust("a1", "coins", -80, reason: "spent in the shop", catalog: catalog, now: t0)
         try await database.acceptNewNotifications(["n1", "n2"])
         let refund = Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))
         let results = try await database.apply([refund, refund], catalog: catalog, now: t0.addingTimeInterval(60))
@@ -98,13 +97,12 @@ import Testing
         async throws
     {
         try await withTestDatabase(backend) { database in
-            // Given all 100 coins spent and 10 more owed (an operator's correction)
+            // Given all 100 coins spent and 10 more owed (an operator's correction, made while the policy allowed it)
             let catalog = Self.catalog(.clamp)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             _ = try await database.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
-            try await database.adjust(
-                Adjustment(accountID: "a1", currency: "coins", amount: -110, reason: "spent"), now: t0)
+            try await database.adjust("a1", "coins", -110, reason: "spent", catalog: Self.catalog(.allow), now: t0)
             try await database.acceptNewNotifications(["n1"])
 
             // When Apple refunds t1
@@ -116,7 +114,9 @@ import Testing
             let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": -10])
             #expect(account.ledger.prefix(2).map(\.amount) == [100, -100])
-            #expect(account.flags.map(\.amount) == [100])
+            // (the operator's correction flagged it below zero first; the refund's shortfall is 100)
+            #expect(account.flags.map(\.reason) == [.refundShortfall, .negativeBalance])
+            #expect(account.flags.map(\.amount) == [100, -10])
             #expect(try await database.audit() == [])
         }
     }

@@ -28,8 +28,7 @@ import Testing
                 purchases.append(purchase)
             }
             try await pipeline.database.adjust(
-                Adjustment(accountID: "consenting", currency: "coins", amount: -40, reason: "spent in the shop"),
-                now: Date())
+                "consenting", "coins", -40, reason: "spent in the shop", catalog: PipelineHarness.catalog, now: Date())
             let (status, consent) = try await pipeline.put(
                 "/v1/accounts/consenting/consumption-consent", ["consented": true])
             #expect(status == 200)

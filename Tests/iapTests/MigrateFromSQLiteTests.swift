@@ -31,8 +31,7 @@ import Testing
                 decidedAt: Date()))
         _ = try await database.apply(verdicts, catalog: Self.catalog, now: Date())
         try await database.adjust(
-            Adjustment(accountID: "player-1", currency: "coins", amount: -30, reason: "goodwill reversal"),
-            now: Date())
+            "player-1", "coins", -30, reason: "goodwill reversal", catalog: Self.catalog, now: Date())
     }
 
     @Test func aSQLiteHistoryIsCopiedWholeAndAuditedOnBothSides() async throws {
@@ -53,8 +52,7 @@ import Testing
             let account = try #require(try await target.account(id: "player-1"))
             #expect(account.balances == ["coins": 770])
             try await target.adjust(
-                Adjustment(accountID: "player-1", currency: "coins", amount: 5, reason: "after the move"),
-                now: Date())
+                "player-1", "coins", 5, reason: "after the move", catalog: Self.catalog, now: Date())
             #expect(try await target.audit() == [])
 
             // And a second copy into the now full database is refused, changing nothing

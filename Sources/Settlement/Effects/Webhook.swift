@@ -33,13 +33,17 @@ public enum WebhookType: String, Codable, Hashable, Sendable, CaseIterable {
     case subscriptionRenewed = "subscription.renewed"
     /// A subscription ended: its entitlement now expires at `expires_at`.
     case subscriptionExpired = "subscription.expired"
+    /// An operator granted (positive `amount`) or took back (negative) a currency by hand.
+    case accountAdjusted = "account.adjusted"
+    /// An operator granted an entitlement until `expires_at` by hand.
+    case entitlementGranted = "entitlement.granted"
 
     /// Events about one Apple transaction (rather than a receipt's end). Their `data` is
     /// `{transaction_id, original_transaction_id, product_id, currency, amount, entitlement,
     /// expires_at, notification_uuid}`, and their body carries `notification_id`.
     public var isTransactionEvent: Bool {
         switch self {
-        case .receiptCredited, .receiptRejected, .receiptDead: false
+        case .receiptCredited, .receiptRejected, .receiptDead, .accountAdjusted, .entitlementGranted: false
         case .purchaseRefunded, .purchaseRefundReversed, .subscriptionRenewed, .subscriptionExpired: true
         }
     }
@@ -50,12 +54,14 @@ public enum WebhookData: Hashable, Sendable, Encodable {
     case credited(CreditedData)
     case ended(EndedData)
     case transaction(TransactionEventData)
+    case adjusted(AdjustmentEventData)
 
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .credited(let data): try data.encode(to: encoder)
         case .ended(let data): try data.encode(to: encoder)
         case .transaction(let data): try data.encode(to: encoder)
+        case .adjusted(let data): try data.encode(to: encoder)
         }
     }
 }
@@ -189,4 +195,45 @@ public enum TransactionOutcome: String, Codable, Hashable, Sendable, CaseIterabl
     /// A renewal of a subscription another account bought first: credited to that account,
     /// not to this receipt's (renewals follow the original transaction, not the client).
     case boundToAnotherAccount = "bound_to_another_account"
+}
+
+/// `data` of `account.adjusted` (`currency`, signed `amount`, the `balance` after it and
+/// what was `written_off` under policy `clamp`) and `entitlement.granted` (`entitlement`,
+/// `expires_at`); both carry `adjustment_id`, `reason` and `operator`.
+public struct AdjustmentEventData: Hashable, Sendable, Encodable {
+    public var adjustmentID: String
+    public var currency: String?
+    public var amount: Int?
+    public var balance: Int?
+    public var writtenOff: Int?
+    public var entitlement: String?
+    public var expiresAt: Date?
+    public var reason: String
+    public var operatorName: String
+
+    public init(
+        adjustmentID: String, currency: String? = nil, amount: Int? = nil, balance: Int? = nil,
+        writtenOff: Int? = nil, entitlement: String? = nil, expiresAt: Date? = nil, reason: String,
+        operatorName: String
+    ) {
+        self.adjustmentID = adjustmentID
+        self.currency = currency
+        self.amount = amount
+        self.balance = balance
+        self.writtenOff = writtenOff
+        self.entitlement = entitlement
+        self.expiresAt = expiresAt
+        self.reason = reason
+        self.operatorName = operatorName
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case adjustmentID = "adjustment_id"
+        case currency, amount, balance
+        case writtenOff = "written_off"
+        case entitlement
+        case expiresAt = "expires_at"
+        case reason
+        case operatorName = "operator"
+    }
 }

@@ -45,7 +45,9 @@ public struct SettlementEngine: Sendable {
             try Self.check(transaction)
             return Decision(reason: "consumption_request", accountID: state.known?.accountID ?? state.bound?.accountID)
         case .adjustment(let adjustment):
-            return try adjust(adjustment)
+            return try adjust(adjustment, state: state)
+        case .entitlementGrant(let grant):
+            return try entitle(grant, state: state)
         }
     }
 
@@ -59,6 +61,8 @@ public struct SettlementEngine: Sendable {
             ids.append(accountID)
         case .adjustment(let adjustment):
             ids.append(adjustment.accountID)
+        case .entitlementGrant(let grant):
+            ids.append(grant.accountID)
         default:
             break
         }
@@ -83,24 +87,5 @@ public struct SettlementEngine: Sendable {
             throw SettlementRefusal(
                 "transaction \(transaction.transactionID): revocation percentage \(share) is not within 0...100000")
         }
-    }
-
-    /// An operator's correction: one `adjustment` entry.
-    private func adjust(_ adjustment: Adjustment) throws(SettlementRefusal) -> Decision {
-        guard !adjustment.accountID.isEmpty else { throw SettlementRefusal("an adjustment names no account") }
-        guard !adjustment.currency.isEmpty else { throw SettlementRefusal("an adjustment names no currency") }
-        guard adjustment.amount != 0 else { throw SettlementRefusal("an adjustment of 0 changes nothing") }
-        guard !adjustment.reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw SettlementRefusal("an adjustment needs a reason")
-        }
-        var decision = Decision(accountID: adjustment.accountID)
-        decision.effects = [
-            .openAccount(adjustment.accountID),
-            .post(
-                LedgerPosting(
-                    accountID: adjustment.accountID, currency: adjustment.currency, amount: adjustment.amount,
-                    kind: .adjustment, receiptID: nil, notificationID: nil, transactionID: nil)),
-        ]
-        return decision
     }
 }

@@ -21,6 +21,8 @@ public enum SettlementEvent: Hashable, Sendable {
     case consumptionRequest(VerifiedTransaction, cause: Cause)
     /// An operator moves a balance by hand.
     case adjustment(Adjustment)
+    /// An operator grants an entitlement until a date.
+    case entitlementGrant(EntitlementGrant)
 
     /// Who reported a verified transaction: the claim decides how its account is chosen.
     public enum Source: Hashable, Sendable {
@@ -85,19 +87,50 @@ public enum TakeBackKind: String, Hashable, Sendable {
     var state: TransactionState { self == .refund ? .refunded : .revoked }
 }
 
-/// An operator's correction of a balance.
+/// An operator's correction of a balance: a grant (positive) or a revoke (negative).
 public struct Adjustment: Hashable, Sendable {
+    /// The adjustment's own id: its ledger entries carry `adjustment:<id>` as their
+    /// transaction, so one adjustment is posted once.
+    public var id: String
     public var accountID: String
     public var currency: String
     /// Signed: positive credits, negative debits.
     public var amount: Int
     public var reason: String
+    /// Who did it: an operator's name, on the record and in the webhook.
+    public var operatorName: String
 
-    public init(accountID: String, currency: String, amount: Int, reason: String) {
+    public init(id: String, accountID: String, currency: String, amount: Int, reason: String, operatorName: String) {
+        self.id = id
         self.accountID = accountID
         self.currency = currency
         self.amount = amount
         self.reason = reason
+        self.operatorName = operatorName
+    }
+
+    /// The transaction id its ledger entries and flags carry.
+    public var ledgerTag: String { "adjustment:\(id)" }
+}
+
+/// An operator's grant of an entitlement until a date (a date passed ends it).
+public struct EntitlementGrant: Hashable, Sendable {
+    public var id: String
+    public var accountID: String
+    public var entitlement: String
+    public var until: Date
+    public var reason: String
+    public var operatorName: String
+
+    public init(
+        id: String, accountID: String, entitlement: String, until: Date, reason: String, operatorName: String
+    ) {
+        self.id = id
+        self.accountID = accountID
+        self.entitlement = entitlement
+        self.until = until
+        self.reason = reason
+        self.operatorName = operatorName
     }
 }
 
@@ -109,7 +142,7 @@ extension SettlementEvent {
             .refundReversed(let transaction, _), .expired(let transaction, _), .gracePeriod(let transaction, _, _),
             .consumptionRequest(let transaction, _):
             transaction
-        case .adjustment:
+        case .adjustment, .entitlementGrant:
             nil
         }
     }
@@ -119,6 +152,7 @@ extension SettlementEvent {
     public var mayDebit: Bool {
         switch self {
         case .takenBack: true
+        case .adjustment: true  // its webhook tells the balance after it
         case .transactionVerified(let transaction, _): transaction.cancellationDate != nil
         default: false
         }

@@ -42,13 +42,4 @@ public struct SettlementStore: Sendable {
                 + verdicts.compactMap { $0.accountID.isEmpty ? nil : "account:\($0.accountID)" })
         return try VerdictApplier(db: db, catalog: catalog, now: now).apply(verdicts)
     }
-
-    /// An operator's correction of a balance: one `adjustment` ledger entry, in one transaction.
-    /// - Throws: ``SettlementRefusal`` for an empty account, currency or reason, or an amount of 0.
-    public func adjust(_ adjustment: Adjustment, now: Date) async throws {
-        try await database.transaction { db in
-            let applier = VerdictApplier(db: db, catalog: Catalog(products: []), now: now)
-            _ = try applier.settle(.adjustment(adjustment))
-        }
-    }
 }

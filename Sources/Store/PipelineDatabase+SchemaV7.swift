@@ -1,0 +1,96 @@
+import GRDB
+
+extension PipelineDatabase {
+    /// v7: `manual_adjustments`, an operator's grants and revokes (``AdjustmentStore``): the
+    /// currency and signed amount, or the entitlement and its end; the reason, the operator,
+    /// the balance after and what policy `clamp` wrote off. Its ledger entries carry
+    /// `adjustment:<id>` as their transaction. The idempotency key is unique: a double
+    /// click counts once. The outbox's `type` check gains `account.adjusted` and
+    /// `entitlement.granted` (SQLite cannot alter a check: the table is rebuilt, rowids kept).
+    static func createV7(_ db: Database) throws {
+        try rebuildOutboxForManualWebhooks(db)
+        try db.create(table: "manual_adjustments") { t in
+            t.primaryKey("id", .text)
+            t.column("idempotency_key", .text).notNull().unique()
+            t.column("account_id", .text).notNull().references("accounts")
+            t.column("kind", .text).notNull().check(sql: "kind IN ('currency', 'entitlement')")
+            t.column("currency", .text)
+            t.column("amount", .integer)
+            t.column("entitlement", .text)
+            t.column("expires_at", .datetime)
+            t.column("reason", .text).notNull().check(sql: "length(trim(reason)) > 0")
+            t.column("operator", .text).notNull().check(sql: "length(operator) > 0")
+            t.column("balance", .integer)
+            t.column("written_off", .integer)
+            t.column("created_at", .datetime).notNull()
+            t.check(sql: "kind <> 'currency' OR (currency IS NOT NULL AND amount IS NOT NULL AND amount <> 0)")
+            t.check(sql: "kind <> 'entitlement' OR (entitlement IS NOT NULL AND expires_at IS NOT NULL)")
+        }
+        try db.create(
+            index: "manual_adjustments_on_account", on: "manual_adjustments", columns: ["account_id", "created_at"])
+    }
+}
+
+extension PipelineDatabase {
+    private static func rebuildOutboxForManualWebhooks(_ db: Database) throws {
+        let table =
+            try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'notification_outbox'") ?? ""
+        let old = "'subscription.renewed', 'subscription.expired')"
+        guard table.contains(old) else { throw DatabaseError(message: "notification_outbox is not as v6 left it") }
+        let rebuilt = table.replacingOccurrences(
+            of: old, with: "'subscription.renewed', 'subscription.expired', 'account.adjusted', 'entitlement.granted')"
+        ).replacingOccurrences(
+            of: "CREATE TABLE \"notification_outbox\"", with: "CREATE TABLE \"notification_outbox_v7\""
+        )
+        .replacingOccurrences(of: "CREATE TABLE notification_outbox", with: "CREATE TABLE notification_outbox_v7")
+        let indexes = try String.fetchAll(
+            db,
+            sql:
+                "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notification_outbox' AND sql IS NOT NULL"
+        )
+        try db.execute(sql: rebuilt)
+        let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(notification_outbox)")
+            .map { (row: Row) -> String in row["name"] }.joined(separator: ", ")
+        // rowid breaks ties between webhooks due at the same moment: keep it.
+        try db.execute(
+            sql:
+                "INSERT INTO notification_outbox_v7 (rowid, \(columns)) SELECT rowid, \(columns) FROM notification_outbox"
+        )
+        try db.drop(table: "notification_outbox")
+        try db.rename(table: "notification_outbox_v7", to: "notification_outbox")
+        for index in indexes { try db.execute(sql: index) }
+    }
+}
+
+extension PostgresSchema {
+    /// SQLite's v7: `manual_adjustments`.
+    static let version4: [String] = [
+        "ALTER TABLE notification_outbox DROP CONSTRAINT notification_outbox_type_check",
+        """
+        ALTER TABLE notification_outbox ADD CONSTRAINT notification_outbox_type_check
+          CHECK (type IN ('receipt.credited', 'receipt.rejected', 'receipt.dead', 'purchase.refunded',
+            'purchase.refund_reversed', 'subscription.renewed', 'subscription.expired', 'account.adjusted',
+            'entitlement.granted'))
+        """,
+        """
+        CREATE TABLE manual_adjustments (
+          id TEXT PRIMARY KEY,
+          idempotency_key TEXT NOT NULL UNIQUE,
+          account_id TEXT NOT NULL REFERENCES accounts(id),
+          kind TEXT NOT NULL CHECK (kind IN ('currency', 'entitlement')),
+          currency TEXT,
+          amount BIGINT,
+          entitlement TEXT,
+          expires_at TIMESTAMPTZ,
+          reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+          operator TEXT NOT NULL CHECK (length(operator) > 0),
+          balance BIGINT,
+          written_off BIGINT,
+          created_at TIMESTAMPTZ NOT NULL,
+          CHECK (kind <> 'currency' OR (currency IS NOT NULL AND amount IS NOT NULL AND amount <> 0)),
+          CHECK (kind <> 'entitlement' OR (entitlement IS NOT NULL AND expires_at IS NOT NULL)))
+        """,
+        "CREATE INDEX manual_adjustments_on_account ON manual_adjustments (account_id, created_at)",
+    ]
+}
