@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import PipelineCore
 import Store
 
 /// The operators' web console under `/console`, served by the intake: queue depths,
@@ -25,6 +26,8 @@ public struct OperatorConsole: Sendable {
     let configuration: ConsoleConfiguration
     let review: DeadLetterReview
     let database: any SQLDatabase
+    /// What operators may grant: its currencies and entitlements.
+    let catalog: Catalog
     let logger: Logger
     let now: @Sendable () -> Date
     /// Failed logins per client address and operator name.
@@ -33,12 +36,13 @@ public struct OperatorConsole: Sendable {
     let revocations = SessionRevocations()
 
     public init(
-        configuration: ConsoleConfiguration, review: DeadLetterReview, database: any SQLDatabase, logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        configuration: ConsoleConfiguration, review: DeadLetterReview, database: any SQLDatabase, catalog: Catalog,
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
         self.review = review
         self.database = database
+        self.catalog = catalog
         self.logger = logger
         self.now = now
         self.throttle = LoginThrottle(policy: configuration.loginThrottle)
@@ -77,6 +81,20 @@ public struct OperatorConsole: Sendable {
         }
         console.get("receipts") { request, _ in
             try await page(request) { try await search($0, FormValues(request.uri.query).text("q")) }
+        }
+        console.get("accounts") { request, _ in
+            try await page(request) { try await accountSearch($0, FormValues(request.uri.query).text("q")) }
+        }
+        console.get("accounts/:id") { request, context in
+            try await page(request) {
+                try await accountPage(
+                    $0, id: context.parameters.get("id") ?? "", query: FormValues(request.uri.query))
+            }
+        }
+        console.post("accounts/:id/adjust") { request, context in
+            try await change(request) { session, form in
+                try await adjust(session, accountID: context.parameters.get("id") ?? "", form)
+            }
         }
     }
 
@@ -156,6 +174,16 @@ public struct OperatorConsole: Sendable {
         if let error = error as? FilterError {
             return .problem(
                 .badRequest, title: "Bad filter", message: "\(error). Nothing was changed.",
+                operatorName: session.operatorName, csrf: csrf)
+        }
+        if let refusal = error as? AdjustmentStore.Refusal {
+            let status: HTTPResponse.Status =
+                switch refusal {
+                case .refused: .unprocessableContent
+                case .keyReused: .conflict
+                }
+            return .problem(
+                status, title: "Not done", message: "\(refusal). Nothing was changed.",
                 operatorName: session.operatorName, csrf: csrf)
         }
         if let error = error as? PublishError {

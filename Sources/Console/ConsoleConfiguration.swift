@@ -5,10 +5,18 @@ import PipelineCore
 /// Who may use the console: operators with their own secrets, apart from the backend's
 /// API tokens. With no operator the console is disabled (it answers 503), never open.
 public struct ConsoleConfiguration: Sendable {
-    /// An operator: a name (recorded on replays and discards) and the digest of a secret.
+    /// An operator: a name (recorded on replays, discards and adjustments), the digest of a
+    /// secret, and what more than reviewing the operator may do.
     public struct Operator: Sendable {
         public var name: String
+        public var roles: Set<Role>
         var secretDigest: [UInt8]
+    }
+
+    /// A permission beyond reviewing and replaying.
+    public enum Role: String, Sendable, CaseIterable {
+        /// Grant and take back currency and entitlements (``AdjustmentStore``).
+        case adjust
     }
 
     public var operators: [Operator]
@@ -25,11 +33,13 @@ public struct ConsoleConfiguration: Sendable {
 
     var signingKey: SymmetricKey { SymmetricKey(data: signingKeyBytes) }
 
-    /// - Parameter operators: `(name, secret)` pairs; names of `A-Za-z0-9._-`, secrets of at least 16 characters.
+    /// - Parameters:
+    ///   - operators: `(name, secret)` pairs; names of `A-Za-z0-9._-`, secrets of at least 16 characters.
+    ///   - roles: Each operator's roles, by name; none by default (read-only for money).
     ///   - secureCookie: whether the cookie is `Secure`; ``secureCookie(environment:)`` reads the setting.
     public init(
-        operators: [(name: String, secret: String)], sessionLifetime: TimeInterval = 8 * 3600,
-        secureCookie: Bool = false
+        operators: [(name: String, secret: String)], roles: [String: Set<Role>] = [:],
+        sessionLifetime: TimeInterval = 8 * 3600, secureCookie: Bool = false
     ) throws(SettingError) {
         var seen: Set<String> = []
         for (name, secret) in operators {
@@ -50,7 +60,9 @@ public struct ConsoleConfiguration: Sendable {
             }
         }
         self.operators = operators.map {
-            Operator(name: $0.name, secretDigest: Array(SHA256.hash(data: Array($0.secret.utf8))))
+            Operator(
+                name: $0.name, roles: roles[$0.name] ?? [],
+                secretDigest: Array(SHA256.hash(data: Array($0.secret.utf8))))
         }
         self.sessionLifetime = sessionLifetime
         self.secureCookie = secureCookie
@@ -58,17 +70,36 @@ public struct ConsoleConfiguration: Sendable {
         self.signingKeyBytes = Array(SHA256.hash(data: Array(("iap-console-session-v1\n" + material).utf8)))
     }
 
-    /// Reads `IAP_CONSOLE_OPERATORS` ("alice:secret,bob:secret"); unset or empty disables the console.
+    /// Reads `IAP_CONSOLE_OPERATORS` ("alice:secret:adjust,bob:secret"): name, secret and,
+    /// after a last colon, roles joined by `+` (a trailing part that names no role is part of
+    /// the secret); unset or empty disables the console.
     public init(environment env: EnvironmentReader) throws(SettingError) {
         var pairs: [(String, String)] = []
+        var roles: [String: Set<Role>] = [:]
         for entry in env.list("IAP_CONSOLE_OPERATORS") {
             guard let colon = entry.firstIndex(of: ":") else {
                 throw SettingError(
-                    variable: "IAP_CONSOLE_OPERATORS", problem: "each entry is name:secret (one has no ':')")
+                    variable: "IAP_CONSOLE_OPERATORS", problem: "each entry is name:secret[:roles] (one has no ':')")
             }
-            pairs.append((String(entry[..<colon]), String(entry[entry.index(after: colon)...])))
+            let name = String(entry[..<colon])
+            var secret = String(entry[entry.index(after: colon)...])
+            if let last = secret.lastIndex(of: ":") {
+                let named = secret[secret.index(after: last)...].split(separator: "+").map {
+                    Role(rawValue: String($0))
+                }
+                if !named.isEmpty, named.allSatisfy({ $0 != nil }) {
+                    roles[name] = Set(named.compactMap { $0 })
+                    secret = String(secret[..<last])
+                }
+            }
+            pairs.append((name, secret))
         }
-        try self.init(operators: pairs, secureCookie: try Self.secureCookie(environment: env))
+        try self.init(operators: pairs, roles: roles, secureCookie: try Self.secureCookie(environment: env))
+    }
+
+    /// Whether the operator so named has `role`.
+    public func may(_ role: Role, _ operatorName: String) -> Bool {
+        operators.contains { $0.name == operatorName && $0.roles.contains(role) }
     }
 
     /// `IAP_CONSOLE_SECURE_COOKIE`; by default on, unless `IAP_HTTP_HOST` is a loopback

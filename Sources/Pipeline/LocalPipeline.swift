@@ -131,7 +131,7 @@ public struct LocalPipeline: Sendable {
                 configuration: consoleConfiguration,
                 review: DeadLetterReview(
                     store: DeadLetterStore(database), connection: intakeConnection, topology: configuration.topology),
-                database: database, logger: logger)
+                database: database, catalog: configuration.catalog, logger: logger)
             intake.additionalRoutes = { console.register(on: $0) }
         }
         var services: [any Service] = [

@@ -52,7 +52,8 @@ import Testing
             configuration: configuration,
             review: DeadLetterReview(
                 store: DeadLetterStore(database), connection: connection, topology: PipelineTopology(prefix: "unused")),
-            database: database, logger: Logger(label: "console") { _ in LogLines.Handler(sink: lines) })
+            database: database, catalog: Catalog(products: []),
+            logger: Logger(label: "console") { _ in LogLines.Handler(sink: lines) })
         var intake = Intake(
             configuration: IntakeConfiguration(port: 0, apiTokens: ["console-doors-token-0123"]), database: database,
             catalog: Catalog(products: []), connection: connection, topology: PipelineTopology(prefix: "unused"),

@@ -39,8 +39,10 @@ import Testing
     }
 
     /// Logs in; returns the session cookie (`name=value`).
-    func logIn(_ pipeline: PipelineHarness) async throws -> String {
-        let response = try await post("/console/login", form: ["name": "alice", "secret": Self.secret], pipeline)
+    func logIn(_ pipeline: PipelineHarness, as name: String = "alice", secret: String = Self.secret) async throws
+        -> String
+    {
+        let response = try await post("/console/login", form: ["name": name, "secret": secret], pipeline)
         #expect(response.status == 303)
         let setCookie = try #require(response.header("Set-Cookie"))
         #expect(setCookie.contains("HttpOnly"))

@@ -13,8 +13,8 @@ extension AppStoreServerAPIClient {
     /// Books the call's turn in its budget and sleeps until it comes (not a spin: one timer).
     ///
     /// A turn is a moment every other process stays clear of, so a call that wakes more than
-    /// ``turnTolerance`` after its turn (a busy machine) books another rather than go late
-    /// into someone else's.
+    /// the budget's ``CallBudget/latenessMicros`` after its turn (a very busy machine) books
+    /// another rather than go late into someone else's.
     /// - Throws: ``AppStoreServerAPIError/Code/overBudget`` when the turn is more than
     ///   ``Configuration/maxRetryAfter`` away (with when to come back), no turn could be
     ///   kept, or the budget cannot be read; a cancellation while waiting as the transport's
@@ -46,7 +46,7 @@ extension AppStoreServerAPIClient {
                     }
                 }
                 let late = clock() - at
-                guard late > Self.turnTolerance.microseconds else { return }
+                guard late > budget.latenessMicros else { return }
                 logger.debug(
                     "App Store Server API: woke too late for the turn, booking another",
                     metadata: ["call": "\(endpoint)", "late_ms": "\(late / 1000)"])
@@ -57,10 +57,6 @@ extension AppStoreServerAPIClient {
         }
         throw overBudget(endpoint, at: environment, after: .seconds(1), "woke too late for three turns in a row")
     }
-
-    /// How late after its turn a call may still go: a fraction of Apple's 20 ms spacing at
-    /// 50 calls a second, so that late calls never crowd a second.
-    static let turnTolerance: Duration = .milliseconds(10)
 
     private func overBudget(
         _ endpoint: AppStoreServerAPIEndpoint, at environment: AppStoreServerAPIEnvironment, after wait: Duration,

@@ -17,6 +17,18 @@ import Foundation
 /// ```
 public struct Catalog: Codable, Hashable, Sendable {
     public var products: [Product]
+
+    /// Every currency a product grants, bonuses included: what an operator may adjust.
+    public var currencies: Set<String> {
+        Set(
+            products.flatMap { product in
+                [product.grant?.currency, product.rules?.firstPurchase?.bonus?.currency].compactMap { $0 }
+            })
+    }
+
+    /// Every entitlement a product grants.
+    public var entitlements: Set<String> { Set(products.compactMap(\.entitlement)) }
+
     /// The IANA time zone whose days the daily limits count; UTC when omitted.
     public var rawTimeZone: String?
     /// `allow` or `clamp`: see ``negativeBalance``.

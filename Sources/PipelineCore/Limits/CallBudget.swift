@@ -37,6 +37,12 @@ public struct CallBudget: Hashable, Sendable, CustomStringConvertible {
     /// The time between two calls, in microseconds (rounded up, so never faster than the rate).
     public var spacingMicros: Int64 { Int64((1_000_000 / perSecond).rounded(.up)) }
 
+    /// How late after its turn a call may still go. Calls booked at `perSecond` and each
+    /// delayed by at most `d` put at most `perSecond × (1 + d) + 1` calls in any second, under
+    /// `limit` while `d < limit / perSecond - 1`: half of that headroom (55 ms at a 90 %
+    /// share) keeps a busy machine's late wake-ups from crowding a second.
+    public var latenessMicros: Int64 { Int64(max(0, (limit / perSecond - 1) / 2) * 1_000_000) }
+
     public var description: String { "\(name) \(perSecond)/s of \(limit)" }
 
     /// What is stored of a budget: when the next call may go, and until when nobody may call

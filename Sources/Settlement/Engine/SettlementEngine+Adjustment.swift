@@ -22,10 +22,10 @@ extension SettlementEngine {
         try Self.checkManual(
             id: adjustment.id, accountID: adjustment.accountID, reason: adjustment.reason,
             operatorName: adjustment.operatorName, state: state)
-        guard catalogCurrencies.contains(adjustment.currency) else {
+        guard catalog.currencies.contains(adjustment.currency) else {
             throw SettlementRefusal(
                 "no product grants the currency '\(adjustment.currency)' (known: "
-                    + catalogCurrencies.sorted().joined(separator: ", ") + ")")
+                    + catalog.currencies.sorted().joined(separator: ", ") + ")")
         }
         guard adjustment.amount.magnitude <= Self.largestAdjustment.magnitude else {
             throw SettlementRefusal("an adjustment of \(adjustment.amount) is beyond \(Self.largestAdjustment)")
@@ -69,7 +69,7 @@ extension SettlementEngine {
         try Self.checkManual(
             id: grant.id, accountID: grant.accountID, reason: grant.reason, operatorName: grant.operatorName,
             state: state)
-        let known = Set(catalog.products.compactMap(\.entitlement))
+        let known = catalog.entitlements
         guard known.contains(grant.entitlement) else {
             throw SettlementRefusal(
                 "no product grants the entitlement '\(grant.entitlement)' (known: "
@@ -88,14 +88,6 @@ extension SettlementEngine {
                             reason: grant.reason, operatorName: grant.operatorName)))),
         ]
         return decision
-    }
-
-    /// Every currency a product of the catalog grants, bonuses included.
-    var catalogCurrencies: Set<String> {
-        Set(
-            catalog.products.flatMap { product in
-                [product.grant?.currency, product.rules?.firstPurchase?.bonus?.currency].compactMap { $0 }
-            })
     }
 
     private static func checkManual(

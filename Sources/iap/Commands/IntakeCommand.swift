@@ -34,7 +34,7 @@ extension IAP {
                 configuration: consoleConfiguration,
                 review: DeadLetterReview(
                     store: DeadLetterStore(database), connection: connection, topology: settings.topology),
-                database: database, logger: settings.logger("console"))
+                database: database, catalog: catalog, logger: settings.logger("console"))
             intake.additionalRoutes = { console.register(on: $0) }
             // The intake serves its own /metrics: no admin server.
             let operations = settings.operationsServices(

@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+import PipelineCore
+import Store
+
+extension IAP {
+    /// `iap account show|adjust|entitle`: an account's story, and an operator's grants and
+    /// revokes on the record.
+    struct Account: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an account's story; grant or take back currency, grant an entitlement.",
+            subcommands: [Show.self, Adjust.self, Entitle.self])
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "An account's balances, entitlements, timeline and webhooks.",
+                discussion:
+                    "ID is an account id, or any id that leads to one: a receipt, a notification, an Apple (original) transaction, an order, an appAccountToken."
+            )
+
+            @Argument(help: "The account, or an id that leads to it.") var id: String
+            @Flag(help: "Print JSON.") var json = false
+
+            func run() async throws {
+                let database = try await DlqContext().database
+                let history = AccountHistoryStore(database)
+                let found = try await history.accounts(matching: id)
+                guard !found.isEmpty else { throw DlqFailure("no account found for '\(id.prefix(64))'") }
+                if found.count > 1, !found.contains(id) {
+                    throw DlqFailure(
+                        "'\(id.prefix(64))' leads to \(found.count) accounts: \(found.joined(separator: ", ")); show one of them"
+                    )
+                }
+                let accountID = found.contains(id) ? id : found[0]
+                guard let story = try await history.story(of: accountID, now: Date()) else {
+                    throw DlqFailure("no account \(accountID)")
+                }
+                if json { return try WebhooksOutput.printJSON(story) }
+                print(AccountOutput.text(story))
+            }
+        }
+
+        /// What `adjust` and `entitle` share: the account, the reason, the operator, the key.
+        struct Common: ParsableArguments {
+            @Argument(help: "The account's id.") var id: String
+            @Option(help: "Why (kept on the record, sent in the webhook).") var reason: String?
+            @Option(help: "The operator's name; $USER by default.") var by: String?
+            @Option(help: "The same key again counts once; a fresh one by default.") var idempotencyKey: String?
+            @Flag(help: "Print JSON.") var json = false
+
+            func apply(currency: String?, amount: String?, entitlement: String?, until: String?) async throws {
+                let name = try operatorName(by)
+                let request: AdjustmentStore.Request
+                do {
+                    request = try .parse(
+                        accountID: id, currency: currency, amount: amount, entitlement: entitlement, until: until,
+                        reason: reason, operatorName: name,
+                        idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
+                } catch { throw ValidationError(error.description) }
+                let context = try await DlqContext()
+                let catalog = try context.settings.catalog(logger: context.settings.logger("account"))
+                let record: AdjustmentStore.Record
+                do {
+                    record = try await AdjustmentStore(context.database).apply(request, catalog: catalog, now: Date())
+                } catch let refusal as AdjustmentStore.Refusal {
+                    throw DlqFailure("refused, nothing changed: \(refusal)")
+                }
+                if json { return try WebhooksOutput.printJSON(AccountOutput.Adjusted(record)) }
+                print(AccountOutput.text(record))
+            }
+        }
+
+        struct Adjust: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract:
+                    "Grant currency, or take it back with a negative amount (the catalog's negative_balance policy applies).",
+                discussion: "Example: iap account adjust player-1 --currency coins --amount 100 --reason \"goodwill\"")
+
+            @OptionGroup var common: Common
+            @Option(help: "The currency, as the catalog names it.") var currency: String
+            @Option(help: "Signed whole number: negative takes back.") var amount: String
+
+            func run() async throws {
+                try await common.apply(currency: currency, amount: amount, entitlement: nil, until: nil)
+            }
+        }
+
+        struct Entitle: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Grant an entitlement until a date.",
+                discussion:
+                    "Example: iap account entitle player-1 --entitlement vip --until 2026-12-31 --reason \"outage\"")
+
+            @OptionGroup var common: Common
+            @Option(help: "The entitlement, as the catalog names it.") var entitlement: String
+            @Option(help: "YYYY-MM-DD (midnight UTC) or an ISO 8601 date and time.") var until: String
+
+            func run() async throws {
+                try await common.apply(currency: nil, amount: nil, entitlement: entitlement, until: until)
+            }
+        }
+    }
+}
+
+/// How `iap account` prints.
+enum AccountOutput {
+    static func text(_ story: AccountStory) -> String {
+        let account = story.account
+        var lines = ["account \(account.accountID)"]
+        let balances = account.balances.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        lines.append("balances: " + (balances.isEmpty ? "none" : balances.joined(separator: ", ")))
+        let entitlements = account.entitlements.map { "\($0.name) until \(DlqOutput.time($0.expiresAt))" }
+        lines.append("entitlements: " + (entitlements.isEmpty ? "none" : entitlements.joined(separator: ", ")))
+        for flag in account.flags {
+            lines.append("flag: \(flag.reason.rawValue) \(flag.amount) \(flag.currency) (\(flag.transactionID))")
+        }
+        lines.append("\ntimeline, oldest first:")
+        lines.append(
+            DlqOutput.table(
+                ["WHEN", "WHAT", "", "ID"],
+                story.timeline.map { [DlqOutput.time($0.at), $0.kind.rawValue, $0.summary, $0.reference.id] },
+                maxWidth: 100))
+        lines.append("\nwebhooks, newest first:")
+        lines.append(
+            story.webhooks.isEmpty
+                ? "none"
+                : DlqOutput.table(
+                    ["WEBHOOK", "TYPE", "STATUS", "ATTEMPTS", "WRITTEN", "LAST ERROR"],
+                    story.webhooks.map {
+                        [
+                            $0.id, $0.type.rawValue, $0.status.rawValue, String($0.attempts),
+                            DlqOutput.time($0.createdAt), $0.lastError ?? "-",
+                        ]
+                    }))
+        return lines.joined(separator: "\n")
+    }
+
+    static func text(_ record: AdjustmentStore.Record) -> String {
+        let done: String =
+            switch record.change {
+            case .currency(let currency, let amount):
+                "\(amount > 0 ? "granted" : "took back") \(amount.magnitude) \(currency); balance \(record.balance.map(String.init) ?? "?")"
+                    + ((record.writtenOff ?? 0) > 0 ? ", \(record.writtenOff ?? 0) written off" : "")
+            case .entitlement(let name, let until): "granted \(name) until \(DlqOutput.time(until))"
+            }
+        return (record.replayed ? "already done (same idempotency key): " : "")
+            + "\(record.accountID): \(done) by \(record.operatorName) (adjustment \(record.id))"
+    }
+
+    /// The JSON `iap account adjust --json` prints.
+    struct Adjusted: Encodable {
+        var adjustmentID: String
+        var accountID: String
+        var currency: String?
+        var amount: Int?
+        var entitlement: String?
+        var expiresAt: Date?
+        var balance: Int?
+        var writtenOff: Int?
+        var reason: String
+        var by: String
+        var replayed: Bool
+
+        init(_ record: AdjustmentStore.Record) {
+            adjustmentID = record.id
+            accountID = record.accountID
+            switch record.change {
+            case .currency(let currency, let amount): (self.currency, self.amount) = (currency, amount)
+            case .entitlement(let name, let until): (entitlement, expiresAt) = (name, until)
+            }
+            balance = record.balance
+            writtenOff = record.writtenOff
+            reason = record.reason
+            by = record.operatorName
+            replayed = record.replayed
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case adjustmentID = "adjustment_id", accountID = "account_id", currency, amount, entitlement
+            case expiresAt = "expires_at", balance, writtenOff = "written_off", reason
+            case by = "operator", replayed
+        }
+    }
+}
