@@ -128,14 +128,15 @@ extension OperatorConsole {
             values.map { "<option value=\"\(HTML.escape($0))\">\(HTML.escape($0))</option>" }.joined()
         }
         let action = "/console/accounts/\(HTML.query(accountID))/adjust"
-        let key = HTML.hidden("key", UUID().uuidString.lowercased())
+        // One key per form and page view: a double click repeats it, another form does not.
+        func key() -> String { HTML.hidden("key", UUID().uuidString.lowercased()) }
         return """
-            <form method="post" action="\(action)" id="adjust">\(HTML.csrfField(csrf))\(key)\
+            <form method="post" action="\(action)" id="adjust">\(HTML.csrfField(csrf))\(key())\
             <label>Currency <select name="currency" id="currency">\(options(currencies))</select></label> \
             <label>Amount <input type="text" name="amount" id="amount" placeholder="100, or -100 to take back" size="12"></label> \
             <label>Reason <input type="text" name="reason" id="reason" size="40" required></label> \
             <button type="submit" id="grant">Grant currency</button></form>
-            <form method="post" action="\(action)" id="entitle">\(HTML.csrfField(csrf))\(key)\
+            <form method="post" action="\(action)" id="entitle">\(HTML.csrfField(csrf))\(key())\
             <label>Entitlement <select name="entitlement">\(options(entitlements))</select></label> \
             <label>Until <input type="date" name="until"></label> \
             <label>Reason <input type="text" name="reason" size="40" required></label> \

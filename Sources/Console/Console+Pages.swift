@@ -6,7 +6,7 @@ import Store
 
 extension OperatorConsole {
     /// Queue depths, throughput, and the open dead letters grouped by reason.
-    func overview(_ session: ConsoleSession) async throws -> ConsolePage {
+    func overview(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let depths = await review.queueDepths()
         let minute = try await ReceiptStore(database).throughput(since: now().addingTimeInterval(-60))
@@ -33,7 +33,7 @@ extension OperatorConsole {
         for (label, value) in figures {
             body += "<div class=\"card\"><b>\(value)</b>\(HTML.escape(label))</div>"
         }
-        body += "</div><h2>Queues</h2>"
+        body += "</div><h2>Activity</h2>" + (try await charts(query)) + "<h2>Queues</h2>"
         body += HTML.table(
             id: "queues", columns: [("queue", .text), ("messages", .num)],
             rows: depths.map { depth in
@@ -273,7 +273,9 @@ extension OperatorConsole {
                         (
                             "",
                             [
-                                .text(hit.kind.rawValue), .code(hit.id), .text(hit.accountID ?? ""), .text(hit.status),
+                                .text(hit.kind.rawValue), .code(hit.id),
+                                hit.accountID.map { .link($0, to: "/console/accounts/" + HTML.query($0)) } ?? .text(""),
+                                .text(hit.status),
                                 .text(hit.reason ?? ""), .number(hit.attempts), .time(hit.createdAt),
                                 .time(hit.updatedAt),
                             ]

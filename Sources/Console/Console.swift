@@ -51,7 +51,9 @@ public struct OperatorConsole: Sendable {
     /// Adds the console's routes under `/console`.
     public func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
         let console = router.group("console")
-        console.get { request, _ in try await page(request) { try await overview($0) } }
+        console.get { request, _ in
+            try await page(request) { try await overview($0, FormValues(request.uri.query)) }
+        }
         console.get("login") { request, _ in loginForm(request) }
         console.post("login") { request, context in
             try await login(request, from: context.remoteAddress?.ipAddress ?? "unknown")

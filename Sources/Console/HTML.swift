@@ -90,6 +90,10 @@ enum HTML {
         .notice{background:#e8f5e9;border:1px solid #a5d6a7;padding:.6em}.error{background:#ffebee;border:1px solid #ef9a9a;padding:.6em}
         .alert{background:#fdecea;border:1px solid #f5c2c0;padding:.6em 1em}.cards{display:flex;gap:1em;flex-wrap:wrap}.card{background:#fff;border:1px solid #e0e0e0;padding:.6em 1em;min-width:12em}
         .card b{font-size:1.4em;display:block}input[type=text],input[type=password],input[type=search]{padding:.25em}
+        .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:1em}
+        .chart{background:#fff;border:1px solid #e0e0e0;margin:0;padding:.5em .8em}.chart figcaption{font-weight:600}
+        .chart svg{width:100%;height:auto}.legend{list-style:none;padding:0;margin:.2em 0;font-size:.85em}
+        .legend li{display:inline-block;margin-right:1em}.legend span{display:inline-block;width:.8em;height:.8em;margin-right:.3em}
         code{font-size:.9em}td a,td code{word-break:break-all}td input[type=text]{width:9em;max-width:100%}
         """
 }

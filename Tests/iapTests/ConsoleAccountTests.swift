@@ -26,6 +26,37 @@ extension ConsoleTests {
         }
     }
 
+    @Test(arguments: TestBackend.allCases) func anOperatorFindsAnAccountAndGrantsCoinsInChromium(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend, console: Self.desk) { pipeline in
+            let data = pipeline.receipt(transactions: [(id: "browser-t1", product: "com.example.coins100")])
+            let (_, receiptID) = try await pipeline.submit(account: "browser-player", receiptData: data)
+            #expect(try await pipeline.finalStatus(try #require(receiptID))["status"] as? String == "credited")
+
+            let artifacts = FileManager.default.currentDirectoryPath + "/.build/artifacts"
+            try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("ConsoleBrowser/grant_on_account_page.py").path
+            let (status, output) = try await run(
+                "/usr/bin/python3",
+                [
+                    script, "--url", "http://127.0.0.1:\(pipeline.intakePort)", "--adjuster", "alice:\(Self.secret)",
+                    "--reader", "bob:\(Self.bobSecret)", "--transaction", "browser-t1", "--account", "browser-player",
+                    "--artifacts", artifacts,
+                ])
+            print("console account browser test:\n\(output)")
+            #expect(status == 0, "the browser script failed: \(output)")
+            #expect(FileManager.default.fileExists(atPath: artifacts + "/console-account-granted.png"))
+
+            // The grant is on the books once, with its operator, and the books still balance
+            #expect(try await pipeline.balance("browser-player") == 200)
+            let adjustments = try await AdjustmentStore(pipeline.database).adjustments(of: "browser-player")
+            #expect(adjustments.map(\.operatorName) == ["alice"])
+            #expect(try await pipeline.database.audit() == [])
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func anAdjusterGrantsOnceAndAReaderCannot(_ backend: TestBackend)
         async throws
     {

@@ -80,6 +80,15 @@ public enum SQLDialect: Sendable {
         case .postgres: "string_agg(\(argument), ',')"
         }
     }
+
+    /// A date column as the text of its UTC hour (`2026-11-25 14`) or day (`2026-11-25`),
+    /// to group by. SQLite keeps dates as `YYYY-MM-DD HH:MM:SS.SSS` in UTC.
+    public func truncated(_ column: String, toHour: Bool) -> String {
+        switch self {
+        case .sqlite: "substr(\(column), 1, \(toHour ? 13 : 10))"
+        case .postgres: "to_char(\(column) AT TIME ZONE 'UTC', '\(toHour ? "YYYY-MM-DD HH24" : "YYYY-MM-DD")')"
+        }
+    }
 }
 
 /// What a session throws, the same for both backends.

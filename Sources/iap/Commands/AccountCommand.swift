@@ -58,7 +58,10 @@ extension IAP {
                         idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
                 } catch { throw ValidationError(error.description) }
                 let context = try await DlqContext()
-                let catalog = try context.settings.catalog(logger: context.settings.logger("account"))
+                // The command's own output is its answer: the catalog's notices stay out of it.
+                var logger = context.settings.logger("account")
+                logger.logLevel = .error
+                let catalog = try context.settings.catalog(logger: logger)
                 let record: AdjustmentStore.Record
                 do {
                     record = try await AdjustmentStore(context.database).apply(request, catalog: catalog, now: Date())
@@ -78,7 +81,8 @@ extension IAP {
 
             @OptionGroup var common: Common
             @Option(help: "The currency, as the catalog names it.") var currency: String
-            @Option(help: "Signed whole number: negative takes back.") var amount: String
+            @Option(parsing: .unconditional, help: "Signed whole number: negative takes back (--amount -100).")
+            var amount: String
 
             func run() async throws {
                 try await common.apply(currency: currency, amount: amount, entitlement: nil, until: nil)

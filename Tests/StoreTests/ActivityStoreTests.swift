@@ -1,0 +1,58 @@
+import Foundation
+import PipelineCore
+import PipelineTesting
+import Store
+import Testing
+
+/// What the console's charts draw, bucketed by the hour and by the day on both backends.
+@Suite struct ActivityStoreTests {
+    /// 2025-06-15 15:06:40 UTC.
+    let t0 = Fixture.t0
+
+    @Test(arguments: TestBackend.allCases) func receiptsCreditsAndDeadLettersFallInTheirHourAndDay(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
+            let earlier = t0.addingTimeInterval(-2 * 3600)
+            try await database.acceptNew(
+                [Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")], now: earlier)
+            try await database.acceptNew(
+                [Fixture.receipt("r3", account: "a2"), Fixture.receipt("r4", account: "a2")],
+                now: t0.addingTimeInterval(-1800))
+            _ = try await database.apply(
+                [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: earlier)
+            _ = try await database.apply(
+                [
+                    Fixture.valid("r3", account: "a2", [Fixture.purchase("t3", product: Fixture.gems)]),
+                    Fixture.verdict(.rejected, "r4", account: "a2", reason: "invalid_receipt", attempts: 1),
+                ], catalog: Fixture.catalog, now: t0)
+            try await database.archive(
+                [DeadLetterTests.letter("d1", receipt: "r2", deadAt: t0.addingTimeInterval(-60))],
+                catalog: Fixture.catalog, now: t0)
+            // Older than either window: left out
+            try await database.acceptNew(
+                [Fixture.receipt("r0", account: "a0")], now: t0.addingTimeInterval(-40 * 86_400))
+
+            let day = try await ActivityStore(database).activity(.day, now: t0)
+            #expect(day.buckets.count == 24)
+            #expect(day.buckets.last == Date(timeIntervalSince1970: 1_749_999_600))  // 15:00
+            func values(_ series: [ActivityStore.Series], _ name: String) -> [Int] {
+                series.first { $0.name == name }?.values ?? []
+            }
+            // Receipts count where they were received: 13:00 is bucket 21, 14:00 bucket 22
+            #expect(day.receipts.map(\.name) == ["credited", "rejected", "dead"])
+            #expect(values(day.receipts, "credited").enumerated().filter { $1 > 0 }.map(\.offset) == [21, 22])
+            #expect(values(day.receipts, "dead")[21] == 1 && values(day.receipts, "rejected")[22] == 1)
+            #expect(values(day.credited, "coins")[21] == 100 && values(day.credited, "gems")[23] == 10)
+            #expect(day.deadLetters.map(\.name) == ["attempts_exhausted: http_503"])
+            #expect(values(day.deadLetters, "attempts_exhausted: http_503")[23] == 1)
+            #expect(day.refunds.isEmpty)
+
+            let month = try await ActivityStore(database).activity(.month, now: t0)
+            #expect(month.buckets.count == 30)
+            #expect(
+                values(month.receipts, "credited").last == 2 && values(month.receipts, "credited").reduce(0, +) == 2)
+            #expect(values(month.credited, "coins").last == 100)
+        }
+    }
+}
