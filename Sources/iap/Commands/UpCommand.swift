@@ -21,7 +21,8 @@ extension IAP {
             abstract: "Run intake, validator, fulfiller and notifier in one process (with an embedded stub store).")
 
         static let developmentToken = "dev-token-change-me-0001"
-        /// The console's operator when `IAP_CONSOLE_OPERATORS` is unset, like the token: local use only.
+        /// The console's operator when `IAP_CONSOLE_OPERATORS` is unset, like the token: local use
+        /// only. It may grant and take back, as a developer trying the support desk expects.
         static let developmentOperator = (name: "admin", secret: "dev-console-change-me")
 
         @Option(help: "Port of the embedded stub store (used when IAP_VERIFY_URL is unset).") var stubPort = 8090
@@ -69,7 +70,7 @@ extension IAP {
             configuration.console =
                 developmentConsole
                 ? try ConsoleConfiguration(
-                    operators: [Self.developmentOperator],
+                    operators: [Self.developmentOperator], roles: [Self.developmentOperator.name: [.adjust]],
                     secureCookie: try ConsoleConfiguration.secureCookie(environment: env))
                 : try ConsoleConfiguration(environment: env)
             configuration.metrics = MetricsBootstrap.prometheus()
