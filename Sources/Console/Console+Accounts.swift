@@ -83,23 +83,7 @@ extension OperatorConsole {
                     [.time(event.at), .text(event.kind.rawValue), .text(event.summary), Self.link(event.reference)]
                 )
             })
-        body += "<h2>Webhooks sent, newest first</h2>"
-        body += HTML.table(
-            id: "webhooks",
-            columns: [
-                ("webhook", .text), ("type", .text), ("status", .text), ("attempts", .num), ("last error", .text),
-                ("next attempt", .time), ("written", .time),
-            ],
-            rows: story.webhooks.map { webhook in
-                (
-                    "data-type=\"\(webhook.type.rawValue)\"",
-                    [
-                        .code(webhook.id), .text(webhook.type.rawValue), .text(webhook.status.rawValue),
-                        .number(webhook.attempts), .text(webhook.lastError ?? ""), .time(webhook.nextAttemptAt),
-                        .time(webhook.createdAt),
-                    ]
-                )
-            })
+        body += "<h2>Webhooks sent, newest first</h2>" + Self.webhookTable(story.webhooks)
         return ConsolePage(
             .ok, HTML.page(title: "Account \(id)", operatorName: session.operatorName, csrf: csrf, body: body))
     }

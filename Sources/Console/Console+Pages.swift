@@ -22,7 +22,8 @@ extension OperatorConsole {
                     "The webhook receiver has been failing since \(ISO8601DateFormatter().string(from: failing.since)): "
                         + "\(failing.waiting) webhook\(failing.waiting == 1 ? "" : "s") waiting or given up on"
                         + (failing.lastError.map { "; last error: \($0)" } ?? "") + ". ")
-                + "Review them with <code>iap webhooks list --status failed</code>.</p>"
+                + "Review them on <a href=\"/console/webhooks?status=failed\">the webhook log</a> or with "
+                + "<code>iap webhooks list --status failed</code>.</p>"
         }
         body += "<h2>Throughput</h2><div class=\"cards\">"
         let figures = [

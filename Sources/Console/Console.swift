@@ -84,6 +84,20 @@ public struct OperatorConsole: Sendable {
         console.get("receipts") { request, _ in
             try await page(request) { try await search($0, FormValues(request.uri.query).text("q")) }
         }
+        console.get("webhooks") { request, _ in
+            try await page(request) { try await webhookLog($0, FormValues(request.uri.query)) }
+        }
+        console.get("webhooks/:id") { request, context in
+            try await page(request) { try await webhook($0, id: context.parameters.get("id") ?? "") }
+        }
+        console.post("webhooks/:id/replay") { request, context in
+            try await change(request) { session, form in
+                try await replayWebhooks(session, id: context.parameters.get("id") ?? "", form)
+            }
+        }
+        console.post("webhooks/replay-failed") { request, _ in
+            try await change(request) { session, form in try await replayWebhooks(session, id: nil, form) }
+        }
         console.get("accounts") { request, _ in
             try await page(request) { try await accountSearch($0, FormValues(request.uri.query).text("q")) }
         }
@@ -256,7 +270,7 @@ public struct OperatorConsole: Sendable {
         return text
     }
 
-    private func notice(_ session: ConsoleSession, title: String, _ message: String) -> ConsolePage {
+    func notice(_ session: ConsoleSession, title: String, _ message: String) -> ConsolePage {
         ConsolePage(
             .ok,
             HTML.page(

@@ -41,7 +41,8 @@ enum HTML {
         if let operatorName {
             nav = """
                 <nav><a href="/console">Overview</a> <a href="/console/dead">Dead letters</a> \
-                <a href="/console/receipts">Receipts</a> <a href="/console/accounts">Accounts</a>
+                <a href="/console/receipts">Receipts</a> <a href="/console/accounts">Accounts</a> \
+                <a href="/console/webhooks">Webhooks</a>
                 <form method="post" action="/console/logout" class="inline right">\(csrfField(csrf))\
                 <span class="who">\(escape(operatorName))</span> <button type="submit">Log out</button></form></nav>
                 """
