@@ -10,8 +10,8 @@ import Testing
     @Test func callsPastTheRateWaitTheirTurnAndNoSecondHoldsMore() async throws {
         try await ServerAPIFixture.run({ $0.enforcesRateLimits = true }) { fixture in
             fixture.api.register(signedTransaction: jws("31"), transactionID: "31")
-            // Given a budget of 10 calls a second spent whole (the stub enforces Apple's 50)
-            let rates = AppStoreServerAPIRates(limits: ["getTransactionInfo": 10], share: 1)
+            // Given a limit of 10 calls a second, 90 % of it spent (the stub enforces Apple's 50)
+            let rates = AppStoreServerAPIRates(limits: ["getTransactionInfo": 10], share: 0.9)
             let client = try fixture.client(rates: rates)
             let start = ContinuousClock.now
             // When 25 calls start at once
@@ -21,9 +21,10 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            // Then they took about 2.4 s, at most 10 (plus the jitter of one) in any second
-            #expect(ContinuousClock.now - start >= .milliseconds(2_350))
-            #expect(fixture.api.stats.busiestSecond("production/getTransactionInfo") <= 11)
+            // Then they took about 24 / 9 s, never more than the limit in any second, even on a
+            // busy machine whose late wake-ups are let through
+            #expect(ContinuousClock.now - start >= .milliseconds(2_600))
+            #expect(fixture.api.stats.busiestSecond("production/getTransactionInfo") <= 10)
             #expect(fixture.api.stats.production.count(status: 200) == 25)
         }
     }
