@@ -106,9 +106,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "GooglePlay",
+            dependencies: [
+                "PipelineCore", "HTTPClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "StubStore",
             dependencies: [
-                "PipelineCore", "AppStore", "HTTPClient",
+                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -285,6 +294,11 @@ let package = Package(
         .testTarget(
             name: "FuzzTests",
             dependencies: ["AppStore", "StubStore", "PipelineCore", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GooglePlayTests",
+            dependencies: ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

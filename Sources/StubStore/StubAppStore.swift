@@ -27,6 +27,8 @@ public final class StubAppStore: Sendable {
     public let storeKit: StubStoreKit
     /// The App Store Server API this store also serves (`/inApps/...`, `/sandbox/inApps/...`).
     public let serverAPI: StubServerAPI
+    /// Google Play's token endpoint and Developer API, under `/google`.
+    public let googlePlay: StubGooglePlay
     private let state: Mutex<State>
     /// The PKCS #7 receipt authority, made on first use: RSA keys take a moment to generate.
     let pkcs7Authority = Mutex<ReceiptCertificateAuthority?>(nil)
@@ -49,6 +51,7 @@ public final class StubAppStore: Sendable {
         self.serverAPI = StubServerAPI(
             configuration: configuration.serverAPI, bundleID: configuration.bundleID, history: storeKit.history,
             now: configuration.now)
+        self.googlePlay = StubGooglePlay(now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PipelineCore
 
 /// A JSON Web Token that authorizes App Store Server API requests
 /// ([Generating JSON Web Tokens for API requests](https://developer.apple.com/documentation/appstoreserverapi/generating-json-web-tokens-for-api-requests)).
@@ -77,8 +78,8 @@ public struct AppStoreJWT: Hashable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Plain strings and integers always encode.
-        let headerPart = Self.base64URL((try? encoder.encode(header)) ?? Data())
-        let claimsPart = Self.base64URL((try? encoder.encode(claims)) ?? Data())
+        let headerPart = Base64URL.encode((try? encoder.encode(header)) ?? Data())
+        let claimsPart = Base64URL.encode((try? encoder.encode(claims)) ?? Data())
         let signingInput = headerPart + "." + claimsPart
         let signature: P256.Signing.ECDSASignature
         do {
@@ -88,7 +89,7 @@ public struct AppStoreJWT: Hashable, Sendable {
         }
         self.header = header
         self.claims = claims
-        self.token = signingInput + "." + Self.base64URL(signature.rawRepresentation)
+        self.token = signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 
     /// `lifetime` in whole seconds, if Apple would accept it.
@@ -103,11 +104,4 @@ public struct AppStoreJWT: Hashable, Sendable {
         return lifetime.components.seconds
     }
 
-    /// Base64url without padding (RFC 7515, section 2).
-    static func base64URL(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PipelineCore
 
 /// A compact JWS split and decoded; nothing about it is trusted yet.
 ///

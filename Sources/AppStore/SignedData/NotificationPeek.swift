@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// What an App Store Server Notification says about itself, read WITHOUT checking its
 /// signature: only to tell whether we already hold it. Nothing read here is applied: the

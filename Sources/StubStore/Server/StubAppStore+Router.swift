@@ -17,6 +17,7 @@ extension StubAppStore {
     /// - `GET /stub/stats`: ``StubStoreStats``
     /// - the App Store Server API at `/inApps/...` and `/sandbox/inApps/...`, with
     ///   `POST /stub/transactions` (see ``addServerAPIRoutes(to:)``)
+    /// - Google Play's token endpoint and Developer API under `/google` (see ``StubGooglePlay``)
     ///
     /// A `GET` of either verify URL is answered status `21000`, as Apple answers a request
     /// not made with `POST`.
@@ -44,6 +45,7 @@ extension StubAppStore {
                 body: .init(byteBuffer: ByteBuffer(bytes: self.receiptAuthority.rootDER)))
         }
         addServerAPIRoutes(to: router)
+        googlePlay.registerRoutes(on: router)
         return router
     }
 

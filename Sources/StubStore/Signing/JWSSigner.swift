@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import PipelineCore
 
 /// Signs payloads as the App Store does: compact JWS, ES256, header
 /// `{"alg":"ES256","x5c":[leaf, intermediate, root]}` with standard base64 DER certificates.

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import PipelineCore
 import Testing
 
 /// The payload models against Apple's decoded examples (`Vectors/models`), and their round trips.

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import PipelineCore
 import StubStore
 import Testing
 import X509

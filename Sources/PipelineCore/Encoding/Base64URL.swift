@@ -22,7 +22,7 @@ public enum Base64URL {
         decode(utf8: text.utf8)
     }
 
-    static func decode(utf8 text: some Collection<UInt8>) -> [UInt8]? {
+    public static func decode(utf8 text: some Collection<UInt8>) -> [UInt8]? {
         var standard = ""
         standard.reserveCapacity(text.count + 3)
         for byte in text {

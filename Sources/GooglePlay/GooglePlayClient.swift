@@ -1,0 +1,177 @@
+import Foundation
+import HTTPClient
+
+/// A client of the Google Play Developer API's purchases
+/// ([androidpublisher v3](https://developers.google.com/android-publisher/api-ref/rest)), or of
+/// any server that speaks it (the stub store).
+///
+/// Every call carries an access token of the service account, exchanged once and kept until
+/// five minutes before it expires; a `401` drops it and the call is tried once more with a
+/// fresh one. Failures are ``GooglePlayError``s that say whether to retry (and, for a `429`,
+/// when). A purchase read here is the truth: Google's notifications only say that something
+/// changed.
+///
+/// ```swift
+/// let play = try GooglePlayClient(account: GoogleServiceAccount(path: keyFile), httpClient: http)
+/// let purchase = try await play.productPurchase(packageName: "com.example.game", token: token)
+/// if purchase.isPurchased { ... }
+/// ```
+public final class GooglePlayClient: Sendable {
+    public struct Configuration: Sendable {
+        /// Where the API is: Google's, or the stub's.
+        public var apiURL: String
+        /// The limit on one call.
+        public var timeout: Duration
+
+        public init(apiURL: String = "https://androidpublisher.googleapis.com", timeout: Duration = .seconds(10)) {
+            self.apiURL = apiURL
+            self.timeout = timeout
+        }
+    }
+
+    public let configuration: Configuration
+    private let tokens: GoogleAccessTokens
+    private let http: CurlHTTPClient
+
+    /// - Parameters:
+    ///   - account: Whose tokens sign the calls.
+    ///   - httpClient: Shared, not owned: its owner shuts it down.
+    ///   - now: The clock, for the assertions and the tokens' expiry.
+    public init(
+        account: GoogleServiceAccount, configuration: Configuration = .init(), httpClient: CurlHTTPClient,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        var configuration = configuration
+        while configuration.apiURL.hasSuffix("/") { configuration.apiURL.removeLast() }
+        self.configuration = configuration
+        self.http = httpClient
+        self.tokens = GoogleAccessTokens(account: account, http: httpClient, now: now)
+    }
+
+    /// How many times a token was exchanged so far.
+    public var tokenExchanges: Int { get async { await tokens.exchanges } }
+
+    // MARK: One-time products
+
+    /// `purchases.productsv2.getproductpurchasev2`: a one-time product purchase.
+    public func productPurchase(packageName: String, token: String) async throws(GooglePlayError) -> ProductPurchaseV2 {
+        try await decode(
+            ProductPurchaseV2.self,
+            try await send("productsv2.get", .get, try path(packageName, "purchases/productsv2/tokens", token)))
+    }
+
+    /// `purchases.products.acknowledge`: tells Google the purchase was delivered (else it is
+    /// refunded after three days).
+    public func acknowledgeProduct(packageName: String, productID: String, token: String) async throws(GooglePlayError)
+    {
+        let path = try path(packageName, "purchases/products", productID, "tokens", token) + ":acknowledge"
+        _ = try await send("products.acknowledge", .post, path, body: "{}")
+    }
+
+    /// `purchases.products.consume`: a consumable's delivery, which also acknowledges it and
+    /// lets the player buy it again.
+    public func consumeProduct(packageName: String, productID: String, token: String) async throws(GooglePlayError) {
+        let path = try path(packageName, "purchases/products", productID, "tokens", token) + ":consume"
+        _ = try await send("products.consume", .post, path)
+    }
+
+    // MARK: Subscriptions
+
+    /// `purchases.subscriptionsv2.get`: a subscription's state and line items.
+    public func subscriptionPurchase(packageName: String, token: String) async throws(GooglePlayError)
+        -> SubscriptionPurchaseV2
+    {
+        try await decode(
+            SubscriptionPurchaseV2.self,
+            try await send(
+                "subscriptionsv2.get", .get, try path(packageName, "purchases/subscriptionsv2/tokens", token)))
+    }
+
+    /// `purchases.subscriptions.acknowledge`.
+    public func acknowledgeSubscription(packageName: String, subscriptionID: String, token: String)
+        async throws(GooglePlayError)
+    {
+        let path = try path(packageName, "purchases/subscriptions", subscriptionID, "tokens", token) + ":acknowledge"
+        _ = try await send("subscriptions.acknowledge", .post, path, body: "{}")
+    }
+
+    // MARK: Refunds and chargebacks
+
+    /// `purchases.voidedpurchases.list`: one page (up to 1,000) of purchases voided in
+    /// `start..<end` (Google keeps 30 days), subscriptions included.
+    public func voidedPurchases(packageName: String, start: Date, end: Date, pageToken: String? = nil)
+        async throws(GooglePlayError) -> VoidedPurchasesPage
+    {
+        var query = "?startTime=\(Int64(start.timeIntervalSince1970 * 1000))"
+        query += "&endTime=\(Int64(end.timeIntervalSince1970 * 1000))&maxResults=1000&type=1"
+        if let pageToken { query += "&token=" + Self.escape(pageToken) }
+        return try await decode(
+            VoidedPurchasesPage.self,
+            try await send("voidedpurchases.list", .get, try path(packageName, "purchases/voidedpurchases") + query))
+    }
+
+    // MARK: Exchange
+
+    private func path(_ packageName: String, _ parts: String...) throws(GooglePlayError) -> String {
+        guard (1...255).contains(packageName.count),
+            packageName.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_") })
+        else {
+            throw GooglePlayError(
+                .invalidRequest, call: "request", message: "'\(packageName.prefix(64))' is no package name")
+        }
+        var path = "/androidpublisher/v3/applications/" + packageName
+        for (index, part) in parts.enumerated() {
+            // Even parts are fixed segments; odd ones are ids from outside, escaped whole.
+            guard index % 2 == 0 || (1...4096).contains(part.count) else {
+                throw GooglePlayError(.invalidRequest, call: "request", message: "an id is empty or too long")
+            }
+            path += "/" + (index % 2 == 0 ? part : Self.escape(part))
+        }
+        return path
+    }
+
+    static func escape(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    private func send(_ call: String, _ method: HTTPRequest.Method, _ path: String, body: String? = nil)
+        async throws(GooglePlayError) -> HTTPResponse
+    {
+        for attempt in 0..<2 {
+            let token = try await tokens.token()
+            var headers = [(name: "Authorization", value: "Bearer \(token.value)")]
+            if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
+            let response: HTTPResponse
+            do {
+                response = try await http.execute(
+                    HTTPRequest(
+                        method: method, url: configuration.apiURL + path, headers: headers,
+                        body: body.map { Array($0.utf8) }, timeout: configuration.timeout))
+            } catch {
+                throw GooglePlayError(
+                    error.isRetryable ? .unavailable : .invalidRequest, call: call, message: error.description)
+            }
+            if response.isSuccess { return response }
+            // A token Google no longer takes (revoked, clock skew): one fresh exchange.
+            if response.status == 401, attempt == 0 {
+                await tokens.invalidate(token)
+                continue
+            }
+            throw GooglePlayError.from(
+                status: response.status, body: response.body, retryAfter: response.header("Retry-After"), call: call)
+        }
+        throw GooglePlayError(.unauthorized, call: call, message: "refused a fresh token")
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse) throws(GooglePlayError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: response.bodyData)
+        } catch {
+            throw GooglePlayError(
+                .malformedResponse, call: "\(T.self)", message: "the answer is not a \(T.self)", status: response.status
+            )
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A refunded, charged-back or revoked purchase, as `purchases.voidedpurchases.list` lists it.
+public struct VoidedPurchase: Codable, Hashable, Sendable {
+    public var kind: String?
+    public var purchaseToken: String
+    public var orderId: String?
+    /// Milliseconds since 1970, as a string: when the purchase was made.
+    public var purchaseTimeMillis: String?
+    /// When it was voided.
+    public var voidedTimeMillis: String?
+    /// 0 other, 1 remorse, 2 not received, 3 defective, 4 accidental, 5 fraud, 6 friendly
+    /// fraud, 7 chargeback.
+    public var voidedReason: Int?
+    /// 0 user, 1 developer, 2 Google.
+    public var voidedSource: Int?
+    /// 0 an in-app product, 1 a subscription.
+    public var voidedQuantity: Int?
+
+    public init(
+        purchaseToken: String, orderId: String?, voidedTimeMillis: String?, voidedReason: Int? = nil,
+        voidedSource: Int? = nil
+    ) {
+        self.kind = "androidpublisher#voidedPurchase"
+        self.purchaseToken = purchaseToken
+        self.orderId = orderId
+        self.voidedTimeMillis = voidedTimeMillis
+        self.voidedReason = voidedReason
+        self.voidedSource = voidedSource
+    }
+}
+
+/// One page of voided purchases; `tokenPagination.nextPageToken` asks for the next.
+public struct VoidedPurchasesPage: Codable, Hashable, Sendable {
+    public struct Pagination: Codable, Hashable, Sendable {
+        public var nextPageToken: String?
+
+        public init(nextPageToken: String?) { self.nextPageToken = nextPageToken }
+    }
+
+    public var voidedPurchases: [VoidedPurchase]
+    public var tokenPagination: Pagination?
+
+    public init(voidedPurchases: [VoidedPurchase], nextPageToken: String?) {
+        self.voidedPurchases = voidedPurchases
+        self.tokenPagination = nextPageToken.map { Pagination(nextPageToken: $0) }
+    }
+
+    enum CodingKeys: String, CodingKey { case voidedPurchases, tokenPagination }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        voidedPurchases = try container.decodeIfPresent([VoidedPurchase].self, forKey: .voidedPurchases) ?? []
+        tokenPagination = try container.decodeIfPresent(Pagination.self, forKey: .tokenPagination)
+    }
+}

@@ -1,0 +1,176 @@
+import Crypto
+import Foundation
+import GooglePlay
+import PipelineCore
+import Synchronization
+import _CryptoExtras
+
+/// Google Play's side, as the pipeline meets it: the OAuth token endpoint of a service
+/// account the stub made, and the Play Developer API's purchases (productsv2,
+/// subscriptionsv2, acknowledge, consume, voided purchases) over purchases registered here.
+///
+/// The token endpoint checks the assertion as Google does (RS256 by the account's key, its
+/// issuer, audience, scope and lifetime) and every API call checks the access token it
+/// issued, so a client that signs or sends wrongly fails here too.
+///
+/// ```swift
+/// let play = store.googlePlay
+/// let keyFile = play.serviceAccountJSON(baseURL: "http://127.0.0.1:8090")   // IAP_GOOGLE_SERVICE_ACCOUNT
+/// play.register(token: "tok-1", ProductPurchaseV2(...))
+/// ```
+public final class StubGooglePlay: Sendable {
+    public struct Configuration: Sendable {
+        /// How long each API answer waits.
+        public var latency: Duration = .zero
+        /// The first this many API calls answer `503`.
+        public var failFirst = 0
+        /// Then the next this many answer `429` with `Retry-After`.
+        public var rateLimitFirst = 0
+        public var retryAfterSeconds = 1
+        /// The first this many acknowledgements and consumptions answer `503`.
+        public var acknowledgeFailFirst = 0
+        /// How long an access token lives.
+        public var tokenLifetime = 3600
+
+        public init() {}
+    }
+
+    /// What the stub answered, by call.
+    public struct Stats: Sendable, Hashable {
+        public var tokenExchanges = 0
+        public var calls: [String: Int] = [:]
+        public var refusedTokens = 0
+        public var acknowledged: [String] = []
+        public var consumed: [String] = []
+    }
+
+    /// The service account's address.
+    public let clientEmail = "iap-stub@stub-project.iam.gserviceaccount.com"
+    public let configuration: Mutex<Configuration>
+    let key: _RSA.Signing.PrivateKey
+    let now: @Sendable () -> Date
+    let state = Mutex(State())
+
+    struct State {
+        var products: [String: ProductPurchaseV2] = [:]
+        var subscriptions: [String: SubscriptionPurchaseV2] = [:]
+        var voided: [VoidedPurchase] = []
+        var accessTokens: [String: Date] = [:]
+        var stats = Stats()
+        var apiCalls = 0
+        var acknowledgeCalls = 0
+    }
+
+    public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.configuration = Mutex(configuration)
+        // Generating an RSA key fails only if the crypto library does.
+        self.key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.now = now
+    }
+
+    /// The key file of the stub's service account, with its token endpoint under `baseURL`.
+    public func serviceAccountJSON(baseURL: String) -> Data {
+        let file: [String: String] = [
+            "type": "service_account", "project_id": "stub-project", "private_key_id": "stub-key-1",
+            "private_key": key.pemRepresentation, "client_email": clientEmail,
+            "token_uri": baseURL + Self.tokenPath,
+        ]
+        return (try? JSONSerialization.data(withJSONObject: file, options: .sortedKeys)) ?? Data()
+    }
+
+    static let tokenPath = "/google/oauth2/token"
+
+    public var stats: Stats { state.withLock { $0.stats } }
+
+    /// A one-time purchase under `token`.
+    public func register(token: String, _ purchase: ProductPurchaseV2) {
+        state.withLock { $0.products[token] = purchase }
+    }
+
+    /// A subscription under `token` (again, to renew or end it).
+    public func register(token: String, _ subscription: SubscriptionPurchaseV2) {
+        state.withLock { $0.subscriptions[token] = subscription }
+    }
+
+    /// Voids the purchase under `token`: a refund or chargeback the voided list will show.
+    public func void(token: String, reason: Int = 1, at moment: Date) {
+        state.withLock { state in
+            let order = state.products[token]?.orderId ?? state.subscriptions[token]?.latestOrderId
+            state.voided.append(
+                VoidedPurchase(
+                    purchaseToken: token, orderId: order,
+                    voidedTimeMillis: String(Int64(moment.timeIntervalSince1970 * 1000)), voidedReason: reason,
+                    voidedSource: 0))
+            if var purchase = state.products[token] {
+                purchase.purchaseStateContext = .init(purchaseState: "CANCELLED")
+                state.products[token] = purchase
+            }
+        }
+    }
+
+    /// The purchase as the API would answer it now.
+    public func product(token: String) -> ProductPurchaseV2? { state.withLock { $0.products[token] } }
+
+    // MARK: - The token endpoint
+
+    /// Checks an assertion and issues an access token, or says why not (OAuth's error shape).
+    func exchange(form: [String: String], audience: String) -> (status: Int, body: [String: Any]) {
+        func refuse(_ description: String) -> (Int, [String: Any]) {
+            (400, ["error": "invalid_grant", "error_description": description])
+        }
+        guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
+            return (400, ["error": "unsupported_grant_type", "error_description": "grant_type must be jwt-bearer"])
+        }
+        let parts = (form["assertion"] ?? "").split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]),
+            let claimBytes = Base64URL.decode(parts[1]),
+            let signatureBytes = Base64URL.decode(parts[2]),
+            let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
+            let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any]
+        else { return refuse("Invalid JWT: not three base64url parts of JSON") }
+        guard header["alg"] as? String == "RS256" else { return refuse("Invalid JWT: alg must be RS256") }
+        let input = Array("\(parts[0]).\(parts[1])".utf8)
+        guard
+            key.publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signatureBytes), for: SHA256.hash(data: input),
+                padding: .insecurePKCS1v1_5)
+        else { return refuse("Invalid JWT Signature.") }
+        guard claims["iss"] as? String == clientEmail else { return refuse("Invalid issuer") }
+        guard claims["aud"] as? String == audience else { return refuse("Invalid audience: \(audience) expected") }
+        guard
+            (claims["scope"] as? String)?.split(separator: " ").contains(
+                "https://www.googleapis.com/auth/androidpublisher") == true
+        else { return refuse("Invalid scope: androidpublisher is required") }
+        let now = now().timeIntervalSince1970
+        guard let iat = claims["iat"] as? Double, let exp = claims["exp"] as? Double, exp > now, iat <= now + 60,
+            exp - iat <= 3600
+        else {
+            return refuse("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe")
+        }
+        let lifetime = configuration.withLock { $0.tokenLifetime }
+        let token = "ya29.stub-" + UUID().uuidString.lowercased()
+        state.withLock { state in
+            state.accessTokens[token] = Date(timeIntervalSince1970: now + Double(lifetime))
+            state.stats.tokenExchanges += 1
+        }
+        return (200, ["access_token": token, "expires_in": lifetime, "token_type": "Bearer"])
+    }
+
+    /// Whether `authorization` carries a live token this stub issued.
+    func admits(_ authorization: String?) -> Bool {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
+        let token = String(authorization.dropFirst("Bearer ".count))
+        return state.withLock { state in
+            guard let expiry = state.accessTokens[token], expiry > now() else {
+                state.stats.refusedTokens += 1
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Revokes every access token: the next call is answered `401`.
+    public func revokeAccessTokens() {
+        state.withLock { $0.accessTokens.removeAll() }
+    }
+}
