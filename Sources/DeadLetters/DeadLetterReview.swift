@@ -64,14 +64,29 @@ public struct DeadLetterReview: Sendable {
 
     /// Messages waiting in each of the pipeline's work and dead-letter queues; nil where the
     /// broker did not answer.
-    public func queueDepths() async -> [(queue: String, messages: Int?)] {
-        var depths: [(String, Int?)] = []
+    public func queueDepths(within limit: Duration = .seconds(2)) async -> [(queue: String, messages: Int?)] {
         var seen: Set<String> = []
-        for queue in [topology.validateQueue, topology.fulfilQueue, topology.deadQueue] + topology.retryQueues
-        where seen.insert(queue).inserted {
-            depths.append((queue, try? await connection.queueStatus(queue).messages))
+        let queues = ([topology.validateQueue, topology.fulfilQueue, topology.deadQueue] + topology.retryQueues)
+            .filter { seen.insert($0).inserted }
+        // Asked together, and bounded: with the broker down (when the console is needed
+        // most) the page says so at once. Unstructured tasks, so that a question the
+        // connection holds until it reconnects does not hold the page too.
+        let (stream, continuation) = AsyncStream.makeStream(of: (String, Int?).self)
+        for queue in queues {
+            Task { [connection] in continuation.yield((queue, try? await connection.queueStatus(queue).messages)) }
         }
-        return depths
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            continuation.finish()
+        }
+        var answers: [String: Int?] = [:]
+        for await (queue, messages) in stream {
+            answers[queue] = messages
+            if answers.count == queues.count { break }
+        }
+        timer.cancel()
+        continuation.finish()
+        return queues.map { ($0, answers[$0] ?? nil) }
     }
 
     // MARK: - Replay

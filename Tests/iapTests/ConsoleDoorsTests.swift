@@ -152,12 +152,14 @@ import Testing
             ) { $0 }
             #expect(login.status == .seeOther)
             let cookie = try #require(login.headers[.setCookie]?.split(separator: ";").first.map(String.init))
-            // (The search page: the overview asks the broker for queue depths, and none runs here.)
-            let page = try await client.execute(uri: "/console/receipts", method: .get, headers: [.cookie: cookie]) {
-                $0
-            }
+            // The overview, though no broker connection runs here: its queue depths wait at most
+            // two seconds and say the broker did not answer
+            let asked = ContinuousClock.now
+            let page = try await client.execute(uri: "/console", method: .get, headers: [.cookie: cookie]) { $0 }
             #expect(page.status == .ok)
+            #expect(ContinuousClock.now - asked < .seconds(10))
             let html = String(buffer: page.body)
+            #expect(html.contains("broker did not answer"))
             let start = try #require(html.range(of: "name=\"csrf\" value=\"")?.upperBound)
             let csrf = String(html[start...].prefix { $0 != "\"" })
             var withCookie = form

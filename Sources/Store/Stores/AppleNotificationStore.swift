@@ -62,14 +62,15 @@ public struct AppleNotificationStore: Sendable {
                 SELECT * FROM apple_notifications WHERE type = ? AND notification_uuid IS NOT NULL
                 ORDER BY created_at, id
                 """, [AppleNotification.Kind.consumptionRequest.rawValue]
-            ).compactMap { row in
-                guard let uuid = row.notificationUUID else { return nil }
-                return ConsumptionRequest(
-                    notificationID: row.id, notificationUUID: uuid, transactionID: row.transactionID,
-                    originalTransactionID: row.originalTransactionID, productID: row.productID,
-                    accountID: row.accountID, environment: row.environment, signedDate: row.signedDate,
-                    receivedAt: row.createdAt)
-            }
+            ).compactMap(Self.consumptionRequest)
         }
+    }
+
+    static func consumptionRequest(_ row: InboundNotification) -> ConsumptionRequest? {
+        guard let uuid = row.notificationUUID else { return nil }
+        return ConsumptionRequest(
+            notificationID: row.id, notificationUUID: uuid, transactionID: row.transactionID,
+            originalTransactionID: row.originalTransactionID, productID: row.productID, accountID: row.accountID,
+            environment: row.environment, signedDate: row.signedDate, receivedAt: row.createdAt)
     }
 }

@@ -48,18 +48,22 @@ public struct ConsumptionStore: Sendable {
     /// Consumption requests received since `since` and applied, still to answer: none
     /// sent or withheld, and fewer than `maxAttempts` failures. Oldest first.
     public func pending(since: Date, maxAttempts: Int, limit: Int) async throws -> [ConsumptionRequest] {
-        let answered = try await database.snapshot { db in
-            try Set(
-                db.rows(
-                    """
-                    SELECT notification_id FROM consumption_answers
-                    WHERE status IN ('sent', 'withheld') OR attempts >= ?
-                    """, [maxAttempts]
-                ).map { try $0.get("notification_id", as: String.self) })
+        // One query over the window only: the partial index on CONSUMPTION_REQUESTs by time
+        // keeps it small however many notifications the store holds.
+        try await database.snapshot { db in
+            try db.records(
+                InboundNotification.self,
+                """
+                SELECT n.* FROM apple_notifications n
+                WHERE n.type = ? AND n.notification_uuid IS NOT NULL AND n.transaction_id IS NOT NULL
+                    AND n.created_at >= ?
+                    AND NOT EXISTS (
+                        SELECT 1 FROM consumption_answers a WHERE a.notification_id = n.id
+                            AND (a.status IN ('sent', 'withheld') OR a.attempts >= ?))
+                ORDER BY n.created_at, n.id LIMIT ?
+                """, [AppleNotification.Kind.consumptionRequest.rawValue, since, maxAttempts, limit]
+            ).compactMap(AppleNotificationStore.consumptionRequest)
         }
-        return try await AppleNotificationStore(database).consumptionRequests()
-            .filter { $0.receivedAt >= since && !answered.contains($0.notificationID) && $0.transactionID != nil }
-            .prefix(limit).map { $0 }
     }
 
     /// What the ledger knows about `request`: consent, what the transaction credited, the

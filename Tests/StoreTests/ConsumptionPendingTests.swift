@@ -1,0 +1,39 @@
+import Foundation
+import PipelineTesting
+import Store
+import Testing
+
+/// Which CONSUMPTION_REQUESTs still wait for an answer: inside the window, not answered nor
+/// given up on, oldest first, at most `limit`; on both backends.
+@Suite struct ConsumptionPendingTests {
+    let t0 = Fixture.t0
+
+    @Test(arguments: TestBackend.allCases) func onlyUnansweredRequestsOfTheWindowWait(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
+            try await database.acceptNewNotifications(["n0"], now: t0.addingTimeInterval(-2 * 86_400))
+            try await database.acceptNewNotifications(["n1", "n2", "n3", "n4"], now: t0)
+            _ = try await database.apply(
+                (0...4).map {
+                    Fixture.notified("n\($0)", "CONSUMPTION_REQUEST", uuid: "U\($0)", Fixture.purchase("t\($0)"))
+                },
+                catalog: Fixture.catalog, now: t0)
+            let store = ConsumptionStore(database)
+            try await store.record(
+                .init(notificationID: "n2", transactionID: "t2", accountID: nil, status: .sent), now: t0)
+            try await store.record(
+                .init(notificationID: "n3", transactionID: "t3", accountID: nil, status: .failed, attempts: 5), now: t0)
+            try await store.record(
+                .init(notificationID: "n4", transactionID: "t4", accountID: nil, status: .failed, attempts: 1), now: t0)
+
+            let since = t0.addingTimeInterval(-86_400)
+            let waiting = try await store.pending(since: since, maxAttempts: 5, limit: 10)
+            #expect(waiting.map(\.notificationID) == ["n1", "n4"])
+            #expect(try await store.pending(since: since, maxAttempts: 5, limit: 1).map(\.notificationID) == ["n1"])
+            // A longer window takes the old one in; more attempts allowed, the one given up on
+            let all = try await store.pending(since: t0.addingTimeInterval(-3 * 86_400), maxAttempts: 6, limit: 10)
+            #expect(all.map(\.notificationID) == ["n0", "n1", "n3", "n4"])
+        }
+    }
+}
