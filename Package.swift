@@ -196,7 +196,8 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "Intake", "Validator", "Fulfiller",
+                "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
+                "Fulfiller",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -218,7 +219,7 @@ let package = Package(
         .executableTarget(
             name: "iap",
             dependencies: [
-                "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "StubStore",
+                "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "GooglePlay", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
                 "Observability", "Drills", "Reconciliation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -350,7 +351,7 @@ let package = Package(
         .testTarget(
             name: "iapTests",
             dependencies: [
-                "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "Intake", "Validator", "Fulfiller",
+                "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
                 "Reconciliation", "Settlement",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,6 +3,7 @@ import Broker
 import Console
 import DeadLetters
 import Fulfiller
+import GooglePlay
 import HTTPClient
 import Hummingbird
 import Intake
@@ -43,6 +44,8 @@ public struct LocalPipeline: Sendable {
         /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
         public var serverAPIKey: AppStoreServerAPIKey?
         public var serverAPI = AppStoreServerAPIClient.Configuration()
+        /// Google Play's service account and API; nil rejects Play purchases as not configured.
+        public var googlePlay: GooglePlaySetup?
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
@@ -108,7 +111,8 @@ public struct LocalPipeline: Sendable {
                 try AppStoreServerAPIClient(
                     key: $0, configuration: configuration.serverAPI, httpClient: client,
                     budgets: MeteredCallBudgets.shared(database), logger: logger)
-            })
+            },
+            googlePlay: configuration.googlePlay?.verifier(httpClient: client, catalog: configuration.catalog))
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")

@@ -48,6 +48,11 @@ extension PipelineDatabase {
             try createV7(db)
         }
 
+        // Google Play receipts (PipelineDatabase+SchemaV8.swift).
+        migrator.registerMigration("v8") { db in
+            try createV8(db)
+        }
+
         return migrator
     }
 

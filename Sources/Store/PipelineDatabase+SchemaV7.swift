@@ -33,33 +33,11 @@ extension PipelineDatabase {
 
 extension PipelineDatabase {
     private static func rebuildOutboxForManualWebhooks(_ db: Database) throws {
-        let table =
-            try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'notification_outbox'") ?? ""
-        let old = "'subscription.renewed', 'subscription.expired')"
-        guard table.contains(old) else { throw DatabaseError(message: "notification_outbox is not as v6 left it") }
-        let rebuilt = table.replacingOccurrences(
-            of: old, with: "'subscription.renewed', 'subscription.expired', 'account.adjusted', 'entitlement.granted')"
-        ).replacingOccurrences(
-            of: "CREATE TABLE \"notification_outbox\"", with: "CREATE TABLE \"notification_outbox_v7\""
-        )
-        .replacingOccurrences(of: "CREATE TABLE notification_outbox", with: "CREATE TABLE notification_outbox_v7")
-        let indexes = try String.fetchAll(
-            db,
-            sql:
-                "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notification_outbox' AND sql IS NOT NULL"
-        )
-        try db.execute(sql: rebuilt)
-        let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(notification_outbox)")
-            .map { (row: Row) -> String in row["name"] }.joined(separator: ", ")
-        // rowid breaks ties between webhooks due at the same moment: keep it.
-        try db.execute(
-            sql:
-                "INSERT INTO notification_outbox_v7 (rowid, \(columns)) SELECT rowid, \(columns) FROM notification_outbox"
-        )
-        try db.drop(table: "notification_outbox")
-        try db.rename(table: "notification_outbox_v7", to: "notification_outbox")
-        for index in indexes { try db.execute(sql: index) }
+        try rebuild(table: "notification_outbox", in: db) {
+            $0.replacingOccurrences(
+                of: "'subscription.renewed', 'subscription.expired')",
+                with: "'subscription.renewed', 'subscription.expired', 'account.adjusted', 'entitlement.granted')")
+        }
     }
 }
 

@@ -56,7 +56,7 @@ import Testing
             // Every Apple id resolves to a product that lists it (a tier has its default)
             for product in catalog.products {
                 for appleID in product.appleProductIDs {
-                    let resolved = catalog.resolve(appleProductID: appleID)
+                    let resolved = catalog.resolve(storeProductID: appleID)
                     #expect(resolved?.product.appleProductIDs.contains(appleID) == true, "\(appleID) resolves")
                 }
                 #expect(catalog.product(product.productID) != nil)

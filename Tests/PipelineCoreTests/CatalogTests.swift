@@ -25,7 +25,7 @@ import Testing
             ]}
             """)
         #expect(catalog.product("com.example.coins100")?.appleProductID == "com.example.coins100")
-        #expect(catalog.resolve(appleProductID: "com.example.vip.monthly")?.product.entitlement == "vip")
+        #expect(catalog.resolve(storeProductID: "com.example.vip.monthly")?.product.entitlement == "vip")
         #expect(catalog.timeZone.secondsFromGMT() == 0)
     }
 
@@ -48,13 +48,13 @@ import Testing
         #expect(winter.appleProductIDs == ["tier5", "tier3"])
         #expect(catalog.timeZone.identifier == "Asia/Shanghai")
         // Apple's id decides; an order picks among a tier's products.
-        #expect(catalog.resolve(appleProductID: "tier5")?.product.productID == "starter")
-        #expect(catalog.resolve(appleProductID: "tier5", ordered: winter) == .init(product: winter, matchesOrder: true))
-        #expect(catalog.resolve(appleProductID: "tier3")?.product.productID == "winter")
+        #expect(catalog.resolve(storeProductID: "tier5")?.product.productID == "starter")
+        #expect(catalog.resolve(storeProductID: "tier5", ordered: winter) == .init(product: winter, matchesOrder: true))
+        #expect(catalog.resolve(storeProductID: "tier3")?.product.productID == "winter")
         let starter = try #require(catalog.product("starter"))
         #expect(
-            catalog.resolve(appleProductID: "tier3", ordered: starter) == .init(product: winter, matchesOrder: false))
-        #expect(catalog.resolve(appleProductID: "unknown") == nil)
+            catalog.resolve(storeProductID: "tier3", ordered: starter) == .init(product: winter, matchesOrder: false))
+        #expect(catalog.resolve(storeProductID: "unknown") == nil)
     }
 
     @Test(arguments: [
@@ -114,7 +114,7 @@ import Testing
               {"product_id": "b", "apple_product_id": "tier5", "type": "consumable", "grant": {"currency": "c", "amount": 2}}
             ]}
             """
-        #expect(error(shared)?.contains("Apple product id tier5 is shared by a, b") == true)
+        #expect(error(shared)?.contains("store product id tier5 is shared by a, b") == true)
     }
 
     @Test func anUnknownTimeZone_andDuplicates_areRefused() {

@@ -31,6 +31,29 @@ import Testing
         #expect(result.output.contains("IAP_API_TOKENS"))
     }
 
+    @Test func aValidatorWithABadGoogleKeyStopsNamingTheSettingNeverTheKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let broken = directory.file("service-account.json")
+        let secret = "-----BEGIN PRIVATE KEY-----\nMIIsecretsecretsecret\n-----END PRIVATE KEY-----\n"
+        try Data(
+            JSONSerialization.data(withJSONObject: [
+                "type": "service_account", "client_email": "a@b.iam.gserviceaccount.com", "private_key": secret,
+            ])
+        ).write(to: URL(fileURLWithPath: broken))
+        for (path, problem) in [
+            (directory.file("absent.json"), "cannot read the key file"),
+            (broken, "not an RSA private key in PEM"),
+        ] {
+            let result = try await IAPProcess.run(["validator"], environment: ["IAP_GOOGLE_SERVICE_ACCOUNT": path])
+            #expect(result.status != 0)
+            #expect(
+                result.output.contains("IAP_GOOGLE_SERVICE_ACCOUNT") && result.output.contains(problem),
+                "\(result.output)")
+            #expect(!result.output.contains("secretsecret"))
+        }
+    }
+
     @Test func malformedCatalogIsRejectedWithItsProblem() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -2,6 +2,7 @@ import AppStore
 import Broker
 import Console
 import Foundation
+import GooglePlay
 import HTTPClient
 import Hummingbird
 import Intake
@@ -23,6 +24,7 @@ import Validator
 final class PipelineHarness: Sendable {
     static let token = "e2e-token-0123456789abcdef"
     static let bundleID = "com.example.game"
+    static let googlePackage = "com.example.game"
     static let catalog = Catalog(products: [
         Product(productID: "com.example.coins100", kind: .consumable, grant: Grant(currency: "coins", amount: 100)),
         Product(productID: "com.example.coins500", kind: .consumable, grant: Grant(currency: "coins", amount: 500)),
@@ -142,6 +144,9 @@ final class PipelineHarness: Sendable {
                 }
                 configuration.scheduler = scheduler
                 configuration.console = console
+                configuration.googlePlay = GooglePlaySetup(
+                    account: try GoogleServiceAccount(json: stub.googlePlay.serviceAccountJSON(baseURL: stubURL)),
+                    apiURL: stubURL + "/google", packageNames: [PipelineHarness.googlePackage])
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
@@ -219,7 +224,7 @@ final class PipelineHarness: Sendable {
 
     /// `POST` a JSON object to the intake with the backend's token; the status and the answer.
     func post(
-        _ path: String, _ object: [String: String], headers extra: [(name: String, value: String)] = []
+        _ path: String, _ object: [String: Any], headers extra: [(name: String, value: String)] = []
     ) async throws -> (Int, [String: Any]) {
         let response = try await client.execute(
             HTTPClient.HTTPRequest(

@@ -37,7 +37,13 @@ struct IntakeRoutes: Sendable {
         }
         switch outcome {
         case .created(let summary):
-            PipelineMetrics.received(parsed.kind == .legacy ? .legacy : .storekit2).increment()
+            let label: PipelineMetrics.ReceiptKind =
+                switch parsed.kind {
+                case .legacy: .legacy
+                case .storekit2: .storekit2
+                case .googlePlay: .googlePlay
+                }
+            PipelineMetrics.received(label).increment()
             return try Response.json(summary, status: .accepted)
         case .duplicate(let summary):
             return try Response.json(summary, status: .ok)

@@ -4,7 +4,9 @@ import Store
 
 /// A `POST /v1/receipts` body, checked field by field. Pure: no I/O.
 struct ReceiptRequest: Equatable, Sendable {
-    static let fields: Set<String> = ["account_id", "receipt_data", "signed_transaction", "order_id", "product_id"]
+    static let fields: Set<String> = [
+        "account_id", "receipt_data", "signed_transaction", "google_play", "order_id", "product_id",
+    ]
 
     let accountID: String
     let kind: ReceiptKind
@@ -19,14 +21,22 @@ struct ReceiptRequest: Equatable, Sendable {
         accountID = try JSONFields.identifier(object, "account_id", required: true)!
         let receiptData = try JSONFields.string(object, "receipt_data")
         let signedTransaction = try JSONFields.string(object, "signed_transaction")
-        switch (receiptData, signedTransaction) {
-        case (let data?, nil):
+        let googlePlay = try Self.googlePlay(object)
+        switch (receiptData, signedTransaction, googlePlay) {
+        case (nil, nil, let purchase?):
+            kind = .googlePlay
+            payload = purchase.canonicalJSON
+        case (_, _, _?):
+            throw APIError.invalid(
+                "ambiguous_receipt", "send only one of receipt_data, signed_transaction and google_play",
+                field: "google_play")
+        case (let data?, nil, nil):
             guard Self.isBase64(data) else {
                 throw APIError.invalid("invalid_receipt_data", "receipt_data must be base64", field: "receipt_data")
             }
             kind = .legacy
             payload = data
-        case (nil, let jws?):
+        case (nil, let jws?, nil):
             guard Self.isCompactJWS(jws) else {
                 throw APIError.invalid(
                     "invalid_signed_transaction", "signed_transaction must be a compact JWS (three base64url parts)",
@@ -34,10 +44,10 @@ struct ReceiptRequest: Equatable, Sendable {
             }
             kind = .storekit2
             payload = jws
-        case (nil, nil):
+        case (nil, nil, nil):
             throw APIError.invalid(
-                "missing_receipt", "send one of receipt_data or signed_transaction", field: "receipt_data")
-        case (_?, _?):
+                "missing_receipt", "send one of receipt_data, signed_transaction or google_play", field: "receipt_data")
+        case (_?, _?, nil):
             throw APIError.invalid(
                 "ambiguous_receipt", "send only one of receipt_data and signed_transaction", field: "signed_transaction"
             )
@@ -63,6 +73,43 @@ struct ReceiptRequest: Equatable, Sendable {
     }
 
     // MARK: Field rules
+
+    /// `google_play`: `{"package_name", "product_id", "purchase_token"}`, each checked.
+    private static func googlePlay(_ object: [String: Any]) throws(APIError) -> GooglePlayPurchase? {
+        guard let value = object["google_play"], !(value is NSNull) else { return nil }
+        guard let fields = value as? [String: Any] else {
+            throw APIError.invalid("invalid_google_play", "google_play must be an object", field: "google_play")
+        }
+        let allowed: Set = ["package_name", "product_id", "purchase_token"]
+        if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError.invalid(
+                "unknown_field", "unknown field google_play.\(unknown)", field: "google_play.\(unknown)")
+        }
+        func text(_ name: String, _ rule: String, _ isValid: (String) -> Bool) throws(APIError) -> String {
+            guard let value = fields[name] as? String, isValid(value) else {
+                throw APIError.invalid(
+                    "invalid_google_play", "google_play.\(name) \(rule)", field: "google_play.\(name)")
+            }
+            return value
+        }
+        // Package names are Java-style: letters, digits and underscores, in dot-separated parts.
+        let package = try text("package_name", "must be an application id such as com.example.game") { name in
+            (3...255).contains(name.utf8.count) && name.contains(".")
+                && name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+                    part.first.map { $0.isASCII && $0.isLetter } == true
+                        && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                }
+        }
+        let product = try text("product_id", "must be 1-256 of a-z 0-9 . _") { id in
+            (1...256).contains(id.utf8.count)
+                && id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "." || $0 == "_") }
+        }
+        let token = try text("purchase_token", "must be 1-4096 visible ASCII characters") { token in
+            (1...4096).contains(token.utf8.count)
+                && token.allSatisfy { $0.isASCII && !$0.isWhitespace && $0.asciiValue! > 32 }
+        }
+        return GooglePlayPurchase(packageName: package, productID: product, purchaseToken: token)
+    }
 
     private static func isBase64(_ value: String) -> Bool {
         guard !value.isEmpty, let data = Data(base64Encoded: value, options: .ignoreUnknownCharacters),

@@ -12,13 +12,14 @@ public typealias MetricCounter = CoreMetrics.Counter
 public enum PipelineMetrics {
     /// Receipt kinds as the intake labels them.
     public enum ReceiptKind: String, Sendable {
-        case legacy, storekit2, notification
+        case legacy, storekit2, googlePlay = "google_play", notification
     }
 
     public static func received(_ kind: ReceiptKind) -> Counter {
         switch kind {
         case .legacy: return receivedLegacy
         case .storekit2: return receivedStoreKit2
+        case .googlePlay: return receivedGooglePlay
         case .notification: return receivedNotification
         }
     }
@@ -26,6 +27,8 @@ public enum PipelineMetrics {
     private static let receivedLegacy = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", "legacy")])
     private static let receivedStoreKit2 = Counter(
         label: MetricName.receiptsReceived, dimensions: [("kind", "storekit2")])
+    private static let receivedGooglePlay = Counter(
+        label: MetricName.receiptsReceived, dimensions: [("kind", "google_play")])
     private static let receivedNotification = Counter(
         label: MetricName.receiptsReceived, dimensions: [("kind", "notification")])
 
@@ -54,7 +57,7 @@ public enum PipelineMetrics {
         for role in roles {
             switch role {
             case .intake:
-                for kind in [ReceiptKind.legacy, .storekit2, .notification] { _ = received(kind) }
+                for kind in [ReceiptKind.legacy, .storekit2, .googlePlay, .notification] { _ = received(kind) }
             case .validator:
                 _ = [validated, rejected, retried, deferred, deadLetteredByValidator]
             case .fulfiller:

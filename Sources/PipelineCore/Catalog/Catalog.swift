@@ -58,16 +58,16 @@ public struct Catalog: Codable, Hashable, Sendable {
         products.first { $0.productID == productID }
     }
 
-    /// What a purchase of `appleProductID` credits.
+    /// What a purchase of `storeProductID` (Apple's or Google's product id) credits.
     ///
-    /// Apple's product decides: the ordered product when Apple's id is one of its ids,
-    /// else the only product with that id, else the tier's default. ``Resolution/matchesOrder``
+    /// The store's product decides: the ordered product when the store's id is one of its
+    /// ids, else the only product with that id, else the tier's default. ``Resolution/matchesOrder``
     /// is false when an order named another product (a mismatch to record).
-    public func resolve(appleProductID: String, ordered: Product? = nil) -> Resolution? {
-        if let ordered, ordered.appleProductIDs.contains(appleProductID) {
+    public func resolve(storeProductID: String, ordered: Product? = nil) -> Resolution? {
+        if let ordered, ordered.storeProductIDs.contains(storeProductID) {
             return Resolution(product: ordered, matchesOrder: true)
         }
-        let candidates = products.filter { $0.appleProductIDs.contains(appleProductID) }
+        let candidates = products.filter { $0.storeProductIDs.contains(storeProductID) }
         guard let product = candidates.count == 1 ? candidates[0] : candidates.first(where: \.isTierDefault) else {
             return nil
         }
@@ -127,6 +127,7 @@ public struct Catalog: Codable, Hashable, Sendable {
                         + Product.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
             }
             if product.rawAppleProductID?.isEmpty == true { throw CatalogError("\(name): apple_product_id is empty") }
+            if product.rawGoogleProductID?.isEmpty == true { throw CatalogError("\(name): google_product_id is empty") }
             if let grant = product.grant { try Self.check(grant, "grant", name) }
             if let entitlement = product.entitlement, entitlement.isEmpty {
                 throw CatalogError("\(name): entitlement is empty")
@@ -184,13 +185,13 @@ public struct Catalog: Codable, Hashable, Sendable {
     private func validateTiers(source: String) throws(CatalogError) {
         var sharing: [String: [Product]] = [:]
         for product in products {
-            for appleID in Set(product.appleProductIDs) { sharing[appleID, default: []].append(product) }
+            for storeID in Set(product.storeProductIDs) { sharing[storeID, default: []].append(product) }
         }
-        for (appleID, shared) in sharing.sorted(by: { $0.key < $1.key }) where shared.count > 1 {
+        for (storeID, shared) in sharing.sorted(by: { $0.key < $1.key }) where shared.count > 1 {
             let defaults = shared.filter(\.isTierDefault)
             guard defaults.count == 1 else {
                 throw CatalogError(
-                    "\(source): Apple product id \(appleID) is shared by "
+                    "\(source): store product id \(storeID) is shared by "
                         + shared.map(\.productID).joined(separator: ", ")
                         + ": mark exactly one of them \"tier_default\": true (it has \(defaults.count))")
             }

@@ -4,13 +4,16 @@
 /// `apple_product_id`, the same as `product_id` when omitted: one Apple id per product.
 /// Games that sell many products through a few Apple price tiers give several products
 /// the same `apple_product_id`; the order then says which product was meant, and
-/// `tier_default` names the one a purchase without an order credits.
+/// `tier_default` names the one a purchase without an order credits. Google Play's product
+/// id is `google_product_id`, the same as `product_id` when omitted.
 public struct Product: Codable, Hashable, Sendable {
     public var productID: String
     /// The kind as written in the file; see ``kind``.
     public var rawType: String
     /// Apple's product id, when it differs from ``productID``.
     public var rawAppleProductID: String?
+    /// Google Play's product id, when it differs from ``productID``.
+    public var rawGoogleProductID: String?
     /// An amount of a currency, for consumables such as coins.
     public var grant: Grant?
     /// The name of an entitlement, for subscriptions and unlocks.
@@ -37,15 +40,26 @@ public struct Product: Codable, Hashable, Sendable {
         [appleProductID] + (rules?.firstPurchase?.appleProductID.map { [$0] } ?? [])
     }
 
+    /// The Google Play product id a purchase of this product carries.
+    public var googleProductID: String { rawGoogleProductID ?? productID }
+
+    /// Every store product id that pays for this product: Apple's and Google's.
+    public var storeProductIDs: [String] {
+        var ids = appleProductIDs
+        if !ids.contains(googleProductID) { ids.append(googleProductID) }
+        return ids
+    }
+
     public var isTierDefault: Bool { tierDefault ?? false }
 
     public init(
-        productID: String, kind: Kind, appleProductID: String? = nil, grant: Grant? = nil, entitlement: String? = nil,
-        tierDefault: Bool? = nil, rules: PurchaseRules? = nil
+        productID: String, kind: Kind, appleProductID: String? = nil, googleProductID: String? = nil,
+        grant: Grant? = nil, entitlement: String? = nil, tierDefault: Bool? = nil, rules: PurchaseRules? = nil
     ) {
         self.productID = productID
         self.rawType = kind.rawValue
         self.rawAppleProductID = appleProductID
+        self.rawGoogleProductID = googleProductID
         self.grant = grant
         self.entitlement = entitlement
         self.tierDefault = tierDefault
@@ -56,6 +70,7 @@ public struct Product: Codable, Hashable, Sendable {
         case productID = "product_id"
         case rawType = "type"
         case rawAppleProductID = "apple_product_id"
+        case rawGoogleProductID = "google_product_id"
         case grant, entitlement
         case tierDefault = "tier_default"
         case rules

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Something to verify with Apple: the body of a message on the validate queue.
+/// Something to verify with Apple or Google: the body of a message on the validate queue.
 ///
 /// It carries exactly one kind of ``Evidence``. Its ``id`` is that of the row it came
 /// from: a receipt's, an Apple notification's or a subscription check's (the schema keeps
@@ -40,6 +40,8 @@ public enum Evidence: Hashable, Sendable {
     /// The scheduler's question about a subscription around its expiry: Apple's Server
     /// API is asked by original transaction id, or `verifyReceipt` with the latest receipt.
     case subscriptionCheck(originalTransactionID: String, latestReceipt: String?)
+    /// A Google Play purchase token, read back from Google's Developer API.
+    case googlePlay(GooglePlayPurchase)
 
     /// The kind's name, as logs and metrics say it.
     public var kind: String {
@@ -48,6 +50,7 @@ public enum Evidence: Hashable, Sendable {
         case .signedTransaction: "signed_transaction"
         case .notification: "notification"
         case .subscriptionCheck: "subscription_check"
+        case .googlePlay: "google_play"
         }
     }
 }
@@ -63,6 +66,7 @@ extension Submission: Codable {
         case signedTransaction = "signed_transaction"
         case signedPayload = "signed_payload"
         case subscriptionCheck = "subscription_check"
+        case googlePlay = "google_play"
         case orderID = "order_id"
         case productID = "product_id"
         case submittedAt = "submitted_at"
@@ -79,6 +83,14 @@ extension Submission: Codable {
         let signed = try container.decodeIfPresent(String.self, forKey: .signedTransaction)
         let payload = try container.decodeIfPresent(String.self, forKey: .signedPayload)
         let check = try container.decodeIfPresent(String.self, forKey: .subscriptionCheck)
+        if let google = try container.decodeIfPresent(GooglePlayPurchase.self, forKey: .googlePlay) {
+            guard receipt == nil, signed == nil, payload == nil, check == nil else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .googlePlay, in: container, debugDescription: "a submission carries more than one evidence")
+            }
+            evidence = .googlePlay(google)
+            return
+        }
         switch (receipt, signed, payload, check) {
         case (let latest, nil, nil, let original?):
             evidence = .subscriptionCheck(originalTransactionID: original, latestReceipt: latest)
@@ -105,6 +117,7 @@ extension Submission: Codable {
         case .subscriptionCheck(let original, let latest):
             try container.encode(original, forKey: .subscriptionCheck)
             try container.encodeIfPresent(latest, forKey: .receiptData)
+        case .googlePlay(let purchase): try container.encode(purchase, forKey: .googlePlay)
         }
         try container.encodeIfPresent(orderID, forKey: .orderID)
         try container.encodeIfPresent(productID, forKey: .productID)
@@ -118,7 +131,7 @@ extension Evidence {
         switch self {
         case .receipt(let data): data
         case .subscriptionCheck(_, let latest): latest
-        case .signedTransaction, .notification: nil
+        case .signedTransaction, .notification, .googlePlay: nil
         }
     }
 
@@ -129,6 +142,11 @@ extension Evidence {
 
     public var signedPayload: String? {
         if case .notification(let payload) = self { return payload }
+        return nil
+    }
+
+    public var googlePlay: GooglePlayPurchase? {
+        if case .googlePlay(let purchase) = self { return purchase }
         return nil
     }
 

@@ -33,7 +33,7 @@ extension SettlementEngine {
         }
         // Apple's product decides what is credited, whatever was ordered. An unknown one is
         // not recorded: once the catalog sells it, a resent receipt credits it.
-        guard let resolution = catalog.resolve(appleProductID: transaction.productID, ordered: source.order?.product),
+        guard let resolution = catalog.resolve(storeProductID: transaction.productID, ordered: source.order?.product),
             let binding = notificationBinding ?? Self.bind(transaction, source: source, state: state)
         else {
             return .unchanged(.unknownProduct, accountID: concerned)

@@ -73,6 +73,6 @@ extension SettlementEngine {
     /// The entitlement a subscription's transaction concerns: the catalog's, else the one
     /// its first credited transaction granted.
     private func entitlementName(of transaction: VerifiedTransaction, state: SettlementState) -> String? {
-        catalog.resolve(appleProductID: transaction.productID)?.product.entitlement ?? state.bound?.entitlement
+        catalog.resolve(storeProductID: transaction.productID)?.product.entitlement ?? state.bound?.entitlement
     }
 }

@@ -102,7 +102,7 @@ public enum OrderPayment {
     /// none is fresh.
     public static func payingTransaction(ordered product: Product?, among candidates: [Candidate]) -> String? {
         let fresh = candidates.filter { $0.isFresh && $0.transaction.cancellationDate == nil }.map(\.transaction)
-        let ordered = fresh.first { product?.appleProductIDs.contains($0.productID) == true }
+        let ordered = fresh.first { product?.storeProductIDs.contains($0.productID) == true }
         return (ordered ?? fresh.first)?.transactionID
     }
 }

@@ -8,7 +8,7 @@
 public enum PostgresSchema {
     /// Migrations by version, each a list of statements run in one transaction.
     static let migrations: [(version: Int, statements: [String])] = [
-        (1, version1), (2, version2), (3, PostgresCompatibleSchema.callBudgets), (4, version4),
+        (1, version1), (2, version2), (3, PostgresCompatibleSchema.callBudgets), (4, version4), (5, version5),
     ]
 
     public static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

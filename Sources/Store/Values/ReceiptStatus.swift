@@ -25,12 +25,14 @@ public enum ReceiptStatus: String, Codable, Hashable, Sendable, CaseIterable {
 
 extension ReceiptStatus: DatabaseValueConvertible {}
 
-/// The two shapes of receipt the intake accepts.
+/// The shapes of receipt the intake accepts.
 public enum ReceiptKind: String, Codable, Hashable, Sendable, CaseIterable {
     /// A base64 app receipt for `verifyReceipt` (`receipt_data`).
     case legacy
     /// A StoreKit 2 signed transaction, a JWS (`signed_transaction`).
     case storekit2
+    /// A Google Play purchase token (`google_play`), stored as ``GooglePlayPurchase/canonicalJSON``.
+    case googlePlay = "google_play"
 }
 
 extension ReceiptKind: DatabaseValueConvertible {}
@@ -38,6 +40,14 @@ extension ReceiptKind: DatabaseValueConvertible {}
 extension ReceiptKind {
     /// A stored receipt's payload as the evidence it is.
     public static func evidence(_ kind: ReceiptKind?, _ payload: String) -> Evidence {
-        kind == .storekit2 ? .signedTransaction(payload) : .receipt(payload)
+        switch kind {
+        case .storekit2: .signedTransaction(payload)
+        case .googlePlay:
+            // The intake stored it canonical; anything else is verified as nothing Google knows.
+            .googlePlay(
+                GooglePlayPurchase(canonicalJSON: payload)
+                    ?? GooglePlayPurchase(packageName: "", productID: "", purchaseToken: ""))
+        case .legacy, nil: .receipt(payload)
+        }
     }
 }

@@ -2,6 +2,7 @@ import AppStore
 import ArgumentParser
 import Console
 import Foundation
+import GooglePlay
 import Intake
 import Logging
 import Notifier
@@ -65,6 +66,14 @@ extension IAP {
             configuration.appReceipt = verifier.appReceipt
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
+            // Google Play too: the stub's service account and API unless a real one is set.
+            configuration.googlePlay =
+                try verifier.googlePlay
+                ?? stub.map {
+                    GooglePlaySetup(
+                        account: try GoogleServiceAccount(json: $0.googlePlay.serviceAccountJSON(baseURL: stubURL)),
+                        apiURL: stubURL + "/google")
+                }
             configuration.scheduler = try .init(environment: settings.environment)
             let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
             configuration.console =

@@ -35,7 +35,8 @@ extension IAP {
             // budgets live in the pipeline's database, the one place all of them see.
             let database = verifierSettings.serverAPIKey == nil ? nil : try await settings.openDatabase()
             let (verifier, client) = try verifierSettings.makeVerifier(
-                logger: logger, concurrency: concurrency, budgets: database.map { MeteredCallBudgets.shared($0) })
+                logger: logger, catalog: try settings.catalog(logger: logger), concurrency: concurrency,
+                budgets: database.map { MeteredCallBudgets.shared($0) })
             let connection = settings.connection("validator")
             let operations = settings.operationsServices(
                 role: .validator, adminPort: adminPort, connection: connection, database: nil)

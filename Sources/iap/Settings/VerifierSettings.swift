@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import GooglePlay
 import HTTPClient
 import Logging
 import Pipeline
@@ -26,6 +27,8 @@ struct VerifierSettings: Sendable {
     var receiptVerification = ReceiptVerificationMode.apple
     /// The local checks' roots, bundle id and Xcode certificates.
     var appReceipt: AppReceiptVerifier.Configuration
+    /// Google Play (`IAP_GOOGLE_SERVICE_ACCOUNT`, ...); nil leaves it off.
+    var googlePlay: GooglePlaySetup?
 
     /// - Parameter defaultURLs: used when the variables are unset; Apple's endpoints
     ///   unless `iap up` embeds the stub store.
@@ -48,6 +51,7 @@ struct VerifierSettings: Sendable {
             throw SettingError(variable: "IAP_BUNDLE_ID", problem: "must be a bundle id such as com.example.game")
         }
         sharedSecret = env.optional("IAP_SHARED_SECRET")
+        googlePlay = try GooglePlaySetup(environment: env)
         let environmentName = env.string("IAP_APPSTORE_ENVIRONMENT", default: defaultAppStoreEnvironment.rawValue)
         guard let parsed = AppStoreEnvironment(rawValue: environmentName), parsed == .production || parsed == .sandbox
         else {
@@ -136,7 +140,7 @@ struct VerifierSettings: Sendable {
     ///   - budgets: where the App Store Server API's call budgets are kept (the store, shared
     ///     by every process); nil without credentials.
     func makeVerifier(
-        logger: Logger, concurrency: Int = 64, budgets: (any CallBudgetKeeper)? = nil
+        logger: Logger, catalog: Catalog, concurrency: Int = 64, budgets: (any CallBudgetKeeper)? = nil
     ) throws -> (any ReceiptVerifier, CurlHTTPClient) {
         let signedData = try signedDataVerifier()
         if signedData == nil {
@@ -155,6 +159,13 @@ struct VerifierSettings: Sendable {
                 key: $0, configuration: serverAPI, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(),
                 logger: logger)
         }
-        return (Verifiers.make(legacy: legacy, signedData: signedData, serverAPI: serverAPIClient), client)
+        if let googlePlay {
+            logger.info("Google Play purchases verified with \(googlePlay.account) at \(googlePlay.apiURL)")
+        }
+        return (
+            Verifiers.make(
+                legacy: legacy, signedData: signedData, serverAPI: serverAPIClient,
+                googlePlay: googlePlay?.verifier(httpClient: client, catalog: catalog)), client
+        )
     }
 }

@@ -1,0 +1,134 @@
+import Crypto
+import Foundation
+import PipelineCore
+
+/// Verifies Google Play purchases by reading them back from the Developer API: a token is
+/// worth what Google says, never what the backend sent.
+///
+/// One-time products are read from productsv2, subscriptions (the catalog's auto-renewable
+/// products) from subscriptionsv2. A purchase becomes one ``VerifiedTransaction``: Google's
+/// order id is its transaction id (unique per payment: credited once however many accounts
+/// send the token), the purchase token its original transaction id, and an
+/// `obfuscatedExternalAccountId` that is an order's `app_account_token` binds it as Apple's
+/// `appAccountToken` does. Pending payments retry; cancelled purchases, unknown tokens and
+/// another product than the one named are rejected; Google's failures and quotas retry.
+public struct GooglePlayVerifier: ReceiptVerifier {
+    public struct Configuration: Sendable {
+        /// The apps whose purchases are accepted; empty accepts any the service account can read.
+        public var packageNames: Set<String>
+        /// Google product ids that are subscriptions (read from subscriptionsv2).
+        public var subscriptionProductIDs: Set<String>
+
+        public init(packageNames: Set<String> = [], subscriptionProductIDs: Set<String> = []) {
+            self.packageNames = packageNames
+            self.subscriptionProductIDs = subscriptionProductIDs
+        }
+
+        /// The subscriptions of `catalog`, by their Google product ids.
+        public init(packageNames: Set<String>, catalog: Catalog) {
+            self.packageNames = packageNames
+            self.subscriptionProductIDs = Set(
+                catalog.products.filter { $0.kind == .autoRenewable }.map(\.googleProductID))
+        }
+    }
+
+    public let client: GooglePlayClient
+    public let configuration: Configuration
+
+    public init(client: GooglePlayClient, configuration: Configuration) {
+        self.client = client
+        self.configuration = configuration
+    }
+
+    public func verify(_ submission: Submission) async -> VerificationOutcome {
+        guard let purchase = submission.evidence.googlePlay else { return .rejected(reason: "not_google_play") }
+        guard configuration.packageNames.isEmpty || configuration.packageNames.contains(purchase.packageName) else {
+            return .rejected(reason: "google_play_unknown_package")
+        }
+        do {
+            if configuration.subscriptionProductIDs.contains(purchase.productID) {
+                let subscription = try await client.subscriptionPurchase(
+                    packageName: purchase.packageName, token: purchase.purchaseToken)
+                return Self.outcome(subscription, purchase)
+            }
+            let product = try await client.productPurchase(
+                packageName: purchase.packageName, token: purchase.purchaseToken)
+            return Self.outcome(product, purchase)
+        } catch {
+            return Self.outcome(error)
+        }
+    }
+
+    static func outcome(_ product: ProductPurchaseV2, _ purchase: GooglePlayPurchase) -> VerificationOutcome {
+        if product.isPending { return .transient(reason: "google_play_pending") }
+        guard product.isPurchased else {
+            let state = product.purchaseStateContext?.purchaseState?.lowercased() ?? "unknown"
+            return .rejected(reason: "google_play_\(state)")
+        }
+        guard let item = product.productLineItem.first(where: { $0.productId == purchase.productID }) else {
+            return .rejected(reason: "google_play_product_mismatch")
+        }
+        return .valid(
+            environment: product.isTest ? "Sandbox" : "Production",
+            transactions: [
+                VerifiedTransaction(
+                    transactionID: transactionID(order: product.orderId, token: purchase.purchaseToken),
+                    originalTransactionID: purchase.purchaseToken, productID: item.productId,
+                    quantity: max(1, item.productOfferDetails?.quantity ?? 1),
+                    purchaseDate: product.purchaseCompletionTime.flatMap(date),
+                    appAccountToken: accountToken(product.obfuscatedExternalAccountId))
+            ])
+    }
+
+    static func outcome(_ subscription: SubscriptionPurchaseV2, _ purchase: GooglePlayPurchase) -> VerificationOutcome {
+        switch subscription.subscriptionState {
+        case "SUBSCRIPTION_STATE_PENDING": return .transient(reason: "google_play_pending")
+        case "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED": return .rejected(reason: "google_play_cancelled")
+        default: break
+        }
+        guard let item = subscription.lineItems.first(where: { $0.productId == purchase.productID }) else {
+            return .rejected(reason: "google_play_product_mismatch")
+        }
+        let order = item.latestSuccessfulOrderId ?? subscription.latestOrderId
+        return .valid(
+            environment: "Production",
+            transactions: [
+                VerifiedTransaction(
+                    transactionID: transactionID(order: order, token: purchase.purchaseToken),
+                    originalTransactionID: purchase.purchaseToken, productID: item.productId,
+                    purchaseDate: subscription.startTime.flatMap(date), expiresDate: item.expiryTime.flatMap(date),
+                    appAccountToken: accountToken(subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId),
+                    productType: "Auto-Renewable Subscription")
+            ])
+    }
+
+    static func outcome(_ error: GooglePlayError) -> VerificationOutcome {
+        switch error.code {
+        case .notFound: .rejected(reason: "google_play_token_not_found")
+        case .invalidRequest: .rejected(reason: "google_play_invalid_request")
+        case .rateLimited: .transient(reason: "google_play_rate_limited", retryAfter: error.retryAfter)
+        case .unauthorized: .transient(reason: "google_play_unauthorized")
+        case .unavailable: .transient(reason: "google_play_unavailable", retryAfter: error.retryAfter)
+        case .malformedResponse: .transient(reason: "google_play_malformed_response")
+        }
+    }
+
+    /// Google's order id; a purchase without one (a promotion code) is known by its token's digest.
+    static func transactionID(order: String?, token: String) -> String {
+        if let order, !order.isEmpty { return order }
+        let digest = SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        return "GPT." + digest.prefix(40)
+    }
+
+    /// An obfuscated account id that is an order's token (a lowercase UUID) binds like Apple's.
+    static func accountToken(_ id: String?) -> String? {
+        guard let id = id?.lowercased(), id.count == 36, UUID(uuidString: id) != nil else { return nil }
+        return id
+    }
+
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+    }
+}

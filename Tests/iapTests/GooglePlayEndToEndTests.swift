@@ -1,0 +1,119 @@
+import Foundation
+import GooglePlay
+import PipelineCore
+import PipelineTesting
+import Store
+import StubStore
+import Testing
+
+/// Google Play purchases through the same pipeline and ledger as Apple's: posted as
+/// `google_play`, read back from the (stub) Developer API by a validator, credited once by
+/// the fulfiller; on the real broker, both backends.
+@Suite struct GooglePlayEndToEndTests {
+    static let product = "com.example.coins100"
+
+    func coins(order: String, state: String = "PURCHASED") -> ProductPurchaseV2 {
+        ProductPurchaseV2(
+            productLineItem: [.init(productId: Self.product, productOfferDetails: .init(quantity: 1))],
+            purchaseState: state, orderId: order, purchaseCompletionTime: "2026-11-25T10:00:00Z")
+    }
+
+    func submit(_ pipeline: PipelineHarness, account: String, token: String, product: String = product)
+        async throws -> (Int, [String: Any])
+    {
+        try await pipeline.post(
+            "/v1/receipts",
+            [
+                "account_id": account,
+                "google_play": [
+                    "package_name": PipelineHarness.googlePackage, "product_id": product, "purchase_token": token,
+                ],
+            ])
+    }
+
+    @Test(arguments: TestBackend.allCases) func aPlayPurchaseIsCreditedOnceEvenFromTwoAccounts(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given a purchase Google knows
+            pipeline.stub.googlePlay.register(token: "play-token-1", coins(order: "GPA.1111-2222-3333-00001"))
+
+            // When the backend posts it, twice, and another account posts the same token
+            let (status, first) = try await submit(pipeline, account: "android-1", token: "play-token-1")
+            #expect(status == 202)
+            let receipt = try #require(first["receipt_id"] as? String)
+            let (again, resent) = try await submit(pipeline, account: "android-1", token: "play-token-1")
+            #expect(again == 200 && resent["receipt_id"] as? String == receipt)
+            #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
+            let (_, other) = try await submit(pipeline, account: "android-2", token: "play-token-1")
+            let otherReceipt = try #require(other["receipt_id"] as? String)
+            let otherFinal = try await pipeline.finalStatus(otherReceipt)
+            #expect(
+                otherFinal["status"] as? String == "rejected" && otherFinal["reason"] as? String == "already_credited")
+            #expect(otherFinal["kind"] as? String == "google_play")
+
+            // Then it is credited once, to the first account, under Google's order id
+            #expect(try await pipeline.balance("android-1") == 100)
+            #expect(try await pipeline.balance("android-2") == 0)
+            let ledger = try #require(try await pipeline.database.account(id: "android-1")).ledger
+            #expect(ledger.map(\.transactionID) == ["GPA.1111-2222-3333-00001"])
+            #expect(try await pipeline.database.audit() == [])
+            #expect(pipeline.stub.googlePlay.stats.calls["productsv2.get"] == 2)
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func cancelledUnknownAndMismatchedPurchasesAreRejected(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
+            pipeline.stub.googlePlay.register(
+                token: "play-cancelled", coins(order: "GPA.1111-2222-3333-00002", state: "CANCELLED"))
+            pipeline.stub.googlePlay.register(token: "play-other", coins(order: "GPA.1111-2222-3333-00003"))
+            for (token, product, reason) in [
+                ("play-cancelled", Self.product, "google_play_cancelled"),
+                ("play-unknown", Self.product, "google_play_token_not_found"),
+                ("play-other", "com.example.gems10", "google_play_product_mismatch"),
+            ] {
+                let (_, answer) = try await submit(pipeline, account: "android-3", token: token, product: product)
+                let receipt = try #require(answer["receipt_id"] as? String)
+                let final = try await pipeline.finalStatus(receipt)
+                #expect(final["status"] as? String == "rejected", "\(token)")
+                #expect(final["reason"] as? String == reason, "\(token)")
+            }
+            #expect(try await pipeline.balance("android-3") == 0)
+        }
+    }
+
+    @Test func badGooglePlayFieldsAreRefusedByNameAndStoreNothing() async throws {
+        try await PipelineHarness.run { pipeline in
+            let good: [String: Any] = [
+                "package_name": "com.example.game", "product_id": "coins_100", "purchase_token": "tok",
+            ]
+            func with(_ change: [String: Any?]) -> [String: Any] {
+                var fields = good
+                for (key, value) in change { fields[key] = value }
+                return fields
+            }
+            let cases: [([String: Any], String, String)] = [
+                (["google_play": "tok"], "invalid_google_play", "google_play"),
+                (["google_play": with(["package_name": "game"])], "invalid_google_play", "google_play.package_name"),
+                (["google_play": with(["package_name": nil])], "invalid_google_play", "google_play.package_name"),
+                (["google_play": with(["product_id": "Coins 100"])], "invalid_google_play", "google_play.product_id"),
+                (["google_play": with(["purchase_token": ""])], "invalid_google_play", "google_play.purchase_token"),
+                (["google_play": with(["purchase_token": 42])], "invalid_google_play", "google_play.purchase_token"),
+                (["google_play": with(["extra": "x"])], "unknown_field", "google_play.extra"),
+                (["google_play": good, "receipt_data": "AAAA"], "ambiguous_receipt", "google_play"),
+            ]
+            for (fields, code, field) in cases {
+                var body: [String: Any] = ["account_id": "android-bad"]
+                body.merge(fields) { $1 }
+                let (status, answer) = try await pipeline.post("/v1/receipts", body)
+                let error = answer["error"] as? [String: Any]
+                #expect(status == 400, "\(fields)")
+                #expect(
+                    error?["code"] as? String == code && error?["field"] as? String == field, "\(fields): \(answer)")
+            }
+            #expect(try await pipeline.database.snapshot { try $0.rows("SELECT id FROM receipts") }.isEmpty)
+        }
+    }
+}
