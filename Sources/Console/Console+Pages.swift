@@ -25,6 +25,17 @@ extension OperatorConsole {
                 + "Review them on <a href=\"/console/webhooks?status=failed\">the webhook log</a> or with "
                 + "<code>iap webhooks list --status failed</code>.</p>"
         }
+        // Google refunds a Play purchase left unacknowledged for three days.
+        let overdue = try await GoogleAcknowledgementStore(database).overdue(olderThan: 2 * 86_400, now: now())
+        if overdue > 0 {
+            body +=
+                "<p class=\"alert\" id=\"google-acknowledgements\">"
+                + HTML.escape(
+                    "\(overdue) Google Play purchase\(overdue == 1 ? " is" : "s are") still unacknowledged two days "
+                        + "after the credit, or given up on: Google refunds them at three days. The fulfiller's log "
+                        + "says why (look for \"Google Play acknowledgement failed\").")
+                + "</p>"
+        }
         body += "<h2>Throughput</h2><div class=\"cards\">"
         let figures = [
             ("received, last minute", minute.received), ("credited, last minute", minute.credited),

@@ -26,10 +26,14 @@ public struct GooglePlaySetup: Sendable {
         self.packageNames = Set(env.list("IAP_GOOGLE_PACKAGE_NAMES"))
     }
 
+    /// A client over `httpClient` (shared, not owned).
+    public func client(httpClient: CurlHTTPClient) -> GooglePlayClient {
+        GooglePlayClient(account: account, configuration: .init(apiURL: apiURL), httpClient: httpClient)
+    }
+
     /// A verifier over `httpClient` (shared, not owned), reading `catalog`'s subscriptions.
     public func verifier(httpClient: CurlHTTPClient, catalog: Catalog) -> GooglePlayVerifier {
         GooglePlayVerifier(
-            client: GooglePlayClient(account: account, configuration: .init(apiURL: apiURL), httpClient: httpClient),
-            configuration: .init(packageNames: packageNames, catalog: catalog))
+            client: client(httpClient: httpClient), configuration: .init(packageNames: packageNames, catalog: catalog))
     }
 }

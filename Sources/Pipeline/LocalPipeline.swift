@@ -46,6 +46,7 @@ public struct LocalPipeline: Sendable {
         public var serverAPI = AppStoreServerAPIClient.Configuration()
         /// Google Play's service account and API; nil rejects Play purchases as not configured.
         public var googlePlay: GooglePlaySetup?
+        public var googleAcknowledger = GooglePlayAcknowledger.Configuration()
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
@@ -154,6 +155,12 @@ public struct LocalPipeline: Sendable {
         if configuration.metrics != nil {
             services.append(
                 QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
+        }
+        if let google = configuration.googlePlay {
+            services.append(
+                GooglePlayAcknowledger(
+                    store: GoogleAcknowledgementStore(database), client: google.client(httpClient: client),
+                    configuration: configuration.googleAcknowledger, logger: logger))
         }
         if configuration.runsValidator {
             services.append(

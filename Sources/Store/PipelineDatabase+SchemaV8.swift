@@ -3,18 +3,53 @@ import GRDB
 extension PipelineDatabase {
     /// v8: receipts of a third kind, `google_play` (a Play purchase token, stored as its
     /// canonical JSON): the `kind` check is widened (the table is rebuilt).
+    ///
+    /// `google_acknowledgements`: what Google must be told after a Play purchase is credited
+    /// (consumed, or acknowledged), one row per purchase token, written in the credit's
+    /// transaction and worked off until Google says it is done (``GoogleAcknowledgementStore``).
     static func createV8(_ db: Database) throws {
         try rebuild(table: "receipts", in: db) {
             $0.replacingOccurrences(
                 of: "kind IN ('legacy', 'storekit2')", with: "kind IN ('legacy', 'storekit2', 'google_play')")
         }
+        try db.create(table: "google_acknowledgements") { t in
+            t.primaryKey("purchase_token", .text).check(sql: "length(purchase_token) > 0")
+            t.column("package_name", .text).notNull()
+            t.column("product_id", .text).notNull()
+            t.column("action", .text).notNull()
+                .check(sql: "action IN ('consume', 'acknowledge', 'acknowledge_subscription')")
+            t.column("receipt_id", .text).references("receipts")
+            t.column("status", .text).notNull().check(sql: "status IN ('pending', 'done', 'failed')")
+            t.column("attempts", .integer).notNull().defaults(to: 0)
+            t.column("next_attempt_at", .datetime)
+            t.column("last_error", .text)
+            t.column("created_at", .datetime).notNull()
+            t.column("done_at", .datetime)
+        }
+        try db.create(
+            index: "google_acknowledgements_due", on: "google_acknowledgements", columns: ["status", "next_attempt_at"])
     }
 }
 
 extension PostgresSchema {
-    /// SQLite's v8: Google Play receipts.
+    /// SQLite's v8: Google Play receipts and their acknowledgements.
     static let version5: [String] = [
         "ALTER TABLE receipts DROP CONSTRAINT receipts_kind_check",
         "ALTER TABLE receipts ADD CONSTRAINT receipts_kind_check CHECK (kind IN ('legacy', 'storekit2', 'google_play'))",
+        """
+        CREATE TABLE google_acknowledgements (
+          purchase_token TEXT PRIMARY KEY CHECK (length(purchase_token) > 0),
+          package_name TEXT NOT NULL,
+          product_id TEXT NOT NULL,
+          action TEXT NOT NULL CHECK (action IN ('consume', 'acknowledge', 'acknowledge_subscription')),
+          receipt_id TEXT REFERENCES receipts(id),
+          status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at TIMESTAMPTZ,
+          last_error TEXT,
+          created_at TIMESTAMPTZ NOT NULL,
+          done_at TIMESTAMPTZ)
+        """,
+        "CREATE INDEX google_acknowledgements_due ON google_acknowledgements (status, next_attempt_at)",
     ]
 }

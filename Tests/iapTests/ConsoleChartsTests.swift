@@ -1,5 +1,7 @@
 import Foundation
+import GooglePlay
 import PipelineTesting
+import Store
 import Testing
 
 @testable import Console
@@ -45,6 +47,39 @@ extension ConsoleTests {
             }
             let bad = try await get("/console?window=forever", cookie: cookie, pipeline)
             #expect(bad.status == 400 && bad.bodyString.contains("24h or 30d"))
+        }
+    }
+}
+
+extension ConsoleTests {
+    @Test func theOverviewWarnsOfPlayPurchasesGoogleWasNeverTold() async throws {
+        try await PipelineHarness.run(console: Self.console) { pipeline in
+            // Given a credited Play purchase whose consumption Google keeps failing, then forgets
+            pipeline.stub.googlePlay.configuration.withLock { $0.acknowledgeFailFirst = 1_000 }
+            pipeline.stub.googlePlay.register(
+                token: "play-stuck",
+                ProductPurchaseV2(
+                    productLineItem: [.init(productId: "com.example.coins100")], purchaseState: "PURCHASED",
+                    orderId: "GPA.9999-0000-0000-00001"))
+            let (_, answer) = try await pipeline.post(
+                "/v1/receipts",
+                [
+                    "account_id": "android-stuck",
+                    "google_play": [
+                        "package_name": PipelineHarness.googlePackage, "product_id": "com.example.coins100",
+                        "purchase_token": "play-stuck",
+                    ],
+                ])
+            _ = try await pipeline.finalStatus(try #require(answer["receipt_id"] as? String))
+            pipeline.stub.googlePlay.forget(token: "play-stuck")
+            pipeline.stub.googlePlay.configuration.withLock { $0.acknowledgeFailFirst = 0 }
+
+            // Then the acknowledger gives up on it (404), and the overview says so
+            let store = GoogleAcknowledgementStore(pipeline.database)
+            #expect(await eventually { (try? await store.acknowledgement(token: "play-stuck"))??.status == .failed })
+            let page = try await get("/console", cookie: try await logIn(pipeline), pipeline)
+            #expect(page.bodyString.contains("id=\"google-acknowledgements\""))
+            #expect(page.bodyString.contains("1 Google Play purchase is still unacknowledged"))
         }
     }
 }

@@ -59,6 +59,39 @@ import Testing
             #expect(ledger.map(\.transactionID) == ["GPA.1111-2222-3333-00001"])
             #expect(try await pipeline.database.audit() == [])
             #expect(pipeline.stub.googlePlay.stats.calls["productsv2.get"] == 2)
+
+            // And once credited it is consumed, once, so that the player can buy it again
+            #expect(await eventually { pipeline.stub.googlePlay.stats.consumed == ["play-token-1"] })
+            let owed = try await GoogleAcknowledgementStore(pipeline.database).acknowledgement(token: "play-token-1")
+            #expect(owed?.status == .done && owed?.action == .consume && owed?.receiptID == receipt)
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func anAcknowledgementThatFailsIsTriedAgainUntilGoogleTakesIt(
+        _ backend: TestBackend
+    ) async throws {
+        let unlock = Product(productID: "com.example.noads", kind: .nonConsumable, entitlement: "no_ads")
+        let catalog = Catalog(products: PipelineHarness.catalog.products + [unlock])
+        try await PipelineHarness.run(backend, catalog: catalog) { pipeline in
+            // Given Google failing the first two acknowledgements, and an unlock (not consumable)
+            pipeline.stub.googlePlay.configuration.withLock { $0.acknowledgeFailFirst = 2 }
+            pipeline.stub.googlePlay.register(
+                token: "play-noads",
+                ProductPurchaseV2(
+                    productLineItem: [.init(productId: "com.example.noads")], purchaseState: "PURCHASED",
+                    orderId: "GPA.1111-2222-3333-00009"))
+            let (_, answer) = try await submit(
+                pipeline, account: "android-4", token: "play-noads", product: "com.example.noads")
+            let receipt = try #require(answer["receipt_id"] as? String)
+            #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
+
+            // Then it is acknowledged (not consumed) on the third attempt
+            #expect(await eventually { pipeline.stub.googlePlay.stats.acknowledged == ["play-noads"] })
+            let owed = try await GoogleAcknowledgementStore(pipeline.database).acknowledgement(token: "play-noads")
+            #expect(owed?.status == .done && owed?.action == .acknowledge && owed?.attempts == 3)
+            #expect(pipeline.stub.googlePlay.stats.consumed.isEmpty)
+            #expect(
+                try await GoogleAcknowledgementStore(pipeline.database).overdue(olderThan: 0, now: Date()) == 0)
         }
     }
 

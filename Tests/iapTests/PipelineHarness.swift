@@ -147,6 +147,8 @@ final class PipelineHarness: Sendable {
                 configuration.googlePlay = GooglePlaySetup(
                     account: try GoogleServiceAccount(json: stub.googlePlay.serviceAccountJSON(baseURL: stubURL)),
                     apiURL: stubURL + "/google", packageNames: [PipelineHarness.googlePackage])
+                configuration.googleAcknowledger.interval = .milliseconds(100)
+                configuration.googleAcknowledger.initialBackoff = 0.2
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,

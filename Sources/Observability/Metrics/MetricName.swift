@@ -53,6 +53,9 @@ public enum MetricName {
     /// The budget in use: calls booked (by every process) in the second of the latest booking,
     /// over Apple's limit, by `budget`. 0.9 is the most spent by default.
     public static let apiBudgetUsed = "iap_appstore_api_budget_used_ratio"
+    /// Gauge: Google Play purchases unacknowledged after two days, or given up on (Google
+    /// refunds them at three).
+    public static let googleAcknowledgementsOverdue = "iap_google_acknowledgements_overdue"
     /// How far ahead the budget is booked (callers waiting their turn), in seconds, by `budget`.
     public static let apiBudgetBookedAhead = "iap_appstore_api_budget_booked_ahead_seconds"
 }

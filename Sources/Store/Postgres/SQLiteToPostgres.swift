@@ -9,7 +9,7 @@ public struct SQLiteToPostgres: Sendable {
         "accounts", "receipts", "apple_notifications", "app_account_tokens", "orders", "apple_transactions",
         "ledger_entries", "balances", "entitlements", "receipt_transactions", "notification_outbox",
         "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
-        "consumption_consents", "consumption_answers", "manual_adjustments",
+        "consumption_consents", "consumption_answers", "manual_adjustments", "google_acknowledgements",
     ]
     /// Identity columns whose values are copied as they are, then continued from.
     static let keptIdentities = [

@@ -148,6 +148,23 @@ struct VerdictApplier {
         receipt.status = conclusion.creditedAccountID == nil ? .rejected : .credited
         receipt.reason = conclusion.reason
         try writer.apply(.send(conclusion.webhook))
+        try owePlayAcknowledgement(receipt, carried)
+    }
+
+    /// A Play purchase credited (now or before, to any account) must be consumed or
+    /// acknowledged, or Google refunds it: owed in this same transaction, so it cannot be lost.
+    private func owePlayAcknowledgement(_ receipt: Receipt, _ carried: [CarriedTransaction]) throws {
+        guard receipt.kind == .googlePlay, let purchase = GooglePlayPurchase(canonicalJSON: receipt.payload),
+            carried.contains(where: { [.credited, .alreadyCredited, .boundToAnotherAccount].contains($0.outcome) })
+        else { return }
+        let action: GoogleAcknowledgementStore.Acknowledgement.Action =
+            switch engine.catalog.resolve(storeProductID: purchase.productID)?.product.kind {
+            case .consumable: .consume
+            case .autoRenewable: .acknowledgeSubscription
+            default: .acknowledge
+            }
+        try GoogleAcknowledgementStore.enqueue(
+            purchase, action: action, receiptID: receipt.id, now: writer.stamp, in: db)
     }
 
     /// The order the receipt names, if it is still unpaid, and the transaction that pays it.

@@ -108,6 +108,15 @@ public final class StubGooglePlay: Sendable {
         }
     }
 
+    /// Forgets the purchase under `token`, as Google does with one it no longer keeps: every
+    /// call about it is then `404`.
+    public func forget(token: String) {
+        state.withLock { state in
+            state.products[token] = nil
+            state.subscriptions[token] = nil
+        }
+    }
+
     /// The purchase as the API would answer it now.
     public func product(token: String) -> ProductPurchaseV2? { state.withLock { $0.products[token] } }
 

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Fulfiller
+import GooglePlay
+import HTTPClient
 import Observability
 import Pipeline
 import Reconciliation
@@ -53,9 +55,23 @@ extension IAP {
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
             let appleJobs = try Self.appleJobs(settings: settings, database: database)
+            let googleJobs = try Self.googleJobs(settings: settings, database: database)
             try await runServices(
-                [connection] + operations + [fulfiller, scheduler] + appleJobs, settings: settings,
+                [connection] + operations + [fulfiller, scheduler] + appleJobs + googleJobs, settings: settings,
                 label: "fulfiller")
+        }
+
+        /// With a Google service account: the acknowledgements every credited Play purchase
+        /// owes (any number of fulfillers share them).
+        static func googleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
+            guard let google = try GooglePlaySetup(environment: settings.environment) else { return [] }
+            let client = try CurlHTTPClient(logger: settings.logger("google-play"))
+            return [
+                HTTPClientService(client: client),
+                GooglePlayAcknowledger(
+                    store: GoogleAcknowledgementStore(database), client: google.client(httpClient: client),
+                    logger: settings.logger("google-play")),
+            ]
         }
 
         /// The jobs that talk to Apple after the fact, each in the one process holding its
