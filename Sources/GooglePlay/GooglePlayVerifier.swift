@@ -114,7 +114,7 @@ public struct GooglePlayVerifier: ReceiptVerifier {
     }
 
     /// Google's order id; a purchase without one (a promotion code) is known by its token's digest.
-    static func transactionID(order: String?, token: String) -> String {
+    public static func transactionID(order: String?, token: String) -> String {
         if let order, !order.isEmpty { return order }
         let digest = SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
         return "GPT." + digest.prefix(40)

@@ -161,6 +161,10 @@ public struct LocalPipeline: Sendable {
                 GooglePlayAcknowledger(
                     store: GoogleAcknowledgementStore(database), client: google.client(httpClient: client),
                     configuration: configuration.googleAcknowledger, logger: logger))
+            services.append(
+                GoogleVoidedPoller(
+                    client: google.client(httpClient: client), store: GoogleVoidedStore(database),
+                    packageNames: google.packageNames, catalog: configuration.catalog, logger: logger))
         }
         if configuration.runsValidator {
             services.append(

@@ -28,6 +28,11 @@ extension PipelineDatabase {
         }
         try db.create(
             index: "google_acknowledgements_due", on: "google_acknowledgements", columns: ["status", "next_attempt_at"])
+        // How far each app's voided purchases have been read (``GoogleVoidedStore``).
+        try db.create(table: "google_voided_polls") { t in
+            t.primaryKey("package_name", .text)
+            t.column("polled_until", .datetime).notNull()
+        }
     }
 }
 
@@ -51,5 +56,6 @@ extension PostgresSchema {
           done_at TIMESTAMPTZ)
         """,
         "CREATE INDEX google_acknowledgements_due ON google_acknowledgements (status, next_attempt_at)",
+        "CREATE TABLE google_voided_polls (package_name TEXT PRIMARY KEY, polled_until TIMESTAMPTZ NOT NULL)",
     ]
 }

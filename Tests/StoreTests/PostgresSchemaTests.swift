@@ -33,7 +33,7 @@ extension PostgresPipelineDatabase {
                     "orders", "apple_transactions", "ledger_entries", "receipt_transactions", "notification_outbox",
                     "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
                     "consumption_consents", "consumption_answers", "call_budgets", "call_budget_seconds",
-                    "manual_adjustments", "google_acknowledgements",
+                    "manual_adjustments", "google_acknowledgements", "google_voided_polls",
                     "iap_schema_migrations",
                 ])
         }

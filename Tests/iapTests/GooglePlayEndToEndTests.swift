@@ -1,5 +1,7 @@
 import Foundation
+import Fulfiller
 import GooglePlay
+import Logging
 import PipelineCore
 import PipelineTesting
 import Store
@@ -92,6 +94,43 @@ import Testing
             #expect(pipeline.stub.googlePlay.stats.consumed.isEmpty)
             #expect(
                 try await GoogleAcknowledgementStore(pipeline.database).overdue(olderThan: 0, now: Date()) == 0)
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func aRefundInTheVoidedListIsDebitedOnce(_ backend: TestBackend) async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given a credited purchase, then refunded by Google
+            pipeline.stub.googlePlay.register(token: "play-refunded", coins(order: "GPA.1111-2222-3333-00005"))
+            let (_, answer) = try await submit(pipeline, account: "android-5", token: "play-refunded")
+            #expect(
+                try await pipeline.finalStatus(try #require(answer["receipt_id"] as? String))["status"] as? String
+                    == "credited")
+            pipeline.stub.googlePlay.void(token: "play-refunded", at: Date())
+
+            // When the voided list is read, twice
+            let poller = GoogleVoidedPoller(
+                client: GooglePlayClient(
+                    account: try GoogleServiceAccount(
+                        json: pipeline.stub.googlePlay.serviceAccountJSON(
+                            baseURL: "http://127.0.0.1:\(pipeline.stubPort)")),
+                    configuration: .init(apiURL: "http://127.0.0.1:\(pipeline.stubPort)/google"),
+                    httpClient: pipeline.client),
+                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
+                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
+            let first = try await poller.poll()
+            let second = try await poller.poll()
+
+            // Then it is debited once, with a purchase.refunded webhook, and the books balance
+            #expect(first.debited == 1 && second.debited == 0 && second.alreadyDebited == 1)
+            #expect(try await pipeline.balance("android-5") == 0)
+            let kinds = try #require(try await pipeline.database.account(id: "android-5")).ledger.map(\.kind)
+            #expect(kinds == [.refund, .purchase])
+            let refunded = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
+                $0.bodyString.contains("\"type\":\"purchase.refunded\"")
+            }
+            #expect(refunded.first?.bodyString.contains("GPA.1111-2222-3333-00005") == true)
+            #expect(try await pipeline.database.audit() == [])
         }
     }
 

@@ -66,10 +66,20 @@ extension IAP {
         static func googleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
             guard let google = try GooglePlaySetup(environment: settings.environment) else { return [] }
             let client = try CurlHTTPClient(logger: settings.logger("google-play"))
+            let seconds = try settings.environment.int(
+                "IAP_GOOGLE_VOIDED_INTERVAL_SECONDS", default: 900, range: 60...86_400)
             return [
                 HTTPClientService(client: client),
                 GooglePlayAcknowledger(
                     store: GoogleAcknowledgementStore(database), client: google.client(httpClient: client),
+                    logger: settings.logger("google-play")),
+                GoogleVoidedPoller(
+                    client: google.client(httpClient: client), store: GoogleVoidedStore(database),
+                    packageNames: google.packageNames,
+                    catalog: try settings.catalog(logger: settings.logger("google-play")),
+                    interval: .seconds(seconds),
+                    leadership: (database as? PostgresPipelineDatabase)?.leadership(of: "google-voided")
+                        ?? AlwaysLeader(),
                     logger: settings.logger("google-play")),
             ]
         }

@@ -1,0 +1,66 @@
+import Foundation
+import PipelineCore
+import Settlement
+
+// MARK: - Google Play's voided purchases: refunds and chargebacks, debited once
+
+/// Refunds and chargebacks Google lists in its voided purchases, taken back through the
+/// settlement engine as Apple's refunds are (once per transaction, from the account
+/// credited, following the catalog's `negative_balance`), and how far each app's list has
+/// been read (`google_voided_polls`).
+public struct GoogleVoidedStore: Sendable {
+    let database: any SQLDatabase
+
+    public init(_ database: any SQLDatabase) {
+        self.database = database
+    }
+
+    public enum Outcome: String, Hashable, Sendable {
+        /// Debited now.
+        case debited
+        /// Debited before: nothing changed.
+        case alreadyDebited = "already_debited"
+        /// Never credited here: nothing to take back (Google now answers the token cancelled,
+        /// so it never will be).
+        case unknown
+    }
+
+    /// Takes back the purchase Google voided, known by its transaction id (Google's order id).
+    public func takeBack(transactionID: String, voidedAt: Date, catalog: Catalog, now: Date) async throws -> Outcome {
+        try await database.transaction { db in
+            try db.lock(["transaction:\(transactionID)"])
+            guard
+                let row = try db.row(
+                    """
+                    SELECT transaction_id, original_transaction_id, product_id, quantity, environment
+                    FROM apple_transactions WHERE transaction_id = ?
+                    """, [transactionID])
+            else { return .unknown }
+            let transaction = VerifiedTransaction(
+                transactionID: try row.get("transaction_id"),
+                originalTransactionID: try row.get("original_transaction_id"),
+                productID: try row.get("product_id"), quantity: try row.get("quantity"), cancellationDate: voidedAt)
+            let decision = try VerdictApplier(db: db, catalog: catalog, now: now).settle(
+                .takenBack(transaction, kind: .refund, cause: Cause(environment: try row.get("environment"))))
+            return decision.reason == nil ? .debited : .alreadyDebited
+        }
+    }
+
+    /// Where the last complete read of `packageName`'s list ended.
+    public func polledUntil(_ packageName: String) async throws -> Date? {
+        try await database.snapshot { db in
+            try db.value("SELECT polled_until FROM google_voided_polls WHERE package_name = ?", [packageName])
+        }
+    }
+
+    /// Records a complete read of `packageName`'s list up to `moment`.
+    public func setPolledUntil(_ moment: Date, for packageName: String) async throws {
+        try await database.transaction { db in
+            try db.execute(
+                """
+                INSERT INTO google_voided_polls (package_name, polled_until) VALUES (?, ?)
+                ON CONFLICT (package_name) DO UPDATE SET polled_until = excluded.polled_until
+                """, [packageName, moment])
+        }
+    }
+}
