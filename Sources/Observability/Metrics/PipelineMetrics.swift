@@ -12,7 +12,9 @@ public typealias MetricCounter = CoreMetrics.Counter
 public enum PipelineMetrics {
     /// Receipt kinds as the intake labels them.
     public enum ReceiptKind: String, Sendable {
-        case legacy, storekit2, googlePlay = "google_play", notification
+        case legacy, storekit2
+        case googlePlay = "google_play"
+        case notification
     }
 
     public static func received(_ kind: ReceiptKind) -> Counter {

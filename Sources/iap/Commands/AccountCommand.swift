@@ -180,9 +180,15 @@ enum AccountOutput {
         }
 
         enum CodingKeys: String, CodingKey {
-            case adjustmentID = "adjustment_id", accountID = "account_id", currency, amount, entitlement
-            case expiresAt = "expires_at", balance, writtenOff = "written_off", reason
-            case by = "operator", replayed
+            case adjustmentID = "adjustment_id"
+            case accountID = "account_id"
+            case currency, amount, entitlement
+            case expiresAt = "expires_at"
+            case balance
+            case writtenOff = "written_off"
+            case reason
+            case by = "operator"
+            case replayed
         }
     }
 }
