@@ -47,6 +47,8 @@ public struct LocalPipeline: Sendable {
         /// Google Play's service account and API; nil rejects Play purchases as not configured.
         public var googlePlay: GooglePlaySetup?
         public var googleAcknowledger = GooglePlayAcknowledger.Configuration()
+        /// Whether Google Play's voided purchases are read every 15 minutes (tests read them themselves).
+        public var pollsGoogleVoided = true
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
@@ -161,10 +163,12 @@ public struct LocalPipeline: Sendable {
                 GooglePlayAcknowledger(
                     store: GoogleAcknowledgementStore(database), client: google.client(httpClient: client),
                     configuration: configuration.googleAcknowledger, logger: logger))
-            services.append(
-                GoogleVoidedPoller(
-                    client: google.client(httpClient: client), store: GoogleVoidedStore(database),
-                    packageNames: google.packageNames, catalog: configuration.catalog, logger: logger))
+            if configuration.pollsGoogleVoided {
+                services.append(
+                    GoogleVoidedPoller(
+                        client: google.client(httpClient: client), store: GoogleVoidedStore(database),
+                        packageNames: google.packageNames, catalog: configuration.catalog, logger: logger))
+            }
         }
         if configuration.runsValidator {
             services.append(

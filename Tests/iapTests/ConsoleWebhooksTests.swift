@@ -13,12 +13,17 @@ extension ConsoleTests {
             let (_, receiptID) = try await pipeline.submit(account: "hook-player", receiptData: data)
             _ = try await pipeline.finalStatus(try #require(receiptID))
             _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) { $0.wasAccepted }
-            let hook = try #require(
-                try await WebhookLogStore(pipeline.database).list(.init(accountID: "hook-player")).first)
+            // (The receiver has it; the notifier records the delivery a moment later.)
+            let log = WebhookLogStore(pipeline.database)
+            #expect(
+                await eventually {
+                    (try? await log.list(.init(accountID: "hook-player")).first?.status) == .delivered
+                })
+            let hook = try #require(try await log.list(.init(accountID: "hook-player")).first)
             let cookie = try await logIn(pipeline)
 
-            let log = try await get("/console/webhooks?status=delivered&since=1h", cookie: cookie, pipeline)
-            #expect(log.status == 200 && log.bodyString.contains(hook.id))
+            let listed = try await get("/console/webhooks?status=delivered&since=1h", cookie: cookie, pipeline)
+            #expect(listed.status == 200 && listed.bodyString.contains(hook.id))
             let detail = try await get("/console/webhooks/\(hook.id)", cookie: cookie, pipeline)
             #expect(detail.status == 200 && detail.bodyString.contains("hook-player"))
             #expect(detail.bodyString.contains("receipt.credited"))

@@ -149,6 +149,7 @@ final class PipelineHarness: Sendable {
                     apiURL: stubURL + "/google", packageNames: [PipelineHarness.googlePackage])
                 configuration.googleAcknowledger.interval = .milliseconds(100)
                 configuration.googleAcknowledger.initialBackoff = 0.2
+                configuration.pollsGoogleVoided = false
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
