@@ -1,5 +1,6 @@
 import Foundation
 import GooglePlay
+import HTTPClient
 import PipelineCore
 import StubStore
 import Testing
@@ -121,6 +122,30 @@ import Testing
                 _ = try await client.productPurchase(packageName: "com/../evil", token: "tok-2")
             }
             #expect(badPackage?.code == .invalidRequest)
+        }
+    }
+
+    @Test func aStubInAnotherProcessTakesPurchasesAndRefundsOverHTTP() async throws {
+        try await GooglePlayFixture.run { fixture in
+            func post(_ path: String, _ body: String) async throws -> Int {
+                try await fixture.http.execute(
+                    HTTPRequest(
+                        method: .post, url: fixture.baseURL + path, headers: [("Content-Type", "application/json")],
+                        body: Array(body.utf8))
+                ).status
+            }
+            let purchase = #"{"purchase_token": "http-1", "product_id": "coins_100", "order_id": "GPA.5-5-0"}"#
+            #expect(try await post("/stub/google/purchases", purchase) == 201)
+            #expect(try await post("/stub/google/purchases", #"{"product_id": "x"}"#) == 400)
+            let client = try fixture.client()
+            let read = try await client.productPurchase(packageName: Self.package, token: "http-1")
+            #expect(read.isPurchased && read.orderId == "GPA.5-5-0")
+
+            #expect(try await post("/stub/google/voided", #"{"purchase_token": "http-1"}"#) == 200)
+            #expect(try await post("/stub/google/voided", #"{"purchase_token": "nope"}"#) == 404)
+            let voided = try await client.voidedPurchases(
+                packageName: Self.package, start: Date().addingTimeInterval(-60), end: Date())
+            #expect(voided.voidedPurchases.map(\.orderId) == ["GPA.5-5-0"])
         }
     }
 

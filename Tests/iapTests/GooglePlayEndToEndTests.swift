@@ -138,6 +138,43 @@ import Testing
         }
     }
 
+    @Test(arguments: TestBackend.allCases) func applePlayAndARefundOnOneAccountLeaveTheBooksBalanced(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given one player buying on both stores: an Apple receipt and two Play purchases
+            let apple = pipeline.receipt(transactions: [(id: "mixed-apple-1", product: Self.product)])
+            let (_, appleID) = try await pipeline.submit(account: "both-stores", receiptData: apple)
+            pipeline.stub.googlePlay.register(token: "mixed-play-1", coins(order: "GPA.1111-2222-3333-00011"))
+            pipeline.stub.googlePlay.register(token: "mixed-play-2", coins(order: "GPA.1111-2222-3333-00012"))
+            var receipts = [try #require(appleID)]
+            for token in ["mixed-play-1", "mixed-play-2"] {
+                let (_, answer) = try await submit(pipeline, account: "both-stores", token: token)
+                receipts.append(try #require(answer["receipt_id"] as? String))
+            }
+            for receipt in receipts {
+                #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
+            }
+            // And Google refunding one of the Play purchases
+            pipeline.stub.googlePlay.void(token: "mixed-play-2", at: Date().addingTimeInterval(-1))
+            let poller = GoogleVoidedPoller(
+                client: GooglePlayClient(
+                    account: try GoogleServiceAccount(
+                        json: pipeline.stub.googlePlay.serviceAccountJSON(
+                            baseURL: "http://127.0.0.1:\(pipeline.stubPort)")),
+                    configuration: .init(apiURL: "http://127.0.0.1:\(pipeline.stubPort)/google"),
+                    httpClient: pipeline.client),
+                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
+                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
+            #expect(try await poller.poll().debited == 1)
+
+            // Then one ledger holds all three credits and the refund, and the books balance
+            #expect(try await pipeline.balance("both-stores") == 200)
+            #expect(try #require(try await pipeline.database.account(id: "both-stores")).ledger.count == 4)
+            #expect(try await pipeline.database.audit() == [])
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func cancelledUnknownAndMismatchedPurchasesAreRejected(
         _ backend: TestBackend
     ) async throws {

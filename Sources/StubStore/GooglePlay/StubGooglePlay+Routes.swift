@@ -54,6 +54,7 @@ extension StubGooglePlay {
         router.get(RouterPath(Self.applications + "/voidedpurchases")) { request, _ in
             try await self.gate(request, "voidedpurchases.list") { self.voidedPage(request.uri.queryParameters) }
         }
+        registerAdminRoutes(on: router)
     }
 
     /// Authentication, the configured failures and latency, then `answer`.
@@ -149,10 +150,10 @@ extension StubGooglePlay {
         return values
     }
 
-    static func encoded(_ value: some Encodable) -> Response {
+    static func encoded(_ value: some Encodable, status: Int = 200) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return bytes((try? encoder.encode(value)) ?? Data("{}".utf8), status: 200)
+        return bytes((try? encoder.encode(value)) ?? Data("{}".utf8), status: status)
     }
 
     static func json(_ object: [String: Any], status: Int) -> Response {

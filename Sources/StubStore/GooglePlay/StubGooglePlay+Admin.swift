@@ -1,0 +1,76 @@
+import Foundation
+import GooglePlay
+import Hummingbird
+
+extension StubGooglePlay {
+    /// What `POST /stub/google/purchases` takes: a purchase Google will then vouch for.
+    struct PurchaseDraft: Decodable {
+        var purchaseToken: String
+        var productID: String
+        /// `product` (one-time, the default) or `subscription`.
+        var kind: String?
+        var orderID: String?
+        /// `PURCHASED` (the default), `PENDING` or `CANCELLED`; for a subscription its state.
+        var state: String?
+        var obfuscatedAccountID: String?
+        /// A subscription's end, RFC 3339.
+        var expiryTime: String?
+
+        enum CodingKeys: String, CodingKey {
+            case purchaseToken = "purchase_token"
+            case productID = "product_id"
+            case kind
+            case orderID = "order_id"
+            case state
+            case obfuscatedAccountID = "obfuscated_account_id"
+            case expiryTime = "expiry_time"
+        }
+    }
+
+    /// The stub's own routes, for a stub in another process (`iap stub-store`, `iap up`):
+    ///
+    /// - `POST /stub/google/purchases`: registers a purchase (``PurchaseDraft``), answering
+    ///   `201` with what the API will answer for its token
+    /// - `POST /stub/google/voided`: `{"purchase_token"}` voids it (a refund in the voided list)
+    func registerAdminRoutes(on router: Router<BasicRequestContext>) {
+        router.post("/stub/google/purchases") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 64 * 1024)
+            guard let draft = try? JSONDecoder().decode(PurchaseDraft.self, from: Data(buffer: body)),
+                !draft.purchaseToken.isEmpty, !draft.productID.isEmpty
+            else {
+                return Self.error(
+                    400, "INVALID_ARGUMENT",
+                    "expected {\"purchase_token\", \"product_id\", \"kind\", \"order_id\", \"state\", \"obfuscated_account_id\", \"expiry_time\"}"
+                )
+            }
+            let order = draft.orderID ?? "GPA.\(UInt32.random(in: 1000...9999))-\(UInt32.random(in: 1000...9999))-0"
+            if draft.kind == "subscription" {
+                let subscription = SubscriptionPurchaseV2(
+                    subscriptionState: draft.state ?? "SUBSCRIPTION_STATE_ACTIVE", latestOrderId: order,
+                    lineItems: [
+                        .init(productId: draft.productID, expiryTime: draft.expiryTime, latestSuccessfulOrderId: order)
+                    ], obfuscatedExternalAccountId: draft.obfuscatedAccountID)
+                self.register(token: draft.purchaseToken, subscription)
+                return Self.encoded(subscription, status: 201)
+            }
+            let purchase = ProductPurchaseV2(
+                productLineItem: [.init(productId: draft.productID, productOfferDetails: .init(quantity: 1))],
+                purchaseState: draft.state ?? "PURCHASED", orderId: order,
+                obfuscatedExternalAccountId: draft.obfuscatedAccountID,
+                purchaseCompletionTime: ISO8601DateFormatter().string(from: self.now()))
+            self.register(token: draft.purchaseToken, purchase)
+            return Self.encoded(purchase, status: 201)
+        }
+        router.post("/stub/google/voided") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 64 * 1024)
+            let fields = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]
+            guard let token = fields?["purchase_token"] as? String, self.product(token: token) != nil else {
+                return Self.error(404, "NOT_FOUND", "no purchase with that purchase_token")
+            }
+            self.void(token: token, at: self.now().addingTimeInterval(-1))
+            return Self.encoded(["purchase_token": token], status: 200)
+        }
+    }
+}
