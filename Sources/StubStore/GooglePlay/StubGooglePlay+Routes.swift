@@ -55,6 +55,7 @@ extension StubGooglePlay {
             try await self.gate(request, "voidedpurchases.list") { self.voidedPage(request.uri.queryParameters) }
         }
         registerAdminRoutes(on: router)
+        registerPushRoutes(on: router)
     }
 
     /// Authentication, the configured failures and latency, then `answer`.

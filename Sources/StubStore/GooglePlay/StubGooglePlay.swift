@@ -48,6 +48,8 @@ public final class StubGooglePlay: Sendable {
     public let clientEmail = "iap-stub@stub-project.iam.gserviceaccount.com"
     public let configuration: Mutex<Configuration>
     let key: _RSA.Signing.PrivateKey
+    /// Signs the OIDC tokens of Pub/Sub pushes (``pushToken(audience:email:issuedAt:lifetime:issuer:)``).
+    let pushKey: _RSA.Signing.PrivateKey
     let now: @Sendable () -> Date
     let state = Mutex(State())
 
@@ -65,6 +67,7 @@ public final class StubGooglePlay: Sendable {
         self.configuration = Mutex(configuration)
         // Generating an RSA key fails only if the crypto library does.
         self.key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.pushKey = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
         self.now = now
     }
 
