@@ -47,9 +47,22 @@ public final class StubGooglePlay: Sendable {
     /// The service account's address.
     public let clientEmail = "iap-stub@stub-project.iam.gserviceaccount.com"
     public let configuration: Mutex<Configuration>
-    let key: _RSA.Signing.PrivateKey
-    /// Signs the OIDC tokens of Pub/Sub pushes (``pushToken(audience:email:issuedAt:lifetime:issuer:)``).
-    let pushKey: _RSA.Signing.PrivateKey
+    /// The service account's key, and the key that signs the OIDC tokens of Pub/Sub pushes
+    /// (``pushToken(audience:email:issuedAt:lifetime:issuer:)``): made on first use, as RSA
+    /// keys take a moment and most stubs never speak Google.
+    private let keys = Mutex<[String: _RSA.Signing.PrivateKey]>([:])
+    var key: _RSA.Signing.PrivateKey { lazyKey("service") }
+    var pushKey: _RSA.Signing.PrivateKey { lazyKey("push") }
+
+    private func lazyKey(_ name: String) -> _RSA.Signing.PrivateKey {
+        keys.withLock { keys in
+            if let key = keys[name] { return key }
+            // Generating an RSA key fails only if the crypto library does.
+            let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+            keys[name] = key
+            return key
+        }
+    }
     let now: @Sendable () -> Date
     let state = Mutex(State())
 
@@ -65,9 +78,6 @@ public final class StubGooglePlay: Sendable {
 
     public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = Mutex(configuration)
-        // Generating an RSA key fails only if the crypto library does.
-        self.key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
-        self.pushKey = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
         self.now = now
     }
 
