@@ -264,8 +264,8 @@ extension OperatorConsole {
     /// Receipts and notifications by receipt id, account id or Apple transaction id.
     func search(_ session: ConsoleSession, _ text: String?) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
-        var body = "<form method=\"get\" action=\"/console/receipts\"><label>Receipt id, account id or Apple "
-        body += "transaction id <input type=\"search\" name=\"q\" id=\"q\" value=\"\(HTML.escape(text ?? ""))\" "
+        var body = "<form method=\"get\" action=\"/console/receipts\"><label>Receipt id, account id, order id or "
+        body += "store transaction id <input type=\"search\" name=\"q\" id=\"q\" value=\"\(HTML.escape(text ?? ""))\" "
         body += "size=\"48\"></label> <button type=\"submit\">Search</button></form>"
         if let text {
             guard text.count <= 256 else {

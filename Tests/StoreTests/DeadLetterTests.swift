@@ -250,6 +250,9 @@ import Testing
             #expect(
                 try await database.throughput(since: Fixture.t0.addingTimeInterval(-60))
                     == Throughput(received: 1, credited: 1, deadLettered: 0))
+            // The account page links an order to this search
+            try await database.acceptNew([Fixture.receipt("r2", account: "bob", orderID: "order-9")])
+            #expect(try await database.searchReceipts("order-9").map(\.id) == ["r2"])
         }
     }
 }

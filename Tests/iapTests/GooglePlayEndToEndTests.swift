@@ -20,6 +20,14 @@ import Testing
             purchaseState: state, orderId: order, purchaseCompletionTime: "2026-11-25T10:00:00Z")
     }
 
+    /// Reads the stub's voided list as the fulfiller's poller does (the harness runs none).
+    func voidedPoller(_ pipeline: PipelineHarness) throws -> GoogleVoidedPoller {
+        GoogleVoidedPoller(
+            client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
+            store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
+            catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
+    }
+
     func submit(_ pipeline: PipelineHarness, account: String, token: String, product: String = product)
         async throws -> (Int, [String: Any])
     {
@@ -113,15 +121,7 @@ import Testing
             pipeline.stub.googlePlay.void(token: "play-refunded", at: Date().addingTimeInterval(-1))
 
             // When the voided list is read, twice
-            let poller = GoogleVoidedPoller(
-                client: GooglePlayClient(
-                    account: try GoogleServiceAccount(
-                        json: pipeline.stub.googlePlay.serviceAccountJSON(
-                            baseURL: "http://127.0.0.1:\(pipeline.stubPort)")),
-                    configuration: .init(apiURL: "http://127.0.0.1:\(pipeline.stubPort)/google"),
-                    httpClient: pipeline.client),
-                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
-                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
+            let poller = try voidedPoller(pipeline)
             let first = try await poller.poll()
             let second = try await poller.poll()
 
@@ -157,15 +157,7 @@ import Testing
             }
             // And Google refunding one of the Play purchases
             pipeline.stub.googlePlay.void(token: "mixed-play-2", at: Date().addingTimeInterval(-1))
-            let poller = GoogleVoidedPoller(
-                client: GooglePlayClient(
-                    account: try GoogleServiceAccount(
-                        json: pipeline.stub.googlePlay.serviceAccountJSON(
-                            baseURL: "http://127.0.0.1:\(pipeline.stubPort)")),
-                    configuration: .init(apiURL: "http://127.0.0.1:\(pipeline.stubPort)/google"),
-                    httpClient: pipeline.client),
-                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
-                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
+            let poller = try voidedPoller(pipeline)
             #expect(try await poller.poll().debited == 1)
 
             // Then one ledger holds all three credits and the refund, and the books balance

@@ -144,9 +144,7 @@ final class PipelineHarness: Sendable {
                 }
                 configuration.scheduler = scheduler
                 configuration.console = console
-                configuration.googlePlay = GooglePlaySetup(
-                    account: try GoogleServiceAccount(json: stub.googlePlay.serviceAccountJSON(baseURL: stubURL)),
-                    apiURL: stubURL + "/google", packageNames: [PipelineHarness.googlePackage])
+                configuration.googlePlay = try googlePlaySetup(stub, url: stubURL)
                 configuration.googleAcknowledger.interval = .milliseconds(100)
                 configuration.googleAcknowledger.initialBackoff = 0.2
                 configuration.pollsGoogleVoided = false
@@ -193,6 +191,17 @@ final class PipelineHarness: Sendable {
         let extra = defaults.queues.filter { queue in !declared.queues.contains { $0.name == queue.name } }
         await broker.cleanUp(
             Topology(exchanges: declared.exchanges, queues: declared.queues + extra, bindings: []), cleaner)
+    }
+
+    /// Google Play as the stub speaks it: its service account, its API, the test app.
+    static func googlePlaySetup(_ stub: StubAppStore, url: String) throws -> GooglePlaySetup {
+        GooglePlaySetup(
+            account: try GoogleServiceAccount(json: stub.googlePlay.serviceAccountJSON(baseURL: url)),
+            apiURL: url + "/google", packageNames: [googlePackage])
+    }
+
+    func googlePlaySetup() throws -> GooglePlaySetup {
+        try Self.googlePlaySetup(stub, url: "http://127.0.0.1:\(stubPort)")
     }
 
     // MARK: - What a backend does

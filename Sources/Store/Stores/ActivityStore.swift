@@ -55,23 +55,23 @@ public struct ActivityStore: Sendable {
         formatter.dateFormat = window.hourly ? "yyyy-MM-dd HH" : "yyyy-MM-dd"
         let index = Dictionary(uniqueKeysWithValues: buckets.enumerated().map { (formatter.string(from: $1), $0) })
         let rows = try await database.snapshot { db in
-            let receipts = db.dialect.truncated("created_at", toHour: window.hourly)
+            let created = db.dialect.truncated("created_at", toHour: window.hourly)
             let dead = db.dialect.truncated("dead_at", toHour: window.hourly)
             return (
                 receipts: try db.rows(
                     """
-                    SELECT \(receipts) AS bucket, CASE WHEN status IN ('credited', 'rejected', 'dead') THEN status
+                    SELECT \(created) AS bucket, CASE WHEN status IN ('credited', 'rejected', 'dead') THEN status
                         ELSE 'in progress' END AS series, COUNT(*) AS value
                     FROM receipts WHERE created_at >= ? GROUP BY 1, 2
                     """, [start]),
                 credited: try db.rows(
                     """
-                    SELECT \(receipts) AS bucket, currency AS series, CAST(SUM(amount) AS BIGINT) AS value
+                    SELECT \(created) AS bucket, currency AS series, CAST(SUM(amount) AS BIGINT) AS value
                     FROM ledger_entries WHERE kind = 'purchase' AND created_at >= ? GROUP BY 1, 2
                     """, [start]),
                 refunds: try db.rows(
                     """
-                    SELECT \(receipts) AS bucket, kind AS series, COUNT(*) AS value
+                    SELECT \(created) AS bucket, kind AS series, COUNT(*) AS value
                     FROM ledger_entries WHERE kind IN ('refund', 'revoke') AND created_at >= ? GROUP BY 1, 2
                     """, [start]),
                 deadLetters: try db.rows(

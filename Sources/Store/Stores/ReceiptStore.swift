@@ -55,7 +55,7 @@ public struct ReceiptStore: Sendable {
         }
     }
 
-    /// Receipts and Apple notifications whose id, account id or Apple transaction id is
+    /// Receipts and Apple notifications whose id, account id, order id or store transaction id is
     /// `text`, newest first.
     public func searchReceipts(_ text: String, limit: Int = 100) async throws -> [ReceiptSearchHit] {
         try await database.snapshot { db in
@@ -63,7 +63,7 @@ public struct ReceiptStore: Sendable {
                 """
                 SELECT 'receipt' AS kind, id, account_id, status, reason, attempts, created_at, updated_at
                 FROM receipts
-                WHERE id = ? OR account_id = ?
+                WHERE id = ? OR account_id = ? OR order_id = ?
                     OR id IN (SELECT receipt_id FROM receipt_transactions WHERE transaction_id = ?)
                     OR id IN (SELECT receipt_id FROM apple_transactions
                               WHERE transaction_id = ? OR original_transaction_id = ?)
@@ -72,7 +72,7 @@ public struct ReceiptStore: Sendable {
                 FROM apple_notifications
                 WHERE id = ? OR account_id = ? OR transaction_id = ? OR original_transaction_id = ?
                 ORDER BY created_at DESC LIMIT ?
-                """, Array(repeating: text, count: 9) + [limit])
+                """, Array(repeating: text, count: 10) + [limit])
             return try rows.map { row in
                 ReceiptSearchHit(
                     kind: ReceiptSearchHit.Kind(rawValue: try row.get("kind")) ?? .receipt, id: try row.get("id"),
