@@ -33,7 +33,9 @@ import Testing
     }
 
     /// Decodes one generated number into an event, so that shrinking works on plain numbers.
-    static func event(_ seed: Int) -> SettlementEvent {
+    /// An adjustment's id carries its step: the store gives every request its own id, so
+    /// one seed drawn twice is two adjustments, not one applied twice.
+    static func event(_ seed: Int, step: Int) -> SettlementEvent {
         let kind = seed % 9
         let rest = seed / 9
         let account = accounts[rest % accounts.count]
@@ -61,7 +63,7 @@ import Testing
         default:
             return .adjustment(
                 Adjustment(
-                    id: "adj\(seed)", accountID: account, currency: "coins",
+                    id: "adj\(step).\(seed)", accountID: account, currency: "coins",
                     amount: rest % 50 - 25 == 0 ? 1 : rest % 50 - 25, reason: "support", operatorName: "alice"))
         }
     }
@@ -76,7 +78,7 @@ import Testing
             model.accounts.insert("a1")
             model.tokens["00000000-0000-0000-0000-00000000000a"] = "a2"
             for (step, seed) in seeds.enumerated() {
-                let event = Self.event(seed)
+                let event = Self.event(seed, step: step)
                 let now = EngineFixture.t0.addingTimeInterval(Double(step) * 60)
                 let before = model.balances
                 if case .adjustment(let adjustment) = event, !model.accounts.contains(adjustment.accountID) {
