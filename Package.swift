@@ -131,7 +131,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Observability",
+                "PipelineCore", "Broker", "Store", "Observability", "GooglePlay", "HTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -41,6 +41,7 @@ public struct GooglePlayVerifier: ReceiptVerifier {
     }
 
     public func verify(_ submission: Submission) async -> VerificationOutcome {
+        if let notice = submission.evidence.googleNotice { return await verify(notice) }
         guard let purchase = submission.evidence.googlePlay else { return .rejected(reason: "not_google_play") }
         guard configuration.packageNames.isEmpty || configuration.packageNames.contains(purchase.packageName) else {
             return .rejected(reason: "google_play_unknown_package")
@@ -126,7 +127,7 @@ public struct GooglePlayVerifier: ReceiptVerifier {
         return id
     }
 
-    static func date(_ text: String) -> Date? {
+    public static func date(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)

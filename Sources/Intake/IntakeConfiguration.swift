@@ -1,3 +1,4 @@
+import GooglePlay
 import PipelineCore
 
 /// The intake's settings: where it listens, whom it serves, and how much it takes.
@@ -25,6 +26,11 @@ public struct IntakeConfiguration: Sendable {
     /// Rejected Apple notifications are deleted this long after their verdict
     /// (`IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`).
     public var rejectedNotificationRetention: Duration
+    /// Who may push Google Play's real-time developer notifications: the push
+    /// subscription's audience (`IAP_GOOGLE_PUSH_AUDIENCE`) and service account
+    /// (`IAP_GOOGLE_PUSH_SERVICE_ACCOUNT`), Google's keys (`IAP_GOOGLE_CERTS_URL`). Nil:
+    /// every push is refused 401.
+    public var googlePush: GooglePushTokenVerifier.Configuration?
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
     public static let defaultNotificationRateLimit = RateLimit(perSecond: 50, burst: 200)
@@ -51,7 +57,8 @@ public struct IntakeConfiguration: Sendable {
     /// Reads `IAP_HTTP_HOST`, `IAP_HTTP_PORT`, `IAP_API_TOKENS`, `IAP_API_TOKENS_FILE`,
     /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES` and
-    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`.
+    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; `IAP_GOOGLE_PUSH_AUDIENCE`,
+    /// `IAP_GOOGLE_PUSH_SERVICE_ACCOUNT` and `IAP_GOOGLE_CERTS_URL`.
     /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS` nor the file is set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
         let file = env.optional("IAP_API_TOKENS_FILE")
@@ -69,5 +76,26 @@ public struct IntakeConfiguration: Sendable {
             rejectedNotificationRetention: .seconds(
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
         tokens = try APITokens(tokens: chosen, file: file)
+        googlePush = try Self.googlePush(env)
+    }
+
+    static func googlePush(_ env: EnvironmentReader) throws(SettingError) -> GooglePushTokenVerifier.Configuration? {
+        let audience = env.optional("IAP_GOOGLE_PUSH_AUDIENCE")
+        let account = env.optional("IAP_GOOGLE_PUSH_SERVICE_ACCOUNT")
+        switch (audience, account) {
+        case (nil, nil): return nil
+        case (nil, _):
+            throw SettingError(
+                variable: "IAP_GOOGLE_PUSH_AUDIENCE", problem: "is required with IAP_GOOGLE_PUSH_SERVICE_ACCOUNT")
+        case (_, nil):
+            throw SettingError(
+                variable: "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT", problem: "is required with IAP_GOOGLE_PUSH_AUDIENCE")
+        case (let audience?, let account?):
+            guard account.contains("@") else {
+                throw SettingError(variable: "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT", problem: "is not an e-mail address")
+            }
+            let certs = try env.httpURL("IAP_GOOGLE_CERTS_URL", default: "https://www.googleapis.com/oauth2/v3/certs")!
+            return .init(audience: audience, serviceAccountEmail: account, certsURL: certs)
+        }
     }
 }

@@ -37,13 +37,13 @@ public enum Verifiers {
     public static let notConfigured = "storekit2_not_configured"
     public static let googlePlayNotConfigured = "google_play_not_configured"
 
-    /// Google Play purchases to Google, everything else to Apple's verifiers.
+    /// Google Play purchases and notices to Google, everything else to Apple's verifiers.
     struct StoreRouting: ReceiptVerifier {
         let apple: any ReceiptVerifier
         let googlePlay: any ReceiptVerifier
 
         func verify(_ submission: Submission) async -> VerificationOutcome {
-            submission.evidence.googlePlay != nil ? await googlePlay.verify(submission) : await apple.verify(submission)
+            submission.evidence.isGooglePlay ? await googlePlay.verify(submission) : await apple.verify(submission)
         }
     }
 

@@ -53,6 +53,11 @@ extension PipelineDatabase {
             try createV8(db)
         }
 
+        // Google's real-time developer notifications (PipelineDatabase+SchemaV9.swift).
+        migrator.registerMigration("v9") { db in
+            try createV9(db)
+        }
+
         return migrator
     }
 

@@ -232,7 +232,7 @@ extension Verdict {
         let decided: Outcome
         var environment: String?
         var transactions: [VerifiedTransaction] = []
-        var notification: AppleNotification?
+        var notification: StoreNotification?
         switch outcome {
         case .valid(let env, let list):
             decided = .valid

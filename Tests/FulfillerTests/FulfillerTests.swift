@@ -192,7 +192,7 @@ import Testing
             // When the validator's verdict about it is published twice (a redelivery after a crash)
             let refund = Verdict(
                 outcome: .valid, receiptID: notificationID, accountID: "", attempts: 1, environment: "Production",
-                notification: AppleNotification(
+                notification: StoreNotification(
                     notificationUUID: UUID().uuidString, type: "REFUND", environment: "Production",
                     transaction: VerifiedTransaction(
                         transactionID: "t1", originalTransactionID: "t1", productID: "com.example.coins100",

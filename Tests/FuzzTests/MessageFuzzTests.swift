@@ -60,7 +60,7 @@ import Testing
                 : FuzzJSON.input(from: seeds, random: &random)
             try check(body, as: Submission.self)
             try check(body, as: Verdict.self)
-            try check(body, as: AppleNotification.self)
+            try check(body, as: StoreNotification.self)
             try check(body, as: VerifiedTransaction.self)
             return 4
         }
@@ -117,9 +117,9 @@ enum MessageValues {
             productType: optional(&random, text), revocationPercentage: optional(&random, int))
     }
 
-    static func notification(_ random: inout FuzzRandom) -> AppleNotification {
-        AppleNotification(
-            notificationUUID: text(&random), type: random.pick(AppleNotification.Kind.allCases.map(\.rawValue) + ["X"]),
+    static func notification(_ random: inout FuzzRandom) -> StoreNotification {
+        StoreNotification(
+            notificationUUID: text(&random), type: random.pick(StoreNotification.Kind.allCases.map(\.rawValue) + ["X"]),
             subtype: optional(&random, text), environment: optional(&random, text),
             signedDate: optional(&random, date), transaction: optional(&random, transaction),
             gracePeriodExpiresDate: optional(&random, date))

@@ -80,7 +80,7 @@ enum Fixture {
     ) -> Verdict {
         Verdict(
             outcome: .valid, receiptID: notificationID, accountID: account, attempts: 1, environment: "Sandbox",
-            notification: AppleNotification(
+            notification: StoreNotification(
                 notificationUUID: uuid, type: type, subtype: subtype, environment: "Sandbox", signedDate: t0,
                 transaction: transaction, gracePeriodExpiresDate: grace),
             decidedAt: t0)

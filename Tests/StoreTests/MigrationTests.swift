@@ -10,7 +10,7 @@ import Testing
         "accounts", "receipts", "balances", "entitlements", "apple_transactions", "receipt_transactions",
         "ledger_entries", "notification_outbox", "apple_notifications", "dead_letters",
     ]
-    static let migrations = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
+    static let migrations = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
 
     @Test func migrationsCreateTheSchemaInAnEmptyFile() async throws {
         // Given an empty directory

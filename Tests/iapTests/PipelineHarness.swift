@@ -119,7 +119,7 @@ final class PipelineHarness: Sendable {
                 let intakePort = Ports()
                 var configuration = LocalPipeline.Configuration(
                     amqp: broker.configuration, topology: topology, catalog: catalog,
-                    intake: IntakeConfiguration(port: 0, apiTokens: [token]),
+                    intake: intakeConfiguration(stubURL: stubURL),
                     // A publish slower than the grace is published again (at least once, by
                     // design); on a loaded machine a 2 s grace did that, and tests that count
                     // the stub's answers saw a receipt verified twice. RelayTests cover the sweep.

@@ -121,7 +121,7 @@ public struct StoreKitVerifier: ReceiptVerifier {
             }
         }
         return .notification(
-            AppleNotification(
+            StoreNotification(
                 notificationUUID: uuid,
                 type: type,
                 subtype: payload.rawSubtype,

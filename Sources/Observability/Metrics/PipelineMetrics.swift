@@ -15,6 +15,7 @@ public enum PipelineMetrics {
         case legacy, storekit2
         case googlePlay = "google_play"
         case notification
+        case googleNotice = "google_notice"
     }
 
     public static func received(_ kind: ReceiptKind) -> Counter {
@@ -23,6 +24,7 @@ public enum PipelineMetrics {
         case .storekit2: return receivedStoreKit2
         case .googlePlay: return receivedGooglePlay
         case .notification: return receivedNotification
+        case .googleNotice: return receivedGoogleNotice
         }
     }
 
@@ -33,6 +35,8 @@ public enum PipelineMetrics {
         label: MetricName.receiptsReceived, dimensions: [("kind", "google_play")])
     private static let receivedNotification = Counter(
         label: MetricName.receiptsReceived, dimensions: [("kind", "notification")])
+    private static let receivedGoogleNotice = Counter(
+        label: MetricName.receiptsReceived, dimensions: [("kind", "google_notice")])
 
     public static let validated = Counter(label: MetricName.receiptsValidated)
     public static let rejected = Counter(label: MetricName.receiptsRejected)

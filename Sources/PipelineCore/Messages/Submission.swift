@@ -42,6 +42,9 @@ public enum Evidence: Hashable, Sendable {
     case subscriptionCheck(originalTransactionID: String, latestReceipt: String?)
     /// A Google Play purchase token, read back from Google's Developer API.
     case googlePlay(GooglePlayPurchase)
+    /// A real-time developer notification Google Play pushed: what it names is read back
+    /// from Google's Developer API.
+    case googleNotice(GoogleNotice)
 
     /// The kind's name, as logs and metrics say it.
     public var kind: String {
@@ -51,6 +54,7 @@ public enum Evidence: Hashable, Sendable {
         case .notification: "notification"
         case .subscriptionCheck: "subscription_check"
         case .googlePlay: "google_play"
+        case .googleNotice: "google_notice"
         }
     }
 }
@@ -67,6 +71,7 @@ extension Submission: Codable {
         case signedPayload = "signed_payload"
         case subscriptionCheck = "subscription_check"
         case googlePlay = "google_play"
+        case googleNotice = "google_notice"
         case orderID = "order_id"
         case productID = "product_id"
         case submittedAt = "submitted_at"
@@ -83,12 +88,14 @@ extension Submission: Codable {
         let signed = try container.decodeIfPresent(String.self, forKey: .signedTransaction)
         let payload = try container.decodeIfPresent(String.self, forKey: .signedPayload)
         let check = try container.decodeIfPresent(String.self, forKey: .subscriptionCheck)
-        if let google = try container.decodeIfPresent(GooglePlayPurchase.self, forKey: .googlePlay) {
-            guard receipt == nil, signed == nil, payload == nil, check == nil else {
+        let google = try container.decodeIfPresent(GooglePlayPurchase.self, forKey: .googlePlay)
+        let notice = try container.decodeIfPresent(GoogleNotice.self, forKey: .googleNotice)
+        if google != nil || notice != nil {
+            guard receipt == nil, signed == nil, payload == nil, check == nil, (google == nil) != (notice == nil) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .googlePlay, in: container, debugDescription: "a submission carries more than one evidence")
             }
-            evidence = .googlePlay(google)
+            evidence = google.map(Evidence.googlePlay) ?? notice.map(Evidence.googleNotice)!
             return
         }
         switch (receipt, signed, payload, check) {
@@ -118,6 +125,7 @@ extension Submission: Codable {
             try container.encode(original, forKey: .subscriptionCheck)
             try container.encodeIfPresent(latest, forKey: .receiptData)
         case .googlePlay(let purchase): try container.encode(purchase, forKey: .googlePlay)
+        case .googleNotice(let notice): try container.encode(notice, forKey: .googleNotice)
         }
         try container.encodeIfPresent(orderID, forKey: .orderID)
         try container.encodeIfPresent(productID, forKey: .productID)
@@ -131,7 +139,7 @@ extension Evidence {
         switch self {
         case .receipt(let data): data
         case .subscriptionCheck(_, let latest): latest
-        case .signedTransaction, .notification, .googlePlay: nil
+        case .signedTransaction, .notification, .googlePlay, .googleNotice: nil
         }
     }
 
@@ -149,6 +157,14 @@ extension Evidence {
         if case .googlePlay(let purchase) = self { return purchase }
         return nil
     }
+
+    public var googleNotice: GoogleNotice? {
+        if case .googleNotice(let notice) = self { return notice }
+        return nil
+    }
+
+    /// Whether Google, not Apple, is asked about it.
+    public var isGooglePlay: Bool { googlePlay != nil || googleNotice != nil }
 
     /// The subscription a check asks about.
     public var checkedSubscription: String? {

@@ -18,8 +18,8 @@ public struct Verdict: Codable, Hashable, Sendable {
     /// `Production` or `Sandbox`, as Apple names them.
     public var environment: String?
     public var transactions: [VerifiedTransaction]
-    /// Set when the verdict is about an App Store Server Notification rather than a receipt.
-    public var notification: AppleNotification?
+    /// Set when the verdict is about a store notification (Apple's or Google's) rather than a receipt.
+    public var notification: StoreNotification?
     public var decidedAt: Date
 
     public enum Outcome: String, Sendable, CaseIterable {
@@ -32,7 +32,7 @@ public struct Verdict: Codable, Hashable, Sendable {
     public init(
         outcome: Outcome, receiptID: String, accountID: String, orderID: String? = nil, productID: String? = nil,
         reason: String? = nil, attempts: Int, environment: String? = nil,
-        transactions: [VerifiedTransaction] = [], notification: AppleNotification? = nil, decidedAt: Date
+        transactions: [VerifiedTransaction] = [], notification: StoreNotification? = nil, decidedAt: Date
     ) {
         self.rawOutcome = outcome.rawValue
         self.receiptID = receiptID

@@ -11,7 +11,7 @@ public enum VerificationOutcome: Hashable, Sendable {
     /// Real: credit these transactions. `environment` is `Production` or `Sandbox`.
     case valid(environment: String, transactions: [VerifiedTransaction])
     /// A genuine App Store Server Notification, to apply (refund, renewal, expiry, ...).
-    case notification(AppleNotification)
+    case notification(StoreNotification)
     /// Will never verify (forged, wrong app, malformed beyond repair): reject with reason.
     case rejected(reason: String)
     /// Might verify later (network, timeout, 5xx, 429, Apple's retryable statuses).

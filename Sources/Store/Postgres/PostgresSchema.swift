@@ -2,13 +2,15 @@
 /// v1-v4 (PipelineDatabase+Schema*.swift), written once as PostgreSQL's version 1, then
 /// SQLite's later ones one by one (version 2 is v5: write-offs, account flags,
 /// reconciliation runs; version 3 is v6: call budgets; version 4 is v7: manual
-/// adjustments). Money and counts are exact 64-bit integers; times are `timestamptz`; the uniqueness behind
+/// adjustments; version 5 is v8: Google Play; version 6 is v9: Google's notifications).
+/// Money and counts are exact 64-bit integers; times are `timestamptz`; the uniqueness behind
 /// "credited once" (an Apple transaction, one debit per transaction, a notification, a
 /// webhook) is the database's constraints.
 public enum PostgresSchema {
     /// Migrations by version, each a list of statements run in one transaction.
     static let migrations: [(version: Int, statements: [String])] = [
         (1, version1), (2, version2), (3, PostgresCompatibleSchema.callBudgets), (4, version4), (5, version5),
+        (6, version6),
     ]
 
     public static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

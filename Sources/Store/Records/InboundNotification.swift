@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import PipelineCore
 
-/// A row of `apple_notifications`: one App Store Server Notification V2 as Apple posted it,
-/// and where it is now. Apple posts a notification again until it is answered 200, and
-/// may sign it again; `payload_hash` makes a resent payload one row, `notification_uuid`
-/// (set when applied) makes a re-signed one apply once.
+/// A row of `apple_notifications`: one store notification as the store sent it, and where
+/// it is now. Apple posts a notification again until it is answered 200, and may sign it
+/// again; `payload_hash` makes a resent payload one row, `notification_uuid` (set when
+/// applied) makes a re-signed one apply once. Google's (`store` = `google`) hold the
+/// ``GoogleNotice`` as canonical JSON; `message_id`, Pub/Sub's, makes a redelivery one row.
 struct InboundNotification: Codable, Hashable, Sendable, Identifiable {
     var id: String
     /// The `signedPayload` (JWS), untouched.
@@ -26,6 +27,9 @@ struct InboundNotification: Codable, Hashable, Sendable, Identifiable {
     var createdAt: Date
     var updatedAt: Date
     var publishedAt: Date?
+    /// `apple` or `google`.
+    var store: String
+    var messageID: String?
 
     enum CodingKeys: String, CodingKey {
         case id, payload
@@ -41,22 +45,33 @@ struct InboundNotification: Codable, Hashable, Sendable, Identifiable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case publishedAt = "published_at"
+        case store
+        case messageID = "message_id"
     }
 }
 
 extension InboundNotification {
     /// A notification just accepted: received, never attempted, not yet published.
-    init(id: String, payload: String, payloadHash: String, now: Date) {
+    init(id: String, payload: String, payloadHash: String, now: Date, store: String = "apple", messageID: String? = nil)
+    {
         self.init(
             id: id, payload: payload, payloadHash: payloadHash, status: .received, reason: nil, attempts: 0,
             notificationUUID: nil, type: nil, subtype: nil, environment: nil, signedDate: nil, transactionID: nil,
             originalTransactionID: nil, productID: nil, accountID: nil, createdAt: now, updatedAt: now,
-            publishedAt: nil)
+            publishedAt: nil, store: store, messageID: messageID)
     }
 
-    /// The validate-queue message for this notification: no account, the payload as `signed_payload`.
+    /// The validate-queue message for this notification: no account, the payload as the evidence.
     var submission: Submission {
-        Submission(id: id, accountID: "", evidence: .notification(signedPayload: payload), submittedAt: createdAt)
+        Submission(id: id, accountID: "", evidence: Self.evidence(store: store, payload), submittedAt: createdAt)
+    }
+
+    /// A stored notification's payload as the evidence it is: Apple's `signedPayload`, or a
+    /// Google notice (one that no longer decodes is verified as an empty one, and rejected).
+    static func evidence(store: String, _ payload: String) -> Evidence {
+        guard store == "google" else { return .notification(signedPayload: payload) }
+        return .googleNotice(
+            GoogleNotice(canonicalJSON: payload) ?? GoogleNotice(messageID: "", packageName: "", kind: .test))
     }
 
     var details: NotificationDetails {
@@ -100,7 +115,7 @@ extension DerivableRequest<InboundNotification> {
 
     /// Consumption requests applied (a duplicate's row has no `notification_uuid`).
     func consumptionRequests() -> Self {
-        filter { $0.type == AppleNotification.Kind.consumptionRequest.rawValue && $0.notificationUUID != nil }
+        filter { $0.type == StoreNotification.Kind.consumptionRequest.rawValue && $0.notificationUUID != nil }
     }
 
     func oldestFirst() -> Self {

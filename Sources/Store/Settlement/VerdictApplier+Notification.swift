@@ -2,7 +2,7 @@ import Foundation
 import PipelineCore
 import Settlement
 
-// MARK: - App Store Server Notifications: each applied once, by notificationUUID
+// MARK: - Store notifications: each applied once, by notificationUUID (Google's: the Pub/Sub message id)
 
 extension VerdictApplier {
     /// Applies one verdict to a notification that has not ended.
@@ -41,7 +41,7 @@ extension VerdictApplier {
         return .notificationApplied(notificationID: row.id, status: row.status, reason: row.reason)
     }
 
-    private func apply(_ notification: AppleNotification, to row: inout InboundNotification) throws {
+    private func apply(_ notification: StoreNotification, to row: inout InboundNotification) throws {
         guard !notification.notificationUUID.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw SettlementRefusal("notification \(row.id) has no notificationUUID")
         }
@@ -66,11 +66,31 @@ extension VerdictApplier {
             return
         }
         row.notificationUUID = notification.notificationUUID
+        var notification = notification
+        if let transaction = notification.transaction, transaction.productID.isEmpty {
+            // Google's voided purchase names its order, not its product: what was bought is
+            // what was credited. Never credited here, there is nothing to take back.
+            guard let known = try reader.known(transaction.transactionID) else {
+                row.reason = "unknown_transaction"
+                return
+            }
+            notification.transaction?.productID = known.productID
+        }
         switch Self.event(of: notification, id: row.id) {
         case .settle(let event):
             let decision = try settle(event)
             row.reason = decision.reason
             row.accountID = decision.accountID
+            if decision.credit != nil, row.store == "google", let transaction = notification.transaction,
+                let notice = GoogleNotice(canonicalJSON: row.payload)
+            {
+                // A Play purchase credited by its notice, before any receipt: Google must still be told.
+                try owePlayAcknowledgement(
+                    GooglePlayPurchase(
+                        packageName: notice.packageName, productID: transaction.productID,
+                        purchaseToken: transaction.originalTransactionID),
+                    receiptID: nil)
+            }
         case .nothing(let reason):
             row.reason = reason
         }
@@ -83,7 +103,7 @@ extension VerdictApplier {
     }
 
     /// The settlement event a notification reports, by its type.
-    private static func event(of notification: AppleNotification, id: String) -> NotificationEffect {
+    private static func event(of notification: StoreNotification, id: String) -> NotificationEffect {
         let cause = Cause(
             notificationID: id, notificationUUID: notification.notificationUUID, environment: notification.environment)
         guard let kind = notification.type else { return .nothing("ignored") }

@@ -157,6 +157,12 @@ struct VerdictApplier {
         guard receipt.kind == .googlePlay, let purchase = GooglePlayPurchase(canonicalJSON: receipt.payload),
             carried.contains(where: { [.credited, .alreadyCredited, .boundToAnotherAccount].contains($0.outcome) })
         else { return }
+        try owePlayAcknowledgement(purchase, receiptID: receipt.id)
+    }
+
+    /// Owes Google the purchase's acknowledgement, or its consumption, by what the catalog
+    /// sells under its product id (once per purchase token).
+    func owePlayAcknowledgement(_ purchase: GooglePlayPurchase, receiptID: String?) throws {
         let action: GoogleAcknowledgementStore.Acknowledgement.Action =
             switch engine.catalog.resolve(storeProductID: purchase.productID)?.product.kind {
             case .consumable: .consume
@@ -164,7 +170,7 @@ struct VerdictApplier {
             default: .acknowledge
             }
         try GoogleAcknowledgementStore.enqueue(
-            purchase, action: action, receiptID: receipt.id, now: writer.stamp, in: db)
+            purchase, action: action, receiptID: receiptID, now: writer.stamp, in: db)
     }
 
     /// The order the receipt names, if it is still unpaid, and the transaction that pays it.

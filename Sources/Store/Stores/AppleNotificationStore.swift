@@ -28,21 +28,41 @@ public struct AppleNotificationStore: Sendable {
     public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date) async throws -> (
         id: String, created: Bool
     ) {
+        try await accept(
+            InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now),
+            knownBy: "payload_hash", payloadHash)
+    }
+
+    /// Stores a notice Google Play pushed, in one transaction, as ``acceptNotification(id:payload:payloadHash:now:)``
+    /// does Apple's: once per Pub/Sub `messageId` (Pub/Sub delivers a message again until
+    /// it is answered 2xx).
+    /// - Returns: the notice's id (the stored one, for a message seen before), and whether
+    ///   this call created it.
+    public func acceptGoogleNotice(id: String, notice: GoogleNotice, now: Date) async throws -> (
+        id: String, created: Bool
+    ) {
+        let payload = notice.canonicalJSON
+        return try await accept(
+            InboundNotification(
+                id: id, payload: payload, payloadHash: PayloadHash.notification(payload), now: now, store: "google",
+                messageID: notice.messageID),
+            knownBy: "message_id", notice.messageID)
+    }
+
+    private func accept(_ row: InboundNotification, knownBy column: String, _ key: String) async throws -> (
+        id: String, created: Bool
+    ) {
         try await database.transaction { db in
-            let first = "SELECT id FROM apple_notifications WHERE payload_hash = ?"
-            if let known: String = try db.value(first, [payloadHash]) { return (known, false) }
+            let first = "SELECT id FROM apple_notifications WHERE \(column) = ?"
+            if let known: String = try db.value(first, [key]) { return (known, false) }
             do {
-                try db.savepoint {
-                    try db.insert(
-                        InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now),
-                        into: "apple_notifications")
-                }
+                try db.savepoint { try db.insert(row, into: "apple_notifications") }
             } catch SQLError.constraint {
-                // Another intake stored the same payload a moment ago (PostgreSQL, replicated).
-                guard let known: String = try db.value(first, [payloadHash]) else { throw SQLError.constraint(id) }
+                // Another intake stored the same one a moment ago (PostgreSQL, replicated).
+                guard let known: String = try db.value(first, [key]) else { throw SQLError.constraint(row.id) }
                 return (known, false)
             }
-            return (id, true)
+            return (row.id, true)
         }
     }
 
@@ -61,7 +81,7 @@ public struct AppleNotificationStore: Sendable {
                 """
                 SELECT * FROM apple_notifications WHERE type = ? AND notification_uuid IS NOT NULL
                 ORDER BY created_at, id
-                """, [AppleNotification.Kind.consumptionRequest.rawValue]
+                """, [StoreNotification.Kind.consumptionRequest.rawValue]
             ).compactMap(Self.consumptionRequest)
         }
     }

@@ -61,7 +61,7 @@ public struct ConsumptionStore: Sendable {
                         SELECT 1 FROM consumption_answers a WHERE a.notification_id = n.id
                             AND (a.status IN ('sent', 'withheld') OR a.attempts >= ?))
                 ORDER BY n.created_at, n.id LIMIT ?
-                """, [AppleNotification.Kind.consumptionRequest.rawValue, since, maxAttempts, limit]
+                """, [StoreNotification.Kind.consumptionRequest.rawValue, since, maxAttempts, limit]
             ).compactMap(AppleNotificationStore.consumptionRequest)
         }
     }

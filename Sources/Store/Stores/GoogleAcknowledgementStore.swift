@@ -43,7 +43,7 @@ public struct GoogleAcknowledgementStore: Sendable {
     /// Records that `purchase` must be told, once per token (a second credit attempt of the
     /// same token finds it there). Runs inside the credit's transaction.
     static func enqueue(
-        _ purchase: GooglePlayPurchase, action: Acknowledgement.Action, receiptID: String, now: SQLValue,
+        _ purchase: GooglePlayPurchase, action: Acknowledgement.Action, receiptID: String?, now: SQLValue,
         in db: any SQLSession
     ) throws {
         try db.execute(

@@ -60,7 +60,7 @@ extension SQLDatabase {
 
     /// Receipts and Apple notifications committed but not yet confirmed by the broker,
     /// oldest first across both: what the relay publishes (again, after a crash) to the
-    /// validate queue. A notification's submission has `signedPayload` set and an empty
+    /// validate queue. A notification's submission has its payload as evidence and an empty
     /// `accountID`.
     public func unpublishedReceipts(limit: Int) throws -> [Submission] {
         guard limit > 0 else { return [] }
@@ -75,7 +75,7 @@ extension SQLDatabase {
             let notifications = try db.rows(IntakeStatements.unpublishedNotifications, [limit]).map { row in
                 Submission(
                     id: try row.get("id"), accountID: "",
-                    evidence: .notification(signedPayload: try row.get("payload")),
+                    evidence: InboundNotification.evidence(store: try row.get("store"), try row.get("payload")),
                     submittedAt: try row.get("created_at"))
             }
             guard !notifications.isEmpty else { return receipts }
@@ -147,7 +147,7 @@ private enum IntakeStatements {
         ORDER BY created_at, id LIMIT ?
         """
     static let unpublishedNotifications = """
-        SELECT id, payload, created_at FROM apple_notifications
+        SELECT id, payload, store, created_at FROM apple_notifications
         WHERE published_at IS NULL AND status NOT IN ('applied', 'rejected', 'dead')
         ORDER BY created_at, id LIMIT ?
         """

@@ -1,5 +1,6 @@
 import Foundation
 import GooglePlay
+import HTTPClient
 import Hummingbird
 
 extension StubGooglePlay {
@@ -32,7 +33,13 @@ extension StubGooglePlay {
     /// - `POST /stub/google/purchases`: registers a purchase (``PurchaseDraft``), answering
     ///   `201` with what the API will answer for its token
     /// - `POST /stub/google/voided`: `{"purchase_token"}` voids it (a refund in the voided list)
+    /// - `POST /stub/google/renewals`: `{"purchase_token", "order_id", "expiry_time"}` renews
+    ///   a subscription (the API then answers the new order, paid until `expiry_time`)
+    /// - `POST /stub/google/notifications`: `{"url", "notification", "audience"?, "service_account"?}`
+    ///   pushes `notification` (a `DeveloperNotification` object) to `url` as Cloud Pub/Sub
+    ///   would, with an OIDC token the stub signs; answers `{"status", "message_id"}`
     func registerAdminRoutes(on router: Router<BasicRequestContext>) {
+        registerNoticeRoutes(on: router)
         router.post("/stub/google/purchases") { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 64 * 1024)
@@ -72,5 +79,47 @@ extension StubGooglePlay {
             self.void(token: token, at: self.now().addingTimeInterval(-1))
             return Self.encoded(["purchase_token": token], status: 200)
         }
+    }
+}
+
+extension StubGooglePlay {
+    func registerNoticeRoutes(on router: Router<BasicRequestContext>) {
+        router.post("/stub/google/renewals") { request, _ in
+            let fields = try await Self.fields(request)
+            guard let token = fields["purchase_token"] as? String, let order = fields["order_id"] as? String,
+                let expiry = (fields["expiry_time"] as? String).flatMap(GooglePlayVerifier.date)
+            else {
+                return Self.error(
+                    400, "INVALID_ARGUMENT", "expected {\"purchase_token\", \"order_id\", \"expiry_time\"}")
+            }
+            guard self.renew(token: token, order: order, until: expiry) else {
+                return Self.error(404, "NOT_FOUND", "no subscription with that purchase_token")
+            }
+            return Self.encoded(["purchase_token": token, "order_id": order], status: 200)
+        }
+        router.post("/stub/google/notifications") { request, _ in
+            let fields = try await Self.fields(request)
+            guard let url = fields["url"] as? String, url.hasPrefix("http"),
+                let notification = fields["notification"] as? [String: Any]
+            else {
+                return Self.error(400, "INVALID_ARGUMENT", "expected {\"url\", \"notification\": {...}}")
+            }
+            let http = try CurlHTTPClient()
+            defer { Task { await http.shutdown() } }
+            do {
+                let pushed = try await self.push(
+                    notification, to: url, audience: fields["audience"] as? String,
+                    email: fields["service_account"] as? String ?? Self.pushServiceAccount, http: http)
+                return Self.json(["status": pushed.status, "message_id": pushed.messageID], status: 200)
+            } catch {
+                return Self.error(502, "UNAVAILABLE", "the push to \(url) failed: \(error)")
+            }
+        }
+    }
+
+    static func fields(_ request: Request) async throws -> [String: Any] {
+        var request = request
+        let body = try await request.collectBody(upTo: 64 * 1024)
+        return (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
     }
 }

@@ -105,6 +105,23 @@ public final class StubGooglePlay: Sendable {
         state.withLock { $0.subscriptions[token] = subscription }
     }
 
+    /// Renews the subscription under `token`: a new order (Google's renewal orders end
+    /// `..0`, `..1`, ...), paid until `expiry`. False when there is no such subscription.
+    @discardableResult
+    public func renew(token: String, order: String, until expiry: Date) -> Bool {
+        state.withLock { state in
+            guard var subscription = state.subscriptions[token] else { return false }
+            let end = ISO8601DateFormatter().string(from: expiry)
+            subscription.subscriptionState = "SUBSCRIPTION_STATE_ACTIVE"
+            subscription.latestOrderId = order
+            subscription.lineItems = subscription.lineItems.map {
+                .init(productId: $0.productId, expiryTime: end, latestSuccessfulOrderId: order)
+            }
+            state.subscriptions[token] = subscription
+            return true
+        }
+    }
+
     /// Voids the purchase under `token`: a refund or chargeback the voided list will show.
     public func void(token: String, reason: Int = 1, at moment: Date) {
         state.withLock { state in

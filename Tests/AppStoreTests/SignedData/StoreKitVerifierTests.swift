@@ -130,7 +130,7 @@ struct StoreKitVerifierTests {
         // When it is verified
         let outcome = await storeKit.verify(submission(signedPayload: jws))
         // Then the notification carries the verified transaction and the grace period's end
-        let expected = AppleNotification(
+        let expected = StoreNotification(
             notificationUUID: "6f2a3c1e-0b7d-4a55-9d0e-2c9f1b8e7a64", type: "DID_FAIL_TO_RENEW",
             subtype: "GRACE_PERIOD", environment: "Sandbox", signedDate: F.signedDate,
             transaction: VerifiedTransaction(
@@ -162,7 +162,7 @@ struct StoreKitVerifierTests {
         #expect(
             outcome
                 == .notification(
-                    AppleNotification(
+                    StoreNotification(
                         notificationUUID: "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6", type: "TEST", environment: "Sandbox",
                         signedDate: Date(timeIntervalSince1970: 1_681_314_324))))
     }

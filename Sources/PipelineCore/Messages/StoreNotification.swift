@@ -1,14 +1,18 @@
 import Foundation
 
-/// A verified App Store Server Notification V2, reduced to what the fulfiller applies.
+/// A verified store notification, reduced to what the fulfiller applies: an App Store
+/// Server Notification V2, or a Google Play real-time developer notification.
 ///
-/// The validator verifies the `signedPayload` and its embedded `signedTransactionInfo` and
-/// `signedRenewalInfo`, then carries this in a ``Verdict``. See
+/// For Apple's, the validator verifies the `signedPayload` and its embedded
+/// `signedTransactionInfo` and `signedRenewalInfo`; for Google's, it reads the purchase the
+/// notice names from the Developer API. Either is carried in a ``Verdict``. See
 /// https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2decodedpayload
-public struct AppleNotification: Codable, Hashable, Sendable {
-    /// Apple's id of this notification; the same notification sent again has the same id.
+public struct StoreNotification: Codable, Hashable, Sendable {
+    /// Apple's id of this notification (Google's: the Pub/Sub message id); the same
+    /// notification sent again has the same id.
     public var notificationUUID: String
-    /// `REFUND`, `DID_RENEW`, ... as Apple sends it; see ``type``.
+    /// `REFUND`, `DID_RENEW`, ... as Apple sends it, `SUBSCRIPTION_RENEWED`, ... as Google
+    /// names it; see ``type``.
     public var rawType: String
     /// `GRACE_PERIOD`, `AUTO_RENEW_DISABLED`, ... when Apple sends one.
     public var subtype: String?
@@ -32,9 +36,21 @@ public struct AppleNotification: Codable, Hashable, Sendable {
         case didFailToRenew = "DID_FAIL_TO_RENEW"
         case consumptionRequest = "CONSUMPTION_REQUEST"
         case test = "TEST"
+
+        /// Google's notifications (``GoogleNotice/typeName``) that mean what one of Apple's
+        /// does; the others (`SUBSCRIPTION_CANCELED`, `SUBSCRIPTION_ON_HOLD`, ...) change
+        /// nothing until what they lead to (an expiry, a renewal) is announced. A grace
+        /// period carries the subtype `GRACE_PERIOD`, as Apple's does.
+        static let google: [String: Kind] = [
+            "SUBSCRIPTION_PURCHASED": .subscribed, "ONE_TIME_PRODUCT_PURCHASED": .subscribed,
+            "SUBSCRIPTION_RENEWED": .didRenew, "SUBSCRIPTION_RECOVERED": .didRenew, "SUBSCRIPTION_RESTARTED": .didRenew,
+            "SUBSCRIPTION_IN_GRACE_PERIOD": .didFailToRenew, "SUBSCRIPTION_EXPIRED": .expired,
+            "SUBSCRIPTION_REVOKED": .revoke, "VOIDED_PURCHASE": .refund, "TEST_NOTIFICATION": .test,
+        ]
     }
 
-    public var type: Kind? { Kind(rawValue: rawType) }
+    /// What the pipeline does with it: Apple's type, or the Apple type Google's means.
+    public var type: Kind? { Kind(rawValue: rawType) ?? Kind.google[rawType] }
 
     public init(
         notificationUUID: String, type: String, subtype: String? = nil, environment: String? = nil,

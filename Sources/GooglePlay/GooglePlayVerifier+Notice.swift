@@ -1,0 +1,72 @@
+import Foundation
+import PipelineCore
+
+// MARK: - Real-time developer notifications: what a notice announces, read back from Google
+
+extension GooglePlayVerifier {
+    /// A notice Google pushed, made the notification the fulfiller applies: the purchase it
+    /// names is read again from the Developer API (the notice itself says only that
+    /// something changed), and carried with Google's name of what happened. A voided
+    /// purchase is its own news: it names the order, and the API has nothing more on it.
+    ///
+    /// Google's failures and quotas retry, as for a purchase. A notice that announces a
+    /// purchase (`*_PURCHASED`) whose purchase does not hold is rejected with the reason;
+    /// any other notice about such a purchase is recorded with no transaction.
+    func verify(_ notice: GoogleNotice) async -> VerificationOutcome {
+        guard configuration.packageNames.isEmpty || configuration.packageNames.contains(notice.packageName) else {
+            return .rejected(reason: "google_play_unknown_package")
+        }
+        var notification = StoreNotification(
+            notificationUUID: notice.messageID, type: notice.typeName, signedDate: notice.eventTime)
+        guard let token = notice.purchaseToken else { return .notification(notification) }
+        switch notice.kind {
+        case .test:
+            return .notification(notification)
+        case .voidedPurchase:
+            notification.transaction = VerifiedTransaction(
+                transactionID: Self.transactionID(order: notice.orderID, token: token), originalTransactionID: token,
+                productID: notice.productID ?? "", cancellationDate: notice.eventTime)
+            return .notification(notification)
+        case .subscription, .oneTimeProduct:
+            break
+        }
+        let read: VerificationOutcome
+        do {
+            if notice.kind == .subscription {
+                let subscription = try await client.subscriptionPurchase(packageName: notice.packageName, token: token)
+                let product = notice.productID ?? subscription.lineItems.first?.productId ?? ""
+                read = Self.outcome(subscription, GooglePlayPurchase(notice, productID: product, token: token))
+                if notice.typeName == "SUBSCRIPTION_IN_GRACE_PERIOD" {
+                    notification.subtype = "GRACE_PERIOD"
+                    notification.gracePeriodExpiresDate =
+                        subscription.lineItems.first { $0.productId == product }?.expiryTime.flatMap(Self.date)
+                }
+            } else {
+                let purchase = try await client.productPurchase(packageName: notice.packageName, token: token)
+                let product = notice.productID ?? purchase.productLineItem.first?.productId ?? ""
+                read = Self.outcome(purchase, GooglePlayPurchase(notice, productID: product, token: token))
+            }
+        } catch {
+            return Self.outcome(error)
+        }
+        switch read {
+        case .valid(let environment, let transactions):
+            notification.environment = environment
+            notification.transaction = transactions.first
+            return .notification(notification)
+        case .rejected(let reason) where notice.typeName.hasSuffix("_PURCHASED"):
+            return .rejected(reason: reason)
+        case .rejected:
+            // Nothing to apply: recorded, with no transaction.
+            return .notification(notification)
+        default:
+            return read
+        }
+    }
+}
+
+extension GooglePlayPurchase {
+    init(_ notice: GoogleNotice, productID: String, token: String) {
+        self.init(packageName: notice.packageName, productID: productID, purchaseToken: token)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import PipelineCore
+
+/// The body of a Cloud Pub/Sub push that carries a real-time developer notification:
+/// `{"message": {"data": <base64 DeveloperNotification>, "messageId", ...}, "subscription"}`.
+///
+/// Pub/Sub also spells the id `message_id`; both are read. The data must name its app and
+/// hold exactly one kind of notification, with what that kind needs (a purchase token, or
+/// a voided purchase's order id); anything else is refused with the member at fault.
+public enum GooglePubSubPush {
+    /// Why a push body was refused: `field` is the member at fault, as JSON paths name it.
+    public struct Problem: Error, Hashable, Sendable {
+        public var field: String
+        public var message: String
+    }
+
+    public static func notice(from body: some Collection<UInt8>) throws(Problem) -> GoogleNotice {
+        guard let envelope = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            throw Problem(field: "", message: "the body is not a JSON object")
+        }
+        guard let message = envelope["message"] as? [String: Any] else {
+            throw Problem(field: "message", message: "message is required, an object")
+        }
+        guard let id = (message["messageId"] ?? message["message_id"]) as? String, (1...128).contains(id.count) else {
+            throw Problem(field: "message.messageId", message: "messageId is required, 1 to 128 characters")
+        }
+        guard let data = message["data"] as? String, let bytes = Data(base64Encoded: data),
+            let notification = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+        else {
+            throw Problem(field: "message.data", message: "data is required: a base64 JSON DeveloperNotification")
+        }
+        return try notice(notification, messageID: id)
+    }
+
+    static func notice(_ object: [String: Any], messageID: String) throws(Problem) -> GoogleNotice {
+        func field(_ name: String) -> String { "message.data." + name }
+        guard let package = object["packageName"] as? String, (1...255).contains(package.count) else {
+            throw Problem(field: field("packageName"), message: "packageName is required")
+        }
+        let millis = integer(object["eventTimeMillis"])
+        var notice = GoogleNotice(
+            messageID: messageID, packageName: package,
+            eventTime: millis.map { Date(timeIntervalSince1970: Double($0) / 1000) }, kind: .test)
+        let kinds: [(String, GoogleNotice.Kind)] = [
+            ("subscriptionNotification", .subscription), ("oneTimeProductNotification", .oneTimeProduct),
+            ("voidedPurchaseNotification", .voidedPurchase), ("testNotification", .test),
+        ]
+        let present = kinds.filter { object[$0.0] is [String: Any] }
+        guard present.count == 1, let (name, kind) = present.first, let inner = object[name] as? [String: Any] else {
+            throw Problem(
+                field: field("subscriptionNotification"),
+                message: "exactly one of subscriptionNotification, oneTimeProductNotification, "
+                    + "voidedPurchaseNotification or testNotification is required")
+        }
+        notice.kind = kind
+        guard kind != .test else { return notice }
+        guard let token = inner["purchaseToken"] as? String, (1...4096).contains(token.count) else {
+            throw Problem(field: field(name + ".purchaseToken"), message: "purchaseToken is required")
+        }
+        notice.purchaseToken = token
+        notice.notificationType = integer(inner["notificationType"])
+        notice.productID = (inner["subscriptionId"] ?? inner["sku"]) as? String
+        switch kind {
+        case .subscription, .oneTimeProduct:
+            guard notice.notificationType != nil else {
+                throw Problem(field: field(name + ".notificationType"), message: "notificationType is required")
+            }
+        case .voidedPurchase:
+            guard let order = inner["orderId"] as? String, !order.isEmpty else {
+                throw Problem(field: field(name + ".orderId"), message: "orderId is required")
+            }
+            notice.orderID = order
+            notice.refundType = integer(inner["refundType"])
+        case .test:
+            break
+        }
+        return notice
+    }
+
+    private static func integer(_ value: Any?) -> Int? {
+        if let text = value as? String { return Int(text) }
+        return value as? Int
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import Fulfiller
+import GooglePlay
+import Logging
+import PipelineCore
+import PipelineTesting
+import Store
+import StubStore
+import Testing
+
+/// Google Play's real-time developer notifications, pushed as Cloud Pub/Sub does to
+/// `POST /v1/google/notifications`: the push's token checked, the notice stored once per
+/// message id, what it announces read back from the (stub) Developer API and applied by the
+/// same engine; on the real broker, both backends.
+@Suite struct GoogleNotificationsEndToEndTests {
+    static let vip = "com.example.vip.monthly"
+    static let coins = "com.example.coins100"
+
+    static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// Waits until the notice is final; its details.
+    func settled(_ pipeline: PipelineHarness, _ id: String) async throws -> NotificationDetails? {
+        let store = AppleNotificationStore(pipeline.database)
+        _ = await eventually(timeout: .seconds(30)) {
+            guard let status = try? await store.notification(id: id)?.status else { return false }
+            return [.applied, .rejected, .dead].contains(status)
+        }
+        return try await store.notification(id: id)
+    }
+
+    func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) async throws -> Date? {
+        try await pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
+    }
+
+    @Test(arguments: TestBackend.allCases) func aSubscriptionIsRenewedByGooglesNotice(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given a Play subscription the backend posted, paid for an hour
+            let play = pipeline.stub.googlePlay
+            let firstEnd = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded())
+            play.register(
+                token: "sub-token-1",
+                SubscriptionPurchaseV2(
+                    subscriptionState: "SUBSCRIPTION_STATE_ACTIVE", latestOrderId: "GPA.5555-6666-7777-88888",
+                    lineItems: [
+                        .init(
+                            productId: Self.vip, expiryTime: Self.iso(firstEnd),
+                            latestSuccessfulOrderId: "GPA.5555-6666-7777-88888")
+                    ]))
+            let (_, answer) = try await pipeline.post(
+                "/v1/receipts",
+                [
+                    "account_id": "android-sub",
+                    "google_play": [
+                        "package_name": PipelineHarness.googlePackage, "product_id": Self.vip,
+                        "purchase_token": "sub-token-1",
+                    ],
+                ])
+            let receipt = try #require(answer["receipt_id"] as? String)
+            #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
+            #expect(try await entitlementEnd(pipeline, "android-sub") == firstEnd)
+
+            // When Google renews it and pushes SUBSCRIPTION_RENEWED, and Pub/Sub delivers it twice
+            let renewedEnd = firstEnd.addingTimeInterval(30 * 86_400)
+            play.renew(token: "sub-token-1", order: "GPA.5555-6666-7777-88888..0", until: renewedEnd)
+            let notice = PipelineHarness.developerNotification(
+                "subscriptionNotification",
+                ["version": "1.0", "notificationType": 2, "purchaseToken": "sub-token-1", "subscriptionId": Self.vip])
+            let (status, accepted) = try await pipeline.pushGoogle(notice, messageID: "7001")
+            #expect(status == 200)
+            let id = try #require(accepted["notification_id"] as? String)
+            let (again, resent) = try await pipeline.pushGoogle(notice, messageID: "7001")
+            #expect(again == 200 && resent["notification_id"] as? String == id)
+
+            // Then the renewal is read from Google and applied once: the entitlement runs to
+            // the new end, under the renewal's order, on the account that bought it
+            let details = try #require(try await settled(pipeline, id))
+            #expect(details.status == .applied && details.type == "SUBSCRIPTION_RENEWED", "\(details)")
+            #expect(details.transactionID == "GPA.5555-6666-7777-88888..0" && details.accountID == "android-sub")
+            #expect(details.notificationUUID == "7001")
+            #expect(try await entitlementEnd(pipeline, "android-sub") == renewedEnd)
+            #expect(play.stats.calls["subscriptionsv2.get"] == 2)
+            #expect(try await pipeline.database.notificationStatusCounts().values.reduce(0, +) == 1)
+            let renewed = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
+                $0.bodyString.contains("GPA.5555-6666-7777-88888..0")
+            }
+            #expect(renewed.count == 1)
+
+            // And when it expires, Google says so and the entitlement ends there
+            let expired = PipelineHarness.developerNotification(
+                "subscriptionNotification",
+                ["version": "1.0", "notificationType": 13, "purchaseToken": "sub-token-1", "subscriptionId": Self.vip])
+            let (_, ended) = try await pipeline.pushGoogle(expired, messageID: "7002")
+            let endDetails = try await settled(pipeline, try #require(ended["notification_id"] as? String))
+            #expect(
+                endDetails?.status == .applied && endDetails?.type == "SUBSCRIPTION_EXPIRED",
+                "\(String(describing: endDetails))")
+            #expect(try await pipeline.database.audit() == [])
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func aVoidedPurchaseNoticeIsDebitedOnceWhateverTheListSaysLater(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given a credited Play purchase that Google then refunds
+            let play = pipeline.stub.googlePlay
+            play.register(
+                token: "coin-token-9",
+                ProductPurchaseV2(
+                    productLineItem: [.init(productId: Self.coins, productOfferDetails: .init(quantity: 1))],
+                    purchaseState: "PURCHASED", orderId: "GPA.9999-0000-1111-22222"))
+            let (_, answer) = try await pipeline.post(
+                "/v1/receipts",
+                [
+                    "account_id": "android-9",
+                    "google_play": [
+                        "package_name": PipelineHarness.googlePackage, "product_id": Self.coins,
+                        "purchase_token": "coin-token-9",
+                    ],
+                ])
+            #expect(
+                try await pipeline.finalStatus(try #require(answer["receipt_id"] as? String))["status"] as? String
+                    == "credited")
+            play.void(token: "coin-token-9", at: Date().addingTimeInterval(-1))
+
+            // When its VOIDED_PURCHASE notice is pushed, then the voided list is read too
+            let notice = PipelineHarness.developerNotification(
+                "voidedPurchaseNotification",
+                [
+                    "purchaseToken": "coin-token-9", "orderId": "GPA.9999-0000-1111-22222", "productType": 2,
+                    "refundType": 1,
+                ])
+            let (status, accepted) = try await pipeline.pushGoogle(notice, messageID: "8001")
+            #expect(status == 200)
+            let details = try await settled(pipeline, try #require(accepted["notification_id"] as? String))
+            #expect(details?.status == .applied && details?.accountID == "android-9", "\(String(describing: details))")
+            let poller = GoogleVoidedPoller(
+                client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
+                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
+                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
+            let polled = try await poller.poll()
+
+            // Then it is debited once: by the notice; the list finds it debited already
+            #expect(polled.debited == 0 && polled.alreadyDebited == 1, "\(polled)")
+            #expect(try await pipeline.balance("android-9") == 0)
+            let kinds = try #require(try await pipeline.database.account(id: "android-9")).ledger.map(\.kind)
+            #expect(kinds == [.refund, .purchase])
+            #expect(try await pipeline.database.audit() == [])
+        }
+    }
+
+    @Test func aPurchaseAnnouncedBeforeItsReceiptIsCreditedByItsOrderAndAcknowledged() async throws {
+        try await PipelineHarness.run { pipeline in
+            // Given an order whose token the app passed to Google as the obfuscated account id
+            let (_, order) = try await pipeline.post(
+                "/v1/orders", ["account_id": "android-7", "product_id": Self.coins])
+            let token = try #require(order["app_account_token"] as? String)
+            pipeline.stub.googlePlay.register(
+                token: "coin-token-7",
+                ProductPurchaseV2(
+                    productLineItem: [.init(productId: Self.coins, productOfferDetails: .init(quantity: 1))],
+                    purchaseState: "PURCHASED", orderId: "GPA.7777-0000-1111-22222",
+                    obfuscatedExternalAccountId: token))
+
+            // When Google's ONE_TIME_PRODUCT_PURCHASED arrives before the backend posts anything
+            let notice = PipelineHarness.developerNotification(
+                "oneTimeProductNotification",
+                ["version": "1.0", "notificationType": 1, "purchaseToken": "coin-token-7", "sku": Self.coins])
+            let (pushed, accepted) = try await pipeline.pushGoogle(notice, messageID: "9001")
+            #expect(pushed == 200, "\(accepted)")
+            let details = try await settled(pipeline, try #require(accepted["notification_id"] as? String))
+
+            // Then the order's account is credited, and Google is told (consumed), once
+            #expect(details?.status == .applied && details?.accountID == "android-7", "\(String(describing: details))")
+            #expect(try await pipeline.balance("android-7") == 100)
+            let store = GoogleAcknowledgementStore(pipeline.database)
+            #expect(await eventually { (try? await store.acknowledgement(token: "coin-token-7"))??.status == .done })
+            let owed = try await store.acknowledgement(token: "coin-token-7")
+            #expect(owed?.action == .consume && owed?.receiptID == nil)
+            #expect(pipeline.stub.googlePlay.stats.consumed == ["coin-token-7"])
+            #expect(try await pipeline.database.audit() == [])
+        }
+    }
+
+    @Test func aPushWithoutGooglesTokenIsRefused401AndStoresNothing() async throws {
+        try await PipelineHarness.run { pipeline in
+            let notice = PipelineHarness.developerNotification("testNotification", ["version": "1.0"])
+            let audience = PipelineHarness.pushAudience
+            let forged = StubGooglePlay().pushToken(audience: audience)
+            let cases: [(String?, String)] = [
+                (nil, "no bearer token"),
+                ("Bearer \(forged)", "the token's signature is not Google's"),
+                (
+                    "Bearer \(pipeline.stub.googlePlay.pushToken(audience: "https://elsewhere.example.com"))",
+                    "the token is for another audience"
+                ),
+                (
+                    "Bearer \(pipeline.stub.googlePlay.pushToken(audience: audience, email: "x@evil.example.com"))",
+                    "the token is not the push subscription's service account"
+                ),
+                (
+                    "Bearer \(pipeline.stub.googlePlay.pushToken(audience: audience, issuedAt: Date().addingTimeInterval(-7200)))",
+                    "the token has expired or is not valid yet"
+                ),
+                ("Bearer \(PipelineHarness.token)", "the token is not a JWT"),
+            ]
+            for (authorization, reason) in cases {
+                let (status, answer) = try await pipeline.pushGoogle(
+                    notice, messageID: "666", authorization: .some(authorization))
+                let error = answer["error"] as? [String: Any]
+                #expect(status == 401, "\(reason)")
+                #expect(error?["code"] as? String == "unauthorized", "\(answer)")
+                #expect((error?["message"] as? String)?.hasSuffix(reason) == true, "\(answer)")
+            }
+            #expect(try await pipeline.database.notificationStatusCounts().values.reduce(0, +) == 0)
+
+            // A good token with a body that is no notification: 400, naming the member, nothing stored
+            let bad: [([String: Any], String)] = [
+                (["packageName": PipelineHarness.googlePackage], "message.data.subscriptionNotification"),
+                (
+                    PipelineHarness.developerNotification("subscriptionNotification", ["notificationType": 2]),
+                    "message.data.subscriptionNotification.purchaseToken"
+                ),
+                (["testNotification": ["version": "1.0"]], "message.data.packageName"),
+            ]
+            for (notification, field) in bad {
+                let (status, answer) = try await pipeline.pushGoogle(notification, messageID: "667")
+                let error = answer["error"] as? [String: Any]
+                #expect(status == 400 && error?["code"] as? String == "invalid_push", "\(answer)")
+                #expect(error?["field"] as? String == field, "\(answer)")
+            }
+            #expect(try await pipeline.database.notificationStatusCounts().values.reduce(0, +) == 0)
+
+            // And the test notification Play Console sends is taken, and changes nothing
+            let (status, accepted) = try await pipeline.pushGoogle(notice, messageID: "668")
+            #expect(status == 200)
+            let details = try await settled(pipeline, try #require(accepted["notification_id"] as? String))
+            #expect(
+                details?.status == .applied && details?.type == "TEST_NOTIFICATION", "\(String(describing: details))")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GooglePlay
+import HTTPClient
+import Intake
+import StubStore
+
+/// Google's real-time developer notifications, as Cloud Pub/Sub pushes them to the intake:
+/// the push subscription's audience and service account, and the stub as Google's keys.
+extension PipelineHarness {
+    static let pushAudience = "https://iap.example.com/v1/google/notifications"
+
+    /// The intake the harness runs: the backend's token, and Google's pushes checked
+    /// against the stub's published key.
+    static func intakeConfiguration(stubURL: String) -> IntakeConfiguration {
+        var intake = IntakeConfiguration(port: 0, apiTokens: [token])
+        intake.googlePush = .init(
+            audience: pushAudience, serviceAccountEmail: StubGooglePlay.pushServiceAccount,
+            certsURL: stubURL + StubGooglePlay.certsPath)
+        return intake
+    }
+
+    var googleNotificationURL: String { "http://127.0.0.1:\(intakePort)/v1/google/notifications" }
+
+    /// Pushes `notification` (a `DeveloperNotification`) as Pub/Sub would, with the stub's
+    /// token unless `authorization` is given (nil: no header); the status and the answer.
+    func pushGoogle(
+        _ notification: [String: Any], messageID: String, authorization: String?? = .none
+    ) async throws -> (Int, [String: Any]) {
+        let bearer = authorization ?? "Bearer " + stub.googlePlay.pushToken(audience: Self.pushAudience)
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(
+                method: .post, url: googleNotificationURL,
+                headers: (bearer.map { [(name: "Authorization", value: $0)] } ?? [])
+                    + [(name: "Content-Type", value: "application/json")],
+                body: Array(StubGooglePlay.pushBody(notification, messageID: messageID))))
+        return (
+            response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+        )
+    }
+
+    /// A `DeveloperNotification` of the harness's app.
+    static func developerNotification(_ kind: String, _ fields: [String: Any]) -> [String: Any] {
+        ["version": "1.0", "packageName": googlePackage, "eventTimeMillis": "1764064800000", kind: fields]
+    }
+}
