@@ -165,4 +165,39 @@ import Testing
         let badLimit = EnvironmentReader(["IAP_API_TOKENS": "a-token-of-16-chars", "IAP_RATE_LIMIT": "fast"])
         #expect(throws: SettingError.self) { try IntakeConfiguration(environment: badLimit) }
     }
+
+    @Test func googlePushSettingsComeTogetherAndNameWhatIsMissing() throws {
+        let token = ["IAP_API_TOKENS": "a-token-of-16-chars"]
+        #expect(try IntakeConfiguration(environment: EnvironmentReader(token)).googlePush == nil)
+        let both = try IntakeConfiguration(
+            environment: EnvironmentReader(
+                token.merging([
+                    "IAP_GOOGLE_PUSH_AUDIENCE": "https://iap.example.com/v1/google/notifications",
+                    "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": "push@p.iam.gserviceaccount.com",
+                ]) { $1 }))
+        #expect(both.googlePush?.audience == "https://iap.example.com/v1/google/notifications")
+        #expect(both.googlePush?.certsURL == "https://www.googleapis.com/oauth2/v3/certs")
+        let cases: [([String: String], String)] = [
+            (["IAP_GOOGLE_PUSH_AUDIENCE": "https://a"], "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT"),
+            (["IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": "push@p.iam.gserviceaccount.com"], "IAP_GOOGLE_PUSH_AUDIENCE"),
+            (
+                ["IAP_GOOGLE_PUSH_AUDIENCE": "https://a", "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": "not-an-address"],
+                "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT"
+            ),
+            (
+                [
+                    "IAP_GOOGLE_PUSH_AUDIENCE": "https://a", "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": "p@x",
+                    "IAP_GOOGLE_CERTS_URL": "ftp://keys",
+                ], "IAP_GOOGLE_CERTS_URL"
+            ),
+        ]
+        for (settings, variable) in cases {
+            do {
+                _ = try IntakeConfiguration(environment: EnvironmentReader(token.merging(settings) { $1 }))
+                Issue.record("\(settings) was taken")
+            } catch {
+                #expect(error.variable == variable, "\(settings): \(error)")
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Fulfiller
 import GooglePlay
+import HTTPClient
 import Logging
 import PipelineCore
 import PipelineTesting
@@ -28,6 +29,20 @@ import Testing
         return try await store.notification(id: id)
     }
 
+    /// The backend posts the Play purchase; whether it ends credited.
+    func credited(_ pipeline: PipelineHarness, account: String, token: String, product: String) async throws -> Bool {
+        let (_, answer) = try await pipeline.post(
+            "/v1/receipts",
+            [
+                "account_id": account,
+                "google_play": [
+                    "package_name": PipelineHarness.googlePackage, "product_id": product, "purchase_token": token,
+                ],
+            ])
+        let receipt = try #require(answer["receipt_id"] as? String)
+        return try await pipeline.finalStatus(receipt)["status"] as? String == "credited"
+    }
+
     func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) async throws -> Date? {
         try await pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
     }
@@ -48,17 +63,7 @@ import Testing
                             productId: Self.vip, expiryTime: Self.iso(firstEnd),
                             latestSuccessfulOrderId: "GPA.5555-6666-7777-88888")
                     ]))
-            let (_, answer) = try await pipeline.post(
-                "/v1/receipts",
-                [
-                    "account_id": "android-sub",
-                    "google_play": [
-                        "package_name": PipelineHarness.googlePackage, "product_id": Self.vip,
-                        "purchase_token": "sub-token-1",
-                    ],
-                ])
-            let receipt = try #require(answer["receipt_id"] as? String)
-            #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
+            #expect(try await credited(pipeline, account: "android-sub", token: "sub-token-1", product: Self.vip))
             #expect(try await entitlementEnd(pipeline, "android-sub") == firstEnd)
 
             // When Google renews it and pushes SUBSCRIPTION_RENEWED, and Pub/Sub delivers it twice
@@ -111,18 +116,7 @@ import Testing
                 ProductPurchaseV2(
                     productLineItem: [.init(productId: Self.coins, productOfferDetails: .init(quantity: 1))],
                     purchaseState: "PURCHASED", orderId: "GPA.9999-0000-1111-22222"))
-            let (_, answer) = try await pipeline.post(
-                "/v1/receipts",
-                [
-                    "account_id": "android-9",
-                    "google_play": [
-                        "package_name": PipelineHarness.googlePackage, "product_id": Self.coins,
-                        "purchase_token": "coin-token-9",
-                    ],
-                ])
-            #expect(
-                try await pipeline.finalStatus(try #require(answer["receipt_id"] as? String))["status"] as? String
-                    == "credited")
+            #expect(try await credited(pipeline, account: "android-9", token: "coin-token-9", product: Self.coins))
             play.void(token: "coin-token-9", at: Date().addingTimeInterval(-1))
 
             // When its VOIDED_PURCHASE notice is pushed, then the voided list is read too
@@ -239,6 +233,60 @@ import Testing
             let details = try await settled(pipeline, try #require(accepted["notification_id"] as? String))
             #expect(
                 details?.status == .applied && details?.type == "TEST_NOTIFICATION", "\(String(describing: details))")
+        }
+    }
+
+    @Test func theStubRenewsAndPushesOverHTTPAsAnIapUpUserWould() async throws {
+        try await PipelineHarness.run { pipeline in
+            // Given a subscription registered at the stub over HTTP, and bought by the backend
+            func stub(_ path: String, _ object: [String: Any]) async throws -> (Int, [String: Any]) {
+                let response = try await pipeline.client.execute(
+                    HTTPClient.HTTPRequest(
+                        method: .post, url: "http://127.0.0.1:\(pipeline.stubPort)\(path)",
+                        body: Array(try JSONSerialization.data(withJSONObject: object))))
+                return (
+                    response.status,
+                    (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+                )
+            }
+            let firstEnd = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded())
+            _ = try await stub(
+                "/stub/google/purchases",
+                [
+                    "purchase_token": "sub-http", "product_id": Self.vip, "kind": "subscription",
+                    "order_id": "GPA.4444-0000-1111-22222", "expiry_time": Self.iso(firstEnd),
+                ])
+            #expect(try await credited(pipeline, account: "android-http", token: "sub-http", product: Self.vip))
+
+            // When the stub renews it and pushes the notice to the intake
+            let renewedEnd = firstEnd.addingTimeInterval(86_400)
+            let (renewed, _) = try await stub(
+                "/stub/google/renewals",
+                [
+                    "purchase_token": "sub-http", "order_id": "GPA.4444-0000-1111-22222..0",
+                    "expiry_time": Self.iso(renewedEnd),
+                ])
+            #expect(renewed == 200)
+            let (status, pushed) = try await stub(
+                "/stub/google/notifications",
+                [
+                    "url": pipeline.googleNotificationURL, "audience": PipelineHarness.pushAudience,
+                    "notification": PipelineHarness.developerNotification(
+                        "subscriptionNotification",
+                        ["notificationType": 2, "purchaseToken": "sub-http", "subscriptionId": Self.vip]),
+                ])
+
+            // Then the intake took it, and the entitlement runs to the renewal's end
+            #expect(status == 200 && pushed["status"] as? Int == 200, "\(pushed)")
+            #expect(await eventually { (try? await entitlementEnd(pipeline, "android-http")) == renewedEnd })
+            // And a push the intake refuses is reported as such
+            let (_, refused) = try await stub(
+                "/stub/google/notifications",
+                [
+                    "url": pipeline.googleNotificationURL,
+                    "notification": PipelineHarness.developerNotification("testNotification", [:]),
+                ])
+            #expect(refused["status"] as? Int == 401, "\(refused)")
         }
     }
 }

@@ -55,7 +55,14 @@ extension IAP {
                 environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"),
                 defaultAppStoreEnvironment: embedsStub ? .sandbox : .production, defaultRoot: stub?.storeKit.rootDER,
                 defaultReceiptRoot: receiptRoot)
-            let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
+            var intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
+            if stub != nil, intake.googlePush == nil {
+                // Google's pushes as the embedded stub signs them (`POST /stub/google/notifications`).
+                intake.googlePush = .init(
+                    audience: "http://\(intake.host):\(intake.port)/v1/google/notifications",
+                    serviceAccountEmail: StubGooglePlay.pushServiceAccount, certsURL: stubURL + StubGooglePlay.certsPath
+                )
+            }
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
