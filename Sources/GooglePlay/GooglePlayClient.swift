@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import PipelineCore
 
 /// A client of the Google Play Developer API's purchases
 /// ([androidpublisher v3](https://developers.google.com/android-publisher/api-ref/rest)), or of
@@ -9,7 +10,9 @@ import HTTPClient
 /// five minutes before it expires; a `401` drops it and the call is tried once more with a
 /// fresh one. Failures are ``GooglePlayError``s that say whether to retry (and, for a `429`,
 /// when). A purchase read here is the truth: Google's notifications only say that something
-/// changed.
+/// changed. Every call first books its turn in its quota bucket's budget
+/// (``GooglePlayQuota``), shared through `budgets` by every process that calls Google; a
+/// `429` pauses the bucket for all of them until its `Retry-After`.
 ///
 /// ```swift
 /// let play = try GooglePlayClient(account: GoogleServiceAccount(path: keyFile), httpClient: http)
@@ -30,20 +33,29 @@ public final class GooglePlayClient: Sendable {
     }
 
     public let configuration: Configuration
+    public let quota: GooglePlayQuota
+    let budgets: any CallBudgetKeeper
+    let now: @Sendable () -> Date
     private let tokens: GoogleAccessTokens
     private let http: CurlHTTPClient
 
     /// - Parameters:
     ///   - account: Whose tokens sign the calls.
     ///   - httpClient: Shared, not owned: its owner shuts it down.
-    ///   - now: The clock, for the assertions and the tokens' expiry.
+    ///   - budgets: Where the quota buckets' budgets are kept: the pipeline's store, so that
+    ///     every process calling Google stays under one quota together.
+    ///   - now: The clock, for the assertions, the tokens' expiry and the budgets.
     public init(
         account: GoogleServiceAccount, configuration: Configuration = .init(), httpClient: CurlHTTPClient,
+        quota: GooglePlayQuota = .init(), budgets: any CallBudgetKeeper = LocalCallBudgetKeeper(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         var configuration = configuration
         while configuration.apiURL.hasSuffix("/") { configuration.apiURL.removeLast() }
         self.configuration = configuration
+        self.quota = quota
+        self.budgets = budgets
+        self.now = now
         self.http = httpClient
         self.tokens = GoogleAccessTokens(account: account, http: httpClient, now: now)
     }
@@ -140,6 +152,7 @@ public final class GooglePlayClient: Sendable {
         async throws(GooglePlayError) -> HTTPResponse
     {
         for attempt in 0..<2 {
+            try await waitForTurn(call)
             let token = try await tokens.token()
             var headers = [(name: "Authorization", value: "Bearer \(token.value)")]
             if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
@@ -159,8 +172,10 @@ public final class GooglePlayClient: Sendable {
                 await tokens.invalidate(token)
                 continue
             }
-            throw GooglePlayError.from(
+            let error = GooglePlayError.from(
                 status: response.status, body: response.body, retryAfter: response.header("Retry-After"), call: call)
+            if error.code == .rateLimited { await pause(call, for: error.retryAfter ?? .seconds(1)) }
+            throw error
         }
         throw GooglePlayError(.unauthorized, call: call, message: "refused a fresh token")
     }

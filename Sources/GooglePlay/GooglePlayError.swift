@@ -13,6 +13,9 @@ public struct GooglePlayError: Error, Sendable, CustomStringConvertible {
         case rateLimited = "rate_limited"
         /// Google failed (5xx) or could not be reached: retried.
         case unavailable
+        /// Not sent: the quota bucket's shared budget has no room before
+        /// ``GooglePlayError/retryAfter``. Costs the message no attempt.
+        case overBudget = "over_budget"
         /// Google answered something this client cannot read.
         case malformedResponse = "malformed_response"
     }
@@ -34,7 +37,7 @@ public struct GooglePlayError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Whether the same call may succeed later.
-    public var isRetryable: Bool { code == .rateLimited || code == .unavailable }
+    public var isRetryable: Bool { [.rateLimited, .unavailable, .overBudget].contains(code) }
 
     public var description: String {
         "Google Play \(call): \(code.rawValue)" + (status.map { " (HTTP \($0))" } ?? "") + ": \(message)"

@@ -26,14 +26,21 @@ public struct GooglePlaySetup: Sendable {
         self.packageNames = Set(env.list("IAP_GOOGLE_PACKAGE_NAMES"))
     }
 
-    /// A client over `httpClient` (shared, not owned).
-    public func client(httpClient: CurlHTTPClient) -> GooglePlayClient {
-        GooglePlayClient(account: account, configuration: .init(apiURL: apiURL), httpClient: httpClient)
+    /// A client over `httpClient` (shared, not owned), its quota's budgets kept in `budgets`
+    /// (the pipeline's store, for every process to share).
+    public func client(httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper = LocalCallBudgetKeeper())
+        -> GooglePlayClient
+    {
+        GooglePlayClient(
+            account: account, configuration: .init(apiURL: apiURL), httpClient: httpClient, budgets: budgets)
     }
 
     /// A verifier over `httpClient` (shared, not owned), reading `catalog`'s subscriptions.
-    public func verifier(httpClient: CurlHTTPClient, catalog: Catalog) -> GooglePlayVerifier {
+    public func verifier(
+        httpClient: CurlHTTPClient, catalog: Catalog, budgets: any CallBudgetKeeper = LocalCallBudgetKeeper()
+    ) -> GooglePlayVerifier {
         GooglePlayVerifier(
-            client: client(httpClient: httpClient), configuration: .init(packageNames: packageNames, catalog: catalog))
+            client: client(httpClient: httpClient, budgets: budgets),
+            configuration: .init(packageNames: packageNames, catalog: catalog))
     }
 }

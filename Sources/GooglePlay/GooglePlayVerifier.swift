@@ -111,6 +111,7 @@ public struct GooglePlayVerifier: ReceiptVerifier {
         case .unauthorized: .transient(reason: "google_play_unauthorized")
         case .unavailable: .transient(reason: "google_play_unavailable", retryAfter: error.retryAfter)
         case .malformedResponse: .transient(reason: "google_play_malformed_response")
+        case .overBudget: .deferred(reason: "google_play_budget", retryAfter: error.retryAfter ?? .seconds(1))
         }
     }
 

@@ -115,7 +115,8 @@ public struct LocalPipeline: Sendable {
                     key: $0, configuration: configuration.serverAPI, httpClient: client,
                     budgets: MeteredCallBudgets.shared(database), logger: logger)
             },
-            googlePlay: configuration.googlePlay?.verifier(httpClient: client, catalog: configuration.catalog))
+            googlePlay: configuration.googlePlay?.verifier(
+                httpClient: client, catalog: configuration.catalog, budgets: MeteredCallBudgets.shared(database)))
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")
@@ -161,12 +162,14 @@ public struct LocalPipeline: Sendable {
         if let google = configuration.googlePlay {
             services.append(
                 GooglePlayAcknowledger(
-                    store: GoogleAcknowledgementStore(database), client: google.client(httpClient: client),
+                    store: GoogleAcknowledgementStore(database),
+                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
                     configuration: configuration.googleAcknowledger, logger: logger))
             if configuration.pollsGoogleVoided {
                 services.append(
                     GoogleVoidedPoller(
-                        client: google.client(httpClient: client), store: GoogleVoidedStore(database),
+                        client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
+                        store: GoogleVoidedStore(database),
                         packageNames: google.packageNames, catalog: configuration.catalog, logger: logger))
             }
         }

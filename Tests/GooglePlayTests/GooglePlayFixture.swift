@@ -1,6 +1,7 @@
 import Foundation
 import GooglePlay
 import HTTPClient
+import PipelineCore
 import PipelineTesting
 import StubStore
 
@@ -15,10 +16,14 @@ struct GooglePlayFixture: Sendable {
     var play: StubGooglePlay { store.googlePlay }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    func client(now: @escaping @Sendable () -> Date = { Date() }) throws -> GooglePlayClient {
+    func client(
+        quota: GooglePlayQuota = .init(), budgets: any CallBudgetKeeper = LocalCallBudgetKeeper(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws -> GooglePlayClient {
         GooglePlayClient(
             account: try GoogleServiceAccount(json: play.serviceAccountJSON(baseURL: baseURL)),
-            configuration: .init(apiURL: baseURL + "/google", timeout: .seconds(10)), httpClient: http, now: now)
+            configuration: .init(apiURL: baseURL + "/google", timeout: .seconds(10)), httpClient: http, quota: quota,
+            budgets: budgets, now: now)
     }
 
     static func run<T: Sendable>(_ body: (GooglePlayFixture) async throws -> T) async throws -> T {

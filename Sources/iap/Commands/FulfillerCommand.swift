@@ -71,10 +71,12 @@ extension IAP {
             return [
                 HTTPClientService(client: client),
                 GooglePlayAcknowledger(
-                    store: GoogleAcknowledgementStore(database), client: google.client(httpClient: client),
+                    store: GoogleAcknowledgementStore(database),
+                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
                     logger: settings.logger("google-play")),
                 GoogleVoidedPoller(
-                    client: google.client(httpClient: client), store: GoogleVoidedStore(database),
+                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
+                    store: GoogleVoidedStore(database),
                     packageNames: google.packageNames,
                     catalog: try settings.catalog(logger: settings.logger("google-play")),
                     interval: .seconds(seconds),

@@ -31,9 +31,11 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
             let verifierSettings = try VerifierSettings(environment: settings.environment)
-            // Apple's rate limits bind every validator together: with credentials, the call
-            // budgets live in the pipeline's database, the one place all of them see.
-            let database = verifierSettings.serverAPIKey == nil ? nil : try await settings.openDatabase()
+            // Apple's rate limits and Google's quotas bind every validator together: with
+            // credentials, the call budgets live in the pipeline's database, the one place all
+            // of them see.
+            let callsOut = verifierSettings.serverAPIKey != nil || verifierSettings.googlePlay != nil
+            let database = callsOut ? try await settings.openDatabase() : nil
             let (verifier, client) = try verifierSettings.makeVerifier(
                 logger: logger, catalog: try settings.catalog(logger: logger), concurrency: concurrency,
                 budgets: database.map { MeteredCallBudgets.shared($0) })

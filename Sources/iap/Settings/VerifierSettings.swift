@@ -137,8 +137,8 @@ struct VerifierSettings: Sendable {
     ///   - concurrency: verifications in flight; the HTTP client may open as many
     ///     connections to one host (over HTTP/1.1 each request needs its own), else it
     ///     caps the validator at its default of 64 whatever `--concurrency` says.
-    ///   - budgets: where the App Store Server API's call budgets are kept (the store, shared
-    ///     by every process); nil without credentials.
+    ///   - budgets: where the App Store Server API's and Google Play's call budgets are kept
+    ///     (the store, shared by every process); nil with neither configured.
     func makeVerifier(
         logger: Logger, catalog: Catalog, concurrency: Int = 64, budgets: (any CallBudgetKeeper)? = nil
     ) throws -> (any ReceiptVerifier, CurlHTTPClient) {
@@ -165,7 +165,8 @@ struct VerifierSettings: Sendable {
         return (
             Verifiers.make(
                 legacy: legacy, signedData: signedData, serverAPI: serverAPIClient,
-                googlePlay: googlePlay?.verifier(httpClient: client, catalog: catalog)), client
+                googlePlay: googlePlay?.verifier(
+                    httpClient: client, catalog: catalog, budgets: budgets ?? LocalCallBudgetKeeper())), client
         )
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import HTTPClient
+import PipelineCore
+
+/// Google's quota buckets, each 3,000 queries a minute by default, independent of the
+/// others: subscriptions (subscriptionsv2, and `purchases.subscriptions`' acknowledge) and
+/// one-time purchases (productsv2, acknowledge, consume, voided purchases).
+/// https://developers.google.com/android-publisher/quotas
+public struct GooglePlayQuota: Sendable, Hashable {
+    /// Queries a minute in each bucket (Google's default; a project may be granted more).
+    public var perMinute: Double
+    /// How much of it to spend: the rest is room for the jitter between our clock and Google's.
+    public var share: Double
+    /// The longest a call waits in-process for its turn; past that its message is deferred.
+    public var maxWait: Duration
+
+    public init(perMinute: Double = 3000, share: Double = 0.9, maxWait: Duration = .seconds(10)) {
+        self.perMinute = perMinute
+        self.share = share
+        self.maxWait = maxWait
+    }
+
+    /// The budget of the bucket `call` (`subscriptionsv2.get`, `products.consume`, ...) is in.
+    public func budget(for call: String) -> CallBudget {
+        let bucket = call.hasPrefix("subscriptions") ? "subscriptions" : "one_time_purchases"
+        return CallBudget(name: "googleplay/\(bucket)", limit: perMinute / 60, share: share)
+    }
+}
+
+extension GooglePlayClient {
+    /// Books the call's turn in its bucket's budget (shared through `budgets` by every
+    /// process that calls Google) and sleeps until it comes.
+    /// - Throws: ``GooglePlayError/Code/overBudget`` when the turn is more than the quota's
+    ///   `maxWait` away (with when to come back), or the budget cannot be read.
+    func waitForTurn(_ call: String) async throws(GooglePlayError) {
+        let budget = quota.budget(for: call)
+        let clock: @Sendable () -> Int64 = { [now] in Self.micros(now()) }
+        let grant: CallBudget.Grant
+        do {
+            grant = try await budgets.reserve(budget, maxWait: quota.maxWait, now: clock).0
+        } catch {
+            throw GooglePlayError(
+                .overBudget, call: call, message: "the call budget cannot be read: \(error)", retryAfter: .seconds(1))
+        }
+        switch grant {
+        case .go(let at):
+            let wait = at - clock()
+            guard wait > 0 else { return }
+            do {
+                try await Task.sleep(for: .microseconds(wait))
+            } catch {
+                throw GooglePlayError(.unavailable, call: call, message: "cancelled while waiting for a turn")
+            }
+        case .later(let at):
+            throw GooglePlayError(
+                .overBudget, call: call, message: "\(budget) is booked ahead",
+                retryAfter: .microseconds(max(at - clock(), 1)))
+        }
+    }
+
+    /// After a `429`: nobody calls the bucket for `wait`, in any process sharing the budget.
+    func pause(_ call: String, for wait: Duration) async {
+        try? await budgets.pause(quota.budget(for: call), until: Self.micros(now()) + wait.microseconds)
+    }
+
+    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+}
