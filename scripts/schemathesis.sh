@@ -20,13 +20,14 @@ examples=${SCHEMATHESIS_EXAMPLES:-40}
 venv=.build/schemathesis-venv
 work=$(mktemp -d)
 intake_pid=""
+stub_pid=""
 prefix="test.schemathesis.$$"
 
 cleanup() {
-  if [ -n "$intake_pid" ]; then
-    kill "$intake_pid" 2>/dev/null || true
-    wait "$intake_pid" 2>/dev/null || true
-  fi
+  for pid in $intake_pid $stub_pid; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   rabbitmqctl -q list_queues name 2>/dev/null | grep "^$prefix\." | xargs -r -n 1 rabbitmqctl -q delete_queue \
     >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -42,10 +43,30 @@ fi
 iap=${IAP_BINARY:-.build/debug/iap}
 [ -x "$iap" ] || swift build --product iap
 
-port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() {
+  "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+port=$(free_port)
 database="$work/iap.sqlite"
 export IAP_SCHEMATHESIS_TOKEN="schemathesis-token-$RANDOM$RANDOM-0123456789"
+
+# Google's pushes are signed by the stub store's key: the intake fetches its JWKS, and
+# schemathesis sends a token the stub signed, so it fuzzes past the push's authentication.
+stub_port=$(free_port)
+"$iap" stub-store --port "$stub_port" > "$work/stub.log" 2>&1 &
+stub_pid=$!
+push_audience="http://127.0.0.1:$port/v1/google/notifications"
+for _ in $(seq 1 120); do
+  IAP_SCHEMATHESIS_PUSH_TOKEN=$(curl -fs -X POST "http://127.0.0.1:$stub_port/stub/google/push-token" \
+    -d "{\"audience\": \"$push_audience\"}" 2>/dev/null | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["token"])' 2>/dev/null) && break
+  sleep 0.5
+done
+[ -n "${IAP_SCHEMATHESIS_PUSH_TOKEN:-}" ] || { echo "schemathesis: the stub store gave no push token" >&2; cat "$work/stub.log" >&2; exit 1; }
+export IAP_SCHEMATHESIS_PUSH_TOKEN
+
 IAP_DB_PATH="$database" IAP_HTTP_HOST=127.0.0.1 IAP_HTTP_PORT="$port" IAP_API_TOKENS="$IAP_SCHEMATHESIS_TOKEN" \
+  IAP_GOOGLE_PUSH_AUDIENCE="$push_audience" IAP_GOOGLE_PUSH_SERVICE_ACCOUNT="pubsub-push@stub-project.iam.gserviceaccount.com" \
+  IAP_GOOGLE_CERTS_URL="http://127.0.0.1:$stub_port/google/oauth2/v3/certs" \
   IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning "$iap" intake > "$work/intake.log" 2>&1 &
 intake_pid=$!
 for _ in $(seq 1 120); do
@@ -70,7 +91,7 @@ run() {
 
 status=0
 run --mode all --phases examples,coverage,fuzzing,stateful || status=1
-echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' apple_notifications=' || (SELECT count(*) FROM apple_notifications)")"
+echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' apple_notifications=' || (SELECT count(*) FROM apple_notifications WHERE store = 'apple') || ' google_notifications=' || (SELECT count(*) FROM apple_notifications WHERE store = 'google')")"
 IAP_DB_PATH="$database" "$iap" audit || status=1
 
 if grep -qiE 'fatal|crash|panic' "$work/intake.log"; then

@@ -11,7 +11,8 @@ extension OperatorConsole {
     func accountSearch(_ session: ConsoleSession, _ text: String?) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         var body = "<form method=\"get\" action=\"/console/accounts\"><label>Account id, receipt id, Apple "
-        body += "transaction or original transaction id, order id, or appAccountToken <input type=\"search\" "
+        body += "transaction or original transaction id, order id, appAccountToken, Google order id or purchase token "
+        body += "<input type=\"search\" "
         body += "name=\"q\" id=\"account-q\" value=\"\(HTML.escape(text ?? ""))\" size=\"48\"></label> "
         body += "<button type=\"submit\" id=\"find-account\">Find</button></form>"
         if let text {

@@ -54,7 +54,7 @@ extension OperatorConsole {
             })
         body += "<h2>Reconciliation with Apple</h2>"
         body += Self.reconciliation(try await ReconciliationStore(database).latest())
-        body += "<h2>App Store Server API budget, last minute</h2>"
+        body += "<h2>Call budgets (Apple's Server API, Google Play's quota), last minute</h2>"
         body += Self.callBudgets(
             try await CallBudgetStore(database).usage(now: Int64(now().timeIntervalSince1970 * 1_000_000)))
         body += "<h2>Dead letters by reason</h2>"
@@ -108,17 +108,19 @@ extension OperatorConsole {
         return "<p id=\"reconciliation\">\(HTML.escape(text))</p>"
     }
 
-    /// Apple's rate budgets in use by every process: calls, the busiest second against the
-    /// rate spent and Apple's limit, how far ahead turns are booked, and a `429`'s pause.
+    /// The call budgets in use by every process (Apple's per endpoint, Google's per quota
+    /// bucket): calls, the busiest second against the rate spent and the store's limit, how far ahead turns are booked, and a `429`'s pause.
     static func callBudgets(_ budgets: [CallBudgetStore.Usage]) -> String {
-        guard !budgets.isEmpty else { return "<p id=\"budgets\">No call to Apple's Server API in the last minute.</p>" }
+        guard !budgets.isEmpty else {
+            return "<p id=\"budgets\">No call to Apple's Server API or Google Play's API in the last minute.</p>"
+        }
         func rate(_ value: Double) -> String {
             value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
         }
         return HTML.table(
             id: "budgets",
             columns: [
-                ("budget", .text), ("calls", .num), ("busiest second", .num), ("spent of Apple's limit", .text),
+                ("budget", .text), ("calls", .num), ("busiest second", .num), ("spent of the store's limit", .text),
                 ("booked ahead", .num), ("paused until", .time),
             ],
             rows: budgets.map { budget in

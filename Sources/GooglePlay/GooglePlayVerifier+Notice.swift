@@ -13,6 +13,8 @@ extension GooglePlayVerifier {
     /// purchase (`*_PURCHASED`) whose purchase does not hold is rejected with the reason;
     /// any other notice about such a purchase is recorded with no transaction.
     func verify(_ notice: GoogleNotice) async -> VerificationOutcome {
+        // A stored notice that no longer decodes arrives empty.
+        guard !notice.messageID.isEmpty else { return .rejected(reason: "google_notice_unreadable") }
         guard configuration.packageNames.isEmpty || configuration.packageNames.contains(notice.packageName) else {
             return .rejected(reason: "google_play_unknown_package")
         }

@@ -21,6 +21,18 @@ public enum GooglePubSubPush {
         guard let message = envelope["message"] as? [String: Any] else {
             throw Problem(field: "message", message: "message is required, an object")
         }
+        // What Pub/Sub sends beside the notice is not read, but it must be what Pub/Sub sends.
+        for (name, value, isRight) in [
+            ("subscription", envelope["subscription"], { $0 is String }),
+            ("message.publishTime", message["publishTime"], { $0 is String }),
+            ("message.message_id", message["message_id"], { $0 is String }),
+            ("message.attributes", message["attributes"], { $0 is [String: Any] }),
+        ] as [(String, Any?, (Any) -> Bool)] {
+            if let value, !isRight(value) {
+                throw Problem(
+                    field: name, message: "\(name) is not what Pub/Sub sends (a string; attributes: an object)")
+            }
+        }
         guard let id = (message["messageId"] ?? message["message_id"]) as? String, (1...128).contains(id.count) else {
             throw Problem(field: "message.messageId", message: "messageId is required, 1 to 128 characters")
         }

@@ -95,10 +95,21 @@ enum MessageValues {
     }
 
     static func evidence(_ random: inout FuzzRandom) -> Evidence {
-        switch random.below(4) {
+        switch random.below(6) {
         case 0: .receipt(text(&random))
         case 1: .signedTransaction(text(&random))
         case 2: .notification(signedPayload: text(&random))
+        case 3:
+            .googlePlay(
+                GooglePlayPurchase(packageName: text(&random), productID: text(&random), purchaseToken: text(&random)))
+        case 4:
+            .googleNotice(
+                GoogleNotice(
+                    messageID: text(&random), packageName: text(&random), eventTime: optional(&random, date),
+                    kind: random.pick([.subscription, .oneTimeProduct, .voidedPurchase, .test]),
+                    notificationType: optional(&random, int), purchaseToken: optional(&random, text),
+                    productID: optional(&random, text), orderID: optional(&random, text),
+                    refundType: optional(&random, int)))
         default: .subscriptionCheck(originalTransactionID: text(&random), latestReceipt: optional(&random, text))
         }
     }
@@ -119,7 +130,9 @@ enum MessageValues {
 
     static func notification(_ random: inout FuzzRandom) -> StoreNotification {
         StoreNotification(
-            notificationUUID: text(&random), type: random.pick(StoreNotification.Kind.allCases.map(\.rawValue) + ["X"]),
+            notificationUUID: text(&random),
+            type: random.pick(
+                StoreNotification.Kind.allCases.map(\.rawValue) + ["X", "SUBSCRIPTION_RENEWED", "VOIDED_PURCHASE"]),
             subtype: optional(&random, text), environment: optional(&random, text),
             signedDate: optional(&random, date), transaction: optional(&random, transaction),
             gracePeriodExpiresDate: optional(&random, date))

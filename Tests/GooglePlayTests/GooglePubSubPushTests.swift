@@ -101,6 +101,8 @@ import Testing
         let cases: [([UInt8], String)] = [
             (Array("[1]".utf8), ""),
             (Array(#"{"subscription": "s"}"#.utf8), "message"),
+            (Array(#"{"subscription": {}, "message": {"messageId": "1", "data": ""}}"#.utf8), "subscription"),
+            (Array(#"{"message": {"messageId": "1", "data": "", "attributes": []}}"#.utf8), "message.attributes"),
             (Self.body(good, messageID: ""), "message.messageId"),
             (Self.body(good, messageID: 42), "message.messageId"),
             (Array(#"{"message": {"messageId": "1", "data": "!!"}}"#.utf8), "message.data"),

@@ -238,7 +238,7 @@ import Testing
             let cookie = try await logIn(pipeline)
             #expect(
                 try await get("/console", cookie: cookie, pipeline).bodyString.contains(
-                    "No call to Apple's Server API in the last minute"))
+                    "No call to Apple's Server API or Google Play's API in the last minute"))
 
             // After three calls booked by some process, and a 429 that paused the budget
             let store = CallBudgetStore(pipeline.database)

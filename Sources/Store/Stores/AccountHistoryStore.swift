@@ -3,7 +3,7 @@ import Foundation
 // MARK: - An account's story: what support reads when a player says "I paid and got nothing"
 
 /// Finds accounts by any id a player or a backend quotes, and tells one account's story
-/// (``AccountStory``): every order, receipt, Apple notification, ledger entry, binding
+/// (``AccountStory``): every order, receipt, store notification (Apple's or Google's), ledger entry, binding
 /// conflict, manual adjustment, dead letter and expiry, in one timeline.
 ///
 /// A small reading store over either backend; each method is one snapshot.
@@ -112,7 +112,7 @@ public struct AccountHistoryStore: Sendable {
     private static func notifications(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
         try db.rows(
             """
-            SELECT id, type, subtype, status, reason, transaction_id, created_at FROM apple_notifications
+            SELECT id, store, type, subtype, status, reason, transaction_id, created_at FROM apple_notifications
             WHERE account_id = ? ORDER BY created_at DESC LIMIT ?
             """, arguments
         ).map { row in
@@ -121,9 +121,10 @@ public struct AccountHistoryStore: Sendable {
             let status: String = try row.get("status")
             let reason = try row.get("reason", as: String?.self).map { " (\($0))" } ?? ""
             let transaction = try row.get("transaction_id", as: String?.self).map { " for transaction \($0)" } ?? ""
+            let store = try row.get("store", as: String.self) == "google" ? "Google" : "Apple"
             return AccountEvent(
                 at: try row.get("created_at"), kind: .notification,
-                summary: "Apple \(type)\(subtype)\(transaction): \(status)\(reason)",
+                summary: "\(store) \(type)\(subtype)\(transaction): \(status)\(reason)",
                 reference: .init(.notification, try row.get("id")))
         }
     }

@@ -38,8 +38,11 @@ extension StubGooglePlay {
     /// - `POST /stub/google/notifications`: `{"url", "notification", "audience"?, "service_account"?}`
     ///   pushes `notification` (a `DeveloperNotification` object) to `url` as Cloud Pub/Sub
     ///   would, with an OIDC token the stub signs; answers `{"status", "message_id"}`
+    /// - `POST /stub/google/push-token`: `{"audience", "service_account"?}` answers `{"token"}`,
+    ///   an OIDC token for pushes made elsewhere (a fuzzer's)
     func registerAdminRoutes(on router: Router<BasicRequestContext>) {
         registerNoticeRoutes(on: router)
+        registerPushTokenRoute(on: router)
         router.post("/stub/google/purchases") { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 64 * 1024)
@@ -114,6 +117,17 @@ extension StubGooglePlay {
             } catch {
                 return Self.error(502, "UNAVAILABLE", "the push to \(url) failed: \(error)")
             }
+        }
+    }
+
+    func registerPushTokenRoute(on router: Router<BasicRequestContext>) {
+        router.post("/stub/google/push-token") { request, _ in
+            let fields = try await Self.fields(request)
+            guard let audience = fields["audience"] as? String, !audience.isEmpty else {
+                return Self.error(400, "INVALID_ARGUMENT", "expected {\"audience\", \"service_account\"}")
+            }
+            let email = fields["service_account"] as? String ?? Self.pushServiceAccount
+            return Self.json(["token": self.pushToken(audience: audience, email: email)], status: 200)
         }
     }
 

@@ -77,7 +77,7 @@ extension IAP.Dlq {
                         ], maxWidth: 100))
             } else {
                 print(
-                    "\n(no receipt or Apple notification \(letter.receiptID.map { "named \($0) " } ?? "named ")is in the database)"
+                    "\n(no receipt or store notification \(letter.receiptID.map { "named \($0) " } ?? "named ")is in the database)"
                 )
             }
             print("\nEvery death of this \(letter.receiptID == nil ? "message" : "receipt"):\n")
