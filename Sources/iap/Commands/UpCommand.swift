@@ -102,8 +102,18 @@ extension IAP {
             }
             services += pipeline.services
             services += try FulfillerCommand.appleJobs(settings: settings, database: database)
+            let google =
+                configuration.googlePlay.map { play in
+                    let pushes =
+                        intake.googlePush == nil
+                        ? "off (set IAP_GOOGLE_PUSH_AUDIENCE)"
+                        : "http://\(intake.host):\(intake.port)/v1/google/notifications (docs/google.md)"
+                    return (verifier.googlePlay == nil ? "the embedded stub's API" : play.apiURL)
+                        + "   pushes: \(pushes)"
+                } ?? "off (set IAP_GOOGLE_SERVICE_ACCOUNT)"
             var text = banner(
                 intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
+                google: google,
                 database: settings.databasePath,
                 console: consoleBanner(
                     api: "http://\(intake.host):\(intake.port)", enabled: configuration.console?.isEnabled ?? false,
@@ -126,7 +136,7 @@ extension IAP {
 
         private func banner(
             intake: IntakeConfiguration, embedsStub: Bool, stubURL: String, verifier: VerifierSettings,
-            notifier: NotifierSettings, database: String, console: String
+            notifier: NotifierSettings, google: String, database: String, console: String
         ) -> String {
             let api = "http://\(intake.host):\(intake.port)"
             // Never the token itself: terminals are recorded, logs collected, screens shared.
@@ -137,6 +147,7 @@ extension IAP {
                 iap up: the whole pipeline in one process (Ctrl-C stops it gracefully)
                   intake       \(api)   token: \(tokenSource)
                   verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)  receipts: \(verifier.receiptVerification.rawValue)
+                  google play  \(google)
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
                   database     \(database)
                   console      \(console)   dead letters: iap dlq list
