@@ -145,8 +145,10 @@ import Testing
         }
     }
 
-    @Test func aPurchaseAnnouncedBeforeItsReceiptIsCreditedByItsOrderAndAcknowledged() async throws {
-        try await PipelineHarness.run { pipeline in
+    @Test(arguments: TestBackend.allCases) func aPurchaseAnnouncedBeforeItsReceiptIsCreditedByItsOrderAndAcknowledged(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
             // Given an order whose token the app passed to Google as the obfuscated account id
             let (_, order) = try await pipeline.post(
                 "/v1/orders", ["account_id": "android-7", "product_id": Self.coins])
