@@ -21,7 +21,6 @@ public struct Intake: Sendable {
     public let pruner: NotificationPruner
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
-    let googleNotifications: GoogleNotificationRoutes
     let orders: OrderRoutes
     let health: HealthEndpoints?
     let apiLimiter: RateLimiter<[UInt8]>?
@@ -47,13 +46,10 @@ public struct Intake: Sendable {
         self.orders = OrderRoutes(
             orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
-        // One limit per client address for both stores' notifications.
-        let notificationLimiter = configuration.notificationRateLimit.map { RateLimiter<String>($0) }
         self.notifications = NotificationRoutes(
-            notifications: AppleNotificationStore(database), relay: relay, limiter: notificationLimiter)
-        self.googleNotifications = GoogleNotificationRoutes(
-            notifications: AppleNotificationStore(database), relay: relay, limiter: notificationLimiter,
-            verifier: configuration.googlePush.flatMap { push in
+            notifications: AppleNotificationStore(database), relay: relay,
+            limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
+            googlePush: configuration.googlePush.flatMap { push in
                 // Google's keys are fetched by a client of the intake's own; it ends with the intake.
                 (try? CurlHTTPClient(logger: logger)).map {
                     GooglePushTokenVerifier(configuration: push, httpClient: $0)
@@ -80,7 +76,6 @@ public struct Intake: Sendable {
         routes.register(on: v1)
         orders.register(on: v1)
         notifications.register(on: router)
-        googleNotifications.register(on: router)
         additionalRoutes(router)
         methods.set(AllowedMethods(router.routes))
         return router

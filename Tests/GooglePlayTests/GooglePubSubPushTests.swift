@@ -123,9 +123,9 @@ import Testing
             ),
         ]
         for (body, field) in cases {
-            #expect(throws: GooglePubSubPush.Problem.self, "\(field)") { try GooglePubSubPush.notice(from: body) }
             do {
-                _ = try GooglePubSubPush.notice(from: body)
+                let notice = try GooglePubSubPush.notice(from: body)
+                Issue.record("\(field): taken as \(notice)")
             } catch {
                 #expect(error.field == field, "\(error)")
                 #expect(!error.message.isEmpty)

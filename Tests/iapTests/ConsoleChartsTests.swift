@@ -61,15 +61,8 @@ extension ConsoleTests {
                 ProductPurchaseV2(
                     productLineItem: [.init(productId: "com.example.coins100")], purchaseState: "PURCHASED",
                     orderId: "GPA.9999-0000-0000-00001"))
-            let (_, answer) = try await pipeline.post(
-                "/v1/receipts",
-                [
-                    "account_id": "android-stuck",
-                    "google_play": [
-                        "package_name": PipelineHarness.googlePackage, "product_id": "com.example.coins100",
-                        "purchase_token": "play-stuck",
-                    ],
-                ])
+            let (_, answer) = try await pipeline.submitGooglePlay(
+                account: "android-stuck", token: "play-stuck", product: "com.example.coins100")
             _ = try await pipeline.finalStatus(try #require(answer["receipt_id"] as? String))
             pipeline.stub.googlePlay.forget(token: "play-stuck")
             pipeline.stub.googlePlay.configuration.withLock { $0.acknowledgeFailFirst = 0 }

@@ -31,14 +31,7 @@ import Testing
 
     /// The backend posts the Play purchase; whether it ends credited.
     func credited(_ pipeline: PipelineHarness, account: String, token: String, product: String) async throws -> Bool {
-        let (_, answer) = try await pipeline.post(
-            "/v1/receipts",
-            [
-                "account_id": account,
-                "google_play": [
-                    "package_name": PipelineHarness.googlePackage, "product_id": product, "purchase_token": token,
-                ],
-            ])
+        let (_, answer) = try await pipeline.submitGooglePlay(account: account, token: token, product: product)
         let receipt = try #require(answer["receipt_id"] as? String)
         return try await pipeline.finalStatus(receipt)["status"] as? String == "credited"
     }

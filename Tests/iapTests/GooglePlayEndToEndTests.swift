@@ -28,19 +28,6 @@ import Testing
             catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
     }
 
-    func submit(_ pipeline: PipelineHarness, account: String, token: String, product: String = product)
-        async throws -> (Int, [String: Any])
-    {
-        try await pipeline.post(
-            "/v1/receipts",
-            [
-                "account_id": account,
-                "google_play": [
-                    "package_name": PipelineHarness.googlePackage, "product_id": product, "purchase_token": token,
-                ],
-            ])
-    }
-
     @Test(arguments: TestBackend.allCases) func aPlayPurchaseIsCreditedOnceEvenFromTwoAccounts(_ backend: TestBackend)
         async throws
     {
@@ -49,13 +36,16 @@ import Testing
             pipeline.stub.googlePlay.register(token: "play-token-1", coins(order: "GPA.1111-2222-3333-00001"))
 
             // When the backend posts it, twice, and another account posts the same token
-            let (status, first) = try await submit(pipeline, account: "android-1", token: "play-token-1")
+            let (status, first) = try await pipeline.submitGooglePlay(
+                account: "android-1", token: "play-token-1", product: Self.product)
             #expect(status == 202)
             let receipt = try #require(first["receipt_id"] as? String)
-            let (again, resent) = try await submit(pipeline, account: "android-1", token: "play-token-1")
+            let (again, resent) = try await pipeline.submitGooglePlay(
+                account: "android-1", token: "play-token-1", product: Self.product)
             #expect(again == 200 && resent["receipt_id"] as? String == receipt)
             #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
-            let (_, other) = try await submit(pipeline, account: "android-2", token: "play-token-1")
+            let (_, other) = try await pipeline.submitGooglePlay(
+                account: "android-2", token: "play-token-1", product: Self.product)
             let otherReceipt = try #require(other["receipt_id"] as? String)
             let otherFinal = try await pipeline.finalStatus(otherReceipt)
             #expect(
@@ -93,8 +83,8 @@ import Testing
                 ProductPurchaseV2(
                     productLineItem: [.init(productId: "com.example.noads")], purchaseState: "PURCHASED",
                     orderId: "GPA.1111-2222-3333-00009"))
-            let (_, answer) = try await submit(
-                pipeline, account: "android-4", token: "play-noads", product: "com.example.noads")
+            let (_, answer) = try await pipeline.submitGooglePlay(
+                account: "android-4", token: "play-noads", product: "com.example.noads")
             let receipt = try #require(answer["receipt_id"] as? String)
             #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
 
@@ -114,7 +104,8 @@ import Testing
         try await PipelineHarness.run(backend) { pipeline in
             // Given a credited purchase, then refunded by Google
             pipeline.stub.googlePlay.register(token: "play-refunded", coins(order: "GPA.1111-2222-3333-00005"))
-            let (_, answer) = try await submit(pipeline, account: "android-5", token: "play-refunded")
+            let (_, answer) = try await pipeline.submitGooglePlay(
+                account: "android-5", token: "play-refunded", product: Self.product)
             #expect(
                 try await pipeline.finalStatus(try #require(answer["receipt_id"] as? String))["status"] as? String
                     == "credited")
@@ -149,7 +140,8 @@ import Testing
             pipeline.stub.googlePlay.register(token: "mixed-play-2", coins(order: "GPA.1111-2222-3333-00012"))
             var receipts = [try #require(appleID)]
             for token in ["mixed-play-1", "mixed-play-2"] {
-                let (_, answer) = try await submit(pipeline, account: "both-stores", token: token)
+                let (_, answer) = try await pipeline.submitGooglePlay(
+                    account: "both-stores", token: token, product: Self.product)
                 receipts.append(try #require(answer["receipt_id"] as? String))
             }
             for receipt in receipts {
@@ -179,7 +171,8 @@ import Testing
                 ("play-unknown", Self.product, "google_play_token_not_found"),
                 ("play-other", "com.example.gems10", "google_play_product_mismatch"),
             ] {
-                let (_, answer) = try await submit(pipeline, account: "android-3", token: token, product: product)
+                let (_, answer) = try await pipeline.submitGooglePlay(
+                    account: "android-3", token: token, product: product)
                 let receipt = try #require(answer["receipt_id"] as? String)
                 let final = try await pipeline.finalStatus(receipt)
                 #expect(final["status"] as? String == "rejected", "\(token)")

@@ -19,6 +19,16 @@ extension PipelineHarness {
         return intake
     }
 
+    /// `POST /v1/receipts` of a Play purchase of the harness's app, as a backend posts it.
+    func submitGooglePlay(account: String, token: String, product: String) async throws -> (Int, [String: Any]) {
+        try await post(
+            "/v1/receipts",
+            [
+                "account_id": account,
+                "google_play": ["package_name": Self.googlePackage, "product_id": product, "purchase_token": token],
+            ])
+    }
+
     var googleNotificationURL: String { "http://127.0.0.1:\(intakePort)/v1/google/notifications" }
 
     /// Pushes `notification` (a `DeveloperNotification`) as Pub/Sub would, with the stub's

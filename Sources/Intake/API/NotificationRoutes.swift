@@ -1,10 +1,12 @@
 import Foundation
+import GooglePlay
 import Hummingbird
 import Observability
 import PipelineCore
 import Store
 
-/// `POST /v1/apple/notifications`: App Store Server Notifications V2.
+/// `POST /v1/apple/notifications`: App Store Server Notifications V2; and Google's, beside
+/// them (NotificationRoutes+Google.swift).
 ///
 /// Apple sends no bearer token; the notification's JWS signature is its credential, and
 /// the validator checks it. This route only stores the payload durably, answers 200, and
@@ -19,35 +21,51 @@ struct NotificationRoutes: Sendable {
 
     let notifications: AppleNotificationStore
     let relay: Relay
+    /// One limit per client address for both stores' notifications.
     let limiter: RateLimiter<String>?
+    /// Who may push Google's notifications; nil: every push is refused
+    /// (NotificationRoutes+Google.swift).
+    let googlePush: GooglePushTokenVerifier?
 
     func register(on router: Router<some RemoteAddressRequestContext>) {
-        router.post("v1/apple/notifications") { request, context in
-            if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
-                throw APIError.rateLimited(retryAfter: retryAfter)
+        for (path, receive) in [
+            ("v1/apple/notifications", receiveApple), ("v1/google/notifications", receiveGoogle),
+        ] as [(String, @Sendable (Request) async throws -> Response)] {
+            router.post(RouterPath(path)) { request, context in
+                if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
+                    throw APIError.rateLimited(retryAfter: retryAfter)
+                }
+                return try await receive(request)
             }
-            return try await self.receive(request)
         }
     }
 
-    private func receive(_ request: Request) async throws -> Response {
+    private func receiveApple(_ request: Request) async throws -> Response {
         let body = try await request.jsonBody(maxSize: Self.maxBodySize)
         let payload = try Self.signedPayload(body.readableBytesView)
-        let id = TimeOrderedID.make()
+        return try await store(.notification(signedPayload: payload), metric: .notification) { id, now in
+            try await notifications.acceptNotification(
+                id: id, payload: payload, payloadHash: PayloadHash.notification(payload), now: now)
+        }
+    }
+
+    /// Stores a notification durably with `accept` (which says whether it is new), relays
+    /// a new one, and answers `200 {"notification_id"}`; a store that fails is a `503`, so
+    /// that the store sends it again.
+    func store(
+        _ evidence: Evidence, metric: PipelineMetrics.ReceiptKind,
+        _ accept: (_ id: String, _ now: Date) async throws -> (id: String, created: Bool)
+    ) async throws -> Response {
         let now = Date()
         let accepted: (id: String, created: Bool)
         do {
-            accepted = try await notifications.acceptNotification(
-                id: id, payload: payload, payloadHash: PayloadHash.notification(payload), now: now)
+            accepted = try await accept(TimeOrderedID.make(), now)
         } catch {
             throw APIError.unavailable
         }
         if accepted.created {
-            PipelineMetrics.received(.notification).increment()
-            relay.enqueue([
-                Submission(
-                    id: accepted.id, accountID: "", evidence: .notification(signedPayload: payload), submittedAt: now)
-            ])
+            PipelineMetrics.received(metric).increment()
+            relay.enqueue([Submission(id: accepted.id, accountID: "", evidence: evidence, submittedAt: now)])
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json"],

@@ -5,7 +5,7 @@ import Foundation
 /// Developer API (a voided purchase excepted, which is its own news).
 ///
 /// https://developer.android.com/google/play/billing/rtdn-reference
-public struct GoogleNotice: Codable, Hashable, Sendable {
+public struct GoogleNotice: WireJSONStored, Hashable, Sendable {
     /// Pub/Sub's id of the message: a message delivered again has the same id.
     public var messageID: String
     public var packageName: String
@@ -76,20 +76,4 @@ public struct GoogleNotice: Codable, Hashable, Sendable {
         12: "REVOKED", 13: "EXPIRED", 19: "PRICE_CHANGE_UPDATED", 20: "PENDING_PURCHASE_CANCELED",
         22: "PRICE_STEP_UP_CONSENT_UPDATED",
     ]
-
-    /// The stored form: sorted-key JSON.
-    public var canonicalJSON: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    /// The notice a stored payload holds, or nil.
-    public init?(canonicalJSON text: String) {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        guard let decoded = try? decoder.decode(Self.self, from: Data(text.utf8)) else { return nil }
-        self = decoded
-    }
 }

@@ -28,6 +28,23 @@ public enum WireCoding {
     }
 }
 
+/// A value stored in a text column as its wire JSON (``WireCoding``, sorted keys): the same
+/// value is the same bytes, so that one sent again is found as a duplicate.
+public protocol WireJSONStored: Codable {}
+
+extension WireJSONStored {
+    /// The stored form.
+    public var canonicalJSON: String {
+        (try? WireCoding.encoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The value a stored text holds, or nil.
+    public init?(canonicalJSON text: String) {
+        guard let decoded = try? WireCoding.decoder().decode(Self.self, from: Data(text.utf8)) else { return nil }
+        self = decoded
+    }
+}
+
 /// ISO 8601 timestamps with milliseconds, in UTC.
 public enum Timestamp {
     /// `2026-11-24T19:11:33.729Z`: rounded to the nearest millisecond, so that what is read

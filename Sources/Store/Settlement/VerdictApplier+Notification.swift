@@ -70,11 +70,12 @@ extension VerdictApplier {
         if let transaction = notification.transaction, transaction.productID.isEmpty {
             // Google's voided purchase names its order, not its product: what was bought is
             // what was credited. Never credited here, there is nothing to take back.
-            guard let known = try reader.known(transaction.transactionID) else {
+            guard let recorded = try recorded(transaction.transactionID, cancelledAt: transaction.cancellationDate)
+            else {
                 row.reason = "unknown_transaction"
                 return
             }
-            notification.transaction?.productID = known.productID
+            notification.transaction = recorded
         }
         switch Self.event(of: notification, id: row.id) {
         case .settle(let event):

@@ -173,6 +173,16 @@ struct VerdictApplier {
             purchase, action: action, receiptID: receiptID, now: writer.stamp, in: db)
     }
 
+    /// A transaction named by its id alone (Google's voided purchases name their order),
+    /// completed from what was recorded of it; nil if it never was.
+    func recorded(_ transactionID: String, cancelledAt: Date?) throws -> VerifiedTransaction? {
+        try reader.known(transactionID).map {
+            VerifiedTransaction(
+                transactionID: $0.transactionID, originalTransactionID: $0.originalTransactionID,
+                productID: $0.productID, cancellationDate: cancelledAt)
+        }
+    }
+
     /// The order the receipt names, if it is still unpaid, and the transaction that pays it.
     private func orderClaim(
         of receipt: Receipt, _ transactions: [VerifiedTransaction]

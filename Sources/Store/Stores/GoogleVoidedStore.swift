@@ -29,19 +29,9 @@ public struct GoogleVoidedStore: Sendable {
     public func takeBack(transactionID: String, voidedAt: Date, catalog: Catalog, now: Date) async throws -> Outcome {
         try await database.transaction { db in
             try db.lock(["transaction:\(transactionID)"])
-            guard
-                let row = try db.row(
-                    """
-                    SELECT transaction_id, original_transaction_id, product_id, quantity, environment
-                    FROM apple_transactions WHERE transaction_id = ?
-                    """, [transactionID])
-            else { return .unknown }
-            let transaction = VerifiedTransaction(
-                transactionID: try row.get("transaction_id"),
-                originalTransactionID: try row.get("original_transaction_id"),
-                productID: try row.get("product_id"), quantity: try row.get("quantity"), cancellationDate: voidedAt)
-            let decision = try VerdictApplier(db: db, catalog: catalog, now: now).settle(
-                .takenBack(transaction, kind: .refund, cause: Cause(environment: try row.get("environment"))))
+            let applier = VerdictApplier(db: db, catalog: catalog, now: now)
+            guard let transaction = try applier.recorded(transactionID, cancelledAt: voidedAt) else { return .unknown }
+            let decision = try applier.settle(.takenBack(transaction, kind: .refund, cause: Cause()))
             return decision.reason == nil ? .debited : .alreadyDebited
         }
     }

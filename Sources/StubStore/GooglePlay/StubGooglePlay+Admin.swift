@@ -73,10 +73,8 @@ extension StubGooglePlay {
             return Self.encoded(purchase, status: 201)
         }
         router.post("/stub/google/voided") { request, _ in
-            var request = request
-            let body = try await request.collectBody(upTo: 64 * 1024)
-            let fields = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]
-            guard let token = fields?["purchase_token"] as? String, self.product(token: token) != nil else {
+            let fields = try await Self.fields(request)
+            guard let token = fields["purchase_token"] as? String, self.product(token: token) != nil else {
                 return Self.error(404, "NOT_FOUND", "no purchase with that purchase_token")
             }
             self.void(token: token, at: self.now().addingTimeInterval(-1))

@@ -1,0 +1,38 @@
+import Foundation
+import GooglePlay
+import Hummingbird
+import PipelineCore
+
+/// `POST /v1/google/notifications`: Google Play's real-time developer notifications, as
+/// Cloud Pub/Sub pushes them.
+///
+/// The push's OIDC token is its credential: a push without one that holds (Google's key,
+/// this endpoint's audience, the push subscription's service account) is answered 401 and
+/// stores nothing. A good one is stored once per Pub/Sub `messageId`, answered 200, and
+/// published like a receipt; the validator reads from Google what the notice announces.
+/// Pub/Sub delivers again anything but a 2xx, so a database that cannot take it gets a 503.
+extension NotificationRoutes {
+    func receiveGoogle(_ request: Request) async throws -> Response {
+        guard let googlePush else {
+            throw APIError(
+                .unauthorized, code: "unauthorized",
+                message: "Google push notifications are not configured here (IAP_GOOGLE_PUSH_AUDIENCE)")
+        }
+        do {
+            _ = try await googlePush.verify(authorization: request.headers[.authorization])
+        } catch {
+            throw APIError(.unauthorized, code: "unauthorized", message: "push token refused: \(error.reason)")
+        }
+        // A push is a few hundred bytes: Apple's limit serves.
+        let body = try await request.jsonBody(maxSize: Self.maxBodySize)
+        let notice: GoogleNotice
+        do {
+            notice = try GooglePubSubPush.notice(from: body.readableBytesView)
+        } catch {
+            throw APIError.invalid("invalid_push", error.message, field: error.field.isEmpty ? nil : error.field)
+        }
+        return try await store(.googleNotice(notice), metric: .googleNotice) { id, now in
+            try await notifications.acceptGoogleNotice(id: id, notice: notice, now: now)
+        }
+    }
+}
