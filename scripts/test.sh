@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
 
 scripts/setup.sh --tests
+# A crash prints every frame of the crashed thread (the default elides them), so that a
+# rare one seen only in CI can be read from its log.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,limit=none,top=0,threads=crashed}"
 # Queues an earlier run left behind when it crashed (tests name theirs test.*): durable
 # quorum queues survive broker restarts, and hundreds of them slow the broker down.
 rabbitmqctl -q list_queues name | grep '^test\.' | xargs -r -P 4 -n 1 rabbitmqctl -q delete_queue >/dev/null || true
