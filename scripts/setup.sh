@@ -6,10 +6,11 @@ set -euo pipefail
 packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev curl)
 # --tests (scripts/test.sh): also a real headless Chromium for the console's browser test
 # (Tests/ConsoleBrowser), PostgreSQL for the stores' second backend, gdb, with which a
-# hung test pass prints its stacks (scripts/with-deadline.sh), and python3-venv and sqlite3
-# for schemathesis (scripts/schemathesis.sh); the pipeline needs none.
+# hung test pass prints its stacks (scripts/with-deadline.sh), python3-venv and sqlite3
+# for schemathesis (scripts/schemathesis.sh), and nginx, the HTTP/2 endpoint over TLS that
+# the validator's client is tested against (as Apple's); the pipeline needs none.
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium chromium-driver python3-selenium postgresql gdb python3-venv sqlite3)
+  packages+=(chromium chromium-driver python3-selenium postgresql gdb python3-venv sqlite3 nginx)
 fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

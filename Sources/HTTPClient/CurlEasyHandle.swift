@@ -37,6 +37,18 @@ final class CurlEasyHandle {
         return code
     }
 
+    /// The HTTP version of the response just received, as ``HTTPResponse/version`` names it.
+    var responseVersion: String {
+        var version = 0
+        _ = iap_curl_easy_getinfo_long(self.raw, CURLINFO_HTTP_VERSION, &version)
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): return "1.0"
+        case Int(CURL_HTTP_VERSION_2_0): return "2"
+        case Int(CURL_HTTP_VERSION_3): return "3"
+        default: return "1.1"
+        }
+    }
+
     /// Forgets the last transfer's options, keeping the handle (and libcurl's caches) for the next.
     func reset() {
         curl_easy_reset(self.raw)

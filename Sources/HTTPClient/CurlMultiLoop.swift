@@ -251,7 +251,8 @@ final class CurlMultiLoop: @unchecked Sendable {
                     HTTPResponse(
                         status: easy.responseCode,
                         headers: transfer.responseHeaders,
-                        body: transfer.responseBody
+                        body: transfer.responseBody,
+                        version: easy.responseVersion
                     )
                 )
             } else if transfer.responseTooLarge {

@@ -14,16 +14,23 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body, decoded of any transfer encoding, as received.
     public var body: [UInt8]
+    /// The HTTP version the response came in: `"2"` where the server offered HTTP/2 in the
+    /// TLS handshake, else `"1.1"` (or `"1.0"`).
+    public var version: String
 
     /// Creates a response.
     /// - Parameters:
     ///   - status: The status code.
     ///   - headers: Header fields in the order received.
     ///   - body: The body bytes.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    ///   - version: The HTTP version, such as `"1.1"` or `"2"`.
+    public init(
+        status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], version: String = "1.1"
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.version = version
     }
 
     /// The value of the first header field named `name`, compared case-insensitively

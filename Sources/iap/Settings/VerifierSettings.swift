@@ -13,6 +13,9 @@ import PipelineCore
 struct VerifierSettings: Sendable {
     var productionURL: String
     var sandboxURL: String
+    /// `IAP_VERIFY_CA_FILE`: CA certificates (PEM) trusted for the stores' endpoints instead
+    /// of the system's, for a private proxy or endpoint in front of them.
+    var caFile: String?
     var bundleID: String
     var sharedSecret: String?
     var appStoreEnvironment: AppStoreEnvironment
@@ -44,6 +47,10 @@ struct VerifierSettings: Sendable {
             )
         productionURL = try env.httpURL("IAP_VERIFY_URL", default: defaults.production)!
         sandboxURL = try env.httpURL("IAP_VERIFY_SANDBOX_URL", default: defaults.sandbox)!
+        caFile = env.optional("IAP_VERIFY_CA_FILE")
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "cannot read \(caFile)")
+        }
         bundleID = env.string("IAP_BUNDLE_ID", default: "com.example.game")
         guard bundleID.count <= 255,
             bundleID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
@@ -147,7 +154,8 @@ struct VerifierSettings: Sendable {
             logger.notice("IAP_APP_APPLE_ID is not set: StoreKit 2 signed data is rejected in Production")
         }
         let client = try CurlHTTPClient(
-            configuration: .init(maxConnections: max(256, concurrency), maxConnectionsPerHost: max(64, concurrency)),
+            configuration: .init(
+                maxConnections: max(256, concurrency), maxConnectionsPerHost: max(64, concurrency), caFile: caFile),
             logger: logger)
         logger.info("legacy receipts verified: \(receiptVerification.rawValue)")
         let legacy = try Verifiers.legacy(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Drills
 import Foundation
 import HTTPClient
 import Logging
@@ -10,7 +11,7 @@ extension IAP.Bench.StagesBench {
     /// process spent and what the books say.
     func measure(
         _ stages: StageProcesses, _ pipeline: StagesPipeline, minter: StubAppStore, client: CurlHTTPClient,
-        webhooks: WebhookCounter, settings: PipelineSettings
+        webhooks: WebhookCounter, settings: PipelineSettings, proxy: NginxTLSProxy?
     ) async throws -> StagesReport {
         let count = rate.map { max(1, Int($0 * seconds)) } ?? receipts
         let load = ReceiptLoad(
@@ -22,7 +23,7 @@ extension IAP.Bench.StagesBench {
         var watched: [(name: String, pids: [Int32])] =
             stages.stages.map { ($0.name, [$0.pid]) } + [
                 ("rabbitmq", ProcessUsage.brokerPIDs()), ("bench: load, webhooks", [getpid()]),
-            ]
+            ] + (proxy.map { [("nginx (TLS, HTTP/2)", [$0.pid])] } ?? [])
         var before = watched.map { ProcessUsage.sum($0.pids) }
         let machineBefore = MachineTimes()
         let start = ContinuousClock.now
@@ -68,8 +69,10 @@ extension IAP.Bench.StagesBench {
                     idleRSSMB: before[index].map { Double($0.residentBytes) / 1_048_576 },
                     peakRSSMB: Double(last.peakResidentBytes) / 1_048_576))
         }
-        let pipelineCPU = processes.filter { $0.name != "stub-store" && !$0.name.hasPrefix("bench") }
-            .map(\.cpuSeconds).reduce(0, +)
+        let pipelineCPU = processes.filter {
+            $0.name != "stub-store" && !$0.name.hasPrefix("bench") && !$0.name.hasPrefix("nginx")
+        }
+        .map(\.cpuSeconds).reduce(0, +)
         return StagesReport(
             run: .init(
                 mode: rate == nil ? "count" : "rate", receipts: count, clients: rate == nil ? clients : nil, rate: rate,
@@ -84,7 +87,7 @@ extension IAP.Bench.StagesBench {
             machineCPUMsPerReceipt: machineAfter.busySeconds(since: machineBefore) * 1000 / Double(count),
             machineBusy: machineAfter.busyShare(since: machineBefore),
             books: try await books(pipeline, count: count, notified: arrivals.count, tally: tally),
-            validatorAlone: alone)
+            validatorAlone: alone, endpoint: proxy.map { StagesReport.Endpoint($0.requests()) })
     }
 
     /// Every receipt credited, the audit clean (so none twice), each account holding 100 coins per

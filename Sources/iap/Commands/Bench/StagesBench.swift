@@ -1,6 +1,7 @@
 import AppStore
 import ArgumentParser
 import Broker
+import Drills
 import Foundation
 import HTTPClient
 import Notifier
@@ -50,6 +51,11 @@ extension IAP.Bench {
         var databaseURL: String?
         @Option(help: "Fulfiller and notifier processes of each (more than 1 needs --database-url).")
         var replicas = 1
+        @Flag(
+            help:
+                "Verify over TLS with HTTP/2, as Apple serves verifyReceipt: Debian's nginx in front of the stub store."
+        )
+        var http2 = false
         @Flag(help: "Print the report as JSON.") var json = false
 
         func validate() throws {
@@ -82,10 +88,18 @@ extension IAP.Bench {
                 try Data(minter.receiptAuthority.rootDER).write(to: URL(fileURLWithPath: root))
                 receiptSettings["IAP_RECEIPT_ROOT_CA"] = root
             }
+            let stubPort = StageProcesses.freePort()
+            let proxy = try http2 ? NginxTLSProxy(upstreamPort: stubPort) : nil
+            defer { proxy?.stop() }
+            if let proxy {
+                receiptSettings["IAP_VERIFY_URL"] = proxy.url + "/verifyReceipt"
+                receiptSettings["IAP_VERIFY_SANDBOX_URL"] = proxy.url + "/sandbox/verifyReceipt"
+                receiptSettings["IAP_VERIFY_CA_FILE"] = proxy.certificateFile
+            }
             let pipeline = StagesPipeline(
                 label: "stages", directory: directory, databaseURL: databaseURL,
                 webhookURL: "http://127.0.0.1:\(try await webhooks.port())/webhooks", settings: settings,
-                extra: receiptSettings)
+                extra: receiptSettings, stubPort: stubPort)
             let stages = pipeline.processes()
             let client = try CurlHTTPClient()
             let measured: Result<StagesReport, any Error>
@@ -95,7 +109,8 @@ extension IAP.Bench {
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 measured = .success(
                     try await measure(
-                        stages, pipeline, minter: minter, client: client, webhooks: webhooks, settings: settings))
+                        stages, pipeline, minter: minter, client: client, webhooks: webhooks, settings: settings,
+                        proxy: proxy))
             } catch {
                 measured = .failure(error)
             }

@@ -10,7 +10,7 @@ import Store
 struct StagesPipeline: Sendable {
     let prefix: String
     let directory: String
-    let stubPort = StageProcesses.freePort()
+    let stubPort: Int
     let intakePort = StageProcesses.freePort()
     let token = "bench-token-0123456789"
     let bundleID = "com.example.game"
@@ -23,10 +23,12 @@ struct StagesPipeline: Sendable {
     ///   - label: the queue prefix's middle part (`bench.<label>.<random>`).
     ///   - webhookURL: where the notifier delivers.
     ///   - extra: settings added to (or replacing) the stages' own.
+    ///   - stubPort: where the stub store listens.
     init(
         label: String, directory: String, databaseURL: String?, webhookURL: String, settings: PipelineSettings,
-        extra: [String: String] = [:]
+        extra: [String: String] = [:], stubPort: Int = StageProcesses.freePort()
     ) {
+        self.stubPort = stubPort
         prefix = "bench.\(label).\(UUID().uuidString.prefix(8).lowercased())"
         self.directory = directory
         self.databaseURL = databaseURL
@@ -40,8 +42,9 @@ struct StagesPipeline: Sendable {
             "IAP_WEBHOOK_URL": webhookURL,
             "IAP_WEBHOOK_SECRET": WebhookSecret.generate().encoded,
             "IAP_LOG_LEVEL": settings.environment.string("IAP_LOG_LEVEL", default: "warning"),
-            // The benchmark's own: the sample catalog, no shared secret, admin ports of its choosing.
-            "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "",
+            // The benchmark's own: the sample catalog, no shared secret, admin ports of its choosing,
+            // and no request limit on its token (the load is the point, not the limiter).
+            "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "", "IAP_RATE_LIMIT": "off",
         ].merging(extra) { $1 }
     }
 

@@ -1,3 +1,4 @@
+import Drills
 import Foundation
 
 /// What `iap bench stages` measured: throughput and latency as users feel them, what each
@@ -64,6 +65,18 @@ struct StagesReport: Codable, Sendable {
         var perCore: Double { cpuMsPerReceipt > 0 ? 1000 / cpuMsPerReceipt : 0 }
     }
 
+    /// How the verify requests travelled, when nginx served them (`--http2`).
+    struct Endpoint: Codable, Sendable {
+        /// Requests per protocol, such as `HTTP/2.0`.
+        var protocols: [String: Int]
+        var connections: Int
+
+        init(_ served: [NginxTLSProxy.ServedRequest]) {
+            protocols = Dictionary(grouping: served, by: \.httpProtocol).mapValues(\.count)
+            connections = Set(served.map(\.connection)).count
+        }
+    }
+
     var run: Run
     /// POST /v1/receipts until its 202 (the row is durable).
     var submit: Flow
@@ -77,6 +90,7 @@ struct StagesReport: Codable, Sendable {
     var machineBusy: Double
     var books: Books
     var validatorAlone: ValidatorAlone?
+    var endpoint: Endpoint?
 
     static func flow(_ latencies: [Duration], count: Int, over elapsed: Duration) -> Flow {
         let sorted = latencies.map { $0.seconds * 1000 }.sorted()
@@ -115,6 +129,12 @@ struct StagesReport: Codable, Sendable {
         if let alone = validatorAlone {
             print(
                 "  one validator alone, queue full: \(col(alone.perSecond, 0, 0)) receipts/s (\(col(alone.seconds, 0, 2)) s), \(col(alone.cpuMsPerReceipt, 0, 3)) ms CPU/receipt (\(col(alone.perCore, 0, 0)) receipts/s per core), peak RSS \(col(alone.peakRSSMB, 0, 1)) MB"
+            )
+        }
+        if let endpoint {
+            let protocols = endpoint.protocols.sorted { $0.key < $1.key }.map { "\($0.value) over \($0.key)" }
+            print(
+                "  verify endpoint (nginx): \(protocols.joined(separator: ", ")), \(endpoint.connections) connection(s)"
             )
         }
         let b = books

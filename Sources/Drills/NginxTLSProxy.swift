@@ -1,0 +1,194 @@
+import Foundation
+
+/// Debian's nginx on loopback, speaking TLS with HTTP/2 offered in the handshake (ALPN
+/// `h2`), as Apple's endpoints do, with a fresh self-signed certificate for 127.0.0.1.
+///
+/// The stub store speaks HTTP/1.1 on plain TCP only; put this in front of it to verify
+/// over HTTP/2 (`iap bench --http2`, and the tests of the validator's HTTP client). nginx
+/// holds kept-alive HTTP/1.1 connections to the upstream, and its access log records each
+/// request's protocol and connection, so that a test can tell how requests travelled.
+public final class NginxTLSProxy: @unchecked Sendable {
+    public static let executable = "/usr/sbin/nginx"
+    public static let openssl = "/usr/bin/openssl"
+    public static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: executable)
+            && FileManager.default.isExecutableFile(atPath: openssl)
+    }
+
+    /// One request as nginx logged it.
+    public struct ServedRequest: Sendable, Equatable {
+        /// `HTTP/2.0` or `HTTP/1.1`.
+        public let httpProtocol: String
+        /// nginx's serial number of the connection that carried it.
+        public let connection: Int
+        public let status: Int
+    }
+
+    public let port: Int
+    /// The certificate in PEM: the CA file a client trusts to reach this proxy.
+    public let certificateFile: String
+    public let directory: String
+    private let process: Process
+
+    /// `https://127.0.0.1:<port>`.
+    public var url: String { "https://127.0.0.1:\(port)" }
+    /// nginx's process, for reading what it spent.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Starts nginx and returns once it accepts connections.
+    /// - Parameters:
+    ///   - upstreamPort: the plain-HTTP server on 127.0.0.1 to pass every request to; nil
+    ///     answers every request itself with `200 ok`.
+    ///   - maxConcurrentStreams: requests one HTTP/2 connection carries at once (nginx's
+    ///     default is 128; a client needing more opens more connections).
+    public init(upstreamPort: Int?, maxConcurrentStreams: Int = 128) throws {
+        guard Self.isAvailable else {
+            throw ProxyError("needs nginx and openssl from Debian (apt-get install nginx openssl)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        certificateFile = directory + "/cert.pem"
+        let key = directory + "/key.pem"
+        try Self.runToEnd(
+            Self.openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", certificateFile, "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+
+        var lastError = ""
+        for _ in 0..<5 {
+            let port = LoopbackPort.free()
+            try Self.configuration(
+                directory: directory, port: port, key: key, certificate: certificateFile, upstreamPort: upstreamPort,
+                maxConcurrentStreams: maxConcurrentStreams
+            ).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.executable)
+            process.arguments = ["-p", directory, "-c", directory + "/nginx.conf", "-e", directory + "/error.log"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if Self.waitUntilListening(port: port, process: process) {
+                self.port = port
+                self.process = process
+                return
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            lastError = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+        throw ProxyError("nginx did not start: \(lastError.suffix(500))")
+    }
+
+    deinit { stop() }
+
+    /// Stops nginx and removes its directory (certificate, configuration, logs).
+    ///
+    /// SIGKILL: it keeps nothing worth a graceful end, and a child of a process that blocks
+    /// SIGTERM (as test runners and the pipeline's services do) inherits the block.
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Every request served so far, in the order nginx logged them.
+    public func requests() -> [ServedRequest] {
+        let log = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let connection = Int(fields[1]), let status = Int(fields[2]) else { return nil }
+            return ServedRequest(httpProtocol: String(fields[0]), connection: connection, status: status)
+        }
+    }
+
+    private static func configuration(
+        directory: String, port: Int, key: String, certificate: String, upstreamPort: Int?, maxConcurrentStreams: Int
+    ) -> String {
+        let answer =
+            upstreamPort.map { _ in
+                """
+                        location / {
+                            proxy_pass http://upstream;
+                            proxy_http_version 1.1;
+                            proxy_set_header Connection "";
+                            proxy_set_header Host $host;
+                        }
+                """
+            } ?? "        location / { return 200 \"ok\\n\"; }"
+        let upstream =
+            upstreamPort.map { "    upstream upstream { server 127.0.0.1:\($0); keepalive 256; }\n" } ?? ""
+        // One process, in the foreground, every path in `directory`: nothing of the
+        // machine's nginx (/etc/nginx, /var/log/nginx) is read or written.
+        return """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log warn;
+            events { worker_connections 8192; }
+            http {
+                log_format served '$server_protocol $connection $status';
+                access_log \(directory)/access.log served;
+                client_body_temp_path \(directory)/client_body;
+                proxy_temp_path \(directory)/proxy;
+                fastcgi_temp_path \(directory)/fastcgi;
+                uwsgi_temp_path \(directory)/uwsgi;
+                scgi_temp_path \(directory)/scgi;
+                keepalive_requests 1000000;
+                http2_max_concurrent_streams \(maxConcurrentStreams);
+            \(upstream)    server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(certificate);
+                    ssl_certificate_key \(key);
+            \(answer)
+                }
+            }
+
+            """
+    }
+
+    /// Whether something accepts connections on `port` within 10 s, while `process` runs.
+    private static func waitUntilListening(port: Int, process: Process) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, process.isRunning {
+            let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(socket)
+            if connected { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    private static func runToEnd(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ProxyError("\(executable) \(arguments.first ?? "") exited with \(process.terminationStatus)")
+        }
+    }
+}
+
+public struct ProxyError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
