@@ -47,15 +47,8 @@ public final class NginxTLSProxy: @unchecked Sendable {
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        certificateFile = directory + "/cert.pem"
-        let key = directory + "/key.pem"
-        try Self.runToEnd(
-            Self.openssl,
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", key, "-out", certificateFile, "-days", "2",
-                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-            ])
+        let (certificate, key) = try SelfSignedCertificate.write(into: directory)
+        certificateFile = certificate
 
         var lastError = ""
         for _ in 0..<5 {
@@ -172,19 +165,6 @@ public final class NginxTLSProxy: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.02)
         }
         return false
-    }
-
-    private static func runToEnd(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProxyError("\(executable) \(arguments.first ?? "") exited with \(process.terminationStatus)")
-        }
     }
 }
 

@@ -1,12 +1,13 @@
 import Foundation
+import PipelineTesting
 
 /// `openssl s_server` with a fresh self-signed certificate for 127.0.0.1, for TLS tests.
 ///
 /// `-www` makes it answer any GET with `200` and a status page. It serves one connection at a
 /// time, which is all these tests need.
 final class TLSTestServer {
-    static let openssl = "/usr/bin/openssl"
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: Self.openssl) }
+    static let openssl = SelfSignedCertificate.openssl
+    static var isAvailable: Bool { SelfSignedCertificate.isAvailable }
 
     let port: Int
     /// The server's certificate in PEM, usable as its own CA file.
@@ -17,13 +18,7 @@ final class TLSTestServer {
     init() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        try Self.runToEnd([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "2",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ])
+        let (certificate, key) = try SelfSignedCertificate.write(into: directory.path)
 
         // Port 0 lets the kernel choose; s_server prints "ACCEPT 127.0.0.1:PORT" once listening.
         let output = directory.appendingPathComponent("server.out")
@@ -68,20 +63,8 @@ final class TLSTestServer {
         _ = Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
-
-    private static func runToEnd(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.openssl)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TLSTestServerError.opensslFailed(arguments[0]) }
-    }
 }
 
 enum TLSTestServerError: Error {
     case didNotStart
-    case opensslFailed(String)
 }
