@@ -41,7 +41,8 @@ public final class NginxTLSProxy: @unchecked Sendable {
     ///     answers every request itself with `200 ok`.
     ///   - maxConcurrentStreams: requests one HTTP/2 connection carries at once (nginx's
     ///     default is 128; a client needing more opens more connections).
-    public init(upstreamPort: Int?, maxConcurrentStreams: Int = 128) throws {
+    ///   - http2: false offers HTTP/1.1 only, as some webhook receivers do.
+    public init(upstreamPort: Int?, maxConcurrentStreams: Int = 128, http2: Bool = true) throws {
         guard Self.isAvailable else {
             throw ProxyError("needs nginx and openssl from Debian (apt-get install nginx openssl)")
         }
@@ -55,7 +56,7 @@ public final class NginxTLSProxy: @unchecked Sendable {
             let port = LoopbackPort.free()
             try Self.configuration(
                 directory: directory, port: port, key: key, certificate: certificateFile, upstreamPort: upstreamPort,
-                maxConcurrentStreams: maxConcurrentStreams
+                maxConcurrentStreams: maxConcurrentStreams, http2: http2
             ).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.executable)
@@ -101,7 +102,8 @@ public final class NginxTLSProxy: @unchecked Sendable {
     }
 
     private static func configuration(
-        directory: String, port: Int, key: String, certificate: String, upstreamPort: Int?, maxConcurrentStreams: Int
+        directory: String, port: Int, key: String, certificate: String, upstreamPort: Int?, maxConcurrentStreams: Int,
+        http2: Bool
     ) -> String {
         let answer =
             upstreamPort.map { _ in
@@ -136,7 +138,7 @@ public final class NginxTLSProxy: @unchecked Sendable {
                 keepalive_requests 1000000;
                 http2_max_concurrent_streams \(maxConcurrentStreams);
             \(upstream)    server {
-                    listen 127.0.0.1:\(port) ssl http2;
+                    listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
                     ssl_certificate \(certificate);
                     ssl_certificate_key \(key);
             \(answer)

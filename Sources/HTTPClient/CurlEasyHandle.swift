@@ -75,9 +75,14 @@ final class CurlEasyHandle {
         check(iap_curl_easy_setopt_ptr(handle, CURLOPT_URL, transfer.url))
         // Verification is fixed on: a receipt pipeline must not talk to an impostor.
         // HTTP/2 where the server offers it in the TLS handshake (Apple's does), else 1.1.
-        // No PIPEWAIT: it holds a request back until a connection being opened proves to
-        // multiplex or not, which over HTTP/1.1 queues requests behind a slow answer.
+        // Over TLS a request waits for a connection being opened to say, in its handshake,
+        // whether it multiplexes (PIPEWAIT), so that a lane's burst shares one HTTP/2
+        // connection. Plain HTTP is 1.1 here, and waiting would only queue requests behind
+        // a slow answer.
         check(iap_curl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
+        if transfer.url.utf8.starts(with: "https:".utf8) {
+            check(iap_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1))
+        }
         check(iap_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         check(iap_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         if let caFile = configuration.caFile {

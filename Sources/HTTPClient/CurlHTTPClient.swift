@@ -3,10 +3,10 @@ import Logging
 
 /// An async HTTP client over libcurl's multi interface.
 ///
-/// One dedicated thread per client runs every transfer, however many are in flight, and
-/// keeps connections alive between requests, so a validator can hold hundreds of verify
-/// requests open without a thread or a TLS handshake per request. Create one client per
-/// process (or per stage) and share it.
+/// A dedicated thread runs the transfers of each lane (see ``lanes``), however many are in
+/// flight, and keeps connections alive between requests, so a validator can hold thousands
+/// of verify requests open without a thread or a TLS handshake per request. Create one
+/// client per process (or per stage) and share it.
 ///
 /// ```swift
 /// let client = try CurlHTTPClient(configuration: .init(maxConnectionsPerHost: 32))
@@ -22,10 +22,20 @@ import Logging
 public final class CurlHTTPClient: Sendable {
     /// The limits and defaults this client was made with.
     public let configuration: Configuration
-    /// Internal rather than private so tests can watch the thread end.
-    let loop: CurlMultiLoop
+    /// One multi handle and its thread per ``streamsPerLane`` connections allowed to a
+    /// host: libcurl carries at most 100 requests on one HTTP/2 connection, and opens a
+    /// connection of its own for every request beyond while none has room (1,024 requests
+    /// in flight opened 120-643 TLS connections, most carrying one request). Requests go
+    /// to the lane with the fewest in flight, so over HTTP/2 each lane is one connection;
+    /// over HTTP/1.1 the lanes together open as many as ``Configuration/maxConnectionsPerHost``.
+    /// Internal rather than private so tests can watch the threads end.
+    let lanes: [CurlMultiLoop]
+    private let inFlight: LaneLoad
 
-    /// Creates a client and starts its thread.
+    /// Requests one lane holds before the next lane takes them: libcurl's streams per connection.
+    static let streamsPerLane = 100
+
+    /// Creates a client and starts its threads.
     /// - Parameters:
     ///   - configuration: Connection limits and defaults.
     ///   - logger: Where the client reports trouble with libcurl itself; per-request failures
@@ -39,14 +49,21 @@ public final class CurlHTTPClient: Sendable {
     ) throws(HTTPClientError) {
         try Self.validate(configuration)
         self.configuration = configuration
-        self.loop = try CurlMultiLoop(configuration: configuration, logger: logger)
-        self.loop.start()
+        let count = (configuration.maxConnectionsPerHost + Self.streamsPerLane - 1) / Self.streamsPerLane
+        var lane = configuration
+        lane.maxConnectionsPerHost = (configuration.maxConnectionsPerHost + count - 1) / count
+        lane.maxConnections = max(lane.maxConnectionsPerHost, (configuration.maxConnections + count - 1) / count)
+        var lanes: [CurlMultiLoop] = []
+        for _ in 0..<count { lanes.append(try CurlMultiLoop(configuration: lane, logger: logger)) }
+        self.lanes = lanes
+        self.inFlight = LaneLoad(lanes: count)
+        for lane in lanes { lane.start() }
     }
 
     deinit {
         // Nobody can be awaiting `execute` (each call holds a reference), so there is nothing
-        // to fail; the thread frees libcurl's state and ends on its own.
-        self.loop.requestStop()
+        // to fail; the threads free libcurl's state and end on their own.
+        for lane in lanes { lane.requestStop() }
     }
 
     /// Sends a request and returns the response, whatever its status.
@@ -59,7 +76,9 @@ public final class CurlHTTPClient: Sendable {
     ///   and ``HTTPClientError/isRetryable``.
     public func execute(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
         let transfer = try CurlTransfer(request, configuration: self.configuration)
-        let loop = self.loop
+        let lane = inFlight.take()
+        defer { inFlight.release(lane) }
+        let loop = self.lanes[lane]
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 transfer.continuation = continuation
@@ -79,7 +98,7 @@ public final class CurlHTTPClient: Sendable {
     /// Returns once that is done. Later calls to ``execute(_:)`` fail with
     /// ``HTTPClientError/Code/shutdown``; calling `shutdown()` again returns at once.
     public func shutdown() async {
-        await self.loop.stop()
+        for lane in lanes { await lane.stop() }
     }
 
     private static func validate(_ configuration: Configuration) throws(HTTPClientError) {
@@ -94,5 +113,27 @@ public final class CurlHTTPClient: Sendable {
         if let caFile = configuration.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw invalid("caFile \(caFile) is not a readable file")
         }
+    }
+}
+
+/// Requests in flight on each lane, for sending the next to the least busy.
+private final class LaneLoad: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [Int]
+
+    init(lanes: Int) { counts = Array(repeating: 0, count: lanes) }
+
+    /// The least busy lane, counted as holding one more request.
+    func take() -> Int {
+        lock.withLock {
+            var lane = 0
+            for index in counts.indices.dropFirst() where counts[index] < counts[lane] { lane = index }
+            counts[lane] += 1
+            return lane
+        }
+    }
+
+    func release(_ lane: Int) {
+        lock.withLock { counts[lane] -= 1 }
     }
 }

@@ -2,7 +2,7 @@ import CCurl
 import Foundation
 import Logging
 
-/// The thread that owns a libcurl multi handle and drives every transfer of one client.
+/// The thread that owns a libcurl multi handle and drives every transfer of one lane of a client.
 ///
 /// libcurl handles are not thread-safe, so exactly one thread touches them. Other threads
 /// talk to it only through ``submit(_:)``, ``cancel(_:)`` and ``stop()``, which put work in a

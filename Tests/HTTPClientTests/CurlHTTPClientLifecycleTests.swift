@@ -86,7 +86,7 @@ import Testing
         weak var loop: CurlMultiLoop?
         try await TestServer.run { server in
             let client = try CurlHTTPClient()
-            loop = client.loop
+            loop = client.lanes[0]
             _ = try await client.execute(HTTPRequest(url: server.url("/hello")))
         }
 
