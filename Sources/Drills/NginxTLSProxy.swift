@@ -9,10 +9,8 @@ import Foundation
 /// request's protocol and connection, so that a test can tell how requests travelled.
 public final class NginxTLSProxy: @unchecked Sendable {
     public static let executable = "/usr/sbin/nginx"
-    public static let openssl = "/usr/bin/openssl"
     public static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: executable)
-            && FileManager.default.isExecutableFile(atPath: openssl)
+        FileManager.default.isExecutableFile(atPath: executable) && SelfSignedCertificate.isAvailable
     }
 
     /// One request as nginx logged it.
@@ -21,13 +19,12 @@ public final class NginxTLSProxy: @unchecked Sendable {
         public let httpProtocol: String
         /// nginx's serial number of the connection that carried it.
         public let connection: Int
-        public let status: Int
     }
 
     public let port: Int
     /// The certificate in PEM: the CA file a client trusts to reach this proxy.
     public let certificateFile: String
-    public let directory: String
+    private let directory: String
     private let process: Process
 
     /// `https://127.0.0.1:<port>`.
@@ -37,12 +34,10 @@ public final class NginxTLSProxy: @unchecked Sendable {
 
     /// Starts nginx and returns once it accepts connections.
     /// - Parameters:
-    ///   - upstreamPort: the plain-HTTP server on 127.0.0.1 to pass every request to; nil
-    ///     answers every request itself with `200 ok`.
-    ///   - maxConcurrentStreams: requests one HTTP/2 connection carries at once (nginx's
-    ///     default is 128; a client needing more opens more connections).
-    ///   - http2: false offers HTTP/1.1 only, as some webhook receivers do.
-    public init(upstreamPort: Int?, maxConcurrentStreams: Int = 128, http2: Bool = true) throws {
+    ///   - upstreamPort: the plain-HTTP server on 127.0.0.1 to pass every request to.
+    ///   - http2: false offers HTTP/1.1 only, as some webhook receivers do. With HTTP/2 a
+    ///     connection carries 128 requests at once (nginx's default).
+    public init(upstreamPort: Int, http2: Bool = true) throws {
         guard Self.isAvailable else {
             throw ProxyError("needs nginx and openssl from Debian (apt-get install nginx openssl)")
         }
@@ -56,7 +51,7 @@ public final class NginxTLSProxy: @unchecked Sendable {
             let port = LoopbackPort.free()
             try Self.configuration(
                 directory: directory, port: port, key: key, certificate: certificateFile, upstreamPort: upstreamPort,
-                maxConcurrentStreams: maxConcurrentStreams, http2: http2
+                http2: http2
             ).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.executable)
@@ -96,56 +91,47 @@ public final class NginxTLSProxy: @unchecked Sendable {
         let log = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""
         return log.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 3, let connection = Int(fields[1]), let status = Int(fields[2]) else { return nil }
-            return ServedRequest(httpProtocol: String(fields[0]), connection: connection, status: status)
+            guard fields.count == 2, let connection = Int(fields[1]) else { return nil }
+            return ServedRequest(httpProtocol: String(fields[0]), connection: connection)
         }
     }
 
     private static func configuration(
-        directory: String, port: Int, key: String, certificate: String, upstreamPort: Int?, maxConcurrentStreams: Int,
-        http2: Bool
+        directory: String, port: Int, key: String, certificate: String, upstreamPort: Int, http2: Bool
     ) -> String {
-        let answer =
-            upstreamPort.map { _ in
-                """
-                        location / {
-                            proxy_pass http://upstream;
-                            proxy_http_version 1.1;
-                            proxy_set_header Connection "";
-                            proxy_set_header Host $host;
-                        }
-                """
-            } ?? "        location / { return 200 \"ok\\n\"; }"
-        let upstream =
-            upstreamPort.map { "    upstream upstream { server 127.0.0.1:\($0); keepalive 256; }\n" } ?? ""
         // One process, in the foreground, every path in `directory`: nothing of the
         // machine's nginx (/etc/nginx, /var/log/nginx) is read or written.
-        return """
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log warn;
-            events { worker_connections 8192; }
-            http {
-                log_format served '$server_protocol $connection $status';
-                access_log \(directory)/access.log served;
-                client_body_temp_path \(directory)/client_body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                keepalive_requests 1000000;
-                http2_max_concurrent_streams \(maxConcurrentStreams);
-            \(upstream)    server {
-                    listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
-                    ssl_certificate \(certificate);
-                    ssl_certificate_key \(key);
-            \(answer)
+        """
+        daemon off;
+        master_process off;
+        worker_processes 1;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/error.log warn;
+        events { worker_connections 8192; }
+        http {
+            log_format served '$server_protocol $connection';
+            access_log \(directory)/access.log served;
+            client_body_temp_path \(directory)/client_body;
+            proxy_temp_path \(directory)/proxy;
+            fastcgi_temp_path \(directory)/fastcgi;
+            uwsgi_temp_path \(directory)/uwsgi;
+            scgi_temp_path \(directory)/scgi;
+            keepalive_requests 1000000;
+            upstream upstream { server 127.0.0.1:\(upstreamPort); keepalive 256; }
+            server {
+                listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
+                ssl_certificate \(certificate);
+                ssl_certificate_key \(key);
+                location / {
+                    proxy_pass http://upstream;
+                    proxy_http_version 1.1;
+                    proxy_set_header Connection "";
+                    proxy_set_header Host $host;
                 }
             }
+        }
 
-            """
+        """
     }
 
     /// Whether something accepts connections on `port` within 10 s, while `process` runs.

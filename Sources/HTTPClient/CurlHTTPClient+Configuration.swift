@@ -11,7 +11,8 @@ extension CurlHTTPClient {
         /// counts against their ``HTTPRequest/timeout``.
         public var maxConnections: Int
         /// The most connections open at once to one host and port
-        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`). Over HTTP/2 one connection carries many requests.
+        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`), shared among the client's lanes of 100. Over
+        /// HTTP/2 one connection per lane carries its requests.
         public var maxConnectionsPerHost: Int
         /// The total time limit of a request that sets none.
         public var timeout: Duration

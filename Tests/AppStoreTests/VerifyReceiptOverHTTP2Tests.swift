@@ -10,7 +10,7 @@ import Testing
 /// stub store, which answers slowly, as Apple does (100-300 ms).
 @Suite(.enabled(if: NginxTLSProxy.isAvailable, "needs nginx and openssl (scripts/setup.sh --tests)"))
 struct VerifyReceiptOverHTTP2Tests {
-    @Test func slowEndpoint_manyVerificationsInFlight_overOneConnection() async throws {
+    @Test func slowEndpoint_verificationsShareOneHTTP2Connection() async throws {
         try await StubStoreFixture.run(.init(latency: .milliseconds(250), seed: 1)) { stub in
             // Given: the stub behind an HTTP/2 proxy, and a verifier allowed one connection
             let proxy = try NginxTLSProxy(upstreamPort: stub.port)

@@ -89,6 +89,7 @@ import Testing
     @Test(arguments: [
         ("IAP_RECEIPT_VERIFICATION", "remote"), ("IAP_RECEIPT_ROOT_CA", "/nonexistent/root.der"),
         ("IAP_VERIFY_CA_FILE", "/nonexistent/ca.pem"),
+        ("IAP_VERIFY_CA_FILE", vector("AppReceiptValidator/not_a_receipt")),
         ("IAP_RECEIPT_ROOT_CA", vector("AppReceiptValidator/not_a_receipt")),
         ("IAP_RECEIPT_XCODE_CERT", vector("AppReceiptValidator/not_a_receipt")),
     ])

@@ -48,8 +48,15 @@ struct VerifierSettings: Sendable {
         productionURL = try env.httpURL("IAP_VERIFY_URL", default: defaults.production)!
         sandboxURL = try env.httpURL("IAP_VERIFY_SANDBOX_URL", default: defaults.sandbox)!
         caFile = env.optional("IAP_VERIFY_CA_FILE")
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "cannot read \(caFile)")
+        if let caFile {
+            // libcurl reads the file only at the first request, and a bad one would then fail
+            // every verification as a TLS error: refuse it at start instead.
+            guard let data = FileManager.default.contents(atPath: caFile) else {
+                throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "cannot read \(caFile)")
+            }
+            guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+                throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "\(caFile) holds no PEM certificate")
+            }
         }
         bundleID = env.string("IAP_BUNDLE_ID", default: "com.example.game")
         guard bundleID.count <= 255,
