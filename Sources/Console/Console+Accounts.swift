@@ -43,7 +43,13 @@ extension OperatorConsole {
     /// the `adjust` role, the grant form.
     func accountPage(_ session: ConsoleSession, id: String, query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
-        guard let story = try await AccountHistoryStore(database).story(of: id, now: now()) else {
+        let found: AccountStory?
+        do {
+            found = try await AccountHistoryStore(database).story(of: id, now: now())
+        } catch SQLError.decoding(let problem) {
+            return unreadableAccountPage(session, id: id, problem: problem, csrf: csrf)
+        }
+        guard let story = found else {
             return .problem(
                 .notFound, title: "No such account", message: "No account has the id “\(id)”.",
                 operatorName: session.operatorName, csrf: csrf)
@@ -87,6 +93,21 @@ extension OperatorConsole {
         body += "<h2>Webhooks sent, newest first</h2>" + Self.webhookTable(story.webhooks)
         return ConsolePage(
             .ok, HTML.page(title: "Account \(id)", operatorName: session.operatorName, csrf: csrf, body: body))
+    }
+
+    /// An account whose stored state cannot be read: what cannot, and the grant forms, whose
+    /// grant replaces an entitlement's unreadable end (an operator's grant reads nothing the
+    /// account holds).
+    private func unreadableAccountPage(_ session: ConsoleSession, id: String, problem: String, csrf: String)
+        -> ConsolePage
+    {
+        var body = "<p class=\"error\" id=\"unreadable\">This account's stored state cannot be read: "
+        body += "\(HTML.escape(problem)).</p><p>Grant the entitlement named again with a valid end date to replace "
+        body += "it; the audit records the grant.</p>"
+        body += "<h2>Grant or take back</h2>" + adjustForm(session, accountID: id, csrf: csrf)
+        return ConsolePage(
+            .internalServerError,
+            HTML.page(title: "Account \(id)", operatorName: session.operatorName, csrf: csrf, body: body))
     }
 
     /// Where an event's detail is: a receipt, notification or transaction in the receipt

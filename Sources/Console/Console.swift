@@ -195,6 +195,7 @@ public struct OperatorConsole: Sendable {
         if let refusal = error as? AdjustmentStore.Refusal {
             let status: HTTPResponse.Status =
                 switch refusal {
+                case .invalid: .badRequest
                 case .refused: .unprocessableContent
                 case .keyReused: .conflict
                 }

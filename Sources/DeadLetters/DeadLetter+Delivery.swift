@@ -31,10 +31,19 @@ extension DeadLetter {
             ?? death.map { "\($0.reason) in \($0.queue)" } ?? "dead-lettered"
         let attempts = headers[MessageHeader.attempts]?.intValue ?? Int64(death?.count ?? 0)
         let deadAt = headers[MessageHeader.deadAt]?.intValue.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        // Headers come from whoever published: the archive must take the letter whatever they
+        // hold (a letter is never nacked), so what the database cannot store is replaced.
         self.init(
-            id: "dl_" + digest, receiptID: receiptID, accountID: nil, reason: reason, attempts: Int(max(0, attempts)),
-            lastError: headers[MessageHeader.lastError]?.stringValue,
-            sourceQueue: headers[MessageHeader.sourceQueue]?.stringValue ?? death?.queue,
-            body: Data(delivery.body), headers: headersJSON, deadAt: deadAt ?? now, createdAt: now)
+            id: "dl_" + digest, receiptID: receiptID.map(Self.storable), accountID: nil, reason: Self.storable(reason),
+            attempts: Int(max(0, attempts)),
+            lastError: headers[MessageHeader.lastError]?.stringValue.map(Self.storable),
+            sourceQueue: (headers[MessageHeader.sourceQueue]?.stringValue ?? death?.queue).map(Self.storable),
+            body: Data(delivery.body), headers: Self.storable(headersJSON),
+            deadAt: deadAt.map { SQLValue.storableDates.contains($0) ? $0 : now } ?? now, createdAt: now)
+    }
+
+    /// `text` with NUL, which no database column takes, replaced by U+FFFD.
+    static func storable(_ text: String) -> String {
+        text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
     }
 }

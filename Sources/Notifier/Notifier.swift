@@ -62,7 +62,7 @@ public struct Notifier: Service {
 
     /// Polls and delivers until graceful shutdown or cancellation.
     ///
-    /// A busy database (``PipelineDatabase/isTransient(_:)``) is logged and tried again at the
+    /// A busy database (``SQLError/isTransient(_:)``) is logged and tried again at the
     /// next poll. Without a webhook URL it logs once that delivery is disabled and waits for
     /// shutdown.
     /// - Throws: any other database error from claiming, after the deliveries in flight end.

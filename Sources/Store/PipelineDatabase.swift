@@ -91,13 +91,6 @@ public struct PipelineDatabase: Sendable {
         }
     }
 
-    /// Whether an error from this store is worth retrying as it is: another process held
-    /// the database longer than the busy timeout.
-    public static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? DatabaseError else { return false }
-        return error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
-    }
-
     // MARK: - Transactions
 
     /// One write transaction. Every mutating method of the store goes through here.
@@ -159,7 +152,7 @@ public struct PipelineDatabase: Sendable {
 /// How to open a ``PipelineDatabase``.
 public struct StoreConfiguration: Hashable, Sendable {
     /// How long a write waits for another process's write transaction before failing
-    /// with a transient error (see ``PipelineDatabase/isTransient(_:)``).
+    /// with a transient error (``SQLError/retry(_:)``).
     public var busyTimeout: TimeInterval
     /// Connections for concurrent reads (queries from the HTTP API).
     public var maximumReaderCount: Int

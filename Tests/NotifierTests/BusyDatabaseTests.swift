@@ -24,7 +24,7 @@ import Testing
                 let notifier = harness.notifier(url: receiver.url, database: impatient)
 
                 // Then one batch reports the busy database as transient
-                await #expect { try await notifier.runOnce() } throws: { PipelineDatabase.isTransient($0) }
+                await #expect { try await notifier.runOnce() } throws: { SQLError.isTransient($0) }
 
                 var logger = Logger(label: "service-group")
                 logger.logLevel = .warning

@@ -56,7 +56,7 @@ import Testing
         let slow = CallBudget(name: "slow", limit: 4)
         var calls: [Int] = []
         for _ in 0..<6 {
-            if case (.go, let count) = keeper.reserve(slow, maxWait: .seconds(10)) { 10_000_000 } {
+            if case (.go, let count) = keeper.reserve(slow, maxWait: .seconds(10), now: { 10_000_000 }) {
                 calls.append(count)
             }
         }

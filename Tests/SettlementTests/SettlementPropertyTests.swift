@@ -127,7 +127,8 @@ import Testing
             #expect(reversals.count <= 1)
             // A debit takes back no more than the credit, from the account credited.
             if let debit = debits.first {
-                let purchase = try? #require(purchases.first, "\(id) debited without a credit")
+                let purchase = purchases.first
+                #expect(purchase != nil, "\(id) debited without a credit")
                 #expect(debit.accountID == purchase?.accountID)
                 #expect(-debit.amount <= (purchase?.amount ?? 0) && debit.amount <= 0)
             }

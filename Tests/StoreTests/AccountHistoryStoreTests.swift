@@ -69,11 +69,11 @@ import Testing
     @Test func whatAnOperatorTypedIsReadOrRefusedWithTheFieldNamed() throws {
         func parse(
             currency: String? = "coins", amount: String? = "5", entitlement: String? = nil, until: String? = nil,
-            key: String = "k"
+            reason: String = "r", key: String = "k"
         ) throws(AdjustmentStore.Refusal) -> AdjustmentStore.Request.Change {
             try AdjustmentStore.Request.parse(
                 accountID: "a", currency: currency, amount: amount, entitlement: entitlement, until: until,
-                reason: "r", operatorName: "o", idempotencyKey: key
+                reason: reason, operatorName: "o", idempotencyKey: key
             ).change
         }
         #expect(try parse(amount: "-40") == .currency("coins", amount: -40))
@@ -99,7 +99,27 @@ import Testing
             ),
             (
                 { () throws(AdjustmentStore.Refusal) in try parse(currency: nil, entitlement: "vip", until: "soon") },
-                "the date 'soon' is neither YYYY-MM-DD nor an ISO 8601 date and time"
+                "the date 'soon' is neither YYYY-MM-DD nor an RFC 3339 date and time"
+            ),
+            (
+                { () throws(AdjustmentStore.Refusal) in
+                    try parse(currency: nil, entitlement: "vip", until: "99999-01-01")
+                },
+                "the date '99999-01-01' is neither YYYY-MM-DD nor an RFC 3339 date and time"
+            ),
+            (
+                { () throws(AdjustmentStore.Refusal) in
+                    try parse(currency: nil, entitlement: "vip", until: "1969-12-31")
+                },
+                "the date '1969-12-31' is outside years 1970-9999"
+            ),
+            (
+                { () throws(AdjustmentStore.Refusal) in try parse(amount: "1000000000001") },
+                "the amount 1000000000001 is beyond ±1000000000000"
+            ),
+            (
+                { () throws(AdjustmentStore.Refusal) in try parse(reason: "lost\u{0}order") },
+                "the reason holds a control character"
             ),
             (
                 { () throws(AdjustmentStore.Refusal) in try parse(key: "") },
@@ -107,7 +127,7 @@ import Testing
             ),
         ]
         for (attempt, message) in refusals {
-            #expect(throws: AdjustmentStore.Refusal.refused(message)) { try attempt() }
+            #expect { try attempt() } throws: { "\($0)" == message }
         }
     }
 }

@@ -100,7 +100,7 @@ extension ConsoleTests {
                 (["amount": "0"], 422, "an adjustment of 0 changes nothing"),
                 (["currency": "diamonds"], 422, "no product grants the currency"),
                 (["reason": ""], 422, "an adjustment needs a reason"),
-                (["amount": "lots"], 422, "is not a whole number"),
+                (["amount": "lots"], 400, "is not a whole number"),
             ]
             for (change, status, message) in refusals {
                 let response = try await post(

@@ -263,13 +263,20 @@ final class PipelineHarness: Sendable {
         }
     }
 
-    /// `GET /v1/receipts/{id}` as JSON.
-    func status(_ receiptID: String) async throws -> [String: Any] {
+    /// `GET` with the backend's token; the status and the answer as JSON.
+    func get(_ path: String) async throws -> (Int, [String: Any]) {
         let response = try await client.execute(
             HTTPClient.HTTPRequest(
-                url: "http://127.0.0.1:\(intakePort)/v1/receipts/\(receiptID)",
+                url: "http://127.0.0.1:\(intakePort)\(path)",
                 headers: [(name: "Authorization", value: "Bearer \(Self.token)")]))
-        return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+        return (
+            response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+        )
+    }
+
+    /// `GET /v1/receipts/{id}` as JSON.
+    func status(_ receiptID: String) async throws -> [String: Any] {
+        try await get("/v1/receipts/\(receiptID)").1
     }
 
     /// Waits until the receipt reaches a final status and returns it.

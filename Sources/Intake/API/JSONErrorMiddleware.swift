@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import PipelineCore
+import Store
 import Synchronization
 
 /// Every error leaves in the API's JSON shape: Hummingbird's own (404 for an unknown route,
@@ -27,6 +28,17 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 throw refusal
             }
             throw Self.apiError(status: error.status)
+        } catch SQLError.unstorable(let message) {
+            // Input no check before the database caught: refused there, nothing stored.
+            throw APIError(
+                .badRequest, code: "unstorable_value",
+                message: "the request holds a value that cannot be stored: \(message)")
+        } catch SQLError.decoding(let message) {
+            // The server's fault, named so that an operator can repair it (`iap account repair`).
+            logger.error("stored state cannot be read", metadata: ["error": "\(message)"])
+            throw APIError(
+                .internalServerError, code: "unreadable_state",
+                message: "stored state cannot be read (\(message)); an operator can repair it")
         } catch {
             logger.error("request failed", metadata: ["error": "\(LogText.untrusted("\(error)", limit: 512))"])
             throw APIError(.internalServerError, code: "internal_error", message: "the request failed; retry later")

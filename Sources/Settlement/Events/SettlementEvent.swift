@@ -147,6 +147,16 @@ extension SettlementEvent {
         }
     }
 
+    /// Whether deciding it weighs what accounts hold (entitlements, products bought). An
+    /// operator's adjustment or grant needs only the account: so a grant can replace an
+    /// entitlement whose stored end cannot be read.
+    public var weighsHoldings: Bool {
+        switch self {
+        case .adjustment, .entitlementGrant: false
+        default: true
+        }
+    }
+
     /// Whether deciding it may debit a balance (a refund or revocation, or a verified
     /// transaction Apple cancelled): the state then needs the accounts' balances.
     public var mayDebit: Bool {

@@ -23,11 +23,11 @@ struct PostgresSession: SQLSession {
     var dialect: SQLDialect { .postgres }
 
     @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
-        try result(sql, arguments.sqlValues).metadata.rows ?? 0
+        try result(sql, arguments.storableValues()).metadata.rows ?? 0
     }
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
-        try run(sql, arguments.sqlValues).map(Self.row)
+        try run(sql, arguments.storableValues()).map(Self.row)
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
@@ -120,6 +120,12 @@ struct PostgresSession: SQLSession {
         // The server ended the session (an administrator, a restart, a failover) or the link
         // broke: another connection may well work.
         if state.hasPrefix("57") || state.hasPrefix("08") { return .unreachable("PostgreSQL: \(message)") }
+        // A value the column cannot hold (too long, out of range, NUL, a bad date).
+        if state.hasPrefix("22") { return .unstorable(message) }
+        // Out of disk, memory or connections, an I/O error, a read-only server (a standby).
+        if state.hasPrefix("53") || state.hasPrefix("58") || state.hasPrefix("XX") || state == "25006" {
+            return .unavailable("PostgreSQL: \(message)")
+        }
         if error.serverInfo == nil {
             return .unreachable("PostgreSQL: \(error.underlying.map { "\($0)" } ?? "\(error.code)")")
         }

@@ -10,14 +10,14 @@ struct GRDBSession: SQLSession {
 
     @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
         try translatingErrors {
-            try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(arguments))
+            try db.cachedStatement(sql: sql).execute(arguments: try Self.arguments(arguments))
             return db.changesCount
         }
     }
 
     func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
         try translatingErrors {
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments)).map(Self.row)
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: try Self.arguments(arguments)).map(Self.row)
         }
     }
 
@@ -38,8 +38,8 @@ struct GRDBSession: SQLSession {
         return .text(text)
     }
 
-    private static func arguments(_ arguments: SQLArguments) -> StatementArguments {
-        StatementArguments(arguments.sqlValues.map(databaseValue))
+    private static func arguments(_ arguments: SQLArguments) throws -> StatementArguments {
+        StatementArguments(try arguments.storableValues().map(databaseValue))
     }
 
     static func databaseValue(_ value: SQLValue) -> DatabaseValue {
@@ -70,13 +70,47 @@ struct GRDBSession: SQLSession {
         return SQLRow(columns)
     }
 
-    /// Constraint failures and a busy database as ``SQLError``, so that stores handle both
-    /// backends alike.
+    /// SQLite's errors as ``SQLError``, so that stores handle both backends alike.
     private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw SQLError.constraint(error.message ?? "constraint failed")
+        } catch let error as DatabaseError {
+            throw Self.translate(error)
+        }
+    }
+
+    /// What an SQLite result code means for the work: a busy database is a race, a full
+    /// disk or an I/O error is the database's, a constraint or a value too big is the work's.
+    static func translate(_ error: DatabaseError) -> SQLError {
+        let message = error.message ?? "\(error.resultCode)"
+        switch error.resultCode {
+        case .SQLITE_CONSTRAINT: return .constraint(message)
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return .retry(message)
+        case .SQLITE_TOOBIG, .SQLITE_MISMATCH, .SQLITE_RANGE: return .unstorable(message)
+        case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_NOMEM, .SQLITE_CANTOPEN, .SQLITE_PERM,
+            .SQLITE_NOLFS, .SQLITE_PROTOCOL, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_AUTH:
+            return .unavailable(message)
+        default: return .database(message)
+        }
+    }
+}
+
+extension PipelineDatabase {
+    /// Runs `body`, SQLite's errors turned into ``SQLError`` (see ``GRDBSession/translate(_:)``).
+    static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw GRDBSession.translate(error)
+        }
+    }
+
+    /// ``translatingErrors(_:)`` for an async body.
+    static func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DatabaseError {
+            throw GRDBSession.translate(error)
         }
     }
 }

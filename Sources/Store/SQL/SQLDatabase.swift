@@ -12,6 +12,7 @@ public protocol SQLDatabase: Sendable {
     /// Runs `body` in one write transaction and commits it; nothing of it stays if it throws.
     /// A transaction that lost a race with another process's (``SQLError/retry(_:)``) is
     /// run again from the start, so `body` must do nothing outside the database.
+    @discardableResult
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T
 
     /// Runs `body` in one read-only transaction, on a consistent snapshot.
@@ -38,20 +39,20 @@ extension SQLDatabase {
 
 extension PipelineDatabase: SQLDatabase {
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await write { db in try body(GRDBSession(db: db)) }
+        try await Self.translatingErrors { try await write { db in try body(GRDBSession(db: db)) } }
     }
 
     public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await read { db in try body(GRDBSession(db: db)) }
+        try await Self.translatingErrors { try await read { db in try body(GRDBSession(db: db)) } }
     }
 
     public func blockingTransaction<T: Sendable>(
         priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) throws -> T
     ) throws -> T {
-        try write(priority: priority, sync: sync) { db in try body(GRDBSession(db: db)) }
+        try Self.translatingErrors { try write(priority: priority, sync: sync) { db in try body(GRDBSession(db: db)) } }
     }
 
     public func blockingSnapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
-        try read { db in try body(GRDBSession(db: db)) }
+        try Self.translatingErrors { try read { db in try body(GRDBSession(db: db)) } }
     }
 }

@@ -14,7 +14,7 @@ public struct SQLRow: Sendable {
     public func get<T: SQLDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
         guard let value = columns[column] else { throw SQLError.decoding("no column \(column)") }
         guard let decoded = T.decode(value) else {
-            throw SQLError.decoding("column \(column) holds \(value), not \(T.self)")
+            throw SQLError.decoding("column \(column) holds \(value.shown), not a \(T.self)")
         }
         return decoded
     }
@@ -96,5 +96,20 @@ extension Optional: SQLDecodable where Wrapped: SQLDecodable {
     public static func decode(_ value: SQLValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped.decode(value).map { .some($0) }
+    }
+}
+
+extension SQLValue {
+    /// The value as an error message shows it: text quoted and cut short.
+    var shown: String {
+        switch self {
+        case .null: "NULL"
+        case .integer(let number): "\(number)"
+        case .real(let number): "\(number)"
+        case .text(let text): "'\(text.prefix(64))'"
+        case .blob(let bytes): "\(bytes.count) bytes"
+        case .date(let date): "\(date)"
+        case .bool(let flag): "\(flag)"
+        }
     }
 }

@@ -98,28 +98,52 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
     /// The transaction lost a race with another (a deadlock, a serialization failure, a
     /// busy database); run again as a whole, it can succeed.
     case retry(String)
-    /// A row did not hold what the program expected.
+    /// A row did not hold what the program expected: a stored value the read path cannot read.
     case decoding(String)
+    /// A value the read path would not accept back (a date past year 9999, NUL in a text),
+    /// refused before it was written.
+    case unstorable(String)
     /// The server could not be reached, or the connection broke.
     case unreachable(String)
+    /// The database cannot take writes for now, whatever they hold: a full disk, an I/O
+    /// error, a read-only server, no memory.
+    case unavailable(String)
     /// Anything else the database reported.
     case database(String)
+
+    /// Who can make a failed transaction succeed, and so what to do with its work.
+    public enum Blame: Sendable {
+        /// Nobody: run it again as it is.
+        case race
+        /// The database or its host: wait, then run it again; the work itself is fine.
+        case database
+        /// The work: it will fail the same way every time. Isolate it; never retry it.
+        case work
+    }
+
+    /// Whose fault `error` is. Errors that are not the database's (an encoding error, a
+    /// refusal) come from the work being stored, so they blame the work.
+    public static func blame(_ error: any Error) -> Blame {
+        switch error {
+        case SQLError.retry, SQLError.unreachable: .race
+        case SQLError.unavailable: .database
+        case is CancellationError: .race
+        default: .work
+        }
+    }
 
     /// Whether an error from a store is worth retrying as it is: another process held the
     /// database too long (SQLite busy), or the transaction lost a race (PostgreSQL), or the
     /// connection to the server broke.
     public static func isTransient(_ error: any Error) -> Bool {
-        switch error {
-        case SQLError.retry, SQLError.unreachable: true
-        default: PipelineDatabase.isTransient(error)
-        }
+        blame(error) == .race
     }
 
     /// What the database said, without the kind.
     public var message: String {
         switch self {
         case .unreachable(let message), .constraint(let message), .retry(let message), .decoding(let message),
-            .database(let message):
+            .unstorable(let message), .unavailable(let message), .database(let message):
             message
         }
     }
@@ -129,8 +153,22 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
         case .unreachable(let message): "database unreachable: \(message)"
         case .constraint(let message): "constraint failed: \(message)"
         case .retry(let message): "transaction conflict, retry: \(message)"
-        case .decoding(let message): "unexpected row: \(message)"
+        case .decoding(let message): "unreadable stored value: \(message)"
+        case .unstorable(let message): "cannot be stored: \(message)"
+        case .unavailable(let message): "database unavailable: \(message)"
         case .database(let message): message
+        }
+    }
+}
+
+extension SQLError {
+    /// Runs `body`; a stored value it cannot read is named with `subject` ("account a1"),
+    /// so that the error says what an operator must repair.
+    static func reading<T>(_ subject: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch SQLError.decoding(let message) {
+            throw SQLError.decoding("\(subject()): \(message)")
         }
     }
 }

@@ -56,4 +56,31 @@ public typealias SQLArguments = [(any SQLConvertible)?]
 
 extension Array where Element == (any SQLConvertible)? {
     var sqlValues: [SQLValue] { map { $0?.sqlValue ?? .null } }
+
+    /// The values, each checked to be one the read path accepts back (``SQLValue/checkStorable()``).
+    func storableValues() throws(SQLError) -> [SQLValue] {
+        let values = sqlValues
+        for value in values { try value.checkStorable() }
+        return values
+    }
+}
+
+extension SQLValue {
+    /// The dates the pipeline stores: 1970-01-01 to 9999-12-31 UTC. SQLite keeps a date as
+    /// text with a four-digit year, which a year past 9999 breaks; nothing the stores or the
+    /// stores' clients mean is older than 1970.
+    public static let storableDates = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799.999)
+
+    /// Refuses a value the read path would not give back as it went in: a date outside
+    /// ``storableDates``, text holding NUL (PostgreSQL refuses it, C strings end at it).
+    /// Checked where values are bound, so that no write path can store an unreadable row.
+    public func checkStorable() throws(SQLError) {
+        switch self {
+        case .date(let date) where !Self.storableDates.contains(date):
+            throw .unstorable("the date \(date.timeIntervalSince1970) s since 1970 is outside years 1970-9999")
+        case .text(let text) where text.utf8.contains(0):
+            throw .unstorable("a text holds NUL: \(text.prefix { $0 != "\0" }.prefix(40))...")
+        default: return
+        }
+    }
 }

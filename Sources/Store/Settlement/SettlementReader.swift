@@ -26,9 +26,11 @@ struct SettlementReader {
         let accounts = SettlementEngine.accountsInvolved(in: event, state: state)
         try db.lock(accounts.map { "account:\($0)" })
         for id in accounts {
-            state.accounts[id] = try account(id)
-            // Only a debit weighs a balance (the negative-balance policy).
-            if event.mayDebit { state.accounts[id]?.balances = try balances(id) }
+            try SQLError.reading("account \(id)") {
+                state.accounts[id] = try account(id, holdings: event.weighsHoldings)
+                // Only a debit weighs a balance (the negative-balance policy).
+                if event.mayDebit { state.accounts[id]?.balances = try balances(id) }
+            }
         }
         return state
     }
@@ -64,16 +66,20 @@ struct SettlementReader {
         return try db.value("SELECT account_id FROM app_account_tokens WHERE token = ?", [token])
     }
 
-    /// What an account holds: its entitlements, and the products it ever bought.
-    func account(_ id: String) throws -> AccountState {
+    /// Whether an account exists and, with `holdings`, what it holds: its entitlements, and
+    /// the products it ever bought.
+    func account(_ id: String, holdings: Bool = true) throws -> AccountState {
         var state = AccountState()
         state.exists = try db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil
-        guard state.exists else { return state }
+        guard state.exists, holdings else { return state }
         let entitlements = try db.rows(
             "SELECT name, expires_at, original_transaction_id FROM entitlements WHERE account_id = ?", [id])
         for row in entitlements {
-            state.entitlements[try row.get("name")] = EntitlementEnd(
-                expiresAt: try row.get("expires_at"), originalTransactionID: try row.get("original_transaction_id"))
+            let name: String = try row.get("name")
+            state.entitlements[name] = try SQLError.reading("entitlement \(name)") {
+                EntitlementEnd(
+                    expiresAt: try row.get("expires_at"), originalTransactionID: try row.get("original_transaction_id"))
+            }
         }
         if needsPurchaseHistory {
             let products = try db.rows(

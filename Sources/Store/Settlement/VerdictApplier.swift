@@ -21,18 +21,23 @@ struct VerdictApplier {
             db: db, needsPurchaseHistory: catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil })
     }
 
-    /// Applies each verdict in a savepoint of its own: one the engine refuses, or that
-    /// breaks a constraint, is undone alone and reported `invalid` (its message is then
-    /// dead-lettered with the reason); the rest of the batch applies.
+    /// Applies each verdict in a savepoint of its own: one the engine refuses, that breaks a
+    /// constraint, holds a value that cannot be stored or meets state that cannot be read is
+    /// undone alone and reported `invalid` (its message is then dead-lettered with the
+    /// reason); the rest of the batch applies.
     func apply(_ verdicts: [Verdict]) throws -> [VerdictResult] {
         try verdicts.map { verdict in
             var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
             do {
                 result = try db.savepoint { try apply(verdict) }
-            } catch SQLError.constraint(let message) {
-                return .invalid(receiptID: verdict.receiptID, reason: message)
             } catch let refusal as SettlementRefusal {
                 return .invalid(receiptID: verdict.receiptID, reason: refusal.reason)
+            } catch SQLError.constraint(let message) {
+                return .invalid(receiptID: verdict.receiptID, reason: message)
+            } catch  where SQLError.blame(error) == .work {
+                // A value that cannot be stored, or state that cannot be read: the same every
+                // time, so the verdict is refused with the reason instead of retried for ever.
+                return .invalid(receiptID: verdict.receiptID, reason: "\(error)")
             }
             return result
         }

@@ -17,6 +17,10 @@ public struct AdjustmentStore: Sendable {
         self.database = database
     }
 
+    /// The largest grant or take-back one adjustment makes: far beyond any real one, and far
+    /// below where a balance's 64 bits could overflow.
+    public static let maximumAmount = 1_000_000_000_000
+
     /// What an operator asks for.
     public struct Request: Hashable, Sendable {
         public enum Change: Hashable, Sendable {
@@ -59,6 +63,9 @@ public struct AdjustmentStore: Sendable {
 
     /// Why a request changed nothing.
     public enum Refusal: Error, Hashable, CustomStringConvertible {
+        /// What was typed is malformed: not a number, not a date, a date outside years
+        /// 1970-9999, a control character.
+        case invalid(String)
         /// The engine refused it (no such account, unknown currency, zero amount, no reason...).
         case refused(String)
         /// The key was used for a different request (its adjustment's id).
@@ -66,6 +73,7 @@ public struct AdjustmentStore: Sendable {
 
         public var description: String {
             switch self {
+            case .invalid(let problem): problem
             case .refused(let reason): reason
             case .keyReused(let id): "the idempotency key was used for another adjustment (\(id))"
             }

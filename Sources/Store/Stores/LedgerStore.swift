@@ -191,26 +191,34 @@ public struct LedgerStore: Sendable {
     /// An account's balances, entitlements and latest ledger entries (newest first); nil
     /// if the account never sent a receipt nor was credited.
     public func account(id: String, ledgerLimit: Int = 50) async throws -> AccountDetails? {
-        try await database.snapshot { db in
-            guard try db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil else { return nil }
-            let balances = try db.records(Balance.self, "SELECT * FROM balances WHERE account_id = ?", [id])
-            let entitlements = try db.records(
-                Entitlement.self, "SELECT * FROM entitlements WHERE account_id = ? ORDER BY name", [id])
-            let ledger = try db.records(
-                LedgerEntry.self, "SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?",
-                [id, ledgerLimit])
-            let flags = try db.records(
-                AccountDetails.Flag.self,
-                """
-                SELECT reason, currency, amount, transaction_id, notification_id, created_at
-                FROM account_flags WHERE account_id = ? ORDER BY id DESC LIMIT ?
-                """, [id, ledgerLimit])
-            return AccountDetails(
-                accountID: id,
-                balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
-                entitlements: entitlements.map { AccountDetails.Entitlement(name: $0.name, expiresAt: $0.expiresAt) },
-                ledger: ledger.map(\.line), flags: flags,
-                consumptionConsent: try ConsumptionStore.consent(id, db))
+        try await database.snapshot { db in try SQLError.reading("account \(id)") { try account(id, ledgerLimit, db) } }
+    }
+
+    private func account(_ id: String, _ ledgerLimit: Int, _ db: any SQLSession) throws -> AccountDetails? {
+        guard try db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil else { return nil }
+        let balances = try db.records(Balance.self, "SELECT * FROM balances WHERE account_id = ?", [id])
+        let entitlements = try db.rows(
+            "SELECT name, expires_at FROM entitlements WHERE account_id = ? ORDER BY name", [id]
+        ).map { row in
+            let name: String = try row.get("name")
+            return try SQLError.reading("entitlement \(name)") {
+                AccountDetails.Entitlement(name: name, expiresAt: try row.get("expires_at"))
+            }
         }
+        let ledger = try db.records(
+            LedgerEntry.self, "SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?",
+            [id, ledgerLimit])
+        let flags = try db.records(
+            AccountDetails.Flag.self,
+            """
+            SELECT reason, currency, amount, transaction_id, notification_id, created_at
+            FROM account_flags WHERE account_id = ? ORDER BY id DESC LIMIT ?
+            """, [id, ledgerLimit])
+        return AccountDetails(
+            accountID: id,
+            balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
+            entitlements: entitlements,
+            ledger: ledger.map(\.line), flags: flags,
+            consumptionConsent: try ConsumptionStore.consent(id, db))
     }
 }
