@@ -68,10 +68,22 @@ let package = Package(
             dependencies: ["PipelineCore"],
             swiftSettings: swiftSettings
         ),
+        // The stores, the settlement writer and the schema, over one seam (SQLDatabase):
+        // no driver. The backends are the only modules that import one.
         .target(
             name: "Store",
+            dependencies: ["PipelineCore", "Settlement"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "StoreSQLite",
+            dependencies: ["Store", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "StorePostgres",
             dependencies: [
-                "PipelineCore", "Settlement", .product(name: "GRDB", package: "GRDB.swift"),
+                "Store", "PipelineCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -220,7 +232,8 @@ let package = Package(
         .executableTarget(
             name: "iap",
             dependencies: [
-                "PipelineCore", "Broker", "HTTPClient", "Store", "AppStore", "GooglePlay", "StubStore",
+                "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres", "AppStore",
+                "GooglePlay", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
                 "Observability", "Drills", "Reconciliation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -238,7 +251,7 @@ let package = Package(
         .target(
             name: "PipelineTesting",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Settlement", "Drills",
+                "PipelineCore", "Broker", "Store", "StoreSQLite", "StorePostgres", "Settlement", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -278,7 +291,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "PipelineTesting", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Store", "StoreSQLite", "StorePostgres", "PipelineTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -313,7 +326,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntakeTests",
-            dependencies: [
+            dependencies: ["StoreSQLite", 
                 "Intake", "PipelineTesting", "Observability",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -333,17 +346,17 @@ let package = Package(
         ),
         .testTarget(
             name: "FulfillerTests",
-            dependencies: ["Fulfiller", "PipelineTesting"],
+            dependencies: ["StoreSQLite", "Fulfiller", "PipelineTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NotifierTests",
-            dependencies: ["Notifier", "PipelineTesting", "HTTPClient"],
+            dependencies: ["StoreSQLite", "Notifier", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ObservabilityTests",
-            dependencies: [
+            dependencies: ["StoreSQLite", 
                 "Observability", "PipelineTesting", "Broker", "Store",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -351,7 +364,7 @@ let package = Package(
         ),
         .testTarget(
             name: "iapTests",
-            dependencies: [
+            dependencies: ["StoreSQLite", "StorePostgres", 
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
                 "Reconciliation", "Settlement",

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import Logging
 import Store
+import StorePostgres
+import StoreSQLite
 
 /// The database backends the store tests run against: the same tests, both backends.
 public enum TestBackend: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -60,7 +62,7 @@ public func withTestDatabase<T>(
     case .sqlite:
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        return try await body(PipelineDatabase(path: directory.file("pipeline.sqlite")))
+        return try await body(SQLiteDatabase(path: directory.file("pipeline.sqlite")))
     case .postgres:
         return try await PostgresFixture.withDatabase { database in
             try await database.migrate()

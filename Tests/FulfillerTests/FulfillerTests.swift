@@ -5,6 +5,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import StoreSQLite
 import Testing
 
 @testable import Fulfiller
@@ -16,11 +17,11 @@ import Testing
 
     /// A database with `count` accepted receipts, and a fulfiller consuming for `body`.
     func withFulfiller(
-        receipts count: Int, _ body: (AMQPConnection, PipelineTopology, PipelineDatabase, [String]) async throws -> Void
+        receipts count: Int, _ body: (AMQPConnection, PipelineTopology, SQLiteDatabase, [String]) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let ids = (0..<count).map { _ in UUID().uuidString.lowercased() }
         let outcomes = try database.acceptReceipts(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
         #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
@@ -239,7 +240,7 @@ import Testing
     }
 }
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// The types of the webhooks waiting, oldest first.
     func allPendingTypes() throws -> [WebhookType] {
         try dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)

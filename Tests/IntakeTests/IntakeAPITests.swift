@@ -7,6 +7,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 @testable import Intake
@@ -18,12 +19,12 @@ import Testing
 
     /// Runs `body` with a test client of a fresh intake; the relay is not running, so
     /// committed receipts stay unpublished, which lets tests count what was stored.
-    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void)
+    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, SQLiteDatabase) async throws -> Void)
         async throws
     {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
         let intake = Intake(
             configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database,

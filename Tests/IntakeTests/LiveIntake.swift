@@ -5,6 +5,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 
 @testable import Intake
 
@@ -15,7 +16,7 @@ struct LiveIntake {
     static let token = "live-token-0123456789"
 
     let port: Int
-    let database: PipelineDatabase
+    let database: SQLiteDatabase
 
     static func run(
         _ configure: (inout IntakeConfiguration) throws -> Void = { _ in },
@@ -23,7 +24,7 @@ struct LiveIntake {
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         var configuration = IntakeConfiguration(port: 0, apiTokens: [token])
         try configure(&configuration)
         let intake = Intake(

@@ -6,6 +6,7 @@ import Observability
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 import Yams
 
@@ -47,7 +48,7 @@ import Yams
         defer { directory.remove() }
         let intake = Intake(
             configuration: IntakeConfiguration(apiTokens: ["contract-token-0123456789"]),
-            database: try PipelineDatabase(path: directory.file("iap.sqlite")), catalog: Catalog(products: []),
+            database: try SQLiteDatabase(path: directory.file("iap.sqlite")), catalog: Catalog(products: []),
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
             topology: PipelineTopology(prefix: "unused"),
             health: HealthEndpoints(registry: MetricsBootstrap.prometheus(), checks: []), logger: Logger(label: "test"))

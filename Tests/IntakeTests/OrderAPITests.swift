@@ -7,6 +7,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 @testable import Intake
@@ -21,12 +22,12 @@ import Testing
             rules: PurchaseRules(sale: SaleWindow(from: Date().addingTimeInterval(86_400)))),
     ])
 
-    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, PipelineDatabase) async throws -> Void)
+    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, SQLiteDatabase) async throws -> Void)
         async throws
     {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let intake = Intake(
             configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database, catalog: Self.catalog,
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),

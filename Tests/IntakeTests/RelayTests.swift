@@ -4,6 +4,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 @testable import Intake
@@ -18,7 +19,7 @@ import Testing
         // Given receipts committed while no broker connection existed (as after a crash)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(50)
         _ = try database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "relay")
@@ -54,7 +55,7 @@ import Testing
     @Test func fastPathPublishesRightAfterTheCommit() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let broker = BrokerFixture(label: "fastpath")
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
@@ -89,7 +90,7 @@ import Testing
         // not run yet (as when publishing and marking take longer than the grace)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(30)
         _ = try database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "inhand")

@@ -5,6 +5,7 @@ import Notifier
 import PipelineTesting
 import ServiceLifecycle
 import Store
+import StoreSQLite
 import Testing
 
 @Suite struct BusyDatabaseTests {
@@ -16,7 +17,7 @@ import Testing
             unsafe.allowsUnsafeTransactions = true
             let other = try DatabaseQueue(path: harness.path, configuration: unsafe)
             try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
-            let impatient = try PipelineDatabase(
+            let impatient = try SQLiteDatabase(
                 path: harness.path, configuration: StoreConfiguration(busyTimeout: 0.05))
 
             try await withWebhookReceiver(secret: Fixture.secret.encoded, now: harness.clock.function) {

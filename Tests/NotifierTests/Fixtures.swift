@@ -6,6 +6,7 @@ import Notifier
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Synchronization
 
 /// Data the notifier tests share: a pinned, hand-advanced clock and outbox rows made
@@ -27,7 +28,7 @@ enum Fixture {
     /// Credits `count` receipts `r1...` of account `a1`, one webhook each, and returns the
     /// outbox rows, oldest first.
     @discardableResult
-    static func notifications(_ count: Int, in database: PipelineDatabase) async throws -> [OutboxWebhook] {
+    static func notifications(_ count: Int, in database: SQLiteDatabase) async throws -> [OutboxWebhook] {
         let receipts = (1...count).map { i in
             NewReceipt(
                 id: "r\(i)", accountID: "a1", kind: .legacy, payload: "payload-\(i)",
@@ -91,7 +92,7 @@ struct OutboxRow: Hashable {
 /// Everything a delivery test needs, torn down at the end.
 struct NotifierHarness {
     let directory: TemporaryDirectory
-    let database: PipelineDatabase
+    let database: SQLiteDatabase
     let client: CurlHTTPClient
     let clock = TestClock()
     let logs = LogRecords()
@@ -102,7 +103,7 @@ struct NotifierHarness {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let harness = NotifierHarness(
-            directory: directory, database: try PipelineDatabase(path: directory.file("pipeline.sqlite")),
+            directory: directory, database: try SQLiteDatabase(path: directory.file("pipeline.sqlite")),
             client: try CurlHTTPClient(configuration: .init(timeout: .seconds(5), connectTimeout: .seconds(2))))
         do {
             let result = try await body(harness)
@@ -117,7 +118,7 @@ struct NotifierHarness {
     /// A notifier on this harness's database (or another handle on its file), client and clock.
     func notifier(
         url: String?, schedule: RetrySchedule = Fixture.schedule(), batchSize: Int = 256, maxInFlight: Int = 64,
-        pollInterval: Duration = .milliseconds(20), database: PipelineDatabase? = nil
+        pollInterval: Duration = .milliseconds(20), database: SQLiteDatabase? = nil
     ) -> Notifier {
         Notifier(
             configuration: Notifier.Configuration(

@@ -4,6 +4,7 @@ import Logging
 import PipelineTesting
 import Prometheus
 import Store
+import StoreSQLite
 import Testing
 
 @testable import Observability
@@ -19,7 +20,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("iap.sqlite")
-        let database = try PipelineDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
         let endpoints = HealthEndpoints(
             registry: registry,
             checks: [.broker(connection), ReadinessCheck(name: "database") { try await database.ping(path: path) }])
@@ -42,7 +43,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("iap.sqlite")
-        let database = try PipelineDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let endpoints = HealthEndpoints(
             registry: registry,

@@ -3,6 +3,7 @@ import GRDB
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 @Suite struct AuditTests {
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test func theAuditFindsAPaidOrderThatCreditedNobody() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase, path: String) async throws in
+        try await withTemporaryDatabase { (database: SQLiteDatabase, path: String) async throws in
             // Given an order paid cleanly
             guard
                 case .created(let order) = try await database.createOrder(

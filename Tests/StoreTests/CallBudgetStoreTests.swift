@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 /// Call budgets shared through the store: callers on separate connections (as separate
@@ -12,7 +13,7 @@ import Testing
 
     @Test func callersOfSeparateSQLiteHandlesShareOneBudget() async throws {
         try await withTemporaryDatabase { first, path in
-            let second = try PipelineDatabase(path: path)
+            let second = try SQLiteDatabase(path: path)
             try await expectSharedTurns([CallBudgetStore(first), CallBudgetStore(second)])
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import StoreSQLite
 import Testing
 
 /// The database holds accounts and receipts: its file, WAL and shared-memory index are
@@ -18,7 +19,7 @@ import Testing
         // When the database is created and written (the migrations write), under the
         // process's umask (022 here: 0644 files otherwise; the umask is not changed, since it
         // is the whole process's and other tests create files meanwhile)
-        let database = try PipelineDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
 
         // Then the file, its WAL and its shared-memory index are 0600
         for file in [path, path + "-wal", path + "-shm"] {
@@ -34,11 +35,11 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
-        _ = try PipelineDatabase(path: path)
+        _ = try SQLiteDatabase(path: path)
         // Given an operator who lets a backup group read the file
         #expect(chmod(path, 0o640) == 0)
         // When it is opened again, Then its mode is left alone
-        _ = try PipelineDatabase(path: path)
+        _ = try SQLiteDatabase(path: path)
         #expect(try mode(path) == 0o640)
     }
 }

@@ -6,6 +6,7 @@ import Settlement
 import Testing
 
 @testable import Store
+@testable import StoreSQLite
 
 @Suite struct DeadLetterTests {
     static func letter(
@@ -19,7 +20,7 @@ import Testing
     }
 
     /// A database with one accepted receipt `r1` of account `alice`.
-    func withReceipt(_ body: (PipelineDatabase) async throws -> Void) async throws {
+    func withReceipt(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
             _ = try await database.acceptReceipts([Fixture.receipt("r1", account: "alice")], now: Fixture.t0)
             try await body(database)
@@ -257,7 +258,7 @@ import Testing
     }
 }
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// The types of a receipt's outbox rows, oldest first.
     func pendingWebhookTypes(receiptID: String) async throws -> [String] {
         try await read { db in

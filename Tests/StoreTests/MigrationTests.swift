@@ -4,6 +4,7 @@ import PipelineCore
 import Testing
 
 @testable import Store
+@testable import StoreSQLite
 
 @Suite struct MigrationTests {
     static let tables: Set<String> = [
@@ -19,7 +20,7 @@ import Testing
         let path = directory.path + "/pipeline.sqlite"
 
         // When the database is opened for the first time
-        let database = try await PipelineDatabase(path: path)
+        let database = try await SQLiteDatabase(path: path)
 
         // Then every table exists and each migration is recorded once
         let (tables, migrations) = try await withRawConnection(path) { db in
@@ -46,13 +47,13 @@ import Testing
 
         // Given a database that holds a receipt
         do {
-            let database = try await PipelineDatabase(path: path)
+            let database = try await SQLiteDatabase(path: path)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
         }
 
         // When it is opened twice more
-        _ = try await PipelineDatabase(path: path)
-        let reopened = try await PipelineDatabase(path: path)
+        _ = try await SQLiteDatabase(path: path)
+        let reopened = try await SQLiteDatabase(path: path)
 
         // Then the migrations are still recorded once, no table is doubled, and the receipt is there
         let (migrations, receiptTables) = try await withRawConnection(path) { db in
@@ -66,7 +67,7 @@ import Testing
         #expect(try await reopened.receipt(id: "r1")?.status == .received)
     }
 
-    /// Without the retry in `PipelineDatabase.init`, about one round in eight fails with
+    /// Without the retry in `SQLiteDatabase.init`, about one round in eight fails with
     /// "table accounts already exists"; twenty rounds make that near certain to show.
     @Test(arguments: 0..<20) func concurrentFirstOpensOfOneFileAllSucceed(_ round: Int) async throws {
         // Given a new file that several "processes" open at the same moment
@@ -78,7 +79,7 @@ import Testing
         // When sixteen connections race to create the schema
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             do {
-                let database = try PipelineDatabase(path: path)
+                let database = try SQLiteDatabase(path: path)
                 _ = try database.pendingWebhookCount()
             } catch {
                 failures.append("\(error)")
@@ -102,7 +103,7 @@ import Testing
         // cancelled transaction and their webhooks, as the v1 fulfiller wrote them
         do {
             let queue = try await DatabaseQueue(path: path)
-            try await PipelineDatabase.migrator.migrate(queue, upTo: "v1")
+            try await SQLiteDatabase.migrator.migrate(queue, upTo: "v1")
             try await queue.write { db in
                 try db.execute(
                     sql: """
@@ -143,8 +144,8 @@ import Testing
         }
 
         // When the current program opens it (twice)
-        _ = try await PipelineDatabase(path: path)
-        let database = try await PipelineDatabase(path: path)
+        _ = try await SQLiteDatabase(path: path)
+        let database = try await SQLiteDatabase(path: path)
 
         // Then v2 is recorded once after v1, and the books are as they were
         let migrations = try await withRawConnection(path) { db in
@@ -243,7 +244,7 @@ extension MigrationTests {
         // order, a subscription, a binding conflict, an archived dead letter, and webhooks
         do {
             let queue = try DatabaseQueue(path: path)
-            try PipelineDatabase.migrator.migrate(queue, upTo: "v4")
+            try SQLiteDatabase.migrator.migrate(queue, upTo: "v4")
             try await queue.write { db in
                 try db.execute(
                     sql: """
@@ -305,7 +306,7 @@ extension MigrationTests {
         }
 
         // When the current program opens it
-        let database = try PipelineDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
 
         // Then every migration is recorded once, and the books, orders, conflicts and letters are as they were
         let migrations = try withRawConnection(path) { db in

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Synchronization
 import Testing
 
@@ -134,10 +135,10 @@ import Testing
     // MARK: One open order
 
     @Test func twoConcurrentOrders_forOneProduct_exactlyOneWins() async throws {
-        try await withTemporaryDatabase { (database: PipelineDatabase, path: String) async throws in
+        try await withTemporaryDatabase { (database: SQLiteDatabase, path: String) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             // Two connections to one file, as two intake processes would have.
-            let other = try await PipelineDatabase(path: path)
+            let other = try await SQLiteDatabase(path: path)
             for round in 0..<20 {
                 let account = "racer-\(round)"
                 let all = await withTaskGroup(of: OrderOutcome.self) { group in

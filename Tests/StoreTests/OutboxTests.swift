@@ -2,13 +2,14 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 @Suite struct OutboxTests {
     let t0 = Fixture.t0
 
     /// A database with `count` credited receipts, credited a second apart: one webhook each.
-    func databaseWithNotifications(_ count: Int, _ body: (PipelineDatabase) async throws -> Void) async throws {
+    func databaseWithNotifications(_ count: Int, _ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
             try await database.acceptNew((1...count).map { Fixture.receipt("r\($0)", account: "a1") })
             for i in 1...count {

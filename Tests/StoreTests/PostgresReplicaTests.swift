@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import StorePostgres
 import Testing
 
 /// Stages replicated on one PostgreSQL database: each handle below is what one process

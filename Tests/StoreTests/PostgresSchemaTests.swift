@@ -6,6 +6,7 @@ import PostgresNIO
 import Testing
 
 @testable import Store
+@testable import StorePostgres
 
 extension PostgresPipelineDatabase {
     /// Runs one statement in a transaction of its own (tests only).

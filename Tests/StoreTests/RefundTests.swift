@@ -3,6 +3,7 @@ import GRDB
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 /// REFUND, REVOKE, REFUND_REVERSED and legacy cancellations: a transaction's credit is
@@ -12,7 +13,7 @@ import Testing
     let t0 = Fixture.t0
 
     /// a1 credited 100 coins for t1 by receipt r1.
-    func withCreditedCoins(_ body: (PipelineDatabase, String) async throws -> Void) async throws {
+    func withCreditedCoins(_ body: (SQLiteDatabase, String) async throws -> Void) async throws {
         try await withTemporaryDatabase { database, path in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             let credited = try await database.apply(

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 /// DID_RENEW, SUBSCRIBED, EXPIRED, GRACE_PERIOD_EXPIRED, DID_FAIL_TO_RENEW: a subscription's
@@ -12,7 +13,7 @@ import Testing
     let day: TimeInterval = 86_400
 
     /// a1 bought the monthly VIP (original transaction o1) through receipt rA, until t0 + 30 days.
-    func withSubscription(_ body: (PipelineDatabase) async throws -> Void) async throws {
+    func withSubscription(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
             try await database.acceptNew([Fixture.receipt("rA", account: "a1")])
             let bought = try await database.apply(

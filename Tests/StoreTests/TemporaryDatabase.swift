@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 
 /// A fresh directory under the system temporary directory, removed by ``remove()``.
 struct TemporaryDirectory {
@@ -20,13 +21,13 @@ struct TemporaryDirectory {
 }
 
 /// Runs `body` with a database in a real SQLite file in a fresh temporary directory.
-func withTemporaryDatabase<T>(_ body: (PipelineDatabase, String) async throws -> T) async throws -> T {
+func withTemporaryDatabase<T>(_ body: (SQLiteDatabase, String) async throws -> T) async throws -> T {
     let directory = try await TemporaryDirectory()
     defer { directory.remove() }
     let path = directory.path + "/pipeline.sqlite"
-    return try await body(PipelineDatabase(path: path), path)
+    return try await body(SQLiteDatabase(path: path), path)
 }
 
-func withTemporaryDatabase<T>(_ body: (PipelineDatabase) async throws -> T) async throws -> T {
+func withTemporaryDatabase<T>(_ body: (SQLiteDatabase) async throws -> T) async throws -> T {
     try await withTemporaryDatabase { database, _ in try await body(database) }
 }

@@ -6,9 +6,10 @@ import Synchronization
 import Testing
 
 @testable import Store
+@testable import StoreSQLite
 
 /// The processes writing one file queue on its write lock instead of SQLite's busy
-/// sleeps and timeout; two `PipelineDatabase`s on one path stand for two processes (each
+/// sleeps and timeout; two `SQLiteDatabase`s on one path stand for two processes (each
 /// opens the lock file on its own, and `flock` keeps those apart).
 @Suite struct WriteLockTests {
     @Test func aWriterWaitsForAnotherProcessesTransactionLongerThanTheBusyTimeoutInsteadOfFailing() async throws {
@@ -16,8 +17,8 @@ import Testing
             // A busy timeout far shorter than the other's transaction: without the lock the
             // second write would fail with SQLITE_BUSY after 50 ms.
             let short = StoreConfiguration(busyTimeout: 0.05)
-            let first = try PipelineDatabase(path: path, configuration: short)
-            let second = try PipelineDatabase(path: path, configuration: short)
+            let first = try SQLiteDatabase(path: path, configuration: short)
+            let second = try SQLiteDatabase(path: path, configuration: short)
             // Threads of their own: the test blocks them (sleeping in a transaction, waiting
             // for the lock), which must not take the task pool's few threads from the suite.
             let firstThread = SerialThread(name: "first-writer")

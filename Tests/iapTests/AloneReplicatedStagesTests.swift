@@ -2,6 +2,8 @@ import Foundation
 import Notifier
 import PipelineTesting
 import Store
+import StorePostgres
+import StoreSQLite
 import StubStore
 import Synchronization
 import Testing

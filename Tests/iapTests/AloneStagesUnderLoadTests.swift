@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Store
+import StoreSQLite
 import Testing
 
 /// Correctness under load, with every stage its own process: `iap bench stages` starts the
@@ -63,7 +64,7 @@ struct AloneStagesUnderLoadTests {
             ]))
 
         // The books, read here from the database the stages wrote.
-        let database = try PipelineDatabase(path: directory.file("run/iap.sqlite"))
+        let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
         let counts = try await ReceiptStore(database).receiptStatusCounts()
         #expect(counts == [.credited: 5000])
         #expect(try await LedgerStore(database).audit().isEmpty)

@@ -2,6 +2,8 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import StorePostgres
+import StoreSQLite
 import Testing
 
 /// The `iap` binary as an operator runs it: bad settings stop it at start, naming the variable.
@@ -159,7 +161,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("iap.sqlite")
-        let database = try PipelineDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
         let receipt = NewReceipt.fixture(accountID: "player")
         _ = try await database.acceptReceipts([receipt], now: Date())
         _ = try await database.apply(

@@ -8,6 +8,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import StoreSQLite
 import Synchronization
 import Testing
 
@@ -43,7 +44,7 @@ import Testing
 
     /// An intake serving the console over `database`; `configure` adjusts the console.
     func consoleIntake(
-        _ configure: (inout ConsoleConfiguration) -> Void, database: PipelineDatabase, lines: LogLines
+        _ configure: (inout ConsoleConfiguration) -> Void, database: SQLiteDatabase, lines: LogLines
     ) throws -> Intake {
         let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
         var configuration = try ConsoleConfiguration(operators: [(name: "alice", secret: Self.secret)])
@@ -71,7 +72,7 @@ import Testing
         defer { directory.remove() }
         let lines = LogLines()
         let served = try consoleIntake(
-            configure, database: try PipelineDatabase(path: directory.file("iap.sqlite")), lines: lines)
+            configure, database: try SQLiteDatabase(path: directory.file("iap.sqlite")), lines: lines)
         try await withRunningServer({ onPort in served.application(onServerRunning: onPort) }) { port in
             try await body(port, lines)
         }
@@ -142,7 +143,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let intake = try consoleIntake(
-            { _ in }, database: try PipelineDatabase(path: directory.file("iap.sqlite")), lines: LogLines())
+            { _ in }, database: try SQLiteDatabase(path: directory.file("iap.sqlite")), lines: LogLines())
         let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         try await Application(router: intake.router()).test(.router) { client in
             // Given a logged-in operator and the CSRF token of her pages

@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Store
+import StoreSQLite
 import StubStore
 import Synchronization
 import Testing
@@ -213,7 +214,7 @@ import Testing
     }
 
     /// Balances, ledger entries and `iap audit` agree that each receipt was credited once.
-    static func expectBooks(_ database: PipelineDatabase, receipts: Int, accounts: Int, pipeline: ProcessPipeline)
+    static func expectBooks(_ database: SQLiteDatabase, receipts: Int, accounts: Int, pipeline: ProcessPipeline)
         async throws
     {
         var coins = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Notifier
 import PipelineTesting
+import StoreSQLite
 import StubStore
 import Testing
 

@@ -3,6 +3,8 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import StorePostgres
+import StoreSQLite
 import Testing
 
 /// `iap migrate --from-sqlite`: a SQLite history copied into an empty PostgreSQL database,
@@ -14,7 +16,7 @@ import Testing
 
     /// A SQLite file with 40 credited receipts, one refunded purchase and one dead receipt.
     func history(at path: String) async throws {
-        let database = try PipelineDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
         let receipts = (0..<42).map { NewReceipt.fixture(accountID: "player-\($0 % 5)") }
         _ = try await database.acceptReceipts(receipts, now: Date())
         var verdicts = receipts.prefix(40).enumerated().map { index, receipt in

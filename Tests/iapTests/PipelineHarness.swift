@@ -14,6 +14,7 @@ import PipelineTesting
 import Scheduler
 import ServiceLifecycle
 import Store
+import StoreSQLite
 import StubStore
 import Synchronization
 import Validator
@@ -86,7 +87,7 @@ final class PipelineHarness: Sendable {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let path = directory.file("iap.sqlite")
-            try await body(try PipelineDatabase(path: path), ["IAP_DB_PATH": path])
+            try await body(try SQLiteDatabase(path: path), ["IAP_DB_PATH": path])
         case .postgres:
             try await PostgresFixture.withDatabase(connections: 4) { database in
                 try await database.migrate()

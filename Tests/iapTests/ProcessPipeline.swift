@@ -4,6 +4,7 @@ import HTTPClient
 import Hummingbird
 import PipelineTesting
 import Store
+import StoreSQLite
 import StubStore
 
 /// The pipeline as an operator runs it: each stage an `iap` process, against the real
@@ -96,8 +97,8 @@ final class ProcessPipeline: @unchecked Sendable {
     }
 
     /// The database the processes share, opened by the test to check the books.
-    func database() throws -> PipelineDatabase {
-        try PipelineDatabase(path: directory.file("iap.sqlite"))
+    func database() throws -> SQLiteDatabase {
+        try SQLiteDatabase(path: directory.file("iap.sqlite"))
     }
 
     /// Waits until `url` answers at all.

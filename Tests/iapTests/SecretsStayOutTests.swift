@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import Notifier
 import PipelineTesting
+import StoreSQLite
 import StubStore
 import Testing
 

@@ -1,6 +1,7 @@
 import Broker
 import Foundation
 import PipelineTesting
+import StoreSQLite
 import StubStore
 import Testing
 

@@ -30,7 +30,7 @@ final class OutcomeRecorder: Sendable {
     }
 
     /// Records `record` with the others of its batch; returns once committed.
-    /// - Returns: what ``PipelineDatabase/recordDeliveries(_:)`` said of this record.
+    /// - Returns: what ``SQLiteDatabase/recordDeliveries(_:)`` said of this record.
     /// - Throws: the batch's database error; nothing of the batch was recorded.
     func record(_ record: DeliveryRecord) async throws -> Bool {
         try await withCheckedThrowingContinuation { waiter in

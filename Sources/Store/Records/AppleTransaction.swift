@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Settlement
 
 /// A row of `apple_transactions`: every Apple transaction the fulfiller ever acted on.
@@ -52,19 +51,5 @@ struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
         case catalogProductID = "catalog_product_id"
         case orderID = "order_id"
         case binding
-    }
-}
-
-extension AppleTransaction: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "apple_transactions"
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let originalTransactionID = Column(CodingKeys.originalTransactionID)
-        static let receiptID = Column(CodingKeys.receiptID)
-        static let accountID = Column(CodingKeys.accountID)
-        static let state = Column(CodingKeys.state)
-        static let createdAt = Column(CodingKeys.createdAt)
-        static let catalogProductID = Column(CodingKeys.catalogProductID)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
@@ -25,10 +24,6 @@ struct BindingConflict: Codable, Hashable, Sendable {
         case binding
         case createdAt = "created_at"
     }
-}
-
-extension BindingConflict: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "binding_conflicts"
 }
 
 /// A purchase credited to another account than the one that sent it.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A row of `entitlements`: a named right an account holds until `expiresAt` (nil: for ever).
 struct Entitlement: Codable, Hashable, Sendable {
@@ -16,21 +15,5 @@ struct Entitlement: Codable, Hashable, Sendable {
         case expiresAt = "expires_at"
         case originalTransactionID = "original_transaction_id"
         case updatedAt = "updated_at"
-    }
-}
-
-extension Entitlement: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "entitlements"
-
-    enum Columns {
-        static let accountID = Column(CodingKeys.accountID)
-        static let name = Column(CodingKeys.name)
-        static let expiresAt = Column(CodingKeys.expiresAt)
-    }
-}
-
-extension DerivableRequest<Entitlement> {
-    func filter(accountID: String) -> Self {
-        filter { $0.accountID == accountID }
     }
 }

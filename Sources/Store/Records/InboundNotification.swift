@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 
 /// A row of `apple_notifications`: one store notification as the store sent it, and where
@@ -81,44 +80,5 @@ extension InboundNotification {
             signedDate: signedDate, transactionID: transactionID, originalTransactionID: originalTransactionID,
             productID: productID, accountID: accountID, createdAt: createdAt, updatedAt: updatedAt,
             publishedAt: publishedAt)
-    }
-}
-
-extension InboundNotification: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "apple_notifications"
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let payloadHash = Column(CodingKeys.payloadHash)
-        static let status = Column(CodingKeys.status)
-        static let notificationUUID = Column(CodingKeys.notificationUUID)
-        static let type = Column(CodingKeys.type)
-        static let createdAt = Column(CodingKeys.createdAt)
-        static let publishedAt = Column(CodingKeys.publishedAt)
-    }
-}
-
-extension DerivableRequest<InboundNotification> {
-    func filter(payloadHash: String) -> Self {
-        filter { $0.payloadHash == payloadHash }
-    }
-
-    func filter(notificationUUID: String) -> Self {
-        filter { $0.notificationUUID == notificationUUID }
-    }
-
-    /// Committed notifications the broker has not confirmed, that still need validating.
-    func unpublished() -> Self {
-        filter { $0.publishedAt == nil }
-            .filter { ![NotificationStatus.applied, .rejected, .dead].contains($0.status) }
-    }
-
-    /// Consumption requests applied (a duplicate's row has no `notification_uuid`).
-    func consumptionRequests() -> Self {
-        filter { $0.type == StoreNotification.Kind.consumptionRequest.rawValue && $0.notificationUUID != nil }
-    }
-
-    func oldestFirst() -> Self {
-        order { [$0.createdAt, Column.rowID] }
     }
 }

@@ -1,10 +1,9 @@
 import Foundation
-import GRDB
 import Settlement
 
 /// A row of `ledger_entries`: one signed movement of a balance. Written only together
 /// with the matching change to `balances`, so the sum of an account's entries in a
-/// currency is its balance (``PipelineDatabase/audit()`` checks).
+/// currency is its balance (``SQLiteDatabase/audit()`` checks).
 struct LedgerEntry: Codable, Hashable, Sendable {
     var id: Int64?
     var accountID: String
@@ -34,32 +33,5 @@ extension LedgerEntry {
         AccountDetails.LedgerLine(
             id: id ?? 0, currency: currency, amount: amount, kind: kind, receiptID: receiptID,
             notificationID: notificationID, transactionID: transactionID, createdAt: createdAt)
-    }
-}
-
-extension LedgerEntry: FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "ledger_entries"
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let accountID = Column(CodingKeys.accountID)
-        static let currency = Column(CodingKeys.currency)
-        static let amount = Column(CodingKeys.amount)
-        static let kind = Column(CodingKeys.kind)
-        static let transactionID = Column(CodingKeys.transactionID)
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
-}
-
-extension DerivableRequest<LedgerEntry> {
-    func filter(accountID: String) -> Self {
-        filter { $0.accountID == accountID }
-    }
-
-    func newestFirst() -> Self {
-        order { $0.id.desc }
     }
 }

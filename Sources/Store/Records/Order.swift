@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A row of `orders`: a purchase the server allowed before the app asked Apple for it.
 struct Order: Codable, Hashable, Sendable, Identifiable {
@@ -43,20 +42,8 @@ struct Order: Codable, Hashable, Sendable, Identifiable {
     }
 }
 
-extension Order: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "orders"
-
-    enum Columns {
-        static let accountID = Column(CodingKeys.accountID)
-        static let productID = Column(CodingKeys.productID)
-        static let status = Column(CodingKeys.status)
-        static let createdAt = Column(CodingKeys.createdAt)
-        static let expiresAt = Column(CodingKeys.expiresAt)
-    }
-}
-
 /// Where an order is.
-public enum OrderStatus: String, Codable, Hashable, Sendable, CaseIterable, DatabaseValueConvertible {
+public enum OrderStatus: String, Codable, Hashable, Sendable, CaseIterable {
     /// Made; the app may buy.
     case open
     /// Paid with the product ordered.
@@ -82,14 +69,5 @@ struct AppAccountToken: Codable, Hashable, Sendable {
         case token
         case accountID = "account_id"
         case createdAt = "created_at"
-    }
-}
-
-extension AppAccountToken: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "app_account_tokens"
-
-    enum Columns {
-        static let accountID = Column(CodingKeys.accountID)
-        static let createdAt = Column(CodingKeys.createdAt)
     }
 }

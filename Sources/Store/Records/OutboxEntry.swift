@@ -1,12 +1,11 @@
 import Foundation
-import GRDB
 import PipelineCore
 import Settlement
 
 /// A row of `notification_outbox`: a webhook written in the same transaction as the
 /// change it announces, delivered later by the notifier, at least once.
 struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
-    enum Status: String, Codable, Hashable, Sendable, DatabaseValueConvertible {
+    enum Status: String, Codable, Hashable, Sendable {
         case pending, delivered
         /// Given up on: retries exhausted or the receiver refused it for good.
         case failed
@@ -99,30 +98,5 @@ private struct WebhookBody<Payload: Encodable>: Encodable {
         }
         try container.encode(accountID, forKey: .accountID)
         try container.encode(data, forKey: .data)
-    }
-}
-
-extension OutboxEntry: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "notification_outbox"
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let type = Column(CodingKeys.type)
-        static let receiptID = Column(CodingKeys.receiptID)
-        static let status = Column(CodingKeys.status)
-        static let attempts = Column(CodingKeys.attempts)
-        static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
-    }
-}
-
-extension DerivableRequest<OutboxEntry> {
-    /// Pending notifications whose next attempt is due, longest-due first.
-    func due(at now: Date) -> Self {
-        filter { $0.status == OutboxEntry.Status.pending && $0.nextAttemptAt <= now }
-            .order { [$0.nextAttemptAt, Column.rowID] }
-    }
-
-    func pending() -> Self {
-        filter { $0.status == OutboxEntry.Status.pending }
     }
 }

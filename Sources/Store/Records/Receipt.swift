@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 
 /// A row of `receipts`: one receipt as the intake committed it, and where it is now.
@@ -54,20 +53,5 @@ extension Receipt {
         Submission(
             id: id, accountID: accountID, evidence: ReceiptKind.evidence(kind, payload), orderID: orderID,
             productID: productID, submittedAt: createdAt)
-    }
-}
-
-extension Receipt: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "receipts"
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let accountID = Column(CodingKeys.accountID)
-        static let payloadHash = Column(CodingKeys.payloadHash)
-        static let status = Column(CodingKeys.status)
-        static let idempotencyKey = Column(CodingKeys.idempotencyKey)
-        static let createdAt = Column(CodingKeys.createdAt)
-        static let updatedAt = Column(CodingKeys.updatedAt)
-        static let publishedAt = Column(CodingKeys.publishedAt)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Settlement
 
 /// A row of `receipt_transactions`: one Apple transaction a receipt carried, and what
@@ -29,22 +28,5 @@ extension ReceiptTransaction {
         ReceiptDetails.CarriedTransaction(
             transactionID: transactionID, productID: productID, outcome: outcome, currency: currency,
             amount: amount, entitlement: entitlement, expiresAt: expiresAt)
-    }
-}
-
-extension ReceiptTransaction: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "receipt_transactions"
-
-    enum Columns {
-        static let receiptID = Column(CodingKeys.receiptID)
-        static let transactionID = Column(CodingKeys.transactionID)
-        static let outcome = Column(CodingKeys.outcome)
-    }
-}
-
-extension DerivableRequest<ReceiptTransaction> {
-    /// The transactions of a receipt, in the order they were recorded.
-    func filter(receiptID: String) -> Self {
-        filter { $0.receiptID == receiptID }.order(Column.rowID)
     }
 }

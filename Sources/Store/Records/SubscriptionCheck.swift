@@ -1,15 +1,14 @@
 import Foundation
-import GRDB
 import PipelineCore
 
 /// A row of `subscription_checks`: the scheduler's question to Apple about one
 /// subscription around one expiry, an hour before it and an hour after.
 struct SubscriptionCheck: Codable, Hashable, Sendable, Identifiable {
-    enum Phase: String, Codable, Hashable, Sendable, DatabaseValueConvertible {
+    enum Phase: String, Codable, Hashable, Sendable {
         case before, after
     }
 
-    enum Status: String, Codable, Hashable, Sendable, DatabaseValueConvertible {
+    enum Status: String, Codable, Hashable, Sendable {
         /// Waiting for its time.
         case scheduled
         /// Published to the validate queue; the verdict has not come back.
@@ -49,17 +48,6 @@ struct SubscriptionCheck: Codable, Hashable, Sendable, Identifiable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case publishedAt = "published_at"
-    }
-}
-
-extension SubscriptionCheck: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "subscription_checks"
-
-    enum Columns {
-        static let status = Column(CodingKeys.status)
-        static let dueAt = Column(CodingKeys.dueAt)
-        static let publishedAt = Column(CodingKeys.publishedAt)
-        static let originalTransactionID = Column(CodingKeys.originalTransactionID)
     }
 }
 

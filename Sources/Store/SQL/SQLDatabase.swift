@@ -1,6 +1,6 @@
 import Foundation
 
-/// The pipeline's database as the stores see it, SQLite (``PipelineDatabase``) or
+/// The pipeline's database as the stores see it, SQLite (``SQLiteDatabase``) or
 /// PostgreSQL (``PostgresPipelineDatabase``): transactions that run a body against a
 /// ``SQLSession``.
 ///
@@ -34,25 +34,5 @@ public protocol SQLDatabase: Sendable {
 extension SQLDatabase {
     func blockingTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
         try blockingTransaction(priority: .normal, sync: .durable, body)
-    }
-}
-
-extension PipelineDatabase: SQLDatabase {
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await Self.translatingErrors { try await write { db in try body(GRDBSession(db: db)) } }
-    }
-
-    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await Self.translatingErrors { try await read { db in try body(GRDBSession(db: db)) } }
-    }
-
-    public func blockingTransaction<T: Sendable>(
-        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) throws -> T
-    ) throws -> T {
-        try Self.translatingErrors { try write(priority: priority, sync: sync) { db in try body(GRDBSession(db: db)) } }
-    }
-
-    public func blockingSnapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
-        try Self.translatingErrors { try read { db in try body(GRDBSession(db: db)) } }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// One row of a result: its columns by name, as the backend returned them.
 public struct SQLRow: Sendable {
-    let columns: [String: SQLValue]
+    public let columns: [String: SQLValue]
 
     public init(_ columns: [String: SQLValue]) {
         self.columns = columns

@@ -55,10 +55,10 @@ extension SQLValue: SQLConvertible {
 public typealias SQLArguments = [(any SQLConvertible)?]
 
 extension Array where Element == (any SQLConvertible)? {
-    var sqlValues: [SQLValue] { map { $0?.sqlValue ?? .null } }
+    public var sqlValues: [SQLValue] { map { $0?.sqlValue ?? .null } }
 
     /// The values, each checked to be one the read path accepts back (``SQLValue/checkStorable()``).
-    func storableValues() throws(SQLError) -> [SQLValue] {
+    public func storableValues() throws(SQLError) -> [SQLValue] {
         let values = sqlValues
         for value in values { try value.checkStorable() }
         return values

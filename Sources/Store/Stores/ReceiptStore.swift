@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A small store over the pipeline's one database: every method is one read, run off the
 /// caller's thread. (The intake's commit and the relay's marks run on the intake's own
-/// database thread, through ``PipelineDatabase``.)
+/// database thread, through ``SQLiteDatabase``.)
 public struct ReceiptStore: Sendable {
     let database: any SQLDatabase
 

@@ -1,4 +1,4 @@
-/// One inconsistency ``PipelineDatabase/audit()`` found. None at all means the books balance.
+/// One inconsistency ``SQLiteDatabase/audit()`` found. None at all means the books balance.
 public struct AuditFinding: Codable, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Codable, Hashable, Sendable, CaseIterable {
         /// A balance differs from the sum of its ledger entries.

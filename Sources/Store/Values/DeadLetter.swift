@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 
 /// A dead-lettered message as the archive keeps it (a row of `dead_letters`): the original
 /// body and headers, why it died, and what an operator did about it.
 public struct DeadLetter: Codable, Hashable, Sendable, Identifiable {
     /// Where a letter is in its review.
-    public enum Status: String, Codable, Hashable, Sendable, CaseIterable, DatabaseValueConvertible {
+    public enum Status: String, Codable, Hashable, Sendable, CaseIterable {
         /// Archived, waiting for an operator.
         case waiting
         /// A replay began: its receipt was reopened, the publish may or may not have been
@@ -88,10 +87,6 @@ public struct DeadLetter: Codable, Hashable, Sendable, Identifiable {
         case resolvedAt = "resolved_at"
         case createdAt = "created_at"
     }
-}
-
-extension DeadLetter: FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "dead_letters"
 }
 
 /// Dead letters that share a reason, as `iap dlq list` and the console group them.

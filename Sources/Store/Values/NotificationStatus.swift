@@ -1,5 +1,3 @@
-import GRDB
-
 /// Where an App Store Server Notification is in the pipeline, as its status read shows it.
 public enum NotificationStatus: String, Codable, Hashable, Sendable, CaseIterable {
     /// Committed by the intake (Apple was answered 200); the broker has not confirmed it yet.
@@ -24,5 +22,3 @@ public enum NotificationStatus: String, Codable, Hashable, Sendable, CaseIterabl
         }
     }
 }
-
-extension NotificationStatus: DatabaseValueConvertible {}

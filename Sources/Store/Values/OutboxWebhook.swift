@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Settlement
 
 /// A webhook waiting in the outbox, ready to POST.

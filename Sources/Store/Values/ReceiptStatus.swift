@@ -1,4 +1,3 @@
-import GRDB
 import PipelineCore
 
 /// Where a receipt is in the pipeline, as `GET /v1/receipts/{id}` shows it.
@@ -23,8 +22,6 @@ public enum ReceiptStatus: String, Codable, Hashable, Sendable, CaseIterable {
     }
 }
 
-extension ReceiptStatus: DatabaseValueConvertible {}
-
 /// The shapes of receipt the intake accepts.
 public enum ReceiptKind: String, Codable, Hashable, Sendable, CaseIterable {
     /// A base64 app receipt for `verifyReceipt` (`receipt_data`).
@@ -34,8 +31,6 @@ public enum ReceiptKind: String, Codable, Hashable, Sendable, CaseIterable {
     /// A Google Play purchase token (`google_play`), stored as ``GooglePlayPurchase/canonicalJSON``.
     case googlePlay = "google_play"
 }
-
-extension ReceiptKind: DatabaseValueConvertible {}
 
 extension ReceiptKind {
     /// A stored receipt's payload as the evidence it is.

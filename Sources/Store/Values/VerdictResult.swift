@@ -1,4 +1,4 @@
-/// What ``PipelineDatabase/apply(_:catalog:now:)`` did with one verdict.
+/// What ``SQLiteDatabase/apply(_:catalog:now:)`` did with one verdict.
 ///
 /// A verdict's `receiptID` names a receipt or an App Store Server Notification (ids of the
 /// two never collide); the `notification...` cases are for the latter.

@@ -8,6 +8,7 @@ import Reconciliation
 import Scheduler
 import ServiceLifecycle
 import Store
+import StorePostgres
 
 extension IAP {
     /// Credits accounts from verdicts; one per database.

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import PipelineCore
 import Store
+import StorePostgres
+import StoreSQLite
 
 extension IAP {
     /// Creates or upgrades the database; every stage also does this at start on SQLite.
@@ -50,7 +52,7 @@ extension IAP {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw ValidationError("--from-sqlite: no database at \(path)")
             }
-            let source = try PipelineDatabase(path: path)
+            let source = try SQLiteDatabase(path: path)
             let copied = try await SQLiteToPostgres(from: source, to: target).copy()
             let before = try await SQLiteToPostgres.counts(in: source)
             let after = try await SQLiteToPostgres.counts(in: target)

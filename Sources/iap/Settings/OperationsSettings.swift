@@ -4,6 +4,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import StoreSQLite
 
 /// Metrics, health and shutdown settings, the same in every process.
 struct OperationsSettings: Sendable {
@@ -44,7 +45,7 @@ extension PipelineSettings {
             checks.append(
                 ReadinessCheck(name: "database") {
                     // The SQLite file itself must still be there; a server just has to answer.
-                    if let file = database as? PipelineDatabase {
+                    if let file = database as? SQLiteDatabase {
                         try await file.ping(path: path)
                     } else {
                         try await database.ping()

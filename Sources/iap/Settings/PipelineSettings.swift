@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import PipelineCore
 import Store
+import StorePostgres
+import StoreSQLite
 
 /// The settings every process shares, read from the environment at start.
 struct PipelineSettings: Sendable {
@@ -97,13 +99,13 @@ struct PipelineSettings: Sendable {
     }
 
     /// Opens (creating and migrating if needed) the SQLite database at `IAP_DB_PATH`.
-    func openSQLite() throws -> PipelineDatabase {
+    func openSQLite() throws -> SQLiteDatabase {
         let directory = (databasePath as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         do {
-            return try PipelineDatabase(path: databasePath)
+            return try SQLiteDatabase(path: databasePath)
         } catch {
             throw SettingError(variable: "IAP_DB_PATH", problem: "cannot open \(databasePath): \(error)")
         }

@@ -3,6 +3,7 @@ import Foundation
 import Intake
 import PipelineCore
 import Store
+import StoreSQLite
 import StubStore
 
 extension IAP.Bench {

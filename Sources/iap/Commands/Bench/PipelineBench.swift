@@ -9,6 +9,7 @@ import Pipeline
 import PipelineCore
 import ServiceLifecycle
 import Store
+import StoreSQLite
 import StubStore
 import Synchronization
 
@@ -38,7 +39,7 @@ extension IAP.Bench {
             let directory = NSTemporaryDirectory() + "iap-bench-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let database = try PipelineDatabase(path: directory + "/iap.sqlite")
+            let database = try SQLiteDatabase(path: directory + "/iap.sqlite")
             let prefix = "\(settings.queuePrefix).bench.\(UUID().uuidString.prefix(8).lowercased())"
             let topology = PipelineTopology(prefix: prefix)
             let stub = StubAppStore(

@@ -6,6 +6,7 @@ import Foundation
 import HTTPClient
 import Notifier
 import Store
+import StoreSQLite
 import StubStore
 
 extension IAP.Bench {

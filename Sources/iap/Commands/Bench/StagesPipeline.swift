@@ -4,6 +4,7 @@ import Foundation
 import Notifier
 import PipelineCore
 import Store
+import StorePostgres
 
 /// The pipeline as operators run it, each stage its own `iap` process, on a queue prefix,
 /// a database and ports of its own: what `iap bench stages` measures and `iap chaos` attacks.

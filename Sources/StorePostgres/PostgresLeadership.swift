@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Store
 import Synchronization
 
 /// Leadership held as a PostgreSQL session-level advisory lock on a connection of its own:

@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// v3: orders and binding.
     ///
     /// - `orders`: made before a purchase, checked against the product's rules; at most one

@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// v9: Google Play's real-time developer notifications beside Apple's, in the one table
     /// of store notifications (named for Apple, which came first, as `apple_transactions`
     /// keeps Play transactions): the ledger, dead letters and the console already follow a
@@ -14,15 +15,4 @@ extension PipelineDatabase {
         try db.create(
             index: "apple_notifications_message_id", on: "apple_notifications", columns: ["message_id"], unique: true)
     }
-}
-
-extension PostgresSchema {
-    /// SQLite's v9: Google's notifications beside Apple's.
-    static let version6: [String] = [
-        """
-        ALTER TABLE apple_notifications
-          ADD COLUMN store TEXT NOT NULL DEFAULT 'apple' CHECK (store IN ('apple', 'google')),
-          ADD COLUMN message_id TEXT UNIQUE CHECK (length(message_id) BETWEEN 1 AND 128)
-        """
-    ]
 }

@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// v8: receipts of a third kind, `google_play` (a Play purchase token, stored as its
     /// canonical JSON): the `kind` check is widened (the table is rebuilt).
     ///
@@ -34,28 +35,4 @@ extension PipelineDatabase {
             t.column("polled_until", .datetime).notNull()
         }
     }
-}
-
-extension PostgresSchema {
-    /// SQLite's v8: Google Play receipts and their acknowledgements.
-    static let version5: [String] = [
-        "ALTER TABLE receipts DROP CONSTRAINT receipts_kind_check",
-        "ALTER TABLE receipts ADD CONSTRAINT receipts_kind_check CHECK (kind IN ('legacy', 'storekit2', 'google_play'))",
-        """
-        CREATE TABLE google_acknowledgements (
-          purchase_token TEXT PRIMARY KEY CHECK (length(purchase_token) > 0),
-          package_name TEXT NOT NULL,
-          product_id TEXT NOT NULL,
-          action TEXT NOT NULL CHECK (action IN ('consume', 'acknowledge', 'acknowledge_subscription')),
-          receipt_id TEXT REFERENCES receipts(id),
-          status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
-          attempts INTEGER NOT NULL DEFAULT 0,
-          next_attempt_at TIMESTAMPTZ,
-          last_error TEXT,
-          created_at TIMESTAMPTZ NOT NULL,
-          done_at TIMESTAMPTZ)
-        """,
-        "CREATE INDEX google_acknowledgements_due ON google_acknowledgements (status, next_attempt_at)",
-        "CREATE TABLE google_voided_polls (package_name TEXT PRIMARY KEY, polled_until TIMESTAMPTZ NOT NULL)",
-    ]
 }

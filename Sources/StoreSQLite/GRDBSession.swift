@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Store
 
 /// A ``SQLSession`` over an open GRDB transaction on the SQLite file. Statements are
 /// prepared once per connection and cached.
@@ -95,7 +96,7 @@ struct GRDBSession: SQLSession {
     }
 }
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// Runs `body`, SQLite's errors turned into ``SQLError`` (see ``GRDBSession/translate(_:)``).
     static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
@@ -112,12 +113,5 @@ extension PipelineDatabase {
         } catch let error as DatabaseError {
             throw GRDBSession.translate(error)
         }
-    }
-}
-
-/// Reads the dates SQLite stores as text.
-enum SQLDateText {
-    static func parse(_ text: String) -> Date? {
-        Date.fromDatabaseValue(text.databaseValue)
     }
 }

@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// Rebuilds `table` from its own `CREATE TABLE`, edited by `edit`: SQLite cannot alter a
     /// constraint, so a changed CHECK means a new table. Rows keep their rowids (they break
     /// ties in some orders), indexes are made again, and so are the triggers that name the

@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// v4: the dead-letter archive that operators review (`iap dlq`, the console).
     ///
     /// - `dead_letters`: every message the pipeline dead-lettered, whole (body and headers),

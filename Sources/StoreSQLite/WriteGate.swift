@@ -1,24 +1,5 @@
 import Foundation
-
-/// How a write transaction's commit reaches the disk.
-public enum CommitSync: Sendable {
-    /// Synced before the commit returns (`synchronous = FULL`): whatever a caller is told
-    /// after it survives a power loss. Receipts, credits, claims.
-    case durable
-    /// Written to the WAL but not synced (`synchronous = NORMAL`): a power loss can take it
-    /// back, together with everything committed after it and nothing before. For records
-    /// whose loss only repeats work: the relay's published marks, the notifier's delivered
-    /// marks. The next durable commit of any process syncs it too, since the WAL is one file.
-    case relaxed
-}
-
-/// Which writes go first when several wait for the database in one process.
-public enum WritePriority: Sendable {
-    /// Background work: crediting, marks, claims, archives.
-    case normal
-    /// Someone is waiting on the answer now: the intake's group commit.
-    case urgent
-}
+import Store
 
 /// Lets one write at a time through to GRDB's writer, urgent ones first.
 ///

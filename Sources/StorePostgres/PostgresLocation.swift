@@ -2,6 +2,7 @@ import Foundation
 import NIOSSL
 import PipelineCore
 import PostgresNIO
+import Store
 
 /// Where a PostgreSQL database is, from `IAP_DATABASE_URL`:
 /// `postgres://user:password@host:5432/database?sslmode=disable|prefer|require`.

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
+import Store
 
 /// A PostgreSQL database (`IAP_DATABASE_URL`): a pool of connections and the schema.
 ///
-/// The stores run on it the way they run on ``PipelineDatabase`` over SQLite; this type
+/// The stores run on it the way they run on ``SQLiteDatabase`` over SQLite; this type
 /// owns the connections and brings the schema up to date (``migrate()``), under an
 /// advisory lock so that processes starting together migrate one after another.
 public final class PostgresPipelineDatabase: SQLDatabase {

@@ -1,5 +1,7 @@
+import Store
+
 /// The PostgreSQL schema: the same tables, keys and constraints as SQLite's migrations
-/// v1-v4 (PipelineDatabase+Schema*.swift), written once as PostgreSQL's version 1, then
+/// v1-v4 (SQLiteDatabase+Schema*.swift), written once as PostgreSQL's version 1, then
 /// SQLite's later ones one by one (version 2 is v5: write-offs, account flags,
 /// reconciliation runs; version 3 is v6: call budgets; version 4 is v7: manual
 /// adjustments; version 5 is v8: Google Play; version 6 is v9: Google's notifications).

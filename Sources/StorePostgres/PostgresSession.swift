@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import Store
 
 /// A ``SQLSession`` over one PostgreSQL connection, inside a transaction the lane opened.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Store
 
 /// The pipeline's SQLite database: receipts, accounts, the ledger and the notification outbox.
 ///
@@ -9,10 +10,10 @@ import GRDB
 /// that leaves the database consistent; none hands out the connection.
 ///
 /// ```swift
-/// let database = try PipelineDatabase(path: "/var/lib/iap/pipeline.sqlite")
+/// let database = try SQLiteDatabase(path: "/var/lib/iap/pipeline.sqlite")
 /// let outcomes = try database.acceptReceipts(batch, now: Date())
 /// ```
-public struct PipelineDatabase: Sendable {
+public struct SQLiteDatabase: Sendable {
     /// Access to the database.
     private let dbWriter: any DatabaseWriter
     /// Orders this process's writes: the intake's group commit ahead of other work.
@@ -70,7 +71,7 @@ public struct PipelineDatabase: Sendable {
             // indexes and the fulfiller's tables stay in memory across transactions.
             try db.execute(sql: "PRAGMA cache_size = -16384")
         }
-        config.label = "PipelineDatabase"
+        config.label = "SQLiteDatabase"
         config.busyMode = .timeout(options.busyTimeout)
         config.foreignKeysEnabled = true
         config.maximumReaderCount = options.maximumReaderCount
@@ -149,7 +150,7 @@ public struct PipelineDatabase: Sendable {
     }
 }
 
-/// How to open a ``PipelineDatabase``.
+/// How to open a ``SQLiteDatabase``.
 public struct StoreConfiguration: Hashable, Sendable {
     /// How long a write waits for another process's write transaction before failing
     /// with a transient error (``SQLError/retry(_:)``).

@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// v7: `manual_adjustments`, an operator's grants and revokes (``AdjustmentStore``): the
     /// currency and signed amount, or the entitlement and its end; the reason, the operator,
     /// the balance after and what policy `clamp` wrote off. Its ledger entries carry
@@ -31,7 +32,7 @@ extension PipelineDatabase {
     }
 }
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     private static func rebuildOutboxForManualWebhooks(_ db: Database) throws {
         try rebuild(table: "notification_outbox", in: db) {
             $0.replacingOccurrences(
@@ -39,36 +40,4 @@ extension PipelineDatabase {
                 with: "'subscription.renewed', 'subscription.expired', 'account.adjusted', 'entitlement.granted')")
         }
     }
-}
-
-extension PostgresSchema {
-    /// SQLite's v7: `manual_adjustments`.
-    static let version4: [String] = [
-        "ALTER TABLE notification_outbox DROP CONSTRAINT notification_outbox_type_check",
-        """
-        ALTER TABLE notification_outbox ADD CONSTRAINT notification_outbox_type_check
-          CHECK (type IN ('receipt.credited', 'receipt.rejected', 'receipt.dead', 'purchase.refunded',
-            'purchase.refund_reversed', 'subscription.renewed', 'subscription.expired', 'account.adjusted',
-            'entitlement.granted'))
-        """,
-        """
-        CREATE TABLE manual_adjustments (
-          id TEXT PRIMARY KEY,
-          idempotency_key TEXT NOT NULL UNIQUE,
-          account_id TEXT NOT NULL REFERENCES accounts(id),
-          kind TEXT NOT NULL CHECK (kind IN ('currency', 'entitlement')),
-          currency TEXT,
-          amount BIGINT,
-          entitlement TEXT,
-          expires_at TIMESTAMPTZ,
-          reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
-          operator TEXT NOT NULL CHECK (length(operator) > 0),
-          balance BIGINT,
-          written_off BIGINT,
-          created_at TIMESTAMPTZ NOT NULL,
-          CHECK (kind <> 'currency' OR (currency IS NOT NULL AND amount IS NOT NULL AND amount <> 0)),
-          CHECK (kind <> 'entitlement' OR (entitlement IS NOT NULL AND expires_at IS NOT NULL)))
-        """,
-        "CREATE INDEX manual_adjustments_on_account ON manual_adjustments (account_id, created_at)",
-    ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Store
 
 /// Copies a pipeline's SQLite database into an empty, migrated PostgreSQL one, in one
 /// transaction: every row of every table, in an order that satisfies the foreign keys,
@@ -17,10 +18,10 @@ public struct SQLiteToPostgres: Sendable {
         "ledger_entries": "id", "binding_conflicts": "id", "account_flags": "id", "reconciliation_runs": "id",
     ]
 
-    let source: PipelineDatabase
+    let source: any SQLDatabase
     let target: PostgresPipelineDatabase
 
-    public init(from source: PipelineDatabase, to target: PostgresPipelineDatabase) {
+    public init(from source: any SQLDatabase, to target: PostgresPipelineDatabase) {
         self.source = source
         self.target = target
     }

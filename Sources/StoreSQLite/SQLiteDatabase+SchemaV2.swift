@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// v2: App Store Server Notifications V2 and what they do to accounts.
     ///
     /// - `apple_notifications`: every notification Apple posted, from intake to its final

@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import PipelineCore
 import PostgresNIO
+import Store
 import Synchronization
 
 /// Connections to PostgreSQL, each on a thread of its own: a transaction runs on one lane

@@ -1,4 +1,5 @@
 import Glibc
+import Store
 
 /// An exclusive `flock` on a file beside the database, for what processes sharing one
 /// database must do one at a time.

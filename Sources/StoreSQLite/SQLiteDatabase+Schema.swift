@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// The schema, one named migration at a time. A migration never changes once it has
     /// shipped: a change to the schema is a new migration appended below.
     ///
@@ -28,32 +29,32 @@ extension PipelineDatabase {
 
         // Later migrations go here.
 
-        // The dead-letter archive (PipelineDatabase+SchemaV4.swift).
+        // The dead-letter archive (SQLiteDatabase+SchemaV4.swift).
         migrator.registerMigration("v4") { db in
             try createV4(db)
         }
 
-        // Refunds a balance cannot pay: write-offs and account flags (PipelineDatabase+SchemaV5.swift).
+        // Refunds a balance cannot pay: write-offs and account flags (SQLiteDatabase+SchemaV5.swift).
         migrator.registerMigration("v5") { db in
             try createV5(db)
         }
 
-        // Call budgets shared by every process calling Apple (PipelineDatabase+SchemaV6.swift).
+        // Call budgets shared by every process calling Apple (SQLiteDatabase+SchemaV6.swift).
         migrator.registerMigration("v6") { db in
             try createV6(db)
         }
 
-        // Operators' grants and revokes (PipelineDatabase+SchemaV7.swift).
+        // Operators' grants and revokes (SQLiteDatabase+SchemaV7.swift).
         migrator.registerMigration("v7") { db in
             try createV7(db)
         }
 
-        // Google Play receipts (PipelineDatabase+SchemaV8.swift).
+        // Google Play receipts (SQLiteDatabase+SchemaV8.swift).
         migrator.registerMigration("v8") { db in
             try createV8(db)
         }
 
-        // Google's real-time developer notifications (PipelineDatabase+SchemaV9.swift).
+        // Google's real-time developer notifications (SQLiteDatabase+SchemaV9.swift).
         migrator.registerMigration("v9") { db in
             try createV9(db)
         }

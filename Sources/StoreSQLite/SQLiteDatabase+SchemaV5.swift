@@ -1,6 +1,7 @@
 import GRDB
+import Store
 
-extension PipelineDatabase {
+extension SQLiteDatabase {
     /// v5: refunds a balance cannot pay (the catalog's `negative_balance` policy),
     /// reconciliation with Apple's Notification History, and answers to its consumption
     /// requests.

@@ -1,5 +1,6 @@
 import NIOCore
 import PostgresNIO
+import Store
 
 extension PostgresConnection {
     /// How long one statement may go unanswered before its connection is given up.
