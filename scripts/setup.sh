@@ -34,7 +34,15 @@ if ! command -v swift >/dev/null 2>&1; then
   fi
 fi
 
-# No systemd here: start the broker directly when it is not answering.
+# No systemd here: start the broker directly when it is not answering. It runs as the
+# rabbitmq user through su, whose session gives it a soft limit of 1,024 file descriptors:
+# a few hundred test connections and its own files use them up, and it stops accepting
+# any. rabbitmq-env.conf is sourced by the broker's start script: raise the soft limit
+# there to the hard one.
+env_conf=/etc/rabbitmq/rabbitmq-env.conf
+if ! grep -q 'ulimit -S -n' "$env_conf" 2>/dev/null; then
+  echo 'ulimit -S -n "$(ulimit -H -n)"' | $sudo tee -a "$env_conf" >/dev/null
+fi
 if ! rabbitmqctl -q status >/dev/null 2>&1; then
   echo "setup: starting rabbitmq-server"
   $sudo rabbitmq-server -detached

@@ -33,15 +33,14 @@ public struct Intake: Sendable {
         topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(),
         health: HealthEndpoints? = nil, logger: Logger
     ) {
-        let thread = SerialThread(name: "intake-db")
         let relay = Relay(
-            connection: connection, database: database, thread: thread, topology: topology,
+            connection: connection, database: database, topology: topology,
             configuration: relayConfiguration, logger: logger)
         self.configuration = configuration
         self.relay = relay
         self.routes = IntakeRoutes(
             accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
-            committer: GroupCommitter(database: database, thread: thread) { relay.enqueue($0) },
+            committer: GroupCommitter(database: database) { relay.enqueue($0) },
             maxBodySize: configuration.maxBodySize)
         self.orders = OrderRoutes(
             orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,

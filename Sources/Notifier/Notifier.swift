@@ -35,9 +35,6 @@ public struct Notifier: Service {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: WebhookSigner
-    /// Where claims and outcome batches run: they block for an fsync, which must not hold
-    /// a thread of the cooperative pool.
-    let thread = SerialThread(name: "notifier-db")
 
     /// Creates a notifier; nothing starts until ``run()`` or ``runOnce()``.
     /// - Parameters:
@@ -78,7 +75,7 @@ public struct Notifier: Service {
                 "endpoint": "\(Self.endpoint(url))", "max_in_flight": "\(configuration.maxInFlight)",
                 "max_attempts": "\(configuration.schedule.maxAttempts)",
             ])
-        let recorder = OutcomeRecorder(database: database, thread: thread)
+        let recorder = OutcomeRecorder(database: database)
         async let recording: Void = recorder.run()
         do {
             try await deliverUntilStopped(to: url, recorder: recorder)
@@ -139,7 +136,7 @@ public struct Notifier: Service {
         guard let url = configuration.webhookURL else { return 0 }
         let batch = try await claim(limit: configuration.batchSize)
         let maxInFlight = configuration.maxInFlight
-        let recorder = OutcomeRecorder(database: database, thread: thread)
+        let recorder = OutcomeRecorder(database: database)
         async let recording: Void = recorder.run()
         await withTaskGroup(of: Void.self) { group in
             var running = 0
@@ -168,9 +165,7 @@ public struct Notifier: Service {
     private func claim(limit: Int) async throws -> [OutboxWebhook] {
         let now = self.now()
         let leaseUntil = now.addingTimeInterval(configuration.lease.timeInterval)
-        return try await thread.run { [database] in
-            try database.claimDueWebhooks(now: now, limit: limit, leaseUntil: leaseUntil)
-        }
+        return try await database.claimDueWebhooks(now: now, limit: limit, leaseUntil: leaseUntil)
     }
 
     /// ``claim(limit:)`` for the poll loop: nil after a transient failure, which is logged.

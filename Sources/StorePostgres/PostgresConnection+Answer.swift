@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import PostgresNIO
 import Store
@@ -7,15 +8,15 @@ extension PostgresConnection {
     /// Generous: a statement may wait for another transaction's locks.
     static let statementDeadline: TimeAmount = .seconds(120)
 
-    /// Runs `query` and waits for its answer, blocking the calling thread (a lane's own).
+    /// Runs `query` and awaits its answer, with the number of rows it changed.
     ///
     /// postgres-nio 1.33 writes a query to its channel without a promise: on a connection
     /// the server has just closed (a restart, `pg_terminate_backend`), the write fails and
-    /// the query's future never completes, so a plain `wait()` hung the lane for good. The
-    /// wait here also ends when the connection closes or the deadline passes; either
-    /// closes the connection and throws ``SQLError/unreachable(_:)``, which the lane's
-    /// callers treat as transient.
-    func answer(to query: PostgresQuery, logger: Logger) throws -> PostgresQueryResult {
+    /// the query's future never completes, so awaiting it alone could hang a stage for good.
+    /// The wait here also ends when the connection closes or the deadline passes; either
+    /// closes the connection and throws ``SQLError/unreachable(_:)``, which callers treat as
+    /// transient. Awaited: no thread waits.
+    func answer(to query: PostgresQuery, logger: Logger) async throws -> PostgresQueryResult {
         guard !isClosed else { throw SQLError.unreachable("PostgreSQL: the connection is closed") }
         let loop = eventLoop
         let answer = loop.makePromise(of: PostgresQueryResult.self)
@@ -31,6 +32,6 @@ extension PostgresConnection {
             }
         }
         answer.futureResult.whenComplete { _ in watch.cancel() }
-        return try answer.futureResult.wait()
+        return try await answer.futureResult.get()
     }
 }

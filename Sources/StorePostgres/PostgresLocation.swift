@@ -63,6 +63,21 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         return other
     }
 
+    /// The pool's settings: at most `connections` at once, each dropped after a minute idle.
+    func clientConfiguration(connections: Int) throws -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS =
+            switch sslMode {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options.maximumConnections = max(1, connections)
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+
     /// One connection's settings, for checking the server answers before the pool starts.
     func connectionConfiguration(timeout: Duration) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS =

@@ -1,142 +1,170 @@
 import Foundation
 import Logging
+import PostgresNIO
 import Store
+import Synchronization
 
-/// A PostgreSQL database (`IAP_DATABASE_URL`): a pool of connections and the schema.
+/// A PostgreSQL database (`IAP_DATABASE_URL`): a pool of connections (postgres-nio's
+/// `PostgresClient`) and the schema.
 ///
-/// The stores run on it the way they run on ``SQLiteDatabase`` over SQLite; this type
-/// owns the connections and brings the schema up to date (``migrate()``), under an
-/// advisory lock so that processes starting together migrate one after another.
+/// The stores run on it the way they run on SQLite: every transaction leases a connection,
+/// and each statement is a round trip the task awaits, holding no thread. A transaction that
+/// lost a race with another process's (a deadlock, a serialization failure) is run again, a
+/// few times, from the start; a connection the server ended is dropped and the error is
+/// ``SQLError/unreachable(_:)``, which the stages treat as transient.
+///
+/// The pool runs from `init` until ``close()``: the database is opened by long-running
+/// stages and one-shot commands alike, and each closes it when done.
 public final class PostgresPipelineDatabase: SQLDatabase {
     public let location: PostgresLocation
     let logger: Logger
-    /// The stores' transactions, each on a connection and thread of its own.
-    private let lanes: PostgresLanes
-    /// Migrations and administration, off the stores' lanes.
-    private let admin: PostgresLanes.Lane
+    private let client: PostgresClient
+    private let pool: Task<Void, Never>
 
     /// Nothing is connected until the first transaction.
-    /// - Parameter connections: how many transactions this process runs at once.
-    public init(location: PostgresLocation, connections: Int = 4, logger: Logger) {
+    /// - Parameter connections: how many transactions this process runs at once, at most.
+    public init(location: PostgresLocation, connections: Int = 8, logger: Logger) {
         self.location = location
         self.logger = logger
-        lanes = PostgresLanes(location: location, count: connections, logger: logger)
-        admin = PostgresLanes.Lane(index: connections, location: location, logger: logger)
+        // A location that parsed has a valid TLS mode; only NIOSSL's own failure could throw.
+        let configuration =
+            (try? location.clientConfiguration(connections: connections))
+            ?? PostgresClient.Configuration(
+                host: location.host, port: location.port, username: location.user, password: nil,
+                database: location.database, tls: .disable)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        pool = Task { await client.run() }
     }
 
-    deinit {
-        lanes.shutdown()
-        let admin = self.admin
-        admin.thread.execute { admin.disconnect() }
-        admin.thread.shutdown()
-    }
+    deinit { pool.cancel() }
 
     /// Closes every connection, and waits until they are closed.
     public func close() async {
-        await lanes.close()
-        _ = try? await admin.thread.run { [admin] in admin.disconnect() }
+        pool.cancel()
+        await pool.value
     }
 
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await lanes.transaction(.write(.durable), body)
-    }
+    /// What a transaction may do, and how its commit reaches the disk.
+    enum Kind: Sendable {
+        case write(CommitSync)
+        case read
 
-    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await lanes.transaction(.read, body)
-    }
-
-    /// PostgreSQL orders waiting transactions itself: `priority` changes nothing here.
-    public func blockingTransaction<T: Sendable>(
-        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) throws -> T
-    ) throws -> T {
-        try lanes.blockingTransaction(.write(sync), body)
-    }
-
-    public func blockingSnapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
-        try lanes.blockingTransaction(.read, body)
-    }
-
-    /// Runs one statement outside any transaction, such as `CREATE DATABASE` (which cannot
-    /// run inside one): for administration and tests, never for the pipeline's data.
-    public func administer(_ sql: String) async throws(PostgresStoreError) {
-        try await reach { [admin] in try admin.outsideTransaction { session in try session.execute(sql) } }
-    }
-
-    /// Connects once and logs in: a process checks this at start, so that a wrong host,
-    /// port, password or database stops it at once with the reason.
-    public func checkReachable(timeout: Duration = .seconds(5)) async throws(PostgresStoreError) {
-        try await reach { [admin] in try admin.outsideTransaction { session in _ = try session.run("SELECT 1", []) } }
-    }
-
-    /// The schema version the database is at; 0 for an empty database.
-    public func schemaVersion() async throws(PostgresStoreError) -> Int {
-        try await reach { [admin] in try admin.outsideTransaction { session in try Self.version(session) } }
-    }
-
-    /// Applies every migration the database lacks, in one transaction.
-    /// - Throws: ``PostgresStoreError`` when the server cannot be reached, or when the
-    ///   database was migrated by a newer version of this program (nothing is changed).
-    public func migrate() async throws(PostgresStoreError) {
-        try await reach { [admin] in
-            try admin.transaction(.write(.durable)) { session in
-                // One migrator at a time across processes; released with the transaction.
-                try session.execute("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
-                try session.execute(
-                    """
-                    CREATE TABLE IF NOT EXISTS iap_schema_migrations (
-                      version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
-                    """)
-                let current = try Self.version(session)
-                guard current <= PostgresSchema.latestVersion else {
-                    throw PostgresStoreError.newerSchema(found: current, known: PostgresSchema.latestVersion)
-                }
-                for migration in PostgresSchema.migrations where migration.version > current {
-                    for statement in migration.statements { try session.execute(statement) }
-                    try session.execute("INSERT INTO iap_schema_migrations (version) VALUES (?)", [migration.version])
-                }
+        var begin: [String] {
+            switch self {
+            case .read: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
+            case .write(.durable): ["BEGIN"]
+            // Its loss only repeats work (a published mark): the commit does not wait for
+            // the WAL flush. The next durable commit flushes it too.
+            case .write(.relaxed): ["BEGIN", "SET LOCAL synchronous_commit = off"]
             }
         }
     }
 
-    /// An arbitrary constant that names the migration lock among advisory locks.
-    private static let migrationLock: Int64 = 0x6961_705F_6D69_6772  // "iap_migr"
-
-    private static func version(_ session: any SQLSession) throws -> Int {
-        guard
-            try session.value("SELECT to_regclass('iap_schema_migrations') IS NOT NULL AS found", as: Bool.self) == true
-        else { return 0 }
-        let version = try session.value("SELECT max(version) AS version FROM iap_schema_migrations", as: Int?.self)
-        return (version ?? nil) ?? 0
+    /// PostgreSQL orders waiting transactions itself: `priority` changes nothing here.
+    @discardableResult
+    public func transaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
+    ) async throws -> T {
+        try await run(.write(sync), body)
     }
 
-    /// Runs `body` on the administration lane, turning what fails into errors that name the
-    /// database without its password.
-    private func reach<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws(PostgresStoreError) -> T {
-        do {
-            return try await admin.thread.run(body)
-        } catch let error as PostgresStoreError {
-            throw error
-        } catch let error as SQLError {
-            throw .server(location: location.description, message: error.message)
-        } catch {
-            throw .server(location: location.description, message: String(describing: error))
+    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws -> T
+    {
+        try await run(.read, body)
+    }
+
+    static let attempts = 5
+
+    private func run<T: Sendable>(_ kind: Kind, _ body: @escaping @Sendable (any SQLSession) async throws -> T)
+        async throws -> T
+    {
+        var attempt = 1
+        while true {
+            do {
+                return try await once(kind, body)
+            } catch SQLError.retry(let message) where attempt < Self.attempts {
+                logger.debug(
+                    "transaction lost a race; running it again",
+                    metadata: ["attempt": "\(attempt)", "error": "\(message)"])
+                attempt += 1
+                // Apart, so that two transactions that collided do not collide again.
+                try await Task.sleep(for: .microseconds(Int.random(in: 1_000...(20_000 * attempt))))
+            }
         }
+    }
+
+    private func once<T: Sendable>(_ kind: Kind, _ body: @escaping @Sendable (any SQLSession) async throws -> T)
+        async throws -> T
+    {
+        try await leased { [logger] connection in
+            let session = PostgresSession(connection: connection, logger: logger)
+            do {
+                for statement in kind.begin { _ = try await session.run(statement) }
+                let result = try await body(session)
+                _ = try await session.run("COMMIT")
+                return result
+            } catch {
+                // A connection that cannot even roll back is closed: the pool replaces it.
+                if (try? await session.run("ROLLBACK")) == nil { try? await connection.close() }
+                throw error
+            }
+        }
+    }
+
+    /// How long a transaction waits for a connection of the pool before it gives up: the
+    /// server is down or refuses this process, and the caller should hear so.
+    static let leaseTimeout: Duration = .seconds(15)
+
+    /// Runs `work` on a leased connection; the lease, not the work, is bounded by
+    /// ``leaseTimeout``.
+    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
+        let state = LeaseState()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { [client] in
+                try await client.withConnection { connection in
+                    // Too late: the caller was told the server did not answer.
+                    guard state.lease() else { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
+                    return try await work(connection)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: Self.leaseTimeout)
+                if state.expire() { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw CancellationError()
+        }
+    }
+
+    public func leadership(of name: String) -> any Leadership {
+        PostgresLeadership(location: location, name: name, logger: logger)
     }
 }
 
-/// Why a PostgreSQL database cannot be used.
-public enum PostgresStoreError: Error, CustomStringConvertible, Sendable {
-    /// The server refused, could not be reached, or failed a statement.
-    case server(location: String, message: String)
-    /// The schema is newer than this program knows.
-    case newerSchema(found: Int, known: Int)
+/// Whether a lease came before its deadline: whichever of the two is first decides.
+private final class LeaseState: Sendable {
+    private let state = Mutex<(leased: Bool, expired: Bool)>((false, false))
 
-    public var description: String {
-        switch self {
-        case .server(let location, let message):
-            "PostgreSQL at \(location): \(message)"
-        case .newerSchema(let found, let known):
-            "the database was migrated by a newer version of this program (schema \(found); this one knows up to \(known))"
+    /// False when the deadline came first.
+    func lease() -> Bool {
+        state.withLock { state in
+            if !state.expired { state.leased = true }
+            return state.leased
+        }
+    }
+
+    /// True when the deadline came first.
+    func expire() -> Bool {
+        state.withLock { state in
+            if !state.leased { state.expired = true }
+            return state.expired
         }
     }
 }

@@ -4,11 +4,8 @@ import NIOCore
 import PostgresNIO
 import Store
 
-/// A ``SQLSession`` over one PostgreSQL connection, inside a transaction the lane opened.
-///
-/// It blocks its thread on each statement (`PostgresConnection.answer(to:logger:)`): a lane's thread is
-/// its own, never an event loop's nor the task pool's, and the stores' code stays
-/// synchronous, the same for SQLite and PostgreSQL.
+/// A ``SQLSession`` over one pooled PostgreSQL connection, inside a transaction the database
+/// opened: each statement is one round trip, awaited (`PostgresConnection.answer(to:logger:)`).
 struct PostgresSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
@@ -23,23 +20,23 @@ struct PostgresSession: SQLSession {
 
     var dialect: SQLDialect { .postgres }
 
-    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
-        try result(sql, arguments.storableValues()).metadata.rows ?? 0
+    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) async throws -> Int {
+        try await result(sql, arguments.storableValues()).metadata.rows ?? 0
     }
 
-    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
-        try run(sql, arguments.storableValues()).map(Self.row)
+    func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow] {
+        try await run(sql, arguments.storableValues()).map(Self.row)
     }
 
-    func savepoint<T>(_ body: () throws -> T) throws -> T {
+    func savepoint<T>(_ body: () async throws -> T) async throws -> T {
         let name = "iap_savepoint_\(depth)"
-        _ = try run("SAVEPOINT \(name)", [])
+        _ = try await run("SAVEPOINT \(name)", [])
         do {
-            let result = try body()
-            _ = try run("RELEASE SAVEPOINT \(name)", [])
+            let result = try await body()
+            _ = try await run("RELEASE SAVEPOINT \(name)", [])
             return result
         } catch {
-            _ = try run("ROLLBACK TO SAVEPOINT \(name)", [])
+            _ = try await run("ROLLBACK TO SAVEPOINT \(name)", [])
             throw error
         }
     }
@@ -47,12 +44,12 @@ struct PostgresSession: SQLSession {
     /// Advisory transaction locks, taken in one order so that two sessions locking the same
     /// keys do not deadlock; released at commit or rollback. One statement for all of them:
     /// a round trip each was a third of a fulfiller's statements.
-    func lock(_ keys: [String]) throws {
+    func lock(_ keys: [String]) async throws {
         let sorted = Set(keys).sorted()
         guard !sorted.isEmpty else { return }
         // The keys come back sorted, and the function runs on each row in that order.
         let rows = sorted.map { _ in "(?)" }.joined(separator: ", ")
-        _ = try run(
+        _ = try await run(
             """
             SELECT pg_advisory_xact_lock(hashtextextended(key, 0))
             FROM (SELECT key FROM (VALUES \(rows)) AS keys(key) ORDER BY key OFFSET 0) AS ordered
@@ -62,12 +59,12 @@ struct PostgresSession: SQLSession {
     func stored(_ date: Date) -> SQLValue { .date(date) }
 
     /// Runs one statement and returns its rows.
-    func run(_ sql: String, _ values: [SQLValue]) throws -> [PostgresRow] {
-        try result(sql, values).rows
+    func run(_ sql: String, _ values: [SQLValue] = []) async throws -> [PostgresRow] {
+        try await result(sql, values).rows
     }
 
     /// Runs one statement, its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, ...
-    private func result(_ sql: String, _ values: [SQLValue]) throws -> PostgresQueryResult {
+    private func result(_ sql: String, _ values: [SQLValue]) async throws -> PostgresQueryResult {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -82,7 +79,7 @@ struct PostgresSession: SQLSession {
         }
         let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
         do {
-            return try connection.answer(to: query, logger: logger)
+            return try await connection.answer(to: query, logger: logger)
         } catch let error as PSQLError {
             throw Self.translate(error)
         }

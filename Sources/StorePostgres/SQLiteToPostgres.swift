@@ -37,19 +37,19 @@ public struct SQLiteToPostgres: Sendable {
         let rows: [String: [SQLRow]] = try await source.snapshot { db in
             var rows: [String: [SQLRow]] = [:]
             // In the order they were written, so that PostgreSQL's own ids follow it.
-            for table in tables { rows[table] = try db.rows("SELECT * FROM \(table) ORDER BY rowid") }
+            for table in tables { rows[table] = try await db.rows("SELECT * FROM \(table) ORDER BY rowid") }
             return rows
         }
         return try await target.transaction { db in
-            let present = try Self.counts(db).filter { $0.value > 0 }
+            let present = try await Self.counts(db).filter { $0.value > 0 }
             guard present.isEmpty else { throw SQLiteToPostgresError.targetNotEmpty(present) }
             var copied: Counts = [:]
             for table in tables {
-                let types = try Self.columnTypes(table, db)
-                for row in rows[table] ?? [] { try Self.insert(row, into: table, types: types, db) }
+                let types = try await Self.columnTypes(table, db)
+                for row in rows[table] ?? [] { try await Self.insert(row, into: table, types: types, db) }
                 copied[table] = rows[table]?.count ?? 0
                 if let column = Self.keptIdentities[table] {
-                    try db.execute(
+                    try await db.execute(
                         """
                         SELECT setval(pg_get_serial_sequence('\(table)', '\(column)'),
                             COALESCE((SELECT max(\(column)) FROM \(table)), 0) + 1, false)
@@ -62,20 +62,22 @@ public struct SQLiteToPostgres: Sendable {
 
     /// Rows per table in `database`.
     public static func counts(in database: any SQLDatabase) async throws -> Counts {
-        try await database.snapshot { db in try counts(db) }
+        try await database.snapshot { db in try await counts(db) }
     }
 
-    static func counts(_ db: any SQLSession) throws -> Counts {
+    static func counts(_ db: any SQLSession) async throws -> Counts {
         var counts: Counts = [:]
-        for table in tables { counts[table] = try db.value("SELECT COUNT(*) AS n FROM \(table)", as: Int.self) ?? 0 }
+        for table in tables {
+            counts[table] = try await db.value("SELECT COUNT(*) AS n FROM \(table)", as: Int.self) ?? 0
+        }
         return counts
     }
 
     /// PostgreSQL's type of each column of `table`, and which are generated identities.
-    private static func columnTypes(_ table: String, _ db: any SQLSession) throws -> [String: (
+    private static func columnTypes(_ table: String, _ db: any SQLSession) async throws -> [String: (
         type: String, identity: Bool
     )] {
-        let rows = try db.rows(
+        let rows = try await db.rows(
             "SELECT column_name, data_type, is_identity FROM information_schema.columns WHERE table_name = ?",
             [table])
         var types: [String: (String, Bool)] = [:]
@@ -87,7 +89,7 @@ public struct SQLiteToPostgres: Sendable {
 
     private static func insert(
         _ row: SQLRow, into table: String, types: [String: (type: String, identity: Bool)], _ db: any SQLSession
-    ) throws {
+    ) async throws {
         // SQLite's columns that PostgreSQL has; an identity PostgreSQL makes itself is left out
         // unless its values are kept.
         let columns = row.columns.keys.sorted().filter { name in
@@ -96,7 +98,7 @@ public struct SQLiteToPostgres: Sendable {
         }
         let values = try columns.map { try convert(row.columns[$0] ?? .null, to: types[$0]!.type, column: $0) }
         let overriding = keptIdentities[table] != nil ? " OVERRIDING SYSTEM VALUE" : ""
-        try db.execute(
+        try await db.execute(
             """
             INSERT INTO \(table) (\(columns.joined(separator: ", ")))\(overriding)
             VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))

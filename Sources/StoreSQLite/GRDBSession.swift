@@ -9,30 +9,37 @@ struct GRDBSession: SQLSession {
 
     var dialect: SQLDialect { .sqlite }
 
-    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int {
+    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) async throws -> Int {
         try translatingErrors {
             try db.cachedStatement(sql: sql).execute(arguments: try Self.arguments(arguments))
             return db.changesCount
         }
     }
 
-    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow] {
+    func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow] {
         try translatingErrors {
             try Row.fetchAll(db.cachedStatement(sql: sql), arguments: try Self.arguments(arguments)).map(Self.row)
         }
     }
 
-    func savepoint<T>(_ body: () throws -> T) throws -> T {
-        var result: T?
-        try db.inSavepoint {
-            result = try body()
-            return .commit
+    /// SQLite keeps a savepoint on its stack after `ROLLBACK TO`: it is released either way.
+    func savepoint<T>(_ body: () async throws -> T) async throws -> T {
+        try translatingErrors { try db.execute(sql: "SAVEPOINT iap_savepoint") }
+        do {
+            let result = try await body()
+            try translatingErrors { try db.execute(sql: "RELEASE SAVEPOINT iap_savepoint") }
+            return result
+        } catch {
+            try translatingErrors {
+                try db.execute(sql: "ROLLBACK TO SAVEPOINT iap_savepoint")
+                try db.execute(sql: "RELEASE SAVEPOINT iap_savepoint")
+            }
+            throw error
         }
-        return result!
     }
 
     /// SQLite has one writer at a time: nothing to lock.
-    func lock(_ keys: [String]) throws {}
+    func lock(_ keys: [String]) async throws {}
 
     func stored(_ date: Date) -> SQLValue {
         guard case .string(let text) = date.databaseValue.storage else { return .date(date) }

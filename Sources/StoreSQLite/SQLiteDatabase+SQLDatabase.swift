@@ -1,22 +1,39 @@
 import Foundation
+import GRDB
 import Store
 
 extension SQLiteDatabase: SQLDatabase {
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await Self.translatingErrors { try await write { db in try body(GRDBSession(db: db)) } }
+    /// One write transaction on the writer's queue, holding the processes' write lock: the
+    /// calling task is suspended, never its thread. An `.urgent` write (the intake's group
+    /// commit, which HTTP requests are waiting on) goes before the `.normal` ones waiting in
+    /// this process, but never twice in a row while one is waiting, so that crediting and
+    /// marking keep going under a flood.
+    @discardableResult
+    public func transaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
+    ) async throws -> T {
+        try await Self.translatingErrors {
+            try await writeGate.pass(priority) {
+                try await write(sync: sync) { db in
+                    let connection = SameThread(value: db)
+                    return try CallerThreadExecutor.run { try await body(GRDBSession(db: connection.value)) }
+                }
+            }
+        }
     }
 
-    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws -> T {
-        try await Self.translatingErrors { try await read { db in try body(GRDBSession(db: db)) } }
+    /// One read transaction, on a snapshot that writers do not disturb, on a reader's queue.
+    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws -> T
+    {
+        try await Self.translatingErrors {
+            try await read { db in
+                let connection = SameThread(value: db)
+                return try CallerThreadExecutor.run { try await body(GRDBSession(db: connection.value)) }
+            }
+        }
     }
 
-    public func blockingTransaction<T: Sendable>(
-        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) throws -> T
-    ) throws -> T {
-        try Self.translatingErrors { try write(priority: priority, sync: sync) { db in try body(GRDBSession(db: db)) } }
-    }
-
-    public func blockingSnapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) throws -> T {
-        try Self.translatingErrors { try read { db in try body(GRDBSession(db: db)) } }
-    }
+    /// One host, one file: every process may run any job; its claims are transactions on
+    /// the one writer, so two never take the same row.
+    public func leadership(of name: String) -> any Leadership { AlwaysLeader() }
 }

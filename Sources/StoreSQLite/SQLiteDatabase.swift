@@ -17,7 +17,7 @@ public struct SQLiteDatabase: Sendable {
     /// Access to the database.
     private let dbWriter: any DatabaseWriter
     /// Orders this process's writes: the intake's group commit ahead of other work.
-    private let writeGate = WriteGate()
+    let writeGate = WriteGate()
     /// Every process's write transactions, one at a time (see ``FileLock``).
     private let writerLock: FileLock
 
@@ -94,29 +94,12 @@ public struct SQLiteDatabase: Sendable {
 
     // MARK: - Transactions
 
-    /// One write transaction. Every mutating method of the store goes through here.
-    ///
-    /// An `.urgent` write (the intake's group commit, which HTTP requests are waiting on)
-    /// goes before the `.normal` ones waiting in this process, but never twice in a row
-    /// while one is waiting, so that crediting and marking keep going under a flood.
-    @discardableResult
-    func write<T>(
-        priority: WritePriority = .normal, sync: CommitSync = .durable, _ updates: (Database) throws -> T
-    ) throws -> T {
-        try writeGate.pass(priority) {
-            try dbWriter.writeWithoutTransaction { db in try transaction(db, sync: sync, updates) }
-        }
-    }
-
-    /// One read transaction, on a snapshot that writers do not disturb.
-    func read<T>(_ value: (Database) throws -> T) throws -> T {
-        try dbWriter.read(value)
-    }
-
     /// One write transaction, run on the writer's own queue: the calling task is suspended,
-    /// never its thread. The stores go through here.
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await dbWriter.writeWithoutTransaction { db in try self.transaction(db, sync: .durable, updates) }
+    /// never its thread.
+    func write<T: Sendable>(sync: CommitSync, _ updates: @escaping @Sendable (Database) throws -> T) async throws
+        -> T
+    {
+        try await dbWriter.writeWithoutTransaction { db in try self.transaction(db, sync: sync, updates) }
     }
 
     /// `updates` in one immediate transaction, holding the processes' write lock.

@@ -23,7 +23,7 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let ids = (0..<count).map { _ in UUID().uuidString.lowercased() }
-        let outcomes = try database.acceptReceipts(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
+        let outcomes = try await database.acceptReceipts(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
         #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
         let broker = BrokerFixture(label: "fulfiller")
         let topology = broker.pipelineTopology()
@@ -214,7 +214,7 @@ import Testing
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
             #expect(try await database.notification(id: notificationID)?.reason == nil)
-            #expect(try database.allPendingTypes() == [.receiptCredited, .purchaseRefunded])
+            await #expect(try database.allPendingTypes() == [.receiptCredited, .purchaseRefunded])
             #expect(try await database.audit().isEmpty)
         }
     }
@@ -242,7 +242,7 @@ import Testing
 
 extension SQLiteDatabase {
     /// The types of the webhooks waiting, oldest first.
-    func allPendingTypes() throws -> [WebhookType] {
-        try dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)
+    func allPendingTypes() async throws -> [WebhookType] {
+        try await dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)
     }
 }

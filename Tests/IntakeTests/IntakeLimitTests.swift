@@ -40,7 +40,7 @@ import Testing
             // And a POST is refused before it stores anything
             let body = #"{"account_id": "p", "receipt_data": "\#(Self.receipt)"}"#
             #expect(try await intake.request("POST", "/v1/receipts", body: body)?.status == 429)
-            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
             // While another backend's token has a bucket of its own
             #expect(try await intake.request("POST", "/v1/receipts", body: body, token: other)?.status == 202)
         }
@@ -56,7 +56,7 @@ import Testing
                     try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)?.status)
             }
             #expect(statuses == [200, 200, 429])
-            #expect(try intake.database.unpublishedReceipts(limit: 10).count == 2)
+            await #expect(try intake.database.unpublishedReceipts(limit: 10).count == 2)
         }
     }
 
@@ -76,7 +76,7 @@ import Testing
             let response = try await intake.request("POST", "/v1/receipts", body: json)
             #expect(response?.status == 400)
             #expect(LiveIntake.errorCode(response) == code)
-            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
         }
     }
 
@@ -103,7 +103,7 @@ import Testing
             let response = try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)
             #expect(response?.status == 400)
             #expect(LiveIntake.errorCode(response) == "invalid_signed_payload")
-            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
         }
     }
 
@@ -114,7 +114,7 @@ import Testing
                 "POST", "/v1/apple/notifications", body: #"{"signedPayload": "\#(jws)"}"#, token: nil)
             #expect(response?.status == 413)
             #expect(LiveIntake.errorCode(response) == "payload_too_large")
-            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
         }
     }
 

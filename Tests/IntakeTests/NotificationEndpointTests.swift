@@ -49,7 +49,7 @@ import Testing
             #expect(first == .ok)
             #expect(again == .ok)
             #expect(firstBody == againBody)
-            let pending = try database.unpublishedReceipts(limit: 10)
+            let pending = try await database.unpublishedReceipts(limit: 10)
             #expect(pending.count == 1)
             #expect(pending.first?.evidence == .notification(signedPayload: Self.jws))
         }
@@ -68,7 +68,7 @@ import Testing
             let (status, body) = try await post(client, json)
             #expect(status == .badRequest)
             #expect(body.contains(code))
-            #expect(try database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try database.unpublishedReceipts(limit: 10).isEmpty)
         }
     }
 

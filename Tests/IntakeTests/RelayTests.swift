@@ -21,14 +21,14 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(50)
-        _ = try database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
+        _ = try await database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "relay")
         let topology = broker.pipelineTopology()
 
         // When a relay starts
         try await broker.withConnection(topology: topology.topology) { connection in
             let relay = Relay(
-                connection: connection, database: database, thread: SerialThread(name: "test-db"), topology: topology,
+                connection: connection, database: database, topology: topology,
                 configuration: .init(sweepInterval: .milliseconds(100), sweepGrace: .seconds(1)),
                 logger: Logger(label: "test"))
             let running = Task { try await relay.run() }
@@ -36,7 +36,7 @@ import Testing
 
             // Then every receipt reaches the validate queue and is marked published
             let published = await eventually(timeout: .seconds(20)) {
-                (try? database.unpublishedReceipts(limit: 100).isEmpty) == true
+                await (try? database.unpublishedReceipts(limit: 100).isEmpty) == true
             }
             #expect(published)
             var ids = Set<String>()
@@ -59,11 +59,10 @@ import Testing
         let broker = BrokerFixture(label: "fastpath")
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
-            let thread = SerialThread(name: "test-db")
             let relay = Relay(
-                connection: connection, database: database, thread: thread, topology: topology,
+                connection: connection, database: database, topology: topology,
                 configuration: .init(sweepInterval: .seconds(60)), logger: Logger(label: "test"))
-            let committer = GroupCommitter(database: database, thread: thread) { relay.enqueue($0) }
+            let committer = GroupCommitter(database: database) { relay.enqueue($0) }
             let running = Task { try await relay.run() }
             defer { running.cancel() }
 
@@ -79,7 +78,8 @@ import Testing
             // (the confirm comes first, the mark right after it)
             let published = await eventually(timeout: .seconds(30)) {
                 let queued = (try? await connection.queueStatus(topology.validateQueue).messages) == 200
-                return queued && (try? database.unpublishedReceipts(limit: 500).isEmpty) == true
+                guard queued else { return false }
+                return (try? await database.unpublishedReceipts(limit: 500))?.isEmpty == true
             }
             #expect(published)
         }
@@ -92,14 +92,14 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(30)
-        _ = try database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
+        _ = try await database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "inhand")
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
             let relay = Relay(
-                connection: connection, database: database, thread: SerialThread(name: "test-db"), topology: topology,
+                connection: connection, database: database, topology: topology,
                 configuration: .init(sweepGrace: .seconds(1)), logger: Logger(label: "test"))
-            let unpublished = try database.unpublishedReceipts(limit: 100)
+            let unpublished = try await database.unpublishedReceipts(limit: 100)
             let handed = Set(stored.prefix(20).map(\.id))
             relay.enqueue(unpublished.filter { handed.contains($0.id) })
 
@@ -107,7 +107,7 @@ import Testing
             await relay.sweep()
 
             // Then it publishes the 10 nobody holds, and only those
-            let left = Set(try database.unpublishedReceipts(limit: 100).map(\.id))
+            let left = await Set(try database.unpublishedReceipts(limit: 100).map(\.id))
             #expect(left == handed)
             let queued = await eventually(timeout: .seconds(10)) {
                 (try? await connection.queueStatus(topology.validateQueue).messages) == 10
@@ -119,7 +119,8 @@ import Testing
             defer { running.cancel() }
             let all = await eventually(timeout: .seconds(20)) {
                 let queued = (try? await connection.queueStatus(topology.validateQueue).messages) == 30
-                return queued && (try? database.unpublishedReceipts(limit: 100).isEmpty) == true
+                guard queued else { return false }
+                return (try? await database.unpublishedReceipts(limit: 100))?.isEmpty == true
             }
             #expect(all)
         }

@@ -46,7 +46,7 @@ import Testing
             #expect(kept.map(\.operatorName) == ["alice"])
             #expect(kept.first?.reason == "goodwill: lost order 42")
             let webhooks = try await database.snapshot {
-                try $0.rows("SELECT type, body FROM notification_outbox WHERE type = 'account.adjusted'")
+                try await $0.rows("SELECT type, body FROM notification_outbox WHERE type = 'account.adjusted'")
             }
             #expect(webhooks.count == 1)
             let body: String = try webhooks[0].get("body")
@@ -88,7 +88,7 @@ import Testing
             #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
             #expect(try await store.adjustments(of: "a1").isEmpty)
             let outbox = try await database.snapshot {
-                try $0.value("SELECT COUNT(*) AS n FROM notification_outbox", as: Int.self)
+                try await $0.value("SELECT COUNT(*) AS n FROM notification_outbox", as: Int.self)
             }
             #expect(outbox == 1, "only the purchase's receipt.credited")
         }
@@ -113,7 +113,7 @@ import Testing
             #expect(account.entitlements.first { $0.name == "vip" }?.expiresAt == until)
             #expect(try await store.adjustments(of: "a1").map(\.id) == [vip.id, revoke.id])
             let types = try await database.snapshot {
-                try $0.rows("SELECT type FROM notification_outbox ORDER BY created_at, id").map {
+                try await $0.rows("SELECT type FROM notification_outbox ORDER BY created_at, id").map {
                     try $0.get("type", as: String.self)
                 }
             }

@@ -79,8 +79,7 @@ import Testing
         // When sixteen connections race to create the schema
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             do {
-                let database = try SQLiteDatabase(path: path)
-                _ = try database.pendingWebhookCount()
+                _ = try SQLiteDatabase(path: path)
             } catch {
                 failures.append("\(error)")
             }

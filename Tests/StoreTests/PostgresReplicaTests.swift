@@ -102,14 +102,12 @@ import Testing
             let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
                 for replica in replicas {
                     group.addTask {
-                        try await SerialThread(name: "notifier").run {
-                            var mine: [String] = []
-                            while true {
-                                let due = try replica.claimDueWebhooks(
-                                    now: self.t0, limit: 25, leaseUntil: self.t0.addingTimeInterval(60))
-                                if due.isEmpty { return mine }
-                                mine += due.map(\.id)
-                            }
+                        var mine: [String] = []
+                        while true {
+                            let due = try await replica.claimDueWebhooks(
+                                now: self.t0, limit: 25, leaseUntil: self.t0.addingTimeInterval(60))
+                            if due.isEmpty { return mine }
+                            mine += due.map(\.id)
                         }
                     }
                 }

@@ -11,7 +11,7 @@ import Testing
 extension PostgresPipelineDatabase {
     /// Runs one statement in a transaction of its own (tests only).
     func execute(_ sql: String) async throws {
-        _ = try await transaction { try $0.execute(sql) }
+        _ = try await transaction { try await $0.execute(sql) }
     }
 }
 
@@ -24,7 +24,7 @@ extension PostgresPipelineDatabase {
             try await database.migrate()
             #expect(try await database.schemaVersion() == PostgresSchema.latestVersion)
             let tables = try await database.snapshot { session in
-                Set(
+                await Set(
                     try session.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
                         .map { try $0.get("table_name", as: String.self) })
             }
@@ -66,7 +66,7 @@ extension PostgresPipelineDatabase {
             // Money is an exact 64-bit integer: the largest balance is kept to the unit.
             try await database.execute("INSERT INTO balances VALUES ('alice', 'coins', 9223372036854775807)")
             let amount = try await database.snapshot { session in
-                try session.value("SELECT amount FROM balances WHERE account_id = 'alice'", as: Int64.self)
+                try await session.value("SELECT amount FROM balances WHERE account_id = 'alice'", as: Int64.self)
             }
             #expect(amount == Int64.max)
         }

@@ -13,7 +13,7 @@ import Testing
         try await withTestDatabase(backend) { database in
             // Given an account
             try await database.transaction { db in
-                try db.execute("INSERT INTO accounts (id, created_at) VALUES (?, ?)", ["a1", Date()])
+                try await db.execute("INSERT INTO accounts (id, created_at) VALUES (?, ?)", ["a1", Date()])
             }
             let beyond = Date(timeIntervalSince1970: 253_402_300_800)  // 10000-01-01
             let cases: [(SQLArguments, String)] = [
@@ -25,7 +25,7 @@ import Testing
                 // When each is written
                 await #expect {
                     try await database.transaction { db in
-                        try db.execute(
+                        try await db.execute(
                             "INSERT INTO entitlements (account_id, name, expires_at, updated_at) VALUES (?, ?, ?, ?)",
                             arguments)
                     }
@@ -37,7 +37,7 @@ import Testing
             }
             // And nothing was stored
             let count = try await database.snapshot { db in
-                try db.value("SELECT count(*) AS n FROM entitlements", as: Int.self)
+                try await db.value("SELECT count(*) AS n FROM entitlements", as: Int.self)
             }
             #expect(count == 0)
         }

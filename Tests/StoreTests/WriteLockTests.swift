@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import PipelineCore
+import PipelineTesting
 import Synchronization
 import Testing
 
@@ -19,31 +20,19 @@ import Testing
             let short = StoreConfiguration(busyTimeout: 0.05)
             let first = try SQLiteDatabase(path: path, configuration: short)
             let second = try SQLiteDatabase(path: path, configuration: short)
-            // Threads of their own: the test blocks them (sleeping in a transaction, waiting
-            // for the lock), which must not take the task pool's few threads from the suite.
-            let firstThread = SerialThread(name: "first-writer")
-            let secondThread = SerialThread(name: "second-writer")
-            defer {
-                firstThread.shutdown()
-                secondThread.shutdown()
-            }
             let holding = DispatchSemaphore(value: 0)
             // Set as the first transaction ends, before its commit lets go of the lock.
             let firstDone = Atomic<Bool>(false)
-            async let long: Void = firstThread.run {
-                try first.write { db in
-                    holding.signal()
-                    Thread.sleep(forTimeInterval: 1)
-                    try db.execute(
-                        sql: "INSERT INTO accounts (id, created_at) VALUES ('first', ?)", arguments: [Date()])
-                    firstDone.store(true, ordering: .releasing)
-                }
+            // The first sleeps inside its transaction, on the writer's own queue.
+            async let long: Void = first.write(sync: .durable) { db in
+                holding.signal()
+                Thread.sleep(forTimeInterval: 1)
+                try db.execute(sql: "INSERT INTO accounts (id, created_at) VALUES ('first', ?)", arguments: [Date()])
+                firstDone.store(true, ordering: .releasing)
             }
-            // Waits until the first holds its transaction, then writes.
-            let outcomes = try await secondThread.run {
-                holding.wait()
-                return try second.acceptReceipts([Fixture.receipt("r-1", account: "second")], now: Fixture.t0)
-            }
+            // Waits (off the task pool) until the first holds its transaction, then writes.
+            try await offloaded { holding.wait() }
+            let outcomes = try await second.acceptReceipts([Fixture.receipt("r-1", account: "second")], now: Fixture.t0)
             let secondAfterFirst = firstDone.load(ordering: .acquiring)
             try await long
 
@@ -57,8 +46,8 @@ import Testing
 
     @Test func aRelaxedMarkLeavesTheWriterSyncingEveryLaterCommit() async throws {
         try await withTemporaryDatabase { database in
-            _ = try database.acceptReceipts([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
-            try database.markPublished(["r-1"], at: Fixture.t0)
+            _ = try await database.acceptReceipts([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
+            try await database.markPublished(["r-1"], at: Fixture.t0)
             let settings = try database.connectionSettings()
             #expect(settings.synchronous == 2, "expected FULL after a relaxed mark, got \(settings)")
         }

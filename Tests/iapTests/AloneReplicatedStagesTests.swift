@@ -85,7 +85,7 @@ struct AloneReplicatedStagesTests {
         let counts = try await database.receiptStatusCounts()
         #expect(counts[.credited, default: 0] == count && counts[.rejected, default: 0] == replays, "\(counts)")
         let purchases = try await database.snapshot { session in
-            try session.rows(
+            try await session.rows(
                 """
                 SELECT COUNT(*) AS entries, COUNT(DISTINCT transaction_id) AS transactions, SUM(amount) AS coins
                 FROM ledger_entries WHERE kind = 'purchase' AND currency = 'coins'
@@ -104,12 +104,13 @@ struct AloneReplicatedStagesTests {
         #expect(
             await eventually(timeout: .seconds(180), every: .milliseconds(500)) {
                 (try? await database.snapshot {
-                    try $0.value("SELECT COUNT(*) FROM notification_outbox WHERE status <> 'delivered'", as: Int.self)
+                    try await $0.value(
+                        "SELECT COUNT(*) FROM notification_outbox WHERE status <> 'delivered'", as: Int.self)
                 }) == 0
             })
         let delivered = Set(receiver.received.filter(\.wasAccepted).compactMap(\.id))
         let written = try await database.snapshot { session in
-            Set(try session.rows("SELECT id FROM notification_outbox").map { try $0.get("id", as: String.self) })
+            await Set(try session.rows("SELECT id FROM notification_outbox").map { try $0.get("id", as: String.self) })
         }
         #expect(written.count == count + replays)
         #expect(written.isSubset(of: delivered))

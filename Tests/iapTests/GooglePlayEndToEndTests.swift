@@ -211,7 +211,7 @@ import Testing
                 #expect(
                     error?["code"] as? String == code && error?["field"] as? String == field, "\(fields): \(answer)")
             }
-            #expect(try await pipeline.database.snapshot { try $0.rows("SELECT id FROM receipts") }.isEmpty)
+            #expect(try await pipeline.database.snapshot { try await $0.rows("SELECT id FROM receipts") }.isEmpty)
         }
     }
 }

@@ -57,7 +57,7 @@ extension ConsoleTests {
                     reason: "goodwill", operatorName: "alice", idempotencyKey: "k-vip"),
                 catalog: PipelineHarness.catalog, now: Date())
             try await pipeline.database.transaction { db in
-                try db.execute(
+                try await db.execute(
                     "UPDATE entitlements SET expires_at = '99999-01-01 00:00:00.000' WHERE account_id = 'a1'")
             }
 

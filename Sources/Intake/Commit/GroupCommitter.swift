@@ -15,7 +15,6 @@ final class GroupCommitter: Sendable {
     }
 
     private let database: any SQLDatabase
-    private let thread: SerialThread
     private let maxBatch: Int
     private let pending = Mutex(Pending())
     private let onCommitted: @Sendable ([Submission]) -> Void
@@ -23,11 +22,9 @@ final class GroupCommitter: Sendable {
     /// - Parameters:
     ///   - onCommitted: receives the newly stored receipts after each commit (the relay's fast path).
     init(
-        database: any SQLDatabase, thread: SerialThread, maxBatch: Int = 512,
-        onCommitted: @escaping @Sendable ([Submission]) -> Void
+        database: any SQLDatabase, maxBatch: Int = 512, onCommitted: @escaping @Sendable ([Submission]) -> Void
     ) {
         self.database = database
-        self.thread = thread
         self.maxBatch = maxBatch
         self.onCommitted = onCommitted
     }
@@ -41,12 +38,14 @@ final class GroupCommitter: Sendable {
                 pending.committing = true
                 return true
             }
-            if start { thread.execute { self.drain() } }
+            // One drain at a time, started by the request that found none running; it ends
+            // when nothing waits (so an idle intake holds no task).
+            if start { Task { await self.drain() } }
         }
     }
 
-    /// Runs on the database thread until nothing is waiting.
-    private func drain() {
+    /// Commits batch after batch until nothing is waiting.
+    private func drain() async {
         while true {
             let batch = pending.withLock { pending in
                 let batch = Array(pending.items.prefix(maxBatch))
@@ -55,16 +54,16 @@ final class GroupCommitter: Sendable {
                 return batch
             }
             guard !batch.isEmpty else { return }
-            commit(batch)
+            await commit(batch)
         }
     }
 
-    private func commit(_ batch: [(receipt: NewReceipt, waiter: Waiter)]) {
+    private func commit(_ batch: [(receipt: NewReceipt, waiter: Waiter)]) async {
         let now = Date()
         var attempt = 0
         while true {
             do {
-                let outcomes = try database.acceptReceipts(batch.map(\.receipt), now: now)
+                let outcomes = try await database.acceptReceipts(batch.map(\.receipt), now: now)
                 var created: [Submission] = []
                 for (item, outcome) in zip(batch, outcomes) {
                     if case .created = outcome { created.append(item.receipt.submission(at: now)) }

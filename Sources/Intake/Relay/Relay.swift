@@ -31,7 +31,6 @@ public final class Relay: Service, Sendable {
 
     private let connection: AMQPConnection
     private let database: any SQLDatabase
-    private let thread: SerialThread
     private let topology: PipelineTopology
     private let configuration: Configuration
     private let logger: Logger
@@ -39,23 +38,21 @@ public final class Relay: Service, Sendable {
     /// and marking keep up with the commits however many arrive.
     private let fresh = BatchBuffer<Submission>()
     /// Ids the broker confirmed on the fast path, waiting to be marked published: all that
-    /// gathered while the previous mark committed go in one transaction, on a thread of
-    /// their own, so the group commit never queues behind a mark and publishing never
-    /// waits for one. A crash before the mark only publishes those receipts again.
+    /// gathered while the previous mark committed go in one transaction, in a task of their
+    /// own, so that publishing never waits for one (and on SQLite the group commit goes
+    /// ahead of them). A crash before the mark only publishes those receipts again.
     private let confirmed = BatchBuffer<String>()
-    private let markThread = SerialThread(name: "relay-marks")
     /// Ids on the fast path, from hand-over to mark: the sweep leaves them alone. Under load
     /// a publish and its mark can take longer than the grace, and the sweep would publish
     /// them a second time (each duplicate one more verification asked of Apple).
     private let inHand = Mutex<Set<String>>([])
 
     public init(
-        connection: AMQPConnection, database: any SQLDatabase, thread: SerialThread, topology: PipelineTopology,
+        connection: AMQPConnection, database: any SQLDatabase, topology: PipelineTopology,
         configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection
         self.database = database
-        self.thread = thread
         self.topology = topology
         self.configuration = configuration
         self.logger = logger
@@ -125,7 +122,7 @@ public final class Relay: Service, Sendable {
             do {
                 let limit = configuration.sweepBatch
                 let inHand = self.inHand.withLock { $0 }
-                batch = try await thread.run { [database] in try database.unpublishedReceipts(limit: limit) }
+                batch = try await database.unpublishedReceipts(limit: limit)
                     .filter { $0.submittedAt < cutoff && !inHand.contains($0.id) }
             } catch {
                 logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])
@@ -162,7 +159,7 @@ public final class Relay: Service, Sendable {
     private func markPublished(_ ids: [String]) async {
         guard !ids.isEmpty else { return }
         do {
-            try await markThread.run { [database] in try database.markPublished(ids, at: Date()) }
+            try await database.markPublished(ids, at: Date())
         } catch {
             // They stay unpublished in the database and are sent again: a duplicate, not a loss.
             logger.warning("cannot mark receipts published", metadata: ["error": "\(error)"])

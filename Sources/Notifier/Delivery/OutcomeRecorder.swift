@@ -13,24 +13,21 @@ final class OutcomeRecorder: Sendable {
     private typealias Waiter = CheckedContinuation<Bool, any Error>
 
     private let database: any SQLDatabase
-    private let thread: SerialThread
     private let maxBatch: Int
     private let linger: Duration
     private let pending = BatchBuffer<(record: DeliveryRecord, waiter: Waiter)>()
 
     /// - Parameters:
-    ///   - thread: where the transactions run (they block for an fsync).
     ///   - maxBatch: the most outcomes in one transaction.
     ///   - linger: how long a batch smaller than `maxBatch` waits for more before committing.
-    init(database: any SQLDatabase, thread: SerialThread, maxBatch: Int = 512, linger: Duration = .milliseconds(2)) {
+    init(database: any SQLDatabase, maxBatch: Int = 512, linger: Duration = .milliseconds(2)) {
         self.database = database
-        self.thread = thread
         self.maxBatch = maxBatch
         self.linger = linger
     }
 
     /// Records `record` with the others of its batch; returns once committed.
-    /// - Returns: what ``SQLiteDatabase/recordDeliveries(_:)`` said of this record.
+    /// - Returns: what ``Store/SQLDatabase/recordDeliveries(_:)`` said of this record.
     /// - Throws: the batch's database error; nothing of the batch was recorded.
     func record(_ record: DeliveryRecord) async throws -> Bool {
         try await withCheckedThrowingContinuation { waiter in
@@ -43,7 +40,7 @@ final class OutcomeRecorder: Sendable {
         while let batch = try? await pending.next(max: maxBatch, linger: linger) {
             let records = batch.map(\.record)
             do {
-                let results = try await thread.run { [database] in try database.recordDeliveries(records) }
+                let results = try await database.recordDeliveries(records)
                 for (item, result) in zip(batch, results) { item.waiter.resume(returning: result) }
             } catch {
                 for item in batch { item.waiter.resume(throwing: error) }

@@ -5,7 +5,7 @@ extension SQLDatabase {
     /// (Awaited, not blocking: a probe must not hold one of the task pool's few threads
     /// for a round trip to a server.)
     public func ping() async throws {
-        _ = try await snapshot { db in try db.value("SELECT 1 AS one", as: Int.self) }
+        _ = try await snapshot { db in try await db.value("SELECT 1 AS one", as: Int.self) }
     }
 }
 

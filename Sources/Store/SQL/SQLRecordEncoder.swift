@@ -117,21 +117,21 @@ final class SQLRecordEncoder: Encoder {
 
 extension SQLSession {
     /// Inserts a record as a row of `table`, one column per coding key.
-    public func insert(_ record: some Encodable, into table: String) throws {
+    public func insert(_ record: some Encodable, into table: String) async throws {
         let columns = try SQLRecordEncoder.columns(of: record)
         let names = columns.map(\.name).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        try execute("INSERT INTO \(table) (\(names)) VALUES (\(marks))", columns.map(\.value))
+        try await execute("INSERT INTO \(table) (\(names)) VALUES (\(marks))", columns.map(\.value))
     }
 
     /// Updates the row of `table` whose `key` column holds the record's: every other column.
-    public func update(_ record: some Encodable, in table: String, key: String = "id") throws {
+    public func update(_ record: some Encodable, in table: String, key: String = "id") async throws {
         let columns = try SQLRecordEncoder.columns(of: record)
         guard let keyValue = columns.first(where: { $0.name == key })?.value else {
             throw SQLError.decoding("a \(type(of: record)) has no column \(key)")
         }
         let others = columns.filter { $0.name != key }
         let assignments = others.map { "\($0.name) = ?" }.joined(separator: ", ")
-        try execute("UPDATE \(table) SET \(assignments) WHERE \(key) = ?", others.map(\.value) + [keyValue])
+        try await execute("UPDATE \(table) SET \(assignments) WHERE \(key) = ?", others.map(\.value) + [keyValue])
     }
 }

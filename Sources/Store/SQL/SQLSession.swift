@@ -4,57 +4,63 @@ import Foundation
 /// stores write their statements against, once for both.
 ///
 /// Statements use `?` placeholders and the SQL both databases share (`ON CONFLICT`,
-/// `RETURNING`, `CASE`); a statement that must differ asks ``dialect``. Calls are
-/// synchronous: a session lives on a thread of its own, never on the task pool.
+/// `RETURNING`, `CASE`, `json_each`/`unnest` through ``SQLDialect``); a statement that must
+/// differ asks ``dialect``. Calls are `async`: on PostgreSQL each is a round trip that
+/// suspends the task and holds no thread; on SQLite the whole transaction runs on the
+/// connection's own thread and a call never suspends.
 public protocol SQLSession {
     var dialect: SQLDialect { get }
 
     /// Runs a statement that returns no rows.
     /// - Returns: how many rows it inserted, updated or deleted.
-    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) throws -> Int
+    @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) async throws -> Int
 
     /// Runs a query and returns every row.
-    func rows(_ sql: String, _ arguments: SQLArguments) throws -> [SQLRow]
+    func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow]
 
     /// Runs `body` in a savepoint: if it throws, only its changes are undone.
-    func savepoint<T>(_ body: () throws -> T) throws -> T
+    func savepoint<T>(_ body: () async throws -> T) async throws -> T
 
     /// Holds each key until the transaction ends, so that transactions touching one key
     /// (a transaction id, an account) take turns across processes. SQLite has one writer
-    /// at a time already; PostgreSQL takes advisory transaction locks.
-    func lock(_ keys: [String]) throws
+    /// at a time already; PostgreSQL takes advisory transaction locks, in one statement.
+    func lock(_ keys: [String]) async throws
 
     /// A date as this database stores it: bind the result many times, convert once.
     func stored(_ date: Date) -> SQLValue
 }
 
 extension SQLSession {
-    @discardableResult public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
+    @discardableResult public func execute(_ sql: String) async throws -> Int { try await execute(sql, []) }
 
-    public func rows(_ sql: String) throws -> [SQLRow] { try rows(sql, []) }
+    public func rows(_ sql: String) async throws -> [SQLRow] { try await rows(sql, []) }
 
     /// The first row of a query, if any.
-    public func row(_ sql: String, _ arguments: SQLArguments = []) throws -> SQLRow? {
-        try rows(sql, arguments).first
+    public func row(_ sql: String, _ arguments: SQLArguments = []) async throws -> SQLRow? {
+        try await rows(sql, arguments).first
     }
 
     /// The first column of the first row, decoded; nil when there is no row.
-    public func value<T: SQLDecodable>(_ sql: String, _ arguments: SQLArguments = [], as type: T.Type = T.self) throws
-        -> T?
+    public func value<T: SQLDecodable>(_ sql: String, _ arguments: SQLArguments = [], as type: T.Type = T.self)
+        async throws -> T?
     {
-        guard let row = try rows(sql, arguments).first, let column = row.columns.keys.first else { return nil }
+        guard let row = try await rows(sql, arguments).first, let column = row.columns.keys.first else { return nil }
         if row.columns.count > 1 { throw SQLError.decoding("value(_:) needs a query of one column: \(sql)") }
         return try row.get(column, as: T.self)
     }
 
     /// Every row as a record.
-    public func records<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> [T] {
-        try rows(sql, arguments).map { try $0.decode(T.self) }
+    public func records<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: SQLArguments = []) async throws
+        -> [T]
+    {
+        try await rows(sql, arguments).map { try $0.decode(T.self) }
     }
 
     /// The first row as a record, if any.
-    public func record<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: SQLArguments = []) throws -> T? {
-        try rows(sql, arguments).first.map { try $0.decode(T.self) }
+    public func record<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: SQLArguments = []) async throws
+        -> T?
+    {
+        try await rows(sql, arguments).first.map { try $0.decode(T.self) }
     }
 }
 
@@ -167,6 +173,15 @@ extension SQLError {
     static func reading<T>(_ subject: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch SQLError.decoding(let message) {
+            throw SQLError.decoding("\(subject()): \(message)")
+        }
+    }
+
+    /// ``reading(_:_:)`` for an async body.
+    static func reading<T>(_ subject: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
         } catch SQLError.decoding(let message) {
             throw SQLError.decoding("\(subject()): \(message)")
         }

@@ -20,16 +20,17 @@ struct EffectWriter {
         self.stamp = db.stored(now)
     }
 
-    func apply(_ effects: [SettlementEffect]) throws {
-        for effect in effects { try apply(effect) }
+    func apply(_ effects: [SettlementEffect]) async throws {
+        for effect in effects { try await apply(effect) }
     }
 
-    func apply(_ effect: SettlementEffect) throws {
+    func apply(_ effect: SettlementEffect) async throws {
         switch effect {
         case .openAccount(let id):
-            try execute("INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [id, stamp])
+            try await execute(
+                "INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [id, stamp])
         case .recordTransaction(let record):
-            try execute(
+            try await execute(
                 """
                 INSERT INTO apple_transactions (
                     transaction_id, original_transaction_id, product_id, quantity, environment, receipt_id,
@@ -44,15 +45,15 @@ struct EffectWriter {
                     record.entitlement, stamp, stamp, record.catalogProductID, record.orderID, record.binding?.rawValue,
                 ])
         case .updateTransaction(let id, let state, let cancellationDate):
-            try execute(
+            try await execute(
                 "UPDATE apple_transactions SET state = ?, cancellation_date = ?, updated_at = ? WHERE transaction_id = ?",
                 [state.rawValue, cancellationDate, stamp, id])
         case .forgetTransaction(let id):
-            try execute("DELETE FROM apple_transactions WHERE transaction_id = ?", [id])
+            try await execute("DELETE FROM apple_transactions WHERE transaction_id = ?", [id])
         case .post(let posting):
-            try post(posting)
+            try await post(posting)
         case .setEntitlement(let accountID, let name, let end):
-            try execute(
+            try await execute(
                 """
                 INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
                 VALUES (?, ?, ?, ?, ?)
@@ -61,7 +62,7 @@ struct EffectWriter {
                 """,
                 [accountID, name, end.expiresAt, end.originalTransactionID, stamp])
         case .recordConflict(let conflict):
-            try execute(
+            try await execute(
                 """
                 INSERT INTO binding_conflicts (
                     transaction_id, original_transaction_id, receipt_id, claimant_account_id, credited_account_id,
@@ -73,7 +74,7 @@ struct EffectWriter {
                     conflict.claimantAccountID, conflict.creditedAccountID, conflict.binding.rawValue, stamp,
                 ])
         case .flagAccount(let flag):
-            try execute(
+            try await execute(
                 """
                 INSERT INTO account_flags (
                     account_id, reason, currency, amount, transaction_id, notification_id, created_at)
@@ -85,7 +86,7 @@ struct EffectWriter {
                     flag.notificationID, stamp,
                 ])
         case .closeOrder(let closing):
-            try execute(
+            try await execute(
                 """
                 UPDATE orders SET status = ?, closed_at = ?, close_reason = ?, receipt_id = ?, transaction_id = ?,
                     credited_product_id = ?
@@ -97,7 +98,7 @@ struct EffectWriter {
                 ])
         case .send(let webhook):
             let entry = try OutboxEntry(webhook, now: now)
-            try execute(
+            try await execute(
                 """
                 INSERT INTO notification_outbox (
                     id, type, receipt_id, notification_id, account_id, body, status, attempts, next_attempt_at,
@@ -112,8 +113,8 @@ struct EffectWriter {
     }
 
     /// A ledger entry, and its balance moved by the same amount.
-    private func post(_ posting: LedgerPosting) throws {
-        try execute(
+    private func post(_ posting: LedgerPosting) async throws {
+        try await execute(
             """
             INSERT INTO ledger_entries (
                 account_id, currency, amount, kind, receipt_id, notification_id, transaction_id, created_at)
@@ -123,7 +124,7 @@ struct EffectWriter {
                 posting.accountID, posting.currency, posting.amount, posting.kind.rawValue, posting.receiptID,
                 posting.notificationID, posting.transactionID, stamp,
             ])
-        try execute(
+        try await execute(
             """
             INSERT INTO balances (account_id, currency, amount) VALUES (?, ?, ?)
             ON CONFLICT (account_id, currency) DO UPDATE SET amount = balances.amount + excluded.amount
@@ -131,7 +132,7 @@ struct EffectWriter {
             [posting.accountID, posting.currency, posting.amount])
     }
 
-    private func execute(_ sql: String, _ arguments: SQLArguments) throws {
-        try db.execute(sql, arguments)
+    private func execute(_ sql: String, _ arguments: SQLArguments) async throws {
+        try await db.execute(sql, arguments)
     }
 }

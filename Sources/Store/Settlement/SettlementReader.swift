@@ -13,43 +13,44 @@ struct SettlementReader {
     let needsPurchaseHistory: Bool
 
     /// The state for `event`, with every account it may touch.
-    func state(for event: SettlementEvent) throws -> SettlementState {
+    func state(for event: SettlementEvent) async throws -> SettlementState {
         var state = SettlementState()
         if let transaction = event.transaction {
-            try db.lock(
+            try await db.lock(
                 ["transaction:\(transaction.transactionID)", "subscription:\(transaction.originalTransactionID)"]
                     + (transaction.appAccountToken.map { ["token:\($0.lowercased())"] } ?? []))
-            state.known = try known(transaction.transactionID)
-            state.bound = try bound(originalTransactionID: transaction.originalTransactionID)
-            state.tokenOwner = try tokenOwner(transaction.appAccountToken)
+            state.known = try await known(transaction.transactionID)
+            state.bound = try await bound(originalTransactionID: transaction.originalTransactionID)
+            state.tokenOwner = try await tokenOwner(transaction.appAccountToken)
         }
         let accounts = SettlementEngine.accountsInvolved(in: event, state: state)
-        try db.lock(accounts.map { "account:\($0)" })
+        try await db.lock(accounts.map { "account:\($0)" })
         for id in accounts {
-            try SQLError.reading("account \(id)") {
-                state.accounts[id] = try account(id, holdings: event.weighsHoldings)
+            state.accounts[id] = try await SQLError.reading("account \(id)") {
+                var account = try await account(id, holdings: event.weighsHoldings)
                 // Only a debit weighs a balance (the negative-balance policy).
-                if event.mayDebit { state.accounts[id]?.balances = try balances(id) }
+                if event.mayDebit { account.balances = try await balances(id) }
+                return account
             }
         }
         return state
     }
 
     /// A transaction as recorded, with its ledger entries.
-    func known(_ transactionID: String) throws -> KnownTransaction? {
+    func known(_ transactionID: String) async throws -> KnownTransaction? {
         guard
-            let row = try db.row(
+            let row = try await db.row(
                 "SELECT \(Self.columns) FROM apple_transactions WHERE transaction_id = ?", [transactionID])
         else { return nil }
-        return try withLedger(Self.transaction(row))
+        return try await withLedger(Self.transaction(row))
     }
 
     /// The subscription's first transaction that credited an account: it binds renewals.
-    func bound(originalTransactionID: String) throws -> KnownTransaction? {
+    func bound(originalTransactionID: String) async throws -> KnownTransaction? {
         // Ties (one batch records with one time) go to the smaller transaction id: Apple's
         // ids grow with time.
         guard
-            let row = try db.row(
+            let row = try await db.row(
                 """
                 SELECT \(Self.columns) FROM apple_transactions
                 WHERE original_transaction_id = ? AND account_id IS NOT NULL
@@ -58,21 +59,21 @@ struct SettlementReader {
                 LIMIT 1
                 """, [originalTransactionID])
         else { return nil }
-        return try withLedger(Self.transaction(row))
+        return try await withLedger(Self.transaction(row))
     }
 
-    func tokenOwner(_ token: String?) throws -> String? {
+    func tokenOwner(_ token: String?) async throws -> String? {
         guard let token = token?.lowercased() else { return nil }
-        return try db.value("SELECT account_id FROM app_account_tokens WHERE token = ?", [token])
+        return try await db.value("SELECT account_id FROM app_account_tokens WHERE token = ?", [token])
     }
 
     /// Whether an account exists and, with `holdings`, what it holds: its entitlements, and
     /// the products it ever bought.
-    func account(_ id: String, holdings: Bool = true) throws -> AccountState {
+    func account(_ id: String, holdings: Bool = true) async throws -> AccountState {
         var state = AccountState()
-        state.exists = try db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil
+        state.exists = try await db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil
         guard state.exists, holdings else { return state }
-        let entitlements = try db.rows(
+        let entitlements = try await db.rows(
             "SELECT name, expires_at, original_transaction_id FROM entitlements WHERE account_id = ?", [id])
         for row in entitlements {
             let name: String = try row.get("name")
@@ -82,7 +83,7 @@ struct SettlementReader {
             }
         }
         if needsPurchaseHistory {
-            let products = try db.rows(
+            let products = try await db.rows(
                 """
                 SELECT DISTINCT catalog_product_id FROM apple_transactions
                 WHERE account_id = ? AND catalog_product_id IS NOT NULL
@@ -93,9 +94,9 @@ struct SettlementReader {
     }
 
     /// An account's balances, by currency.
-    func balances(_ accountID: String) throws -> [String: Int] {
+    func balances(_ accountID: String) async throws -> [String: Int] {
         var balances: [String: Int] = [:]
-        for row in try db.rows("SELECT currency, amount FROM balances WHERE account_id = ?", [accountID]) {
+        for row in try await db.rows("SELECT currency, amount FROM balances WHERE account_id = ?", [accountID]) {
             balances[try row.get("currency"), default: 0] += try row.get("amount", as: Int.self)
         }
         return balances
@@ -115,9 +116,9 @@ struct SettlementReader {
             expiresDate: try row.get("expires_date"), entitlement: try row.get("entitlement"))
     }
 
-    private func withLedger(_ known: KnownTransaction) throws -> KnownTransaction {
+    private func withLedger(_ known: KnownTransaction) async throws -> KnownTransaction {
         var known = known
-        let entries = try db.rows(
+        let entries = try await db.rows(
             "SELECT kind, currency, amount FROM ledger_entries WHERE transaction_id = ? ORDER BY id",
             [known.transactionID])
         for row in entries {

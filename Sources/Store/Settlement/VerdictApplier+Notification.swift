@@ -11,7 +11,7 @@ extension VerdictApplier {
     /// `notificationUUID`: a row whose UUID another row already applied ends `applied` with
     /// the reason `duplicate of <id>` and changes nothing. Else its type becomes one
     /// settlement event; `reason` says why it changed nothing, when it did not.
-    func apply(_ verdict: Verdict, to row: InboundNotification) throws -> VerdictResult {
+    func apply(_ verdict: Verdict, to row: InboundNotification) async throws -> VerdictResult {
         var row = row
         let step = VerdictStep(verdict, hasEnded: row.status.isFinal)
         switch step {
@@ -33,15 +33,15 @@ extension VerdictApplier {
             guard let notification = verdict.notification else {
                 throw SettlementRefusal("a valid verdict for notification \(row.id) carries no notification")
             }
-            try apply(notification, to: &row)
+            try await apply(notification, to: &row)
         case .alreadyEnded, .unknownOutcome:
             break
         }
-        try db.update(row, in: "apple_notifications")
+        try await db.update(row, in: "apple_notifications")
         return .notificationApplied(notificationID: row.id, status: row.status, reason: row.reason)
     }
 
-    private func apply(_ notification: StoreNotification, to row: inout InboundNotification) throws {
+    private func apply(_ notification: StoreNotification, to row: inout InboundNotification) async throws {
         guard !notification.notificationUUID.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw SettlementRefusal("notification \(row.id) has no notificationUUID")
         }
@@ -55,8 +55,8 @@ extension VerdictApplier {
         row.status = .applied
 
         // Two rows of one notification, settled at once by two fulfillers, take turns.
-        try db.lock(["notification:\(notification.notificationUUID)"])
-        if let first = try db.record(
+        try await db.lock(["notification:\(notification.notificationUUID)"])
+        if let first = try await db.record(
             InboundNotification.self, "SELECT * FROM apple_notifications WHERE notification_uuid = ? LIMIT 1",
             [notification.notificationUUID])
         {
@@ -70,7 +70,8 @@ extension VerdictApplier {
         if let transaction = notification.transaction, transaction.productID.isEmpty {
             // Google's voided purchase names its order, not its product: what was bought is
             // what was credited. Never credited here, there is nothing to take back.
-            guard let recorded = try recorded(transaction.transactionID, cancelledAt: transaction.cancellationDate)
+            guard
+                let recorded = try await recorded(transaction.transactionID, cancelledAt: transaction.cancellationDate)
             else {
                 row.reason = "unknown_transaction"
                 return
@@ -79,14 +80,14 @@ extension VerdictApplier {
         }
         switch Self.event(of: notification, id: row.id) {
         case .settle(let event):
-            let decision = try settle(event)
+            let decision = try await settle(event)
             row.reason = decision.reason
             row.accountID = decision.accountID
             if decision.credit != nil, row.store == "google", let transaction = notification.transaction,
                 let notice = GoogleNotice(canonicalJSON: row.payload)
             {
                 // A Play purchase credited by its notice, before any receipt: Google must still be told.
-                try owePlayAcknowledgement(
+                try await owePlayAcknowledgement(
                     GooglePlayPurchase(
                         packageName: notice.packageName, productID: transaction.productID,
                         purchaseToken: transaction.originalTransactionID),

@@ -8,7 +8,7 @@ extension VerdictApplier {
     /// Applies the verdict of a check: each transaction of the subscription Apple reports
     /// is settled (a renewal credited to the bound account, a cancellation taken back);
     /// after the expiry, a subscription Apple did not renew ends (`subscription.expired`).
-    func apply(_ verdict: Verdict, to check: SubscriptionCheck) throws -> VerdictResult {
+    func apply(_ verdict: Verdict, to check: SubscriptionCheck) async throws -> VerdictResult {
         var check = check
         let step = VerdictStep(verdict, hasEnded: !(check.status == .scheduled || check.status == .checking))
         switch step {
@@ -23,17 +23,17 @@ extension VerdictApplier {
             let given = verdict.reason?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             check.reason = given.isEmpty ? ending.rawValue : verdict.reason
         case .settle:
-            check.outcome = try settle(verdict.transactions, of: check)
+            check.outcome = try await settle(verdict.transactions, of: check)
             check.status = .done
         }
         check.updatedAt = now
-        try db.update(check, in: "subscription_checks")
+        try await db.update(check, in: "subscription_checks")
         return .subscriptionCheckApplied(checkID: check.id, status: check.status.rawValue, outcome: check.outcome)
     }
 
     /// - Returns: `renewed`, `revoked`, `expired` or `unchanged`.
-    private func settle(_ transactions: [VerifiedTransaction], of check: SubscriptionCheck) throws -> String {
-        let first = try reader.bound(originalTransactionID: check.originalTransactionID)
+    private func settle(_ transactions: [VerifiedTransaction], of check: SubscriptionCheck) async throws -> String {
+        let first = try await reader.bound(originalTransactionID: check.originalTransactionID)
         let accountID = first?.accountID ?? check.accountID
         let cause = Cause(
             receiptID: check.receiptID ?? first?.receiptID,
@@ -44,7 +44,7 @@ extension VerdictApplier {
         where transaction.originalTransactionID == check.originalTransactionID
             && seen.insert(transaction.transactionID).inserted
         {
-            let decision = try settle(
+            let decision = try await settle(
                 .transactionVerified(
                     transaction, source: .subscriptionCheck(checkID: check.id, accountID: accountID, cause: cause)))
             if decision.credit != nil {
@@ -56,10 +56,10 @@ extension VerdictApplier {
         guard outcome == "unchanged", check.phase == .after else { return outcome }
 
         // An hour past the expiry and Apple reports no renewal: the subscription may have ended.
-        let bound = try reader.bound(originalTransactionID: check.originalTransactionID)
-        let state = SettlementState(bound: bound, accounts: [accountID: try reader.account(accountID)])
+        let bound = try await reader.bound(originalTransactionID: check.originalTransactionID)
+        let state = await SettlementState(bound: bound, accounts: [accountID: try reader.account(accountID)])
         let lapse = engine.concludeLapse(entitlement: check.entitlement, state: state, cause: cause, now: now)
-        try writer.apply(lapse.effects)
+        try await writer.apply(lapse.effects)
         return lapse.outcome
     }
 }

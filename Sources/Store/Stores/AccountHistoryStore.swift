@@ -21,7 +21,7 @@ public struct AccountHistoryStore: Sendable {
         let text = text.trimmingCharacters(in: .whitespaces)
         guard (1...256).contains(text.count) else { return [] }
         return try await database.snapshot { db in
-            try db.rows(
+            try await db.rows(
                 """
                 SELECT id AS account_id FROM accounts WHERE id = ?
                 UNION SELECT account_id FROM receipts WHERE id = ?
@@ -48,7 +48,8 @@ public struct AccountHistoryStore: Sendable {
         let webhooks = try await WebhookLogStore(database).list(.init(accountID: accountID, limit: limit))
         let events = try await database.snapshot { db in
             let arguments: SQLArguments = [accountID, limit]
-            return try Self.orders(db, arguments) + Self.receipts(db, arguments) + Self.notifications(db, arguments)
+            return try await Self.orders(db, arguments) + Self.receipts(db, arguments)
+                + Self.notifications(db, arguments)
                 + Self.ledger(db, arguments) + Self.conflicts(db, accountID, limit)
                 + Self.adjustments(db, arguments) + Self.deadLetters(db, arguments)
                 + Self.expiries(db, [accountID, now, limit])
@@ -56,8 +57,8 @@ public struct AccountHistoryStore: Sendable {
         return AccountStory(account: account, timeline: AccountEvent.inOrder(events), webhooks: webhooks)
     }
 
-    private static func orders(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
-        try db.rows(
+    private static func orders(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
+        try await db.rows(
             """
             SELECT id, product_id, status, created_at, closed_at, close_reason FROM orders
             WHERE account_id = ? ORDER BY created_at DESC LIMIT ?
@@ -81,8 +82,8 @@ public struct AccountHistoryStore: Sendable {
         }
     }
 
-    private static func receipts(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
-        try db.rows(
+    private static func receipts(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
+        try await db.rows(
             """
             SELECT id, status, reason, attempts, product_id, created_at, updated_at FROM receipts
             WHERE account_id = ? ORDER BY created_at DESC LIMIT ?
@@ -109,8 +110,8 @@ public struct AccountHistoryStore: Sendable {
         }
     }
 
-    private static func notifications(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
-        try db.rows(
+    private static func notifications(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
+        try await db.rows(
             """
             SELECT id, store, type, subtype, status, reason, transaction_id, created_at FROM apple_notifications
             WHERE account_id = ? ORDER BY created_at DESC LIMIT ?
@@ -130,8 +131,8 @@ public struct AccountHistoryStore: Sendable {
     }
 
     /// Credits and debits; adjustments come from their own table, with operator and reason.
-    private static func ledger(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
-        try db.rows(
+    private static func ledger(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
+        try await db.rows(
             """
             SELECT kind, currency, amount, transaction_id, created_at FROM ledger_entries
             WHERE account_id = ? AND kind <> 'adjustment' ORDER BY id DESC LIMIT ?
@@ -150,8 +151,9 @@ public struct AccountHistoryStore: Sendable {
         }
     }
 
-    private static func conflicts(_ db: any SQLSession, _ account: String, _ limit: Int) throws -> [AccountEvent] {
-        try db.rows(
+    private static func conflicts(_ db: any SQLSession, _ account: String, _ limit: Int) async throws -> [AccountEvent]
+    {
+        try await db.rows(
             """
             SELECT transaction_id, claimant_account_id, credited_account_id, binding, created_at
             FROM binding_conflicts WHERE claimant_account_id = ? OR credited_account_id = ?
@@ -172,8 +174,8 @@ public struct AccountHistoryStore: Sendable {
         }
     }
 
-    private static func adjustments(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
-        try db.rows(
+    private static func adjustments(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
+        try await db.rows(
             "\(AdjustmentStore.select) WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?", arguments
         ).map { row in
             let record = try AdjustmentStore.record(from: row)
@@ -192,8 +194,8 @@ public struct AccountHistoryStore: Sendable {
         }
     }
 
-    private static func deadLetters(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
-        try db.rows(
+    private static func deadLetters(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
+        try await db.rows(
             """
             SELECT id, reason, attempts, status, resolved_by, dead_at FROM dead_letters
             WHERE account_id = ? ORDER BY dead_at DESC LIMIT ?
@@ -211,8 +213,8 @@ public struct AccountHistoryStore: Sendable {
         }
     }
 
-    private static func expiries(_ db: any SQLSession, _ arguments: SQLArguments) throws -> [AccountEvent] {
-        try db.rows(
+    private static func expiries(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
+        try await db.rows(
             """
             SELECT name, expires_at FROM entitlements WHERE account_id = ? AND expires_at <= ?
             ORDER BY expires_at DESC LIMIT ?

@@ -58,23 +58,23 @@ public struct ActivityStore: Sendable {
             let created = db.dialect.truncated("created_at", toHour: window.hourly)
             let dead = db.dialect.truncated("dead_at", toHour: window.hourly)
             return (
-                receipts: try db.rows(
+                receipts: try await db.rows(
                     """
                     SELECT \(created) AS bucket, CASE WHEN status IN ('credited', 'rejected', 'dead') THEN status
                         ELSE 'in progress' END AS series, COUNT(*) AS value
                     FROM receipts WHERE created_at >= ? GROUP BY 1, 2
                     """, [start]),
-                credited: try db.rows(
+                credited: try await db.rows(
                     """
                     SELECT \(created) AS bucket, currency AS series, CAST(SUM(amount) AS BIGINT) AS value
                     FROM ledger_entries WHERE kind = 'purchase' AND created_at >= ? GROUP BY 1, 2
                     """, [start]),
-                refunds: try db.rows(
+                refunds: try await db.rows(
                     """
                     SELECT \(created) AS bucket, kind AS series, COUNT(*) AS value
                     FROM ledger_entries WHERE kind IN ('refund', 'revoke') AND created_at >= ? GROUP BY 1, 2
                     """, [start]),
-                deadLetters: try db.rows(
+                deadLetters: try await db.rows(
                     """
                     SELECT \(dead) AS bucket, reason AS series, COUNT(*) AS value
                     FROM dead_letters WHERE dead_at >= ? GROUP BY 1, 2

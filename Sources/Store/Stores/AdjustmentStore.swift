@@ -84,8 +84,8 @@ public struct AdjustmentStore: Sendable {
     /// - Throws: ``Refusal`` (nothing changed), or the database's error.
     public func apply(_ request: Request, catalog: Catalog, now: Date) async throws -> Record {
         try await database.transaction { db in
-            try db.lock(["account:\(request.accountID)"])
-            if let existing = try Self.record(key: request.idempotencyKey, in: db) {
+            try await db.lock(["account:\(request.accountID)"])
+            if let existing = try await Self.record(key: request.idempotencyKey, in: db) {
                 guard existing.accountID == request.accountID, existing.change == request.change,
                     existing.reason == request.reason
                 else { throw Refusal.keyReused(existing.id) }
@@ -109,7 +109,7 @@ public struct AdjustmentStore: Sendable {
                 }
             let decision: Decision
             do {
-                decision = try VerdictApplier(db: db, catalog: catalog, now: now).settle(event)
+                decision = try await VerdictApplier(db: db, catalog: catalog, now: now).settle(event)
             } catch let refusal as SettlementRefusal {
                 throw Refusal.refused(refusal.reason)
             }
@@ -121,7 +121,7 @@ public struct AdjustmentStore: Sendable {
                 id: id, accountID: request.accountID, change: request.change, reason: request.reason,
                 operatorName: request.operatorName, balance: data?.balance, writtenOff: data?.writtenOff,
                 createdAt: now)
-            try Self.insert(record, key: request.idempotencyKey, in: db)
+            try await Self.insert(record, key: request.idempotencyKey, in: db)
             return record
         }
     }
@@ -129,7 +129,7 @@ public struct AdjustmentStore: Sendable {
     /// An account's adjustments, newest first.
     public func adjustments(of accountID: String, limit: Int = 200) async throws -> [Record] {
         try await database.snapshot { db in
-            try db.rows(
+            try await db.rows(
                 "\(Self.select) WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?", [accountID, limit]
             ).map(Self.record(from:))
         }
@@ -141,8 +141,8 @@ public struct AdjustmentStore: Sendable {
         FROM manual_adjustments
         """
 
-    static func record(key: String, in db: any SQLSession) throws -> Record? {
-        try db.row("\(select) WHERE idempotency_key = ?", [key]).map(record(from:))
+    static func record(key: String, in db: any SQLSession) async throws -> Record? {
+        try await db.row("\(select) WHERE idempotency_key = ?", [key]).map(record(from:))
     }
 
     static func record(from row: SQLRow) throws -> Record {
@@ -157,13 +157,13 @@ public struct AdjustmentStore: Sendable {
             writtenOff: try row.get("written_off"), createdAt: try row.get("created_at"))
     }
 
-    static func insert(_ record: Record, key: String, in db: any SQLSession) throws {
+    static func insert(_ record: Record, key: String, in db: any SQLSession) async throws {
         let (kind, currency, amount, entitlement, until): (String, String?, Int?, String?, Date?) =
             switch record.change {
             case .currency(let currency, let amount): ("currency", currency, amount, nil, nil)
             case .entitlement(let name, let until): ("entitlement", nil, nil, name, until)
             }
-        try db.execute(
+        try await db.execute(
             """
             INSERT INTO manual_adjustments (
                 id, idempotency_key, account_id, kind, currency, amount, entitlement, expires_at, reason, operator,

@@ -54,12 +54,12 @@ public struct AppleNotificationStore: Sendable {
     ) {
         try await database.transaction { db in
             let first = "SELECT id FROM apple_notifications WHERE \(column) = ?"
-            if let known: String = try db.value(first, [key]) { return (known, false) }
+            if let known: String = try await db.value(first, [key]) { return (known, false) }
             do {
-                try db.savepoint { try db.insert(row, into: "apple_notifications") }
+                try await db.savepoint { try await db.insert(row, into: "apple_notifications") }
             } catch SQLError.constraint {
                 // Another intake stored the same one a moment ago (PostgreSQL, replicated).
-                guard let known: String = try db.value(first, [key]) else { throw SQLError.constraint(row.id) }
+                guard let known: String = try await db.value(first, [key]) else { throw SQLError.constraint(row.id) }
                 return (known, false)
             }
             return (row.id, true)
@@ -69,14 +69,15 @@ public struct AppleNotificationStore: Sendable {
     /// A notification's status, and what it was once verified; nil if there is no such one.
     public func notification(id: String) async throws -> NotificationDetails? {
         try await database.snapshot { db in
-            try db.record(InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [id])?.details
+            try await db.record(InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [id])?
+                .details
         }
     }
 
     /// The `CONSUMPTION_REQUEST`s Apple sent, oldest first, for an operator to answer.
     public func consumptionRequests() async throws -> [ConsumptionRequest] {
         try await database.snapshot { db in
-            try db.records(
+            try await db.records(
                 InboundNotification.self,
                 """
                 SELECT * FROM apple_notifications WHERE type = ? AND notification_uuid IS NOT NULL

@@ -25,22 +25,22 @@ public struct CallBudgetStore: CallBudgetKeeper {
         _ budget: CallBudget, maxWait: Duration, now: @escaping @Sendable () -> Int64
     ) async throws -> (CallBudget.Grant, calls: Int) {
         try await database.transaction { db in
-            var state = try Self.state(of: budget, in: db)
+            var state = try await Self.state(of: budget, in: db)
             let grant = budget.reserve(in: &state, now: now(), maxWait: maxWait)
             guard case .go(let at) = grant else { return (grant, 0) }
-            try db.execute(
+            try await db.execute(
                 "UPDATE call_budgets SET next_slot_us = ?, limit_per_second = ?, per_second = ? WHERE name = ?",
                 [state.nextSlotMicros, budget.limit, budget.perSecond, budget.name])
             let second = at / 1_000_000
             let calls =
-                try db.row(
+                try await db.row(
                     """
                     INSERT INTO call_budget_seconds (name, second, calls) VALUES (?, ?, 1)
                     ON CONFLICT (name, second) DO UPDATE SET calls = call_budget_seconds.calls + 1
                     RETURNING calls
                     """, [budget.name, second])?.get("calls", as: Int.self) ?? 1
             if calls == 1 {
-                try db.execute(
+                try await db.execute(
                     "DELETE FROM call_budget_seconds WHERE name = ? AND second < ?", [budget.name, second - Self.kept])
             }
             return (grant, calls)
@@ -49,23 +49,23 @@ public struct CallBudgetStore: CallBudgetKeeper {
 
     public func pause(_ budget: CallBudget, until: Int64) async throws {
         try await database.transaction { db in
-            var state = try Self.state(of: budget, in: db)
+            var state = try await Self.state(of: budget, in: db)
             budget.pause(&state, until: until)
-            try db.execute(
+            try await db.execute(
                 "UPDATE call_budgets SET paused_until_us = ? WHERE name = ?", [state.pausedUntilMicros, budget.name])
         }
     }
 
     /// The budget's state, its row created on first use and locked until the transaction ends.
-    static func state(of budget: CallBudget, in db: any SQLSession) throws -> CallBudget.State {
-        try db.execute(
+    static func state(of budget: CallBudget, in db: any SQLSession) async throws -> CallBudget.State {
+        try await db.execute(
             """
             INSERT INTO call_budgets (name, limit_per_second, per_second) VALUES (?, ?, ?)
             ON CONFLICT (name) DO NOTHING
             """, [budget.name, budget.limit, budget.perSecond])
         let lock = db.dialect == .postgres ? " FOR UPDATE" : ""
         guard
-            let row = try db.row(
+            let row = try await db.row(
                 "SELECT next_slot_us, paused_until_us FROM call_budgets WHERE name = ?\(lock)", [budget.name])
         else { throw SQLError.retry("call budget \(budget.name) vanished") }
         return CallBudget.State(
@@ -90,7 +90,7 @@ public struct CallBudgetStore: CallBudgetKeeper {
     public func usage(now: Int64, window: Int64 = 60) async throws -> [Usage] {
         try await database.snapshot { db in
             let since = now / 1_000_000 - window
-            return try db.rows(
+            return try await db.rows(
                 """
                 SELECT b.name, b.limit_per_second, b.per_second, b.next_slot_us, b.paused_until_us,
                     CAST(SUM(s.calls) AS BIGINT) AS calls, MAX(s.calls) AS busiest

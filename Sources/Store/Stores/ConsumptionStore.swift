@@ -19,9 +19,9 @@ public struct ConsumptionStore: Sendable {
     /// Records the player's consent (or its withdrawal); the account gets its row if it has none.
     public func recordConsent(accountID: String, consented: Bool, now: Date) async throws -> ConsumptionConsent {
         try await database.transaction { db in
-            try db.execute(
+            try await db.execute(
                 "INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", [accountID, now])
-            try db.execute(
+            try await db.execute(
                 """
                 INSERT INTO consumption_consents (account_id, status, recorded_at) VALUES (?, ?, ?)
                 ON CONFLICT (account_id) DO UPDATE SET status = excluded.status, recorded_at = excluded.recorded_at
@@ -32,12 +32,12 @@ public struct ConsumptionStore: Sendable {
 
     /// The player's consent as last recorded; nil if never.
     public func consent(accountID: String) async throws -> ConsumptionConsent? {
-        try await database.snapshot { db in try Self.consent(accountID, db) }
+        try await database.snapshot { db in try await Self.consent(accountID, db) }
     }
 
-    static func consent(_ accountID: String, _ db: any SQLSession) throws -> ConsumptionConsent? {
+    static func consent(_ accountID: String, _ db: any SQLSession) async throws -> ConsumptionConsent? {
         guard
-            let row = try db.row(
+            let row = try await db.row(
                 "SELECT status, recorded_at FROM consumption_consents WHERE account_id = ?", [accountID])
         else { return nil }
         return ConsumptionConsent(
@@ -51,7 +51,7 @@ public struct ConsumptionStore: Sendable {
         // One query over the window only: the partial index on CONSUMPTION_REQUESTs by time
         // keeps it small however many notifications the store holds.
         try await database.snapshot { db in
-            try db.records(
+            try await db.records(
                 InboundNotification.self,
                 """
                 SELECT n.* FROM apple_notifications n
@@ -70,17 +70,17 @@ public struct ConsumptionStore: Sendable {
     /// balance of that currency now, and the account's first day.
     public func facts(for request: ConsumptionRequest) async throws -> ConsumptionAnswer.Facts {
         try await database.snapshot { db in
-            let transaction = try db.row(
+            let transaction = try await db.row(
                 "SELECT account_id, entitlement FROM apple_transactions WHERE transaction_id = ?",
                 [request.transactionID ?? ""])
             let credited: String? = try transaction?.get("account_id")
             let accountID = credited ?? request.accountID
             var facts = ConsumptionAnswer.Facts(consented: nil, delivered: credited != nil)
             guard let accountID else { return facts }
-            facts.consented = try Self.consent(accountID, db)?.consented
-            facts.accountSince = try db.row("SELECT created_at FROM accounts WHERE id = ?", [accountID])?
+            facts.consented = try await Self.consent(accountID, db)?.consented
+            facts.accountSince = try await db.row("SELECT created_at FROM accounts WHERE id = ?", [accountID])?
                 .get("created_at", as: Date.self)
-            if let purchase = try db.row(
+            if let purchase = try await db.row(
                 """
                 SELECT currency, amount FROM ledger_entries WHERE transaction_id = ? AND kind = 'purchase'
                 """, [request.transactionID ?? ""])
@@ -88,7 +88,7 @@ public struct ConsumptionStore: Sendable {
                 let money = Money(currency: try purchase.get("currency"), amount: try purchase.get("amount"))
                 facts.credited = money
                 facts.balance =
-                    try db.value(
+                    try await db.value(
                         "SELECT amount FROM balances WHERE account_id = ? AND currency = ?",
                         [accountID, money.currency])
                     ?? 0
@@ -100,7 +100,7 @@ public struct ConsumptionStore: Sendable {
     /// Records an answer (or a failed attempt at one), replacing the previous attempt's.
     public func record(_ answer: ConsumptionAnswerRecord, now: Date) async throws {
         try await database.transaction { db in
-            try db.execute(
+            try await db.execute(
                 """
                 INSERT INTO consumption_answers (
                     notification_id, transaction_id, account_id, status, reason, body, apple_status, tenure_days,
@@ -121,7 +121,7 @@ public struct ConsumptionStore: Sendable {
     public func answer(notificationID: String) async throws -> ConsumptionAnswerRecord? {
         try await database.snapshot { db in
             guard
-                let row = try db.row(
+                let row = try await db.row(
                     """
                     SELECT notification_id, transaction_id, account_id, status, reason, body, apple_status,
                         tenure_days, attempts

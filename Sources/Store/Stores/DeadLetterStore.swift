@@ -26,24 +26,26 @@ public struct DeadLetterStore: Sendable {
     public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws -> [VerdictResult?] {
         guard !letters.isEmpty else { return [] }
         return try await database.transaction { db in
-            try letters.map { letter -> VerdictResult? in
-                guard try db.row("SELECT 1 AS found FROM dead_letters WHERE id = ?", [letter.id]) == nil else {
+            try await letters.asyncMap { letter -> VerdictResult? in
+                guard try await db.row("SELECT 1 AS found FROM dead_letters WHERE id = ?", [letter.id]) == nil else {
                     return nil
                 }
                 var letter = letter
                 if let receiptID = letter.receiptID {
                     letter.accountID =
-                        try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID])?.accountID
-                        ?? db.record(
+                        try await db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID])?.accountID
+                    if letter.accountID == nil {
+                        letter.accountID = try await db.record(
                             InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID])?
-                        .accountID
+                            .accountID
+                    }
                 }
-                try db.insert(letter, into: "dead_letters")
+                try await db.insert(letter, into: "dead_letters")
                 guard let receiptID = letter.receiptID else { return nil }
                 let verdict = Verdict(
                     outcome: .dead, receiptID: receiptID, accountID: letter.accountID ?? "", reason: letter.reason,
                     attempts: letter.attempts, decidedAt: now)
-                return try VerdictApplier(db: db, catalog: catalog, now: now).apply([verdict]).first
+                return try await VerdictApplier(db: db, catalog: catalog, now: now).apply([verdict]).first
             }
         }
     }
@@ -51,14 +53,14 @@ public struct DeadLetterStore: Sendable {
     /// One dead letter; nil if there is none with this id.
     public func deadLetter(id: String) async throws -> DeadLetter? {
         try await database.snapshot { db in
-            try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id])
+            try await db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id])
         }
     }
 
     /// Every letter that carried `receiptID`, oldest first: the receipt's deaths and replays.
     public func deadLetters(receiptID: String) async throws -> [DeadLetter] {
         try await database.snapshot { db in
-            try db.records(
+            try await db.records(
                 DeadLetter.self, "SELECT * FROM dead_letters WHERE receipt_id = ? ORDER BY dead_at, created_at, id",
                 [receiptID])
         }
@@ -68,7 +70,7 @@ public struct DeadLetterStore: Sendable {
     public func deadLetters(_ query: DeadLetterQuery, limit: Int = 500) async throws -> [DeadLetter] {
         let (condition, arguments) = Self.sqlCondition(query)
         return try await database.snapshot { db in
-            try db.records(
+            try await db.records(
                 DeadLetter.self,
                 "SELECT * FROM dead_letters WHERE \(condition) ORDER BY dead_at DESC, created_at DESC, id DESC LIMIT ?",
                 arguments + [limit])
@@ -79,7 +81,7 @@ public struct DeadLetterStore: Sendable {
     public func deadLetterGroups(_ query: DeadLetterQuery) async throws -> [DeadLetterGroup] {
         let (condition, arguments) = Self.sqlCondition(query)
         return try await database.snapshot { db in
-            try db.rows(
+            try await db.rows(
                 """
                 SELECT reason, COUNT(*) AS count, MIN(dead_at) AS first, MAX(dead_at) AS last
                 FROM dead_letters WHERE \(condition)
@@ -97,7 +99,7 @@ public struct DeadLetterStore: Sendable {
     public func deadLetterIDs(_ query: DeadLetterQuery) async throws -> [String] {
         let (condition, arguments) = Self.sqlCondition(query)
         return try await database.snapshot { db in
-            try db.rows(
+            try await db.rows(
                 "SELECT id FROM dead_letters WHERE \(condition) ORDER BY dead_at, created_at, id", arguments
             ).map { try $0.get("id") }
         }
@@ -128,7 +130,7 @@ public struct DeadLetterStore: Sendable {
             var refused: [(id: String, error: DeadLetterError)] = []
             for id in ids {
                 do {
-                    begun.append(try Self.beginReplay(id: id, by: operatorName, now: now, db))
+                    await begun.append(try Self.beginReplay(id: id, by: operatorName, now: now, db))
                 } catch let error as DeadLetterError {
                     // Refused before anything was written for this letter.
                     refused.append((id, error))
@@ -138,29 +140,29 @@ public struct DeadLetterStore: Sendable {
         }
     }
 
-    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: any SQLSession) throws
+    private static func beginReplay(id: String, by operatorName: String, now: Date, _ db: any SQLSession) async throws
         -> DeadLetter
     {
-        var letter = try openLetter(id: id, db)
+        var letter = try await openLetter(id: id, db)
         letter.status = .replaying
         letter.resolvedBy = operatorName
-        try db.update(letter, in: "dead_letters")
+        try await db.update(letter, in: "dead_letters")
         guard let receiptID = letter.receiptID else { return letter }
-        if var receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
+        if var receipt = try await db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
             receipt.status == .dead
         {
             receipt.status = .validating
             receipt.reason = nil
             receipt.updatedAt = now
-            try db.update(receipt, in: "receipts")
-        } else if var notification = try db.record(
+            try await db.update(receipt, in: "receipts")
+        } else if var notification = try await db.record(
             InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
             notification.status == .dead
         {
             notification.status = .validating
             notification.reason = nil
             notification.updatedAt = now
-            try db.update(notification, in: "apple_notifications")
+            try await db.update(notification, in: "apple_notifications")
         }
         return letter
     }
@@ -178,12 +180,12 @@ public struct DeadLetterStore: Sendable {
         guard !ids.isEmpty else { return }
         try await database.transaction { db in
             for id in ids {
-                guard var letter = try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id])
+                guard var letter = try await db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id])
                 else { continue }
                 letter.status = .replayed
                 letter.resolvedBy = operatorName
                 letter.resolvedAt = now
-                try db.update(letter, in: "dead_letters")
+                try await db.update(letter, in: "dead_letters")
             }
         }
     }
@@ -199,28 +201,29 @@ public struct DeadLetterStore: Sendable {
         guard !ids.isEmpty else { return }
         try await database.transaction { db in
             for id in ids {
-                guard var letter = try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id]),
+                guard
+                    var letter = try await db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id]),
                     letter.status == .replaying
                 else { continue }
                 letter.status = .waiting
                 letter.resolvedBy = nil
-                try db.update(letter, in: "dead_letters")
+                try await db.update(letter, in: "dead_letters")
                 guard let receiptID = letter.receiptID else { continue }
-                if var receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
+                if var receipt = try await db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
                     !receipt.status.isFinal
                 {
                     receipt.status = .dead
                     receipt.reason = letter.reason
                     receipt.updatedAt = now
-                    try db.update(receipt, in: "receipts")
-                } else if var notification = try db.record(
+                    try await db.update(receipt, in: "receipts")
+                } else if var notification = try await db.record(
                     InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
                     !notification.status.isFinal
                 {
                     notification.status = .dead
                     notification.reason = letter.reason
                     notification.updatedAt = now
-                    try db.update(notification, in: "apple_notifications")
+                    try await db.update(notification, in: "apple_notifications")
                 }
             }
         }
@@ -254,7 +257,7 @@ public struct DeadLetterStore: Sendable {
             var refused: [(id: String, error: DeadLetterError)] = []
             for id in ids {
                 do {
-                    discarded.append(try Self.discard(id: id, by: who, reason: why, now: now, db))
+                    await discarded.append(try Self.discard(id: id, by: who, reason: why, now: now, db))
                 } catch let error as DeadLetterError {
                     // Refused before anything was written for this letter.
                     refused.append((id, error))
@@ -264,38 +267,39 @@ public struct DeadLetterStore: Sendable {
         }
     }
 
-    private static func discard(id: String, by who: String, reason why: String, now: Date, _ db: any SQLSession) throws
+    private static func discard(id: String, by who: String, reason why: String, now: Date, _ db: any SQLSession)
+        async throws
         -> DeadLetter
     {
-        var letter = try openLetter(id: id, db)
+        var letter = try await openLetter(id: id, db)
         letter.status = .discarded
         letter.resolvedBy = who
         letter.resolvedReason = why
         letter.resolvedAt = now
-        try db.update(letter, in: "dead_letters")
+        try await db.update(letter, in: "dead_letters")
         let statusReason = "discarded by \(who): \(why)"
         guard let receiptID = letter.receiptID else { return letter }
-        if var receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
+        if var receipt = try await db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID]),
             receipt.status == .dead || !receipt.status.isFinal
         {
             receipt.status = .dead
             receipt.reason = statusReason
             receipt.updatedAt = now
-            try db.update(receipt, in: "receipts")
-        } else if var notification = try db.record(
+            try await db.update(receipt, in: "receipts")
+        } else if var notification = try await db.record(
             InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
             notification.status == .dead || !notification.status.isFinal
         {
             notification.status = .dead
             notification.reason = statusReason
             notification.updatedAt = now
-            try db.update(notification, in: "apple_notifications")
+            try await db.update(notification, in: "apple_notifications")
         }
         return letter
     }
 
-    private static func openLetter(id: String, _ db: any SQLSession) throws -> DeadLetter {
-        guard let letter = try db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id]) else {
+    private static func openLetter(id: String, _ db: any SQLSession) async throws -> DeadLetter {
+        guard let letter = try await db.record(DeadLetter.self, "SELECT * FROM dead_letters WHERE id = ?", [id]) else {
             throw DeadLetterError(.unknownLetter, "no dead letter with id \(id)")
         }
         guard letter.status.isOpen else {

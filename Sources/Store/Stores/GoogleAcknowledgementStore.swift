@@ -45,8 +45,8 @@ public struct GoogleAcknowledgementStore: Sendable {
     static func enqueue(
         _ purchase: GooglePlayPurchase, action: Acknowledgement.Action, receiptID: String?, now: SQLValue,
         in db: any SQLSession
-    ) throws {
-        try db.execute(
+    ) async throws {
+        try await db.execute(
             """
             INSERT INTO google_acknowledgements (
                 purchase_token, package_name, product_id, action, receipt_id, status, attempts, next_attempt_at,
@@ -63,14 +63,14 @@ public struct GoogleAcknowledgementStore: Sendable {
     /// Up to `limit` rows due by `now`, each leased for ``lease`` and counted as an attempt.
     public func claimDue(now: Date, limit: Int) async throws -> [Acknowledgement] {
         try await database.transaction { db in
-            let due = try db.rows(
+            let due = try await db.rows(
                 """
                 SELECT \(Self.columns) FROM google_acknowledgements
                 WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?
                 """, [now, limit]
             ).map(Self.acknowledgement)
             for row in due {
-                try db.execute(
+                try await db.execute(
                     """
                     UPDATE google_acknowledgements SET attempts = attempts + 1, next_attempt_at = ?
                     WHERE purchase_token = ?
@@ -87,7 +87,7 @@ public struct GoogleAcknowledgementStore: Sendable {
     /// Google said it is done.
     public func markDone(token: String, now: Date) async throws {
         try await database.transaction { db in
-            try db.execute(
+            try await db.execute(
                 """
                 UPDATE google_acknowledgements SET status = 'done', done_at = ?, next_attempt_at = NULL,
                     last_error = NULL
@@ -99,7 +99,7 @@ public struct GoogleAcknowledgementStore: Sendable {
     /// A failed attempt: again at `retryAt`, or never (`nil`: an operator's case).
     public func markFailed(token: String, error: String, retryAt: Date?) async throws {
         try await database.transaction { db in
-            try db.execute(
+            try await db.execute(
                 """
                 UPDATE google_acknowledgements SET status = ?, next_attempt_at = ?, last_error = ?
                 WHERE purchase_token = ?
@@ -110,7 +110,7 @@ public struct GoogleAcknowledgementStore: Sendable {
     /// One row, if the token has one.
     public func acknowledgement(token: String) async throws -> Acknowledgement? {
         try await database.snapshot { db in
-            try db.row("SELECT \(Self.columns) FROM google_acknowledgements WHERE purchase_token = ?", [token])
+            try await db.row("SELECT \(Self.columns) FROM google_acknowledgements WHERE purchase_token = ?", [token])
                 .map(Self.acknowledgement)
         }
     }
@@ -119,7 +119,7 @@ public struct GoogleAcknowledgementStore: Sendable {
     /// three days, so two are an alarm.
     public func overdue(olderThan age: TimeInterval, now: Date) async throws -> Int {
         try await database.snapshot { db in
-            try db.value(
+            try await db.value(
                 """
                 SELECT COUNT(*) FROM google_acknowledgements
                 WHERE status = 'failed' OR (status = 'pending' AND created_at < ?)

@@ -28,10 +28,12 @@ public struct GoogleVoidedStore: Sendable {
     /// Takes back the purchase Google voided, known by its transaction id (Google's order id).
     public func takeBack(transactionID: String, voidedAt: Date, catalog: Catalog, now: Date) async throws -> Outcome {
         try await database.transaction { db in
-            try db.lock(["transaction:\(transactionID)"])
+            try await db.lock(["transaction:\(transactionID)"])
             let applier = VerdictApplier(db: db, catalog: catalog, now: now)
-            guard let transaction = try applier.recorded(transactionID, cancelledAt: voidedAt) else { return .unknown }
-            let decision = try applier.settle(.takenBack(transaction, kind: .refund, cause: Cause()))
+            guard let transaction = try await applier.recorded(transactionID, cancelledAt: voidedAt) else {
+                return .unknown
+            }
+            let decision = try await applier.settle(.takenBack(transaction, kind: .refund, cause: Cause()))
             return decision.reason == nil ? .debited : .alreadyDebited
         }
     }
@@ -39,14 +41,14 @@ public struct GoogleVoidedStore: Sendable {
     /// Where the last complete read of `packageName`'s list ended.
     public func polledUntil(_ packageName: String) async throws -> Date? {
         try await database.snapshot { db in
-            try db.value("SELECT polled_until FROM google_voided_polls WHERE package_name = ?", [packageName])
+            try await db.value("SELECT polled_until FROM google_voided_polls WHERE package_name = ?", [packageName])
         }
     }
 
     /// Records a complete read of `packageName`'s list up to `moment`.
     public func setPolledUntil(_ moment: Date, for packageName: String) async throws {
         try await database.transaction { db in
-            try db.execute(
+            try await db.execute(
                 """
                 INSERT INTO google_voided_polls (package_name, polled_until) VALUES (?, ?)
                 ON CONFLICT (package_name) DO UPDATE SET polled_until = excluded.polled_until

@@ -28,7 +28,7 @@ public struct LedgerStore: Sendable {
         try await database.snapshot { db in
             var findings: [AuditFinding] = []
 
-            for row in try db.rows(
+            for row in try await db.rows(
                 """
                 SELECT b.account_id, b.currency, b.amount, COALESCE(l.total, 0) AS total
                 FROM balances b
@@ -48,7 +48,7 @@ public struct LedgerStore: Sendable {
                         detail: "account \(account) has \(amount) \(currency) but its ledger sums to \(total)"))
             }
 
-            for row in try db.rows(
+            for row in try await db.rows(
                 """
                 SELECT l.account_id, l.currency, SUM(l.amount) AS total
                 FROM ledger_entries l
@@ -66,7 +66,7 @@ public struct LedgerStore: Sendable {
                         detail: "account \(account) has ledger entries summing to \(total) \(currency) but no balance"))
             }
 
-            for row in try db.rows(
+            for row in try await db.rows(
                 """
                 SELECT transaction_id, kind, COUNT(*) AS entries, \(db.dialect.concat("account_id", distinct: true)) AS accounts
                 FROM ledger_entries
@@ -88,7 +88,7 @@ public struct LedgerStore: Sendable {
                     ))
             }
 
-            for row in try db.rows(
+            for row in try await db.rows(
                 """
                 SELECT transaction_id, COUNT(*) AS entries, \(db.dialect.concat("kind")) AS kinds,
                     \(db.dialect.concat("account_id", distinct: true)) AS accounts
@@ -111,7 +111,7 @@ public struct LedgerStore: Sendable {
                             "Apple transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts))"))
             }
 
-            for row in try db.rows(
+            for row in try await db.rows(
                 """
                 SELECT a.transaction_id, a.state, p.account_id, p.currency, p.amount
                 FROM apple_transactions a
@@ -135,7 +135,7 @@ public struct LedgerStore: Sendable {
                             + "to \(account) were never debited"))
             }
 
-            for id: String in try db.rows(
+            for id: String in try await db.rows(
                 """
                 SELECT r.id FROM receipts r
                 WHERE r.status = 'credited' AND NOT EXISTS (
@@ -149,7 +149,7 @@ public struct LedgerStore: Sendable {
                         detail: "receipt \(id) is credited but no transaction of it credited anything"))
             }
 
-            for row in try db.rows(
+            for row in try await db.rows(
                 """
                 SELECT r.id, r.status FROM receipts r
                 WHERE r.status IN ('credited', 'rejected', 'dead') AND NOT EXISTS (
@@ -165,7 +165,7 @@ public struct LedgerStore: Sendable {
                         detail: "receipt \(id) is \(status) but has no receipt.\(status) notification"))
             }
 
-            for row in try db.rows(
+            for row in try await db.rows(
                 """
                 SELECT o.id, o.account_id, o.transaction_id FROM orders o
                 WHERE o.status IN ('fulfilled', 'mismatched') AND NOT EXISTS (
@@ -191,13 +191,15 @@ public struct LedgerStore: Sendable {
     /// An account's balances, entitlements and latest ledger entries (newest first); nil
     /// if the account never sent a receipt nor was credited.
     public func account(id: String, ledgerLimit: Int = 50) async throws -> AccountDetails? {
-        try await database.snapshot { db in try SQLError.reading("account \(id)") { try account(id, ledgerLimit, db) } }
+        try await database.snapshot { db in
+            try await SQLError.reading("account \(id)") { try await account(id, ledgerLimit, db) }
+        }
     }
 
-    private func account(_ id: String, _ ledgerLimit: Int, _ db: any SQLSession) throws -> AccountDetails? {
-        guard try db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil else { return nil }
-        let balances = try db.records(Balance.self, "SELECT * FROM balances WHERE account_id = ?", [id])
-        let entitlements = try db.rows(
+    private func account(_ id: String, _ ledgerLimit: Int, _ db: any SQLSession) async throws -> AccountDetails? {
+        guard try await db.row("SELECT 1 AS found FROM accounts WHERE id = ?", [id]) != nil else { return nil }
+        let balances = try await db.records(Balance.self, "SELECT * FROM balances WHERE account_id = ?", [id])
+        let entitlements = try await db.rows(
             "SELECT name, expires_at FROM entitlements WHERE account_id = ? ORDER BY name", [id]
         ).map { row in
             let name: String = try row.get("name")
@@ -205,10 +207,10 @@ public struct LedgerStore: Sendable {
                 AccountDetails.Entitlement(name: name, expiresAt: try row.get("expires_at"))
             }
         }
-        let ledger = try db.records(
+        let ledger = try await db.records(
             LedgerEntry.self, "SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?",
             [id, ledgerLimit])
-        let flags = try db.records(
+        let flags = try await db.records(
             AccountDetails.Flag.self,
             """
             SELECT reason, currency, amount, transaction_id, notification_id, created_at
@@ -219,6 +221,6 @@ public struct LedgerStore: Sendable {
             balances: Dictionary(balances.map { ($0.currency, $0.amount) }, uniquingKeysWith: +),
             entitlements: entitlements,
             ledger: ledger.map(\.line), flags: flags,
-            consumptionConsent: try ConsumptionStore.consent(id, db))
+            consumptionConsent: try await ConsumptionStore.consent(id, db))
     }
 }

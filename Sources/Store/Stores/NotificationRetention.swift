@@ -11,7 +11,7 @@ extension AppleNotificationStore {
     /// - Returns: how many rows were deleted; a full `limit` means more may wait.
     public func pruneRejected(before cutoff: Date, limit: Int = 1000) async throws -> Int {
         try await database.transaction { db in
-            try db.execute(
+            try await db.execute(
                 """
                 DELETE FROM apple_notifications WHERE id IN (
                     SELECT n.id FROM apple_notifications n

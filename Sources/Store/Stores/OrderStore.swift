@@ -40,23 +40,23 @@ public struct OrderStore: Sendable {
             return try await database.transaction { db in
                 // Orders of one account and product take turns across intakes (PostgreSQL):
                 // each sees what the other committed when it counts today's orders.
-                try db.lock(["orders:\(request.accountID):\(product.productID)"])
+                try await db.lock(["orders:\(request.accountID):\(product.productID)"])
                 // Every refusal comes before the first write: a refused order leaves no trace.
                 if let named = request.appAccountToken?.lowercased(),
-                    let owner = try Self.token(named, db), owner.accountID != request.accountID
+                    let owner = try await Self.token(named, db), owner.accountID != request.accountID
                 {
                     return .tokenOfAnotherAccount
                 }
-                try Self.expireOrders(accountID: request.accountID, productID: product.productID, now: now, db)
-                let history = try Self.history(
+                try await Self.expireOrders(accountID: request.accountID, productID: product.productID, now: now, db)
+                let history = try await Self.history(
                     accountID: request.accountID, product: product, timeZone: catalog.timeZone, now: now, db)
                 if let refusal = product.refusal(at: now, history: history) {
                     return .refused(OrderRefusalReason(code: refusal.code, message: refusal.message))
                 }
-                try db.execute(
+                try await db.execute(
                     "INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
                     [request.accountID, now])
-                let token = try Self.appAccountToken(for: request, now: now, db)
+                let token = try await Self.appAccountToken(for: request, now: now, db)
                 let first = product.isFirstPurchase(history)
                 let order = Order(
                     id: TimeOrderedID.make(), accountID: request.accountID, productID: product.productID,
@@ -64,13 +64,13 @@ public struct OrderStore: Sendable {
                     firstPurchase: first, status: .open, createdAt: now,
                     expiresAt: now.addingTimeInterval(lifetime.seconds), closedAt: nil, closeReason: nil,
                     receiptID: nil, transactionID: nil, creditedProductID: nil)
-                try db.insert(order, into: "orders")
+                try await db.insert(order, into: "orders")
                 return .created(OrderDetails(order, now: now))
             }
         } catch SQLError.constraint {
             // Another process's order for the same account and product committed first.
             let open = try await database.snapshot { db in
-                try db.record(
+                try await db.record(
                     Order.self, "SELECT * FROM orders WHERE account_id = ? AND product_id = ? AND status = ? LIMIT 1",
                     [request.accountID, product.productID, OrderStatus.open.rawValue])
             }
@@ -83,30 +83,30 @@ public struct OrderStore: Sendable {
     /// arrives later for it is still credited (a lost order never loses a payment).
     public func cancelOrder(id: String, accountID: String?, reason: String?, now: Date) async throws -> CancelOutcome {
         try await database.transaction { db in
-            guard var order = try Self.order(id, db) else { return .notFound }
+            guard var order = try await Self.order(id, db) else { return .notFound }
             if let accountID, accountID != order.accountID { return .otherAccount }
             guard order.status(at: now) == .open else {
-                if order.status == .open { try Self.expire(&order, db) }
+                if order.status == .open { try await Self.expire(&order, db) }
                 return .notOpen(OrderDetails(order, now: now))
             }
             order.status = .cancelled
             order.closedAt = now
             order.closeReason = reason ?? "cancelled"
-            try db.update(order, in: "orders")
+            try await db.update(order, in: "orders")
             return .cancelled(OrderDetails(order, now: now))
         }
     }
 
     public func order(id: String, now: Date) async throws -> OrderDetails? {
-        try await database.snapshot { db in try Self.order(id, db).map { OrderDetails($0, now: now) } }
+        try await database.snapshot { db in try await Self.order(id, db).map { OrderDetails($0, now: now) } }
     }
 
     /// Every product of the catalog as the account may buy it now: available or why not,
     /// and at which price (the first purchase's when it applies).
     public func offers(accountID: String, catalog: Catalog, now: Date) async throws -> [ProductOffer] {
         try await database.snapshot { db in
-            try catalog.products.map { product in
-                let history = try Self.history(
+            try await catalog.products.asyncMap { product in
+                let history = try await Self.history(
                     accountID: accountID, product: product, timeZone: catalog.timeZone, now: now, db)
                 let refusal = product.refusal(at: now, history: history)
                 let first = product.isFirstPurchase(history)
@@ -139,7 +139,7 @@ public struct OrderStore: Sendable {
             ]
             let filter = id == nil ? "" : "WHERE " + columns.map { "\($0) = ?" }.joined(separator: " OR ")
             let arguments: SQLArguments = id.map { id in columns.map { _ in id } } ?? []
-            return try db.records(
+            return try await db.records(
                 BindingConflict.self, "SELECT * FROM binding_conflicts \(filter) ORDER BY id DESC LIMIT ?",
                 arguments + [limit]
             ).map(BindingConflictDetails.init)
@@ -151,15 +151,15 @@ public struct OrderStore: Sendable {
     /// What the account did with the product today and ever, for its rules.
     static func history(
         accountID: String, product: Product, timeZone: TimeZone, now: Date, _ db: any SQLSession
-    ) throws -> PurchaseHistory {
+    ) async throws -> PurchaseHistory {
         let day = PurchaseDay(containing: now, in: timeZone)
-        let open: String? = try db.value(
+        let open: String? = try await db.value(
             """
             SELECT id FROM orders WHERE account_id = ? AND product_id = ? AND status = 'open' AND expires_at > ?
             LIMIT 1
             """, [accountID, product.productID, now])
         let ordersToday =
-            try db.value(
+            try await db.value(
                 """
                 SELECT COUNT(*) FROM orders
                 WHERE account_id = ? AND product_id = ? AND created_at >= ? AND created_at < ?
@@ -167,60 +167,61 @@ public struct OrderStore: Sendable {
                 """, [accountID, product.productID, day.start, day.end, now], as: Int.self) ?? 0
         // Paid without an order (lost, or never made): still a purchase of the day.
         let unorderedToday =
-            try db.value(
+            try await db.value(
                 """
                 SELECT COUNT(*) FROM apple_transactions
                 WHERE account_id = ? AND catalog_product_id = ? AND order_id IS NULL AND created_at >= ? AND created_at < ?
                 """, [accountID, product.productID, day.start, day.end], as: Int.self) ?? 0
-        let purchased = try db.row(
+        let purchased = try await db.row(
             "SELECT 1 AS found FROM apple_transactions WHERE account_id = ? AND catalog_product_id = ? LIMIT 1",
             [accountID, product.productID])
         return PurchaseHistory(
             ordersToday: ordersToday + unorderedToday, openOrderID: open, hasPurchased: purchased != nil)
     }
 
-    private static func order(_ id: String, _ db: any SQLSession) throws -> Order? {
-        try db.record(Order.self, "SELECT * FROM orders WHERE id = ?", [id])
+    private static func order(_ id: String, _ db: any SQLSession) async throws -> Order? {
+        try await db.record(Order.self, "SELECT * FROM orders WHERE id = ?", [id])
     }
 
-    private static func token(_ token: String, _ db: any SQLSession) throws -> AppAccountToken? {
-        try db.record(AppAccountToken.self, "SELECT * FROM app_account_tokens WHERE token = ?", [token])
+    private static func token(_ token: String, _ db: any SQLSession) async throws -> AppAccountToken? {
+        try await db.record(AppAccountToken.self, "SELECT * FROM app_account_tokens WHERE token = ?", [token])
     }
 
     /// The token the order hands to StoreKit: the one the request names (registered to the
     /// account on first use; the caller has refused another account's), else the account's first.
-    private static func appAccountToken(for request: NewOrder, now: Date, _ db: any SQLSession) throws -> String {
+    private static func appAccountToken(for request: NewOrder, now: Date, _ db: any SQLSession) async throws -> String {
         if let named = request.appAccountToken?.lowercased() {
-            if try token(named, db) != nil { return named }
-            try db.insert(
+            if try await token(named, db) != nil { return named }
+            try await db.insert(
                 AppAccountToken(token: named, accountID: request.accountID, createdAt: now), into: "app_account_tokens")
             return named
         }
-        if let first: String = try db.value(
+        if let first: String = try await db.value(
             "SELECT token FROM app_account_tokens WHERE account_id = ? ORDER BY created_at, token LIMIT 1",
             [request.accountID])
         {
             return first
         }
         let token = AppAccountToken(token: UUID().uuidString.lowercased(), accountID: request.accountID, createdAt: now)
-        try db.insert(token, into: "app_account_tokens")
+        try await db.insert(token, into: "app_account_tokens")
         return token.token
     }
 
     /// Marks the account's open orders for the product that ran out of time as expired,
     /// so that the one-open-order rule lets a new one in.
-    private static func expireOrders(accountID: String, productID: String, now: Date, _ db: any SQLSession) throws {
-        let stale = try db.records(
+    private static func expireOrders(accountID: String, productID: String, now: Date, _ db: any SQLSession) async throws
+    {
+        let stale = try await db.records(
             Order.self,
             "SELECT * FROM orders WHERE account_id = ? AND product_id = ? AND status = 'open' AND expires_at <= ?",
             [accountID, productID, now])
-        for var order in stale { try expire(&order, db) }
+        for var order in stale { try await expire(&order, db) }
     }
 
-    private static func expire(_ order: inout Order, _ db: any SQLSession) throws {
+    private static func expire(_ order: inout Order, _ db: any SQLSession) async throws {
         order.status = .expired
         order.closedAt = order.expiresAt
         order.closeReason = "expired"
-        try db.update(order, in: "orders")
+        try await db.update(order, in: "orders")
     }
 }

@@ -17,10 +17,10 @@ public struct ReceiptStore: Sendable {
     /// there is no such receipt.
     public func receipt(id: String) async throws -> ReceiptDetails? {
         try await database.snapshot { db in
-            guard let receipt = try db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [id]) else {
+            guard let receipt = try await db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [id]) else {
                 return nil
             }
-            let carried = try db.records(
+            let carried = try await db.records(
                 ReceiptTransaction.self,
                 "SELECT * FROM receipt_transactions WHERE receipt_id = ? ORDER BY \(db.dialect.insertionOrder)",
                 [id])
@@ -48,7 +48,7 @@ public struct ReceiptStore: Sendable {
     where Status.RawValue == String {
         try await database.snapshot { db in
             var counts: [Status: Int] = [:]
-            for row in try db.rows("SELECT status, COUNT(*) AS n FROM \(table) GROUP BY status", []) {
+            for row in try await db.rows("SELECT status, COUNT(*) AS n FROM \(table) GROUP BY status", []) {
                 if let status = Status(rawValue: try row.get("status")) { counts[status] = try row.get("n") }
             }
             return counts
@@ -59,7 +59,7 @@ public struct ReceiptStore: Sendable {
     /// `text`, newest first.
     public func searchReceipts(_ text: String, limit: Int = 100) async throws -> [ReceiptSearchHit] {
         try await database.snapshot { db in
-            let rows = try db.rows(
+            let rows = try await db.rows(
                 """
                 SELECT 'receipt' AS kind, id, account_id, status, reason, attempts, created_at, updated_at
                 FROM receipts
@@ -87,10 +87,10 @@ public struct ReceiptStore: Sendable {
     public func throughput(since moment: Date) async throws -> Throughput {
         try await database.snapshot { db in
             Throughput(
-                received: try db.value("SELECT COUNT(*) FROM receipts WHERE created_at >= ?", [moment]) ?? 0,
-                credited: try db.value(
+                received: try await db.value("SELECT COUNT(*) FROM receipts WHERE created_at >= ?", [moment]) ?? 0,
+                credited: try await db.value(
                     "SELECT COUNT(*) FROM receipts WHERE status = 'credited' AND updated_at >= ?", [moment]) ?? 0,
-                deadLettered: try db.value("SELECT COUNT(*) FROM dead_letters WHERE dead_at >= ?", [moment]) ?? 0)
+                deadLettered: try await db.value("SELECT COUNT(*) FROM dead_letters WHERE dead_at >= ?", [moment]) ?? 0)
         }
     }
 }

@@ -33,12 +33,13 @@ public struct ReconciliationStore: Sendable {
     public func unknown(_ listed: [Listed]) async throws -> [Listed] {
         guard !listed.isEmpty else { return [] }
         return try await database.snapshot { db in
-            try listed.filter { item in
-                let byPayload = try db.row(
+            try await listed.asyncFilter { item in
+                let byPayload = try await db.row(
                     "SELECT 1 AS found FROM apple_notifications WHERE payload_hash = ?", [item.payloadHash])
                 guard byPayload == nil else { return false }
                 guard let uuid = item.notificationUUID else { return true }
-                return try db.row("SELECT 1 AS found FROM apple_notifications WHERE notification_uuid = ?", [uuid])
+                return try await db.row(
+                    "SELECT 1 AS found FROM apple_notifications WHERE notification_uuid = ?", [uuid])
                     == nil
             }
         }
@@ -47,7 +48,7 @@ public struct ReconciliationStore: Sendable {
     /// Records a run.
     public func record(_ run: ReconciliationRun) async throws {
         try await database.transaction { db in
-            try db.execute(
+            try await db.execute(
                 """
                 INSERT INTO reconciliation_runs (
                     trigger, mode, window_start, window_end, examined, missing, fed, error, started_at, finished_at)
@@ -64,7 +65,7 @@ public struct ReconciliationStore: Sendable {
     /// starts there.
     public func coveredUntil() async throws -> Date? {
         try await database.snapshot { db in
-            try db.row(
+            try await db.row(
                 """
                 SELECT window_end FROM reconciliation_runs WHERE mode = 'apply' AND error IS NULL
                 ORDER BY window_end DESC LIMIT 1
@@ -76,7 +77,7 @@ public struct ReconciliationStore: Sendable {
     public func latest() async throws -> ReconciliationRun? {
         try await database.snapshot { db in
             guard
-                let row = try db.row(
+                let row = try await db.row(
                     """
                     SELECT trigger, mode, window_start, window_end, examined, missing, fed, error, started_at,
                         finished_at

@@ -18,33 +18,35 @@ extension SQLDatabase {
     /// fail the batch.
     ///
     /// - Returns: one outcome per receipt, in the same order.
-    public func acceptReceipts(_ receipts: [NewReceipt], now: Date) throws -> [AcceptOutcome] {
+    public func acceptReceipts(_ receipts: [NewReceipt], now: Date) async throws -> [AcceptOutcome] {
         guard !receipts.isEmpty else { return [] }
         // Ahead of other writes waiting in this process: requests are waiting on this commit.
-        return try blockingTransaction(priority: .urgent, sync: .durable) { db in
+        return try await transaction(priority: .urgent, sync: .durable) { db in
             let stamp = db.stored(now)
-            return try receipts.map { receipt in try Self.accept(receipt, stamp: stamp, db) }
+            var outcomes: [AcceptOutcome] = []
+            for receipt in receipts { outcomes.append(try await Self.accept(receipt, stamp: stamp, db)) }
+            return outcomes
         }
     }
 
-    private static func accept(_ new: NewReceipt, stamp: SQLValue, _ db: any SQLSession) throws -> AcceptOutcome {
+    private static func accept(_ new: NewReceipt, stamp: SQLValue, _ db: any SQLSession) async throws -> AcceptOutcome {
         if let key = new.idempotencyKey,
-            let first = try db.row(IntakeStatements.byIdempotencyKey, [new.accountID, key])
+            let first = try await db.row(IntakeStatements.byIdempotencyKey, [new.accountID, key])
         {
             let summary = try ReceiptSummary(id: first.get("id"), status: IntakeStatements.status(first.get("status")))
             return try first.get("request_hash") == new.requestHash
                 ? .duplicate(summary) : .idempotencyConflict(existingID: summary.id)
         }
-        if let first = try db.row(IntakeStatements.byPayloadHash, [new.accountID, new.payloadHash]) {
+        if let first = try await db.row(IntakeStatements.byPayloadHash, [new.accountID, new.payloadHash]) {
             return .duplicate(
                 try ReceiptSummary(id: first.get("id"), status: IntakeStatements.status(first.get("status"))))
         }
         // A receipt the schema refuses is undone with the account created for it, so a
         // refusal leaves no trace and the rest of the batch commits.
         do {
-            try db.savepoint {
-                try db.execute(IntakeStatements.ensureAccount, [new.accountID, stamp])
-                try db.execute(
+            try await db.savepoint {
+                try await db.execute(IntakeStatements.ensureAccount, [new.accountID, stamp])
+                try await db.execute(
                     IntakeStatements.insertReceipt,
                     [
                         new.id, new.accountID, new.kind.rawValue, new.payload, new.payloadHash, new.orderID,
@@ -62,17 +64,17 @@ extension SQLDatabase {
     /// oldest first across both: what the relay publishes (again, after a crash) to the
     /// validate queue. A notification's submission has its payload as evidence and an empty
     /// `accountID`.
-    public func unpublishedReceipts(limit: Int) throws -> [Submission] {
+    public func unpublishedReceipts(limit: Int) async throws -> [Submission] {
         guard limit > 0 else { return [] }
-        return try blockingSnapshot { db in
-            let receipts = try db.rows(IntakeStatements.unpublishedReceipts, [limit]).map { row in
+        return try await snapshot { db in
+            let receipts = try await db.rows(IntakeStatements.unpublishedReceipts, [limit]).map { row in
                 let kind = ReceiptKind(rawValue: try row.get("kind"))
                 return Submission(
                     id: try row.get("id"), accountID: try row.get("account_id"),
                     evidence: ReceiptKind.evidence(kind, try row.get("payload")), orderID: try row.get("order_id"),
                     productID: try row.get("product_id"), submittedAt: try row.get("created_at"))
             }
-            let notifications = try db.rows(IntakeStatements.unpublishedNotifications, [limit]).map { row in
+            let notifications = try await db.rows(IntakeStatements.unpublishedNotifications, [limit]).map { row in
                 Submission(
                     id: try row.get("id"), accountID: "",
                     evidence: InboundNotification.evidence(store: try row.get("store"), try row.get("payload")),
@@ -103,15 +105,15 @@ extension SQLDatabase {
 
     /// Records that the broker confirmed these receipts' or notifications' messages: the
     /// relay will not publish them again, and a `received` one becomes `validating`.
-    public func markPublished(_ ids: [String], at date: Date) throws {
+    public func markPublished(_ ids: [String], at date: Date) async throws {
         guard !ids.isEmpty else { return }
         // A lost mark only publishes the receipt again: no sync of its own.
-        try blockingTransaction(priority: .normal, sync: .relaxed) { db in
+        try await transaction(priority: .normal, sync: .relaxed) { db in
             let stamp = db.stored(date)
             for id in ids {
                 // Most ids are receipts': look for a notification only when no receipt changed.
-                if try db.execute(IntakeStatements.markReceiptPublished, [stamp, stamp, id]) == 0 {
-                    try db.execute(IntakeStatements.markNotificationPublished, [stamp, stamp, id])
+                if try await db.execute(IntakeStatements.markReceiptPublished, [stamp, stamp, id]) == 0 {
+                    try await db.execute(IntakeStatements.markNotificationPublished, [stamp, stamp, id])
                 }
             }
         }

@@ -29,17 +29,18 @@ public struct SettlementStore: Sendable {
     ///   with the reason, and nothing of it is applied.
     public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
-        return try await database.transaction { db in try apply(verdicts, catalog: catalog, now: now, db) }
+        return try await database.transaction { db in try await apply(verdicts, catalog: catalog, now: now, db) }
     }
 
     /// ``apply(_:catalog:now:)`` inside a transaction already open (the dead-letter archive's).
-    func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: any SQLSession) throws -> [VerdictResult] {
+    func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: any SQLSession) async throws -> [VerdictResult]
+    {
         // What the batch is about, and the accounts it names, locked at once in one order:
         // two fulfillers given overlapping batches (a redelivery) wait for each other
         // instead of deadlocking on the way.
-        try db.lock(
+        try await db.lock(
             verdicts.map { "subject:\($0.receiptID)" }
                 + verdicts.compactMap { $0.accountID.isEmpty ? nil : "account:\($0.accountID)" })
-        return try VerdictApplier(db: db, catalog: catalog, now: now).apply(verdicts)
+        return try await VerdictApplier(db: db, catalog: catalog, now: now).apply(verdicts)
     }
 }

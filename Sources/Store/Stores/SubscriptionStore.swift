@@ -27,7 +27,7 @@ public struct SubscriptionStore: Sendable {
         guard !names.isEmpty else { return 0 }
         return try await database.transaction { db in
             let marks = names.map { _ in "?" }.joined(separator: ", ")
-            let expiring = try db.records(
+            let expiring = try await db.records(
                 Entitlement.self,
                 """
                 SELECT * FROM entitlements
@@ -46,7 +46,7 @@ public struct SubscriptionStore: Sendable {
                 var phases: [(SubscriptionCheck.Phase, Date)] = [(.after, expiresAt.addingTimeInterval(lag.seconds))]
                 if expiresAt > now { phases.insert((.before, expiresAt.addingTimeInterval(-lead.seconds)), at: 0) }
                 for (phase, due) in phases {
-                    added += try db.execute(
+                    added += try await db.execute(
                         """
                         INSERT INTO subscription_checks (
                             id, original_transaction_id, account_id, entitlement, expires_at, phase, due_at, status,
@@ -71,7 +71,7 @@ public struct SubscriptionStore: Sendable {
         try await database.transaction { db in
             // Two schedulers claiming at once (PostgreSQL) skip each other's rows.
             let skipLocked = db.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-            let due = try db.records(
+            let due = try await db.records(
                 SubscriptionCheck.self,
                 """
                 SELECT * FROM subscription_checks
@@ -81,20 +81,20 @@ public struct SubscriptionStore: Sendable {
             var claimed: [SubscriptionCheckDetails] = []
             for var check in due {
                 check.updatedAt = now
-                let current = try db.record(
+                let current = try await db.record(
                     Entitlement.self, "SELECT * FROM entitlements WHERE account_id = ? AND name = ?",
                     [check.accountID, check.entitlement])
                 guard let end = current?.expiresAt, end <= check.expiresAt else {
                     // Renewed (or made permanent, or gone) since it was planned: nothing to ask.
                     check.status = .done
                     check.outcome = current == nil ? "unchanged" : "renewed"
-                    try db.update(check, in: "subscription_checks")
+                    try await db.update(check, in: "subscription_checks")
                     continue
                 }
                 check.status = .checking
-                let receipt = try Self.latestLegacyReceipt(originalTransactionID: check.originalTransactionID, db)
+                let receipt = try await Self.latestLegacyReceipt(originalTransactionID: check.originalTransactionID, db)
                 check.receiptID = receipt?.id
-                try db.update(check, in: "subscription_checks")
+                try await db.update(check, in: "subscription_checks")
                 claimed.append(Self.details(check, receiptData: receipt?.payload))
             }
             return claimed
@@ -105,14 +105,16 @@ public struct SubscriptionStore: Sendable {
     public func markSubscriptionChecksPublished(_ ids: [String], at now: Date) async throws {
         guard !ids.isEmpty else { return }
         try await database.transaction { db in
-            for id in ids { try db.execute("UPDATE subscription_checks SET published_at = ? WHERE id = ?", [now, id]) }
+            for id in ids {
+                try await db.execute("UPDATE subscription_checks SET published_at = ? WHERE id = ?", [now, id])
+            }
         }
     }
 
     /// Every check of a subscription, oldest expiry first (for operators and tests).
     public func subscriptionChecks(originalTransactionID: String) async throws -> [SubscriptionCheckDetails] {
         try await database.snapshot { db in
-            try db.records(
+            try await db.records(
                 SubscriptionCheck.self,
                 "SELECT * FROM subscription_checks WHERE original_transaction_id = ? ORDER BY expires_at, phase DESC",
                 [originalTransactionID]
@@ -122,8 +124,10 @@ public struct SubscriptionStore: Sendable {
 
     /// The newest legacy receipt that carried a transaction of the subscription: what
     /// `verifyReceipt` is asked again (its answer lists the renewals since).
-    private static func latestLegacyReceipt(originalTransactionID: String, _ db: any SQLSession) throws -> Receipt? {
-        try db.record(
+    private static func latestLegacyReceipt(originalTransactionID: String, _ db: any SQLSession) async throws
+        -> Receipt?
+    {
+        try await db.record(
             Receipt.self,
             """
             SELECT r.* FROM receipts r

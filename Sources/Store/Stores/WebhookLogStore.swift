@@ -65,7 +65,7 @@ public struct WebhookLogStore: Sendable {
         arguments.append(max(1, min(filter.limit, 10_000)))
         let bound = arguments
         return try await database.snapshot { db in
-            try db.rows(
+            try await db.rows(
                 "SELECT \(Self.columns) FROM notification_outbox \(filters) ORDER BY created_at DESC, id DESC LIMIT ?",
                 bound
             ).map { try Self.entry($0, body: nil) }
@@ -75,7 +75,7 @@ public struct WebhookLogStore: Sendable {
     /// One row with its body; nil if there is no such webhook.
     public func webhook(id: String) async throws -> WebhookLogEntry? {
         try await database.snapshot { db in
-            try db.row("SELECT \(Self.columns), body FROM notification_outbox WHERE id = ?", [id]).map {
+            try await db.row("SELECT \(Self.columns), body FROM notification_outbox WHERE id = ?", [id]).map {
                 try Self.entry($0, body: try $0.get("body"))
             }
         }
@@ -85,8 +85,8 @@ public struct WebhookLogStore: Sendable {
     /// attempts counted afresh. Returns the ids that exist (and so will be sent).
     public func replay(ids: [String], now: Date) async throws -> [String] {
         try await database.transaction { db in
-            try ids.filter { id in
-                try db.execute(
+            try await ids.asyncFilter { id in
+                try await db.execute(
                     """
                     UPDATE notification_outbox SET status = 'pending', attempts = 0, next_attempt_at = ?,
                         delivered_at = NULL
@@ -107,7 +107,7 @@ public struct WebhookLogStore: Sendable {
     public func failingReceiver(for duration: TimeInterval, now: Date) async throws -> FailingReceiver? {
         try await database.snapshot { db in
             guard
-                let row = try db.row(
+                let row = try await db.row(
                     """
                     SELECT COUNT(*) AS waiting, MIN(created_at) AS since FROM notification_outbox
                     WHERE status = 'failed' OR (status = 'pending' AND attempts > 0)
@@ -115,7 +115,7 @@ public struct WebhookLogStore: Sendable {
                 let waiting = try row.get("waiting", as: Int?.self), waiting > 0,
                 let since = try row.get("since", as: Date?.self), now.timeIntervalSince(since) >= duration
             else { return nil }
-            let lastError: String? = try db.value(
+            let lastError: String? = try await db.value(
                 """
                 SELECT last_error FROM notification_outbox
                 WHERE last_error IS NOT NULL AND (status = 'failed' OR (status = 'pending' AND attempts > 0))

@@ -8,7 +8,6 @@ import Reconciliation
 import Scheduler
 import ServiceLifecycle
 import Store
-import StorePostgres
 
 extension IAP {
     /// Credits accounts from verdicts; one per database.
@@ -50,8 +49,7 @@ extension IAP {
             let scheduler = SubscriptionScheduler(
                 connection: connection, topology: settings.topology, checks: SubscriptionStore(database),
                 catalog: catalog, configuration: schedule,
-                leadership: (database as? PostgresPipelineDatabase)?.leadership(of: "subscription-scheduler")
-                    ?? AlwaysLeader(),
+                leadership: database.leadership(of: "subscription-scheduler"),
                 logger: settings.logger("scheduler"))
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
@@ -81,8 +79,7 @@ extension IAP {
                     packageNames: google.packageNames,
                     catalog: try settings.catalog(logger: settings.logger("google-play")),
                     interval: .seconds(seconds),
-                    leadership: (database as? PostgresPipelineDatabase)?.leadership(of: "google-voided")
-                        ?? AlwaysLeader(),
+                    leadership: database.leadership(of: "google-voided"),
                     logger: settings.logger("google-play")),
             ]
         }
@@ -103,7 +100,6 @@ extension IAP {
                 )
                 return []
             }
-            let postgres = database as? PostgresPipelineDatabase
             var services: [any Service] = [HTTPClientService(client: client)]
             if jobs.interval > 0 {
                 let reconciler = Reconciler(
@@ -111,7 +107,7 @@ extension IAP {
                 services.append(
                     AppleJobService(
                         name: "reconciliation", interval: .seconds(jobs.interval),
-                        leadership: postgres?.leadership(of: "reconciliation") ?? AlwaysLeader(), logger: logger,
+                        leadership: database.leadership(of: "reconciliation"), logger: logger,
                         job: reconciler.runScheduled))
             }
             if jobs.answersConsumption {
@@ -121,7 +117,7 @@ extension IAP {
                 services.append(
                     AppleJobService(
                         name: "consumption answers", interval: .seconds(60),
-                        leadership: postgres?.leadership(of: "consumption-answers") ?? AlwaysLeader(), logger: logger,
+                        leadership: database.leadership(of: "consumption-answers"), logger: logger,
                         job: { _ = try await responder.answerPending() }))
             }
             return services

@@ -46,7 +46,7 @@ struct ChaosBooks {
         seen.auditFindings = try await LedgerStore(database).audit().map { "\($0.kind.rawValue): \($0.detail)" }
         seen.queueDepths = try await queueDepths()
         let (webhooks, balances, entitlements) = try await database.snapshot { db in
-            (
+            await (
                 try db.rows("SELECT id, receipt_id FROM notification_outbox WHERE receipt_id IS NOT NULL", []),
                 try db.rows("SELECT account_id, currency, amount FROM balances", []),
                 try db.rows("SELECT account_id, name FROM entitlements", [])
@@ -67,7 +67,8 @@ struct ChaosBooks {
 
     /// Receipt id → status and reason, of every receipt.
     private func receipts() async throws -> [String: ChaosObservations.Receipt] {
-        let rows = try await database.snapshot { db in try db.rows("SELECT id, status, reason FROM receipts", []) }
+        let rows = try await database.snapshot { db in try await db.rows("SELECT id, status, reason FROM receipts", [])
+        }
         var receipts: [String: ChaosObservations.Receipt] = [:]
         for row in rows {
             receipts[try row.get("id")] = .init(
@@ -78,7 +79,8 @@ struct ChaosBooks {
 
     private func pendingWebhooks() async throws -> Int {
         try await database.snapshot { db in
-            try db.value("SELECT COUNT(*) AS n FROM notification_outbox WHERE status = 'pending'", as: Int.self) ?? 0
+            try await db.value("SELECT COUNT(*) AS n FROM notification_outbox WHERE status = 'pending'", as: Int.self)
+                ?? 0
         }
     }
 

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+// MARK: - Administration: start-up checks, migrations, statements outside a transaction
+
+extension PostgresPipelineDatabase {
+    /// Runs one statement outside any transaction, such as `CREATE DATABASE` (which cannot
+    /// run inside one): for administration and tests, never for the pipeline's data.
+    public func administer(_ sql: String) async throws(PostgresStoreError) {
+        try await onOwnConnection { session in _ = try await session.execute(sql) }
+    }
+
+    /// Connects once and logs in: a process checks this at start, so that a wrong host,
+    /// port, password or database stops it at once with the reason.
+    public func checkReachable() async throws(PostgresStoreError) {
+        try await onOwnConnection { session in _ = try await session.run("SELECT 1") }
+    }
+
+    /// The schema version the database is at; 0 for an empty database.
+    public func schemaVersion() async throws(PostgresStoreError) -> Int {
+        try await onOwnConnection { session in try await Self.version(session) }
+    }
+
+    /// Applies every migration the database lacks, in one transaction.
+    /// - Throws: ``PostgresStoreError`` when the server cannot be reached, or when the
+    ///   database was migrated by a newer version of this program (nothing is changed).
+    public func migrate() async throws(PostgresStoreError) {
+        try await onOwnConnection { session in
+            _ = try await session.run("BEGIN")
+            do {
+                // One migrator at a time across processes; released with the transaction.
+                try await session.execute("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+                try await session.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS iap_schema_migrations (
+                      version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                    """)
+                let current = try await Self.version(session)
+                guard current <= PostgresSchema.latestVersion else {
+                    throw PostgresStoreError.newerSchema(found: current, known: PostgresSchema.latestVersion)
+                }
+                for migration in PostgresSchema.migrations where migration.version > current {
+                    for statement in migration.statements { try await session.execute(statement) }
+                    try await session.execute(
+                        "INSERT INTO iap_schema_migrations (version) VALUES (?)", [migration.version])
+                }
+                _ = try await session.run("COMMIT")
+            } catch {
+                _ = try? await session.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// An arbitrary constant that names the migration lock among advisory locks.
+    private static let migrationLock: Int64 = 0x6961_705F_6D69_6772  // "iap_migr"
+
+    static func version(_ session: any SQLSession) async throws -> Int {
+        guard
+            try await session.value(
+                "SELECT to_regclass('iap_schema_migrations') IS NOT NULL AS found", as: Bool.self) == true
+        else { return 0 }
+        let version = try await session.value(
+            "SELECT max(version) AS version FROM iap_schema_migrations", as: Int?.self)
+        return (version ?? nil) ?? 0
+    }
+
+    /// Runs `body` on a connection of its own, outside the pool, closed afterwards; what
+    /// fails is named with the database, never its password.
+    func onOwnConnection<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws(PostgresStoreError)
+        -> T
+    {
+        do {
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(
+                    configuration: location.connectionConfiguration(timeout: .seconds(10)), id: 0, logger: logger)
+            } catch let error as PSQLError {
+                throw PostgresSession.translate(error)
+            }
+            do {
+                let result = try await body(PostgresSession(connection: connection, logger: logger))
+                try? await connection.close()
+                return result
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch let error as PostgresStoreError {
+            throw error
+        } catch let error as SQLError {
+            throw .server(location: location.description, message: error.message)
+        } catch {
+            throw .server(location: location.description, message: String(describing: error))
+        }
+    }
+}
+
+/// Why a PostgreSQL database cannot be used.
+public enum PostgresStoreError: Error, CustomStringConvertible, Sendable {
+    /// The server refused, could not be reached, or failed a statement.
+    case server(location: String, message: String)
+    /// The schema is newer than this program knows.
+    case newerSchema(found: Int, known: Int)
+
+    public var description: String {
+        switch self {
+        case .server(let location, let message):
+            "PostgreSQL at \(location): \(message)"
+        case .newerSchema(let found, let known):
+            "the database was migrated by a newer version of this program (schema \(found); this one knows up to \(known))"
+        }
+    }
+}
