@@ -1,105 +1,81 @@
 import Foundation
-import NIOCore
-import NIOPosix
-import Synchronization
+import PipelineTesting
 
-/// An attacker's slow bodies (issue 25): `slots` connections from one address, each
-/// announcing a 1,000-byte receipt and trickling it one byte every `interval`, so that an
-/// idle timeout never fires. A slot whose connection the server closed (or refused) is
-/// opened again at its next turn, as a persistent attacker would. Bounded: it stops when
-/// ``stop()`` is called.
-final class SlowBodySiege: Sendable {
-    struct Counts: Sendable {
+/// An attacker's slow bodies (issue 25) from 127.0.0.1: `Tests/Siege/slow_bodies.py`,
+/// in as many processes as it takes (10,000 connections each: one process may not hold
+/// more than its file limit, which this machine's tests cannot raise past 20,000). Each
+/// connection announces a 1,000-byte receipt and trickles it one byte every 10 s; one the
+/// server closes is opened again at its next turn. Bounded: each process stops by itself
+/// after `seconds`, or at ``stop()``.
+final class SlowBodySiege: @unchecked Sendable {
+    struct Counts: Sendable, Decodable {
         /// Connections open right now.
         var open = 0
-        /// Connections the server accepted at the TCP level (connect succeeded).
+        /// Connects that succeeded.
         var connected = 0
         /// Connections the server closed (at accept, or later), while the siege went on.
         var closedByServer = 0
-        /// Connects that failed (refused, timed out, no port left).
+        /// Connects that failed (reset before they completed, timed out).
         var failedConnects = 0
-    }
 
-    private final class Slot: @unchecked Sendable {
-        // Touched only on the siege's one event loop.
-        var channel: (any Channel)?
-        var connecting = false
-    }
-
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let slots: [Slot]
-    private let port: Int
-    private let interval: TimeAmount
-    private let counts = Mutex(Counts())
-    private let task = Mutex<RepeatedTask?>(nil)
-    private let ticks = Mutex(0)
-    private let stopping = Mutex(false)
-    private static let head =
-        "POST /v1/receipts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
-
-    init(port: Int, slots: Int, interval: TimeAmount = .seconds(10)) {
-        self.port = port
-        self.slots = (0..<slots).map { _ in Slot() }
-        self.interval = interval
-    }
-
-    var current: Counts { counts.withLock { $0 } }
-
-    /// Every 100 ms a tenth of a tenth of the slots has its turn, so each slot's turn comes
-    /// once per `interval` and the first connects ramp up over one interval.
-    func start() {
-        let loop = group.next()
-        let turns = Int(interval.nanoseconds / 100_000_000)
-        let repeated = loop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(100)) { [self] _ in
-            let tick = ticks.withLock { ticks in
-                defer { ticks += 1 }
-                return ticks % turns
-            }
-            for index in stride(from: tick, to: slots.count, by: turns) { turn(slots[index], on: loop) }
-        }
-        task.withLock { $0 = repeated }
-    }
-
-    private func turn(_ slot: Slot, on loop: any EventLoop) {
-        if let channel = slot.channel {
-            channel.writeAndFlush(ByteBuffer(string: "x"), promise: nil)
-            return
-        }
-        guard !slot.connecting else { return }
-        slot.connecting = true
-        let connect = ClientBootstrap(group: loop).connectTimeout(.seconds(5)).connect(host: "127.0.0.1", port: port)
-        connect.whenComplete { [self] result in
-            slot.connecting = false
-            switch result {
-            case .failure:
-                counts.withLock { $0.failedConnects += 1 }
-            case .success(let channel):
-                slot.channel = channel
-                counts.withLock {
-                    $0.connected += 1
-                    $0.open += 1
-                }
-                channel.closeFuture.whenComplete { [self] _ in
-                    slot.channel = nil
-                    let byServer = !stopping.withLock { $0 }
-                    counts.withLock {
-                        $0.open -= 1
-                        if byServer { $0.closedByServer += 1 }
-                    }
-                }
-                channel.writeAndFlush(ByteBuffer(string: Self.head), promise: nil)
-            }
+        enum CodingKeys: String, CodingKey {
+            case open, connected
+            case closedByServer = "closed_by_server"
+            case failedConnects = "failed_connects"
         }
     }
 
-    /// Stops the turns and closes every connection, as an attacker who gives up.
-    func stop() async throws {
-        stopping.withLock { $0 = true }
-        task.withLock { $0?.cancel() }
-        let loop = group.next()
-        try await loop.submit { [self] in
-            for slot in slots { slot.channel?.close(promise: nil) }
-        }.get()
-        try await group.shutdownGracefully()
+    static let perProcess = 10_000
+    private let processes: [Process]
+    private let outputs: [URL]
+
+    /// Starts `connections` slow bodies against `port`, their output in `directory`.
+    init(port: Int, connections: Int, seconds: Int, directory: String) throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Siege/slow_bodies.py").path
+        var processes: [Process] = []
+        var outputs: [URL] = []
+        var left = connections
+        while left > 0 {
+            let share = min(left, Self.perProcess)
+            left -= share
+            let output = URL(fileURLWithPath: directory).appendingPathComponent("siege-\(outputs.count).log")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [script, "--port", "\(port)", "--connections", "\(share)", "--seconds", "\(seconds)"]
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = process.standardOutput
+            try process.run()
+            processes.append(process)
+            outputs.append(output)
+        }
+        self.processes = processes
+        self.outputs = outputs
+    }
+
+    /// The latest counts of every process, added up.
+    var current: Counts {
+        outputs.reduce(into: Counts()) { total, output in
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
+                let counts = try? JSONDecoder().decode(Counts.self, from: Data(line.utf8))
+            else { return }
+            total.open += counts.open
+            total.connected += counts.connected
+            total.closedByServer += counts.closedByServer
+            total.failedConnects += counts.failedConnects
+        }
+    }
+
+    /// Whether every process is up (none died at start, e.g. without python3).
+    var running: Bool { processes.allSatisfy(\.isRunning) }
+
+    /// Stops the siege as an attacker who gives up: every connection closed at once.
+    func stop() async {
+        for process in processes where process.isRunning { process.terminate() }
+        for process in processes {
+            _ = await eventually(timeout: .seconds(30)) { !process.isRunning }
+        }
     }
 }
