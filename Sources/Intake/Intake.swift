@@ -86,10 +86,26 @@ public struct Intake: Sendable {
     {
         Application(
             router: router(),
-            server: .intake(idleTimeout: configuration.idleTimeout, maxHeaderBytes: configuration.maxHeaderBytes),
+            server: .intake(connectionLimits()),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "iap-intake"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    /// The connection settings, the caps fitted under the process's file limit (with room
+    /// for the database, the broker and the HTTP clients) and said when that lowers them.
+    func connectionLimits(openFiles: Int = OpenFileLimit.current) -> IntakeHTTPChannel.Limits {
+        let asked = ConnectionLimiter.Limits(
+            total: configuration.maxConnections, perAddress: configuration.maxConnectionsPerAddress)
+        let fitted = asked.fitted(underOpenFiles: openFiles)
+        if fitted.total < asked.total {
+            logger.warning(
+                "the file limit lowers the connection cap: raise the hard limit (LimitNOFILE, ulimit -Hn) to serve more",
+                metadata: ["open_files": "\(openFiles)", "max_connections": "\(fitted.total)"])
+        }
+        return .init(
+            idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout,
+            maxHeaderBytes: configuration.maxHeaderBytes, connections: fitted)
     }
 }

@@ -23,6 +23,15 @@ public struct IntakeConfiguration: Sendable {
     public var idleTimeout: Duration
     /// The most bytes of request headers, each field and all together (`IAP_HTTP_MAX_HEADER_BYTES`).
     public var maxHeaderBytes: Int
+    /// How long a client has to send one whole request, headers and body, from its first
+    /// byte (`IAP_REQUEST_TIMEOUT_SECONDS`): the idle timeout starts again with every byte.
+    public var requestTimeout: Duration
+    /// The most connections open at once (`IAP_HTTP_MAX_CONNECTIONS`), fitted under the
+    /// process's file limit; more are closed at accept.
+    public var maxConnections: Int
+    /// The most connections open at once from one client address, or one IPv6 /64
+    /// (`IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS`); more are closed at accept.
+    public var maxConnectionsPerAddress: Int
     /// Rejected Apple notifications are deleted this long after their verdict
     /// (`IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`).
     public var rejectedNotificationRetention: Duration
@@ -39,7 +48,8 @@ public struct IntakeConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, apiTokens: [String], maxBodySize: Int = 1 << 20,
         orderLifetime: Duration = .seconds(1800), rateLimit: RateLimit? = defaultRateLimit,
         notificationRateLimit: RateLimit? = defaultNotificationRateLimit, idleTimeout: Duration = .seconds(15),
-        maxHeaderBytes: Int = 16 * 1024, rejectedNotificationRetention: Duration = .seconds(7 * 86_400)
+        maxHeaderBytes: Int = 16 * 1024, requestTimeout: Duration = .seconds(30), maxConnections: Int = 10_000,
+        maxConnectionsPerAddress: Int = 1_000, rejectedNotificationRetention: Duration = .seconds(7 * 86_400)
     ) {
         self.host = host
         self.port = port
@@ -51,12 +61,16 @@ public struct IntakeConfiguration: Sendable {
         self.notificationRateLimit = notificationRateLimit
         self.idleTimeout = idleTimeout
         self.maxHeaderBytes = maxHeaderBytes
+        self.requestTimeout = requestTimeout
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.rejectedNotificationRetention = rejectedNotificationRetention
     }
 
     /// Reads `IAP_HTTP_HOST`, `IAP_HTTP_PORT`, `IAP_API_TOKENS`, `IAP_API_TOKENS_FILE`,
     /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
-    /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES` and
+    /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
+    /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS` and
     /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; `IAP_GOOGLE_PUSH_AUDIENCE`,
     /// `IAP_GOOGLE_PUSH_SERVICE_ACCOUNT` and `IAP_GOOGLE_CERTS_URL`.
     /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS` nor the file is set (local runs only).
@@ -73,6 +87,10 @@ public struct IntakeConfiguration: Sendable {
             notificationRateLimit: try env.rateLimit("IAP_NOTIFICATION_RATE_LIMIT", default: "50/s burst 200"),
             idleTimeout: .seconds(try env.int("IAP_HTTP_IDLE_TIMEOUT", default: 15, range: 1...3600)),
             maxHeaderBytes: try env.int("IAP_HTTP_MAX_HEADER_BYTES", default: 16 * 1024, range: 1024...(1 << 20)),
+            requestTimeout: .seconds(try env.int("IAP_REQUEST_TIMEOUT_SECONDS", default: 30, range: 1...3600)),
+            maxConnections: try env.int("IAP_HTTP_MAX_CONNECTIONS", default: 10_000, range: 1...1_000_000),
+            maxConnectionsPerAddress: try env.int(
+                "IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: 1_000, range: 1...1_000_000),
             rejectedNotificationRetention: .seconds(
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
         tokens = try APITokens(tokens: chosen, file: file)

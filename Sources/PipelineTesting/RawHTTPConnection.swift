@@ -44,18 +44,29 @@ public final class RawHTTPConnection: Sendable {
         self.collector = collector
     }
 
-    public static func connect(host: String = "127.0.0.1", port: Int) async throws -> RawHTTPConnection {
+    /// Connects to `host:port`; `source` picks the client's own address (another loopback
+    /// address, such as 127.0.0.2, is another client to a server that counts per address).
+    public static func connect(host: String = "127.0.0.1", port: Int, from source: String? = nil) async throws
+        -> RawHTTPConnection
+    {
         let collector = Collector()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) }
             }
-            .connect(host: host, port: port).get()
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap.connect(host: host, port: port).get()
         return RawHTTPConnection(channel: channel, collector: collector)
     }
 
     public func send(_ text: String) async throws {
         try await channel.writeAndFlush(ByteBuffer(string: text))
+    }
+
+    /// Ends what this side sends (a TCP half-close) and keeps reading: the server sees the
+    /// end of the request stream but may still answer.
+    public func finishSending() async throws {
+        try await channel.close(mode: .output)
     }
 
     /// The next whole response (by `Content-Length`, chunks, or the end of the connection),

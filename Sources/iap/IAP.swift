@@ -1,4 +1,5 @@
 import ArgumentParser
+import Intake
 
 /// `iap`: every stage of the receipt pipeline in one executable.
 @main
@@ -17,9 +18,11 @@ struct IAP: AsyncParsableCommand {
         ]
     )
 
-    /// ArgumentParser's entry point, after making sure SIGTERM and SIGINT can arrive.
+    /// ArgumentParser's entry point, after making sure SIGTERM and SIGINT can arrive and
+    /// that the process may open as many files as its hard limit allows.
     static func main() async {
         ShutdownSignals.unblock()
+        OpenFileLimit.raiseToHard()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

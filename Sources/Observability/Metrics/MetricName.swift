@@ -56,6 +56,11 @@ public enum MetricName {
     /// Gauge: Google Play purchases unacknowledged after two days, or given up on (Google
     /// refunds them at three).
     public static let googleAcknowledgementsOverdue = "iap_google_acknowledgements_overdue"
+    /// Connections the intake closed at accept for being over a cap, by `reason`:
+    /// `per_address` (`IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS`) or `total` (`IAP_HTTP_MAX_CONNECTIONS`).
+    public static let connectionsRefused = "iap_http_connections_refused_total"
+    /// Gauge: the intake's open connections.
+    public static let connectionsOpen = "iap_http_connections_open"
     /// How far ahead the budget is booked (callers waiting their turn), in seconds, by `budget`.
     public static let apiBudgetBookedAhead = "iap_appstore_api_budget_booked_ahead_seconds"
 }

@@ -64,6 +64,8 @@ public enum PipelineMetrics {
             switch role {
             case .intake:
                 for kind in [ReceiptKind.legacy, .storekit2, .googlePlay, .notification] { _ = received(kind) }
+                _ = [connectionsRefused(.perAddress), connectionsRefused(.total)]
+                connectionsOpen.set(0)
             case .validator:
                 _ = [validated, rejected, retried, deferred, deadLetteredByValidator]
             case .fulfiller:
