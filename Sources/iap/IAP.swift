@@ -21,6 +21,9 @@ struct IAP: AsyncParsableCommand {
     static func main() async {
         ShutdownSignals.unblock()
         do {
+            if let problem = ArgumentCheck.problem(Array(CommandLine.arguments.dropFirst())) {
+                throw ValidationError(problem)
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -30,7 +30,11 @@ import Testing
         allowed.insert(charactersIn: "-._~")
         let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
             .joined(separator: "&")
-        var headers = [(name: "Content-Type", value: "application/x-www-form-urlencoded")]
+        // As a browser posts a form of the console's own page.
+        var headers = [
+            (name: "Content-Type", value: "application/x-www-form-urlencoded"),
+            (name: "Origin", value: "http://127.0.0.1:\(pipeline.intakePort)"),
+        ]
         if let cookie { headers.append((name: "Cookie", value: cookie)) }
         return try await pipeline.client.execute(
             HTTPClient.HTTPRequest(

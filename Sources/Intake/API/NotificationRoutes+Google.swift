@@ -27,8 +27,12 @@ extension NotificationRoutes {
         let body = try await request.jsonBody(maxSize: Self.maxBodySize)
         let notice: GoogleNotice
         do {
+            // Strict as every body here: one reading of each key, and no control character anywhere.
+            if let path = try StrictJSON.check(body.readableBytesView) { throw JSONFields.refusal(path, members: []) }
             notice = try GooglePubSubPush.notice(from: body.readableBytesView)
-        } catch {
+        } catch let error as APIError {
+            throw APIError.invalid("invalid_push", error.message, field: error.field)
+        } catch let error as GooglePubSubPush.Problem {
             throw APIError.invalid("invalid_push", error.message, field: error.field.isEmpty ? nil : error.field)
         }
         return try await store(.googleNotice(notice), metric: .googleNotice) { id, now in
