@@ -45,6 +45,7 @@ RELAY_COLUMNS = {
 _before: dict[str, dict[str, str]] = {}
 _signed_by_the_stub: set[str] = set()
 _nul_tries: Counter = Counter()
+_declared: dict[str, set[str]] = {}
 
 
 def snapshot() -> dict[str, str]:
@@ -101,7 +102,10 @@ def refused_request_changes_nothing(ctx, response, case):
 
 @schemathesis.check
 def a_notification_the_stub_signed_is_stored(ctx, response, case):
-    if case.id in _signed_by_the_stub and response.status_code not in (200, 429):
+    request = response.request
+    # Request-shape probes (another method, another content type) are refused for that.
+    as_apple_posts = request.method == "POST" and request.headers.get("Content-Type", "").startswith("application/json")
+    if case.id in _signed_by_the_stub and as_apple_posts and response.status_code not in (200, 429):
         raise AssertionError(f"A notification the stub store signed was answered {response.status_code}: "
                              + response.content[:300].decode(errors="replace"))
     return None
@@ -112,16 +116,21 @@ def nul_in_any_string_member_is_refused(ctx, response, case):
     if response.status_code not in nul.MUTATED_STATUSES:
         return None
     operation = case.operation.definition.raw.get("operationId")
+    if not _declared:
+        _declared.update(nul.declared_members(case.operation.schema.raw_schema))
     request = response.request
     for kind, member, method, url, body in nul.mutations(request, case.operation.path):
         key = (operation, kind, nul.template(member))
         if _nul_tries[key] >= nul.TRIES_PER_MEMBER:
             continue
         _nul_tries[key] += 1
+        # A member Apple's or Google's body adds beside the declared ones is not read: a NUL
+        # there may be taken, as long as it is not stored.
+        declared = f"{kind}:{nul.template(member)}" in _declared.get(operation, set())
         before = snapshot()
         headers = {name: value for name, value in request.headers.items() if name.lower() != "content-length"}
         answer = requests.request(method, url, headers=headers, data=body, timeout=30)
-        problem = nul.refusal_problem(kind, member, answer)
+        problem = nul.refusal_problem(kind, member, answer) if declared or answer.status_code >= 300 else None
         after = snapshot()
         if problem is None and before != after:
             problem = "changed the database: " + changes(before, after)

@@ -158,14 +158,22 @@ import Testing
         }
     }
 
-    @Test func aControlCharacterInAMemberTheAPIIgnoresIsRefusedToo() async throws {
+    @Test func aControlCharacterInAnUnknownMemberIsRefusedAsUnknown() async throws {
         try await LiveIntake.run { intake in
-            let body = #"{"signedPayload": "\#(Self.jws)", "note": {"deep": ["x\u0000"]}}"#
-            let response = try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)
+            let body = #"{"account_id": "p1", "receipt_data": "YQ==", "note": {"deep": ["x\u0000"]}}"#
+            let response = try await intake.request("POST", "/v1/receipts", body: body)
             #expect(response?.status == 400)
-            #expect(LiveIntake.errorCode(response) == "invalid_json")
-            #expect(Self.errorField(response) == "note.deep[0]")
+            #expect(LiveIntake.errorCode(response) == "unknown_field")
+            #expect(Self.errorField(response) == "note")
+            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
         }
+    }
+
+    @Test func aMemberIsNamedAsJSONPathsNameIt() {
+        #expect(JSONFields.displayPath(["note", "deep", "[0]"]) == "note.deep[0]")
+        #expect(JSONFields.displayPath(["google_play", "a\u{0}b"]) == "google_play.a\\u0000b")
+        #expect(JSONFields.refusal(["signedPayload"], members: ["signedPayload"]).code == "invalid_signed_payload")
+        #expect(JSONFields.refusal(["extra"], members: ["signedPayload"]).code == "invalid_json")
     }
 
     static func errorField(_ response: RawHTTPConnection.Response?) -> String? {

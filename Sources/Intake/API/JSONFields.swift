@@ -7,24 +7,32 @@ enum JSONFields {
     /// - Throws: ``APIError`` (400) `invalid_json`, `duplicate_key`, `unknown_field`, or
     ///   `invalid_<member>` for a control character (NUL included) in a member.
     static func object(_ json: some Collection<UInt8>, allowed: Set<String>) throws(APIError) -> [String: Any] {
-        let (object, controlCharacter) = try parse(json)
+        let (object, controlCharacters) = try parse(json)
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw APIError.invalid("unknown_field", "unknown field \(unknown)", field: unknown)
         }
-        if let controlCharacter { throw refusal(controlCharacter, members: allowed) }
+        if let path = controlCharacters.first { throw refusal(path, members: allowed) }
         return object
     }
 
-    /// Parses a body that must be a JSON object, strictly (``StrictJSON``), whatever its keys;
-    /// a control character in any string is refused, as `invalid_<member>` in one of `members`
-    /// (the ones the caller reads), else `invalid_json`.
-    static func anyObject(_ json: some Collection<UInt8>, members: Set<String>) throws(APIError) -> [String: Any] {
-        let (object, controlCharacter) = try parse(json)
-        if let controlCharacter { throw refusal(controlCharacter, members: members) }
+    /// Parses a body that must be a JSON object, strictly (``StrictJSON``), whatever its keys,
+    /// such as a store's, which may add members: only those under `read` (paths from the
+    /// root) are looked at, and a control character in one is `invalid_<member>`. What is
+    /// not read is neither stored nor refused.
+    static func anyObject(_ json: some Collection<UInt8>, read: [[String]]) throws(APIError) -> [String: Any] {
+        let (object, controlCharacters) = try parse(json)
+        if let path = firstRead(controlCharacters, read) {
+            throw refusal(path, members: Set(read.compactMap(\.first)))
+        }
         return object
     }
 
-    private static func parse(_ json: some Collection<UInt8>) throws(APIError) -> ([String: Any], [String]?) {
+    /// The first of `paths` at or under one of `read`.
+    static func firstRead(_ paths: [[String]], _ read: [[String]]) -> [String]? {
+        paths.first { path in read.contains { path.starts(with: $0) } }
+    }
+
+    private static func parse(_ json: some Collection<UInt8>) throws(APIError) -> ([String: Any], [[String]]) {
         let controlCharacter = try StrictJSON.check(json)
         let object: [String: Any]
         do {

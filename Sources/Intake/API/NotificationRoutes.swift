@@ -86,7 +86,7 @@ struct NotificationRoutes: Sendable {
 
     /// The `signedPayload` of `{"signedPayload": "<JWS>"}`; other fields Apple may add are ignored.
     static func signedPayload(_ json: some Collection<UInt8>) throws(APIError) -> String {
-        let object = try JSONFields.anyObject(json, members: ["signedPayload"])
+        let object = try JSONFields.anyObject(json, read: [["signedPayload"]])
         guard let payload = object["signedPayload"] as? String else {
             throw APIError.invalid("missing_field", "signedPayload is required", field: "signedPayload")
         }

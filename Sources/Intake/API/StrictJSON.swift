@@ -2,8 +2,8 @@
 /// JSON (trailing commas, in some versions) and keeps the last of duplicate keys silently:
 /// a body whose two `account_id`s a proxy and the intake read differently is refused here.
 /// Also bounds nesting, so no body can exhaust the stack of a recursive parser, and finds
-/// the first string holding a control character (`\u0000` truncates a string in every C
-/// API it reaches, SQLite's included), for the caller to refuse naming its member.
+/// the strings holding a control character (`\u0000` truncates a string in every C API it
+/// reaches, SQLite's included), for the caller to refuse naming the member.
 ///
 /// One scan, no allocation but the keys of the object being read and the current path. Pure.
 struct StrictJSON {
@@ -13,21 +13,21 @@ struct StrictJSON {
     private var index = 0
     /// The members from the root to the value being read: `google_play`, `product_id`, `[2]`.
     private var path: [String] = []
-    /// The first string holding a control character, or a key holding one.
-    private var controlCharacterPath: [String]?
+    /// The strings holding a control character, and the keys holding one, in body order.
+    private var controlCharacterPaths: [[String]] = []
 
-    /// - Returns: The path of the first string or key that holds a control character (any
-    ///   but the line breaks CR and LF, which base64 may carry), e.g. `["google_play",
-    ///   "product_id"]`; nil when there is none.
+    /// - Returns: The path of each string or key that holds a control character (any but
+    ///   the line breaks CR and LF, which base64 may carry), in body order, e.g.
+    ///   `[["google_play", "product_id"]]`; empty when there is none.
     /// - Throws: ``APIError`` 400 `invalid_json` (naming what is wrong) or `duplicate_key`.
     @discardableResult
-    static func check(_ json: some Collection<UInt8>) throws(APIError) -> [String]? {
+    static func check(_ json: some Collection<UInt8>) throws(APIError) -> [[String]] {
         var scanner = StrictJSON(bytes: Array(json))
         scanner.skipWhitespace()
         try scanner.value(depth: 0)
         scanner.skipWhitespace()
         guard scanner.index == scanner.bytes.count else { throw invalid("unexpected data after the JSON value") }
-        return scanner.controlCharacterPath
+        return scanner.controlCharacterPaths
     }
 
     private init(bytes: [UInt8]) {
@@ -126,7 +126,7 @@ struct StrictJSON {
     }
 
     private mutating func noteControlCharacter(at path: [String]) {
-        if controlCharacterPath == nil { controlCharacterPath = path }
+        controlCharacterPaths.append(path)
     }
 
     /// Whether `text` holds a C0 or C1 control character or DEL (Unicode's `Cc`: U+0000-001F,
