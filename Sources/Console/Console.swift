@@ -147,11 +147,7 @@ public struct OperatorConsole: Sendable {
             }
             return loginPage(.unauthorized, message: "Log in to use the console.", request)
         }
-        if let field = Self.controlCharacterField(request, form: nil) {
-            return .problem(
-                .badRequest, title: "Refused", message: Self.controlCharacterMessage(field),
-                operatorName: session.operatorName, csrf: session.csrfToken(configuration))
-        }
+        if let refusal = controlCharacterRefusal(request, form: nil, session) { return refusal }
         do {
             return try await body(session)
         } catch {
@@ -179,11 +175,7 @@ public struct OperatorConsole: Sendable {
                     "The form's security token (CSRF) is missing or wrong, so nothing was changed. Reload the page and try again.",
                 operatorName: session.operatorName, csrf: session.csrfToken(configuration))
         }
-        if let field = Self.controlCharacterField(request, form: form) {
-            return .problem(
-                .badRequest, title: "Refused", message: Self.controlCharacterMessage(field),
-                operatorName: session.operatorName, csrf: session.csrfToken(configuration))
-        }
+        if let refusal = controlCharacterRefusal(request, form: form, session) { return refusal }
         do {
             return try await body(session, form)
         } catch {
@@ -191,13 +183,19 @@ public struct OperatorConsole: Sendable {
         }
     }
 
-    /// The first field of the query string or `form`, or the address itself (`%00` in an id),
-    /// that holds a control character.
-    private static func controlCharacterField(_ request: Request, form: FormValues?) -> String? {
-        if let path = request.uri.path.removingPercentEncoding, FormValues.hasControlCharacter(path) {
-            return "address"
+    /// 400 naming the first field of the query string or `form`, or the address itself (`%00`
+    /// in an id), that holds a control character; nil when none does.
+    private func controlCharacterRefusal(_ request: Request, form: FormValues?, _ session: ConsoleSession)
+        -> ConsolePage?
+    {
+        let field =
+            request.uri.path.removingPercentEncoding.map(FormValues.hasControlCharacter) == true
+            ? "address" : FormValues(request.uri.query).controlCharacterField ?? form?.controlCharacterField
+        return field.map { field in
+            .problem(
+                .badRequest, title: "Refused", message: Self.controlCharacterMessage(field),
+                operatorName: session.operatorName, csrf: session.csrfToken(configuration))
         }
-        return FormValues(request.uri.query).controlCharacterField ?? form?.controlCharacterField
     }
 
     /// What went wrong, with the status it deserves; nothing was changed.

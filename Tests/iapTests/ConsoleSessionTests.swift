@@ -155,7 +155,8 @@ import Testing
     @Test func aControlCharacterInAConsoleFieldIsRefusedNamingIt() async throws {
         try await LiveConsole.run { console in
             let cookie = try #require(LiveConsole.cookie(try await console.logIn()))
-            let csrf = try #require(LiveConsole.csrf(try await console.send("GET", "/console", cookie: cookie)))
+            let csrf = try #require(
+                LiveConsole.csrf(try await console.send("GET", "/console/receipts", cookie: cookie)))
             let discard = try await console.send(
                 "POST", "/console/dead/dl_x/discard", form: ["csrf": csrf, "reason": "abc\u{0}def"], cookie: cookie)
             #expect(discard?.status == 400)

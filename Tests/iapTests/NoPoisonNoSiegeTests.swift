@@ -186,10 +186,10 @@ import Testing
         let (status, output) = try await IAPProcess.run(
             ["dlq", "discard", "dl_x", "--reason", "fraud\n2026-01-01 forged line"],
             environment: ["IAP_DB_PATH": "/nonexistent/iap.sqlite"])
-        #expect(status != 0)
+        #expect(status == 64)
         #expect(output.contains("the value of --reason holds a control character"), "\(output)")
         let (equals, said) = try await IAPProcess.run(["dlq", "discard", "dl_x", "--reason=x", "--by=\u{1B}[2J"])
-        #expect(equals != 0)
+        #expect(equals == 64)
         #expect(said.contains("--by holds a control character"), "\(said)")
     }
 }
