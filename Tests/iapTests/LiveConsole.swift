@@ -41,9 +41,10 @@ struct LiveConsole {
         }
     }
 
-    /// An intake serving the console over `database`; `configure` adjusts the console.
+    /// An intake serving the console over `database`; `configure` adjusts the console, `now` is its clock.
     static func intake(
-        _ configure: (inout ConsoleConfiguration) -> Void, database: PipelineDatabase, lines: LogLines
+        _ configure: (inout ConsoleConfiguration) -> Void, database: PipelineDatabase, lines: LogLines,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> Intake {
         let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
         var configuration = try ConsoleConfiguration(operators: [(name: "alice", secret: Self.secret)])
@@ -53,7 +54,7 @@ struct LiveConsole {
             review: DeadLetterReview(
                 store: DeadLetterStore(database), connection: connection, topology: PipelineTopology(prefix: "unused")),
             database: database, catalog: Catalog(products: []),
-            logger: Logger(label: "console") { _ in LogLines.Handler(sink: lines) })
+            logger: Logger(label: "console") { _ in LogLines.Handler(sink: lines) }, now: now)
         var intake = Intake(
             configuration: IntakeConfiguration(port: 0, apiTokens: ["console-doors-token-0123"]), database: database,
             catalog: Catalog(products: []), connection: connection, topology: PipelineTopology(prefix: "unused"),
@@ -64,14 +65,14 @@ struct LiveConsole {
 
     /// Runs `body` with the console served by a live intake; `configure` adjusts the console.
     static func run(
-        _ configure: (inout ConsoleConfiguration) -> Void = { _ in },
+        _ configure: (inout ConsoleConfiguration) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() },
         _ body: @Sendable (LiveConsole) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let lines = LogLines()
         let database = try PipelineDatabase(path: directory.file("iap.sqlite"))
-        let served = try intake(configure, database: database, lines: lines)
+        let served = try intake(configure, database: database, lines: lines, now: now)
         try await withRunningServer({ onPort in served.application(onServerRunning: onPort) }) { port in
             try await body(LiveConsole(port: port, lines: lines, database: database))
         }
