@@ -7,8 +7,8 @@ import Testing
 
 /// Issue 25 ("No poison, no siege"), each finding reproduced as it was reported, against
 /// `iap intake`, `iap validator` and `iap fulfiller` as processes, the stub store as Apple,
-/// and their SQLite file; each one now closed.
-@Suite struct NoPoisonNoSiegeTests {
+/// and their SQLite file; each one now closed. One at a time: each test starts three processes.
+@Suite(.serialized) struct NoPoisonNoSiegeTests {
     static let operators = "alice:alice-secret-0123456789"
 
     /// Runs the stages as processes, trusting the stub's StoreKit root as `iap up` does.
