@@ -143,7 +143,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Observability", "GooglePlay", "HTTPClient",
+                "PipelineCore", "Broker", "Store", "Observability", "GooglePlay", "HTTPClient", "AppStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -326,8 +326,8 @@ let package = Package(
         ),
         .testTarget(
             name: "IntakeTests",
-            dependencies: ["StoreSQLite", 
-                "Intake", "PipelineTesting", "Observability",
+            dependencies: [
+                "StoreSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

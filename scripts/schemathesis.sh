@@ -5,9 +5,13 @@
 #   2. runs every phase (examples, coverage, fuzzing, stateful through the spec's links) in
 #      positive and negative mode with every check: no 5xx, every status, header, content
 #      type and body as documented, invalid data refused, auth not ignored, 405 with Allow;
-#   3. waits until the database is still, then runs the negative phases again and checks that
-#      the refused requests changed nothing: the database's dump is byte for byte the same;
-#   4. `iap audit` checks the books.
+#      with the hooks of scripts/schemathesis_hooks.py: a refused request changes nothing
+#      (every table compared before and after), Apple's notifications are sent signed by the
+#      stub store (the intake trusts its root, as `iap up` does) and must then be stored, and
+#      every string member of a well-formed request is sent again with a NUL, which must be
+#      refused naming it and change nothing;
+#   3. checks that every string member the spec declares was refused with a NUL at least once
+#      (scripts/schemathesis_nul.py), and `iap audit` checks the books.
 # Exits non-zero on any failure. Needs scripts/setup.sh --tests (RabbitMQ, python3-venv) and
 # a built iap (.build/debug/iap, else it builds it). SCHEMATHESIS_EXAMPLES (default 40) bounds
 # the test cases per operation and phase; the seed is fixed in scripts/schemathesis.toml.
@@ -64,9 +68,20 @@ done
 [ -n "${IAP_SCHEMATHESIS_PUSH_TOKEN:-}" ] || { echo "schemathesis: the stub store gave no push token" >&2; cat "$work/stub.log" >&2; exit 1; }
 export IAP_SCHEMATHESIS_PUSH_TOKEN
 
+# Apple's notifications: the intake trusts the stub's StoreKit root, and the hooks send
+# notifications the stub signed (a few, each its own row).
+curl -fs "http://127.0.0.1:$stub_port/stub/root-ca" | base64 -d > "$work/apple-root.der"
+IAP_SCHEMATHESIS_APPLE_PAYLOADS=$(for _ in 1 2 3 4 5; do
+  curl -fs -X POST "http://127.0.0.1:$stub_port/stub/notifications/signed" -d '{"notification_type": "TEST"}' \
+    | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["signed_payload"])'
+done | tr '\n' ' ')
+[ -n "${IAP_SCHEMATHESIS_APPLE_PAYLOADS// /}" ] || { echo "schemathesis: the stub store signed no notification" >&2; exit 1; }
+export IAP_SCHEMATHESIS_APPLE_PAYLOADS
+export IAP_SCHEMATHESIS_NUL_LOG="$work/nul-tried.log"
+
 IAP_DB_PATH="$database" IAP_HTTP_HOST=127.0.0.1 IAP_HTTP_PORT="$port" IAP_API_TOKENS="$IAP_SCHEMATHESIS_TOKEN" \
   IAP_GOOGLE_PUSH_AUDIENCE="$push_audience" IAP_GOOGLE_PUSH_SERVICE_ACCOUNT="pubsub-push@stub-project.iam.gserviceaccount.com" \
-  IAP_GOOGLE_CERTS_URL="http://127.0.0.1:$stub_port/google/oauth2/v3/certs" \
+  IAP_GOOGLE_CERTS_URL="http://127.0.0.1:$stub_port/google/oauth2/v3/certs" IAP_APPLE_ROOT_CA="$work/apple-root.der" \
   IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning "$iap" intake > "$work/intake.log" 2>&1 &
 intake_pid=$!
 for _ in $(seq 1 120); do
@@ -92,6 +107,7 @@ run() {
 status=0
 run --mode all --phases examples,coverage,fuzzing,stateful || status=1
 echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' apple_notifications=' || (SELECT count(*) FROM apple_notifications WHERE store = 'apple') || ' google_notifications=' || (SELECT count(*) FROM apple_notifications WHERE store = 'google')")"
+"$venv/bin/python" scripts/schemathesis_nul.py docs/openapi.yaml "$IAP_SCHEMATHESIS_NUL_LOG" || status=1
 IAP_DB_PATH="$database" "$iap" audit || status=1
 
 if grep -qiE 'fatal|crash|panic' "$work/intake.log"; then

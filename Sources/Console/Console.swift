@@ -34,6 +34,8 @@ public struct OperatorConsole: Sendable {
     let throttle: LoginThrottle
     /// Sessions ended by a logout.
     let revocations = SessionRevocations()
+    /// Refuses logins posted from other sites.
+    let loginGuard: LoginForgeryGuard
 
     public init(
         configuration: ConsoleConfiguration, review: DeadLetterReview, database: any SQLDatabase, catalog: Catalog,
@@ -46,6 +48,7 @@ public struct OperatorConsole: Sendable {
         self.logger = logger
         self.now = now
         self.throttle = LoginThrottle(policy: configuration.loginThrottle)
+        self.loginGuard = LoginForgeryGuard(configuration: configuration)
     }
 
     /// Adds the console's routes under `/console`.
@@ -131,14 +134,20 @@ public struct OperatorConsole: Sendable {
             operatorName: nil, csrf: nil)
     }
 
-    /// A page for a logged-in operator; otherwise 401 with the login form.
+    /// A page for a logged-in operator. Without a session a browser (it accepts HTML) is sent
+    /// to the login page, 303; any other client gets 401 with the login form.
     private func page(_ request: Request, _ body: (ConsoleSession) async throws -> ConsolePage) async throws
         -> ConsolePage
     {
         guard configuration.isEnabled else { return disabled }
         guard let session = session(request) else {
-            return loginPage(.unauthorized, message: "Log in to use the console.")
+            if request.headers[.accept]?.contains("text/html") == true {
+                return ConsolePage(
+                    .seeOther, "<a href=\"/console/login\">Log in</a>", headers: [.location: "/console/login"])
+            }
+            return loginPage(.unauthorized, message: "Log in to use the console.", request)
         }
+        if let refusal = controlCharacterRefusal(request, form: nil, session) { return refusal }
         do {
             return try await body(session)
         } catch {
@@ -166,10 +175,26 @@ public struct OperatorConsole: Sendable {
                     "The form's security token (CSRF) is missing or wrong, so nothing was changed. Reload the page and try again.",
                 operatorName: session.operatorName, csrf: session.csrfToken(configuration))
         }
+        if let refusal = controlCharacterRefusal(request, form: form, session) { return refusal }
         do {
             return try await body(session, form)
         } catch {
             return problemPage(error, session)
+        }
+    }
+
+    /// 400 naming the first field of the query string or `form`, or the address itself (`%00`
+    /// in an id), that holds a control character; nil when none does.
+    private func controlCharacterRefusal(_ request: Request, form: FormValues?, _ session: ConsoleSession)
+        -> ConsolePage?
+    {
+        let field =
+            request.uri.path.removingPercentEncoding.map(FormValues.hasControlCharacter) == true
+            ? "address" : FormValues(request.uri.query).controlCharacterField ?? form?.controlCharacterField
+        return field.map { field in
+            .problem(
+                .badRequest, title: "Refused", message: Self.controlCharacterMessage(field),
+                operatorName: session.operatorName, csrf: session.csrfToken(configuration))
         }
     }
 

@@ -33,8 +33,11 @@ public enum GooglePubSubPush {
                     field: name, message: "\(name) is not what Pub/Sub sends (a string; attributes: an object)")
             }
         }
-        guard let id = (message["messageId"] ?? message["message_id"]) as? String, (1...128).contains(id.count) else {
-            throw Problem(field: "message.messageId", message: "messageId is required, 1 to 128 characters")
+        guard let id = (message["messageId"] ?? message["message_id"]) as? String, (1...128).contains(id.count),
+            isPlain(id)
+        else {
+            throw Problem(
+                field: "message.messageId", message: "messageId is required, 1 to 128 characters, no control character")
         }
         guard let data = message["data"] as? String, let bytes = Data(base64Encoded: data),
             let notification = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any]
@@ -46,8 +49,8 @@ public enum GooglePubSubPush {
 
     static func notice(_ object: [String: Any], messageID: String) throws(Problem) -> GoogleNotice {
         func field(_ name: String) -> String { "message.data." + name }
-        guard let package = object["packageName"] as? String, (1...255).contains(package.count) else {
-            throw Problem(field: field("packageName"), message: "packageName is required")
+        guard let package = object["packageName"] as? String, (1...255).contains(package.count), isPlain(package) else {
+            throw Problem(field: field("packageName"), message: "packageName is required, without control characters")
         }
         let millis = integer(object["eventTimeMillis"])
         var notice = GoogleNotice(
@@ -66,20 +69,25 @@ public enum GooglePubSubPush {
         }
         notice.kind = kind
         guard kind != .test else { return notice }
-        guard let token = inner["purchaseToken"] as? String, (1...4096).contains(token.count) else {
-            throw Problem(field: field(name + ".purchaseToken"), message: "purchaseToken is required")
+        guard let token = inner["purchaseToken"] as? String, (1...4096).contains(token.count), isPlain(token) else {
+            throw Problem(
+                field: field(name + ".purchaseToken"), message: "purchaseToken is required, without control characters")
         }
         notice.purchaseToken = token
         notice.notificationType = integer(inner["notificationType"])
         notice.productID = (inner["subscriptionId"] ?? inner["sku"]) as? String
+        if let product = notice.productID, !isPlain(product) {
+            throw Problem(field: field(name + ".subscriptionId"), message: "the product id holds a control character")
+        }
         switch kind {
         case .subscription, .oneTimeProduct:
             guard notice.notificationType != nil else {
                 throw Problem(field: field(name + ".notificationType"), message: "notificationType is required")
             }
         case .voidedPurchase:
-            guard let order = inner["orderId"] as? String, !order.isEmpty else {
-                throw Problem(field: field(name + ".orderId"), message: "orderId is required")
+            guard let order = inner["orderId"] as? String, !order.isEmpty, isPlain(order) else {
+                throw Problem(
+                    field: field(name + ".orderId"), message: "orderId is required, without control characters")
             }
             notice.orderID = order
             notice.refundType = integer(inner["refundType"])
@@ -87,6 +95,11 @@ public enum GooglePubSubPush {
             break
         }
         return notice
+    }
+
+    /// No control character (`\u0000` truncates a string in the C APIs it reaches).
+    private static func isPlain(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     private static func integer(_ value: Any?) -> Int? {

@@ -47,6 +47,7 @@ public struct Intake: Sendable {
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
             notifications: AppleNotificationStore(database), relay: relay,
+            signatures: configuration.appleSignatures,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
             googlePush: configuration.googlePush.flatMap { push in
                 // Google's keys are fetched by a client of the intake's own; it ends with the intake.

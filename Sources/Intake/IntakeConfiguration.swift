@@ -1,3 +1,4 @@
+import AppStore
 import GooglePlay
 import PipelineCore
 
@@ -40,6 +41,9 @@ public struct IntakeConfiguration: Sendable {
     /// (`IAP_GOOGLE_PUSH_SERVICE_ACCOUNT`), Google's keys (`IAP_GOOGLE_CERTS_URL`). Nil:
     /// every push is refused 401.
     public var googlePush: GooglePushTokenVerifier.Configuration?
+    /// Who signs Apple's notifications: one stored must verify with a chain to these roots
+    /// (`IAP_APPLE_ROOT_CA`, the validator's setting; Apple Root CA - G3 by default).
+    public var appleSignatures: SignedDataAuthenticator = .appleRoot
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
     public static let defaultNotificationRateLimit = RateLimit(perSecond: 50, burst: 200)
@@ -72,7 +76,7 @@ public struct IntakeConfiguration: Sendable {
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
     /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS` and
     /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; `IAP_GOOGLE_PUSH_AUDIENCE`,
-    /// `IAP_GOOGLE_PUSH_SERVICE_ACCOUNT` and `IAP_GOOGLE_CERTS_URL`.
+    /// `IAP_GOOGLE_PUSH_SERVICE_ACCOUNT` and `IAP_GOOGLE_CERTS_URL`; `IAP_APPLE_ROOT_CA`.
     /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS` nor the file is set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
         let file = env.optional("IAP_API_TOKENS_FILE")
@@ -95,6 +99,13 @@ public struct IntakeConfiguration: Sendable {
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
         tokens = try APITokens(tokens: chosen, file: file)
         googlePush = try Self.googlePush(env)
+        if let roots = try AppleRootSetting.roots(env) {
+            do {
+                appleSignatures = try SignedDataAuthenticator(rootCertificates: roots)
+            } catch {
+                throw SettingError(variable: AppleRootSetting.variable, problem: "\(error)")
+            }
+        }
     }
 
     static func googlePush(_ env: EnvironmentReader) throws(SettingError) -> GooglePushTokenVerifier.Configuration? {

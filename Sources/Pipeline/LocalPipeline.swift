@@ -39,7 +39,8 @@ public struct LocalPipeline: Sendable {
         /// The local checks of `local` and `local-then-apple`; nil trusts Apple Inc. Root CA
         /// for ``verifier``'s bundle id.
         public var appReceipt: AppReceiptVerifier.Configuration?
-        /// StoreKit 2 verification; nil rejects signed transactions and notifications.
+        /// StoreKit 2 verification; nil rejects signed transactions and notifications. Set, the
+        /// intake takes Apple's notifications signed under its roots (``IntakeConfiguration/appleSignatures``).
         public var signedData: SignedDataVerifier?
         /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
         public var serverAPIKey: AppStoreServerAPIKey?
@@ -130,8 +131,12 @@ public struct LocalPipeline: Sendable {
                     ReadinessCheck(name: "database") { try await database.ping() },
                 ], metricsToken: configuration.metricsToken)
         }
+        var intakeConfiguration = configuration.intake
+        // The intake refuses notifications its validator would: they trust the same roots,
+        // and share the cache of chains that validated.
+        if let signedData = configuration.signedData { intakeConfiguration.appleSignatures = signedData.authenticator }
         var intake = Intake(
-            configuration: configuration.intake, database: database, catalog: configuration.catalog,
+            configuration: intakeConfiguration, database: database, catalog: configuration.catalog,
             connection: intakeConnection, topology: configuration.topology, relayConfiguration: configuration.relay,
             health: health, logger: logger)
         if let consoleConfiguration = configuration.console {

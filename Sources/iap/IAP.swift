@@ -24,6 +24,9 @@ struct IAP: AsyncParsableCommand {
         ShutdownSignals.unblock()
         OpenFileLimit.raiseToHard()
         do {
+            if let problem = ArgumentCheck.problem(Array(CommandLine.arguments.dropFirst())) {
+                throw ValidationError(problem)
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

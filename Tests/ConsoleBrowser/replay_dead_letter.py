@@ -37,8 +37,9 @@ def main() -> int:
     driver = webdriver.Chrome(service=service, options=options)
     wait = WebDriverWait(driver, 20)
     try:
-        # Not logged in: the console answers with its login form.
+        # Not logged in: a browser is sent to the login page (303).
         driver.get(args.url + "/console")
+        wait.until(EC.url_contains("/console/login"))
         wait.until(EC.presence_of_element_located((By.ID, "name"))).send_keys(args.operator)
         driver.find_element(By.ID, "secret").send_keys(args.secret)
         driver.find_element(By.ID, "login").click()

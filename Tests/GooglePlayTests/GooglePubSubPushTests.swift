@@ -121,6 +121,30 @@ import Testing
                 Self.body(["packageName": Self.package, "voidedPurchaseNotification": ["purchaseToken": "tok"]]),
                 "message.data.voidedPurchaseNotification.orderId"
             ),
+            // A control character (NUL truncates in every C API it reaches) in what is stored
+            (Self.body(good, messageID: "136\u{0}969"), "message.messageId"),
+            (
+                Self.body(["packageName": "com.example\u{0}.game", "testNotification": ["version": "1.0"]]),
+                "message.data.packageName"
+            ),
+            (
+                Self.body([
+                    "packageName": Self.package,
+                    "subscriptionNotification": ["notificationType": 2, "purchaseToken": "tok\u{1B}[2J"],
+                ]), "message.data.subscriptionNotification.purchaseToken"
+            ),
+            (
+                Self.body([
+                    "packageName": Self.package,
+                    "oneTimeProductNotification": ["notificationType": 1, "purchaseToken": "tok", "sku": "c\u{0}"],
+                ]), "message.data.oneTimeProductNotification.subscriptionId"
+            ),
+            (
+                Self.body([
+                    "packageName": Self.package,
+                    "voidedPurchaseNotification": ["purchaseToken": "tok", "orderId": "GPA.1\u{0}"],
+                ]), "message.data.voidedPurchaseNotification.orderId"
+            ),
         ]
         for (body, field) in cases {
             do {

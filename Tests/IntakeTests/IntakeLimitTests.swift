@@ -11,8 +11,8 @@ import Testing
 @Suite struct IntakeLimitTests {
     static let receipt = Data("a real receipt".utf8).base64EncodedString()
 
-    /// A JWS whose header says what Apple's say (ES256, an x5c of three certificates); the
-    /// signature is never checked here.
+    /// A JWS whose header says what Apple's say (ES256, an x5c of three certificates) but
+    /// that no one signed: issue 25's forgery.
     static func notificationJWS(header: String = #"{"alg":"ES256","x5c":["AAAA","BBBB","CCCC"]}"#, payload: String)
         -> String
     {
@@ -49,9 +49,8 @@ import Testing
     @Test func appleNotificationsBeyondTheAddressLimitAre429AndStoreNothing() async throws {
         try await LiveIntake.run({ $0.notificationRateLimit = RateLimit(perSecond: 1.0 / 3600, burst: 2) }) { intake in
             var statuses: [Int?] = []
-            for index in 0..<3 {
-                let jws = Self.notificationJWS(payload: "{\"n\":\(index)}")
-                let body = #"{"signedPayload": "\#(jws)"}"#
+            for _ in 0..<3 {
+                let body = LiveIntake.signedNotificationBody()
                 statuses.append(
                     try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)?.status)
             }
@@ -104,6 +103,33 @@ import Testing
             #expect(response?.status == 400)
             #expect(LiveIntake.errorCode(response) == "invalid_signed_payload")
             await #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+        }
+    }
+
+    /// Issue 25, finding 6: one address stored 1,300 forged notifications (70 MB) in 25 s
+    /// under the rate limit. Now none is stored, and a signed one still is.
+    @Test func forgedNotificationsUnderTheRateLimitStoreNothing() async throws {
+        try await LiveIntake.run { intake in
+            // Given one address sending forged notifications of ~53 KiB, each one new
+            var statuses: [Int: Int] = [:]
+            for index in 0..<100 {
+                let jws = Self.notificationJWS(
+                    payload: #"{"n":\#(index),"pad":""#
+                        + String(repeating: "x", count: 40 * 1024) + #""}"#)
+                let response = try await intake.request(
+                    "POST", "/v1/apple/notifications", body: #"{"signedPayload": "\#(jws)"}"#, token: nil)
+                statuses[response?.status ?? 0, default: 0] += 1
+                #expect(LiveIntake.errorCode(response) == "invalid_signed_payload")
+            }
+
+            // Then every one is refused and no row is stored
+            #expect(statuses == [400: 100])
+            await #expect(try intake.database.unpublishedReceipts(limit: 200).isEmpty)
+            // While a notification the stub store signed is stored
+            let signed = try await intake.request(
+                "POST", "/v1/apple/notifications", body: LiveIntake.signedNotificationBody(), token: nil)
+            #expect(signed?.status == 200)
+            await #expect(try intake.database.unpublishedReceipts(limit: 200).count == 1)
         }
     }
 

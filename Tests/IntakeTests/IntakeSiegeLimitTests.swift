@@ -31,7 +31,7 @@ import Testing
             #expect(answered?.status == 408)
             #expect(LiveIntake.errorCode(answered) == "request_timeout")
             #expect(await connection.closedByServer(within: .seconds(10)))
-            #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
         }
     }
 

@@ -1,3 +1,4 @@
+import AppStore
 import Broker
 import Foundation
 import Hummingbird
@@ -6,6 +7,7 @@ import PipelineCore
 import PipelineTesting
 import Store
 import StoreSQLite
+import StubStore
 
 @testable import Intake
 
@@ -14,21 +16,25 @@ import StoreSQLite
 /// run, so what was committed stays countable.
 struct LiveIntake {
     static let token = "live-token-0123456789"
+    /// Signs Apple's notifications as the stub store does; every live intake trusts its root,
+    /// as `iap up` trusts the embedded stub's.
+    static let apple = try! StubStoreKit(bundleID: "com.example.game")
 
     let port: Int
     let database: SQLiteDatabase
 
     static func run(
-        _ configure: (inout IntakeConfiguration) throws -> Void = { _ in },
+        catalog: Catalog = Catalog(products: []), _ configure: (inout IntakeConfiguration) throws -> Void = { _ in },
         _ body: @Sendable (LiveIntake) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         var configuration = IntakeConfiguration(port: 0, apiTokens: [token])
+        configuration.appleSignatures = try SignedDataAuthenticator(rootCertificates: [apple.rootDER])
         try configure(&configuration)
         let intake = Intake(
-            configuration: configuration, database: database, catalog: Catalog(products: []),
+            configuration: configuration, database: database, catalog: catalog,
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
             topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
         try await withRunningServer({ onPort in intake.application(onServerRunning: onPort) }) { port in
@@ -51,6 +57,11 @@ struct LiveIntake {
         let response = await connection.response()
         await connection.close()
         return response
+    }
+
+    /// A TEST notification the stub signed, new each time: `{"signedPayload": ...}`.
+    static func signedNotificationBody() -> String {
+        #"{"signedPayload": "\#(apple.signNotification(type: .test, transaction: nil))"}"#
     }
 
     /// The `error.code` of a JSON error answer.

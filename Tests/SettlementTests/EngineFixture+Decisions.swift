@@ -74,7 +74,7 @@ extension EngineFixture {
     ) -> TransactionRecord {
         TransactionRecord(
             transactionID: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
-            productID: transaction.productID, quantity: max(1, transaction.quantity), environment: cause.environment,
+            productID: transaction.productID, quantity: transaction.quantity, environment: cause.environment,
             receiptID: cause.receiptID, notificationID: cause.notificationID, accountID: account,
             purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
             cancellationDate: cancelled ?? transaction.cancellationDate, state: state, entitlement: entitlement,

@@ -20,7 +20,6 @@ import Testing
 
     @Test(arguments: [
         QuantityCase(quantity: 1, recorded: 1, amount: 100),
-        QuantityCase(quantity: 0, recorded: 1, amount: 100),
         QuantityCase(quantity: 2, recorded: 2, amount: 200),
         QuantityCase(quantity: 7, recorded: 7, amount: 700),
         QuantityCase(quantity: 10_000, recorded: 10_000, amount: 1_000_000),
@@ -33,7 +32,7 @@ import Testing
         // When the engine decides it
         let decision = try F.decide(.transactionVerified(transaction, source: source))
 
-        // Then a1 is opened, the row recorded once (quantity 0 counts as 1), and grant × quantity posted
+        // Then a1 is opened, the row recorded once, and grant × quantity posted
         var record = F.creditedRecord(transaction, cause: source.cause, account: "a1", binding: .submitter)
         record.quantity = row.recorded
         #expect(
@@ -84,9 +83,6 @@ import Testing
         BonusCase(
             name: "receipt, never bought, 3 units: bonus once", source: F.receipt(), purchasedBefore: [], quantity: 3,
             amount: 35),
-        BonusCase(
-            name: "receipt, quantity 0: one unit + bonus", source: F.receipt(), purchasedBefore: [], quantity: 0,
-            amount: 15),
         BonusCase(
             name: "receipt, bought another product only: bonus", source: F.receipt(), purchasedBefore: [F.coins],
             quantity: 1, amount: 15),

@@ -55,11 +55,14 @@ import Testing
             transaction: VerifiedTransaction(transactionID: "t1", originalTransactionID: "", productID: F.coins),
             reason: "transaction t1 has no original transaction id"),
         MalformedCase(
+            name: "quantity 0", transaction: F.purchase("t1", quantity: 0),
+            reason: "transaction t1: quantity 0 is not a positive count"),
+        MalformedCase(
             name: "quantity -1", transaction: F.purchase("t1", quantity: -1),
-            reason: "transaction t1: quantity -1 is negative"),
+            reason: "transaction t1: quantity -1 is not a positive count"),
         MalformedCase(
             name: "quantity Int.min", transaction: F.purchase("t1", quantity: Int.min),
-            reason: "transaction t1: quantity \(Int.min) is negative"),
+            reason: "transaction t1: quantity \(Int.min) is not a positive count"),
         MalformedCase(
             name: "revocation percentage -1", transaction: F.purchase("t1", share: -1),
             reason: "transaction t1: revocation percentage -1 is not within 0...100000"),
@@ -71,7 +74,7 @@ import Testing
             reason: "transaction t1: revocation percentage \(Int.max) is not within 0...100000"),
         MalformedCase(
             name: "negative quantity before a bad share", transaction: F.purchase("t1", quantity: -2, share: -5),
-            reason: "transaction t1: quantity -2 is negative"),
+            reason: "transaction t1: quantity -2 is not a positive count"),
     ]
 
     @Test(arguments: malformed, 0..<9)
@@ -90,7 +93,7 @@ import Testing
     }
 
     @Test(arguments: [
-        F.purchase("t1", quantity: 0), F.purchase("t1", share: 0), F.purchase("t1", share: 100_000),
+        F.purchase("t1", quantity: 1), F.purchase("t1", share: 0), F.purchase("t1", share: 100_000),
         F.purchase("t1", share: 50_000), F.purchase("t1", quantity: 1_000_000),
     ])
     func aTransactionAtTheEdgesOfTheChecks_isDecided(_ transaction: VerifiedTransaction) {

@@ -18,103 +18,20 @@ import Testing
 /// logout that ends the session server-side, the Secure cookie, and failed-login logging
 /// that an attacker's input cannot forge.
 @Suite struct ConsoleDoorsTests {
-    static let secret = "alice-secret-0123456789"
-
-    /// Records every log line's message and metadata, for checking what reached the logs.
-    final class LogLines: Sendable {
-        let lines = Mutex<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
-
-        struct Handler: LogHandler {
-            let sink: LogLines
-            var logLevel: Logger.Level = .trace
-            var metadata: Logger.Metadata = [:]
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(event: LogEvent) {
-                let text =
-                    "\(event.message) "
-                    + (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-                sink.lines.withLock { $0.append(text) }
-            }
-        }
-    }
-
-    /// An intake serving the console over `database`; `configure` adjusts the console.
-    func consoleIntake(
-        _ configure: (inout ConsoleConfiguration) -> Void, database: SQLiteDatabase, lines: LogLines
-    ) throws -> Intake {
-        let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
-        var configuration = try ConsoleConfiguration(operators: [(name: "alice", secret: Self.secret)])
-        configure(&configuration)
-        let console = OperatorConsole(
-            configuration: configuration,
-            review: DeadLetterReview(
-                store: DeadLetterStore(database), connection: connection, topology: PipelineTopology(prefix: "unused")),
-            database: database, catalog: Catalog(products: []),
-            logger: Logger(label: "console") { _ in LogLines.Handler(sink: lines) })
-        var intake = Intake(
-            configuration: IntakeConfiguration(port: 0, apiTokens: ["console-doors-token-0123"]), database: database,
-            catalog: Catalog(products: []), connection: connection, topology: PipelineTopology(prefix: "unused"),
-            logger: Logger(label: "test"))
-        intake.additionalRoutes = { console.register(on: $0) }
-        return intake
-    }
-
-    /// Runs `body` with the console served by a live intake; `configure` adjusts the console.
-    func withConsole(
-        _ configure: (inout ConsoleConfiguration) -> Void = { _ in },
-        _ body: @Sendable (Int, LogLines) async throws -> Void
-    ) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let lines = LogLines()
-        let served = try consoleIntake(
-            configure, database: try SQLiteDatabase(path: directory.file("iap.sqlite")), lines: lines)
-        try await withRunningServer({ onPort in served.application(onServerRunning: onPort) }) { port in
-            try await body(port, lines)
-        }
-    }
-
-    func send(_ port: Int, _ method: String, _ path: String, form: [String: String]? = nil, cookie: String? = nil)
-        async throws -> RawHTTPConnection.Response?
-    {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let body = (form ?? [:]).map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
-            .joined(separator: "&")
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        if let cookie { text += "Cookie: \(cookie)\r\n" }
-        if form != nil {
-            text += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
-        }
-        let connection = try await RawHTTPConnection.connect(port: port)
-        try? await connection.send(text + "\r\n" + body)
-        let response = await connection.response()
-        await connection.close()
-        return response
-    }
-
-    func logIn(_ port: Int, name: String = "alice", secret: String = secret) async throws
-        -> RawHTTPConnection.Response?
-    {
-        try await send(port, "POST", "/console/login", form: ["name": name, "secret": secret])
-    }
+    static let secret = LiveConsole.secret
 
     @Test func failedLoginsBackOffPerClientAddressAndTheSecretIsNotEvenCheckedMeanwhile() async throws {
-        try await withConsole({ $0.loginThrottle = .init(freeFailures: 2, firstDelay: .seconds(600)) }) { port, _ in
+        try await LiveConsole.run({ $0.loginThrottle = .init(freeFailures: 2, firstDelay: .seconds(600)) }) { console in
             // Given three wrong secrets from one address
-            for _ in 0..<3 { #expect(try await logIn(port, secret: "wrong-secret-000000000")?.status == 401) }
+            for _ in 0..<3 { #expect(try await console.logIn(secret: "wrong-secret-000000000")?.status == 401) }
 
             // Then even the right secret waits, told how long
-            let refused = try await logIn(port)
+            let refused = try await console.logIn()
             #expect(refused?.status == 429)
             #expect((refused?.headers["retry-after"]).flatMap { Int($0) }.map { $0 > 60 } == true)
-            #expect(refused?.headers["set-cookie"] == nil)
+            #expect(LiveConsole.cookie(refused)?.hasPrefix(ConsoleSession.cookieName + "=") == false)
             // And so does another operator name from the same address
-            #expect(try await logIn(port, name: "bob")?.status == 429)
+            #expect(try await console.logIn(name: "bob")?.status == 429)
         }
     }
 
@@ -142,14 +59,22 @@ import Testing
     @Test func logoutEndsTheSessionServerSideWithItsCSRFToken() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let intake = try consoleIntake(
-            { _ in }, database: try SQLiteDatabase(path: directory.file("iap.sqlite")), lines: LogLines())
+        let intake = try LiveConsole.intake(
+            { _ in }, database: try SQLiteDatabase(path: directory.file("iap.sqlite")), lines: LiveConsole.LogLines())
         let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         try await Application(router: intake.router()).test(.router) { client in
-            // Given a logged-in operator and the CSRF token of her pages
+            // Given a logged-in operator (no Origin here: the login form's token and cookie
+            // vouch for the post) and the CSRF token of her pages
+            let loginPage = try await client.execute(uri: "/console/login", method: .get) { $0 }
+            let loginCookie = try #require(loginPage.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+            let loginHTML = String(buffer: loginPage.body)
+            let tokenStart = try #require(loginHTML.range(of: "name=\"login_csrf\" value=\"")?.upperBound)
+            let loginToken = String(loginHTML[tokenStart...].prefix { $0 != "\"" })
+            var loginHeaders = form
+            loginHeaders[.cookie] = loginCookie
             let login = try await client.execute(
-                uri: "/console/login", method: .post, headers: form,
-                body: ByteBuffer(string: "name=alice&secret=\(Self.secret)")
+                uri: "/console/login", method: .post, headers: loginHeaders,
+                body: ByteBuffer(string: "name=alice&secret=\(Self.secret)&login_csrf=\(loginToken)")
             ) { $0 }
             #expect(login.status == .seeOther)
             let cookie = try #require(login.headers[.setCookie]?.split(separator: ";").first.map(String.init))
@@ -188,13 +113,13 @@ import Testing
     }
 
     @Test func theSessionCookieIsSecureWhenConfigured() async throws {
-        try await withConsole({ $0.secureCookie = true }) { port, _ in
-            let cookie = try #require(try await logIn(port)?.headers["set-cookie"])
+        try await LiveConsole.run({ $0.secureCookie = true }) { console in
+            let cookie = try #require(try await console.logIn()?.headers["set-cookie"])
             #expect(cookie.contains("Secure"))
             #expect(cookie.contains("HttpOnly"))
         }
-        try await withConsole { port, _ in
-            let cookie = try await logIn(port)?.headers["set-cookie"]
+        try await LiveConsole.run { console in
+            let cookie = try await console.logIn()?.headers["set-cookie"]
             #expect(cookie?.contains("Secure") == false)
         }
     }
@@ -208,19 +133,24 @@ import Testing
         #expect(try ConsoleConfiguration.secureCookie(environment: EnvironmentReader(environment)) == secure)
     }
 
-    @Test func aFailedLoginLogsTheNameEscapedAndBounded() async throws {
-        try await withConsole { port, lines in
-            // Given a login whose name forges a log line, drives the terminal, and is long
-            let name = "mallory\n2026-01-01 critical: forged line\u{1B}[2J" + String(repeating: "x", count: 500)
-            #expect(try await logIn(port, name: name, secret: "wrong-secret-000000000")?.status == 401)
+    @Test func aFailedLoginLogsTheNameBoundedAndANameWithControlCharactersIsRefused() async throws {
+        try await LiveConsole.run { console in
+            // Given a login whose name is long
+            let name = "mallory<b>" + String(repeating: "x", count: 500)
+            #expect(try await console.logIn(name: name, secret: "wrong-secret-000000000")?.status == 401)
 
-            // Then one line was logged, with no newline or escape character, and bounded
-            let failed = try #require(lines.all.first { $0.contains("failed login") })
-            #expect(!failed.contains("\n"))
-            #expect(!failed.contains("\u{1B}"))
-            #expect(failed.contains("mallory\\n2026"))
+            // Then one line was logged, bounded, without the secret
+            let failed = try #require(console.lines.all.first { $0.contains("failed login") })
+            #expect(failed.contains("mallory<b>"))
             #expect(failed.count < 400)
-            #expect(!lines.all.contains { $0.contains("wrong-secret") })
+            #expect(!console.lines.all.contains { $0.contains("wrong-secret") })
+
+            // And a name that forges a log line and drives the terminal is refused before any check, naming the field
+            let forging = "mallory\n2026-01-01 critical: forged line\u{1B}[2J"
+            let refused = try await console.logIn(name: forging, secret: "wrong-secret-000000000")
+            #expect(refused?.status == 400)
+            #expect(refused?.body.contains("The field “name” holds a control character") == true)
+            #expect(!console.lines.all.contains { $0.contains("\n") || $0.contains("\u{1B}") })
         }
     }
 }

@@ -63,8 +63,17 @@ import Testing
         }
     }
 
-    @Test func consentIsTrueOrFalse_forAValidAccount_andShowsOnTheAccount() async throws {
+    @Test func consentIsTrueOrFalse_forAKnownAccount_andShowsOnTheAccount() async throws {
         try await PipelineHarness.run { pipeline in
+            // An account the pipeline never saw: 404, and no account or consent appears (issue 25)
+            let (unknown, notFound) = try await pipeline.put("/v1/accounts/p1/consumption-consent", ["consented": true])
+            #expect(unknown == 404)
+            #expect((notFound["error"] as? [String: Any])?["code"] as? String == "not_found")
+            #expect(try await pipeline.database.account(id: "p1") == nil)
+            #expect(try await ConsumptionStore(pipeline.database).consent(accountID: "p1") == nil)
+            // Once it has submitted a receipt, it is known
+            let receipt = pipeline.receipt(transactions: [(id: "c-1", product: "com.example.coins100")])
+            #expect(try await pipeline.submit(account: "p1", receiptData: receipt).0 == 202)
             for body in [["consented": 1], ["consented": "true"], [:], ["consented": true, "extra": 1]]
                 as [[String: Any]]
             {

@@ -56,7 +56,10 @@ import Testing
             let login = try await pipeline.client.execute(
                 HTTPClient.HTTPRequest(
                     method: .post, url: intake + "/console/login",
-                    headers: [(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+                    headers: [
+                        (name: "Content-Type", value: "application/x-www-form-urlencoded"),
+                        (name: "Origin", value: intake),
+                    ],
                     body: Array("name=ops&secret=not-the-secret-0123456789".utf8), timeout: .seconds(5)))
             answers.append("\(login.status) " + String(decoding: login.body, as: UTF8.self))
             #expect(login.status == 401)

@@ -27,16 +27,26 @@ struct CertificateChainValidator: Sendable {
         self.roots = CertificateStore(roots)
     }
 
+    /// A chain that validated: the leaf's key, and when every certificate of it (the root
+    /// included) is valid, so that the chain holds at any time in that span.
+    struct ValidatedChain: Sendable {
+        /// The leaf's key, X9.63 (the key type itself is not `Sendable`).
+        var leafKeyX963: [UInt8]
+        var validity: ClosedRange<Date>
+
+        var leafKey: P256.Signing.PublicKey? { try? P256.Signing.PublicKey(x963Representation: leafKeyX963) }
+    }
+
     /// Validates the chain and returns the leaf's key.
     /// - Parameters:
     ///   - leaf: The signing certificate, DER (`x5c[0]`).
     ///   - intermediate: Its issuer, DER (`x5c[1]`).
     ///   - validationTime: When every certificate must have been valid.
-    /// - Returns: The leaf's P-256 key, to check an ES256 signature with.
+    /// - Returns: The leaf's P-256 key, to check an ES256 signature with, and the span the chain is valid in.
     /// - Throws: ``VerificationError/Reason/invalidChain``.
     func validate(
         leaf: [UInt8], intermediate: [UInt8], at validationTime: Date
-    ) async throws(VerificationError) -> P256.Signing.PublicKey {
+    ) async throws(VerificationError) -> ValidatedChain {
         let leafCertificate: Certificate
         let intermediateCertificate: Certificate
         do {
@@ -49,11 +59,16 @@ struct CertificateChainValidator: Sendable {
         } catch {
             throw .invalidChain("intermediate is not a DER X.509 certificate")
         }
-        try await validate(leaf: leafCertificate, intermediates: [intermediateCertificate], at: validationTime)
+        let chain = try await validate(
+            leaf: leafCertificate, intermediates: [intermediateCertificate], at: validationTime)
         guard let key = P256.Signing.PublicKey(leafCertificate.publicKey) else {
             throw .invalidChain("leaf key is not P-256, so it cannot make ES256 signatures")
         }
-        return key
+        // RFC 5280's expiry check is the only time-dependent one: within every certificate's
+        // validity the same chain validates again.
+        let from = chain.map(\.notValidBefore).max() ?? validationTime
+        let until = chain.map(\.notValidAfter).min() ?? validationTime
+        return ValidatedChain(leafKeyX963: Array(key.x963Representation), validity: from...max(from, until))
     }
 
     /// Validates that `leaf` chains through one of `intermediates` to a configured root, by
@@ -64,10 +79,12 @@ struct CertificateChainValidator: Sendable {
     ///   - intermediates: Untrusted certificates to build the path from; a root among them is
     ///     not trusted for being there (Apple's receipts carry their root).
     ///   - validationTime: When every certificate must have been valid.
+    /// - Returns: The validated chain, leaf first, root last.
     /// - Throws: ``VerificationError/Reason/invalidChain`` with the policies' reasons.
+    @discardableResult
     func validate(
         leaf: Certificate, intermediates: [Certificate], at validationTime: Date
-    ) async throws(VerificationError) {
+    ) async throws(VerificationError) -> [Certificate] {
         // The time comes from the signed data itself, not yet verified. swift-certificates
         // traps on a time no certificate can name (before year 1 or after 9999): refuse it
         // instead (found by the JWS fuzz target: a signedDate of 10^15 ms crashed the validator).
@@ -80,8 +97,8 @@ struct CertificateChainValidator: Sendable {
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
         switch result {
-        case .validCertificate:
-            return
+        case .validCertificate(let chain):
+            return Array(chain)
         case .couldNotValidate(let failures):
             let reasons = Set(failures.map { Self.brief($0.policyFailureReason.description) }).sorted()
             let detail =

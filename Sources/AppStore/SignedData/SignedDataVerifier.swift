@@ -28,8 +28,9 @@ public struct SignedDataVerifier: Sendable {
     public let appAppleID: Int64?
     /// The environment that data must be from.
     public let environment: AppStoreEnvironment
-    private let chainValidator: CertificateChainValidator
-    private let now: @Sendable () -> Date
+    /// The signature and chain checks, with their cache of validated chains; the intake
+    /// shares it to refuse notifications Apple did not sign.
+    public let authenticator: SignedDataAuthenticator
 
     /// Creates a verifier that trusts the given roots.
     /// - Parameters:
@@ -56,11 +57,10 @@ public struct SignedDataVerifier: Sendable {
             throw SignedDataConfigurationError(
                 .unsupportedEnvironment, "\(environment.rawValue) data is not signed by the App Store")
         }
-        self.chainValidator = try CertificateChainValidator(rootCertificates: rootCertificates)
+        self.authenticator = try SignedDataAuthenticator(rootCertificates: rootCertificates, now: now)
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environment = environment
-        self.now = now
     }
 
     /// Creates a verifier that trusts Apple Root CA - G3 (``appleRootCAG3``), as production should.
@@ -155,7 +155,7 @@ public struct SignedDataVerifier: Sendable {
     public func validateChain(leaf: [UInt8], intermediate: [UInt8], at validationTime: Date)
         async throws(VerificationError)
     {
-        _ = try await chainValidator.validate(leaf: leaf, intermediate: intermediate, at: validationTime)
+        try await authenticator.validateChain(leaf: leaf, intermediate: intermediate, at: validationTime)
     }
 
     // MARK: Steps
@@ -163,18 +163,7 @@ public struct SignedDataVerifier: Sendable {
     private func verified<Payload: SignedPayload>(
         _ token: String, as type: Payload.Type
     ) async throws(VerificationError) -> Payload {
-        let jws = try CompactJWS(token)
-        let payload: Payload
-        do {
-            payload = try AppStoreJSON.makeDecoder().decode(Payload.self, from: Data(jws.payload))
-        } catch {
-            throw .invalidFormat("JWS payload is not a \(Payload.self) JSON object")
-        }
-        let leafKey = try await chainValidator.validate(
-            leaf: jws.certificateChain[0], intermediate: jws.certificateChain[1],
-            at: payload.signedDate ?? now())
-        try jws.verifySignature(with: leafKey)
-        return payload
+        try await authenticator.authenticated(token, as: type)
     }
 
     private func checkEnvironment(_ rawEnvironment: String?) throws(VerificationError) {

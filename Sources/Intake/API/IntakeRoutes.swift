@@ -86,7 +86,8 @@ struct IntakeRoutes: Sendable {
 
     /// The player's consent to share consumption data with Apple when they ask it for a
     /// refund: `{"consented": true}`, or `false` to withdraw it. Without it, Apple's
-    /// consumption requests about the player's purchases are not answered.
+    /// consumption requests about the player's purchases are not answered. An account
+    /// unknown here is `404 not_found`, as `GET /v1/accounts/{id}` answers it.
     private func consent(_ id: String, _ request: Request) async throws -> Response {
         try Self.checkAccount(id)
         let body = try await request.jsonBody(maxSize: maxBodySize)
@@ -94,12 +95,17 @@ struct IntakeRoutes: Sendable {
         guard let consented = try JSONFields.bool(object, "consented") else {
             throw APIError.invalid("missing_field", "consented is required (true or false)", field: "consented")
         }
-        let recorded: ConsumptionConsent
+        let recorded: ConsumptionConsent?
         do {
-            recorded = try await consents.recordConsent(accountID: id, consented: consented, now: Date())
+            // Only for an account we know (it submitted a receipt, ordered, or was credited):
+            // a typo in the id must not record a consent no purchase will ever ask for.
+            recorded =
+                try await accounts.account(id: id, ledgerLimit: 0) == nil
+                ? nil : try await consents.recordConsent(accountID: id, consented: consented, now: Date())
         } catch {
             throw APIError.unavailable
         }
+        guard let recorded else { throw APIError.notFound }
         return try Response.json(recorded, status: .ok)
     }
 

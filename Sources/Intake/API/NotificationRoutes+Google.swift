@@ -12,6 +12,12 @@ import PipelineCore
 /// published like a receipt; the validator reads from Google what the notice announces.
 /// Pub/Sub delivers again anything but a 2xx, so a database that cannot take it gets a 503.
 extension NotificationRoutes {
+    /// The members of a push that are read (`GooglePubSubPush`).
+    static let pushMembersRead = [
+        ["subscription"], ["message", "data"], ["message", "messageId"], ["message", "message_id"],
+        ["message", "publishTime"],
+    ]
+
     func receiveGoogle(_ request: Request) async throws -> Response {
         guard let googlePush else {
             throw APIError(
@@ -27,8 +33,15 @@ extension NotificationRoutes {
         let body = try await request.jsonBody(maxSize: Self.maxBodySize)
         let notice: GoogleNotice
         do {
+            // Strict as every body here: one reading of each key, and no control character in
+            // what is read (Pub/Sub may add members; they are neither stored nor refused).
+            if let path = JSONFields.firstRead(try StrictJSON.check(body.readableBytesView), Self.pushMembersRead) {
+                throw JSONFields.refusal(path, members: [])
+            }
             notice = try GooglePubSubPush.notice(from: body.readableBytesView)
-        } catch {
+        } catch let error as APIError {
+            throw APIError.invalid("invalid_push", error.message, field: error.field)
+        } catch let error as GooglePubSubPush.Problem {
             throw APIError.invalid("invalid_push", error.message, field: error.field.isEmpty ? nil : error.field)
         }
         return try await store(.googleNotice(notice), metric: .googleNotice) { id, now in

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import GooglePlay
 import Hummingbird
@@ -8,19 +9,23 @@ import Store
 /// `POST /v1/apple/notifications`: App Store Server Notifications V2; and Google's, beside
 /// them (NotificationRoutes+Google.swift).
 ///
-/// Apple sends no bearer token; the notification's JWS signature is its credential, and
-/// the validator checks it. This route only stores the payload durably, answers 200, and
-/// lets the relay publish it like a receipt. Apple retries anything but a 200, so a
-/// malformed body gets a 400 and a database that cannot take it a 503.
+/// Apple sends no bearer token; the notification's JWS signature is its credential. This
+/// route checks it (the chain to the configured root and the ES256 signature; what the
+/// notification says is the validator's to judge), stores the payload durably, answers
+/// 200, and lets the relay publish it like a receipt. Apple retries anything but a 200, so
+/// a malformed or unsigned body gets a 400 and a database that cannot take it a 503.
 ///
 /// Open to anyone, so it is kept small: bodies up to 64 KiB (Apple's are a few KiB), a
-/// rate limit per client address, and a look at the JWS header before anything is stored.
+/// rate limit per client address, and nothing stored that Apple did not sign.
 struct NotificationRoutes: Sendable {
     /// Apple's `signedPayload` is a few KiB.
     static let maxBodySize = 64 * 1024
 
     let notifications: AppleNotificationStore
     let relay: Relay
+    /// Checks that Apple signed a notification; its cache of validated chains makes each
+    /// check after the first one ECDSA verification.
+    let signatures: SignedDataAuthenticator
     /// One limit per client address for both stores' notifications.
     let limiter: RateLimiter<String>?
     /// Who may push Google's notifications; nil: every push is refused
@@ -43,6 +48,13 @@ struct NotificationRoutes: Sendable {
     private func receiveApple(_ request: Request) async throws -> Response {
         let body = try await request.jsonBody(maxSize: Self.maxBodySize)
         let payload = try Self.signedPayload(body.readableBytesView)
+        do {
+            try await signatures.authenticate(payload)
+        } catch {
+            throw APIError.invalid(
+                "invalid_signed_payload", "signedPayload is not signed by the App Store (\(error))",
+                field: "signedPayload")
+        }
         return try await store(.notification(signedPayload: payload), metric: .notification) { id, now in
             try await notifications.acceptNotification(
                 id: id, payload: payload, payloadHash: PayloadHash.notification(payload), now: now)
@@ -74,12 +86,14 @@ struct NotificationRoutes: Sendable {
 
     /// The `signedPayload` of `{"signedPayload": "<JWS>"}`; other fields Apple may add are ignored.
     static func signedPayload(_ json: some Collection<UInt8>) throws(APIError) -> String {
-        let object = try JSONFields.anyObject(json)
+        let object = try JSONFields.anyObject(json, read: [["signedPayload"]])
         guard let payload = object["signedPayload"] as? String else {
             throw APIError.invalid("missing_field", "signedPayload is required", field: "signedPayload")
         }
-        if let problem = JWSHeaderCheck.problem(payload) {
-            throw APIError.invalid("invalid_signed_payload", problem, field: "signedPayload")
+        guard ReceiptRequest.isCompactJWS(payload) else {
+            throw APIError.invalid(
+                "invalid_signed_payload", "signedPayload must be a compact JWS (three base64url parts)",
+                field: "signedPayload")
         }
         return payload
     }

@@ -10,16 +10,9 @@ struct OrderRequest: Equatable, Sendable {
     init(json: some Collection<UInt8>) throws(APIError) {
         let object = try JSONFields.object(json, allowed: Self.fields)
         let accountID = try JSONFields.identifier(object, "account_id", required: true)!
-        let productID = try JSONFields.string(object, "product_id")
-        guard let productID else {
-            throw APIError.invalid("missing_field", "product_id is required", field: "product_id")
-        }
-        guard (1...256).contains(productID.utf8.count), productID.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-            throw APIError.invalid(
-                "invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
-        }
+        let productID = try JSONFields.productID(object, required: true)!
         let token = try JSONFields.string(object, "app_account_token")
-        if let token, UUID(uuidString: token) == nil {
+        if let token, !JSONFields.isUUID(token) {
             throw APIError.invalid(
                 "invalid_app_account_token", "app_account_token must be a UUID", field: "app_account_token")
         }
@@ -43,10 +36,6 @@ struct CancelRequest: Equatable, Sendable {
         }
         let object = try JSONFields.object(json, allowed: Self.fields)
         accountID = try JSONFields.identifier(object, "account_id", required: false)
-        let reason = try JSONFields.string(object, "reason")
-        if let reason, !(1...500).contains(reason.count) {
-            throw APIError.invalid("invalid_reason", "reason must be 1-500 characters", field: "reason")
-        }
-        self.reason = reason
+        reason = try JSONFields.text(object, "reason", maximum: 500)
     }
 }

@@ -53,13 +53,7 @@ struct ReceiptRequest: Equatable, Sendable {
             )
         }
         orderID = try JSONFields.identifier(object, "order_id", required: false)
-        productID = try JSONFields.string(object, "product_id").map { product throws(APIError) in
-            guard (1...256).contains(product.utf8.count), product.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-                throw APIError.invalid(
-                    "invalid_product_id", "product_id must be 1-256 visible ASCII characters", field: "product_id")
-            }
-            return product
-        }
+        productID = try JSONFields.productID(object, required: false)
     }
 
     /// The receipt row to commit, with the hashes that find duplicates.

@@ -1,22 +1,33 @@
 /// A strict RFC 8259 syntax check run before `JSONSerialization`, which accepts more than
 /// JSON (trailing commas, in some versions) and keeps the last of duplicate keys silently:
 /// a body whose two `account_id`s a proxy and the intake read differently is refused here.
-/// Also bounds nesting, so no body can exhaust the stack of a recursive parser.
+/// Also bounds nesting, so no body can exhaust the stack of a recursive parser, and finds
+/// the strings holding a control character (`\u0000` truncates a string in every C API it
+/// reaches, SQLite's included), for the caller to refuse naming the member.
 ///
-/// One scan, no allocation but the keys of the object being read. Pure.
+/// One scan, no allocation but the keys of the object being read and the current path. Pure.
 struct StrictJSON {
     static let maximumDepth = 32
 
     private let bytes: [UInt8]
     private var index = 0
+    /// The members from the root to the value being read: `google_play`, `product_id`, `[2]`.
+    private var path: [String] = []
+    /// The strings holding a control character, and the keys holding one, in body order.
+    private var controlCharacterPaths: [[String]] = []
 
+    /// - Returns: The path of each string or key that holds a control character (any but
+    ///   the line breaks CR and LF, which base64 may carry), in body order, e.g.
+    ///   `[["google_play", "product_id"]]`; empty when there is none.
     /// - Throws: ``APIError`` 400 `invalid_json` (naming what is wrong) or `duplicate_key`.
-    static func check(_ json: some Collection<UInt8>) throws(APIError) {
+    @discardableResult
+    static func check(_ json: some Collection<UInt8>) throws(APIError) -> [[String]] {
         var scanner = StrictJSON(bytes: Array(json))
         scanner.skipWhitespace()
         try scanner.value(depth: 0)
         scanner.skipWhitespace()
         guard scanner.index == scanner.bytes.count else { throw invalid("unexpected data after the JSON value") }
+        return scanner.controlCharacterPaths
     }
 
     private init(bytes: [UInt8]) {
@@ -43,7 +54,8 @@ struct StrictJSON {
         switch current {
         case UInt8(ascii: "{"): try object(depth: depth + 1)
         case UInt8(ascii: "["): try array(depth: depth + 1)
-        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "\""):
+            if try Self.hasControlCharacter(string(), allowingLineBreaks: true) { noteControlCharacter(at: path) }
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
@@ -73,7 +85,10 @@ struct StrictJSON {
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':' after a key")
             skipWhitespace()
+            if Self.hasControlCharacter(key, allowingLineBreaks: false) { noteControlCharacter(at: path + [key]) }
+            path.append(key)
             try value(depth: depth)
+            path.removeLast()
             skipWhitespace()
             if current == UInt8(ascii: ",") {
                 index += 1
@@ -92,9 +107,13 @@ struct StrictJSON {
             index += 1
             return
         }
+        var element = 0
         while true {
             if current == UInt8(ascii: "]") { throw Self.invalid("trailing comma in an array") }
+            path.append("[\(element)]")
             try value(depth: depth)
+            path.removeLast()
+            element += 1
             skipWhitespace()
             if current == UInt8(ascii: ",") {
                 index += 1
@@ -104,6 +123,26 @@ struct StrictJSON {
             try expect(UInt8(ascii: "]"), "',' or ']'")
             return
         }
+    }
+
+    private mutating func noteControlCharacter(at path: [String]) {
+        controlCharacterPaths.append(path)
+    }
+
+    /// Whether `text` holds a C0 or C1 control character or DEL (Unicode's `Cc`: U+0000-001F,
+    /// U+007F-009F), read from its UTF-8 bytes: a receipt is a megabyte of them.
+    static func hasControlCharacter(_ text: String, allowingLineBreaks: Bool) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            switch byte {
+            case 0x0A where allowingLineBreaks, 0x0D where allowingLineBreaks: break
+            case 0x00...0x1F, 0x7F: return true
+            case 0x80...0x9F where previous == 0xC2: return true
+            default: break
+            }
+            previous = byte
+        }
+        return false
     }
 
     private mutating func literal(_ word: String) throws(APIError) {

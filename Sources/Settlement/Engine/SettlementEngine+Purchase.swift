@@ -169,7 +169,7 @@ extension SettlementEngine {
     ) -> TransactionRecord {
         TransactionRecord(
             transactionID: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
-            productID: transaction.productID, quantity: max(1, transaction.quantity), environment: cause.environment,
+            productID: transaction.productID, quantity: transaction.quantity, environment: cause.environment,
             receiptID: cause.receiptID, notificationID: cause.notificationID, accountID: accountID,
             purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
             cancellationDate: transaction.cancellationDate, state: state, entitlement: nil, catalogProductID: nil,

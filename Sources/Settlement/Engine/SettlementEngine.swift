@@ -79,9 +79,10 @@ public struct SettlementEngine: Sendable {
         if transaction.originalTransactionID.isEmpty {
             throw SettlementRefusal("transaction \(transaction.transactionID) has no original transaction id")
         }
-        if transaction.quantity < 0 {
+        // Apple counts units from 1; a 0 is no purchase to credit, not one unit.
+        if transaction.quantity < 1 {
             throw SettlementRefusal(
-                "transaction \(transaction.transactionID): quantity \(transaction.quantity) is negative")
+                "transaction \(transaction.transactionID): quantity \(transaction.quantity) is not a positive count")
         }
         if let share = transaction.revocationPercentage, !(0...100_000).contains(share) {
             throw SettlementRefusal(

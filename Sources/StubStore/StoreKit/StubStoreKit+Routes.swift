@@ -7,6 +7,7 @@ extension StubStoreKit {
     /// Admin routes for tests, demos and curl:
     /// - `POST /stub/transactions/signed` mints a signed transaction (`{"product_id", ...}`).
     /// - `POST /stub/notifications` signs a notification and POSTs it to `url`, as Apple would.
+    /// - `POST /stub/notifications/signed` signs one and answers it (`signed_payload`), posting nothing.
     /// - `GET /stub/root-ca` is the root certificate (DER, base64) to trust.
     func registerRoutes(on router: Router<BasicRequestContext>) {
         router.get("/stub/root-ca") { _, _ in Data(self.rootDER).base64EncodedString() }
@@ -19,21 +20,32 @@ extension StubStoreKit {
         }
         router.post("/stub/notifications") { request, _ in
             let draft = try await Self.decode(NotificationDraft.self, request)
-            guard let type = ResponseBodyV2DecodedPayload.NotificationType(rawValue: draft.notificationType) else {
-                throw HTTPError(.badRequest, message: "unknown notification_type \(draft.notificationType)")
-            }
-            let uuid = UUID().uuidString.lowercased()
-            let signed = self.signNotification(
-                type: type, subtype: draft.subtype.flatMap(ResponseBodyV2DecodedPayload.Subtype.init(rawValue:)),
-                transaction: try draft.transaction?.transaction(), gracePeriodExpiresDate: draft.gracePeriodExpiresDate,
-                uuid: uuid)
+            guard let url = draft.url else { throw HTTPError(.badRequest, message: "url is required") }
+            let (signed, uuid) = try self.sign(draft)
             // A receiver that cannot be reached is a failed delivery, as Apple sees it: noted
             // in the history, and answered, not thrown.
-            let status = try? await self.send(signed, to: draft.url)
+            let status = try? await self.send(signed, to: url)
             return try Self.json([
                 "notification_uuid": uuid, "delivered_status": status.map(String.init) ?? "no_response",
             ])
         }
+        router.post("/stub/notifications/signed") { request, _ in
+            let (signed, uuid) = try self.sign(try await Self.decode(NotificationDraft.self, request))
+            return try Self.json(["notification_uuid": uuid, "signed_payload": signed])
+        }
+    }
+
+    /// The notification a draft describes, signed, and its new `notificationUUID`.
+    private func sign(_ draft: NotificationDraft) throws -> (signedPayload: String, uuid: String) {
+        guard let type = ResponseBodyV2DecodedPayload.NotificationType(rawValue: draft.notificationType) else {
+            throw HTTPError(.badRequest, message: "unknown notification_type \(draft.notificationType)")
+        }
+        let uuid = UUID().uuidString.lowercased()
+        let signed = signNotification(
+            type: type, subtype: draft.subtype.flatMap(ResponseBodyV2DecodedPayload.Subtype.init(rawValue:)),
+            transaction: try draft.transaction?.transaction(), gracePeriodExpiresDate: draft.gracePeriodExpiresDate,
+            uuid: uuid)
+        return (signed, uuid)
     }
 
     /// POSTs `{"signedPayload": ...}` to `url`, as Apple would, and notes the attempt in
@@ -109,7 +121,8 @@ struct TransactionDraft: Decodable {
 }
 
 struct NotificationDraft: Decodable {
-    var url: String
+    /// Where `POST /stub/notifications` delivers it.
+    var url: String?
     var notificationType: String
     var subtype: String?
     var transaction: TransactionDraft?

@@ -113,22 +113,11 @@ struct VerifierSettings: Sendable {
             }
             receiptVerification = mode
         }
-        if let path = env.optional("IAP_APPLE_ROOT_CA") {
-            guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
-                throw SettingError(variable: "IAP_APPLE_ROOT_CA", problem: "cannot read \(path)")
-            }
-            rootCertificates = [Array(Self.der(fromPEMOrDER: data))]
-        } else {
-            rootCertificates = defaultRoot.map { [$0] }
-        }
+        rootCertificates = try AppleRootSetting.roots(env) ?? defaultRoot.map { [$0] }
     }
 
     /// PEM files hold base64 between BEGIN/END lines; anything else is taken as DER.
-    static func der(fromPEMOrDER data: Data) -> Data {
-        guard let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN") else { return data }
-        let base64 = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-        return Data(base64Encoded: base64) ?? data
-    }
+    static func der(fromPEMOrDER data: Data) -> Data { AppleRootSetting.der(fromPEMOrDER: data) }
 
     /// StoreKit 2 verification, or nil (with the reason) when it cannot be configured.
     func signedDataVerifier() throws -> SignedDataVerifier? {
