@@ -70,7 +70,7 @@ public final class PostgresPipelineDatabase: SQLDatabase {
 
     /// The schema version the database is at; 0 for an empty database.
     public func schemaVersion() async throws(PostgresStoreError) -> Int {
-        try await reach { [admin] in try admin.outsideTransaction { session in try Self.version(session) } }
+        try await reach { [admin] in try admin.outsideTransaction { session in try PostgresMigrator.version(session) } }
     }
 
     /// Applies every migration the database lacks, in one transaction.
@@ -78,35 +78,8 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     ///   database was migrated by a newer version of this program (nothing is changed).
     public func migrate() async throws(PostgresStoreError) {
         try await reach { [admin] in
-            try admin.transaction(.write(.durable)) { session in
-                // One migrator at a time across processes; released with the transaction.
-                try session.execute("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
-                try session.execute(
-                    """
-                    CREATE TABLE IF NOT EXISTS iap_schema_migrations (
-                      version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
-                    """)
-                let current = try Self.version(session)
-                guard current <= PostgresSchema.latestVersion else {
-                    throw PostgresStoreError.newerSchema(found: current, known: PostgresSchema.latestVersion)
-                }
-                for migration in PostgresSchema.migrations where migration.version > current {
-                    for statement in migration.statements { try session.execute(statement) }
-                    try session.execute("INSERT INTO iap_schema_migrations (version) VALUES (?)", [migration.version])
-                }
-            }
+            try admin.transaction(.write(.durable)) { session in try PostgresMigrator.migrate(session) }
         }
-    }
-
-    /// An arbitrary constant that names the migration lock among advisory locks.
-    private static let migrationLock: Int64 = 0x6961_705F_6D69_6772  // "iap_migr"
-
-    private static func version(_ session: any SQLSession) throws -> Int {
-        guard
-            try session.value("SELECT to_regclass('iap_schema_migrations') IS NOT NULL AS found", as: Bool.self) == true
-        else { return 0 }
-        let version = try session.value("SELECT max(version) AS version FROM iap_schema_migrations", as: Int?.self)
-        return (version ?? nil) ?? 0
     }
 
     /// Runs `body` on the administration lane, turning what fails into errors that name the
