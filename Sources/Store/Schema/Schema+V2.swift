@@ -107,8 +107,8 @@ extension Schema {
             #"CREATE INDEX "apple_transactions_on_receipt" ON "apple_transactions"("receipt_id")"#,
             // Renewals find the account a subscription is bound to through its first transaction.
             """
-            CREATE INDEX "apple_transactions_on_original" ON "apple_transactions"("original_transaction_id", \
-            "created_at")
+            CREATE INDEX "apple_transactions_on_original" \
+            ON "apple_transactions"("original_transaction_id", "created_at")
             """,
             // `receipt_id`, `notification_id`: what posted it, the receipt or the Apple notification being
             // applied. UNIQUE (transaction_id, kind): the second guard against double credit (and double refund).
@@ -205,9 +205,8 @@ extension Schema {
             """,
             // A notification applies once, so it announces each of its effects once.
             """
-            CREATE UNIQUE INDEX "notification_outbox_one_per_notification" ON "notification_outbox"("notification_id", \
-            "type") \
-            WHERE "notification_id" IS NOT NULL
+            CREATE UNIQUE INDEX "notification_outbox_one_per_notification" \
+            ON "notification_outbox"("notification_id", "type") WHERE "notification_id" IS NOT NULL
             """,
         ],
         postgres: [])

@@ -71,8 +71,8 @@ extension Schema {
             """,
             // First purchases and daily counts look for an account's purchases of a product.
             """
-            CREATE INDEX "apple_transactions_on_account_product" ON "apple_transactions"("account_id", \
-            "catalog_product_id")
+            CREATE INDEX "apple_transactions_on_account_product" \
+            ON "apple_transactions"("account_id", "catalog_product_id")
             """,
             // `expires_at`, `phase`: the expiry this check is about, and whether it runs before or after it;
             // `receipt_id`: the legacy receipt re-verified, when the Server API is not used.

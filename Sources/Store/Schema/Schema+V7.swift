@@ -29,18 +29,20 @@ extension Schema {
             CHECK ((status = 'delivered') = (delivered_at IS NOT NULL)))
             """,
             """
-            INSERT INTO "notification_outbox_rebuilt" (rowid, "id", "type", "receipt_id", "notification_id", \
-            "account_id", "body", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at") \
-            SELECT rowid, "id", "type", "receipt_id", "notification_id", "account_id", "body", "status", "attempts", \
-            "next_attempt_at", "last_error", "created_at", "delivered_at" FROM "notification_outbox"
+            INSERT INTO notification_outbox_rebuilt (
+                rowid, id, type, receipt_id, notification_id, account_id, body, status, attempts, next_attempt_at,
+                last_error, created_at, delivered_at)
+            SELECT rowid, id, type, receipt_id, notification_id, account_id, body, status, attempts, next_attempt_at,
+                last_error, created_at, delivered_at
+            FROM notification_outbox
             """,
             #"DROP TABLE "notification_outbox""#,
             #"ALTER TABLE "notification_outbox_rebuilt" RENAME TO "notification_outbox""#,
+            // Its indexes, as they were.
             #"CREATE INDEX "notification_outbox_due" ON "notification_outbox"("status", "next_attempt_at")"#,
             """
-            CREATE UNIQUE INDEX "notification_outbox_one_per_notification" ON "notification_outbox"("notification_id", \
-            "type") \
-            WHERE "notification_id" IS NOT NULL
+            CREATE UNIQUE INDEX "notification_outbox_one_per_notification" \
+            ON "notification_outbox"("notification_id", "type") WHERE "notification_id" IS NOT NULL
             """,
             """
             CREATE UNIQUE INDEX "notification_outbox_one_final_per_receipt" ON "notification_outbox"("receipt_id") \

@@ -35,15 +35,16 @@ extension Schema {
             CHECK (status NOT IN ('rejected', 'dead') OR reason IS NOT NULL))
             """,
             """
-            INSERT INTO "receipts_rebuilt" (rowid, "id", "account_id", "kind", "payload", "payload_hash", "order_id", \
-            "product_id", "status", "reason", "attempts", "environment", "idempotency_key", "request_hash", \
-            "created_at", "updated_at", "published_at") \
-            SELECT rowid, "id", "account_id", "kind", "payload", "payload_hash", "order_id", "product_id", "status", \
-            "reason", "attempts", "environment", "idempotency_key", "request_hash", "created_at", "updated_at", \
-            "published_at" FROM "receipts"
+            INSERT INTO receipts_rebuilt (
+                rowid, id, account_id, kind, payload, payload_hash, order_id, product_id, status, reason, attempts,
+                environment, idempotency_key, request_hash, created_at, updated_at, published_at)
+            SELECT rowid, id, account_id, kind, payload, payload_hash, order_id, product_id, status, reason, attempts,
+                environment, idempotency_key, request_hash, created_at, updated_at, published_at
+            FROM receipts
             """,
             #"DROP TABLE "receipts""#,
             #"ALTER TABLE "receipts_rebuilt" RENAME TO "receipts""#,
+            // Its indexes and the triggers, as they were.
             #"CREATE UNIQUE INDEX "receipts_on_account_payload" ON "receipts"("account_id", "payload_hash")"#,
             """
             CREATE UNIQUE INDEX "receipts_on_account_idempotency_key" ON "receipts"("account_id", "idempotency_key") \
