@@ -23,6 +23,12 @@ extension PostgresPipelineDatabase {
             #expect(try await database.schemaVersion() == Schema.latestVersion)
             try await database.migrate()
             #expect(try await database.schemaVersion() == Schema.latestVersion)
+            // Every version is recorded once, those with no PostgreSQL statements (1-3) too.
+            let versions = try await database.snapshot { session in
+                try session.rows("SELECT version FROM schema_migrations ORDER BY version")
+                    .map { try $0.get("version", as: Int.self) }
+            }
+            #expect(versions == Schema.migrations.map(\.version))
             let tables = try await database.snapshot { session in
                 Set(
                     try session.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
