@@ -20,51 +20,23 @@ extension PostgresPipelineDatabase {
 
     /// The schema version the database is at; 0 for an empty database.
     public func schemaVersion() async throws(PostgresStoreError) -> Int {
-        try await onOwnConnection { session in try await Self.version(session) }
+        try await onOwnConnection { session in try await PostgresMigrator.version(session) }
     }
 
-    /// Applies every migration the database lacks, in one transaction.
+    /// Applies every migration the database lacks, in one transaction (see ``PostgresMigrator``).
     /// - Throws: ``PostgresStoreError`` when the server cannot be reached, or when the
     ///   database was migrated by a newer version of this program (nothing is changed).
     public func migrate() async throws(PostgresStoreError) {
         try await onOwnConnection { session in
             _ = try await session.run("BEGIN")
             do {
-                // One migrator at a time across processes; released with the transaction.
-                try await session.execute("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
-                try await session.execute(
-                    """
-                    CREATE TABLE IF NOT EXISTS iap_schema_migrations (
-                      version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
-                    """)
-                let current = try await Self.version(session)
-                guard current <= PostgresSchema.latestVersion else {
-                    throw PostgresStoreError.newerSchema(found: current, known: PostgresSchema.latestVersion)
-                }
-                for migration in PostgresSchema.migrations where migration.version > current {
-                    for statement in migration.statements { try await session.execute(statement) }
-                    try await session.execute(
-                        "INSERT INTO iap_schema_migrations (version) VALUES (?)", [migration.version])
-                }
+                try await PostgresMigrator.migrate(session)
                 _ = try await session.run("COMMIT")
             } catch {
                 _ = try? await session.run("ROLLBACK")
                 throw error
             }
         }
-    }
-
-    /// An arbitrary constant that names the migration lock among advisory locks.
-    private static let migrationLock: Int64 = 0x6961_705F_6D69_6772  // "iap_migr"
-
-    static func version(_ session: any SQLSession) async throws -> Int {
-        guard
-            try await session.value(
-                "SELECT to_regclass('iap_schema_migrations') IS NOT NULL AS found", as: Bool.self) == true
-        else { return 0 }
-        let version = try await session.value(
-            "SELECT max(version) AS version FROM iap_schema_migrations", as: Int?.self)
-        return (version ?? nil) ?? 0
     }
 
     /// Runs `body` on a connection of its own, outside the pool, closed afterwards; what

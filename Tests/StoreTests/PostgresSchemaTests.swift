@@ -20,9 +20,15 @@ extension PostgresPipelineDatabase {
         try await PostgresFixture.withDatabase { database in
             #expect(try await database.schemaVersion() == 0)
             try await database.migrate()
-            #expect(try await database.schemaVersion() == PostgresSchema.latestVersion)
+            #expect(try await database.schemaVersion() == Schema.latestVersion)
             try await database.migrate()
-            #expect(try await database.schemaVersion() == PostgresSchema.latestVersion)
+            #expect(try await database.schemaVersion() == Schema.latestVersion)
+            // Every version is recorded once, those with no PostgreSQL statements (1-3) too.
+            let versions = try await database.snapshot { session in
+                try await session.rows("SELECT version FROM schema_migrations ORDER BY version")
+                    .map { try $0.get("version", as: Int.self) }
+            }
+            #expect(versions == Schema.migrations.map(\.version))
             let tables = try await database.snapshot { session in
                 await Set(
                     try session.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
@@ -35,7 +41,7 @@ extension PostgresPipelineDatabase {
                     "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
                     "consumption_consents", "consumption_answers", "call_budgets", "call_budget_seconds",
                     "manual_adjustments", "google_acknowledgements", "google_voided_polls",
-                    "iap_schema_migrations",
+                    "schema_migrations",
                 ])
         }
     }
@@ -95,7 +101,7 @@ extension PostgresPipelineDatabase {
     @Test func aDatabaseMigratedByANewerVersionIsRefusedAndLeftAsItIs() async throws {
         try await PostgresFixture.withDatabase { database in
             try await database.migrate()
-            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (99)")
+            try await database.execute("INSERT INTO schema_migrations (version) VALUES (99)")
             await #expect {
                 try await database.migrate()
             } throws: { error in

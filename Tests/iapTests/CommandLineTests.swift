@@ -133,10 +133,10 @@ import Testing
         try await Self.postgresTool("dropdb", name)
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("database ready: postgres://iap_test:***@127.0.0.1:5432/\(name)"))
-        #expect(first.output.contains("(schema \(PostgresSchema.latestVersion))"))
+        #expect(first.output.contains("(schema \(Schema.latestVersion))"))
         #expect(!first.output.contains("iap-test-only"))
         #expect(
-            second.status == 0 && second.output.contains("(schema \(PostgresSchema.latestVersion))"), "\(second.output)"
+            second.status == 0 && second.output.contains("(schema \(Schema.latestVersion))"), "\(second.output)"
         )
     }
 

@@ -79,13 +79,13 @@ struct PipelineSettings: Sendable {
         do {
             try await database.checkReachable()
             let version = try await database.schemaVersion()
-            guard version == PostgresSchema.latestVersion else {
+            guard version == Schema.latestVersion else {
                 let problem =
-                    version < PostgresSchema.latestVersion
+                    version < Schema.latestVersion
                     ? "the schema at \(postgres) is version \(version), this iap needs "
-                        + "\(PostgresSchema.latestVersion): run `iap migrate` first"
+                        + "\(Schema.latestVersion): run `iap migrate` first"
                     : "the schema at \(postgres) is version \(version), newer than this iap knows "
-                        + "(\(PostgresSchema.latestVersion)): upgrade iap"
+                        + "(\(Schema.latestVersion)): upgrade iap"
                 throw SettingError(variable: "IAP_DATABASE_URL", problem: problem)
             }
             return database

@@ -1,25 +1,10 @@
-import Store
-
-/// The PostgreSQL schema: the same tables, keys and constraints as SQLite's migrations
-/// v1-v4 (SQLiteDatabase+Schema*.swift), written once as PostgreSQL's version 1, then
-/// SQLite's later ones one by one (version 2 is v5: write-offs, account flags,
-/// reconciliation runs; version 3 is v6: call budgets; version 4 is v7: manual
-/// adjustments; version 5 is v8: Google Play; version 6 is v9: Google's notifications).
-/// Money and counts are exact 64-bit integers; times are `timestamptz`; the uniqueness behind
-/// "credited once" (an Apple transaction, one debit per transaction, a notification, a
-/// webhook) is the database's constraints.
-public enum PostgresSchema {
-    /// Migrations by version, each a list of statements run in one transaction.
-    static let migrations: [(version: Int, statements: [String])] = [
-        (1, version1), (2, version2), (3, PostgresCompatibleSchema.callBudgets), (4, version4), (5, version5),
-        (6, version6),
-    ]
-
-    public static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
-
-    private static let hex64 = "~ '^[0-9a-f]{64}$'"
-
-    private static let version1: [String] = [
+extension Schema {
+    /// PostgreSQL's first step: the same tables, keys and constraints as SQLite's v1-v4, at
+    /// once. Money and counts are exact 64-bit integers; times are `timestamptz`; the
+    /// uniqueness behind "credited once" (an Apple transaction, one debit per transaction, a
+    /// notification, a webhook) is the database's constraints. `receipt_transactions.seq`
+    /// stands for SQLite's rowid: the order a receipt listed its transactions.
+    static let postgresV4: [String] = [
         """
         CREATE TABLE accounts (
           id TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 128),
@@ -290,64 +275,5 @@ public enum PostgresSchema {
         "CREATE INDEX dead_letters_on_receipt ON dead_letters (receipt_id)",
     ]
 
-    /// SQLite's v5: the ledger kind `write_off`, `account_flags`, `reconciliation_runs` and
-    /// the consumption answers' two tables.
-    private static let version2: [String] = [
-        "ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check",
-        """
-        ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_check
-          CHECK (kind IN ('purchase', 'refund', 'revoke', 'refund_reversal', 'adjustment', 'write_off'))
-        """,
-        """
-        ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_write_off_check
-          CHECK (kind <> 'write_off' OR (amount > 0 AND transaction_id IS NOT NULL))
-        """,
-        """
-        CREATE TABLE account_flags (
-          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-          account_id TEXT NOT NULL REFERENCES accounts(id),
-          reason TEXT NOT NULL CHECK (reason IN ('negative_balance', 'refund_shortfall')),
-          currency TEXT NOT NULL CHECK (length(currency) > 0),
-          amount BIGINT NOT NULL,
-          transaction_id TEXT NOT NULL,
-          notification_id TEXT REFERENCES apple_notifications(id),
-          created_at TIMESTAMPTZ NOT NULL,
-          UNIQUE (transaction_id, reason))
-        """,
-        "CREATE INDEX account_flags_on_account ON account_flags (account_id, id)",
-        """
-        CREATE TABLE reconciliation_runs (
-          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-          trigger TEXT NOT NULL CHECK (trigger IN ('schedule', 'operator')),
-          mode TEXT NOT NULL CHECK (mode IN ('apply', 'dry_run')),
-          window_start TIMESTAMPTZ NOT NULL,
-          window_end TIMESTAMPTZ NOT NULL,
-          examined BIGINT NOT NULL CHECK (examined >= 0),
-          missing BIGINT NOT NULL CHECK (missing >= 0),
-          fed BIGINT NOT NULL CHECK (fed >= 0),
-          error TEXT,
-          started_at TIMESTAMPTZ NOT NULL,
-          finished_at TIMESTAMPTZ NOT NULL)
-        """,
-        "CREATE INDEX reconciliation_runs_on_end ON reconciliation_runs (mode, window_end)",
-        """
-        CREATE TABLE consumption_consents (
-          account_id TEXT PRIMARY KEY REFERENCES accounts(id),
-          status TEXT NOT NULL CHECK (status IN ('granted', 'withdrawn')),
-          recorded_at TIMESTAMPTZ NOT NULL)
-        """,
-        """
-        CREATE TABLE consumption_answers (
-          notification_id TEXT PRIMARY KEY REFERENCES apple_notifications(id),
-          transaction_id TEXT NOT NULL,
-          account_id TEXT,
-          status TEXT NOT NULL CHECK (status IN ('sent', 'withheld', 'failed')),
-          reason TEXT,
-          body TEXT,
-          apple_status BIGINT,
-          tenure_days BIGINT,
-          attempts BIGINT NOT NULL CHECK (attempts >= 0),
-          updated_at TIMESTAMPTZ NOT NULL)
-        """,
-    ]
+    private static let hex64 = "~ '^[0-9a-f]{64}$'"
 }

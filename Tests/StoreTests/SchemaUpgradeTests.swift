@@ -1,0 +1,219 @@
+import Foundation
+import GRDB
+import PipelineTesting
+import Testing
+
+@testable import Store
+@testable import StorePostgres
+@testable import StoreSQLite
+
+/// What the release before one schema history left behind opens in this one: a SQLite file
+/// at v9 and a PostgreSQL database at its schema 6, both with books in them
+/// (`SchemaFixtures/README.md`). Each reaches version 9, compares equal to a fresh one,
+/// keeps every row, and balances.
+@Suite struct SchemaUpgradeTests {
+    static let fixtures = SchemaHistoryTests.fixtures
+
+    @Test func aV9FileFromThePreviousReleaseOpensWithEveryRowAndBalancedBooks() async throws {
+        // Given the previous release's file, and what it holds
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/pipeline.sqlite"
+        try FileManager.default.copyItem(
+            atPath: Self.fixtures.appendingPathComponent("pipeline-v9.sqlite").path, toPath: path)
+        let before = try Self.sqliteRows(path)
+        #expect(before["ledger_entries"]?.count == 5 && before["notification_outbox"]?.count == 6)
+        #expect(before["accounts"]?.count == 3 && before["balances"]?.count == 2)
+
+        // When this program opens it
+        let database = try SQLiteDatabase(path: path)
+
+        // Then it is at v9, as a fresh file is, to the byte
+        let freshPath = directory.path + "/fresh.sqlite"
+        _ = try SQLiteDatabase(path: freshPath)
+        #expect(try SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
+
+        // And every row is as it was (migrations recorded included: none ran again), and the books balance
+        #expect(try Self.sqliteRows(path) == before)
+        #expect(try await LedgerStore(database).audit() == [])
+        #expect(try await database.account(id: "player-2")?.balances == ["coins": 150])
+    }
+
+    @Test func aSchema6DatabaseFromThePreviousReleaseIsRenumberedWithEveryRowAndBalancedBooks() async throws {
+        let fresh = try await PostgresFixture.withDatabase { database in
+            try await database.migrate()
+            return try await Self.postgresCatalog(database)
+        }
+        try await PostgresFixture.withDatabase { database in
+            // Given the previous release's database, and what it holds
+            try await Self.load("postgres-schema6.sql", into: database)
+            let before = try await Self.postgresRows(database)
+            #expect(before["ledger_entries"]?.count == 5 && before["notification_outbox"]?.count == 6)
+            let old = try await database.snapshot { db in
+                try await db.rows("SELECT version, applied_at FROM iap_schema_migrations ORDER BY version")
+            }
+            #expect(old.count == 6)
+            // Its old version 6 is this program's 9: the same schema.
+            #expect(try await database.schemaVersion() == 9)
+
+            // When it is migrated, twice
+            try await database.migrate()
+            try await database.migrate()
+
+            // Then it is at 9, numbered as a fresh database is: 4-9 are the old 1-6, and 1-3
+            // (SQLite's alone) count from the old first step; the old table is gone
+            let versions = try await database.snapshot { db in
+                try await db.rows("SELECT version, applied_at FROM schema_migrations ORDER BY version")
+            }
+            #expect(try versions.map { try $0.get("version", as: Int.self) } == Array(1...9))
+            #expect(versions.dropFirst(3).map(\.columns["applied_at"]) == old.map(\.columns["applied_at"]))
+            #expect(versions.prefix(3).allSatisfy { $0.columns["applied_at"] == old[0].columns["applied_at"] })
+            let oldTable = try await database.snapshot { db in
+                try await db.value("SELECT to_regclass('iap_schema_migrations')::text AS name", as: String?.self)
+            }
+            #expect(oldTable == .some(nil))
+            #expect(try await database.schemaVersion() == 9)
+
+            // And its schema is a fresh database's, constraints included
+            let catalog = try await Self.postgresCatalog(database)
+            #expect(catalog.subtracting(fresh).isEmpty, "only here: \(catalog.subtracting(fresh).sorted())")
+            #expect(fresh.subtracting(catalog).isEmpty, "only in a fresh one: \(fresh.subtracting(catalog).sorted())")
+
+            // And every row is as it was, and the books balance
+            #expect(try await Self.postgresRows(database) == before)
+            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await database.account(id: "player-2")?.balances == ["coins": 150])
+        }
+    }
+
+    @Test(arguments: 1...5)
+    func aDatabaseAtAnOlderPostgreSQLVersionIsRenumberedAndBroughtUpToDate(old: Int) async throws {
+        let fresh = try await PostgresFixture.withDatabase { database in
+            try await database.migrate()
+            return try await Self.postgresCatalog(database)
+        }
+        try await PostgresFixture.withDatabase { database in
+            // Given a database as the previous releases left it at their version `old`: their
+            // statements (unified versions 4 to old + 3), recorded the old way
+            try await database.transaction { db in
+                for migration in Schema.migrations where migration.version <= old + 3 {
+                    for statement in migration.postgres { try await db.execute(statement) }
+                }
+                try await db.execute(
+                    """
+                    CREATE TABLE iap_schema_migrations (
+                      version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                    """)
+                for version in 1...old {
+                    try await db.execute("INSERT INTO iap_schema_migrations (version) VALUES (?)", [version])
+                }
+            }
+            #expect(try await database.schemaVersion() == old + 3)
+
+            // When it is migrated
+            try await database.migrate()
+
+            // Then it is at 9 with a fresh database's schema
+            #expect(try await database.schemaVersion() == 9)
+            #expect(try await Self.postgresCatalog(database) == fresh)
+        }
+    }
+
+    @Test func anOldNumberBeyondWhatThisProgramKnowsIsRefusedAndLeftAsItIs() async throws {
+        try await PostgresFixture.withDatabase { database in
+            try await Self.load("postgres-schema6.sql", into: database)
+            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (7)")
+            await #expect {
+                try await database.migrate()
+            } throws: { error in
+                "\(error)".contains("newer version") && "\(error)".contains("schema 10")
+            }
+            let old = try await database.snapshot { db in
+                try await db.value("SELECT count(*) AS n FROM iap_schema_migrations", as: Int.self)
+            }
+            #expect(old == 7)
+        }
+    }
+}
+
+extension SchemaUpgradeTests {
+    /// Every row of every table, in rowid order, read without migrating.
+    static func sqliteRows(_ path: String) throws -> [String: [[DatabaseValue]]] {
+        try DatabaseQueue(path: path).read { db in
+            var rows: [String: [[DatabaseValue]]] = [:]
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+                rows[table] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\" ORDER BY rowid").map {
+                    Array($0.databaseValues)
+                }
+            }
+            return rows
+        }
+    }
+
+    /// Every row of every table but the migrators' records, in one order.
+    static func postgresRows(_ database: any SQLDatabase) async throws -> [String: [[String: SQLValue]]] {
+        try await database.snapshot { db in
+            let tables = try await db.rows(
+                """
+                SELECT table_name::text AS name FROM information_schema.tables
+                WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+                  AND table_name NOT IN ('schema_migrations', 'iap_schema_migrations')
+                """)
+            var rows: [String: [[String: SQLValue]]] = [:]
+            for table in try tables.map({ try $0.get("name", as: String.self) }) {
+                rows[table] = try await db.rows("SELECT * FROM \(table) t ORDER BY t::text").map(\.columns)
+            }
+            return rows
+        }
+    }
+
+    /// PostgreSQL's schema as lines: columns, constraints (CHECKs included), indexes,
+    /// triggers, functions. The migrators' records are left out.
+    static func postgresCatalog(_ database: any SQLDatabase) async throws -> Set<String> {
+        try await database.snapshot { db in
+            let queries = [
+                """
+                SELECT concat_ws(' ', table_name, column_name, ordinal_position, data_type, is_nullable,
+                  column_default, is_identity, identity_generation) AS line
+                FROM information_schema.columns WHERE table_schema = 'public'
+                  AND table_name NOT IN ('schema_migrations', 'iap_schema_migrations')
+                """,
+                """
+                SELECT concat_ws(' ', conrelid::regclass::text, conname, pg_get_constraintdef(oid)) AS line
+                FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+                  AND conrelid::regclass::text NOT IN ('schema_migrations', 'iap_schema_migrations')
+                """,
+                """
+                SELECT indexdef AS line FROM pg_indexes WHERE schemaname = 'public'
+                  AND tablename NOT IN ('schema_migrations', 'iap_schema_migrations')
+                """,
+                """
+                SELECT concat_ws(' ', trigger_name, event_manipulation, event_object_table, action_timing,
+                  action_statement) AS line
+                FROM information_schema.triggers WHERE trigger_schema = 'public'
+                """,
+                """
+                SELECT pg_get_functiondef(p.oid) AS line FROM pg_proc p
+                WHERE p.pronamespace = 'public'::regnamespace
+                """,
+            ]
+            var lines: Set<String> = []
+            for query in queries {
+                for row in try await db.rows(query) { lines.insert(try row.get("line", as: String.self)) }
+            }
+            return lines
+        }
+    }
+
+    /// Loads a `pg_dump` into `database` with `psql`, as an operator restores one.
+    static func load(_ fixture: String, into database: PostgresPipelineDatabase) async throws {
+        let outcome = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/psql"),
+            [
+                "--quiet", "--no-psqlrc", "--set", "ON_ERROR_STOP=1",
+                "--file", Self.fixtures.appendingPathComponent(fixture).path,
+                "--dbname", PostgresFixture.url(of: database.location.database),
+            ])
+        try #require(outcome.status == 0, "psql: \(outcome.output)")
+    }
+}
