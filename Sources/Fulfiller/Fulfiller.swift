@@ -150,9 +150,10 @@ public struct Fulfiller: Service {
         }
     }
 
-    /// Applies verdicts in one transaction, retrying until the database takes them: a
-    /// batch is never acked before it is committed. A batch that fails for what it holds
-    /// (``SQLError/Blame/work``) is not retried as it is: see ``isolate(_:failedWith:)``.
+    /// Applies verdicts, retrying until the database takes them: a batch is never acked
+    /// before it is committed. A verdict that cannot be applied for what it holds comes back
+    /// `invalid` (the store isolates it, ``SettlementStore/apply(_:catalog:now:)``) and is
+    /// dead-lettered; only the database's own failures (busy, unreachable, full) are retried.
     /// - Returns: nil when cancelled before a commit succeeded.
     func commit(_ verdicts: [Verdict]) async -> [VerdictResult]? {
         guard !verdicts.isEmpty else { return [] }
@@ -160,8 +161,6 @@ public struct Fulfiller: Service {
         while !Task.isCancelled {
             do {
                 return try await settlement.apply(verdicts, catalog: catalog, now: Date())
-            } catch  where SQLError.blame(error) == .work {
-                return await isolate(verdicts, failedWith: error)
             } catch {
                 logger.error(
                     "cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
@@ -170,25 +169,6 @@ public struct Fulfiller: Service {
             }
         }
         return nil
-    }
-
-    /// A batch that failed for what one of its verdicts holds: its halves are committed
-    /// apart, and theirs, until the verdict at fault stands alone. That one is refused with
-    /// the reason (and so dead-lettered); every other verdict is applied. One bad value
-    /// costs a few transactions, never the pipeline.
-    private func isolate(_ verdicts: [Verdict], failedWith error: any Error) async -> [VerdictResult]? {
-        guard verdicts.count > 1 else {
-            let verdict = verdicts[0]
-            logger.error(
-                "verdict cannot be applied, dead-lettering it",
-                metadata: ["receipt_id": "\(verdict.receiptID)", "error": "\(error)"])
-            return [.invalid(receiptID: verdict.receiptID, reason: "\(error)")]
-        }
-        let middle = verdicts.count / 2
-        guard let first = await commit(Array(verdicts[..<middle])),
-            let second = await commit(Array(verdicts[middle...]))
-        else { return nil }
-        return first + second
     }
 
     /// Counts a credit and its end-to-end latency, from the intake's commit.

@@ -11,7 +11,7 @@ import Store
 ///
 /// ```swift
 /// let database = try SQLiteDatabase(path: "/var/lib/iap/pipeline.sqlite")
-/// let outcomes = try database.acceptReceipts(batch, now: Date())
+/// let outcomes = try IntakeStore(database).accept(batch, now: Date())
 /// ```
 public struct SQLiteDatabase: Sendable {
     /// Access to the database.

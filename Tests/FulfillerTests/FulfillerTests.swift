@@ -23,7 +23,7 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let ids = (0..<count).map { _ in UUID().uuidString.lowercased() }
-        let outcomes = try await database.acceptReceipts(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
+        let outcomes = try await IntakeStore(database).accept(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
         #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
         let broker = BrokerFixture(label: "fulfiller")
         let topology = broker.pipelineTopology()
@@ -243,6 +243,6 @@ import Testing
 extension SQLiteDatabase {
     /// The types of the webhooks waiting, oldest first.
     func allPendingTypes() async throws -> [WebhookType] {
-        try await dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)
+        try await OutboxStore(self).dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)
     }
 }

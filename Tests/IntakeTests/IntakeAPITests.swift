@@ -66,7 +66,7 @@ import Testing
             let id = try #require(body["receipt_id"] as? String)
             let stored = try await #require(try await database.receipt(id: id))
             #expect(stored.accountID == "player-1")
-            await #expect(try database.unpublishedReceipts(limit: 10).map(\.id) == [id])
+            await #expect(try IntakeStore(database).unpublished(limit: 10).map(\.id) == [id])
         }
     }
 
@@ -78,7 +78,7 @@ import Testing
             #expect(first == .accepted)
             #expect(second == .ok)
             #expect(firstBody["receipt_id"] as? String == secondBody["receipt_id"] as? String)
-            await #expect(try database.unpublishedReceipts(limit: 10).count == 1)
+            await #expect(try IntakeStore(database).unpublished(limit: 10).count == 1)
         }
     }
 
@@ -93,7 +93,7 @@ import Testing
             #expect(first == .accepted)
             #expect(second == .unprocessableContent)
             #expect(errorCode(body) == "idempotency_key_reused")
-            await #expect(try database.unpublishedReceipts(limit: 10).count == 1)
+            await #expect(try IntakeStore(database).unpublished(limit: 10).count == 1)
         }
     }
 
@@ -128,7 +128,7 @@ import Testing
             #expect(status == .badRequest)
             #expect(errorCode(body) == code)
             #expect(errorField(body) == field)
-            await #expect(try database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -138,7 +138,7 @@ import Testing
             let (status, body) = try await post(client, #"{"account_id": "p", "receipt_data": "\#(big)"}"#)
             #expect(status == .contentTooLarge)
             #expect(errorCode(body) == "payload_too_large")
-            await #expect(try database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -148,7 +148,7 @@ import Testing
                 client, #"{"account_id": "p", "receipt_data": "YQ=="}"#, contentType: "text/plain")
             #expect(status == .unsupportedMediaType)
             #expect(errorCode(body) == "unsupported_media_type")
-            await #expect(try database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -158,7 +158,7 @@ import Testing
             let (status, body) = try await post(client, #"{"account_id": "p", "receipt_data": "YQ=="}"#, token: token)
             #expect(status == .unauthorized)
             #expect(errorCode(body) == "unauthorized")
-            await #expect(try database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
             let read = try await client.execute(uri: "/v1/accounts/p", method: .get) { $0.status }
             #expect(read == .unauthorized)
         }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PipelineCore
 import PipelineTesting
+import Store
 import Testing
 
 @testable import Intake
@@ -31,7 +32,7 @@ import Testing
             #expect(answered?.status == 408)
             #expect(LiveIntake.errorCode(answered) == "request_timeout")
             #expect(await connection.closedByServer(within: .seconds(10)))
-            await #expect(try intake.database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
         }
     }
 

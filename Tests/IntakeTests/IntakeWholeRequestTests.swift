@@ -1,5 +1,6 @@
 import Foundation
 import PipelineTesting
+import Store
 import Testing
 
 @testable import Intake
@@ -42,7 +43,7 @@ import Testing
 
     /// Nothing the intake stored: receipts and Apple notifications alike wait for the relay.
     static func stored(_ intake: LiveIntake) async throws -> Int {
-        try await intake.database.unpublishedReceipts(limit: 10).count
+        try await IntakeStore(intake.database).unpublished(limit: 10).count
     }
 
     @Test(arguments: Kind.allCases, Ending.allCases)

@@ -62,7 +62,7 @@ import Testing
             #expect(first == .ok)
             #expect(again == .ok)
             #expect(firstBody == againBody)
-            let pending = try await database.unpublishedReceipts(limit: 10)
+            let pending = try await IntakeStore(database).unpublished(limit: 10)
             #expect(pending.count == 1)
             #expect(pending.first?.evidence == .notification(signedPayload: Self.jws))
         }
@@ -93,7 +93,7 @@ import Testing
             let (status, body) = try await post(client, #"{"signedPayload": "\#(jws)"}"#)
             #expect(status == .badRequest, "\(name)")
             #expect(body.contains("invalid_signed_payload"), "\(name): \(body)")
-            await #expect(try database.unpublishedReceipts(limit: 10).isEmpty, "\(name)")
+            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty, "\(name)")
         }
     }
 
@@ -111,7 +111,7 @@ import Testing
             let (status, body) = try await post(client, json)
             #expect(status == .badRequest)
             #expect(body.contains(code), "\(body)")
-            await #expect(try database.unpublishedReceipts(limit: 10).isEmpty)
+            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -120,7 +120,7 @@ import Testing
             let body = #"{"signedPayload": "\#(Self.jws)", "extra": "a\u0000b", "x\u0001": [{"y": "\u001b"}]}"#
             let (status, _) = try await post(client, body)
             #expect(status == .ok)
-            let pending = try await database.unpublishedReceipts(limit: 10)
+            let pending = try await IntakeStore(database).unpublished(limit: 10)
             #expect(pending.map(\.evidence) == [.notification(signedPayload: Self.jws)])
         }
     }

@@ -21,7 +21,7 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(50)
-        _ = try await database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
+        _ = try await IntakeStore(database).accept(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "relay")
         let topology = broker.pipelineTopology()
 
@@ -36,7 +36,7 @@ import Testing
 
             // Then every receipt reaches the validate queue and is marked published
             let published = await eventually(timeout: .seconds(20)) {
-                await (try? database.unpublishedReceipts(limit: 100).isEmpty) == true
+                await (try? IntakeStore(database).unpublished(limit: 100).isEmpty) == true
             }
             #expect(published)
             var ids = Set<String>()
@@ -79,7 +79,7 @@ import Testing
             let published = await eventually(timeout: .seconds(30)) {
                 let queued = (try? await connection.queueStatus(topology.validateQueue).messages) == 200
                 guard queued else { return false }
-                return (try? await database.unpublishedReceipts(limit: 500))?.isEmpty == true
+                return (try? await IntakeStore(database).unpublished(limit: 500))?.isEmpty == true
             }
             #expect(published)
         }
@@ -92,14 +92,14 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(30)
-        _ = try await database.acceptReceipts(stored, now: Date().addingTimeInterval(-60))
+        _ = try await IntakeStore(database).accept(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "inhand")
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
             let relay = Relay(
                 connection: connection, database: database, topology: topology,
                 configuration: .init(sweepGrace: .seconds(1)), logger: Logger(label: "test"))
-            let unpublished = try await database.unpublishedReceipts(limit: 100)
+            let unpublished = try await IntakeStore(database).unpublished(limit: 100)
             let handed = Set(stored.prefix(20).map(\.id))
             relay.enqueue(unpublished.filter { handed.contains($0.id) })
 
@@ -107,7 +107,7 @@ import Testing
             await relay.sweep()
 
             // Then it publishes the 10 nobody holds, and only those
-            let left = await Set(try database.unpublishedReceipts(limit: 100).map(\.id))
+            let left = await Set(try IntakeStore(database).unpublished(limit: 100).map(\.id))
             #expect(left == handed)
             let queued = await eventually(timeout: .seconds(10)) {
                 (try? await connection.queueStatus(topology.validateQueue).messages) == 10
@@ -120,7 +120,7 @@ import Testing
             let all = await eventually(timeout: .seconds(20)) {
                 let queued = (try? await connection.queueStatus(topology.validateQueue).messages) == 30
                 guard queued else { return false }
-                return (try? await database.unpublishedReceipts(limit: 100))?.isEmpty == true
+                return (try? await IntakeStore(database).unpublished(limit: 100))?.isEmpty == true
             }
             #expect(all)
         }

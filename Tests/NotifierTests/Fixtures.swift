@@ -35,7 +35,7 @@ enum Fixture {
                 payloadHash: String(repeating: String(format: "%02x", i % 256), count: 32),
                 requestHash: String(repeating: String(format: "%02x", (i + 7) % 256), count: 32))
         }
-        _ = try await database.acceptReceipts(receipts, now: t0)
+        _ = try await IntakeStore(database).accept(receipts, now: t0)
         let verdicts = (1...count).map { i in
             Verdict(
                 outcome: .valid, receiptID: "r\(i)", accountID: "a1", attempts: 1, environment: "Sandbox",
@@ -46,7 +46,7 @@ enum Fixture {
         }
         _ = try await database.apply(verdicts, catalog: catalog, now: t0)
         // Read a day ahead: a running notifier may have claimed (leased) them already.
-        let rows = try await database.dueWebhooks(now: t0.addingTimeInterval(86_400), limit: count + 10)
+        let rows = try await OutboxStore(database).dueWebhooks(now: t0.addingTimeInterval(86_400), limit: count + 10)
         guard rows.count == count else { throw FixtureError("expected \(count) outbox rows, found \(rows.count)") }
         return rows
     }

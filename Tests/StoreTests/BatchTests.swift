@@ -62,7 +62,7 @@ import Testing
                 #expect(details.ledger.reduce(0) { $0 + $1.amount } == details.balances.values.reduce(0, +))
             }
             #expect(ledgerEntries == credited.count - credited.filter { Int($0.dropFirst())! % 3 == 2 }.count)
-            #expect(try await database.pendingWebhookCount() == count)
+            #expect(try await OutboxStore(database).pendingWebhookCount() == count)
             #expect(try await database.audit() == [])
         }
     }

@@ -22,7 +22,7 @@ import Testing
     /// A database with one accepted receipt `r1` of account `alice`.
     func withReceipt(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
-            _ = try await database.acceptReceipts([Fixture.receipt("r1", account: "alice")], now: Fixture.t0)
+            _ = try await IntakeStore(database).accept([Fixture.receipt("r1", account: "alice")], now: Fixture.t0)
             try await body(database)
         }
     }
@@ -71,7 +71,7 @@ import Testing
         async throws
     {
         try await withTestDatabase(backend) { database in
-            _ = try await database.acceptReceipts(
+            _ = try await IntakeStore(database).accept(
                 [
                     Fixture.receipt("r1", account: "alice"), Fixture.receipt("r2", account: "bob"),
                     Fixture.receipt("r3", account: "bob"),

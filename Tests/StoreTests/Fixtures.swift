@@ -111,7 +111,7 @@ struct FixtureError: Error, CustomStringConvertible {
 extension SQLDatabase {
     /// Accepts receipts that must all be new.
     func acceptNew(_ receipts: [NewReceipt], now: Date = Fixture.t0) async throws {
-        let outcomes = try await self.acceptReceipts(receipts, now: now)
+        let outcomes = try await IntakeStore(self).accept(receipts, now: now)
         for (receipt, outcome) in zip(receipts, outcomes) {
             guard case .created = outcome else { throw FixtureError("\(receipt.id) was not created: \(outcome)") }
         }
@@ -133,7 +133,7 @@ extension SQLDatabase {
 extension SQLDatabase {
     /// The webhooks written so far (due or not), oldest first.
     func allWebhooks() async throws -> [OutboxWebhook] {
-        try await self.dueWebhooks(now: .distantFuture, limit: 10_000)
+        try await OutboxStore(self).dueWebhooks(now: .distantFuture, limit: 10_000)
     }
 }
 

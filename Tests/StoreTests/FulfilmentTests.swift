@@ -40,7 +40,7 @@ import Testing
                 ])
 
             // And one receipt.credited webhook is due, its body complete and with sorted keys
-            let due = try await database.dueWebhooks(now: t0, limit: 10)
+            let due = try await OutboxStore(database).dueWebhooks(now: t0, limit: 10)
             #expect(due.count == 1)
             let notification = try await #require(due.first)
             #expect(notification.type == .receiptCredited)
@@ -73,7 +73,7 @@ import Testing
             let account = try #require(try await database.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.count == 1)
-            #expect(try await database.pendingWebhookCount() == 1)
+            #expect(try await OutboxStore(database).pendingWebhookCount() == 1)
             #expect(try await database.receipt(id: "r1")?.updatedAt == t0)
         }
     }
@@ -99,7 +99,9 @@ import Testing
             #expect(try await database.account(id: "a2")?.balances == [:])
             #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
             #expect(try await database.receipt(id: "r2")?.transactions.map(\.outcome) == [.alreadyCredited])
-            let rejected = try await database.dueWebhooks(now: t0, limit: 10).filter { $0.receiptID == "r2" }
+            let rejected = try await OutboxStore(database).dueWebhooks(now: t0, limit: 10).filter {
+                $0.receiptID == "r2"
+            }
             #expect(rejected.map(\.type) == [.receiptRejected])
             let notification = try await #require(rejected.first)
             let data = try #require(try await Fixture.json(notification.body)["data"] as? [String: Any])
@@ -287,7 +289,7 @@ import Testing
             let receipt = try #require(try await database.receipt(id: "r1"))
             #expect(receipt.reason == "apple_status_21003")
             #expect(receipt.attempts == 1)
-            let due = try await database.dueWebhooks(now: t0, limit: 10)
+            let due = try await OutboxStore(database).dueWebhooks(now: t0, limit: 10)
             #expect(due.map(\.type) == [.receiptRejected])
             let data = try #require(try await Fixture.json(due[0].body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "apple_status_21003")
@@ -308,7 +310,7 @@ import Testing
             // Then the receipt is retrying with the last error, and nobody is notified
             #expect(retrying == [.applied(receiptID: "r1", status: .retrying, reason: "timeout")])
             #expect(try await database.receipt(id: "r1")?.attempts == 2)
-            #expect(try await database.pendingWebhookCount() == 0)
+            #expect(try await OutboxStore(database).pendingWebhookCount() == 0)
 
             // When the next attempt succeeds
             let valid = try await database.apply(
@@ -320,7 +322,7 @@ import Testing
             let receipt = try #require(try await database.receipt(id: "r1"))
             #expect(receipt.attempts == 3)
             #expect(receipt.reason == nil)
-            #expect(try await database.pendingWebhookCount() == 1)
+            #expect(try await OutboxStore(database).pendingWebhookCount() == 1)
         }
     }
 
@@ -337,7 +339,7 @@ import Testing
 
             // Then it is dead with the reason, and a receipt.dead webhook carries reason and attempts
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts exhausted: 503")])
-            let due = try await database.dueWebhooks(now: t0, limit: 10)
+            let due = try await OutboxStore(database).dueWebhooks(now: t0, limit: 10)
             #expect(due.map(\.type) == [.receiptDead])
             let data = try #require(try await Fixture.json(due[0].body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "attempts exhausted: 503")

@@ -155,7 +155,7 @@ import Testing
         #expect(account.balances == ["coins": 100])
         #expect(account.ledger.map(\.transactionID) == ["t1"])
         #expect(try await database.receipt(id: "r1")?.transactions.map(\.outcome) == [.credited, .credited, .refunded])
-        #expect(try await database.dueWebhooks(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
+        #expect(try await OutboxStore(database).dueWebhooks(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
         #expect(try await database.audit() == [])
 
         // And what v1 credited can be refunded through v2: the coins, and the entitlement

@@ -43,8 +43,8 @@ import Testing
             try await database.acceptNewNotifications(["n2"], now: t0.addingTimeInterval(3))
 
             // When the relay reads what is unpublished
-            let all = try await database.unpublishedReceipts(limit: 10)
-            let firstThree = try await database.unpublishedReceipts(limit: 3)
+            let all = try await IntakeStore(database).unpublished(limit: 10)
+            let firstThree = try await IntakeStore(database).unpublished(limit: 3)
 
             // Then both kinds come, oldest first, notifications as signed payloads without an account
             #expect(all.map(\.id) == ["r1", "n1", "r2", "n2"])
@@ -56,17 +56,17 @@ import Testing
             #expect(n1.submittedAt == t0.addingTimeInterval(1))
 
             // When the broker confirms a receipt and a notification
-            try await database.markPublished(["r1", "n1"], at: t0.addingTimeInterval(5))
+            try await IntakeStore(database).markPublished(["r1", "n1"], at: t0.addingTimeInterval(5))
 
             // Then they are not published again, and the notification is validating
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r2", "n2"])
+            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r2", "n2"])
             let published = try #require(try await database.notification(id: "n1"))
             #expect(published.status == .validating)
             #expect(published.publishedAt == t0.addingTimeInterval(5))
 
             // And a notification that ended before it was confirmed is not published either
             _ = try await database.apply([Fixture.notified("n2", "TEST", uuid: "U2", nil)], catalog: catalog, now: t0)
-            #expect(try await database.unpublishedReceipts(limit: 10).map(\.id) == ["r2"])
+            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r2"])
         }
     }
 
@@ -171,7 +171,7 @@ import Testing
                 try await database.acceptNotification(
                     id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
             }
-            let outcomes = try await database.acceptReceipts([Fixture.receipt("n1", account: "a1")], now: t0)
+            let outcomes = try await IntakeStore(database).accept([Fixture.receipt("n1", account: "a1")], now: t0)
             guard case .invalid = outcomes.first else {
                 Issue.record("expected invalid, got \(outcomes)")
                 return

@@ -104,7 +104,7 @@ import Testing
                     group.addTask {
                         var mine: [String] = []
                         while true {
-                            let due = try await replica.claimDueWebhooks(
+                            let due = try await OutboxStore(replica).claimDueWebhooks(
                                 now: self.t0, limit: 25, leaseUntil: self.t0.addingTimeInterval(60))
                             if due.isEmpty { return mine }
                             mine += due.map(\.id)

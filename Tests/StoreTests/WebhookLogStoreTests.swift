@@ -17,9 +17,10 @@ import Testing
             (1...3).map { Fixture.valid("r\($0)", account: "a\($0)", [Fixture.purchase("t\($0)")]) },
             catalog: Fixture.catalog, now: t0)
         let ids = Dictionary(uniqueKeysWithValues: try await database.allWebhooks().map { ($0.receiptID ?? "", $0.id) })
-        try await database.markDelivered(ids["r1"]!, at: t0)
-        try await database.recordDeliveryFailure(ids["r2"]!, error: "HTTP 410", nextAttemptAt: nil, now: t0)
-        try await database.recordDeliveryFailure(
+        try await OutboxStore(database).markDelivered(ids["r1"]!, at: t0)
+        try await OutboxStore(database).recordDeliveryFailure(
+            ids["r2"]!, error: "HTTP 410", nextAttemptAt: nil, now: t0)
+        try await OutboxStore(database).recordDeliveryFailure(
             ids["r3"]!, error: "HTTP 503", nextAttemptAt: t0.addingTimeInterval(60), now: t0)
         return ids
     }
@@ -60,7 +61,7 @@ import Testing
             #expect(try await log.replay(ids: [ids["r1"]!, "evt_none"], now: later) == [ids["r1"]!])
 
             // Then they are due now, with the same ids and bodies, attempts counted afresh
-            let due = try await database.dueWebhooks(now: later, limit: 10)
+            let due = try await OutboxStore(database).dueWebhooks(now: later, limit: 10)
             #expect(Set(due.map(\.id)) == Set(ids.values))
             #expect(due.first { $0.id == ids["r2"] }?.attempts == 0)
             #expect(try await log.webhook(id: ids["r1"]!)?.status == .pending)

@@ -163,7 +163,7 @@ import Testing
         let path = directory.file("iap.sqlite")
         let database = try SQLiteDatabase(path: path)
         let receipt = NewReceipt.fixture(accountID: "player")
-        _ = try await database.acceptReceipts([receipt], now: Date())
+        _ = try await IntakeStore(database).accept([receipt], now: Date())
         _ = try await database.apply(
             [
                 Verdict(

@@ -18,7 +18,7 @@ import Testing
     func history(at path: String) async throws {
         let database = try SQLiteDatabase(path: path)
         let receipts = (0..<42).map { NewReceipt.fixture(accountID: "player-\($0 % 5)") }
-        _ = try await database.acceptReceipts(receipts, now: Date())
+        _ = try await IntakeStore(database).accept(receipts, now: Date())
         var verdicts = receipts.prefix(40).enumerated().map { index, receipt in
             Verdict(
                 outcome: .valid, receiptID: receipt.id, accountID: receipt.accountID, attempts: 1,

@@ -258,7 +258,7 @@ final class PipelineHarness: Sendable {
     /// Waits until every notification row is final; returns how many there are.
     func notificationsSettled(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await eventually(timeout: timeout, every: .milliseconds(100)) {
-            guard let pending = try? await database.unpublishedReceipts(limit: 100) else { return false }
+            guard let pending = try? await IntakeStore(database).unpublished(limit: 100) else { return false }
             let applied = try? await database.notificationStatusCounts()[.applied, default: 0]
             return pending.isEmpty && applied == count
         }

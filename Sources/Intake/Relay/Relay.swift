@@ -122,7 +122,7 @@ public final class Relay: Service, Sendable {
             do {
                 let limit = configuration.sweepBatch
                 let inHand = self.inHand.withLock { $0 }
-                batch = try await database.unpublishedReceipts(limit: limit)
+                batch = try await IntakeStore(database).unpublished(limit: limit)
                     .filter { $0.submittedAt < cutoff && !inHand.contains($0.id) }
             } catch {
                 logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])
@@ -159,7 +159,7 @@ public final class Relay: Service, Sendable {
     private func markPublished(_ ids: [String]) async {
         guard !ids.isEmpty else { return }
         do {
-            try await database.markPublished(ids, at: Date())
+            try await IntakeStore(database).markPublished(ids, at: Date())
         } catch {
             // They stay unpublished in the database and are sent again: a duplicate, not a loss.
             logger.warning("cannot mark receipts published", metadata: ["error": "\(error)"])

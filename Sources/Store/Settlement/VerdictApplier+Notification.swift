@@ -37,7 +37,12 @@ extension VerdictApplier {
         case .alreadyEnded, .unknownOutcome:
             break
         }
-        try await db.update(row, in: "apple_notifications")
+        batch.books.notifications[row.id] = row
+        batch.books.writes.notifications[row.id] = row
+        if let uuid = row.notificationUUID, batch.books.appliedNotifications[uuid] ?? nil == nil {
+            // A second row of the same notification later in the batch is its duplicate.
+            batch.books.appliedNotifications[uuid] = row
+        }
         return .notificationApplied(notificationID: row.id, status: row.status, reason: row.reason)
     }
 
@@ -55,11 +60,8 @@ extension VerdictApplier {
         row.status = .applied
 
         // Two rows of one notification, settled at once by two fulfillers, take turns.
-        try await db.lock(["notification:\(notification.notificationUUID)"])
-        if let first = try await db.record(
-            InboundNotification.self, "SELECT * FROM apple_notifications WHERE notification_uuid = ? LIMIT 1",
-            [notification.notificationUUID])
-        {
+        try await batch.lock(["notification:\(notification.notificationUUID)"])
+        if let first = try await batch.appliedNotification(uuid: notification.notificationUUID) {
             // Apple signed it again (a new payload, so a new row): it was applied once already.
             row.reason = "duplicate of \(first.id)"
             row.accountID = first.accountID

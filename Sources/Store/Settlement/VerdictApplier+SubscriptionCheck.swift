@@ -27,13 +27,14 @@ extension VerdictApplier {
             check.status = .done
         }
         check.updatedAt = now
-        try await db.update(check, in: "subscription_checks")
+        batch.books.checks[check.id] = check
+        batch.books.writes.checks[check.id] = check
         return .subscriptionCheckApplied(checkID: check.id, status: check.status.rawValue, outcome: check.outcome)
     }
 
     /// - Returns: `renewed`, `revoked`, `expired` or `unchanged`.
     private func settle(_ transactions: [VerifiedTransaction], of check: SubscriptionCheck) async throws -> String {
-        let first = try await reader.bound(originalTransactionID: check.originalTransactionID)
+        let first = try await batch.bound(originalTransactionID: check.originalTransactionID)
         let accountID = first?.accountID ?? check.accountID
         let cause = Cause(
             receiptID: check.receiptID ?? first?.receiptID,
@@ -56,10 +57,11 @@ extension VerdictApplier {
         guard outcome == "unchanged", check.phase == .after else { return outcome }
 
         // An hour past the expiry and Apple reports no renewal: the subscription may have ended.
-        let bound = try await reader.bound(originalTransactionID: check.originalTransactionID)
-        let state = await SettlementState(bound: bound, accounts: [accountID: try reader.account(accountID)])
+        let bound = try await batch.bound(originalTransactionID: check.originalTransactionID)
+        let state = SettlementState(
+            bound: bound, accounts: [accountID: try await batch.account(accountID, balances: false)])
         let lapse = engine.concludeLapse(entitlement: check.entitlement, state: state, cause: cause, now: now)
-        try await writer.apply(lapse.effects)
+        try await batch.apply(lapse.effects)
         return lapse.outcome
     }
 }

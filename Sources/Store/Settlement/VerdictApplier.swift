@@ -4,47 +4,54 @@ import Settlement
 
 /// Applies verdicts inside one write transaction: finds what each is about (a receipt, an
 /// Apple notification, a subscription check), turns it into settlement events, asks the
-/// engine, and stores the effects. It holds no rule of its own.
+/// engine, and keeps the effects in the batch's books, written together when the batch ends
+/// (``SettlementBatch``). It holds no rule of its own.
 struct VerdictApplier {
-    let db: any SQLSession
+    let batch: SettlementBatch
     let engine: SettlementEngine
-    let now: Date
-    var reader: SettlementReader
-    let writer: EffectWriter
+    var now: Date { batch.now }
 
     init(db: any SQLSession, catalog: Catalog, now: Date) {
-        self.db = db
         self.engine = SettlementEngine(catalog: catalog)
-        self.now = now
-        self.writer = EffectWriter(db: db, now: now)
-        self.reader = SettlementReader(
-            db: db, needsPurchaseHistory: catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil })
+        self.batch = SettlementBatch(
+            db: db, now: now, needsPurchaseHistory: catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil })
     }
 
-    /// Applies each verdict in a savepoint of its own: one the engine refuses, that breaks a
-    /// constraint, holds a value that cannot be stored or meets state that cannot be read is
-    /// undone alone and reported `invalid` (its message is then dead-lettered with the
-    /// reason); the rest of the batch applies.
+    /// Runs `body` with an applier on `db`, then writes what it decided.
+    static func within<T>(
+        _ db: any SQLSession, catalog: Catalog, now: Date, _ body: (VerdictApplier) async throws -> T
+    ) async throws -> T {
+        let applier = VerdictApplier(db: db, catalog: catalog, now: now)
+        let result = try await body(applier)
+        try await applier.batch.flush()
+        return result
+    }
+
+    /// Applies each verdict, in order, each on the books as the ones before it left them.
+    /// One the engine refuses, or that holds a value that cannot be stored or meets state
+    /// that cannot be read, changes nothing (its changes are taken back from the books) and
+    /// is reported `invalid` (its message is then dead-lettered with the reason); the rest
+    /// apply. What they changed is written by ``SettlementBatch/flush()``.
     func apply(_ verdicts: [Verdict]) async throws -> [VerdictResult] {
+        try await batch.prefetch(verdicts)
         var results: [VerdictResult] = []
         for verdict in verdicts { results.append(try await applyAlone(verdict)) }
         return results
     }
 
     private func applyAlone(_ verdict: Verdict) async throws -> VerdictResult {
-        var result = VerdictResult.unknownReceipt(receiptID: verdict.receiptID)
+        let before = batch.books
         do {
-            result = try await db.savepoint { try await apply(verdict) }
+            return try await apply(verdict)
         } catch let refusal as SettlementRefusal {
+            batch.books = before
             return .invalid(receiptID: verdict.receiptID, reason: refusal.reason)
-        } catch SQLError.constraint(let message) {
-            return .invalid(receiptID: verdict.receiptID, reason: message)
         } catch  where SQLError.blame(error) == .work {
             // A value that cannot be stored, or state that cannot be read: the same every
             // time, so the verdict is refused with the reason instead of retried for ever.
+            batch.books = before
             return .invalid(receiptID: verdict.receiptID, reason: "\(error)")
         }
-        return result
     }
 
     /// Finds what the verdict is about by its id (the schema keeps the ids of receipts and
@@ -52,30 +59,26 @@ struct VerdictApplier {
     private func apply(_ verdict: Verdict) async throws -> VerdictResult {
         let id = verdict.receiptID
         // Two fulfillers given one verdict (a redelivery) take turns; the second finds it ended.
-        try await db.lock(["subject:\(id)"])
-        if let receipt = try await db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [id]) {
+        try await batch.lock(["subject:\(id)"])
+        if let receipt = try await batch.receipt(id) {
             guard verdict.notification == nil else {
                 throw SettlementRefusal("a verdict about an Apple notification names receipt \(receipt.id)")
             }
             return try await apply(verdict, to: receipt)
         }
-        if let notification = try await db.record(
-            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [id])
-        {
+        if let notification = try await batch.notification(id) {
             return try await apply(verdict, to: notification)
         }
-        if let check = try await db.record(
-            SubscriptionCheck.self, "SELECT * FROM subscription_checks WHERE id = ?", [id])
-        {
+        if let check = try await batch.check(id) {
             return try await apply(verdict, to: check)
         }
         return .unknownReceipt(receiptID: id)
     }
 
-    /// Reads the state an event needs, lets the engine decide, stores the effects.
+    /// Reads the state an event needs, lets the engine decide, keeps the effects.
     func settle(_ event: SettlementEvent) async throws -> Decision {
-        let decision = try await engine.decide(event, state: reader.state(for: event), now: now)
-        try await writer.apply(decision.effects)
+        let decision = try await engine.decide(event, state: batch.state(for: event), now: now)
+        try await batch.apply(decision.effects)
         return decision
     }
 
@@ -98,28 +101,26 @@ struct VerdictApplier {
         case .ended(let ending, let reason):
             receipt.status = ending == .dead ? .dead : .rejected
             receipt.reason = reason
-            try await writer.apply(
+            try await batch.apply([
                 .send(
                     ReceiptConclusion.ended(
                         ending, reason: reason, receiptID: receipt.id, accountID: receipt.accountID,
-                        attempts: receipt.attempts)))
+                        attempts: receipt.attempts))
+            ])
         case .settle:
             try await settle(verdict.transactions, of: &receipt)
         case .alreadyEnded, .unknownOutcome:
             break
         }
-        try await db.execute(
-            "UPDATE receipts SET status = ?, reason = ?, attempts = ?, environment = ?, updated_at = ? WHERE id = ?",
-            [
-                receipt.status.rawValue, receipt.reason, receipt.attempts, receipt.environment, writer.stamp,
-                receipt.id,
-            ])
+        receipt.updatedAt = now
+        batch.books.receipts[receipt.id] = receipt
+        batch.books.writes.receipts[receipt.id] = receipt
         return .applied(receiptID: receipt.id, status: receipt.status, reason: receipt.reason)
     }
 
     /// Settles every transaction of a verified receipt, then ends the receipt.
     private func settle(_ transactions: [VerifiedTransaction], of receipt: inout Receipt) async throws {
-        try await writer.apply(.openAccount(receipt.accountID))
+        try await batch.apply([.openAccount(receipt.accountID)])
         // A legacy receipt may list one transaction twice (in_app and latest_receipt_info).
         var seen: Set<String> = []
         let transactions = transactions.filter { seen.insert($0.transactionID).inserted }
@@ -139,28 +140,19 @@ struct VerdictApplier {
                 ?? CarriedTransaction(
                     transactionID: transaction.transactionID, productID: transaction.productID,
                     outcome: decision.outcome ?? .alreadyCredited)
-            try await db.execute(
-                """
-                INSERT INTO receipt_transactions (
-                    receipt_id, transaction_id, product_id, outcome, currency, amount, entitlement, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    receipt.id, row.transactionID, row.productID, row.outcome.rawValue, row.currency, row.amount,
-                    row.entitlement, row.expiresAt,
-                ])
+            batch.books.writes.receiptTransactions.append(ReceiptTransactionRow(receiptID: receipt.id, carried: row))
             carried.append(row)
             decisions.append(decision)
         }
         let credited = decisions.first { $0.credit != nil }?.accountID
         var balances: [String: Int] = [:]
-        if let credited { balances = try await reader.balances(credited) }
+        if let credited { balances = try await batch.balances(credited) }
         let conclusion = ReceiptConclusion(
             receiptID: receipt.id, claimant: receipt.accountID, attempts: receipt.attempts, carried: carried,
             decisions: decisions, balances: balances)
         receipt.status = conclusion.creditedAccountID == nil ? .rejected : .credited
         receipt.reason = conclusion.reason
-        try await writer.apply(.send(conclusion.webhook))
+        try await batch.apply([.send(conclusion.webhook)])
         try await owePlayAcknowledgement(receipt, carried)
     }
 
@@ -182,14 +174,14 @@ struct VerdictApplier {
             case .autoRenewable: .acknowledgeSubscription
             default: .acknowledge
             }
-        try await GoogleAcknowledgementStore.enqueue(
-            purchase, action: action, receiptID: receiptID, now: writer.stamp, in: db)
+        batch.books.writes.acknowledgements.append(
+            OwedAcknowledgement(purchase: purchase, action: action, receiptID: receiptID))
     }
 
     /// A transaction named by its id alone (Google's voided purchases name their order),
     /// completed from what was recorded of it; nil if it never was.
     func recorded(_ transactionID: String, cancelledAt: Date?) async throws -> VerifiedTransaction? {
-        try await reader.known(transactionID).map {
+        try await batch.known(transactionID).map {
             VerifiedTransaction(
                 transactionID: $0.transactionID, originalTransactionID: $0.originalTransactionID,
                 productID: $0.productID, cancellationDate: cancelledAt)
@@ -201,7 +193,7 @@ struct VerdictApplier {
         of receipt: Receipt, _ transactions: [VerifiedTransaction]
     ) async throws -> (claim: OrderClaim, payingTransactionID: String)? {
         guard let id = receipt.orderID,
-            let order = try await db.record(Order.self, "SELECT * FROM orders WHERE id = ?", [id]),
+            let order = try await batch.order(id),
             !order.status.isPaid
         else {
             return nil
@@ -209,8 +201,8 @@ struct VerdictApplier {
         let product = engine.catalog.product(order.productID)
         var candidates: [OrderPayment.Candidate] = []
         for transaction in transactions {
-            let known = try await reader.known(transaction.transactionID)
-            let bound = try await reader.bound(originalTransactionID: transaction.originalTransactionID)
+            let known = try await batch.known(transaction.transactionID)
+            let bound = try await batch.bound(originalTransactionID: transaction.originalTransactionID)
             candidates.append(OrderPayment.Candidate(transaction: transaction, isFresh: known == nil && bound == nil))
         }
         guard let paying = OrderPayment.payingTransaction(ordered: product, among: candidates) else { return nil }

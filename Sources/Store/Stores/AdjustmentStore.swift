@@ -109,7 +109,9 @@ public struct AdjustmentStore: Sendable {
                 }
             let decision: Decision
             do {
-                decision = try await VerdictApplier(db: db, catalog: catalog, now: now).settle(event)
+                decision = try await VerdictApplier.within(db, catalog: catalog, now: now) {
+                    try await $0.settle(event)
+                }
             } catch let refusal as SettlementRefusal {
                 throw Refusal.refused(refusal.reason)
             }

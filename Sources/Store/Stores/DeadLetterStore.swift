@@ -26,27 +26,46 @@ public struct DeadLetterStore: Sendable {
     public func archive(_ letters: [DeadLetter], catalog: Catalog, now: Date) async throws -> [VerdictResult?] {
         guard !letters.isEmpty else { return [] }
         return try await database.transaction { db in
-            try await letters.asyncMap { letter -> VerdictResult? in
-                guard try await db.row("SELECT 1 AS found FROM dead_letters WHERE id = ?", [letter.id]) == nil else {
-                    return nil
-                }
-                var letter = letter
-                if let receiptID = letter.receiptID {
-                    letter.accountID =
-                        try await db.record(Receipt.self, "SELECT * FROM receipts WHERE id = ?", [receiptID])?.accountID
-                    if letter.accountID == nil {
-                        letter.accountID = try await db.record(
-                            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID])?
-                            .accountID
-                    }
-                }
-                try await db.insert(letter, into: "dead_letters")
-                guard let receiptID = letter.receiptID else { return nil }
-                let verdict = Verdict(
-                    outcome: .dead, receiptID: receiptID, accountID: letter.accountID ?? "", reason: letter.reason,
-                    attempts: letter.attempts, decidedAt: now)
-                return try await VerdictApplier(db: db, catalog: catalog, now: now).apply([verdict]).first
+            try await VerdictApplier.within(db, catalog: catalog, now: now) { applier in
+                try await Self.archive(letters, now: now, applier: applier, db)
             }
+        }
+    }
+
+    /// The new letters stored in one statement, their receipts' `dead` verdicts applied as a batch.
+    private static func archive(_ letters: [DeadLetter], now: Date, applier: VerdictApplier, _ db: any SQLSession)
+        async throws -> [VerdictResult?]
+    {
+        let stored = Set(
+            try await db.rows("SELECT id FROM dead_letters WHERE id IN (?)", in: letters.map(\.id)).map {
+                try $0.get("id", as: String.self)
+            })
+        var seen = Set<String>()
+        var fresh = letters.filter { !stored.contains($0.id) && seen.insert($0.id).inserted }
+        try await applier.batch.loadSubjects(fresh.compactMap(\.receiptID))
+        for index in fresh.indices {
+            guard let id = fresh[index].receiptID else { continue }
+            fresh[index].accountID =
+                (applier.batch.books.receipts[id] ?? nil)?.accountID
+                ?? (applier.batch.books.notifications[id] ?? nil)?
+                .accountID
+        }
+        try await db.insert(contentsOf: fresh, into: "dead_letters")
+        let verdicts = fresh.compactMap { letter in
+            letter.receiptID.map {
+                Verdict(
+                    outcome: .dead, receiptID: $0, accountID: letter.accountID ?? "", reason: letter.reason,
+                    attempts: letter.attempts, decidedAt: now)
+            }
+        }
+        var results = try await applier.apply(verdicts).makeIterator()
+        let freshIDs = Set(fresh.map(\.id))
+        var archived = Set<String>()
+        return letters.map { letter in
+            guard freshIDs.contains(letter.id), archived.insert(letter.id).inserted, letter.receiptID != nil else {
+                return nil
+            }
+            return results.next()
         }
     }
 

@@ -29,12 +29,13 @@ public struct GoogleVoidedStore: Sendable {
     public func takeBack(transactionID: String, voidedAt: Date, catalog: Catalog, now: Date) async throws -> Outcome {
         try await database.transaction { db in
             try await db.lock(["transaction:\(transactionID)"])
-            let applier = VerdictApplier(db: db, catalog: catalog, now: now)
-            guard let transaction = try await applier.recorded(transactionID, cancelledAt: voidedAt) else {
-                return .unknown
+            return try await VerdictApplier.within(db, catalog: catalog, now: now) { applier -> Outcome in
+                guard let transaction = try await applier.recorded(transactionID, cancelledAt: voidedAt) else {
+                    return .unknown
+                }
+                let decision = try await applier.settle(.takenBack(transaction, kind: .refund, cause: Cause()))
+                return decision.reason == nil ? .debited : .alreadyDebited
             }
-            let decision = try await applier.settle(.takenBack(transaction, kind: .refund, cause: Cause()))
-            return decision.reason == nil ? .debited : .alreadyDebited
         }
     }
 

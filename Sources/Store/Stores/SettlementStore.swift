@@ -27,20 +27,28 @@ public struct SettlementStore: Sendable {
     /// - Returns: one result per verdict, in the same order. A verdict the engine refuses
     ///   (a transaction without a product, say) or that breaks a constraint is `invalid`
     ///   with the reason, and nothing of it is applied.
+    ///
+    /// A batch that fails for what one of its verdicts holds (``SQLError/Blame/work``: a
+    /// value the database refuses when the batch is written) is applied again in halves, and
+    /// theirs, until the verdict at fault stands alone and is reported `invalid` with the
+    /// reason: one bad value costs a few transactions, never the batch.
     public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
-        return try await database.transaction { db in try await apply(verdicts, catalog: catalog, now: now, db) }
+        do {
+            return try await database.transaction { db in try await apply(verdicts, catalog: catalog, now: now, db) }
+        } catch  where SQLError.blame(error) == .work {
+            guard verdicts.count > 1 else { return [.invalid(receiptID: verdicts[0].receiptID, reason: "\(error)")] }
+            let middle = verdicts.count / 2
+            let first = try await apply(Array(verdicts[..<middle]), catalog: catalog, now: now)
+            return first + (try await apply(Array(verdicts[middle...]), catalog: catalog, now: now))
+        }
     }
 
-    /// ``apply(_:catalog:now:)`` inside a transaction already open (the dead-letter archive's).
+    /// ``apply(_:catalog:now:)`` in the caller's transaction: the batch's subjects, transactions
+    /// and accounts are locked in one order as they are read (``SettlementBatch/prefetch(_:)``),
+    /// so that two fulfillers given overlapping batches (a redelivery) wait for each other.
     func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: any SQLSession) async throws -> [VerdictResult]
     {
-        // What the batch is about, and the accounts it names, locked at once in one order:
-        // two fulfillers given overlapping batches (a redelivery) wait for each other
-        // instead of deadlocking on the way.
-        try await db.lock(
-            verdicts.map { "subject:\($0.receiptID)" }
-                + verdicts.compactMap { $0.accountID.isEmpty ? nil : "account:\($0.accountID)" })
-        return try await VerdictApplier(db: db, catalog: catalog, now: now).apply(verdicts)
+        try await VerdictApplier.within(db, catalog: catalog, now: now) { try await $0.apply(verdicts) }
     }
 }

@@ -1,4 +1,4 @@
-/// What ``SQLiteDatabase/acceptReceipts(_:now:)`` did with one receipt.
+/// What ``IntakeStore/accept(_:now:)`` did with one receipt.
 public enum AcceptOutcome: Hashable, Sendable {
     /// Stored (and durable once the call returns): answer 202.
     case created(ReceiptSummary)

@@ -3,7 +3,18 @@ import PipelineCore
 
 // MARK: - Intake: accept receipts durably, then hand them to the relay
 
-extension SQLDatabase {
+/// The intake's store: receipts accepted durably in batches (the group commit), and what
+/// the relay publishes and marks published.
+///
+/// Every method costs a few statements whatever the batch's size: the rows a batch needs
+/// are read in one statement, decided in memory, written in one statement per table.
+public struct IntakeStore: Sendable {
+    let database: any SQLDatabase
+
+    public init(_ database: any SQLDatabase) {
+        self.database = database
+    }
+
     /// Stores a batch of receipts in one transaction, so that many HTTP requests share
     /// one commit and one sync. When this returns, every `.created` receipt is durable.
     ///
@@ -18,17 +29,26 @@ extension SQLDatabase {
     /// fail the batch.
     ///
     /// - Returns: one outcome per receipt, in the same order.
-    public func acceptReceipts(_ receipts: [NewReceipt], now: Date) async throws -> [AcceptOutcome] {
+    public func accept(_ receipts: [NewReceipt], now: Date) async throws -> [AcceptOutcome] {
         guard !receipts.isEmpty else { return [] }
-        // Ahead of other writes waiting in this process: requests are waiting on this commit.
-        return try await transaction(priority: .urgent, sync: .durable) { db in
-            let stamp = db.stored(now)
-            var outcomes: [AcceptOutcome] = []
-            for receipt in receipts { outcomes.append(try await Self.accept(receipt, stamp: stamp, db)) }
-            return outcomes
+        do {
+            // Ahead of other writes waiting in this process: requests are waiting on this commit.
+            return try await database.transaction(priority: .urgent, sync: .durable) { db in
+                try await IntakeBatch(receipts, stamp: db.stored(now)).accept(db)
+            }
+        } catch SQLError.constraint {
+            // A receipt the schema refuses fails its batch's statement: the batch again, one
+            // receipt at a time, so that it alone is refused.
+            return try await database.transaction(priority: .urgent, sync: .durable) { db in
+                let stamp = db.stored(now)
+                var outcomes: [AcceptOutcome] = []
+                for receipt in receipts { outcomes.append(try await Self.accept(receipt, stamp: stamp, db)) }
+                return outcomes
+            }
         }
     }
 
+    /// One receipt in a savepoint of its own: a refusal leaves no trace.
     private static func accept(_ new: NewReceipt, stamp: SQLValue, _ db: any SQLSession) async throws -> AcceptOutcome {
         if let key = new.idempotencyKey,
             let first = try await db.row(IntakeStatements.byIdempotencyKey, [new.accountID, key])
@@ -41,18 +61,11 @@ extension SQLDatabase {
             return .duplicate(
                 try ReceiptSummary(id: first.get("id"), status: IntakeStatements.status(first.get("status"))))
         }
-        // A receipt the schema refuses is undone with the account created for it, so a
-        // refusal leaves no trace and the rest of the batch commits.
         do {
             try await db.savepoint {
                 try await db.execute(IntakeStatements.ensureAccount, [new.accountID, stamp])
-                try await db.execute(
-                    IntakeStatements.insertReceipt,
-                    [
-                        new.id, new.accountID, new.kind.rawValue, new.payload, new.payloadHash, new.orderID,
-                        new.productID, ReceiptStatus.received.rawValue, new.idempotencyKey, new.requestHash, stamp,
-                        stamp,
-                    ])
+                try await db.insert(
+                    into: "receipts", columns: IntakeBatch.columns, rows: [IntakeBatch.values(new, stamp)])
             }
         } catch SQLError.constraint(let message) {
             return .invalid(reason: message)
@@ -64,9 +77,9 @@ extension SQLDatabase {
     /// oldest first across both: what the relay publishes (again, after a crash) to the
     /// validate queue. A notification's submission has its payload as evidence and an empty
     /// `accountID`.
-    public func unpublishedReceipts(limit: Int) async throws -> [Submission] {
+    public func unpublished(limit: Int) async throws -> [Submission] {
         guard limit > 0 else { return [] }
-        return try await snapshot { db in
+        return try await database.snapshot { db in
             let receipts = try await db.rows(IntakeStatements.unpublishedReceipts, [limit]).map { row in
                 let kind = ReceiptKind(rawValue: try row.get("kind"))
                 return Submission(
@@ -108,13 +121,14 @@ extension SQLDatabase {
     public func markPublished(_ ids: [String], at date: Date) async throws {
         guard !ids.isEmpty else { return }
         // A lost mark only publishes the receipt again: no sync of its own.
-        try await transaction(priority: .normal, sync: .relaxed) { db in
+        try await database.transaction(priority: .normal, sync: .relaxed) { db in
             let stamp = db.stored(date)
-            for id in ids {
-                // Most ids are receipts': look for a notification only when no receipt changed.
-                if try await db.execute(IntakeStatements.markReceiptPublished, [stamp, stamp, id]) == 0 {
-                    try await db.execute(IntakeStatements.markNotificationPublished, [stamp, stamp, id])
-                }
+            // Most ids are receipts': notifications are looked for among the rest.
+            let marked = try await db.rows(IntakeStatements.markReceiptsPublished, in: ids, before: [stamp, stamp])
+            let receipts = Set(try marked.map { try $0.get("id", as: String.self) })
+            let others = ids.filter { !receipts.contains($0) }
+            if !others.isEmpty {
+                _ = try await db.rows(IntakeStatements.markNotificationsPublished, in: others, before: [stamp, stamp])
             }
         }
     }
@@ -123,17 +137,12 @@ extension SQLDatabase {
 /// The intake's statements. Each is compiled once per connection and kept in its
 /// statement cache: building SQL through a query interface and authorizing it again for
 /// every receipt was a tenth of the intake's CPU.
-private enum IntakeStatements {
+enum IntakeStatements {
     static let byIdempotencyKey =
         "SELECT id, status, request_hash FROM receipts WHERE account_id = ? AND idempotency_key = ?"
     static let byPayloadHash = "SELECT id, status FROM receipts WHERE account_id = ? AND payload_hash = ?"
     // Not `INSERT OR IGNORE`, which would also swallow a CHECK failure (an over-long id).
     static let ensureAccount = "INSERT INTO accounts (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
-    static let insertReceipt = """
-        INSERT INTO receipts (id, account_id, kind, payload, payload_hash, order_id, product_id, status,
-            attempts, idempotency_key, request_hash, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
-        """
 
     /// A stored status (the schema's CHECK admits only known ones).
     static func status(_ raw: String) throws -> ReceiptStatus {
@@ -153,16 +162,19 @@ private enum IntakeStatements {
         WHERE published_at IS NULL AND status NOT IN ('applied', 'rejected', 'dead')
         ORDER BY created_at, id LIMIT ?
         """
-    static let markReceiptPublished = """
+    /// `IN (?)` takes the ids (``SQLSession/rows(_:in:before:after:)``), after the stamps.
+    static let markReceiptsPublished = """
         UPDATE receipts
         SET published_at = ?, updated_at = ?,
             status = CASE status WHEN 'received' THEN 'validating' ELSE status END
-        WHERE id = ? AND published_at IS NULL
+        WHERE id IN (?) AND published_at IS NULL
+        RETURNING id
         """
-    static let markNotificationPublished = """
+    static let markNotificationsPublished = """
         UPDATE apple_notifications
         SET published_at = ?, updated_at = ?,
             status = CASE status WHEN 'received' THEN 'validating' ELSE status END
-        WHERE id = ? AND published_at IS NULL
+        WHERE id IN (?) AND published_at IS NULL
+        RETURNING id
         """
 }

@@ -3,11 +3,20 @@ import Settlement
 
 // MARK: - Outbox: what the notifier delivers
 
-extension SQLDatabase {
+/// The webhook outbox as the notifier sees it: claim what is due, record what came of each
+/// delivery. Batches cost a few statements whatever their size.
+public struct OutboxStore: Sendable {
+    let database: any SQLDatabase
+
+    public init(_ database: any SQLDatabase) {
+        self.database = database
+    }
+
     /// Pending notifications due at `now`, longest-due first (a new notification is due
     /// when written, so first attempts go oldest first).
     public func dueWebhooks(now: Date, limit: Int) async throws -> [OutboxWebhook] {
-        try await snapshot { db in try await OutboxStatements.due(now: now, limit: limit, claiming: false, db) }
+        try await database.snapshot { db in try await OutboxStatements.due(now: now, limit: limit, claiming: false, db)
+        }
     }
 
     /// Like ``dueWebhooks(now:limit:)``, and pushes the next attempt of each returned
@@ -16,13 +25,12 @@ extension SQLDatabase {
     /// the outcome, they come due again when the lease ends. On PostgreSQL, notifiers
     /// claiming at the same moment skip each other's rows (`FOR UPDATE SKIP LOCKED`).
     public func claimDueWebhooks(now: Date, limit: Int, leaseUntil: Date) async throws -> [OutboxWebhook] {
-        try await transaction { db in
+        try await database.transaction { db in
             let due = try await OutboxStatements.due(now: now, limit: limit, claiming: true, db)
-            let lease = db.stored(leaseUntil)
-            for notification in due {
-                try await db.execute(
-                    "UPDATE notification_outbox SET next_attempt_at = ? WHERE id = ?", [lease, notification.id])
-            }
+            guard !due.isEmpty else { return due }
+            _ = try await db.rows(
+                "UPDATE notification_outbox SET next_attempt_at = ? WHERE id IN (?) RETURNING id",
+                in: due.map(\.id), before: [db.stored(leaseUntil)])
             return due
         }
     }
@@ -56,42 +64,70 @@ extension SQLDatabase {
     public func recordDeliveries(_ records: [DeliveryRecord]) async throws -> [Bool] {
         guard !records.isEmpty else { return [] }
         // A lost 'delivered' only delivers the webhook again (at least once): no sync of its own.
-        return try await transaction(priority: .normal, sync: .relaxed) { db in
-            var known: [Bool] = []
-            for record in records {
-                known.append(try await Self.record(record, db))
-            }
-            return known
+        return try await database.transaction(priority: .normal, sync: .relaxed) { db in
+            try await Self.record(records, db)
         }
     }
 
-    private static func record(_ record: DeliveryRecord, _ db: any SQLSession) async throws -> Bool {
-        switch record.outcome {
-        case .delivered:
-            let changed = try await db.execute(
+    /// The delivered in one statement, the failed in another: each counts one attempt.
+    private static func record(_ records: [DeliveryRecord], _ db: any SQLSession) async throws -> [Bool] {
+        var delivered: [[(any SQLConvertible)?]] = []
+        var failed: [[(any SQLConvertible)?]] = []
+        for record in records {
+            switch record.outcome {
+            case .delivered: delivered.append([record.id, record.at])
+            case .failed(let error, let next): failed.append([record.id, error, next, next == nil])
+            }
+        }
+        var known = Set<String>()
+        if !delivered.isEmpty {
+            for row in try await db.rows(
                 """
                 UPDATE notification_outbox
-                SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, next_attempt_at = NULL,
+                SET status = 'delivered', attempts = attempts + 1,
+                    delivered_at = \(db.dialect.cast("v.column2", to: .timestamp)), next_attempt_at = NULL,
                     last_error = NULL
-                WHERE id = ? AND status <> 'delivered'
-                """, [record.at, record.id])
+                FROM (VALUES \(SQLRows.placeholders(rows: delivered.count, width: 2))) AS v
+                WHERE notification_outbox.id = v.column1 AND notification_outbox.status <> 'delivered'
+                RETURNING notification_outbox.id
+                """, delivered.flatMap { $0 })
+            {
+                known.insert(try row.get("id"))
+            }
             // Delivered before (a second delivery after a lease ran out) counts as known.
-            if changed > 0 { return true }
-            return try await db.row("SELECT 1 AS found FROM notification_outbox WHERE id = ?", [record.id]) != nil
-        case .failed(let error, let next):
-            return try await db.execute(
+            let rest = records.filter { if case .delivered = $0.outcome { !known.contains($0.id) } else { false } }
+                .map(\.id)
+            for row in try await db.rows("SELECT id FROM notification_outbox WHERE id IN (?)", in: rest) {
+                known.insert(try row.get("id"))
+            }
+        }
+        var pending = Set<String>()
+        if !failed.isEmpty {
+            for row in try await db.rows(
                 """
                 UPDATE notification_outbox
-                SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
-                    status = CASE WHEN ? THEN 'failed' ELSE status END
-                WHERE id = ? AND status = 'pending'
-                """, [error, next, next == nil, record.id]) > 0
+                SET attempts = attempts + 1, last_error = v.column2,
+                    next_attempt_at = \(db.dialect.cast("v.column3", to: .timestamp)),
+                    status = CASE WHEN \(db.dialect.cast("v.column4", to: .boolean)) THEN 'failed' ELSE status END
+                FROM (VALUES \(SQLRows.placeholders(rows: failed.count, width: 4))) AS v
+                WHERE notification_outbox.id = v.column1 AND notification_outbox.status = 'pending'
+                RETURNING notification_outbox.id
+                """, failed.flatMap { $0 })
+            {
+                pending.insert(try row.get("id"))
+            }
+        }
+        return records.map { record in
+            switch record.outcome {
+            case .delivered: known.contains(record.id)
+            case .failed: pending.contains(record.id)
+            }
         }
     }
 
     /// Notifications not yet delivered nor given up on, due or not.
     public func pendingWebhookCount() async throws -> Int {
-        try await snapshot { db in
+        try await database.snapshot { db in
             try await db.value("SELECT COUNT(*) AS n FROM notification_outbox WHERE status = 'pending'", as: Int.self)
                 ?? 0
         }

@@ -1,0 +1,75 @@
+import Foundation
+import Store
+import Synchronization
+
+/// A database that counts the statements the stores send through it, as another backend
+/// would see them: each transaction's `BEGIN` and `COMMIT` too. For tests that pin how
+/// many statements a batch costs.
+public final class CountingDatabase: SQLDatabase {
+    let base: any SQLDatabase
+    let counter = StatementCounter()
+
+    public init(_ base: any SQLDatabase) {
+        self.base = base
+    }
+
+    /// Statements since the last call, and starts counting afresh.
+    public func take() -> Int { counter.take() }
+
+    public func transaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
+    ) async throws -> T {
+        counter.add(2)
+        return try await base.transaction(priority: priority, sync: sync) { [counter] db in
+            try await body(CountingSession(base: db, counter: counter))
+        }
+    }
+
+    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws -> T
+    {
+        counter.add(2)
+        return try await base.snapshot { [counter] db in try await body(CountingSession(base: db, counter: counter)) }
+    }
+
+    public func leadership(of name: String) -> any Leadership { base.leadership(of: name) }
+}
+
+final class StatementCounter: Sendable {
+    private let count = Mutex(0)
+    func add(_ statements: Int) { count.withLock { $0 += statements } }
+    func take() -> Int {
+        count.withLock { value in
+            defer { value = 0 }
+            return value
+        }
+    }
+}
+
+struct CountingSession: SQLSession {
+    let base: any SQLSession
+    let counter: StatementCounter
+
+    var dialect: SQLDialect { base.dialect }
+
+    func execute(_ sql: String, _ arguments: SQLArguments) async throws -> Int {
+        counter.add(1)
+        return try await base.execute(sql, arguments)
+    }
+
+    func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow] {
+        counter.add(1)
+        return try await base.rows(sql, arguments)
+    }
+
+    func savepoint<T>(_ body: () async throws -> T) async throws -> T {
+        counter.add(2)
+        return try await base.savepoint(body)
+    }
+
+    func lock(_ keys: [String]) async throws {
+        if base.dialect == .postgres && !keys.isEmpty { counter.add(1) }
+        try await base.lock(keys)
+    }
+
+    func stored(_ date: Date) -> SQLValue { base.stored(date) }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// Statements over many rows at once: a batch costs a few statements whatever its size
+/// (one round trip each on PostgreSQL), not one or more per row.
+///
+/// The SQL is the same on both databases: multi-row `VALUES`, `IN (...)` lists, and
+/// `UPDATE ... FROM (VALUES ...)` (SQLite 3.33 and later). A batch too big for one
+/// statement's arguments is cut into several.
+extension SQLSession {
+    /// Inserts `rows` into `table`, one statement per chunk.
+    /// - Parameters:
+    ///   - suffix: what follows the values (`ON CONFLICT (id) DO NOTHING`, `RETURNING id`).
+    /// - Returns: the rows the statements returned (with a `RETURNING` suffix).
+    @discardableResult
+    public func insert(
+        into table: String, columns: [String], rows: [[(any SQLConvertible)?]], suffix: String = ""
+    ) async throws -> [SQLRow] {
+        var returned: [SQLRow] = []
+        for chunk in SQLRows.chunks(rows, width: columns.count) {
+            let sql = """
+                INSERT INTO \(table) (\(columns.joined(separator: ", ")))
+                VALUES \(SQLRows.placeholders(rows: chunk.count, width: columns.count)) \(suffix)
+                """
+            returned += try await self.rows(sql, chunk.flatMap { $0 })
+        }
+        return returned
+    }
+
+    /// Sets `columns` of the rows of `table` whose `key` is the first value of each of
+    /// `rows`, to the values that follow it (and the assignments `also`): one statement per
+    /// chunk.
+    /// - Returns: how many rows changed.
+    @discardableResult
+    public func update(
+        _ table: String, key: String, columns: [SQLColumn], rows: [[(any SQLConvertible)?]], also: [String] = [],
+        where condition: String = ""
+    ) async throws -> Int {
+        var changed = 0
+        let assignments =
+            (columns.enumerated().map { index, column in
+                "\(column.name) = \(dialect.cast("v.column\(index + 2)", to: column.type))"
+            } + also).joined(separator: ", ")
+        for chunk in SQLRows.chunks(rows, width: columns.count + 1) {
+            changed += try await execute(
+                """
+                UPDATE \(table) SET \(assignments)
+                FROM (VALUES \(SQLRows.placeholders(rows: chunk.count, width: columns.count + 1))) AS v
+                WHERE \(table).\(key) = v.column1 \(condition)
+                """, chunk.flatMap { $0 })
+        }
+        return changed
+    }
+
+    /// The rows of `sql` for every value of `keys`: `sql` holds `IN (?)` once, which takes
+    /// as many placeholders as a chunk of keys has, between the arguments `before` it and
+    /// those `after` it.
+    public func rows(
+        _ sql: String, in keys: [any SQLConvertible], before: SQLArguments = [], after: SQLArguments = []
+    ) async throws -> [SQLRow] {
+        guard !keys.isEmpty else { return [] }
+        var result: [SQLRow] = []
+        for chunk in SQLRows.chunks(keys, width: 1) {
+            let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let arguments: SQLArguments = before + chunk.map { $0 } + after
+            result += try await rows(sql.replacingOccurrences(of: "IN (?)", with: "IN (\(list))"), arguments)
+        }
+        return result
+    }
+}
+
+/// A column a multi-row update sets, and its type: PostgreSQL types each column of a
+/// `VALUES` list from its values, and a column of NULLs would be text.
+public struct SQLColumn: Sendable {
+    public var name: String
+    public var type: SQLColumnType
+
+    public init(_ name: String, _ type: SQLColumnType) {
+        self.name = name
+        self.type = type
+    }
+}
+
+/// The types the pipeline's columns hold.
+public enum SQLColumnType: Sendable {
+    case text, integer, real, timestamp, boolean, blob
+}
+
+extension SQLDialect {
+    /// `expression` as a value of `type`: PostgreSQL's cast; SQLite's values carry their type.
+    public func cast(_ expression: String, to type: SQLColumnType) -> String {
+        guard self == .postgres else { return expression }
+        let name =
+            switch type {
+            case .text: "text"
+            case .integer: "bigint"
+            case .real: "double precision"
+            case .timestamp: "timestamptz"
+            case .boolean: "boolean"
+            case .blob: "bytea"
+            }
+        return "\(expression)::\(name)"
+    }
+}
+
+/// How rows are cut into statements.
+public enum SQLRows {
+    /// The most values bound to one statement: SQLite takes 32,766, PostgreSQL 65,535.
+    public static let maximumArguments = 30_000
+
+    /// `(?, ?), (?, ?)`: `rows` rows of `width` placeholders.
+    public static func placeholders(rows: Int, width: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+        return Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
+    /// `rows` in chunks that fit one statement's arguments.
+    public static func chunks<Row>(_ rows: [Row], width: Int) -> [ArraySlice<Row>] {
+        let size = max(1, maximumArguments / max(1, width))
+        return stride(from: 0, to: rows.count, by: size).map { rows[$0..<min($0 + size, rows.count)] }
+    }
+}
+
+// MARK: - Records
+
+extension SQLSession {
+    /// Inserts records as rows of `table`, one column per coding key, in as few statements
+    /// as their number allows.
+    public func insert<Record: Encodable>(contentsOf records: [Record], into table: String, suffix: String = "")
+        async throws
+    {
+        guard let first = records.first else { return }
+        let names = try SQLRecordEncoder.columns(of: first).map(\.name)
+        let rows: [[(any SQLConvertible)?]] = try records.map { try SQLRecordEncoder.columns(of: $0).map(\.value) }
+        try await insert(into: table, columns: names, rows: rows, suffix: suffix)
+    }
+
+    /// Updates the rows of `table` whose `key` column holds each record's: every other
+    /// column, in as few statements as their number allows. A column NULL in every record is
+    /// set NULL (a `VALUES` column of NULLs has no type PostgreSQL could assign).
+    public func update<Record: Encodable>(contentsOf records: [Record], in table: String, key: String = "id")
+        async throws
+    {
+        guard !records.isEmpty else { return }
+        let encoded = try records.map { try SQLRecordEncoder.columns(of: $0) }
+        let names = encoded[0].map(\.name)
+        guard let keyIndex = names.firstIndex(of: key) else {
+            throw SQLError.decoding("a \(Record.self) has no column \(key)")
+        }
+        let others = names.indices.filter { $0 != keyIndex }
+        var columns: [SQLColumn] = []
+        var nulls: [String] = []
+        var kept: [Int] = []
+        for index in others {
+            if let type = encoded.lazy.compactMap({ $0[index].value.columnType }).first {
+                columns.append(SQLColumn(names[index], type))
+                kept.append(index)
+            } else {
+                nulls.append(names[index])
+            }
+        }
+        let rows: [[(any SQLConvertible)?]] = encoded.map { row in [row[keyIndex].value] + kept.map { row[$0].value } }
+        try await update(
+            table, key: key, columns: columns, rows: rows, also: nulls.map { "\($0) = NULL" })
+    }
+}
+
+extension SQLValue {
+    /// The column type a value stands for; nil for NULL.
+    var columnType: SQLColumnType? {
+        switch self {
+        case .null: nil
+        case .integer: .integer
+        case .real: .real
+        case .text: .text
+        case .blob: .blob
+        case .date: .timestamp
+        case .bool: .boolean
+        }
+    }
+}

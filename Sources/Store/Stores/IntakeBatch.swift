@@ -1,0 +1,130 @@
+import Foundation
+import PipelineCore
+
+/// One group commit's receipts, accepted in a few statements: the stored receipts they may
+/// repeat are read in one, the outcomes decided in memory, the accounts and the receipts
+/// written in one each.
+struct IntakeBatch {
+    let receipts: [NewReceipt]
+    let stamp: SQLValue
+
+    init(_ receipts: [NewReceipt], stamp: SQLValue) {
+        self.receipts = receipts
+        self.stamp = stamp
+    }
+
+    static let columns = [
+        "id", "account_id", "kind", "payload", "payload_hash", "order_id", "product_id", "status", "attempts",
+        "idempotency_key", "request_hash", "created_at", "updated_at",
+    ]
+
+    static func values(_ new: NewReceipt, _ stamp: SQLValue) -> [(any SQLConvertible)?] {
+        [
+            new.id, new.accountID, new.kind.rawValue, new.payload, new.payloadHash, new.orderID, new.productID,
+            ReceiptStatus.received.rawValue, 0, new.idempotencyKey, new.requestHash, stamp, stamp,
+        ]
+    }
+
+    /// What a stored receipt is known by: its account and its payload hash, or its account
+    /// and its idempotency key.
+    private struct Key: Hashable {
+        var accountID: String
+        var value: String
+    }
+
+    private struct Stored {
+        var summary: ReceiptSummary
+        var requestHash: String?
+    }
+
+    /// The receipts already stored, by payload and by idempotency key.
+    private struct Known {
+        var byPayload: [Key: Stored] = [:]
+        var byIdempotencyKey: [Key: Stored] = [:]
+
+        /// The outcome of `new` against what is stored, or nil if it is new.
+        func outcome(of new: NewReceipt) -> AcceptOutcome? {
+            if let key = new.idempotencyKey, let first = byIdempotencyKey[Key(accountID: new.accountID, value: key)] {
+                return first.requestHash == new.requestHash
+                    ? .duplicate(first.summary) : .idempotencyConflict(existingID: first.summary.id)
+            }
+            return byPayload[Key(accountID: new.accountID, value: new.payloadHash)].map { .duplicate($0.summary) }
+        }
+
+        mutating func add(_ stored: Stored, accountID: String, payloadHash: String, idempotencyKey: String?) {
+            byPayload[Key(accountID: accountID, value: payloadHash)] = stored
+            if let idempotencyKey { byIdempotencyKey[Key(accountID: accountID, value: idempotencyKey)] = stored }
+        }
+    }
+
+    /// Accepts the batch in the caller's transaction.
+    /// - Throws: ``SQLError/constraint(_:)`` when the schema refuses a receipt (the caller
+    ///   then takes them one at a time).
+    func accept(_ db: any SQLSession) async throws -> [AcceptOutcome] {
+        var known = try await stored(db)
+        var outcomes: [AcceptOutcome?] = []
+        var fresh: [NewReceipt] = []
+        for receipt in receipts {
+            if let outcome = known.outcome(of: receipt) {
+                outcomes.append(outcome)
+                continue
+            }
+            // Later duplicates in the batch resolve to this one.
+            known.add(
+                Stored(summary: ReceiptSummary(id: receipt.id, status: .received), requestHash: receipt.requestHash),
+                accountID: receipt.accountID, payloadHash: receipt.payloadHash, idempotencyKey: receipt.idempotencyKey)
+            outcomes.append(nil)
+            fresh.append(receipt)
+        }
+        guard !fresh.isEmpty else { return outcomes.map { $0! } }
+        var accounts = Set<String>()
+        try await db.insert(
+            into: "accounts", columns: ["id", "created_at"],
+            rows: fresh.filter { accounts.insert($0.accountID).inserted }.map { [$0.accountID, stamp] },
+            suffix: "ON CONFLICT (id) DO NOTHING")
+        // Another intake may have stored one of them since the read (PostgreSQL): that one is
+        // a duplicate of what it stored.
+        let inserted = try await db.insert(
+            into: "receipts", columns: Self.columns, rows: fresh.map { Self.values($0, stamp) },
+            suffix: "ON CONFLICT DO NOTHING RETURNING id")
+        let stored = Set(try inserted.map { try $0.get("id", as: String.self) })
+        let raced = stored.count < fresh.count ? try await self.stored(db) : known
+        var next = fresh.makeIterator()
+        return outcomes.map { outcome in
+            if let outcome { return outcome }
+            let receipt = next.next()!
+            if stored.contains(receipt.id) { return .created(ReceiptSummary(id: receipt.id, status: .received)) }
+            return raced.outcome(of: receipt) ?? .invalid(reason: "receipt \(receipt.id) was not stored")
+        }
+    }
+
+    /// The stored receipts this batch's repeat, in one statement.
+    private func stored(_ db: any SQLSession) async throws -> Known {
+        let withKeys = receipts.filter { $0.idempotencyKey != nil }
+        var sql = """
+            SELECT id, account_id, status, request_hash, payload_hash, idempotency_key FROM receipts
+            WHERE (account_id, payload_hash) IN (VALUES \(SQLRows.placeholders(rows: receipts.count, width: 2)))
+            """
+        var arguments: SQLArguments = receipts.flatMap { [$0.accountID, $0.payloadHash] }
+        if !withKeys.isEmpty {
+            sql += """
+
+                UNION ALL
+                SELECT id, account_id, status, request_hash, payload_hash, idempotency_key FROM receipts
+                WHERE (account_id, idempotency_key) IN (VALUES \(SQLRows.placeholders(rows: withKeys.count, width: 2)))
+                """
+            arguments += withKeys.flatMap { [$0.accountID, $0.idempotencyKey] }
+        }
+        var known = Known()
+        for row in try await db.rows(sql, arguments) {
+            let stored = Stored(
+                summary: ReceiptSummary(
+                    id: try row.get("id"), status: try IntakeStatements.status(try row.get("status"))),
+                requestHash: try row.get("request_hash"))
+            known.add(
+                stored, accountID: try row.get("account_id"), payloadHash: try row.get("payload_hash"),
+                idempotencyKey: try row.get("idempotency_key"))
+        }
+        return known
+    }
+}
