@@ -47,6 +47,7 @@ import Testing
 
     @Test func verdictsAreCreditedOnceEvenWhenDeliveredTwice() async throws {
         try await withFulfiller(receipts: 300) { connection, topology, database, ids in
+            let ledger = LedgerStore(database)
             // Given 300 valid verdicts, each published twice (a redelivery after a crash)
             let verdicts = ids.enumerated().map { index, id in
                 Verdict(
@@ -64,14 +65,14 @@ import Testing
             // Then each is credited once, and the queue is drained
             let done = await eventually(timeout: .seconds(20)) {
                 let drained = (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0
-                let coins = try? await database.account(id: "player")?.balances["coins"]
+                let coins = try? await ledger.account(id: "player")?.balances["coins"]
                 return drained && coins == 30_000
             }
             #expect(done)
             try await Task.sleep(for: .milliseconds(300))
-            #expect(try await database.account(id: "player")?.balances["coins"] == 30_000)
-            #expect(try await database.receipt(id: ids[0])?.status == .credited)
-            #expect(try await database.audit().isEmpty)
+            #expect(try await ledger.account(id: "player")?.balances["coins"] == 30_000)
+            #expect(try await ReceiptStore(database).receipt(id: ids[0])?.status == .credited)
+            #expect(try await ledger.audit().isEmpty)
         }
     }
 
@@ -83,13 +84,13 @@ import Testing
                     properties: MessageProperties(
                         messageID: ids[0],
                         headers: [MessageHeader.deadReason: "attempts_exhausted: timeout", MessageHeader.attempts: 8])))
-            let dead = await eventually { (try? await database.receipt(id: ids[0])?.status) == .dead }
+            let dead = await eventually { (try? await ReceiptStore(database).receipt(id: ids[0])?.status) == .dead }
             #expect(dead)
-            let receipt = try await database.receipt(id: ids[0])
+            let receipt = try await ReceiptStore(database).receipt(id: ids[0])
             #expect(receipt?.reason == "attempts_exhausted: timeout")
             #expect(receipt?.attempts == 8)
             // And the letter is archived whole for the operators, the queue drained
-            let letter = try #require(try await database.deadLetters(receiptID: ids[0]).first)
+            let letter = try #require(try await DeadLetterStore(database).deadLetters(receiptID: ids[0]).first)
             #expect(letter.reason == "attempts_exhausted: timeout")
             #expect(letter.attempts == 8)
             #expect(letter.accountID == "player")
@@ -110,14 +111,16 @@ import Testing
                 exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: Array("garbage".utf8),
                 properties: MessageProperties(messageID: "not-a-receipt"))
             _ = await connection.publish([poison, good])
-            let applied = await eventually { (try? await database.receipt(id: ids[0])?.status) == .rejected }
+            let applied = await eventually {
+                (try? await ReceiptStore(database).receipt(id: ids[0])?.status) == .rejected
+            }
             #expect(applied)
             // The poison verdict is dead-lettered by the broker (x-death) and archived
             let archived = await eventually {
-                await ((try? await database.deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
+                await ((try? await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
             }
             #expect(archived)
-            let letter = try await database.deadLetters(receiptID: "not-a-receipt").first
+            let letter = try await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt").first
             #expect(letter?.reason == "rejected in \(topology.fulfilQueue)")
             #expect(letter?.sourceQueue == topology.fulfilQueue)
             #expect(letter?.body == Data("garbage".utf8))
@@ -127,6 +130,7 @@ import Testing
 
     @Test func aVerdictTheEngineRefuses_isDeadLetteredWithItsReason_andChangesNothing() async throws {
         try await withFulfiller(receipts: 2) { connection, topology, database, ids in
+            let receipts = ReceiptStore(database)
             // Given a batch: a valid verdict carrying a transaction without a product (Apple never
             // sends one), and a good one behind it
             let refused = try verdictMessage(
@@ -151,19 +155,19 @@ import Testing
             // Then the refused receipt ends dead with a reason that names the problem, archived
             // for the operators with the same reason, and nothing of it was credited
             let dead = await eventually(timeout: .seconds(20)) {
-                (try? await database.receipt(id: ids[0])?.status) == .dead
+                (try? await receipts.receipt(id: ids[0])?.status) == .dead
             }
             #expect(dead)
             let reason = "refused: transaction t-bad has no product id"
-            #expect(try await database.receipt(id: ids[0])?.reason == reason)
-            let letter = try await database.deadLetters(receiptID: ids[0]).first
+            #expect(try await receipts.receipt(id: ids[0])?.reason == reason)
+            let letter = try await DeadLetterStore(database).deadLetters(receiptID: ids[0]).first
             #expect(letter?.reason == reason)
             #expect(letter?.sourceQueue == topology.fulfilQueue)
             // And the rest of the batch was applied
-            #expect(try await database.receipt(id: ids[1])?.status == .credited)
-            let account = try #require(try await database.account(id: "player"))
+            #expect(try await receipts.receipt(id: ids[1])?.status == .credited)
+            let account = try #require(try await LedgerStore(database).account(id: "player"))
             #expect(account.ledger.map(\.transactionID) == ["t-good"])
-            #expect(try await database.audit().isEmpty)
+            #expect(try await LedgerStore(database).audit().isEmpty)
             let drained = await eventually { (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0 }
             #expect(drained)
         }
@@ -171,8 +175,9 @@ import Testing
 
     @Test func aNotificationVerdictIsAppliedOnceEvenWhenDeliveredTwice() async throws {
         try await withFulfiller(receipts: 1) { connection, topology, database, ids in
+            let notifications = AppleNotificationStore(database)
             // Given the player was credited 100 coins for t1, and Apple's REFUND of t1 was accepted
-            let credited = try await database.apply(
+            let credited = try await SettlementStore(database).apply(
                 [
                     Verdict(
                         outcome: .valid, receiptID: ids[0], accountID: "player", attempts: 1,
@@ -185,7 +190,7 @@ import Testing
                 ], catalog: catalog, now: Date())
             #expect(credited == [.applied(receiptID: ids[0], status: .credited, reason: nil)])
             let notificationID = UUID().uuidString.lowercased()
-            let accepted = try await database.acceptNotification(
+            let accepted = try await notifications.acceptNotification(
                 id: notificationID, payload: "signed-refund", payloadHash: String(repeating: "ab", count: 32),
                 now: Date())
             #expect(accepted.created)
@@ -205,24 +210,25 @@ import Testing
             // Then the coins are taken back once, the notification is applied, and the queue drains
             let done = await eventually(timeout: .seconds(20)) {
                 let drained = (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0
-                let status = try? await database.notification(id: notificationID)?.status
+                let status = try? await notifications.notification(id: notificationID)?.status
                 return drained && status == .applied
             }
             #expect(done)
             try await Task.sleep(for: .milliseconds(300))
-            let account = try #require(try await database.account(id: "player"))
+            let account = try #require(try await LedgerStore(database).account(id: "player"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
-            #expect(try await database.notification(id: notificationID)?.reason == nil)
+            #expect(try await notifications.notification(id: notificationID)?.reason == nil)
             await #expect(try database.allPendingTypes() == [.receiptCredited, .purchaseRefunded])
-            #expect(try await database.audit().isEmpty)
+            #expect(try await LedgerStore(database).audit().isEmpty)
         }
     }
 
     @Test func deadLetterEventMarksANotificationDead() async throws {
         try await withFulfiller(receipts: 0) { connection, topology, database, _ in
+            let notifications = AppleNotificationStore(database)
             let notificationID = UUID().uuidString.lowercased()
-            _ = try await database.acceptNotification(
+            _ = try await notifications.acceptNotification(
                 id: notificationID, payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32),
                 now: Date())
             try await connection.publish(
@@ -232,10 +238,10 @@ import Testing
                         messageID: notificationID,
                         headers: [MessageHeader.deadReason: "poison: undecodable JWS", MessageHeader.attempts: 1])))
             let dead = await eventually {
-                await (try? await database.notification(id: notificationID)?.status) == .dead
+                await (try? await notifications.notification(id: notificationID)?.status) == .dead
             }
             #expect(dead)
-            #expect(try await database.notification(id: notificationID)?.reason == "poison: undecodable JWS")
+            #expect(try await notifications.notification(id: notificationID)?.reason == "poison: undecodable JWS")
         }
     }
 }

@@ -122,9 +122,9 @@ import Testing
             let (answer, body) = try await call(client, .post, "/v1/orders", json)
             #expect(answer.code == status)
             #expect(code(body) == expected)
-            #expect(try await database.account(id: "p1") == nil, "no account created")
+            #expect(try await LedgerStore(database).account(id: "p1") == nil, "no account created")
             #expect(
-                try await database.offers(accountID: "p1", catalog: Self.catalog, now: Date()).allSatisfy {
+                try await OrderStore(database).offers(accountID: "p1", catalog: Self.catalog, now: Date()).allSatisfy {
                     $0.openOrderID == nil
                 })
         }
@@ -140,10 +140,10 @@ import Testing
                 #"{"account_id": "p2", "product_id": "com.example.coins100", "app_account_token": "\#(token)"}"#)
             #expect(status == .conflict && code(body) == "app_account_token_of_another_account")
             #expect(
-                try await database.offers(accountID: "p2", catalog: Self.catalog, now: Date()).allSatisfy {
+                try await OrderStore(database).offers(accountID: "p2", catalog: Self.catalog, now: Date()).allSatisfy {
                     $0.openOrderID == nil
                 })
-            #expect(try await database.account(id: "p2") == nil)
+            #expect(try await LedgerStore(database).account(id: "p2") == nil)
         }
     }
 

@@ -48,7 +48,7 @@ import Testing
                 if ids.count == stored.count { break }
             }
             #expect(ids == Set(stored.map(\.id)))
-            #expect(try await database.receipt(id: stored[0].id)?.status == .validating)
+            #expect(try await ReceiptStore(database).receipt(id: stored[0].id)?.status == .validating)
         }
     }
 

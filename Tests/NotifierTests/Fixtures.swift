@@ -44,7 +44,7 @@ enum Fixture {
                         transactionID: "t\(i)", originalTransactionID: "t\(i)", productID: coins, purchaseDate: t0)
                 ], decidedAt: t0)
         }
-        _ = try await database.apply(verdicts, catalog: catalog, now: t0)
+        _ = try await SettlementStore(database).apply(verdicts, catalog: catalog, now: t0)
         // Read a day ahead: a running notifier may have claimed (leased) them already.
         let rows = try await OutboxStore(database).dueWebhooks(now: t0.addingTimeInterval(86_400), limit: count + 10)
         guard rows.count == count else { throw FixtureError("expected \(count) outbox rows, found \(rows.count)") }

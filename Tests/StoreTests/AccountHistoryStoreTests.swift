@@ -15,7 +15,7 @@ import Testing
     {
         try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", original: "o1")])],
                 catalog: Fixture.catalog, now: t0)
             let history = AccountHistoryStore(database)
@@ -34,7 +34,7 @@ import Testing
     {
         try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
                 now: t0.addingTimeInterval(1))
             let grant = try AdjustmentStore.Request.parse(

@@ -19,14 +19,14 @@ import Testing
             try await database.acceptNew(
                 [Fixture.receipt("r3", account: "a2"), Fixture.receipt("r4", account: "a2")],
                 now: t0.addingTimeInterval(-1800))
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: earlier)
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [
                     Fixture.valid("r3", account: "a2", [Fixture.purchase("t3", product: Fixture.gems)]),
                     Fixture.verdict(.rejected, "r4", account: "a2", reason: "invalid_receipt", attempts: 1),
                 ], catalog: Fixture.catalog, now: t0)
-            try await database.archive(
+            _ = try await DeadLetterStore(database).archive(
                 [DeadLetterTests.letter("d1", receipt: "r2", deadAt: t0.addingTimeInterval(-60))],
                 catalog: Fixture.catalog, now: t0)
             // Older than either window: left out

@@ -16,7 +16,7 @@ import Testing
     {
         try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
             try await body(database, AdjustmentStore(database))
         }
@@ -37,7 +37,7 @@ import Testing
         try await withAccount(backend) { database, store in
             let record = try await store.apply(grant(100, key: "k1"), catalog: Fixture.catalog, now: t0)
             #expect(record.balance == 200 && !record.replayed)
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.balances == ["coins": 200])
             let entry = try #require(account.ledger.first)
             #expect(
@@ -51,7 +51,7 @@ import Testing
             #expect(webhooks.count == 1)
             let body: String = try webhooks[0].get("body")
             #expect(body.contains("\"operator\":\"alice\"") && body.contains("\"balance\":200"))
-            #expect(try await database.audit() == [])
+            #expect(try await LedgerStore(database).audit() == [])
         }
     }
 
@@ -65,7 +65,7 @@ import Testing
             await #expect(throws: AdjustmentStore.Refusal.keyReused(first.id)) {
                 try await store.apply(grant(500, key: "click"), catalog: Fixture.catalog, now: t0)
             }
-            #expect(try await database.account(id: "a1")?.balances == ["coins": 200])
+            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 200])
             #expect(try await store.adjustments(of: "a1").count == 1)
         }
     }
@@ -85,7 +85,7 @@ import Testing
                     try await store.apply(request, catalog: Fixture.catalog, now: t0)
                 }
             }
-            #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 100])
             #expect(try await store.adjustments(of: "a1").isEmpty)
             let outbox = try await database.snapshot {
                 try await $0.value("SELECT COUNT(*) AS n FROM notification_outbox", as: Int.self)
@@ -108,7 +108,7 @@ import Testing
                     accountID: "a1", change: .entitlement("vip", until: until), reason: "apology for the outage",
                     operatorName: "bob", idempotencyKey: "vip-1"), catalog: Fixture.catalog,
                 now: t0.addingTimeInterval(60))
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.entitlements.first { $0.name == "vip" }?.expiresAt == until)
             #expect(try await store.adjustments(of: "a1").map(\.id) == [vip.id, revoke.id])
@@ -118,7 +118,7 @@ import Testing
                 }
             }
             #expect(types == ["receipt.credited", "account.adjusted", "entitlement.granted"])
-            #expect(try await database.audit() == [])
+            #expect(try await LedgerStore(database).audit() == [])
         }
     }
 }

@@ -14,7 +14,7 @@ import Testing
         try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n0"], now: t0.addingTimeInterval(-2 * 86_400))
             try await database.acceptNewNotifications(["n1", "n2", "n3", "n4"], now: t0)
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 (0...4).map {
                     Fixture.notified("n\($0)", "CONSUMPTION_REQUEST", uuid: "U\($0)", Fixture.purchase("t\($0)"))
                 },

@@ -19,7 +19,7 @@ import Testing
             ])
             let transaction = VerifiedTransaction(
                 transactionID: "GPA.1", originalTransactionID: "tok-1", productID: Fixture.coins)
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [
                     Fixture.valid("r1", account: "a1", [transaction]),
                     Fixture.valid("r2", account: "a2", [transaction]),

@@ -14,7 +14,7 @@ import Testing
 
             // Then it is created as received, never attempted, and its account exists
             #expect(outcomes == [.created(ReceiptSummary(id: "r1", status: .received))])
-            let details = try #require(try await database.receipt(id: "r1"))
+            let details = try #require(try await ReceiptStore(database).receipt(id: "r1"))
             #expect(details.accountID == "a1")
             #expect(details.status == .received)
             #expect(details.attempts == 0)
@@ -22,7 +22,7 @@ import Testing
             #expect(details.createdAt == Fixture.t0)
             #expect(details.publishedAt == nil)
             #expect(details.transactions.isEmpty)
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.balances.isEmpty)
         }
     }
@@ -40,7 +40,7 @@ import Testing
 
             // Then it resolves to the first receipt and nothing new is stored
             #expect(outcomes == [.duplicate(ReceiptSummary(id: "r1", status: .received))])
-            #expect(try await database.receipt(id: "r2") == nil)
+            #expect(try await ReceiptStore(database).receipt(id: "r2") == nil)
             #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r1"])
         }
     }
@@ -58,7 +58,7 @@ import Testing
 
             // Then it is a receipt of its own
             #expect(outcomes == [.created(ReceiptSummary(id: "r2", status: .received))])
-            #expect(try await database.receipt(id: "r2")?.accountID == "a2")
+            #expect(try await ReceiptStore(database).receipt(id: "r2")?.accountID == "a2")
         }
     }
 
@@ -79,7 +79,7 @@ import Testing
                 [Fixture.receipt("r3", account: "a1", payload: "Q", idempotencyKey: "K")], now: Fixture.t0)
             // Then it conflicts with the first and nothing is stored
             #expect(reused == [.idempotencyConflict(existingID: "r1")])
-            #expect(try await database.receipt(id: "r3") == nil)
+            #expect(try await ReceiptStore(database).receipt(id: "r3") == nil)
             #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r1"])
 
             // When another account uses the same key
@@ -144,8 +144,8 @@ import Testing
                 return
             }
             #expect(outcomes[3] == .created(ReceiptSummary(id: "r4", status: .received)))
-            #expect(try await database.receipt(id: "r2") == nil)
-            #expect(try await database.account(id: String(repeating: "x", count: 129)) == nil)
+            #expect(try await ReceiptStore(database).receipt(id: "r2") == nil)
+            #expect(try await LedgerStore(database).account(id: String(repeating: "x", count: 129)) == nil)
             #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r1", "r4"])
         }
     }
@@ -177,7 +177,7 @@ import Testing
 
             // Then only the third is left, and the published ones are validating
             #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r3"])
-            let r1 = try #require(try await database.receipt(id: "r1"))
+            let r1 = try #require(try await ReceiptStore(database).receipt(id: "r1"))
             #expect(r1.status == .validating)
             #expect(r1.publishedAt == Fixture.t0.addingTimeInterval(10))
         }
@@ -189,7 +189,7 @@ import Testing
         try await withTestDatabase(backend) { database in
             // Given a receipt that was credited before its publish confirm was recorded (a crash in between)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
                 now: Fixture.t0)
 
@@ -201,7 +201,7 @@ import Testing
 
             // And a late confirm keeps its final status
             try await IntakeStore(database).markPublished(["r1"], at: Fixture.t0)
-            #expect(try await database.receipt(id: "r1")?.status == .credited)
+            #expect(try await ReceiptStore(database).receipt(id: "r1")?.status == .credited)
         }
     }
 }

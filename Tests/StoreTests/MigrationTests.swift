@@ -64,7 +64,7 @@ import Testing
         }
         #expect(migrations == Self.migrations)
         #expect(receiptTables == 1)
-        #expect(try await reopened.receipt(id: "r1")?.status == .received)
+        #expect(try await ReceiptStore(reopened).receipt(id: "r1")?.status == .received)
     }
 
     /// Without the retry in `SQLiteDatabase.init`, about one round in eight fails with
@@ -151,18 +151,21 @@ import Testing
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(migrations == Self.migrations)
-        let account = try #require(try await database.account(id: "a1"))
+        let account = try #require(try await LedgerStore(database).account(id: "a1"))
         #expect(account.balances == ["coins": 100])
         #expect(account.ledger.map(\.transactionID) == ["t1"])
-        #expect(try await database.receipt(id: "r1")?.transactions.map(\.outcome) == [.credited, .credited, .refunded])
+        #expect(
+            try await ReceiptStore(database).receipt(id: "r1")?.transactions.map(\.outcome) == [
+                .credited, .credited, .refunded,
+            ])
         #expect(try await OutboxStore(database).dueWebhooks(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
-        #expect(try await database.audit() == [])
+        #expect(try await LedgerStore(database).audit() == [])
 
         // And what v1 credited can be refunded through v2: the coins, and the entitlement
         // v1 granted (known to v2 from the receipt's record of it)
         try await database.acceptNewNotifications(["n1", "n2"])
         let now = Fixture.t0.addingTimeInterval(60)
-        let results = try await database.apply(
+        let results = try await SettlementStore(database).apply(
             [
                 Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
                 Fixture.notified(
@@ -173,10 +176,10 @@ import Testing
                 .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
                 .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
             ])
-        let refunded = try #require(try await database.account(id: "a1"))
+        let refunded = try #require(try await LedgerStore(database).account(id: "a1"))
         #expect(refunded.balances == ["coins": 0])
         #expect(refunded.entitlements == [.init(name: "vip", expiresAt: now)])
-        #expect(try await database.audit() == [])
+        #expect(try await LedgerStore(database).audit() == [])
     }
 
     @Test func theSchemaRefusesNonsense() async throws {
@@ -312,13 +315,13 @@ extension MigrationTests {
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(migrations == Self.migrations)
-        let account = try #require(try await database.account(id: "a1"))
+        let account = try #require(try await LedgerStore(database).account(id: "a1"))
         #expect(account.balances == ["coins": 100])
         #expect(account.entitlements.map(\.name) == ["vip"])
-        #expect(try await database.order(id: "o-1", now: Fixture.t0)?.status == .fulfilled)
-        #expect(try await database.bindingConflicts(involving: "t1").map(\.creditedAccountID) == ["a1"])
-        #expect(try await database.deadLetter(id: "dl_1")?.reason == "attempts_exhausted: http_503")
-        let findings = try await database.audit()
+        #expect(try await OrderStore(database).order(id: "o-1", now: Fixture.t0)?.status == .fulfilled)
+        #expect(try await OrderStore(database).bindingConflicts(involving: "t1").map(\.creditedAccountID) == ["a1"])
+        #expect(try await DeadLetterStore(database).deadLetter(id: "dl_1")?.reason == "attempts_exhausted: http_503")
+        let findings = try await LedgerStore(database).audit()
         #expect(findings == [], "\(findings)")
 
         // And the engine settles on what v4 wrote: the order's purchase is known (a resent
@@ -326,7 +329,7 @@ extension MigrationTests {
         try await database.acceptNew([Fixture.receipt("r3", account: "b1")])
         try await database.acceptNewNotifications(["n1"])
         let now = Fixture.t0.addingTimeInterval(60)
-        let results = try await database.apply(
+        let results = try await SettlementStore(database).apply(
             [
                 Fixture.valid("r3", account: "b1", [Fixture.purchase("t1")]),
                 Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
@@ -336,7 +339,7 @@ extension MigrationTests {
                 .applied(receiptID: "r3", status: .rejected, reason: "already_credited"),
                 .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
             ])
-        #expect(try await database.account(id: "a1")?.balances == ["coins": 0])
-        #expect(try await database.audit() == [])
+        #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 0])
+        #expect(try await LedgerStore(database).audit() == [])
     }
 }

@@ -11,20 +11,21 @@ import Testing
 
     @Test(arguments: TestBackend.allCases) func theSamePayloadIsOneNotification(_ backend: TestBackend) async throws {
         try await withTestDatabase(backend) { database in
+            let notifications = AppleNotificationStore(database)
             // When Apple posts a payload, posts it again, and posts another
-            let first = try await database.acceptNotification(
+            let first = try await notifications.acceptNotification(
                 id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
-            let resent = try await database.acceptNotification(
+            let resent = try await notifications.acceptNotification(
                 id: "n2", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
-            let other = try await database.acceptNotification(
+            let other = try await notifications.acceptNotification(
                 id: "n3", payload: "JWS-B", payloadHash: Fixture.hash("JWS-B"), now: t0)
 
             // Then the resend is the first row, and the other is new
             #expect(first == ("n1", true))
             #expect(resent == ("n1", false))
             #expect(other == ("n3", true))
-            #expect(try await database.notification(id: "n2") == nil)
-            let n1 = try #require(try await database.notification(id: "n1"))
+            #expect(try await notifications.notification(id: "n2") == nil)
+            let n1 = try #require(try await notifications.notification(id: "n1"))
             #expect(n1.status == .received)
             #expect(n1.attempts == 0)
             #expect(n1.createdAt == t0)
@@ -60,12 +61,13 @@ import Testing
 
             // Then they are not published again, and the notification is validating
             #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r2", "n2"])
-            let published = try #require(try await database.notification(id: "n1"))
+            let published = try #require(try await AppleNotificationStore(database).notification(id: "n1"))
             #expect(published.status == .validating)
             #expect(published.publishedAt == t0.addingTimeInterval(5))
 
             // And a notification that ended before it was confirmed is not published either
-            _ = try await database.apply([Fixture.notified("n2", "TEST", uuid: "U2", nil)], catalog: catalog, now: t0)
+            _ = try await SettlementStore(database).apply(
+                [Fixture.notified("n2", "TEST", uuid: "U2", nil)], catalog: catalog, now: t0)
             #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r2"])
         }
     }
@@ -78,7 +80,7 @@ import Testing
 
             // When verification fails for good for one, and the other retries and is dead-lettered
             // (a dead letter carries no notification: only the id, as the fulfiller decodes it)
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.verdict(.rejected, "n1", account: "", reason: "bad_signature", attempts: 1),
                     Fixture.verdict(.retrying, "n2", account: "", reason: "timeout", attempts: 2),
@@ -94,7 +96,7 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .dead, reason: "attempts_exhausted: timeout"),
                     .notificationAlreadyFinal(notificationID: "n1", status: .rejected),
                 ])
-            #expect(try await database.notification(id: "n2")?.attempts == 8)
+            #expect(try await AppleNotificationStore(database).notification(id: "n2")?.attempts == 8)
             // And no receipt webhook was written for them
             #expect(try await database.allWebhooks().isEmpty)
         }
@@ -105,12 +107,12 @@ import Testing
     ) async throws {
         try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
             try await database.acceptNewNotifications(["n1", "n2", "n3", "n4"])
 
             // When a CONSUMPTION_REQUEST (twice, re-signed), a TEST and a type this build does not know arrive
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.notified("n1", "CONSUMPTION_REQUEST", uuid: "U1", Fixture.purchase("t1")),
                     Fixture.notified("n2", "CONSUMPTION_REQUEST", uuid: "U1", Fixture.purchase("t1")),
@@ -126,11 +128,11 @@ import Testing
                     .notificationApplied(notificationID: "n3", status: .applied, reason: nil),
                     .notificationApplied(notificationID: "n4", status: .applied, reason: "ignored"),
                 ])
-            #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 100])
             #expect(try await database.allWebhooks().map(\.type) == [.receiptCredited])
 
             // And the operator sees the consumption request once, with whose purchase it is
-            let requests = try await database.consumptionRequests()
+            let requests = try await AppleNotificationStore(database).consumptionRequests()
             #expect(requests.count == 1)
             let request = try await #require(requests.first)
             #expect(request.notificationID == "n1")
@@ -138,7 +140,7 @@ import Testing
             #expect(request.transactionID == "t1")
             #expect(request.productID == Fixture.coins)
             #expect(request.accountID == "a1")
-            #expect(try await database.notification(id: "n3")?.type == "TEST")
+            #expect(try await AppleNotificationStore(database).notification(id: "n3")?.type == "TEST")
         }
     }
 
@@ -151,7 +153,7 @@ import Testing
 
             // When a notification verdict names a receipt, and a valid verdict without its
             // notification names a notification
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.notified("r1", "REFUND", uuid: "U1", Fixture.purchase("t1")),
                     Fixture.valid("n1", account: "", [Fixture.purchase("t1")]),
@@ -162,13 +164,13 @@ import Testing
                 Issue.record("expected both invalid, got \(results)")
                 return
             }
-            #expect(try await database.receipt(id: "r1")?.status == .received)
-            #expect(try await database.notification(id: "n1")?.status == .received)
-            #expect(try await database.account(id: "a1")?.balances == [:])
+            #expect(try await ReceiptStore(database).receipt(id: "r1")?.status == .received)
+            #expect(try await AppleNotificationStore(database).notification(id: "n1")?.status == .received)
+            #expect(try await LedgerStore(database).account(id: "a1")?.balances == [:])
 
             // And an id cannot be both a receipt's and a notification's
             await #expect(throws: (any Error).self) {
-                try await database.acceptNotification(
+                try await AppleNotificationStore(database).acceptNotification(
                     id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
             }
             let outcomes = try await IntakeStore(database).accept([Fixture.receipt("n1", account: "a1")], now: t0)
@@ -184,9 +186,9 @@ import Testing
     {
         try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n1"])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)
-            let details = try #require(try await database.notification(id: "n1"))
+            let details = try #require(try await AppleNotificationStore(database).notification(id: "n1"))
             let json = try await Fixture.json(
                 String(decoding: try await WireCoding.encoder().encode(details), as: UTF8.self))
             #expect(json["notification_id"] as? String == "n1")

@@ -13,7 +13,7 @@ import Testing
         try await withTemporaryDatabase { database in
             try await database.acceptNew((1...count).map { Fixture.receipt("r\($0)", account: "a1") })
             for i in 1...count {
-                _ = try await database.apply(
+                _ = try await SettlementStore(database).apply(
                     [Fixture.valid("r\(i)", account: "a1", [Fixture.purchase("t\(i)")])], catalog: Fixture.catalog,
                     now: t0.addingTimeInterval(Double(i)))
             }

@@ -39,8 +39,8 @@ import Testing
             }
 
             // When two fulfillers apply the same verdicts at the same moment, in opposite orders
-            async let one = replicas[0].apply(verdicts, catalog: Fixture.catalog, now: t0)
-            async let two = replicas[1].apply(verdicts.reversed(), catalog: Fixture.catalog, now: t0)
+            async let one = SettlementStore(replicas[0]).apply(verdicts, catalog: Fixture.catalog, now: t0)
+            async let two = SettlementStore(replicas[1]).apply(verdicts.reversed(), catalog: Fixture.catalog, now: t0)
             let results = try await one + two
 
             // Then each receipt was applied once and found final the other time
@@ -50,12 +50,13 @@ import Testing
             #expect(alreadyFinal.count == 120)
             // And every account holds exactly its ten purchases, with one webhook per receipt
             for index in 0..<12 {
-                let account = try await #require(try await replicas[1].account(id: "a\(index)", ledgerLimit: 100))
+                let account = try await #require(
+                    try await LedgerStore(replicas[1]).account(id: "a\(index)", ledgerLimit: 100))
                 #expect(account.balances == ["coins": 1_000])
                 #expect(account.ledger.count == 10)
             }
             #expect(try await replicas[0].allWebhooks().count == 120)
-            #expect(try await replicas[0].audit() == [])
+            #expect(try await LedgerStore(replicas[0]).audit() == [])
         }
     }
 
@@ -72,7 +73,7 @@ import Testing
                     let share = verdicts.enumerated().filter { $0.offset % 4 == index }.map(\.element)
                     group.addTask {
                         for batch in stride(from: 0, to: share.count, by: 10) {
-                            _ = try await replica.apply(
+                            _ = try await SettlementStore(replica).apply(
                                 Array(share[batch..<min(batch + 10, share.count)]), catalog: Fixture.catalog,
                                 now: self.t0)
                         }
@@ -82,10 +83,10 @@ import Testing
             }
 
             // Then the balance is the sum of every credit, and the books balance
-            let account = try await #require(try await replicas[0].account(id: "whale", ledgerLimit: 500))
+            let account = try await #require(try await LedgerStore(replicas[0]).account(id: "whale", ledgerLimit: 500))
             #expect(account.balances == ["coins": 20_000])
             #expect(account.ledger.count == 200)
-            #expect(try await replicas[0].audit() == [])
+            #expect(try await LedgerStore(replicas[0]).audit() == [])
         }
     }
 
@@ -94,7 +95,7 @@ import Testing
             // Given 300 credited receipts, so 300 webhooks due
             let receipts = (0..<300).map { Fixture.receipt("r\($0)", account: "a\($0 % 30)") }
             try await replicas[0].acceptNew(receipts)
-            _ = try await replicas[0].apply(
+            _ = try await SettlementStore(replicas[0]).apply(
                 receipts.map { Fixture.valid($0.id, account: $0.accountID, [Fixture.purchase("t-\($0.id)")]) },
                 catalog: Fixture.catalog, now: t0)
 
@@ -153,7 +154,7 @@ import Testing
 
     func lostConnection(_ store: PostgresPipelineDatabase, admin: PostgresPipelineDatabase) async throws {
         try await store.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
-        _ = try await store.apply(
+        _ = try await SettlementStore(store).apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
 
         // When the server drops every connection of the store's process (a failover, a restart)
@@ -169,7 +170,7 @@ import Testing
         var results: [VerdictResult] = []
         for _ in 0..<10 where results.isEmpty {
             do {
-                results = try await store.apply(
+                results = try await SettlementStore(store).apply(
                     [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2")])], catalog: Fixture.catalog, now: t0)
             } catch {
                 #expect(SQLError.isTransient(error), "\(error)")
@@ -178,6 +179,6 @@ import Testing
         }
         #expect(results == [.applied(receiptID: "r2", status: .credited, reason: nil)])
         #expect(failures <= 4)
-        #expect(try await store.account(id: "a1")?.balances == ["coins": 200])
+        #expect(try await LedgerStore(store).account(id: "a1")?.balances == ["coins": 200])
     }
 }

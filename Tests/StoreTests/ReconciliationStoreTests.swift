@@ -13,7 +13,7 @@ import Testing
             // Given n1 stored (and applied, so its UUID is known) and n2 stored, not yet applied
             try await database.acceptNewNotifications(["n1", "n2"])
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: Fixture.t0))],
                 catalog: Fixture.catalog, now: Fixture.t0)
             let store = ReconciliationStore(database)

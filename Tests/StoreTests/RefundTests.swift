@@ -16,7 +16,7 @@ import Testing
     func withCreditedCoins(_ body: (SQLiteDatabase, String) async throws -> Void) async throws {
         try await withTemporaryDatabase { database, path in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            let credited = try await database.apply(
+            let credited = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
             guard credited == [.applied(receiptID: "r1", status: .credited, reason: nil)] else {
                 throw FixtureError("not credited: \(credited)")
@@ -32,7 +32,8 @@ import Testing
             let later = t0.addingTimeInterval(60)
 
             // When the same REFUND is applied three times in one batch
-            let results = try await database.apply([refund, refund, refund], catalog: catalog, now: later)
+            let results = try await SettlementStore(database).apply(
+                [refund, refund, refund], catalog: catalog, now: later)
 
             // Then it applied once and the redeliveries changed nothing
             #expect(
@@ -44,7 +45,7 @@ import Testing
 
             // When Apple sends it again signed anew (another row, the same UUID), and another
             // notification (another UUID) refunds the same transaction
-            let again = try await database.apply(
+            let again = try await SettlementStore(database).apply(
                 [
                     Fixture.notified("n2", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n3", "REFUND", uuid: "U3", Fixture.purchase("t1", cancelled: t0)),
@@ -58,23 +59,23 @@ import Testing
                 ])
 
             // And the account is back to zero: a purchase and one refund, the balance their sum
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
             #expect(account.ledger.map(\.amount) == [-100, 100])
             #expect(account.ledger.first?.notificationID == "n1")
             #expect(account.ledger.first?.transactionID == "t1")
             #expect(account.ledger.reduce(0) { $0 + $1.amount } == account.balances["coins"])
-            #expect(try await database.audit() == [])
+            #expect(try await LedgerStore(database).audit() == [])
 
             // And the notification shows what it was and whom it changed
-            let n1 = try #require(try await database.notification(id: "n1"))
+            let n1 = try #require(try await AppleNotificationStore(database).notification(id: "n1"))
             #expect(n1.status == .applied)
             #expect(n1.notificationUUID == "U1")
             #expect(n1.type == "REFUND")
             #expect(n1.transactionID == "t1")
             #expect(n1.accountID == "a1")
-            #expect(try await database.notification(id: "n2")?.notificationUUID == nil)
+            #expect(try await AppleNotificationStore(database).notification(id: "n2")?.notificationUUID == nil)
 
             // And one purchase.refunded webhook says so, naming the receipt that credited it
             let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
@@ -103,7 +104,7 @@ import Testing
             try await database.acceptNewNotifications(["n1", "n2"])
 
             // When Apple revokes t1, and then also reports a refund of it
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.notified("n1", "REVOKE", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n2", "REFUND", uuid: "U2", Fixture.purchase("t1", cancelled: t0)),
@@ -112,10 +113,10 @@ import Testing
             // Then one debit, of kind revoke
             #expect(
                 results[1] == .notificationApplied(notificationID: "n2", status: .applied, reason: "already_refunded"))
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.revoke, .purchase])
-            #expect(try await database.audit() == [])
+            #expect(try await LedgerStore(database).audit() == [])
         }
     }
 
@@ -127,7 +128,7 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // When the REFUND of t1 arrives before any receipt credited it
-            let refund = try await database.apply(
+            let refund = try await SettlementStore(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
             #expect(
@@ -136,30 +137,32 @@ import Testing
                 ])
 
             // And then the purchase arrives in a valid receipt, without a cancellation date
-            let purchase = try await database.apply(
+            let purchase = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog,
                 now: t0.addingTimeInterval(60))
 
             // Then it credits nothing: the account nets to zero
             #expect(purchase == [.applied(receiptID: "r1", status: .rejected, reason: "refunded")])
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.balances == [:])
             #expect(account.ledger.isEmpty)
             #expect(try await database.allWebhooks().filter { $0.type == .purchaseRefunded }.isEmpty)
-            #expect(try await database.audit() == [])
+            #expect(try await LedgerStore(database).audit() == [])
         }
     }
 
     @Test func aReversedRefundCreditsAgainOnce() async throws {
         try await withCreditedCoins { database, _ in
+            let ledger = LedgerStore(database)
+            let settlement = SettlementStore(database)
             try await database.acceptNewNotifications(["n1", "n2", "n3"])
-            _ = try await database.apply(
+            _ = try await settlement.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
-            #expect(try await database.account(id: "a1")?.balances == ["coins": 0])
+            #expect(try await ledger.account(id: "a1")?.balances == ["coins": 0])
 
             // When Apple reverses the refund, and a second reversal (another UUID) follows
-            let results = try await database.apply(
+            let results = try await settlement.apply(
                 [
                     Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1")),
                     Fixture.notified("n3", "REFUND_REVERSED", uuid: "U3", Fixture.purchase("t1")),
@@ -171,11 +174,11 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                     .notificationApplied(notificationID: "n3", status: .applied, reason: "not_refunded"),
                 ])
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await ledger.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.map(\.kind) == [.refundReversal, .refund, .purchase])
             #expect(account.ledger.map(\.amount) == [100, -100, 100])
-            #expect(try await database.audit() == [])
+            #expect(try await ledger.audit() == [])
 
             // And one purchase.refund_reversed webhook with the amount credited again
             let events = try await database.allWebhooks().filter { $0.type == .purchaseRefundReversed }
@@ -186,11 +189,11 @@ import Testing
 
             // And a refund after the reversal is not debited a second time
             try await database.acceptNewNotifications(["n4"])
-            let again = try await database.apply(
+            let again = try await settlement.apply(
                 [Fixture.notified("n4", "REFUND", uuid: "U4", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
             #expect(again == [.notificationApplied(notificationID: "n4", status: .applied, reason: "already_refunded")])
-            #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await ledger.account(id: "a1")?.balances == ["coins": 100])
         }
     }
 
@@ -198,16 +201,17 @@ import Testing
         _ backend: TestBackend
     ) async throws {
         try await withTestDatabase(backend) { database in
+            let settlement = SettlementStore(database)
             // Given a permanent unlock bought by a1
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await database.apply(
+            _ = try await settlement.apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", product: Fixture.noAds)])],
                 catalog: catalog, now: t0)
             try await database.acceptNewNotifications(["n1", "n2"])
             let revoked = t0.addingTimeInterval(3600)
 
             // When it is refunded, revoked an hour after t0
-            _ = try await database.apply(
+            _ = try await settlement.apply(
                 [
                     Fixture.notified(
                         "n1", "REFUND", uuid: "U1", Fixture.purchase("t1", product: Fixture.noAds, cancelled: revoked))
@@ -215,7 +219,7 @@ import Testing
                 catalog: catalog, now: t0.addingTimeInterval(7200))
 
             // Then the entitlement ended at the revocation date; no ledger entry moved
-            var account = try #require(try await database.account(id: "a1"))
+            var account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: revoked)])
             #expect(account.ledger.isEmpty)
             let data = try await Fixture.data(
@@ -224,12 +228,12 @@ import Testing
             #expect(data["amount"] is NSNull)
 
             // When the refund is reversed
-            _ = try await database.apply(
+            _ = try await settlement.apply(
                 [Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1", product: Fixture.noAds))],
                 catalog: catalog, now: t0.addingTimeInterval(9000))
 
             // Then it is held for ever again
-            account = try #require(try await database.account(id: "a1"))
+            account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: nil)])
         }
     }
@@ -242,26 +246,29 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // Given a refund recorded before the purchase was credited, then reversed
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [
                     Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1")),
                 ], catalog: catalog, now: t0)
-            #expect(try await database.notification(id: "n2")?.reason == "refund_forgotten_before_credit")
+            #expect(
+                try await AppleNotificationStore(database).notification(id: "n2")?.reason
+                    == "refund_forgotten_before_credit")
 
             // When the purchase arrives
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
 
             // Then it credits, as if never refunded
             #expect(results == [.applied(receiptID: "r1", status: .credited, reason: nil)])
-            #expect(try await database.account(id: "a1")?.balances == ["coins": 100])
-            #expect(try await database.audit() == [])
+            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await LedgerStore(database).audit() == [])
         }
     }
 
     @Test func aLegacyCancellationOfACreditedTransactionDebitsOnce() async throws {
         try await withCreditedCoins { database, _ in
+            let ledger = LedgerStore(database)
             // Given a1's t1 was credited by r1; then receipts of a1 and of a2 list t1 as cancelled
             try await database.acceptNew([
                 Fixture.receipt("r2", account: "a1"), Fixture.receipt("r3", account: "a2"),
@@ -269,7 +276,7 @@ import Testing
             ])
 
             // When they are applied
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.valid("r2", account: "a1", [Fixture.purchase("t1", cancelled: t0)]),
                     Fixture.valid("r3", account: "a2", [Fixture.purchase("t1", cancelled: t0)]),
@@ -284,14 +291,14 @@ import Testing
                     .applied(receiptID: "r3", status: .rejected, reason: "refunded"),
                     .applied(receiptID: "r4", status: .credited, reason: nil),
                 ])
-            let account = try #require(try await database.account(id: "a1"))
+            let account = try #require(try await ledger.account(id: "a1"))
             #expect(account.balances == ["coins": 100])
             #expect(account.ledger.map(\.kind) == [.purchase, .refund, .purchase])
             #expect(account.ledger.map(\.amount) == [100, -100, 100])
             #expect(account.ledger[1].receiptID == "r2")
-            #expect(try await database.account(id: "a2")?.balances == [:])
-            #expect(try await database.receipt(id: "r2")?.transactions.map(\.outcome) == [.refunded])
-            #expect(try await database.audit() == [])
+            #expect(try await ledger.account(id: "a2")?.balances == [:])
+            #expect(try await ReceiptStore(database).receipt(id: "r2")?.transactions.map(\.outcome) == [.refunded])
+            #expect(try await ledger.audit() == [])
 
             // And one purchase.refunded webhook, to a1, naming the receipt that credited t1
             let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
@@ -305,13 +312,13 @@ import Testing
     @Test func theAuditFindsADoubleRefundAndARefundWithoutItsDebit() async throws {
         try await withCreditedCoins { database, path in
             try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2")])], catalog: catalog, now: t0)
             try await database.acceptNewNotifications(["n1"])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
-            #expect(try await database.audit() == [])
+            #expect(try await LedgerStore(database).audit() == [])
 
             try await withRawConnection(path) { db in
                 // The schema refuses a second debit of t1
@@ -334,7 +341,7 @@ import Testing
             }
 
             // When the books are audited
-            let findings = try await database.audit()
+            let findings = try await LedgerStore(database).audit()
 
             // Then both are reported, and nothing else
             #expect(Set(findings.map(\.kind)) == [.transactionRefundedTwice, .refundWithoutDebit])

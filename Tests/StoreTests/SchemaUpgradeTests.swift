@@ -36,7 +36,7 @@ import Testing
         // And every row is as it was (migrations recorded included: none ran again), and the books balance
         #expect(try Self.sqliteRows(path) == before)
         #expect(try await LedgerStore(database).audit() == [])
-        #expect(try await database.account(id: "player-2")?.balances == ["coins": 150])
+        #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
     }
 
     @Test func aSchema6DatabaseFromThePreviousReleaseIsRenumberedWithEveryRowAndBalancedBooks() async throws {
@@ -82,7 +82,7 @@ import Testing
             // And every row is as it was, and the books balance
             #expect(try await Self.postgresRows(database) == before)
             #expect(try await LedgerStore(database).audit() == [])
-            #expect(try await database.account(id: "player-2")?.balances == ["coins": 150])
+            #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
         }
     }
 

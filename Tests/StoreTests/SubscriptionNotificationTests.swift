@@ -16,7 +16,7 @@ import Testing
     func withSubscription(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
             try await database.acceptNew([Fixture.receipt("rA", account: "a1")])
-            let bought = try await database.apply(
+            let bought = try await SettlementStore(database).apply(
                 [
                     Fixture.valid(
                         "rA", account: "a1",
@@ -35,21 +35,23 @@ import Testing
 
     @Test func aRenewalExtendsTheBoundAccountOnceWhoeverSendsIt() async throws {
         try await withSubscription { database in
+            let ledger = LedgerStore(database)
+            let settlement = SettlementStore(database)
             let february = t0.addingTimeInterval(60 * day)
             let march = t0.addingTimeInterval(90 * day)
             try await database.acceptNewNotifications(["n1", "n2"])
 
             // When DID_RENEW reports the renewal t2 until February (the verdict naming another
             // account, as a confused sender might)
-            let renewed = try await database.apply(
+            let renewed = try await settlement.apply(
                 [Fixture.notified("n1", "DID_RENEW", uuid: "U1", renewal("t2", expires: february), account: "a2")],
                 catalog: catalog, now: t0)
 
             // Then a1's entitlement runs to February, and nothing went to a2
             #expect(renewed == [.notificationApplied(notificationID: "n1", status: .applied, reason: nil)])
-            #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: february)])
-            #expect(try await database.account(id: "a2") == nil)
-            #expect(try await database.notification(id: "n1")?.accountID == "a1")
+            #expect(try await ledger.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: february)])
+            #expect(try await ledger.account(id: "a2") == nil)
+            #expect(try await AppleNotificationStore(database).notification(id: "n1")?.accountID == "a1")
             let events = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }
             #expect(events.map(\.accountID) == ["a1"])
             let body = try await Fixture.json(try await #require(events.first).body)
@@ -62,7 +64,7 @@ import Testing
             #expect(data["expires_at"] as? String == Timestamp.format(february))
 
             // When the same renewal comes again in another notification
-            let again = try await database.apply(
+            let again = try await settlement.apply(
                 [Fixture.notified("n2", "DID_RENEW", uuid: "U2", renewal("t2", expires: february))],
                 catalog: catalog, now: t0)
 
@@ -72,18 +74,21 @@ import Testing
 
             // When a2 sends a receipt that carries the next renewal of a1's subscription
             try await database.acceptNew([Fixture.receipt("rB", account: "a2")])
-            let viaB = try await database.apply(
+            let viaB = try await settlement.apply(
                 [Fixture.valid("rB", account: "a2", [renewal("t3", expires: march)])], catalog: catalog, now: t0)
 
             // Then it still goes to a1, and a2's receipt credited a2 nothing
             #expect(viaB == [.applied(receiptID: "rB", status: .rejected, reason: "bound_to_another_account")])
-            #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: march)])
-            #expect(try await database.account(id: "a2")?.entitlements == [])
-            #expect(try await database.receipt(id: "rB")?.transactions.map(\.outcome) == [.boundToAnotherAccount])
+            #expect(try await ledger.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: march)])
+            #expect(try await ledger.account(id: "a2")?.entitlements == [])
+            #expect(
+                try await ReceiptStore(database).receipt(id: "rB")?.transactions.map(\.outcome) == [
+                    .boundToAnotherAccount
+                ])
             let renewedViaB = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }.last
             #expect(renewedViaB?.accountID == "a1")
             #expect(renewedViaB?.receiptID == "rB")
-            #expect(try await database.audit() == [])
+            #expect(try await ledger.audit() == [])
         }
     }
 
@@ -95,24 +100,27 @@ import Testing
             try await database.acceptNewNotifications(["n1"])
 
             // When DID_RENEW arrives for a subscription no account has bought here
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [Fixture.notified("n1", "DID_RENEW", uuid: "U1", renewal("t2", expires: expiry, original: "o9"))],
                 catalog: catalog, now: t0)
 
             // Then it is applied as unbound, and nothing changed
             #expect(results == [.notificationApplied(notificationID: "n1", status: .applied, reason: "unbound")])
             #expect(try await database.allWebhooks().isEmpty)
-            #expect(try await database.notification(id: "n1")?.accountID == nil)
+            #expect(try await AppleNotificationStore(database).notification(id: "n1")?.accountID == nil)
 
             // When the player's receipt carries that transaction
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            let credited = try await database.apply(
+            let credited = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [renewal("t2", expires: expiry, original: "o9")])],
                 catalog: catalog, now: t0)
 
             // Then the receipt binds and credits it
             #expect(credited == [.applied(receiptID: "r1", status: .credited, reason: nil)])
-            #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: expiry)])
+            #expect(
+                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                    .init(name: "vip", expiresAt: expiry)
+                ])
         }
     }
 
@@ -122,7 +130,7 @@ import Testing
             try await database.acceptNewNotifications(["n1", "n2"])
 
             // When SUBSCRIBED reports the initial buy (already credited by rA) and a resubscription
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.notified(
                         "n1", "SUBSCRIBED", uuid: "U1", subtype: "INITIAL_BUY",
@@ -137,14 +145,17 @@ import Testing
                     .notificationApplied(notificationID: "n1", status: .applied, reason: "already_credited"),
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                 ])
-            #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: later)])
+            #expect(
+                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                    .init(name: "vip", expiresAt: later)
+                ])
         }
     }
 
     @Test func expiredEndsTheEntitlementAtTheEarlierOfItsExpiryAndNow() async throws {
         try await withSubscription { database in
             try await database.acceptNew([Fixture.receipt("rX", account: "a3")])
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [
                     Fixture.valid(
                         "rX", account: "a3",
@@ -154,7 +165,7 @@ import Testing
             let now = t0.addingTimeInterval(10 * day)
 
             // When EXPIRED arrives ten days in, for a period that would run thirty
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.notified(
                         "n1", "EXPIRED", uuid: "U1", subtype: "VOLUNTARY",
@@ -169,9 +180,10 @@ import Testing
                     .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
                     .notificationApplied(notificationID: "n2", status: .applied, reason: "unbound"),
                 ])
-            #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: now)])
             #expect(
-                try await database.account(id: "a3")?.entitlements
+                try await LedgerStore(database).account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: now)])
+            #expect(
+                try await LedgerStore(database).account(id: "a3")?.entitlements
                     == [.init(name: "vip", expiresAt: t0.addingTimeInterval(30 * day))])
             let events = try await database.allWebhooks().filter { $0.type == .subscriptionExpired }
             #expect(events.map(\.accountID) == ["a1"])
@@ -188,7 +200,7 @@ import Testing
             try await database.acceptNewNotifications(["n1", "n2", "n3"])
 
             // When the renewal fails without a grace period, and then with one
-            let results = try await database.apply(
+            let results = try await SettlementStore(database).apply(
                 [
                     Fixture.notified("n1", "DID_FAIL_TO_RENEW", uuid: "U1", renewal("o1", expires: expiry)),
                     Fixture.notified(
@@ -202,16 +214,22 @@ import Testing
                     .notificationApplied(notificationID: "n1", status: .applied, reason: "ignored"),
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                 ])
-            #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: graceEnd)])
+            #expect(
+                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                    .init(name: "vip", expiresAt: graceEnd)
+                ])
             #expect(try await database.allWebhooks().filter { $0.type != .receiptCredited }.isEmpty)
 
             // When the grace period expires unpaid
-            _ = try await database.apply(
+            _ = try await SettlementStore(database).apply(
                 [Fixture.notified("n3", "GRACE_PERIOD_EXPIRED", uuid: "U3", renewal("o1", expires: expiry))],
                 catalog: catalog, now: graceEnd)
 
             // Then the entitlement ends with the paid period
-            #expect(try await database.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: expiry)])
+            #expect(
+                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                    .init(name: "vip", expiresAt: expiry)
+                ])
             #expect(try await database.allWebhooks().filter { $0.type == .subscriptionExpired }.count == 1)
         }
     }

@@ -13,7 +13,7 @@ import Testing
     /// Three credited receipts: r1's webhook delivered, r2's given up on, r3's failing and retrying.
     func history(_ database: any SQLDatabase) async throws -> [String: String] {
         try await database.acceptNew((1...3).map { Fixture.receipt("r\($0)", account: "a\($0)") })
-        _ = try await database.apply(
+        _ = try await SettlementStore(database).apply(
             (1...3).map { Fixture.valid("r\($0)", account: "a\($0)", [Fixture.purchase("t\($0)")]) },
             catalog: Fixture.catalog, now: t0)
         let ids = Dictionary(uniqueKeysWithValues: try await database.allWebhooks().map { ($0.receiptID ?? "", $0.id) })

@@ -58,7 +58,7 @@ struct AloneReplicatedStagesTests {
         let plan = (0..<count).map { Planned(index: $0, pipeline: pipeline) }
         let submitting = Task { try await submit(plan, ports: ports, pipeline: pipeline) }
         func final() async -> Int {
-            let counts = try? await database.receiptStatusCounts()
+            let counts = try? await ReceiptStore(database).receiptStatusCounts()
             return (counts?[.credited, default: 0] ?? 0) + (counts?[.rejected, default: 0] ?? 0)
         }
         for round in 1...3 {
@@ -82,7 +82,7 @@ struct AloneReplicatedStagesTests {
         // replay was checked first, to the replaying account), the other receipt rejected
         #expect(
             await eventually(timeout: .seconds(300), every: .milliseconds(500)) { await final() == count + replays })
-        let counts = try await database.receiptStatusCounts()
+        let counts = try await ReceiptStore(database).receiptStatusCounts()
         #expect(counts[.credited, default: 0] == count && counts[.rejected, default: 0] == replays, "\(counts)")
         let purchases = try await database.snapshot { session in
             try await session.rows(
@@ -98,7 +98,7 @@ struct AloneReplicatedStagesTests {
             }
         }
         #expect(purchases == [count, count, count * 100])
-        #expect(try await database.audit() == [])
+        #expect(try await LedgerStore(database).audit() == [])
 
         // And each webhook id the outbox holds was delivered at least once
         #expect(

@@ -62,13 +62,14 @@ struct AloneServerAPIBudgetTests {
             }
             defer { for validator in validators { validator.crash() } }
             let allCredited = await eventually(timeout: .seconds(180)) {
-                await (try? await pipeline.database.receiptStatusCounts()[.credited, default: 0]) == Self.count
+                await (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0])
+                    == Self.count
             }
             let elapsed = ContinuousClock.now - started
 
             // Then every purchase is credited once, and Apple's limit held in every second
             #expect(allCredited)
-            #expect(try await pipeline.database.audit().isEmpty)
+            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
             #expect(try await pipeline.balance("budget-0") == Self.count / 20 * 100)
             let stats = pipeline.stub.serverAPI.stats
             let perSecond = stats.callsPerSecond["production/getTransactionInfo"] ?? [:]

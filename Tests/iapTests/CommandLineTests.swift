@@ -164,7 +164,7 @@ import Testing
         let database = try SQLiteDatabase(path: path)
         let receipt = NewReceipt.fixture(accountID: "player")
         _ = try await IntakeStore(database).accept([receipt], now: Date())
-        _ = try await database.apply(
+        _ = try await SettlementStore(database).apply(
             [
                 Verdict(
                     outcome: .valid, receiptID: receipt.id, accountID: "player", attempts: 1,

@@ -53,7 +53,7 @@ extension ConsoleTests {
             #expect(try await pipeline.balance("browser-player") == 200)
             let adjustments = try await AdjustmentStore(pipeline.database).adjustments(of: "browser-player")
             #expect(adjustments.map(\.operatorName) == ["alice"])
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 
@@ -125,7 +125,7 @@ extension ConsoleTests {
             #expect(forbidden.status == 403)
             #expect(try await pipeline.balance("desk-player") == 200)
             #expect(try await AdjustmentStore(pipeline.database).adjustments(of: "desk-player").count == 1)
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
 
             // Unknown ids: a 404 page, and a search that finds nothing
             #expect(try await get("/console/accounts/nobody", cookie: bob, pipeline).status == 404)

@@ -94,7 +94,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await pipeline.balance("browser") == 100)
             #expect(pipeline.creditedWebhooks(receipt) == 1)
-            let letter = try #require(try await pipeline.database.deadLetters(receiptID: receipt).first)
+            let letter = try #require(
+                try await DeadLetterStore(pipeline.database).deadLetters(receiptID: receipt).first)
             #expect(letter.status == .replayed)
             #expect(letter.resolvedBy == "alice")
         }
@@ -157,21 +158,23 @@ import Testing
                     try await post("/console/dead/\(letter)/replay", form: form, cookie: cookie, pipeline).status == 403
                 )
             }
-            #expect(try await pipeline.database.deadLetter(id: letter)?.status == .waiting)
-            #expect(try await pipeline.database.receipt(id: receipt)?.status == .dead)
+            #expect(try await DeadLetterStore(pipeline.database).deadLetter(id: letter)?.status == .waiting)
+            #expect(try await ReceiptStore(pipeline.database).receipt(id: receipt)?.status == .dead)
 
             // A discard without a reason is refused too, changing nothing
             let noReason = try await post(
                 "/console/dead/\(letter)/discard", form: ["csrf": token], cookie: cookie, pipeline)
             #expect(noReason.status == 422)
-            #expect(try await pipeline.database.deadLetter(id: letter)?.status == .waiting)
+            #expect(try await DeadLetterStore(pipeline.database).deadLetter(id: letter)?.status == .waiting)
 
             // With the right token the discard is done and recorded
             let done = try await post(
                 "/console/dead/\(letter)/discard", form: ["csrf": token, "reason": "fraud check"], cookie: cookie,
                 pipeline)
             #expect(done.status == 200)
-            #expect(try await pipeline.database.receipt(id: receipt)?.reason == "discarded by alice: fraud check")
+            #expect(
+                try await ReceiptStore(pipeline.database).receipt(id: receipt)?.reason
+                    == "discarded by alice: fraud check")
             // And the search finds the receipt by its account
             let search = try await get("/console/receipts?q=csrf", cookie: cookie, pipeline)
             #expect(search.bodyString.contains(receipt))
@@ -182,25 +185,26 @@ import Testing
         async throws
     {
         try await PipelineHarness.run(backend, maxAttempts: 2, console: Self.console) { pipeline in
+            let receipts = ReceiptStore(pipeline.database)
             let cookie = try await logIn(pipeline)
             let token = try csrf(in: try await get("/console", cookie: cookie, pipeline).bodyString)
 
             // Given one dead receipt: discarding its group records who and why
             let first = try await pipeline.submitDoomed(account: "group-1", transactionID: "console-g1")
-            let reason = try await #require(try await pipeline.database.receipt(id: first)?.reason)
+            let reason = try await #require(try await receipts.receipt(id: first)?.reason)
             let overview = try await get("/console", cookie: cookie, pipeline)
             #expect(overview.bodyString.contains(reason))
             let noWhy = try await post(
                 "/console/groups/discard", form: ["csrf": token, "group": reason], cookie: cookie, pipeline)
             #expect(noWhy.status == 422)
-            #expect(try await pipeline.database.receipt(id: first)?.status == .dead)
-            #expect(try await pipeline.database.receipt(id: first)?.reason == reason)
+            #expect(try await receipts.receipt(id: first)?.status == .dead)
+            #expect(try await receipts.receipt(id: first)?.reason == reason)
             let discarded = try await post(
                 "/console/groups/discard", form: ["csrf": token, "group": reason, "reason": "load test"],
                 cookie: cookie, pipeline)
             #expect(discarded.status == 200)
             #expect(discarded.bodyString.contains("discarded 1, failed 0, skipped 0"))
-            #expect(try await pipeline.database.receipt(id: first)?.reason == "discarded by alice: load test")
+            #expect(try await receipts.receipt(id: first)?.reason == "discarded by alice: load test")
 
             // Given two more: replaying their group credits both, once
             let second = try await pipeline.submitDoomed(account: "group-2", transactionID: "console-g2")
@@ -279,7 +283,7 @@ import Testing
             #expect(page.contains("Binding conflicts"))
             #expect(page.contains(purchase.transactionID))
             #expect(page.contains(">alice<") && page.contains(">order<"))
-            #expect(try await pipeline.database.bindingConflicts(involving: "nobody").isEmpty)
+            #expect(try await OrderStore(pipeline.database).bindingConflicts(involving: "nobody").isEmpty)
         }
     }
 

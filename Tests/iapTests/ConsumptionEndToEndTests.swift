@@ -27,8 +27,11 @@ import Testing
                 #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
                 purchases.append(purchase)
             }
-            try await pipeline.database.adjust(
-                "consenting", "coins", -40, reason: "spent in the shop", catalog: PipelineHarness.catalog, now: Date())
+            _ = try await AdjustmentStore(pipeline.database).apply(
+                .init(
+                    accountID: "consenting", change: .currency("coins", amount: -40), reason: "spent in the shop",
+                    operatorName: "tests", idempotencyKey: UUID().uuidString),
+                catalog: PipelineHarness.catalog, now: Date())
             let (status, consent) = try await pipeline.put(
                 "/v1/accounts/consenting/consumption-consent", ["consented": true])
             #expect(status == 200)
@@ -69,7 +72,7 @@ import Testing
             let (unknown, notFound) = try await pipeline.put("/v1/accounts/p1/consumption-consent", ["consented": true])
             #expect(unknown == 404)
             #expect((notFound["error"] as? [String: Any])?["code"] as? String == "not_found")
-            #expect(try await pipeline.database.account(id: "p1") == nil)
+            #expect(try await LedgerStore(pipeline.database).account(id: "p1") == nil)
             #expect(try await ConsumptionStore(pipeline.database).consent(accountID: "p1") == nil)
             // Once it has submitted a receipt, it is known
             let receipt = pipeline.receipt(transactions: [(id: "c-1", product: "com.example.coins100")])
@@ -89,7 +92,7 @@ import Testing
             let (withdrawn, body) = try await pipeline.put("/v1/accounts/p1/consumption-consent", ["consented": false])
             #expect(granted == 200 && withdrawn == 200)
             #expect(body["consented"] as? Bool == false)
-            let account = try #require(try await pipeline.database.account(id: "p1"))
+            let account = try #require(try await LedgerStore(pipeline.database).account(id: "p1"))
             #expect(account.consumptionConsent?.consented == false)
         }
     }

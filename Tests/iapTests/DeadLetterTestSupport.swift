@@ -24,7 +24,11 @@ extension PipelineHarness {
 
     /// The open dead letter of a receipt.
     func letterID(receipt: String) async throws -> String {
-        guard let letter = try await database.deadLetters(receiptID: receipt).last(where: { $0.status.isOpen }) else {
+        guard
+            let letter = try await DeadLetterStore(database).deadLetters(receiptID: receipt).last(where: {
+                $0.status.isOpen
+            })
+        else {
             throw HarnessFailure("no open dead letter for receipt \(receipt)")
         }
         return letter.id

@@ -37,7 +37,8 @@ import Testing
     }
 
     func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) async throws -> Date? {
-        try await pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
+        try await LedgerStore(pipeline.database).account(id: account)?.entitlements.first { $0.name == "vip" }?
+            .expiresAt
     }
 
     @Test(arguments: TestBackend.allCases) func aSubscriptionIsRenewedByGooglesNotice(_ backend: TestBackend)
@@ -79,7 +80,7 @@ import Testing
             #expect(details.notificationUUID == "7001")
             #expect(try await entitlementEnd(pipeline, "android-sub") == renewedEnd)
             #expect(play.stats.calls["subscriptionsv2.get"] == 2)
-            #expect(try await pipeline.database.notificationStatusCounts().values.reduce(0, +) == 1)
+            #expect(try await ReceiptStore(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 1)
             let renewed = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
                 $0.bodyString.contains("GPA.5555-6666-7777-88888..0")
             }
@@ -94,7 +95,7 @@ import Testing
             #expect(
                 endDetails?.status == .applied && endDetails?.type == "SUBSCRIPTION_EXPIRED",
                 "\(String(describing: endDetails))")
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 
@@ -132,9 +133,10 @@ import Testing
             // Then it is debited once: by the notice; the list finds it debited already
             #expect(polled.debited == 0 && polled.alreadyDebited == 1, "\(polled)")
             #expect(try await pipeline.balance("android-9") == 0)
-            let kinds = try #require(try await pipeline.database.account(id: "android-9")).ledger.map(\.kind)
+            let kinds = try #require(try await LedgerStore(pipeline.database).account(id: "android-9")).ledger.map(
+                \.kind)
             #expect(kinds == [.refund, .purchase])
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 
@@ -169,7 +171,7 @@ import Testing
             let owed = try await store.acknowledgement(token: "coin-token-7")
             #expect(owed?.action == .consume && owed?.receiptID == nil)
             #expect(pipeline.stub.googlePlay.stats.consumed == ["coin-token-7"])
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 
@@ -203,7 +205,7 @@ import Testing
                 #expect(error?["code"] as? String == "unauthorized", "\(answer)")
                 #expect((error?["message"] as? String)?.hasSuffix(reason) == true, "\(answer)")
             }
-            #expect(try await pipeline.database.notificationStatusCounts().values.reduce(0, +) == 0)
+            #expect(try await ReceiptStore(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 0)
 
             // A good token with a body that is no notification: 400, naming the member, nothing stored
             let bad: [([String: Any], String)] = [
@@ -220,7 +222,7 @@ import Testing
                 #expect(status == 400 && error?["code"] as? String == "invalid_push", "\(answer)")
                 #expect(error?["field"] as? String == field, "\(answer)")
             }
-            #expect(try await pipeline.database.notificationStatusCounts().values.reduce(0, +) == 0)
+            #expect(try await ReceiptStore(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 0)
 
             // And the test notification Play Console sends is taken, and changes nothing
             let (status, accepted) = try await pipeline.pushGoogle(notice, messageID: "668")

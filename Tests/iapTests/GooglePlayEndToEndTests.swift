@@ -55,9 +55,9 @@ import Testing
             // Then it is credited once, to the first account, under Google's order id
             #expect(try await pipeline.balance("android-1") == 100)
             #expect(try await pipeline.balance("android-2") == 0)
-            let ledger = try #require(try await pipeline.database.account(id: "android-1")).ledger
+            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-1")).ledger
             #expect(ledger.map(\.transactionID) == ["GPA.1111-2222-3333-00001"])
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
             #expect(pipeline.stub.googlePlay.stats.calls["productsv2.get"] == 2)
 
             // And once credited it is consumed, once, so that the player can buy it again
@@ -119,13 +119,14 @@ import Testing
             // Then it is debited once, with a purchase.refunded webhook, and the books balance
             #expect(first.debited == 1 && second.debited == 0 && second.alreadyDebited == 1, "\(first) \(second)")
             #expect(try await pipeline.balance("android-5") == 0)
-            let kinds = try #require(try await pipeline.database.account(id: "android-5")).ledger.map(\.kind)
+            let kinds = try #require(try await LedgerStore(pipeline.database).account(id: "android-5")).ledger.map(
+                \.kind)
             #expect(kinds == [.refund, .purchase])
             let refunded = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
                 $0.bodyString.contains("\"type\":\"purchase.refunded\"")
             }
             #expect(refunded.first?.bodyString.contains("GPA.1111-2222-3333-00005") == true)
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 
@@ -154,8 +155,8 @@ import Testing
 
             // Then one ledger holds all three credits and the refund, and the books balance
             #expect(try await pipeline.balance("both-stores") == 200)
-            #expect(try #require(try await pipeline.database.account(id: "both-stores")).ledger.count == 4)
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try #require(try await LedgerStore(pipeline.database).account(id: "both-stores")).ledger.count == 4)
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 

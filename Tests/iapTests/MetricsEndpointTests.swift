@@ -1,6 +1,7 @@
 import Foundation
 import Notifier
 import PipelineTesting
+import Store
 import StoreSQLite
 import StubStore
 import Testing
@@ -55,7 +56,7 @@ import Testing
                 }
                 let database = try pipeline.database()
                 let settled = await eventually(timeout: .seconds(60)) {
-                    let counts = (try? await database.receiptStatusCounts()) ?? [:]
+                    let counts = (try? await ReceiptStore(database).receiptStatusCounts()) ?? [:]
                     return counts[.credited, default: 0] == good && counts[.rejected, default: 0] == bad
                 }
                 #expect(settled)

@@ -31,9 +31,12 @@ import Testing
             Verdict(
                 outcome: .dead, receiptID: receipts[40].id, accountID: "player-0", reason: "poison", attempts: 3,
                 decidedAt: Date()))
-        _ = try await database.apply(verdicts, catalog: Self.catalog, now: Date())
-        try await database.adjust(
-            "player-1", "coins", -30, reason: "goodwill reversal", catalog: Self.catalog, now: Date())
+        _ = try await SettlementStore(database).apply(verdicts, catalog: Self.catalog, now: Date())
+        _ = try await AdjustmentStore(database).apply(
+            .init(
+                accountID: "player-1", change: .currency("coins", amount: -30), reason: "goodwill reversal",
+                operatorName: "tests", idempotencyKey: UUID().uuidString),
+            catalog: Self.catalog, now: Date())
     }
 
     @Test func aSQLiteHistoryIsCopiedWholeAndAuditedOnBothSides() async throws {
@@ -51,11 +54,14 @@ import Testing
             #expect(copy.output.contains("audit: sqlite 0 finding(s), postgres 0 finding(s)"))
             #expect(!copy.output.contains("DIFFERS"))
             // Then PostgreSQL holds the same books, and new ledger lines continue after the copied ones
-            let account = try #require(try await target.account(id: "player-1"))
+            let account = try #require(try await LedgerStore(target).account(id: "player-1"))
             #expect(account.balances == ["coins": 770])
-            try await target.adjust(
-                "player-1", "coins", 5, reason: "after the move", catalog: Self.catalog, now: Date())
-            #expect(try await target.audit() == [])
+            _ = try await AdjustmentStore(target).apply(
+                .init(
+                    accountID: "player-1", change: .currency("coins", amount: 5), reason: "after the move",
+                    operatorName: "tests", idempotencyKey: UUID().uuidString),
+                catalog: Self.catalog, now: Date())
+            #expect(try await LedgerStore(target).audit() == [])
 
             // And a second copy into the now full database is refused, changing nothing
             let again = try await IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)

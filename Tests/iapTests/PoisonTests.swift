@@ -113,7 +113,7 @@ extension ConsoleTests {
                 ).1)
             #expect(try await pipeline.finalStatus(next)["status"] as? String == "credited")
             #expect(try await pipeline.balance("a1") == 200)
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 
@@ -145,8 +145,8 @@ extension ConsoleTests {
             for receipt in others {
                 #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
             }
-            #expect(try await pipeline.database.account(id: "far-player")?.entitlements.isEmpty ?? true)
-            #expect(try await pipeline.database.audit() == [])
+            #expect(try await LedgerStore(pipeline.database).account(id: "far-player")?.entitlements.isEmpty ?? true)
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
 }

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import PipelineTesting
+import Store
 import StubStore
 import Testing
 
@@ -60,9 +61,9 @@ import Testing
             // Then the account is debited exactly once
             #expect(await pipeline.notificationsSettled(2))
             #expect(try await pipeline.balance("refunded") == 0)
-            let ledger = try await pipeline.database.account(id: "refunded")?.ledger ?? []
+            let ledger = try await LedgerStore(pipeline.database).account(id: "refunded")?.ledger ?? []
             #expect(ledger.filter { $0.amount < 0 }.map(\.amount) == [-100])
-            #expect(try await pipeline.database.audit().isEmpty)
+            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30)) { $0.wasAccepted }
             let refunds = pipeline.receiver.accepted.filter { $0.bodyString.contains("purchase.refunded") }
             #expect(refunds.count == 1)
@@ -73,6 +74,7 @@ import Testing
         async throws
     {
         try await PipelineHarness.run(backend) { pipeline in
+            let ledger = LedgerStore(pipeline.database)
             // Given a monthly subscription bought by one account
             let firstEnd = Date().addingTimeInterval(3600)
             let first = StubTransaction(
@@ -81,7 +83,7 @@ import Testing
             let (_, id) = try await pipeline.submit(
                 account: "subscriber", signedTransaction: pipeline.stub.storeKit.signTransaction(first))
             #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
-            let bought = try await pipeline.database.account(id: "subscriber")?.entitlements.first
+            let bought = try await ledger.account(id: "subscriber")?.entitlements.first
             #expect(bought?.name == "vip")
             #expect(abs((bought?.expiresAt ?? .distantPast).timeIntervalSince(firstEnd)) < 1)
 
@@ -96,7 +98,7 @@ import Testing
             #expect(await pipeline.notificationsSettled(1))
 
             // Then the entitlement runs to the new end
-            let renewed = try await pipeline.database.account(id: "subscriber")?.entitlements.first
+            let renewed = try await ledger.account(id: "subscriber")?.entitlements.first
             #expect(abs((renewed?.expiresAt ?? .distantPast).timeIntervalSince(renewedEnd)) < 1)
 
             // And when it expires, the entitlement ends
@@ -104,7 +106,7 @@ import Testing
                 pipeline.stub.storeKit.signNotification(type: .expired, transaction: renewal),
                 to: pipeline.notificationURL)
             #expect(await pipeline.notificationsSettled(2))
-            let ended = try await pipeline.database.account(id: "subscriber")?.entitlements.first
+            let ended = try await ledger.account(id: "subscriber")?.entitlements.first
             #expect((ended?.expiresAt ?? .distantFuture) <= Date())
         }
     }
@@ -129,7 +131,7 @@ import Testing
 
             // Then the account nets to zero
             #expect(try await pipeline.balance("late") == 0)
-            #expect(try await pipeline.database.audit().isEmpty)
+            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
         }
     }
 

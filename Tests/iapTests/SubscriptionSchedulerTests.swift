@@ -30,7 +30,8 @@ import Testing
     }
 
     func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) async throws -> Date? {
-        try await pipeline.database.account(id: account)?.entitlements.first { $0.name == "vip" }?.expiresAt
+        try await LedgerStore(pipeline.database).account(id: account)?.entitlements.first { $0.name == "vip" }?
+            .expiresAt
     }
 
     @Test(arguments: TestBackend.allCases)
@@ -60,11 +61,12 @@ import Testing
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
             #expect(extended)
-            let checks = try await pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000001")
+            let checks = try await SubscriptionStore(pipeline.database).subscriptionChecks(
+                originalTransactionID: "5000000000000001")
             #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(60), where: { $0.wasAccepted })
             #expect(pipeline.receiver.accepted.contains { $0.bodyString.contains("subscription.renewed") })
-            #expect(try await pipeline.database.audit().isEmpty)
+            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
         }
     }
 
@@ -79,11 +81,14 @@ import Testing
             // Then the check after the expiry ends it, once
             let ended = await eventually(timeout: .seconds(60)) {
                 let checks =
-                    await (try? pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")) ?? []
+                    await
+                    (try? SubscriptionStore(pipeline.database).subscriptionChecks(
+                        originalTransactionID: "5000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }
             #expect(ended)
-            let checks = try await pipeline.database.subscriptionChecks(originalTransactionID: "5000000000000011")
+            let checks = try await SubscriptionStore(pipeline.database).subscriptionChecks(
+                originalTransactionID: "5000000000000011")
             // A check before the expiry found nothing to change (on a loaded machine the
             // purchase may be credited after its expiry: then only the after-check is planned).
             #expect(checks.last?.phase == "after")
@@ -135,7 +140,8 @@ import Testing
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
             #expect(extended)
-            let checks = try await pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000001")
+            let checks = try await SubscriptionStore(pipeline.database).subscriptionChecks(
+                originalTransactionID: "6000000000000001")
             #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
         }
     }
@@ -150,7 +156,9 @@ import Testing
 
             let ended = await eventually(timeout: .seconds(60)) {
                 let checks =
-                    await (try? pipeline.database.subscriptionChecks(originalTransactionID: "6000000000000011")) ?? []
+                    await
+                    (try? SubscriptionStore(pipeline.database).subscriptionChecks(
+                        originalTransactionID: "6000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }
             #expect(ended)
