@@ -1,4 +1,6 @@
 import Foundation
+// GRDB: a plain connection holds the file's write lock, as another process (or the sqlite3
+// shell) would, outside this program's own lock.
 import GRDB
 import Logging
 import Notifier
@@ -48,7 +50,7 @@ import Testing
                     await group.triggerGracefulShutdown()
                     try await tasks.waitForAll()
                 }
-                #expect(try harness.row(row.id)?.status == "delivered")
+                #expect(try await harness.row(row.id)?.status == "delivered")
             }
         }
     }

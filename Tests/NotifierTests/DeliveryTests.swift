@@ -33,7 +33,7 @@ import Testing
                         id: delivery.id, timestamp: delivery.header("webhook-timestamp"),
                         signature: delivery.header("webhook-signature"), body: delivery.body,
                         now: harness.clock.now)
-                    #expect(try harness.row(row.id) == OutboxRow(status: "delivered", attempts: 1))
+                    #expect(try await harness.row(row.id) == OutboxRow(status: "delivered", attempts: 1))
                 }
                 #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 0)
 
@@ -59,7 +59,7 @@ import Testing
 
                 // Then it is pending with one attempt and the error, and not due before its delay
                 #expect(
-                    try harness.row(row.id)
+                    try await harness.row(row.id)
                         == OutboxRow(
                             status: "pending", attempts: 1, lastError: "HTTP 503",
                             nextAttemptAt: Fixture.t0.addingTimeInterval(1)))
@@ -68,7 +68,7 @@ import Testing
                 // When time passes and it fails once more, then succeeds
                 harness.clock.advance(by: 1)
                 #expect(try await notifier.runOnce() == 1)
-                #expect(try harness.row(row.id)?.attempts == 2)
+                #expect(try await harness.row(row.id)?.attempts == 2)
                 harness.clock.advance(by: 1)
                 #expect(try await notifier.runOnce() == 1)
 
@@ -78,7 +78,7 @@ import Testing
                 #expect(deliveries.map(\.status) == [503, 503, 200])
                 #expect(deliveries.map(\.timestamp) == [1_750_000_000, 1_750_000_001, 1_750_000_002])
                 #expect(deliveries.allSatisfy { $0.signature == .valid && $0.bodyString == row.body })
-                #expect(try harness.row(row.id) == OutboxRow(status: "delivered", attempts: 3))
+                #expect(try await harness.row(row.id) == OutboxRow(status: "delivered", attempts: 3))
             }
         }
     }
@@ -106,7 +106,8 @@ import Testing
                 // while the other was delivered at once
                 #expect(attempted == 4)
                 #expect(receiver.deliveries(for: doomed.id).map(\.status) == [410, 410, 410])
-                #expect(try harness.row(doomed.id) == OutboxRow(status: "failed", attempts: 3, lastError: "HTTP 410"))
+                #expect(
+                    try await harness.row(doomed.id) == OutboxRow(status: "failed", attempts: 3, lastError: "HTTP 410"))
                 #expect(receiver.deliveries(for: rows[1].id).map(\.status) == [200])
                 #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 0)
 
@@ -132,7 +133,7 @@ import Testing
             #expect(try await notifier.runOnce() == 1)
 
             // Then the failure is recorded for a retry
-            let failed = try #require(try harness.row(row.id))
+            let failed = try #require(try await harness.row(row.id))
             #expect(failed.status == "pending")
             #expect(failed.attempts == 1)
             #expect(failed.lastError?.contains("connectionRefused") == true)
@@ -146,7 +147,7 @@ import Testing
                 // Then it is delivered
                 #expect(receiver.deliveries(for: row.id).map(\.status) == [200])
                 #expect(receiver.deliveries(for: row.id).first?.signature == .valid)
-                #expect(try harness.row(row.id) == OutboxRow(status: "delivered", attempts: 2))
+                #expect(try await harness.row(row.id) == OutboxRow(status: "delivered", attempts: 2))
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPClient
 import Logging
 import Notifier
@@ -127,16 +126,14 @@ struct NotifierHarness {
             database: database ?? self.database, client: client, logger: Fixture.logger(logs), now: clock.function)
     }
 
-    func row(_ id: String) throws -> OutboxRow? {
-        let queue = try DatabaseQueue(path: path)
-        return try queue.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT status, attempts, last_error, next_attempt_at FROM notification_outbox WHERE id = ?",
-                arguments: [id]
+    func row(_ id: String) async throws -> OutboxRow? {
+        try await database.snapshot { db in
+            try await db.row(
+                "SELECT status, attempts, last_error, next_attempt_at FROM notification_outbox WHERE id = ?", [id]
             ).map {
                 OutboxRow(
-                    status: $0["status"], attempts: $0["attempts"], lastError: $0["last_error"],
-                    nextAttemptAt: $0["next_attempt_at"])
+                    status: try $0.get("status"), attempts: try $0.get("attempts"), lastError: try $0.get("last_error"),
+                    nextAttemptAt: try $0.get("next_attempt_at"))
             }
         }
     }

@@ -60,7 +60,7 @@ import Testing
                 #expect(took < .seconds(15))
                 #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 0)
                 for row in rows {
-                    #expect(try harness.row(row.id) == OutboxRow(status: "delivered", attempts: 1))
+                    #expect(try await harness.row(row.id) == OutboxRow(status: "delivered", attempts: 1))
                 }
                 #expect(receiver.received.count == 3)
             }
@@ -80,14 +80,16 @@ import Testing
                     let row = try await #require(try Fixture.notifications(1, in: harness.database).first)
                     try await receiver.waitFor(count: 1)
                     #expect(
-                        await eventually(timeout: .seconds(5)) { (try? harness.row(row.id))?.attempts == 1 })
+                        await eventually(timeout: .seconds(5)) { (try? await harness.row(row.id))?.attempts == 1 })
                     harness.clock.advance(by: 1)
 
                     // Then the loop sends it again without being asked
                     let accepted = try await receiver.waitFor(count: 1, where: \.wasAccepted)
                     #expect(accepted.map(\.id) == [row.id])
                     #expect(
-                        await eventually(timeout: .seconds(5)) { (try? harness.row(row.id))?.status == "delivered" })
+                        await eventually(timeout: .seconds(5)) {
+                            (try? await harness.row(row.id))?.status == "delivered"
+                        })
                 }
             }
         }

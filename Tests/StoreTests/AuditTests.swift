@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import PipelineTesting
 import Store
@@ -49,12 +48,12 @@ import Testing
     }
 
     @Test func theAuditFindsACorruptedBalance() async throws {
-        try await withTemporaryDatabase { database, path in
+        try await withTemporaryDatabase { database in
             // Given a clean history, and then a balance changed behind the ledger's back
             try await mixedHistory(database)
-            try await withRawConnection(path) { db in
-                try db.execute(
-                    sql: "UPDATE balances SET amount = amount + 1 WHERE account_id = 'a1' AND currency = 'coins'")
+            try await database.transaction { db in
+                try await db.execute(
+                    "UPDATE balances SET amount = amount + 1 WHERE account_id = 'a1' AND currency = 'coins'")
             }
 
             // When the books are audited
@@ -71,7 +70,7 @@ import Testing
     }
 
     @Test func theAuditFindsAPaidOrderThatCreditedNobody() async throws {
-        try await withTemporaryDatabase { (database: SQLiteDatabase, path: String) async throws in
+        try await withTemporaryDatabase { database in
             // Given an order paid cleanly
             guard
                 case .created(let order) = try await OrderStore(database).createOrder(
@@ -85,9 +84,9 @@ import Testing
             #expect(try await LedgerStore(database).audit().isEmpty)
 
             // When the order is made to point at another account behind the books' back
-            try await withRawConnection(path) { db in
-                try db.execute(sql: "INSERT INTO accounts (id, created_at) VALUES ('a9', '2025-01-01 00:00:00')")
-                try db.execute(sql: "UPDATE orders SET account_id = 'a9'")
+            try await database.transaction { db in
+                try await db.execute("INSERT INTO accounts (id, created_at) VALUES ('a9', '2025-01-01 00:00:00')")
+                try await db.execute("UPDATE orders SET account_id = 'a9'")
             }
 
             // Then the audit names it
@@ -98,12 +97,12 @@ import Testing
     }
 
     @Test func theAuditFindsAMissingBalanceAndAMissingNotification() async throws {
-        try await withTemporaryDatabase { database, path in
+        try await withTemporaryDatabase { database in
             // Given a clean history, then a balance row and a webhook deleted by hand
             try await mixedHistory(database)
-            try await withRawConnection(path) { db in
-                try db.execute(sql: "DELETE FROM balances WHERE account_id = 'a2' AND currency = 'gems'")
-                try db.execute(sql: "DELETE FROM notification_outbox WHERE receipt_id = 'r9'")
+            try await database.transaction { db in
+                try await db.execute("DELETE FROM balances WHERE account_id = 'a2' AND currency = 'gems'")
+                try await db.execute("DELETE FROM notification_outbox WHERE receipt_id = 'r9'")
             }
 
             // When the books are audited

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import PipelineTesting
 import Settlement
@@ -277,10 +276,9 @@ import Testing
 extension SQLiteDatabase {
     /// The types of a receipt's outbox rows, oldest first.
     func pendingWebhookTypes(receiptID: String) async throws -> [String] {
-        try await read { db in
-            try String.fetchAll(
-                db, sql: "SELECT type FROM notification_outbox WHERE receipt_id = ? ORDER BY rowid",
-                arguments: [receiptID])
+        try await snapshot { db in
+            try await db.rows("SELECT type FROM notification_outbox WHERE receipt_id = ? ORDER BY rowid", [receiptID])
+                .map { try $0.get("type", as: String.self) }
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import PipelineTesting
 import Store
@@ -135,11 +134,4 @@ extension SQLDatabase {
     func allWebhooks() async throws -> [OutboxWebhook] {
         try await OutboxStore(self).dueWebhooks(now: .distantFuture, limit: 10_000)
     }
-}
-
-/// A second, plain connection to the same file, as another process (or a careless
-/// operator with the sqlite3 shell) would have.
-func withRawConnection<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
-    let queue = try DatabaseQueue(path: path)
-    return try queue.write(body)
 }

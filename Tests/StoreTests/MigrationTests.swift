@@ -1,4 +1,6 @@
 import Foundation
+// GRDB: two tests write a file as an earlier release left it (migrated to an old version,
+// rows in its old schema), which SQLiteDatabase, migrating on open, cannot.
 import GRDB
 import PipelineCore
 import Testing
@@ -13,6 +15,15 @@ import Testing
     ]
     static let migrations = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
 
+    /// The migrations the file records, in the order they ran.
+    static func recordedMigrations(_ database: any SQLDatabase) async throws -> [String] {
+        try await database.snapshot { db in
+            try await db.rows("SELECT identifier FROM grdb_migrations").map {
+                try $0.get("identifier", as: String.self)
+            }
+        }
+    }
+
     @Test func migrationsCreateTheSchemaInAnEmptyFile() async throws {
         // Given an empty directory
         let directory = try await TemporaryDirectory()
@@ -23,12 +34,13 @@ import Testing
         let database = try await SQLiteDatabase(path: path)
 
         // Then every table exists and each migration is recorded once
-        let (tables, migrations) = try await withRawConnection(path) { db in
-            (
-                try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")),
-                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-            )
+        let tables = try await database.snapshot { db in
+            try await Set(
+                db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").map {
+                    try $0.get("name", as: String.self)
+                })
         }
+        let migrations = try await Self.recordedMigrations(database)
         #expect(Self.tables.isSubset(of: tables), "missing: \(Self.tables.subtracting(tables))")
         #expect(migrations == Self.migrations)
 
@@ -56,11 +68,9 @@ import Testing
         let reopened = try await SQLiteDatabase(path: path)
 
         // Then the migrations are still recorded once, no table is doubled, and the receipt is there
-        let (migrations, receiptTables) = try await withRawConnection(path) { db in
-            (
-                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'receipts'")
-            )
+        let migrations = try await Self.recordedMigrations(reopened)
+        let receiptTables = try await reopened.snapshot { db in
+            try await db.value("SELECT COUNT(*) FROM sqlite_master WHERE name = 'receipts'", as: Int.self)
         }
         #expect(migrations == Self.migrations)
         #expect(receiptTables == 1)
@@ -87,9 +97,7 @@ import Testing
 
         // Then none failed and the schema was migrated once
         #expect(failures.all.isEmpty)
-        let migrations = try await withRawConnection(path) { db in
-            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-        }
+        let migrations = try await Self.recordedMigrations(SQLiteDatabase(path: path))
         #expect(migrations == Self.migrations)
     }
 
@@ -147,9 +155,7 @@ import Testing
         let database = try await SQLiteDatabase(path: path)
 
         // Then v2 is recorded once after v1, and the books are as they were
-        let migrations = try await withRawConnection(path) { db in
-            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-        }
+        let migrations = try await Self.recordedMigrations(database)
         #expect(migrations == Self.migrations)
         let account = try #require(try await LedgerStore(database).account(id: "a1"))
         #expect(account.balances == ["coins": 100])
@@ -183,36 +189,36 @@ import Testing
     }
 
     @Test func theSchemaRefusesNonsense() async throws {
-        try await withTemporaryDatabase { database, path in
+        try await withTemporaryDatabase { database in
             // Given a database with an account and a receipt
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
+            func execute(_ sql: String) async throws {
+                try await database.transaction { db in try await db.execute(sql) }
+            }
 
-            try await withRawConnection(path) { db in
-                // Then an unknown status is refused
-                #expect(throws: DatabaseError.self) {
-                    try db.execute(sql: "UPDATE receipts SET status = 'lost' WHERE id = 'r1'")
-                }
-                // And a rejection without a reason
-                #expect(throws: DatabaseError.self) {
-                    try db.execute(sql: "UPDATE receipts SET status = 'rejected', reason = NULL WHERE id = 'r1'")
-                }
-                // And a balance for an account that does not exist
-                #expect(throws: DatabaseError.self) {
-                    try db.execute(
-                        sql: "INSERT INTO balances (account_id, currency, amount) VALUES ('ghost', 'coins', 1)")
-                }
-                // And a purchase that credits nothing
-                #expect(throws: DatabaseError.self) {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
-                            VALUES ('a1', 'coins', 0, 'purchase', 't1', '2025-01-01 00:00:00.000')
-                            """)
-                }
-                // And a payload hash that is not a SHA-256
-                #expect(throws: DatabaseError.self) {
-                    try db.execute(sql: "UPDATE receipts SET payload_hash = 'not-hex' WHERE id = 'r1'")
-                }
+            // Then an unknown status is refused
+            await #expect(throws: SQLError.self) {
+                try await execute("UPDATE receipts SET status = 'lost' WHERE id = 'r1'")
+            }
+            // And a rejection without a reason
+            await #expect(throws: SQLError.self) {
+                try await execute("UPDATE receipts SET status = 'rejected', reason = NULL WHERE id = 'r1'")
+            }
+            // And a balance for an account that does not exist
+            await #expect(throws: SQLError.self) {
+                try await execute("INSERT INTO balances (account_id, currency, amount) VALUES ('ghost', 'coins', 1)")
+            }
+            // And a purchase that credits nothing
+            await #expect(throws: SQLError.self) {
+                try await execute(
+                    """
+                    INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
+                    VALUES ('a1', 'coins', 0, 'purchase', 't1', '2025-01-01 00:00:00.000')
+                    """)
+            }
+            // And a payload hash that is not a SHA-256
+            await #expect(throws: SQLError.self) {
+                try await execute("UPDATE receipts SET payload_hash = 'not-hex' WHERE id = 'r1'")
             }
         }
     }
@@ -311,9 +317,7 @@ extension MigrationTests {
         let database = try SQLiteDatabase(path: path)
 
         // Then every migration is recorded once, and the books, orders, conflicts and letters are as they were
-        let migrations = try withRawConnection(path) { db in
-            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-        }
+        let migrations = try await Self.recordedMigrations(database)
         #expect(migrations == Self.migrations)
         let account = try #require(try await LedgerStore(database).account(id: "a1"))
         #expect(account.balances == ["coins": 100])

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PipelineCore
 import PipelineTesting
-import PostgresNIO
 import Testing
 
 @testable import Store

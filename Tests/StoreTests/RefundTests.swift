@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PipelineCore
 import PipelineTesting
 import Store
@@ -13,20 +12,20 @@ import Testing
     let t0 = Fixture.t0
 
     /// a1 credited 100 coins for t1 by receipt r1.
-    func withCreditedCoins(_ body: (SQLiteDatabase, String) async throws -> Void) async throws {
-        try await withTemporaryDatabase { database, path in
+    func withCreditedCoins(_ body: (SQLiteDatabase) async throws -> Void) async throws {
+        try await withTemporaryDatabase { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             let credited = try await SettlementStore(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
             guard credited == [.applied(receiptID: "r1", status: .credited, reason: nil)] else {
                 throw FixtureError("not credited: \(credited)")
             }
-            try await body(database, path)
+            try await body(database)
         }
     }
 
     @Test func aRefundDebitsExactlyTheCreditOnceHoweverOftenItArrives() async throws {
-        try await withCreditedCoins { database, _ in
+        try await withCreditedCoins { database in
             try await database.acceptNewNotifications(["n1", "n2", "n3"])
             let refund = Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))
             let later = t0.addingTimeInterval(60)
@@ -100,7 +99,7 @@ import Testing
     }
 
     @Test func aRevocationDebitsOnceAndARefundAfterItChangesNothing() async throws {
-        try await withCreditedCoins { database, _ in
+        try await withCreditedCoins { database in
             try await database.acceptNewNotifications(["n1", "n2"])
 
             // When Apple revokes t1, and then also reports a refund of it
@@ -152,7 +151,7 @@ import Testing
     }
 
     @Test func aReversedRefundCreditsAgainOnce() async throws {
-        try await withCreditedCoins { database, _ in
+        try await withCreditedCoins { database in
             let ledger = LedgerStore(database)
             let settlement = SettlementStore(database)
             try await database.acceptNewNotifications(["n1", "n2", "n3"])
@@ -267,7 +266,7 @@ import Testing
     }
 
     @Test func aLegacyCancellationOfACreditedTransactionDebitsOnce() async throws {
-        try await withCreditedCoins { database, _ in
+        try await withCreditedCoins { database in
             let ledger = LedgerStore(database)
             // Given a1's t1 was credited by r1; then receipts of a1 and of a2 list t1 as cancelled
             try await database.acceptNew([
@@ -310,7 +309,7 @@ import Testing
     }
 
     @Test func theAuditFindsADoubleRefundAndARefundWithoutItsDebit() async throws {
-        try await withCreditedCoins { database, path in
+        try await withCreditedCoins { database in
             try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
             _ = try await SettlementStore(database).apply(
                 [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2")])], catalog: catalog, now: t0)
@@ -320,24 +319,20 @@ import Testing
                 catalog: catalog, now: t0)
             #expect(try await LedgerStore(database).audit() == [])
 
-            try await withRawConnection(path) { db in
-                // The schema refuses a second debit of t1
-                #expect(throws: DatabaseError.self) {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
-                            VALUES ('a1', 'coins', -100, 'revoke', 't1', '2025-06-15 15:06:40.000')
-                            """)
-                }
-                // Given someone removed that guard and debited t1 again, and marked t2 refunded by hand
-                try db.execute(sql: "DROP INDEX ledger_entries_one_debit_per_transaction")
-                try db.execute(
-                    sql: """
-                        INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
-                        VALUES ('a1', 'coins', -100, 'revoke', 't1', '2025-06-15 15:06:40.000');
-                        UPDATE balances SET amount = amount - 100 WHERE account_id = 'a1';
-                        UPDATE apple_transactions SET state = 'refunded' WHERE transaction_id = 't2';
-                        """)
+            let secondDebit = """
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
+                VALUES ('a1', 'coins', -100, 'revoke', 't1', '2025-06-15 15:06:40.000')
+                """
+            // The schema refuses a second debit of t1
+            await #expect(throws: SQLError.self) {
+                try await database.transaction { db in try await db.execute(secondDebit) }
+            }
+            // Given someone removed that guard and debited t1 again, and marked t2 refunded by hand
+            try await database.transaction { db in
+                try await db.execute("DROP INDEX ledger_entries_one_debit_per_transaction")
+                try await db.execute(secondDebit)
+                try await db.execute("UPDATE balances SET amount = amount - 100 WHERE account_id = 'a1'")
+                try await db.execute("UPDATE apple_transactions SET state = 'refunded' WHERE transaction_id = 't2'")
             }
 
             // When the books are audited

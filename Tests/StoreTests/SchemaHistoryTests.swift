@@ -1,4 +1,6 @@
 import Foundation
+// GRDB: a file is taken one migration at a time with GRDB's migrator and its sqlite_master
+// read between them, which SQLiteDatabase, migrating to the latest on open, cannot do.
 import GRDB
 import PipelineCore
 import Testing

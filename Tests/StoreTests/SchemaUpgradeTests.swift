@@ -1,4 +1,6 @@
 import Foundation
+// GRDB: the old file's rows are read before this program first opens it (and migrates it),
+// as SQLite stores them.
 import GRDB
 import PipelineTesting
 import Testing

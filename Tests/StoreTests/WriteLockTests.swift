@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import GRDB
 import PipelineCore
 import PipelineTesting
 import Synchronization
@@ -24,10 +23,10 @@ import Testing
             // Set as the first transaction ends, before its commit lets go of the lock.
             let firstDone = Atomic<Bool>(false)
             // The first sleeps inside its transaction, on the writer's own queue.
-            async let long: Void = first.write(sync: .durable) { db in
+            async let long: Void = first.transaction { db in
                 holding.signal()
-                Thread.sleep(forTimeInterval: 1)
-                try db.execute(sql: "INSERT INTO accounts (id, created_at) VALUES ('first', ?)", arguments: [Date()])
+                try await Task.sleep(for: .seconds(1))
+                try await db.execute("INSERT INTO accounts (id, created_at) VALUES ('first', ?)", [Date()])
                 firstDone.store(true, ordering: .releasing)
             }
             // Waits (off the task pool) until the first holds its transaction, then writes.
@@ -40,7 +39,9 @@ import Testing
             // Then it neither failed (busy) nor went first: it waited for the other's commit.
             #expect(outcomes.count == 1)
             #expect(secondAfterFirst, "the second write committed while the first held the lock")
-            let accounts = try withRawConnection(path) { db in try String.fetchAll(db, sql: "SELECT id FROM accounts") }
+            let accounts = try await second.snapshot { db in
+                try await db.rows("SELECT id FROM accounts").map { try $0.get("id", as: String.self) }
+            }
             #expect(Set(accounts) == ["first", "second"])
         }
     }
