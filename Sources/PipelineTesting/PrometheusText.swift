@@ -52,7 +52,7 @@ public struct PrometheusText: Sendable {
                 }
                 continue
             }
-            var sample = try Self.sample(line, fail: fail)
+            let sample = try Self.sample(line, fail: fail)
             let family = Self.family(of: sample.name, types: types)
             if current != family {
                 guard !finished.contains(family) else { throw fail("samples of \(family) are not together") }

@@ -117,7 +117,7 @@ import Testing
             #expect(applied)
             // The poison verdict is dead-lettered by the broker (x-death) and archived
             let archived = await eventually {
-                await ((try? await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
+                ((try? await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
             }
             #expect(archived)
             let letter = try await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt").first
@@ -238,7 +238,7 @@ import Testing
                         messageID: notificationID,
                         headers: [MessageHeader.deadReason: "poison: undecodable JWS", MessageHeader.attempts: 1])))
             let dead = await eventually {
-                await (try? await notifications.notification(id: notificationID)?.status) == .dead
+                (try? await notifications.notification(id: notificationID)?.status) == .dead
             }
             #expect(dead)
             #expect(try await notifications.notification(id: notificationID)?.reason == "poison: undecodable JWS")

@@ -64,7 +64,7 @@ import Testing
 
     @Test func randomAndMutatedReceipts_failWithAReasonOrSayWhatARealOneSays() async throws {
         let seeds = try await Self.seeds()
-        try await FuzzBudget(defaultIterations: 400).run("appReceipt.verify") { random, _ in
+        await FuzzBudget(defaultIterations: 400).run("appReceipt.verify") { random, _ in
             // Given a real receipt mutated one to four times (spliced with another now and
             // then), or noise
             let index = random.below(seeds.receipts.count)

@@ -64,7 +64,7 @@ import Testing
             #expect(status == .accepted)
             #expect(body["status"] as? String == "received")
             let id = try #require(body["receipt_id"] as? String)
-            let stored = try await #require(try await ReceiptStore(database).receipt(id: id))
+            let stored = try #require(try await ReceiptStore(database).receipt(id: id))
             #expect(stored.accountID == "player-1")
             await #expect(try IntakeStore(database).unpublished(limit: 10).map(\.id) == [id])
         }

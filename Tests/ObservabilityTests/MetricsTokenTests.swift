@@ -21,7 +21,8 @@ import Testing
 
     @Test func metricsAskForTheTokenWhileTheProbesStayOpen() async throws {
         let registry = PrometheusCollectorRegistry()
-        registry.makeCounter(name: "doors_total").increment()
+        registry.makeCounter(descriptor: MetricNameDescriptor(metricName: "doors", unitName: "total", helpText: ""))
+            .increment()
         let endpoints = HealthEndpoints(registry: registry, checks: [], metricsToken: Self.token)
         try await withRunningServer({ onPort in
             AdminServer(

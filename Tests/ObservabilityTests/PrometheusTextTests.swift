@@ -8,12 +8,17 @@ import Testing
     @Test func readsCountersGaugesAndHistogramsAsTheRegistryWritesThem() throws {
         // Given a registry of its own (the process-wide one belongs to the `iap` commands)
         let registry = PrometheusCollectorRegistry()
-        registry.makeCounter(name: "iap_receipts_received_total", labels: [("kind", "legacy")]).increment(by: Int64(3))
-        registry.makeCounter(name: "iap_receipts_received_total", labels: [("kind", "storekit2")]).increment()
-        registry.makeGauge(name: "iap_queue_depth", labels: [("queue", "iap.validate")]).set(Int64(42))
+        // No help text, so no HELP lines: the pipeline's metrics, made through swift-metrics, have none.
+        let received = MetricNameDescriptor(metricName: "iap_receipts_received", unitName: "total", helpText: "")
+        registry.makeCounter(descriptor: received, labels: [("kind", "legacy")]).increment(by: Int64(3))
+        registry.makeCounter(descriptor: received, labels: [("kind", "storekit2")]).increment()
+        registry.makeGauge(
+            descriptor: MetricNameDescriptor(metricName: "iap_queue_depth", unitName: "", helpText: ""),
+            labels: [("queue", "iap.validate")]
+        ).set(Int64(42))
         let histogram = registry.makeDurationHistogram(
-            name: "iap_verify_duration_seconds", labels: [("outcome", "valid")],
-            buckets: [.milliseconds(100), .seconds(1)])
+            descriptor: MetricNameDescriptor(metricName: "iap_verify_duration", unitName: "seconds", helpText: ""),
+            labels: [("outcome", "valid")], buckets: [.milliseconds(100), .seconds(1)])
         histogram.record(.milliseconds(50))
         histogram.record(.milliseconds(500))
 

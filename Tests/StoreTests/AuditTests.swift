@@ -61,7 +61,7 @@ import Testing
 
             // Then exactly that balance is reported, with both numbers
             #expect(findings.count == 1)
-            let finding = try await #require(findings.first)
+            let finding = try #require(findings.first)
             #expect(finding.kind == .balanceMismatch)
             #expect(finding.accountID == "a1")
             #expect(finding.currency == "coins")

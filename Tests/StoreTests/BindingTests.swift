@@ -127,8 +127,8 @@ import Testing
             #expect(closed.creditedProductID == "com.example.coins100")
             let webhook = try #require(
                 try await database.allWebhooks().first { $0.type == .receiptCredited })
-            let data = try #require(try await Fixture.json(webhook.body)["data"] as? [String: Any])
-            let said = try await #require(data["order"] as? [String: Any])
+            let data = try #require(try Fixture.json(webhook.body)["data"] as? [String: Any])
+            let said = try #require(data["order"] as? [String: Any])
             #expect(said["status"] as? String == "mismatched")
             #expect(said["mismatched"] as? Bool == true)
             #expect(said["product_id"] as? String == "com.example.gems10")

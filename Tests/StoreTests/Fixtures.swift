@@ -86,17 +86,17 @@ enum Fixture {
     }
 
     /// The `data` of a webhook, which must exist.
-    static func data(_ notification: OutboxWebhook?) async throws -> [String: Any] {
+    static func data(_ notification: OutboxWebhook?) throws -> [String: Any] {
         guard let notification else { throw FixtureError("no such webhook") }
-        guard let data = try await json(notification.body)["data"] as? [String: Any] else {
+        guard let data = try json(notification.body)["data"] as? [String: Any] else {
             throw FixtureError("webhook without data: \(notification.body)")
         }
         return data
     }
 
     /// Decodes a webhook body into plain JSON values.
-    static func json(_ body: String) async throws -> [String: Any] {
-        let object = try await JSONSerialization.jsonObject(with: Data(body.utf8))
+    static func json(_ body: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(body.utf8))
         guard let dictionary = object as? [String: Any] else { throw FixtureError("body is not a JSON object") }
         return dictionary
     }

@@ -42,15 +42,15 @@ import Testing
             // And one receipt.credited webhook is due, its body complete and with sorted keys
             let due = try await OutboxStore(database).dueWebhooks(now: t0, limit: 10)
             #expect(due.count == 1)
-            let notification = try await #require(due.first)
+            let notification = try #require(due.first)
             #expect(notification.type == .receiptCredited)
             #expect(notification.id.hasPrefix("evt_"))
             #expect(notification.body.hasPrefix(#"{"account_id":"a1","data":{"balances":{"coins":200}"#))
-            let body = try await Fixture.json(notification.body)
+            let body = try Fixture.json(notification.body)
             #expect(body["type"] as? String == "receipt.credited")
             #expect(body["receipt_id"] as? String == "r1")
-            let data = try await #require(body["data"] as? [String: Any])
-            let transactions = try await #require(data["transactions"] as? [[String: Any]])
+            let data = try #require(body["data"] as? [String: Any])
+            let transactions = try #require(data["transactions"] as? [[String: Any]])
             #expect(transactions.first?["transaction_id"] as? String == "t1")
             #expect(transactions.first?["amount"] as? Int == 200)
         }
@@ -105,8 +105,8 @@ import Testing
                 $0.receiptID == "r2"
             }
             #expect(rejected.map(\.type) == [.receiptRejected])
-            let notification = try await #require(rejected.first)
-            let data = try #require(try await Fixture.json(notification.body)["data"] as? [String: Any])
+            let notification = try #require(rejected.first)
+            let data = try #require(try Fixture.json(notification.body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "already_credited")
         }
     }
@@ -184,7 +184,7 @@ import Testing
             // Then it is held for ever, and encodes expires_at as null
             let account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: nil)])
-            let json = String(decoding: try await WireCoding.encoder().encode(account), as: UTF8.self)
+            let json = String(decoding: try WireCoding.encoder().encode(account), as: UTF8.self)
             #expect(json.contains(#""entitlements":[{"expires_at":null,"name":"noads"}]"#))
         }
     }
@@ -301,7 +301,7 @@ import Testing
             #expect(receipt.attempts == 1)
             let due = try await OutboxStore(database).dueWebhooks(now: t0, limit: 10)
             #expect(due.map(\.type) == [.receiptRejected])
-            let data = try #require(try await Fixture.json(due[0].body)["data"] as? [String: Any])
+            let data = try #require(try Fixture.json(due[0].body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "apple_status_21003")
         }
     }
@@ -351,7 +351,7 @@ import Testing
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts exhausted: 503")])
             let due = try await OutboxStore(database).dueWebhooks(now: t0, limit: 10)
             #expect(due.map(\.type) == [.receiptDead])
-            let data = try #require(try await Fixture.json(due[0].body)["data"] as? [String: Any])
+            let data = try #require(try Fixture.json(due[0].body)["data"] as? [String: Any])
             #expect(data["reason"] as? String == "attempts exhausted: 503")
             #expect(data["attempts"] as? Int == 5)
 

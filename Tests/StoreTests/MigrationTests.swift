@@ -26,12 +26,12 @@ import Testing
 
     @Test func migrationsCreateTheSchemaInAnEmptyFile() async throws {
         // Given an empty directory
-        let directory = try await TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
 
         // When the database is opened for the first time
-        let database = try await SQLiteDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
 
         // Then every table exists and each migration is recorded once
         let tables = try await database.snapshot { db in
@@ -45,7 +45,7 @@ import Testing
         #expect(migrations == Self.migrations)
 
         // And the writer runs in WAL mode, syncing at every commit, with foreign keys and a busy timeout
-        let settings = try await database.connectionSettings()
+        let settings = try database.connectionSettings()
         #expect(settings.journalMode == "wal")
         #expect(settings.synchronous == 2, "expected FULL, got \(settings)")
         #expect(settings.foreignKeys)
@@ -53,19 +53,19 @@ import Testing
     }
 
     @Test func reopeningTheDatabaseIsIdempotent() async throws {
-        let directory = try await TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
 
         // Given a database that holds a receipt
         do {
-            let database = try await SQLiteDatabase(path: path)
+            let database = try SQLiteDatabase(path: path)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
         }
 
         // When it is opened twice more
-        _ = try await SQLiteDatabase(path: path)
-        let reopened = try await SQLiteDatabase(path: path)
+        _ = try SQLiteDatabase(path: path)
+        let reopened = try SQLiteDatabase(path: path)
 
         // Then the migrations are still recorded once, no table is doubled, and the receipt is there
         let migrations = try await Self.recordedMigrations(reopened)
@@ -81,7 +81,7 @@ import Testing
     /// "table accounts already exists"; twenty rounds make that near certain to show.
     @Test(arguments: 0..<20) func concurrentFirstOpensOfOneFileAllSucceed(_ round: Int) async throws {
         // Given a new file that several "processes" open at the same moment
-        let directory = try await TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
         let failures = Failures()
@@ -102,15 +102,15 @@ import Testing
     }
 
     @Test func v2MigratesAV1DatabaseKeepingItsBooks() async throws {
-        let directory = try await TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
 
         // Given a database at v1 holding a credited coin pack, a credited subscription, a
         // cancelled transaction and their webhooks, as the v1 fulfiller wrote them
         do {
-            let queue = try await DatabaseQueue(path: path)
-            try await SQLiteDatabase.migrator.migrate(queue, upTo: "v1")
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteDatabase.migrator.migrate(queue, upTo: "v1")
             try await queue.write { db in
                 try db.execute(
                     sql: """
@@ -151,8 +151,8 @@ import Testing
         }
 
         // When the current program opens it (twice)
-        _ = try await SQLiteDatabase(path: path)
-        let database = try await SQLiteDatabase(path: path)
+        _ = try SQLiteDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
 
         // Then v2 is recorded once after v1, and the books are as they were
         let migrations = try await Self.recordedMigrations(database)

@@ -57,7 +57,7 @@ import Testing
 
             // And the webhook tells the balance after the refund
             let refund = try await database.allWebhooks().first { $0.type == .purchaseRefunded }
-            let data = try await Fixture.data(refund)
+            let data = try Fixture.data(refund)
             #expect(data["amount"] as? Int == -100)
             #expect(data["balance"] as? Int == -80)
             #expect(data["written_off"] as? Int == 0)
@@ -82,7 +82,7 @@ import Testing
             #expect(account.flags.first?.amount == 80)
             #expect(try await ledger.audit() == [])
             let refund = try await database.allWebhooks().first { $0.type == .purchaseRefunded }
-            let data = try await Fixture.data(refund)
+            let data = try Fixture.data(refund)
             #expect(data["balance"] as? Int == 0)
             #expect(data["written_off"] as? Int == 80)
 

@@ -134,7 +134,7 @@ import Testing
             // And the operator sees the consumption request once, with whose purchase it is
             let requests = try await AppleNotificationStore(database).consumptionRequests()
             #expect(requests.count == 1)
-            let request = try await #require(requests.first)
+            let request = try #require(requests.first)
             #expect(request.notificationID == "n1")
             #expect(request.notificationUUID == "U1")
             #expect(request.transactionID == "t1")
@@ -189,8 +189,8 @@ import Testing
             _ = try await SettlementStore(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)
             let details = try #require(try await AppleNotificationStore(database).notification(id: "n1"))
-            let json = try await Fixture.json(
-                String(decoding: try await WireCoding.encoder().encode(details), as: UTF8.self))
+            let json = try Fixture.json(
+                String(decoding: try WireCoding.encoder().encode(details), as: UTF8.self))
             #expect(json["notification_id"] as? String == "n1")
             #expect(json["notification_uuid"] as? String == "U1")
             #expect(json["status"] as? String == "applied")

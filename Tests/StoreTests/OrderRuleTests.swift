@@ -126,7 +126,7 @@ import Testing
             let offers = try await OrderStore(database).offers(accountID: "a1", catalog: Self.catalog, now: now + 20)
             #expect(offers.first { $0.productID == "coins100" }?.firstPurchase == false)
             let fresh = try await OrderStore(database).offers(accountID: "new", catalog: Self.catalog, now: now + 20)
-            let offer = try await #require(fresh.first { $0.productID == "coins100" })
+            let offer = try #require(fresh.first { $0.productID == "coins100" })
             #expect(offer.firstPurchase && offer.firstPurchaseBonus?.amount == 50)
             #expect(offer.appleProductID == "com.example.coins100.first")
         }
@@ -138,7 +138,7 @@ import Testing
         try await withTemporaryDatabase { (database: SQLiteDatabase, path: String) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             // Two connections to one file, as two intake processes would have.
-            let other = try await SQLiteDatabase(path: path)
+            let other = try SQLiteDatabase(path: path)
             for round in 0..<20 {
                 let account = "racer-\(round)"
                 let all = await withTaskGroup(of: OrderOutcome.self) { group in

@@ -50,7 +50,7 @@ import Testing
             #expect(alreadyFinal.count == 120)
             // And every account holds exactly its ten purchases, with one webhook per receipt
             for index in 0..<12 {
-                let account = try await #require(
+                let account = try #require(
                     try await LedgerStore(replicas[1]).account(id: "a\(index)", ledgerLimit: 100))
                 #expect(account.balances == ["coins": 1_000])
                 #expect(account.ledger.count == 10)
@@ -83,7 +83,7 @@ import Testing
             }
 
             // Then the balance is the sum of every credit, and the books balance
-            let account = try await #require(try await LedgerStore(replicas[0]).account(id: "whale", ledgerLimit: 500))
+            let account = try #require(try await LedgerStore(replicas[0]).account(id: "whale", ledgerLimit: 500))
             #expect(account.balances == ["coins": 20_000])
             #expect(account.ledger.count == 200)
             #expect(try await LedgerStore(replicas[0]).audit() == [])

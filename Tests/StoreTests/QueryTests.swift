@@ -41,27 +41,27 @@ import Testing
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
             let encoder = WireCoding.encoder()
 
-            let receipt = try await Fixture.json(
+            let receipt = try Fixture.json(
                 String(
-                    decoding: try await encoder.encode(try await ReceiptStore(database).receipt(id: "r1")),
+                    decoding: try encoder.encode(try await ReceiptStore(database).receipt(id: "r1")),
                     as: UTF8.self))
             #expect(receipt["receipt_id"] as? String == "r1")
             #expect(receipt["status"] as? String == "credited")
             #expect(receipt["attempts"] as? Int == 1)
-            let transaction = try await #require((receipt["transactions"] as? [[String: Any]])?.first)
+            let transaction = try #require((receipt["transactions"] as? [[String: Any]])?.first)
             #expect(transaction["transaction_id"] as? String == "t1")
             #expect(transaction["outcome"] as? String == "credited")
 
-            let account = try await Fixture.json(
+            let account = try Fixture.json(
                 String(
-                    decoding: try await encoder.encode(try await LedgerStore(database).account(id: "a1")), as: UTF8.self
+                    decoding: try encoder.encode(try await LedgerStore(database).account(id: "a1")), as: UTF8.self
                 ))
             #expect(account["account_id"] as? String == "a1")
             #expect((account["balances"] as? [String: Int]) == ["coins": 100])
             #expect((account["ledger"] as? [[String: Any]])?.first?["receipt_id"] as? String == "r1")
 
             let summary = String(
-                decoding: try await encoder.encode(ReceiptSummary(id: "r1", status: .received)), as: UTF8.self)
+                decoding: try encoder.encode(ReceiptSummary(id: "r1", status: .received)), as: UTF8.self)
             #expect(summary == #"{"receipt_id":"r1","status":"received"}"#)
         }
     }

@@ -79,15 +79,15 @@ import Testing
             // And one purchase.refunded webhook says so, naming the receipt that credited it
             let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
             #expect(refunds.count == 1)
-            let event = try await #require(refunds.first)
+            let event = try #require(refunds.first)
             #expect(event.accountID == "a1")
             #expect(event.receiptID == "r1")
             #expect(event.notificationID == "n1")
-            let body = try await Fixture.json(event.body)
+            let body = try Fixture.json(event.body)
             #expect(body["type"] as? String == "purchase.refunded")
             #expect(body["receipt_id"] as? String == "r1")
             #expect(body["notification_id"] as? String == "n1")
-            let data = try await #require(body["data"] as? [String: Any])
+            let data = try #require(body["data"] as? [String: Any])
             #expect(data["transaction_id"] as? String == "t1")
             #expect(data["original_transaction_id"] as? String == "t1")
             #expect(data["product_id"] as? String == Fixture.coins)
@@ -182,7 +182,7 @@ import Testing
             // And one purchase.refund_reversed webhook with the amount credited again
             let events = try await database.allWebhooks().filter { $0.type == .purchaseRefundReversed }
             #expect(events.count == 1)
-            let data = try await Fixture.data(events.first)
+            let data = try Fixture.data(events.first)
             #expect(data["amount"] as? Int == 100)
             #expect(data["notification_uuid"] as? String == "U2")
 
@@ -221,7 +221,7 @@ import Testing
             var account = try #require(try await LedgerStore(database).account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: revoked)])
             #expect(account.ledger.isEmpty)
-            let data = try await Fixture.data(
+            let data = try Fixture.data(
                 try await database.allWebhooks().first { $0.type == .purchaseRefunded })
             #expect(data["entitlement"] as? String == "noads")
             #expect(data["amount"] is NSNull)
@@ -302,7 +302,7 @@ import Testing
             // And one purchase.refunded webhook, to a1, naming the receipt that credited t1
             let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
             #expect(refunds.map(\.accountID) == ["a1"])
-            let body = try await Fixture.json(try await #require(refunds.first).body)
+            let body = try Fixture.json(try #require(refunds.first).body)
             #expect(body["receipt_id"] as? String == "r1")
             #expect(body.keys.contains("notification_id") && body["notification_id"] is NSNull)
         }

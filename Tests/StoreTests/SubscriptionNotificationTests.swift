@@ -54,10 +54,10 @@ import Testing
             #expect(try await AppleNotificationStore(database).notification(id: "n1")?.accountID == "a1")
             let events = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }
             #expect(events.map(\.accountID) == ["a1"])
-            let body = try await Fixture.json(try await #require(events.first).body)
+            let body = try Fixture.json(try #require(events.first).body)
             #expect(body["receipt_id"] is NSNull)
             #expect(body["notification_id"] as? String == "n1")
-            let data = try await #require(body["data"] as? [String: Any])
+            let data = try #require(body["data"] as? [String: Any])
             #expect(data["transaction_id"] as? String == "t2")
             #expect(data["original_transaction_id"] as? String == "o1")
             #expect(data["entitlement"] as? String == "vip")
@@ -188,7 +188,7 @@ import Testing
             let events = try await database.allWebhooks().filter { $0.type == .subscriptionExpired }
             #expect(events.map(\.accountID) == ["a1"])
             #expect(events.first?.receiptID == "rA")
-            let data = try await Fixture.data(events.first)
+            let data = try Fixture.data(events.first)
             #expect(data["expires_at"] as? String == Timestamp.format(now))
         }
     }

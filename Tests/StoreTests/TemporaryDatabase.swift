@@ -22,7 +22,7 @@ struct TemporaryDirectory {
 
 /// Runs `body` with a database in a real SQLite file in a fresh temporary directory.
 func withTemporaryDatabase<T>(_ body: (SQLiteDatabase, String) async throws -> T) async throws -> T {
-    let directory = try await TemporaryDirectory()
+    let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let path = directory.path + "/pipeline.sqlite"
     return try await body(SQLiteDatabase(path: path), path)

@@ -62,7 +62,7 @@ struct AloneServerAPIBudgetTests {
             }
             defer { for validator in validators { validator.crash() } }
             let allCredited = await eventually(timeout: .seconds(180)) {
-                await (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0])
+                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0])
                     == Self.count
             }
             let elapsed = ContinuousClock.now - started

@@ -31,8 +31,8 @@ struct AloneStagesUnderLoadTests {
         // The report on stdout, anything logged on stderr: two files, so that nothing interleaves.
         let report = directory.file("report.json")
         let log = directory.file("bench.log")
-        FileManager.default.createFile(atPath: report, contents: nil)
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: report, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let bench = Process()
         bench.executableURL = IAPProcess.executable
         bench.arguments = [

@@ -191,7 +191,7 @@ import Testing
 
             // Given one dead receipt: discarding its group records who and why
             let first = try await pipeline.submitDoomed(account: "group-1", transactionID: "console-g1")
-            let reason = try await #require(try await receipts.receipt(id: first)?.reason)
+            let reason = try #require(try await receipts.receipt(id: first)?.reason)
             let overview = try await get("/console", cookie: cookie, pipeline)
             #expect(overview.bodyString.contains(reason))
             let noWhy = try await post(

@@ -23,7 +23,7 @@ import Testing
             let a = try await pipeline.submitDoomed(account: "dlq-a", transactionID: "dlq-t1")
             let b = try await pipeline.submitDoomed(account: "dlq-b", transactionID: "dlq-t2")
             let c = try await pipeline.submitDoomed(account: "dlq-c", transactionID: "dlq-t3")
-            let reason = try await #require(try await ReceiptStore(pipeline.database).receipt(id: a)?.reason)
+            let reason = try #require(try await ReceiptStore(pipeline.database).receipt(id: a)?.reason)
 
             // When an operator lists them: one group of three, in a table and as JSON
             let list = try await dlq(["list"], pipeline)
@@ -148,7 +148,7 @@ import Testing
             }
             #expect(ids.count == count)
             let allDead = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                await (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.dead]) == count
+                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.dead]) == count
             }
             #expect(allDead)
 
@@ -162,7 +162,7 @@ import Testing
 
             // Then every receipt is credited once, and nothing waits for review
             let allCredited = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                await (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited]) == count
+                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited]) == count
             }
             #expect(allCredited)
             var total = 0

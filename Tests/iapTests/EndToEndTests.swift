@@ -41,7 +41,7 @@ import Testing
 
             // Then every one is credited, every balance is right, and every webhook arrived once
             let allCredited = await eventually(timeout: .seconds(90), every: .milliseconds(250)) {
-                let credited = await (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited]) ?? 0
+                let credited = (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited]) ?? 0
                 return credited == count
             }
             #expect(allCredited)

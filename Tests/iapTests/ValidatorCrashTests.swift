@@ -46,7 +46,7 @@ import Testing
             let second = try IAPProcess.start(["validator", "--concurrency", "50"], environment: environment)
             defer { second.crash() }
             let allCredited = await eventually(timeout: .seconds(60)) {
-                await (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
+                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
             }
             #expect(allCredited)
             #expect(try await pipeline.balance("survivor") == count * 100)

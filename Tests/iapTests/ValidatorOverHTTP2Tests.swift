@@ -30,7 +30,7 @@ struct ValidatorOverHTTP2Tests {
 
             // Then: each is credited once, every verification went over HTTP/2
             let allCredited = await eventually(timeout: .seconds(60)) {
-                await (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
+                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
             }
             #expect(allCredited)
             #expect(try await pipeline.balance("player-h2") == count * 100)

@@ -27,8 +27,8 @@ import Testing
     @Test func localOutcome_equalsTheVerifyReceiptOutcome_forTheSamePurchase() async throws {
         try await StubStoreFixture.run { stub in
             // Given the same receipt minted both ways: the stub's format for verifyReceipt, PKCS #7 for local
-            let apple = await try stub.verifier().verify(submission(stub.receiptData(Self.purchase)))
-            let local = await try Self.local(trusting: stub.store).verify(
+            let apple = try await stub.verifier().verify(submission(stub.receiptData(Self.purchase)))
+            let local = try await Self.local(trusting: stub.store).verify(
                 submission(stub.store.issuePKCS7(Self.purchase)))
             // Then both say Sandbox and the same transactions (original ids, quantities, expiry)
             guard case .valid(let environment, let transactions) = local else {
@@ -45,7 +45,7 @@ import Testing
         try await StubStoreFixture.run { stub in
             var receipt = Self.purchase
             receipt.rawEnvironment = StubReceipt.Environment.production.rawValue
-            let outcome = await try stub.verifier().verify(submission(stub.store.issuePKCS7(receipt)))
+            let outcome = try await stub.verifier().verify(submission(stub.store.issuePKCS7(receipt)))
             guard case .valid(let environment, let transactions) = outcome else {
                 Issue.record("outcome is \(outcome)")
                 return
@@ -57,7 +57,7 @@ import Testing
 
     @Test func wrongBundle_isRejectedAsVerifyReceiptRejectsIt() async throws {
         let store = StubAppStore()
-        let outcome = await try Self.local(trusting: store, bundleID: "com.example.other").verify(
+        let outcome = try await Self.local(trusting: store, bundleID: "com.example.other").verify(
             submission(store.issuePKCS7(Self.purchase)))
         #expect(outcome == .rejected(reason: "bundle_mismatch"))
     }
