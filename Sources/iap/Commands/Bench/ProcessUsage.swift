@@ -56,7 +56,10 @@ struct ProcessUsage: Sendable {
 
     /// Several processes as one (the broker's Erlang VM and its helpers): CPU and RSS add up.
     static func sum(_ pids: [Int32]) -> ProcessUsage? {
-        let usages = pids.compactMap(ProcessUsage.init(pid:))
+        sum(of: pids.compactMap(ProcessUsage.init(pid:)))
+    }
+
+    private static func sum(of usages: [ProcessUsage]) -> ProcessUsage? {
         guard !usages.isEmpty else { return nil }
         return ProcessUsage(
             cpuSeconds: usages.map(\.cpuSeconds).reduce(0, +),
@@ -72,7 +75,7 @@ struct ProcessUsage: Sendable {
     /// peak: adding up their RSS would count the shared buffers once per process.
     static func server(_ pids: [Int32]) -> ProcessUsage? {
         let usages = pids.compactMap(ProcessUsage.init(pid:))
-        guard var total = sum(pids) else { return nil }
+        guard var total = sum(of: usages) else { return nil }
         total.cpuSeconds += usages.map(\.reapedChildrenCPUSeconds).reduce(0, +)
         let proportional = pids.map { pid in
             number(after: "Pss:", in: (try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)) ?? "")

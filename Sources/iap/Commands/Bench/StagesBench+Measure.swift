@@ -52,6 +52,7 @@ extension IAP.Bench.StagesBench {
             try await waitForWebhooks(count, webhooks: webhooks, stages: stages)
             let machineAfter = MachineTimes()
             let after = watched.map { $0.read() }
+            let verified = await verifyRequests(client, pipeline)
             var statements: StagesReport.Statements?
             if case .success(let counter) = counter { statements = try await counter.read(receipts: count) }
             let tally = webhooks.snapshot
@@ -80,7 +81,7 @@ extension IAP.Bench.StagesBench {
                 machineBusy: machineAfter.busyShare(since: machineBefore),
                 books: try await books(pipeline, count: count, notified: arrivals.count, tally: tally),
                 validatorAlone: alone, endpoint: proxy.map { StagesReport.Endpoint($0.requests()) },
-                statements: statements, statementsMissing: missing)
+                verifyRequests: verified, statements: statements, statementsMissing: missing)
         }
         if case .success(let counter) = counter { await counter.close() }
         return try outcome.get()
@@ -95,6 +96,16 @@ extension IAP.Bench.StagesBench {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// What the stub store was asked to verify so far; nil when it does not say.
+    private func verifyRequests(_ client: CurlHTTPClient, _ pipeline: StagesPipeline) async -> Int? {
+        let response = try? await client.execute(
+            HTTPClient.HTTPRequest(method: .get, url: "http://127.0.0.1:\(pipeline.stubPort)/stub/stats"))
+        guard let response, response.status == 200,
+            let stats = try? JSONDecoder().decode(StubStoreStats.self, from: Data(response.body))
+        else { return nil }
+        return stats.production.requests + stats.sandbox.requests
     }
 
     /// One process's (or group's) line of the report, over the window.

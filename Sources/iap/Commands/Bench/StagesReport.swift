@@ -102,6 +102,9 @@ struct StagesReport: Codable, Sendable {
     var books: Books
     var validatorAlone: ValidatorAlone?
     var endpoint: Endpoint?
+    /// Verify requests the stub store answered: more than one a receipt when receipts were
+    /// verified twice (published again by a relay's sweep) or retried.
+    var verifyRequests: Int?
     /// On PostgreSQL: what `pg_stat_statements` counted for the run's database, or why not.
     var statements: Statements?
     var statementsMissing: String?
@@ -162,6 +165,11 @@ struct StagesReport: Codable, Sendable {
             let protocols = endpoint.protocols.sorted { $0.key < $1.key }.map { "\($0.value) over \($0.key)" }
             print(
                 "  verify endpoint (nginx): \(protocols.joined(separator: ", ")), \(endpoint.connections) connection(s)"
+            )
+        }
+        if let verifyRequests {
+            print(
+                "  verify requests: \(verifyRequests) (\(col(Double(verifyRequests) / Double(max(run.receipts, 1)), 0, 3)) per receipt)"
             )
         }
         printStatements()

@@ -50,7 +50,7 @@ final class StatementCounter: Sendable {
     }
 
     /// The counts since the reset, `top` statements by calls with their text cut short.
-    func read(receipts: Int, top: Int = 12) async throws -> StagesReport.Statements {
+    func read(receipts: Int, top: Int = 20) async throws -> StagesReport.Statements {
         let (rows, evicted) = try await server.snapshot { [database] session in
             let rows = try session.rows(
                 """
