@@ -12,8 +12,6 @@ struct ProcessUsage: Sendable {
     var contextSwitches: Int
     /// Bytes it caused to be written to storage (`write_bytes` of `/proc/<pid>/io`).
     var diskWrittenBytes: Int
-    /// CPU of its children that exited and were waited for (`cutime` plus `cstime`).
-    var reapedChildrenCPUSeconds = 0.0
 
     /// Nil when the process is gone or /proc cannot be read.
     init?(pid: Int32) {
@@ -24,9 +22,8 @@ struct ProcessUsage: Sendable {
         else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the name: state is field 3 of the man page, utime 14 and stime 15.
-        guard fields.count > 14, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         cpuSeconds = (user + system) / Double(Self.ticksPerSecond)
-        reapedChildrenCPUSeconds = ((Double(fields[13]) ?? 0) + (Double(fields[14]) ?? 0)) / Double(Self.ticksPerSecond)
         residentBytes = Self.number(after: "VmRSS:", in: status) * 1024
         peakResidentBytes = Self.number(after: "VmHWM:", in: status) * 1024
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
@@ -56,10 +53,7 @@ struct ProcessUsage: Sendable {
 
     /// Several processes as one (the broker's Erlang VM and its helpers): CPU and RSS add up.
     static func sum(_ pids: [Int32]) -> ProcessUsage? {
-        sum(of: pids.compactMap(ProcessUsage.init(pid:)))
-    }
-
-    private static func sum(of usages: [ProcessUsage]) -> ProcessUsage? {
+        let usages = pids.compactMap(ProcessUsage.init(pid:))
         guard !usages.isEmpty else { return nil }
         return ProcessUsage(
             cpuSeconds: usages.map(\.cpuSeconds).reduce(0, +),
@@ -69,14 +63,11 @@ struct ProcessUsage: Sendable {
             diskWrittenBytes: usages.map(\.diskWrittenBytes).reduce(0, +))
     }
 
-    /// A server of many processes sharing memory, such as PostgreSQL: its CPU includes what
-    /// the children it reaped spent (a backend that ended during the run keeps counting), and
-    /// its memory is the processes' proportional share (`Pss`), now, as both resident and
-    /// peak: adding up their RSS would count the shared buffers once per process.
-    static func server(_ pids: [Int32]) -> ProcessUsage? {
-        let usages = pids.compactMap(ProcessUsage.init(pid:))
-        guard var total = sum(of: usages) else { return nil }
-        total.cpuSeconds += usages.map(\.reapedChildrenCPUSeconds).reduce(0, +)
+    /// Processes sharing memory, such as PostgreSQL's: memory is their proportional share
+    /// (`Pss`), now, as both resident and peak, since adding up their RSS would count the
+    /// shared buffers once per process.
+    static func sharing(_ pids: [Int32]) -> ProcessUsage? {
+        guard var total = sum(pids) else { return nil }
         let proportional = pids.map { pid in
             number(after: "Pss:", in: (try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)) ?? "")
         }
@@ -102,23 +93,21 @@ struct ProcessUsage: Sendable {
         }
     }
 
-    /// PostgreSQL's server processes on this machine: the postmaster, a backend per
-    /// connection, the writers and the rest.
-    static func postgresPIDs() -> [Int32] {
-        pids(named: ["postgres"]) { _ in true }
-    }
-
     /// Processes whose command name is one of `names` and whose command line `accepts`.
     private static func pids(named names: Set<String>, accepts: (String) -> Bool) -> [Int32] {
+        names.flatMap { commandLines(named: $0) }.filter { accepts($0.command) }.map(\.pid)
+    }
+
+    /// Every process whose command name is `name`, with its command line (NUL-separated).
+    static func commandLines(named name: String) -> [(pid: Int32, command: String)] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry in
             guard let pid = Int32(entry),
                 let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
-                names.contains(comm.trimmingCharacters(in: .whitespacesAndNewlines)),
-                let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8),
-                accepts(command)
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8)
             else { return nil }
-            return pid
+            return (pid, command)
         }
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import Logging
 import Store
+import StorePostgres
 import StubStore
 
 extension IAP.Bench.StagesBench {
@@ -21,7 +22,9 @@ extension IAP.Bench.StagesBench {
         // Let the workers settle after start before their idle memory is read.
         try await Task.sleep(for: .seconds(1))
         var watched = stages.stages.map { Watched($0, cap: stages.cap) } + [Watched.broker()]
-        if databaseURL != nil { watched.append(.postgres()) }
+        if let database = databaseURL.flatMap({ try? PostgresLocation(url: $0).database }) {
+            watched += [.postgres(database), .otherDatabases(database)]
+        }
         watched.append(Watched("bench: load, webhooks", pids: [getpid()]))
         if let proxy { watched.append(Watched("nginx (TLS, HTTP/2)", pids: [proxy.pid])) }
         // The counts start with the window; without them the run still measures the rest.
@@ -65,7 +68,8 @@ extension IAP.Bench.StagesBench {
                 after[index].map { figures(watched[index], from: before[index], to: $0, count: count) }
             }
             let pipelineCPU = processes.filter {
-                $0.name != "stub-store" && !$0.name.hasPrefix("bench") && !$0.name.hasPrefix("nginx")
+                $0.name != "stub-store" && $0.name != Watched.othersName && !$0.name.hasPrefix("bench")
+                    && !$0.name.hasPrefix("nginx")
             }
             .map(\.cpuSeconds).reduce(0, +)
             var missing: String?

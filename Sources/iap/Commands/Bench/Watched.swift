@@ -34,11 +34,19 @@ struct Watched: Sendable {
     /// The RabbitMQ node's processes as they are now: `rabbitmq`.
     static func broker() -> Watched { Watched("rabbitmq", pids: ProcessUsage.brokerPIDs()) }
 
-    /// PostgreSQL's server processes, looked up at each reading (a backend may start or end
-    /// in between): `postgresql`.
-    static func postgres() -> Watched {
-        Watched("postgresql", cgroup: nil) { ProcessUsage.server(ProcessUsage.postgresPIDs()) }
+    /// PostgreSQL's processes doing `database`'s work and the server's own (postmaster,
+    /// writers, launchers), looked up at each reading: `postgresql`.
+    static func postgres(_ database: String) -> Watched {
+        Watched(postgresName, cgroup: nil) { ProcessUsage.sharing(PostgresProcesses.pids(of: database).ours) }
     }
+
+    /// Other databases' backends on the same server: someone else's work, shown apart.
+    static func otherDatabases(_ database: String) -> Watched {
+        Watched(othersName, cgroup: nil) { ProcessUsage.sharing(PostgresProcesses.pids(of: database).others) }
+    }
+
+    static let postgresName = "postgresql"
+    static let othersName = "postgresql: other dbs"
 
     /// Nil when the process is gone.
     func read() -> Reading? {
