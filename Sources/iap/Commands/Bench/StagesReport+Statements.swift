@@ -16,12 +16,15 @@ extension StagesReport {
         var evicted: Int
         /// The most called first.
         var top: [Statement]
+        /// The five that took the most time (lock waits included), the longest first.
+        var slowest: [Statement]
     }
 
     struct Statement: Codable, Sendable {
         var calls: Int
         var callsPerReceipt: Double
         var meanMs: Double
+        var totalMs: Double
         var rows: Int
         /// On one line, cut short.
         var query: String
@@ -39,11 +42,15 @@ extension StagesReport {
         if statements.evicted > 0 {
             print("  (the view dropped \(statements.evicted) entries to make room: the counts may be short)")
         }
-        print("      calls  per receipt  mean ms       rows  statement")
-        for statement in statements.top {
-            print(
-                "  \(col("\(statement.calls)", 9)) \(col(statement.callsPerReceipt, 12, 2)) \(col(statement.meanMs, 8, 3)) \(col("\(statement.rows)", 10))  \(statement.query)"
-            )
-        }
+        print("      calls  per receipt  mean ms    total s       rows  statement (most called)")
+        for statement in statements.top { printLine(statement) }
+        print("  the most time (lock waits included):")
+        for statement in statements.slowest { printLine(statement) }
+    }
+
+    private func printLine(_ statement: Statement) {
+        print(
+            "  \(col("\(statement.calls)", 9)) \(col(statement.callsPerReceipt, 12, 2)) \(col(statement.meanMs, 8, 3)) \(col(statement.totalMs / 1000, 10, 2)) \(col("\(statement.rows)", 10))  \(statement.query)"
+        )
     }
 }

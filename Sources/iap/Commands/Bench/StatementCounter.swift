@@ -49,7 +49,8 @@ final class StatementCounter: Sendable {
         }
     }
 
-    /// The counts since the reset, `top` statements by calls with their text cut short.
+    /// The counts since the reset: the `top` statements by calls and the five that took the
+    /// most time, their text cut short.
     func read(receipts: Int, top: Int = 20) async throws -> StagesReport.Statements {
         let (rows, evicted) = try await server.snapshot { [database] session in
             let rows = try session.rows(
@@ -66,15 +67,16 @@ final class StatementCounter: Sendable {
         }
         let calls = rows.map(\.calls).reduce(0, +)
         let receipts = Double(max(receipts, 1))
+        let shown = { (row: Counted) in
+            StagesReport.Statement(
+                calls: row.calls, callsPerReceipt: Double(row.calls) / receipts,
+                meanMs: row.calls > 0 ? row.ms / Double(row.calls) : 0, totalMs: row.ms, rows: row.rows,
+                query: Self.shortened(row.query))
+        }
         return StagesReport.Statements(
             database: database, calls: calls, callsPerReceipt: Double(calls) / receipts,
             executionMs: rows.map(\.ms).reduce(0, +), distinct: rows.count, evicted: evicted - evictedBefore,
-            top: rows.prefix(top).map { row in
-                StagesReport.Statement(
-                    calls: row.calls, callsPerReceipt: Double(row.calls) / receipts,
-                    meanMs: row.calls > 0 ? row.ms / Double(row.calls) : 0, rows: row.rows,
-                    query: Self.shortened(row.query))
-            })
+            top: rows.prefix(top).map(shown), slowest: rows.sorted { $0.ms > $1.ms }.prefix(5).map(shown))
     }
 
     /// One row of the view: a statement's calls, time spent in ms, rows and text.
