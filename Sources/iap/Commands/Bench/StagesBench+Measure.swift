@@ -116,15 +116,13 @@ extension IAP.Bench.StagesBench {
     private func figures(
         _ process: Watched, from before: Watched.Reading?, to after: Watched.Reading, count: Int
     ) -> StagesReport.ProcessFigures {
-        let last = after.usage
-        let first = before?.usage ?? .zero
-        let cpu = last.cpuSeconds - first.cpuSeconds
+        let spent = after.spent(since: before)
         return StagesReport.ProcessFigures(
-            name: process.name, cpuSeconds: cpu, cpuMsPerReceipt: cpu * 1000 / Double(count),
-            contextSwitchesPerReceipt: Double(last.contextSwitches - first.contextSwitches) / Double(count),
-            diskKBPerReceipt: Double(last.diskWrittenBytes - first.diskWrittenBytes) / 1024 / Double(count),
+            name: process.name, cpuSeconds: spent.cpuSeconds, cpuMsPerReceipt: spent.cpuSeconds * 1000 / Double(count),
+            contextSwitchesPerReceipt: Double(spent.contextSwitches) / Double(count),
+            diskKBPerReceipt: Double(spent.diskWrittenBytes) / 1024 / Double(count),
             idleRSSMB: before.map { Double($0.usage.residentBytes) / 1_048_576 },
-            peakRSSMB: Double(last.peakResidentBytes) / 1_048_576,
+            peakRSSMB: Double(after.usage.peakResidentBytes) / 1_048_576,
             throttled: after.throttling?.share(since: before?.throttling))
     }
 
