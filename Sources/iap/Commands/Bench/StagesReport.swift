@@ -44,8 +44,8 @@ struct StagesReport: Codable, Sendable {
         /// Nil for a stage started during the run (`--validator-alone`).
         var idleRSSMB: Double?
         var peakRSSMB: Double
-        /// With `--cpu-limit`: the share of the cap's 100 ms periods in which the stage used
-        /// all it was allowed and was held back.
+        /// With `--cpu-limit`: of the cap's 100 ms periods in which the stage ran, the share in
+        /// which it used all it was allowed and was held back.
         var throttled: Double?
     }
 
