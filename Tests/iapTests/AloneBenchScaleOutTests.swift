@@ -34,7 +34,9 @@ struct AloneBenchScaleOutTests {
         struct Statements: Decodable {
             var calls: Int
             var callsPerReceipt: Double
+            var commits: Int
             var top: [Statement]
+            var slowest: [Statement]
         }
         struct Statement: Decodable {
             var calls: Int
@@ -74,12 +76,15 @@ struct AloneBenchScaleOutTests {
             #expect((report.processes.first { $0.name == name }?.cpuSeconds ?? 0) > 0, "\(name) spent no CPU")
         }
 
-        // pg_stat_statements counted the run's statements: BEGIN and COMMIT among them.
+        // pg_stat_statements counted the run's statements, COMMIT among them (how many a receipt
+        // takes is the store's business, not this test's).
         #expect(report.statementsMissing == nil, "\(report.statementsMissing ?? "")")
         let statements = try #require(report.statements)
-        #expect(statements.calls > Self.receipts && statements.callsPerReceipt > 1)
-        #expect(statements.top.contains { $0.query.hasPrefix("INSERT INTO receipts") }, "\(statements.top)")
-        #expect(statements.top.contains { $0.query.uppercased() == "COMMIT" }, "\(statements.top)")
+        #expect(statements.calls > 0 && statements.commits > 0)
+        #expect(abs(statements.callsPerReceipt - Double(statements.calls) / Double(Self.receipts)) < 1e-9)
+        #expect(!statements.top.isEmpty && statements.top.count <= 20 && !statements.slowest.isEmpty)
+        #expect(statements.top.map(\.calls) == statements.top.map(\.calls).sorted(by: >))
+        #expect(statements.top.allSatisfy { !$0.query.isEmpty && !$0.query.contains("\n") })
 
         guard capped else { return }
         // Every stage was capped (the stub store not), and every group is gone.

@@ -7,6 +7,9 @@ extension StagesReport {
         var database: String
         var calls: Int
         var callsPerReceipt: Double
+        /// Transactions committed, and rolled back (a lost race, retried, or a refusal).
+        var commits: Int
+        var rollbacks: Int
         /// Time the server spent executing them, all together.
         var executionMs: Double
         /// Distinct statements.
@@ -38,6 +41,9 @@ extension StagesReport {
         let perReceipt = statements.executionMs / Double(max(run.receipts, 1))
         print(
             "  PostgreSQL statements (pg_stat_statements, database \(statements.database)): \(statements.calls) calls, \(col(statements.callsPerReceipt, 0, 1)) per receipt, \(col(statements.executionMs / 1000, 0, 2)) s executing (\(col(perReceipt, 0, 3)) ms per receipt), \(statements.distinct) distinct"
+        )
+        print(
+            "  transactions: \(statements.commits) committed (\(col(Double(statements.commits) / Double(max(run.receipts, 1)), 0, 2)) per receipt), \(statements.rollbacks) rolled back"
         )
         if statements.evicted > 0 {
             print("  (the view dropped \(statements.evicted) entries to make room: the counts may be short)")

@@ -73,8 +73,14 @@ final class StatementCounter: Sendable {
                 meanMs: row.calls > 0 ? row.ms / Double(row.calls) : 0, totalMs: row.ms, rows: row.rows,
                 query: Self.shortened(row.query))
         }
+        // Transactions end in COMMIT or ROLLBACK (a retried one in both); not ROLLBACK TO SAVEPOINT.
+        let ended = { (word: String) in
+            rows.filter { $0.query.uppercased().hasPrefix(word) && !$0.query.uppercased().contains("SAVEPOINT") }
+                .map(\.calls).reduce(0, +)
+        }
         return StagesReport.Statements(
-            database: database, calls: calls, callsPerReceipt: Double(calls) / receipts,
+            database: database, calls: calls, callsPerReceipt: Double(calls) / receipts, commits: ended("COMMIT"),
+            rollbacks: ended("ROLLBACK"),
             executionMs: rows.map(\.ms).reduce(0, +), distinct: rows.count, evicted: evicted - evictedBefore,
             top: rows.prefix(top).map(shown), slowest: rows.sorted { $0.ms > $1.ms }.prefix(5).map(shown))
     }
