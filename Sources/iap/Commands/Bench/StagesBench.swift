@@ -130,9 +130,9 @@ extension IAP.Bench {
             await stages.stop()
             await client.shutdown()
             await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
-            if case .failure(let error) = measured, error is CancellationError {
-                FileHandle.standardError.write(Data("bench: interrupted; the stages were stopped\n".utf8))
-                throw ExitCode(130)
+            if case .failure(let error as Interruption.Interrupted) = measured {
+                FileHandle.standardError.write(Data("bench: \(error); the stages were stopped\n".utf8))
+                throw ExitCode(128 + error.signal)
             }
             let report = try measured.get()
             if workDirectory == nil { try? FileManager.default.removeItem(atPath: directory) }
