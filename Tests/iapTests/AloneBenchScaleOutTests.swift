@@ -108,8 +108,8 @@ struct AloneBenchScaleOutTests {
         // The report on stdout, anything logged on stderr: two files, so that nothing interleaves.
         let report = directory.file("report.json")
         let log = directory.file("bench.log")
-        FileManager.default.createFile(atPath: report, contents: nil)
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: report, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let bench = Process()
         bench.executableURL = IAPProcess.executable
         bench.arguments = ["bench", "stages", "--json", "--work-directory", directory.file("run")] + arguments
