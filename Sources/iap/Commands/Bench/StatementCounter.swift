@@ -22,7 +22,7 @@ final class StatementCounter: Sendable {
         for name in ["postgres"] + (location.database == "postgres" ? [] : [location.database]) {
             let candidate = PostgresPipelineDatabase(location: location.database(name), connections: 1, logger: logger)
             let installed = try? await candidate.snapshot { session in
-                try session.value("SELECT to_regclass('pg_stat_statements') IS NOT NULL AS found", as: Bool.self)
+                try await session.value("SELECT to_regclass('pg_stat_statements') IS NOT NULL AS found", as: Bool.self)
             }
             if installed == true {
                 found = candidate
@@ -38,10 +38,10 @@ final class StatementCounter: Sendable {
         server = found
         do {
             evictedBefore = try await found.transaction { [database] session in
-                try session.execute(
+                try await session.execute(
                     "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = ?), 0)", [database]
                 )
-                return try session.value("SELECT dealloc FROM pg_stat_statements_info", as: Int.self) ?? 0
+                return try await session.value("SELECT dealloc FROM pg_stat_statements_info", as: Int.self) ?? 0
             }
         } catch {
             await found.close()
@@ -53,7 +53,7 @@ final class StatementCounter: Sendable {
     /// most time, their text cut short.
     func read(receipts: Int, top: Int = 20) async throws -> StagesReport.Statements {
         let (rows, evicted) = try await server.snapshot { [database] session in
-            let rows = try session.rows(
+            let rows = try await session.rows(
                 """
                 SELECT calls, total_exec_time AS ms, rows, query FROM pg_stat_statements
                 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ?) ORDER BY calls DESC
@@ -63,7 +63,7 @@ final class StatementCounter: Sendable {
                     calls: try row.get("calls"), ms: try row.get("ms"), rows: try row.get("rows"),
                     query: try row.get("query"))
             }
-            return (rows, try session.value("SELECT dealloc FROM pg_stat_statements_info", as: Int.self) ?? 0)
+            return (rows, try await session.value("SELECT dealloc FROM pg_stat_statements_info", as: Int.self) ?? 0)
         }
         let calls = rows.map(\.calls).reduce(0, +)
         let receipts = Double(max(receipts, 1))
