@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Starts Debian's PostgreSQL cluster on loopback without systemd and makes the role the
-# tests use (IAP_TEST_DATABASE_URL, default below). Safe to run again.
+# Starts Debian's PostgreSQL cluster on loopback without systemd, makes the role the tests
+# use (IAP_TEST_DATABASE_URL, default below) and installs pg_stat_statements for `iap bench`.
+# Safe to run again.
 set -euo pipefail
 sudo=""
 as_postgres=(runuser -u postgres --)
@@ -12,11 +13,18 @@ fi
 version=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1)
 [ -n "$version" ] || { echo "postgres: no cluster in /etc/postgresql (is postgresql installed?)" >&2; exit 1; }
 # The store tests run in parallel, each on a database of its own with a few connections:
-# Debian's default of 100 connections is too few (a drop-in, read at start).
+# Debian's default of 100 connections is too few. `iap bench` counts statements with
+# pg_stat_statements, which must be preloaded; track_utility counts BEGIN and COMMIT too.
+# Both are read at start only (a drop-in): the server restarts when the file changes.
 conf="/etc/postgresql/$version/main/conf.d/iap-tests.conf"
-if [ ! -f "$conf" ]; then
-  echo "max_connections = 400" | $sudo tee "$conf" >/dev/null
+wanted="max_connections = 400
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track_utility = on
+pg_stat_statements.max = 10000"
+if [ "$(cat "$conf" 2>/dev/null)" != "$wanted" ]; then
+  echo "$wanted" | $sudo tee "$conf" >/dev/null
   if pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" && $4 == "online"' | grep -q .; then
+    echo "setup: restarting PostgreSQL $version for $conf"
     $sudo pg_ctlcluster "$version" main restart
   fi
 fi
@@ -39,5 +47,11 @@ BEGIN
   END IF;
 END
 $$;
+SET client_min_messages = warning;
+-- The view counts every database's statements; it lives here. The role may read all of
+-- them and reset them (the bench resets its own database's only).
+CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+GRANT pg_read_all_stats TO iap_test;
+GRANT EXECUTE ON FUNCTION pg_stat_statements_reset(oid, oid, bigint) TO iap_test;
 SQL
 echo "setup: PostgreSQL $version is ready (postgres://iap_test@127.0.0.1:5432)"

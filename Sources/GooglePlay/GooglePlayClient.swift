@@ -67,7 +67,7 @@ public final class GooglePlayClient: Sendable {
 
     /// `purchases.productsv2.getproductpurchasev2`: a one-time product purchase.
     public func productPurchase(packageName: String, token: String) async throws(GooglePlayError) -> ProductPurchaseV2 {
-        try await decode(
+        try decode(
             ProductPurchaseV2.self,
             try await send("productsv2.get", .get, try path(packageName, "purchases/productsv2/tokens", token)))
     }
@@ -93,7 +93,7 @@ public final class GooglePlayClient: Sendable {
     public func subscriptionPurchase(packageName: String, token: String) async throws(GooglePlayError)
         -> SubscriptionPurchaseV2
     {
-        try await decode(
+        try decode(
             SubscriptionPurchaseV2.self,
             try await send(
                 "subscriptionsv2.get", .get, try path(packageName, "purchases/subscriptionsv2/tokens", token)))
@@ -117,7 +117,7 @@ public final class GooglePlayClient: Sendable {
         var query = "?startTime=\(Int64(start.timeIntervalSince1970 * 1000))"
         query += "&endTime=\(Int64(end.timeIntervalSince1970 * 1000))&maxResults=1000&type=1"
         if let pageToken { query += "&token=" + Self.escape(pageToken) }
-        return try await decode(
+        return try decode(
             VoidedPurchasesPage.self,
             try await send("voidedpurchases.list", .get, try path(packageName, "purchases/voidedpurchases") + query))
     }

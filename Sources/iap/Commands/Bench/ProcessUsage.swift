@@ -12,6 +12,8 @@ struct ProcessUsage: Sendable {
     var contextSwitches: Int
     /// Bytes it caused to be written to storage (`write_bytes` of `/proc/<pid>/io`).
     var diskWrittenBytes: Int
+    /// When it started, in clock ticks after boot: tells a process from a later one given its pid.
+    var started = 0
 
     /// Nil when the process is gone or /proc cannot be read.
     init?(pid: Int32) {
@@ -21,9 +23,10 @@ struct ProcessUsage: Sendable {
             let close = stat.lastIndex(of: ")")
         else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the name: state is field 3 of the man page, utime 14 and stime 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        // After the name: state is field 3 of the man page, utime 14, stime 15, starttime 22.
+        guard fields.count > 19, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         cpuSeconds = (user + system) / Double(Self.ticksPerSecond)
+        started = Int(fields[19]) ?? 0
         residentBytes = Self.number(after: "VmRSS:", in: status) * 1024
         peakResidentBytes = Self.number(after: "VmHWM:", in: status) * 1024
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
@@ -53,7 +56,11 @@ struct ProcessUsage: Sendable {
 
     /// Several processes as one (the broker's Erlang VM and its helpers): CPU and RSS add up.
     static func sum(_ pids: [Int32]) -> ProcessUsage? {
-        let usages = pids.compactMap(ProcessUsage.init(pid:))
+        sum(pids.compactMap(ProcessUsage.init(pid:)))
+    }
+
+    /// Several readings as one: CPU and RSS add up.
+    static func sum(_ usages: [ProcessUsage]) -> ProcessUsage? {
         guard !usages.isEmpty else { return nil }
         return ProcessUsage(
             cpuSeconds: usages.map(\.cpuSeconds).reduce(0, +),
@@ -61,6 +68,16 @@ struct ProcessUsage: Sendable {
             peakResidentBytes: usages.map(\.peakResidentBytes).reduce(0, +),
             contextSwitches: usages.map(\.contextSwitches).reduce(0, +),
             diskWrittenBytes: usages.map(\.diskWrittenBytes).reduce(0, +))
+    }
+
+    /// The memory `pids` hold as their proportional share (`Pss` of `smaps_rollup`): for
+    /// processes that share memory, such as PostgreSQL's, whose RSS added up would count the
+    /// shared buffers once per process.
+    static func proportionalBytes(_ pids: [Int32]) -> Int {
+        pids.map { pid in
+            number(after: "Pss:", in: (try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)) ?? "")
+        }
+        .reduce(0, +) * 1024
     }
 
     /// What /proc counts CPU time in.
@@ -74,17 +91,27 @@ struct ProcessUsage: Sendable {
 
     /// The RabbitMQ node's processes on this machine (Erlang VM, port helpers, epmd).
     static func brokerPIDs() -> [Int32] {
-        let names: Set<String> = ["beam.smp", "epmd", "erl_child_setup", "inet_gethost"]
+        pids(named: ["beam.smp", "epmd", "erl_child_setup", "inet_gethost"]) { command in
+            // rabbitmqctl runs an Erlang VM too: not the broker.
+            !command.contains("rabbitmqcli")
+        }
+    }
+
+    /// Processes whose command name is one of `names` and whose command line `accepts`.
+    private static func pids(named names: Set<String>, accepts: (String) -> Bool) -> [Int32] {
+        names.flatMap { commandLines(named: $0) }.filter { accepts($0.command) }.map(\.pid)
+    }
+
+    /// Every process whose command name is `name`, with its command line (NUL-separated).
+    static func commandLines(named name: String) -> [(pid: Int32, command: String)] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry in
             guard let pid = Int32(entry),
                 let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
-                names.contains(comm.trimmingCharacters(in: .whitespacesAndNewlines)),
-                // rabbitmqctl runs an Erlang VM too: not the broker.
-                let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8),
-                !command.contains("rabbitmqcli")
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8)
             else { return nil }
-            return pid
+            return (pid, command)
         }
     }
 }

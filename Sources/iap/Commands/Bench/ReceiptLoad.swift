@@ -56,6 +56,12 @@ struct ReceiptLoad {
 
     /// Posts every body at `pace`; returns each request's sample once all were answered 202.
     func post(to url: String, token: String, pace: Pace) async throws -> [Sample] {
+        try await post(to: [url], token: token, pace: pace)
+    }
+
+    /// Posts every body at `pace` to several intakes, connection `i` to `urls[i % urls.count]`
+    /// as a round-robin balancer would; returns each request's sample once all were answered 202.
+    func post(to urls: [String], token: String, pace: Pace) async throws -> [Sample] {
         let workers: Int
         let due: @Sendable (Int) -> ContinuousClock.Instant?
         let origin = ContinuousClock.now
@@ -74,10 +80,12 @@ struct ReceiptLoad {
         ]
         do {
             let samples = try await withThrowingTaskGroup(of: [Sample].self) { tasks in
-                for _ in 0..<workers {
+                for worker in 0..<workers {
+                    let url = urls[worker % urls.count]
                     tasks.addTask {
                         var samples: [Sample] = []
                         while true {
+                            try Task.checkCancellation()
                             let index = next.value.add(1, ordering: .relaxed).oldValue
                             guard index < bodies.count else { return samples }
                             let start: ContinuousClock.Instant

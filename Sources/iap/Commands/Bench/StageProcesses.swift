@@ -7,13 +7,17 @@ import HTTPClient
 struct StageProcess: Sendable {
     /// `intake`, `validator-1`, `fulfiller`, ...
     let name: String
-    let pid: Int32
+    var pid: Int32
     /// Where its standard output and error go.
     let log: String
     /// The URL that answers 2xx once it is ready.
     let readiness: String
     /// What it was started with, to start it again the same way.
     let arguments: [String]
+    /// Settings of its own, beside the pipeline's (a second intake's port).
+    var environment: [String: String] = [:]
+    /// The `cgroup.procs` of its CPU cap's group (`--cpu-limit`), or nil when uncapped.
+    var cgroup: String? = nil
 }
 
 /// Starts the pipeline's stages as separate `iap` processes, as an operator runs them, and
@@ -24,22 +28,35 @@ final class StageProcesses: @unchecked Sendable {
     private let executable: URL
     private let environment: [String: String]
     private let directory: String
+    /// Caps each stage started with `capped` at a share of a core (`iap bench --cpu-limit`).
+    let cap: CPUCap?
 
-    init(environment: [String: String], directory: String) {
+    init(environment: [String: String], directory: String, cap: CPUCap? = nil) {
         // This very binary: stages and benchmark always run the same build.
         executable = URL(
             fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                 ?? CommandLine.arguments[0])
         self.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         self.directory = directory
+        self.cap = cap
     }
 
     /// Starts `iap <arguments>`; `readiness` is polled by ``waitUntilReady(client:timeout:)``.
+    /// - Parameters:
+    ///   - environment: settings of this process's own, beside the pipeline's.
+    ///   - capped: in a CPU-capped cgroup of its own, when this runs with a ``cap``.
     @discardableResult
-    func start(_ name: String, _ arguments: [String], readiness: String) throws -> StageProcess {
+    func start(
+        _ name: String, _ arguments: [String], readiness: String, environment: [String: String] = [:],
+        capped: Bool = true
+    ) throws -> StageProcess {
         let log = "\(directory)/\(name).log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        return try launch(StageProcess(name: name, pid: 0, log: log, readiness: readiness, arguments: arguments))
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let cgroup = try capped ? cap?.join(name) : nil
+        return try launch(
+            StageProcess(
+                name: name, pid: 0, log: log, readiness: readiness, arguments: arguments, environment: environment,
+                cgroup: cgroup))
     }
 
     /// Starts `name` again as it was started first, its log continued (it must have exited).
@@ -65,15 +82,18 @@ final class StageProcesses: @unchecked Sendable {
         }
         output.seekToEndOfFile()
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
+        if let cap, let cgroup = stage.cgroup {
+            (process.executableURL, process.arguments) = cap.wrap(executable, arguments, joining: cgroup)
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
+        process.environment = environment.merging(stage.environment) { $1 }
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let started = StageProcess(
-            name: stage.name, pid: process.processIdentifier, log: stage.log, readiness: stage.readiness,
-            arguments: arguments)
+        var started = stage
+        started.pid = process.processIdentifier
         if let index {
             processes[index] = process
             stages[index] = started
@@ -109,7 +129,8 @@ final class StageProcesses: @unchecked Sendable {
         zip(stages, processes).filter { !$0.1.isRunning }.map(\.0)
     }
 
-    /// SIGTERM to every stage; SIGKILL to any still running after `grace`.
+    /// SIGTERM to every stage; SIGKILL to any still running after `grace`; then their
+    /// cgroups are removed. Call it from a task that is not cancelled.
     func stop(grace: Duration = .seconds(15)) async {
         for process in processes where process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now + grace
@@ -117,6 +138,11 @@ final class StageProcesses: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(50))
         }
         for process in processes where process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        if let cap {
+            for group in cap.removeAll() {
+                FileHandle.standardError.write(Data("bench: could not remove cgroup \(group)\n".utf8))
+            }
+        }
     }
 
     /// A free TCP port on loopback, for a stage to bind once this returns.

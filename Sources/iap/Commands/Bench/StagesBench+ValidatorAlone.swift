@@ -2,7 +2,6 @@ import ArgumentParser
 import Broker
 import Foundation
 import Store
-import StoreSQLite
 
 extension IAP.Bench.StagesBench {
     /// One validator's own capacity, which the rest of the pipeline on the same cores would
@@ -11,7 +10,8 @@ extension IAP.Bench.StagesBench {
     func drainWithOneValidator(
         _ stages: StageProcesses, _ pipeline: StagesPipeline, settings: PipelineSettings, count: Int
     ) async throws -> StagesReport.ValidatorAlone {
-        let database = try SQLiteDatabase(path: pipeline.directory + "/iap.sqlite")
+        // The stages' own database: the SQLite file, or PostgreSQL with --database-url.
+        let database = try await pipeline.stageSettings().openDatabase()
         try await ReceiptLoad.waitUntilPublished(in: database, until: .now + .seconds(timeout))
         let fulfilQueue = PipelineTopology(prefix: pipeline.prefix).fulfilQueue
         let broker = try await ReceiptLoad.controlConnection(settings.amqp)

@@ -19,7 +19,10 @@ extension IAP.Bench {
             discussion: """
                 Starts `iap stub-store`, `iap intake`, N `iap validator`, `iap fulfiller` and `iap notifier` on a
                 fresh database and queue prefix (the broker of IAP_AMQP_URL), posts receipts to the intake and
-                takes the webhooks itself. Count mode (--receipts) posts as fast as the intake accepts;
+                takes the webhooks itself. On PostgreSQL (--database-url), --replicas runs several intakes (the load
+                spread across them), fulfillers and notifiers, and the report adds PostgreSQL's CPU and the
+                statements pg_stat_statements counted. --cpu-limit caps every stage process at a share of a core,
+                each in a cgroup of its own. Count mode (--receipts) posts as fast as the intake accepts;
                 rate mode (--rate with --seconds) posts on a fixed schedule, for latency below saturation.
                 CPU and memory are read from /proc for each process, RabbitMQ's included. Exits 1 when the
                 books are wrong: a receipt not credited, an audit finding, a wrong balance, a webhook
@@ -50,8 +53,13 @@ extension IAP.Bench {
         var verification = ReceiptVerificationMode.apple
         @Option(help: "Run the stages on this empty PostgreSQL database (it is migrated first) instead of SQLite.")
         var databaseURL: String?
-        @Option(help: "Fulfiller and notifier processes of each (more than 1 needs --database-url).")
+        @Option(help: "Intake, fulfiller and notifier processes of each (more than 1 needs --database-url).")
         var replicas = 1
+        @Option(
+            help:
+                "Cap each stage process at this share of a core, in a cgroup of its own (cgroup v1 or v2; needs root). The stub store, broker and PostgreSQL stay uncapped."
+        )
+        var cpuLimit: Double?
         @Flag(
             help:
                 "Verify over TLS with HTTP/2, as Apple serves verifyReceipt: Debian's nginx in front of the stub store."
@@ -68,6 +76,11 @@ extension IAP.Bench {
             guard (1...8).contains(replicas), replicas == 1 || databaseURL != nil else {
                 throw ValidationError("--replicas must be 1...8, and above 1 only with --database-url (PostgreSQL)")
             }
+            if let cpuLimit, !(cpuLimit >= 0.01 && cpuLimit <= Double(ProcessInfo.processInfo.activeProcessorCount)) {
+                throw ValidationError(
+                    "--cpu-limit must be within 0.01...\(ProcessInfo.processInfo.activeProcessorCount) (cores of this machine)"
+                )
+            }
             guard stubLatencyMs >= 0, (0...0.5).contains(stubErrorRate) else {
                 throw ValidationError(
                     "--stub-latency-ms must not be negative, --stub-error-rate must be within 0...0.5")
@@ -76,6 +89,8 @@ extension IAP.Bench {
 
         func run() async throws {
             let settings = try PipelineSettings()
+            // Checked first: no stage starts when the cap cannot be had.
+            let cap = try cpuLimit.map { cores throws(CPUCapError) in try CPUCap(cores: cores) }
             let directory = workDirectory ?? NSTemporaryDirectory() + "iap-stages-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let webhooks = WebhookCounter()
@@ -100,24 +115,25 @@ extension IAP.Bench {
             let pipeline = StagesPipeline(
                 label: "stages", directory: directory, databaseURL: databaseURL,
                 webhookURL: "http://127.0.0.1:\(try await webhooks.port())/webhooks", settings: settings,
-                extra: receiptSettings, stubPort: stubPort)
-            let stages = pipeline.processes()
+                extra: receiptSettings, stubPort: stubPort, intakes: replicas)
+            let stages = pipeline.processes(cap: cap)
             let client = try CurlHTTPClient()
-            let measured: Result<StagesReport, any Error>
-            do {
+            // Ctrl-C or SIGTERM ends the measuring only: the stages still stop and the cgroups go.
+            let measured = await Interruption.cancellable {
                 try await pipeline.prepareDatabase(settings: settings)
                 try await start(stages, pipeline)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
-                measured = .success(
-                    try await measure(
-                        stages, pipeline, minter: minter, client: client, webhooks: webhooks, settings: settings,
-                        proxy: proxy))
-            } catch {
-                measured = .failure(error)
+                return try await measure(
+                    stages, pipeline, minter: minter, client: client, webhooks: webhooks, settings: settings,
+                    proxy: proxy)
             }
             await stages.stop()
             await client.shutdown()
             await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
+            if case .failure(let error as Interruption.Interrupted) = measured {
+                FileHandle.standardError.write(Data("bench: \(error); the stages were stopped\n".utf8))
+                throw ExitCode(128 + error.signal)
+            }
             let report = try measured.get()
             if workDirectory == nil { try? FileManager.default.removeItem(atPath: directory) }
             if json {
@@ -133,7 +149,7 @@ extension IAP.Bench {
         private func start(_ stages: StageProcesses, _ pipeline: StagesPipeline) async throws {
             try pipeline.startStubStore(
                 stages, arguments: ["--latency-ms", "\(stubLatencyMs)", "--error-rate", "\(stubErrorRate)"])
-            try pipeline.startIntake(stages)
+            try pipeline.startIntakes(stages)
             // Alone, the validator and the stages after it start once the queue is full.
             guard !validatorAlone else { return }
             try pipeline.startSettling(stages, replicas: replicas)

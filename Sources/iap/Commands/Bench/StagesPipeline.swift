@@ -12,7 +12,9 @@ struct StagesPipeline: Sendable {
     let prefix: String
     let directory: String
     let stubPort: Int
-    let intakePort = StageProcesses.freePort()
+    /// One port per intake; the first is every stage's `IAP_HTTP_PORT`.
+    let intakePorts: [Int]
+    var intakePort: Int { intakePorts[0] }
     let token = "bench-token-0123456789"
     let bundleID = "com.example.game"
     /// PostgreSQL instead of the SQLite file in ``directory``.
@@ -25,11 +27,14 @@ struct StagesPipeline: Sendable {
     ///   - webhookURL: where the notifier delivers.
     ///   - extra: settings added to (or replacing) the stages' own.
     ///   - stubPort: where the stub store listens.
+    ///   - intakes: how many intakes ``startIntakes(_:)`` starts, each on a port of its own.
     init(
         label: String, directory: String, databaseURL: String?, webhookURL: String, settings: PipelineSettings,
-        extra: [String: String] = [:], stubPort: Int = StageProcesses.freePort()
+        extra: [String: String] = [:], stubPort: Int = StageProcesses.freePort(), intakes: Int = 1
     ) {
         self.stubPort = stubPort
+        let intakePorts = (0..<intakes).map { _ in StageProcesses.freePort() }
+        self.intakePorts = intakePorts
         prefix = "bench.\(label).\(UUID().uuidString.prefix(8).lowercased())"
         self.directory = directory
         self.databaseURL = databaseURL
@@ -37,7 +42,7 @@ struct StagesPipeline: Sendable {
             "IAP_AMQP_URL": settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL),
             "IAP_QUEUE_PREFIX": prefix, "IAP_DB_PATH": directory + "/iap.sqlite",
             "IAP_DATABASE_URL": databaseURL ?? "",
-            "IAP_HTTP_PORT": "\(intakePort)", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
+            "IAP_HTTP_PORT": "\(intakePorts[0])", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
             "IAP_VERIFY_URL": "http://127.0.0.1:\(stubPort)/verifyReceipt",
             "IAP_VERIFY_SANDBOX_URL": "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt",
             "IAP_WEBHOOK_URL": webhookURL,
@@ -49,9 +54,15 @@ struct StagesPipeline: Sendable {
         ].merging(extra) { $1 }
     }
 
-    var receiptsURL: String { "http://127.0.0.1:\(intakePort)/v1/receipts" }
+    var receiptsURL: String { receiptsURLs[0] }
 
-    func processes() -> StageProcesses { StageProcesses(environment: environment, directory: directory) }
+    /// Every intake's, for a load spread across them.
+    var receiptsURLs: [String] { intakePorts.map { "http://127.0.0.1:\($0)/v1/receipts" } }
+
+    /// - Parameter cap: each stage in a CPU-capped cgroup of its own (the stub store never).
+    func processes(cap: CPUCap? = nil) -> StageProcesses {
+        StageProcesses(environment: environment, directory: directory, cap: cap)
+    }
 
     /// Settings as the stages read them: for opening their database here.
     func stageSettings() throws -> PipelineSettings {
@@ -81,11 +92,22 @@ struct StagesPipeline: Sendable {
     func startStubStore(_ stages: StageProcesses, arguments: [String] = []) throws {
         try stages.start(
             "stub-store", ["stub-store", "--port", "\(stubPort)", "--bundle-id", bundleID] + arguments,
-            readiness: "http://127.0.0.1:\(stubPort)/stub/stats")
+            readiness: "http://127.0.0.1:\(stubPort)/stub/stats", capped: false)
     }
 
+    /// The first intake, `intake`.
     func startIntake(_ stages: StageProcesses) throws {
         try stages.start("intake", ["intake"], readiness: "http://127.0.0.1:\(intakePort)/readyz")
+    }
+
+    /// Every intake: `intake`, `intake-2`, ..., each on its port of ``intakePorts``.
+    func startIntakes(_ stages: StageProcesses) throws {
+        try startIntake(stages)
+        for (index, port) in intakePorts.enumerated().dropFirst() {
+            try stages.start(
+                "intake-\(index + 1)", ["intake"], readiness: "http://127.0.0.1:\(port)/readyz",
+                environment: ["IAP_HTTP_PORT": "\(port)"])
+        }
     }
 
     @discardableResult

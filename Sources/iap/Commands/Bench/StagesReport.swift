@@ -16,6 +16,14 @@ struct StagesReport: Codable, Sendable {
         var stubLatencyMs: Int
         var stubErrorRate: Double
         var cores: Int
+        /// Intakes, fulfillers and notifiers: this many of each.
+        var replicas: Int
+        /// `postgresql` or `sqlite`.
+        var database: String
+        /// `--cpu-limit`: each stage process in a cgroup of its own, capped at this share of a core.
+        var cpuLimit: Double?
+        /// `v1` or `v2`, with `--cpu-limit`.
+        var cgroup: String?
     }
 
     /// Requests per second and latency in milliseconds.
@@ -36,6 +44,9 @@ struct StagesReport: Codable, Sendable {
         /// Nil for a stage started during the run (`--validator-alone`).
         var idleRSSMB: Double?
         var peakRSSMB: Double
+        /// With `--cpu-limit`: of the cap's 100 ms periods in which the stage ran, the share in
+        /// which it used all it was allowed and was held back.
+        var throttled: Double?
     }
 
     struct Books: Codable, Sendable {
@@ -91,6 +102,12 @@ struct StagesReport: Codable, Sendable {
     var books: Books
     var validatorAlone: ValidatorAlone?
     var endpoint: Endpoint?
+    /// Verify requests the stub store answered: more than one a receipt when receipts were
+    /// verified twice (published again by a relay's sweep) or retried.
+    var verifyRequests: Int?
+    /// On PostgreSQL: what `pg_stat_statements` counted for the run's database, or why not.
+    var statements: Statements?
+    var statementsMissing: String?
 
     static func flow(_ latencies: [Duration], count: Int, over elapsed: Duration) -> Flow {
         let sorted = latencies.map { $0.seconds * 1000 }.sorted()
@@ -109,20 +126,33 @@ struct StagesReport: Codable, Sendable {
         print(
             "stages benchmark: \(run.receipts) receipts, \(pace); \(run.validators) validator(s) x \(run.concurrency) verifying \(run.verification), stub latency \(run.stubLatencyMs) ms, error rate \(run.stubErrorRate), \(run.cores) cores"
         )
+        let cap =
+            run.cpuLimit.map { ", each stage capped at \(col($0, 0, 2)) core (cgroup \(run.cgroup ?? "?"))" } ?? ""
+        print(
+            "  \(run.replicas) intake(s), fulfiller(s) and notifier(s) on \(run.database == "postgresql" ? "PostgreSQL" : "SQLite")\(cap)"
+        )
         print("                          receipts/s     p50 ms     p99 ms     max ms")
         for (name, flow) in [("submit (202)", submit), ("end to end (webhook)", endToEnd)] {
             print(
                 "  \(pad(name, 22)) \(col(flow.perSecond, 10, 0)) \(col(flow.p50, 10, 1)) \(col(flow.p99, 10, 1)) \(col(flow.max, 10, 1))"
             )
         }
+        // The throttled column only when stages were capped.
+        let capped = run.cpuLimit != nil
         print(
-            "  process                  CPU s  ms/receipt  switches/receipt  disk KB/receipt  RSS idle MB  RSS peak MB")
+            "  process                  CPU s  ms/receipt  switches/receipt  disk KB/receipt  RSS idle MB  RSS peak MB\(capped ? "  throttled %" : "")"
+        )
         for process in processes {
+            let throttled = capped ? " " + (process.throttled.map { col($0 * 100, 12, 0) } ?? col("-", 12)) : ""
             print(
-                "  \(pad(process.name, 22)) \(col(process.cpuSeconds, 7, 2)) \(col(process.cpuMsPerReceipt, 11, 3)) \(col(process.contextSwitchesPerReceipt, 17, 1)) \(col(process.diskKBPerReceipt, 16, 1)) \(process.idleRSSMB.map { col($0, 12, 1) } ?? col("-", 12)) \(col(process.peakRSSMB, 12, 1))"
+                "  \(pad(process.name, 22)) \(col(process.cpuSeconds, 7, 2)) \(col(process.cpuMsPerReceipt, 11, 3)) \(col(process.contextSwitchesPerReceipt, 17, 1)) \(col(process.diskKBPerReceipt, 16, 1)) \(process.idleRSSMB.map { col($0, 12, 1) } ?? col("-", 12)) \(col(process.peakRSSMB, 12, 1))\(throttled)"
             )
         }
-        print("  pipeline CPU (stages + broker)  \(col(pipelineCPUMsPerReceipt, 0, 3)) ms/receipt")
+        if run.database == "postgresql" {
+            print("  pipeline CPU (stages + broker + PostgreSQL)  \(col(pipelineCPUMsPerReceipt, 0, 3)) ms/receipt")
+        } else {
+            print("  pipeline CPU (stages + broker)  \(col(pipelineCPUMsPerReceipt, 0, 3)) ms/receipt")
+        }
         print(
             "  whole machine CPU               \(col(machineCPUMsPerReceipt, 0, 3)) ms/receipt, busy \(Int((machineBusy * 100).rounded())) %"
         )
@@ -137,22 +167,28 @@ struct StagesReport: Codable, Sendable {
                 "  verify endpoint (nginx): \(protocols.joined(separator: ", ")), \(endpoint.connections) connection(s)"
             )
         }
+        if let verifyRequests {
+            print(
+                "  verify requests: \(verifyRequests) (\(col(Double(verifyRequests) / Double(max(run.receipts, 1)), 0, 3)) per receipt)"
+            )
+        }
+        printStatements()
         let b = books
         print(
             "  books: \(b.isRight ? "right" : "WRONG"): \(b.credited) credited, \(b.notCredited) not credited, audit \(b.auditFindings == 0 ? "clean" : "\(b.auditFindings) findings"), \(b.wrongBalances) wrong balances, webhooks \(b.webhooksMissing) missing / \(b.webhooksDuplicated) twice"
         )
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    func pad(_ text: String, _ width: Int) -> String {
         text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
     }
 
-    private func col(_ value: Double, _ width: Int, _ decimals: Int) -> String {
+    func col(_ value: Double, _ width: Int, _ decimals: Int) -> String {
         col(String(format: "%.\(decimals)f", value), width)
     }
 
     /// `text` right-aligned in `width` columns.
-    private func col(_ text: String, _ width: Int) -> String {
+    func col(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }
 }
