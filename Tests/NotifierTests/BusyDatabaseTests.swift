@@ -1,7 +1,4 @@
 import Foundation
-// GRDB: a plain connection holds the file's write lock, as another process (or the sqlite3
-// shell) would, outside this program's own lock.
-import GRDB
 import Logging
 import Notifier
 import PipelineTesting
@@ -14,11 +11,20 @@ import Testing
     @Test func aBusyOutboxIsLoggedAndRetriedNotFatal() async throws {
         try await NotifierHarness.with { harness async throws in
             let row = try await #require(try Fixture.notifications(1, in: harness.database).first)
-            // Given another process holding the write lock, and a notifier that waits only 50 ms for it
-            var unsafe = Configuration()
-            unsafe.allowsUnsafeTransactions = true
-            let other = try DatabaseQueue(path: harness.path, configuration: unsafe)
-            try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+            // Given another program holding the write lock (a plain connection, outside this
+            // program's lock), and a notifier that waits only 50 ms for it
+            let other = try SQLiteFile(path: harness.path)
+            let (held, holding) = AsyncStream.makeStream(of: Void.self)
+            let (released, release) = AsyncStream.makeStream(of: Void.self)
+            defer { release.finish() }
+            let holder = Task {
+                defer { holding.finish() }  // should BEGIN fail: the test goes on, and fails, instead of hanging
+                try await other.transaction { _ in
+                    holding.finish()
+                    for await _ in released {}
+                }
+            }
+            for await _ in held {}
             let impatient = try SQLiteDatabase(
                 path: harness.path, configuration: StoreConfiguration(busyTimeout: 0.05))
 
@@ -43,7 +49,8 @@ import Testing
                     #expect(receiver.received.isEmpty)
 
                     // When the lock is released, the notification goes out
-                    try other.inDatabase { try $0.execute(sql: "ROLLBACK") }
+                    release.finish()
+                    try await holder.value
                     let accepted = try await receiver.waitFor(count: 1, where: \.wasAccepted)
                     #expect(accepted.map(\.id) == [row.id])
 

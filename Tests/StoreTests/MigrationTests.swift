@@ -1,7 +1,4 @@
 import Foundation
-// GRDB: two tests write a file as an earlier release left it (migrated to an old version,
-// rows in its old schema), which SQLiteDatabase, migrating on open, cannot.
-import GRDB
 import PipelineCore
 import Testing
 
@@ -21,6 +18,25 @@ import Testing
             try await db.rows("SELECT identifier FROM grdb_migrations").map {
                 try $0.get("identifier", as: String.self)
             }
+        }
+    }
+
+    /// Runs `script` in one transaction on a file an earlier release left, one statement at
+    /// a time (`;` ends each, and no literal holds one), each taking its `?`s' values from
+    /// `arguments` in order.
+    static func write(_ script: String, _ arguments: [String], to file: SQLiteFile) async throws {
+        var remaining = arguments[...]
+        var statements: [(sql: String, arguments: SQLArguments)] = []
+        for sql in script.split(separator: ";").map(String.init)
+        where !sql.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            let count = sql.filter { $0 == "?" }.count
+            statements.append((sql, remaining.prefix(count).map { $0 }))
+            remaining = remaining.dropFirst(count)
+        }
+        #expect(remaining.isEmpty, "more arguments than placeholders")
+        let prepared = statements
+        try await file.transaction { db in
+            for statement in prepared { try await db.execute(statement.sql, statement.arguments) }
         }
     }
 
@@ -109,45 +125,43 @@ import Testing
         // Given a database at v1 holding a credited coin pack, a credited subscription, a
         // cancelled transaction and their webhooks, as the v1 fulfiller wrote them
         do {
-            let queue = try DatabaseQueue(path: path)
-            try SQLiteDatabase.migrator.migrate(queue, upTo: "v1")
-            try await queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO accounts (id, created_at) VALUES ('a1', '2025-06-15 15:06:40.000');
-                        INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, attempts,
-                            request_hash, created_at, updated_at)
-                        VALUES ('r1', 'a1', 'legacy', 'p1', ?, 'credited', 1, ?, '2025-06-15 15:06:40.000',
-                            '2025-06-15 15:06:40.000');
-                        INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, quantity,
-                            receipt_id, account_id, expires_date, state, created_at, updated_at)
-                        VALUES
-                            ('t1', 't1', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'credited',
-                                '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000'),
-                            ('o1', 'o1', 'com.example.vip.monthly', 1, 'r1', 'a1', '2025-07-15 15:06:40.000',
-                                'credited', '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000'),
-                            ('t9', 't9', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'refunded',
-                                '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000');
-                        INSERT INTO receipt_transactions (receipt_id, transaction_id, product_id, outcome, currency,
-                            amount, entitlement, expires_at)
-                        VALUES
-                            ('r1', 't1', 'com.example.coins100', 'credited', 'coins', 100, NULL, NULL),
-                            ('r1', 'o1', 'com.example.vip.monthly', 'credited', NULL, NULL, 'vip',
-                                '2025-07-15 15:06:40.000'),
-                            ('r1', 't9', 'com.example.coins100', 'refunded', NULL, NULL, NULL, NULL);
-                        INSERT INTO ledger_entries (account_id, currency, amount, kind, receipt_id, transaction_id,
-                            created_at)
-                        VALUES ('a1', 'coins', 100, 'purchase', 'r1', 't1', '2025-06-15 15:06:40.000');
-                        INSERT INTO balances (account_id, currency, amount) VALUES ('a1', 'coins', 100);
-                        INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
-                        VALUES ('a1', 'vip', '2025-07-15 15:06:40.000', 'o1', '2025-06-15 15:06:40.000');
-                        INSERT INTO notification_outbox (id, type, receipt_id, account_id, body, status, attempts,
-                            next_attempt_at, created_at)
-                        VALUES ('evt_1', 'receipt.credited', 'r1', 'a1', '{}', 'pending', 0,
-                            '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000');
-                        """,
-                    arguments: [Fixture.hash("p1"), Fixture.hash("p1")])
-            }
+            let file = try SQLiteFile(path: path)
+            try file.migrate(upTo: 1)
+            try await Self.write(
+                """
+                INSERT INTO accounts (id, created_at) VALUES ('a1', '2025-06-15 15:06:40.000');
+                INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, attempts,
+                    request_hash, created_at, updated_at)
+                VALUES ('r1', 'a1', 'legacy', 'p1', ?, 'credited', 1, ?, '2025-06-15 15:06:40.000',
+                    '2025-06-15 15:06:40.000');
+                INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, quantity,
+                    receipt_id, account_id, expires_date, state, created_at, updated_at)
+                VALUES
+                    ('t1', 't1', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'credited',
+                        '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000'),
+                    ('o1', 'o1', 'com.example.vip.monthly', 1, 'r1', 'a1', '2025-07-15 15:06:40.000',
+                        'credited', '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000'),
+                    ('t9', 't9', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'refunded',
+                        '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000');
+                INSERT INTO receipt_transactions (receipt_id, transaction_id, product_id, outcome, currency,
+                    amount, entitlement, expires_at)
+                VALUES
+                    ('r1', 't1', 'com.example.coins100', 'credited', 'coins', 100, NULL, NULL),
+                    ('r1', 'o1', 'com.example.vip.monthly', 'credited', NULL, NULL, 'vip',
+                        '2025-07-15 15:06:40.000'),
+                    ('r1', 't9', 'com.example.coins100', 'refunded', NULL, NULL, NULL, NULL);
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, receipt_id, transaction_id,
+                    created_at)
+                VALUES ('a1', 'coins', 100, 'purchase', 'r1', 't1', '2025-06-15 15:06:40.000');
+                INSERT INTO balances (account_id, currency, amount) VALUES ('a1', 'coins', 100);
+                INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
+                VALUES ('a1', 'vip', '2025-07-15 15:06:40.000', 'o1', '2025-06-15 15:06:40.000');
+                INSERT INTO notification_outbox (id, type, receipt_id, account_id, body, status, attempts,
+                    next_attempt_at, created_at)
+                VALUES ('evt_1', 'receipt.credited', 'r1', 'a1', '{}', 'pending', 0,
+                    '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000');
+                """,
+                [Fixture.hash("p1"), Fixture.hash("p1")], to: file)
         }
 
         // When the current program opens it (twice)
@@ -251,66 +265,64 @@ extension MigrationTests {
         // Given a database at v4, as the last release wrote it: a coin pack credited by an
         // order, a subscription, a binding conflict, an archived dead letter, and webhooks
         do {
-            let queue = try DatabaseQueue(path: path)
-            try SQLiteDatabase.migrator.migrate(queue, upTo: "v4")
-            try await queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO accounts (id, created_at) VALUES ('a1', '2025-06-15 15:06:40.000'),
-                            ('b1', '2025-06-15 15:06:40.000');
-                        INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, attempts,
-                            request_hash, created_at, updated_at, order_id, reason)
-                        VALUES ('r1', 'a1', 'legacy', 'p1', ?, 'credited', 1, ?, '2025-06-15 15:06:40.000',
-                            '2025-06-15 15:06:40.000', 'o-1', NULL),
-                            ('r2', 'b1', 'legacy', 'p2', ?, 'dead', 6, ?, '2025-06-15 15:06:40.000',
-                            '2025-06-15 15:06:40.000', NULL, 'attempts_exhausted: http_503');
-                        INSERT INTO app_account_tokens (token, account_id, created_at)
-                        VALUES ('00000000-0000-0000-0000-0000000000a1', 'a1', '2025-06-15 15:06:40.000');
-                        INSERT INTO orders (id, account_id, product_id, apple_product_id, app_account_token,
-                            first_purchase, status, created_at, expires_at, closed_at, close_reason, receipt_id,
-                            transaction_id, credited_product_id)
-                        VALUES ('o-1', 'a1', 'com.example.coins100', 'com.example.coins100',
-                            '00000000-0000-0000-0000-0000000000a1', 0, 'fulfilled', '2025-06-15 15:06:40.000',
-                            '2025-06-15 15:36:40.000', '2025-06-15 15:06:40.000', 'paid', 'r1', 't1',
-                            'com.example.coins100');
-                        INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, quantity,
-                            receipt_id, account_id, expires_date, state, entitlement, created_at, updated_at,
-                            catalog_product_id, order_id, binding)
-                        VALUES
-                            ('t1', 't1', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'credited', NULL,
-                                '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000', 'com.example.coins100', 'o-1',
-                                'order'),
-                            ('s1', 's1', 'com.example.vip.monthly', 1, 'r1', 'a1', '2025-07-15 15:06:40.000',
-                                'credited', 'vip', '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000',
-                                'com.example.vip.monthly', NULL, 'submitter');
-                        INSERT INTO receipt_transactions (receipt_id, transaction_id, product_id, outcome, currency,
-                            amount, entitlement, expires_at)
-                        VALUES
-                            ('r1', 't1', 'com.example.coins100', 'credited', 'coins', 100, NULL, NULL),
-                            ('r1', 's1', 'com.example.vip.monthly', 'credited', NULL, NULL, 'vip',
-                                '2025-07-15 15:06:40.000');
-                        INSERT INTO ledger_entries (account_id, currency, amount, kind, receipt_id, transaction_id,
-                            created_at)
-                        VALUES ('a1', 'coins', 100, 'purchase', 'r1', 't1', '2025-06-15 15:06:40.000');
-                        INSERT INTO balances (account_id, currency, amount) VALUES ('a1', 'coins', 100);
-                        INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
-                        VALUES ('a1', 'vip', '2025-07-15 15:06:40.000', 's1', '2025-06-15 15:06:40.000');
-                        INSERT INTO binding_conflicts (transaction_id, original_transaction_id, receipt_id,
-                            claimant_account_id, credited_account_id, binding, created_at)
-                        VALUES ('t1', 't1', 'r1', 'b1', 'a1', 'order', '2025-06-15 15:06:40.000');
-                        INSERT INTO dead_letters (id, receipt_id, account_id, reason, attempts, body, headers,
-                            dead_at, status, created_at)
-                        VALUES ('dl_1', 'r2', 'b1', 'attempts_exhausted: http_503', 6, X'7B7D', '{}',
-                            '2025-06-15 15:06:40.000', 'waiting', '2025-06-15 15:06:40.000');
-                        INSERT INTO notification_outbox (id, type, receipt_id, account_id, body, status, attempts,
-                            next_attempt_at, created_at, delivered_at)
-                        VALUES ('evt_1', 'receipt.credited', 'r1', 'a1', '{}', 'delivered', 1,
-                            NULL, '2025-06-15 15:06:40.000', '2025-06-15 15:06:41.000'),
-                            ('evt_2', 'receipt.dead', 'r2', 'b1', '{}', 'pending', 0,
-                            '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000', NULL);
-                        """,
-                    arguments: [Fixture.hash("p1"), Fixture.hash("p1"), Fixture.hash("p2"), Fixture.hash("p2")])
-            }
+            let file = try SQLiteFile(path: path)
+            try file.migrate(upTo: 4)
+            try await Self.write(
+                """
+                INSERT INTO accounts (id, created_at) VALUES ('a1', '2025-06-15 15:06:40.000'),
+                    ('b1', '2025-06-15 15:06:40.000');
+                INSERT INTO receipts (id, account_id, kind, payload, payload_hash, status, attempts,
+                    request_hash, created_at, updated_at, order_id, reason)
+                VALUES ('r1', 'a1', 'legacy', 'p1', ?, 'credited', 1, ?, '2025-06-15 15:06:40.000',
+                    '2025-06-15 15:06:40.000', 'o-1', NULL),
+                    ('r2', 'b1', 'legacy', 'p2', ?, 'dead', 6, ?, '2025-06-15 15:06:40.000',
+                    '2025-06-15 15:06:40.000', NULL, 'attempts_exhausted: http_503');
+                INSERT INTO app_account_tokens (token, account_id, created_at)
+                VALUES ('00000000-0000-0000-0000-0000000000a1', 'a1', '2025-06-15 15:06:40.000');
+                INSERT INTO orders (id, account_id, product_id, apple_product_id, app_account_token,
+                    first_purchase, status, created_at, expires_at, closed_at, close_reason, receipt_id,
+                    transaction_id, credited_product_id)
+                VALUES ('o-1', 'a1', 'com.example.coins100', 'com.example.coins100',
+                    '00000000-0000-0000-0000-0000000000a1', 0, 'fulfilled', '2025-06-15 15:06:40.000',
+                    '2025-06-15 15:36:40.000', '2025-06-15 15:06:40.000', 'paid', 'r1', 't1',
+                    'com.example.coins100');
+                INSERT INTO apple_transactions (transaction_id, original_transaction_id, product_id, quantity,
+                    receipt_id, account_id, expires_date, state, entitlement, created_at, updated_at,
+                    catalog_product_id, order_id, binding)
+                VALUES
+                    ('t1', 't1', 'com.example.coins100', 1, 'r1', 'a1', NULL, 'credited', NULL,
+                        '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000', 'com.example.coins100', 'o-1',
+                        'order'),
+                    ('s1', 's1', 'com.example.vip.monthly', 1, 'r1', 'a1', '2025-07-15 15:06:40.000',
+                        'credited', 'vip', '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000',
+                        'com.example.vip.monthly', NULL, 'submitter');
+                INSERT INTO receipt_transactions (receipt_id, transaction_id, product_id, outcome, currency,
+                    amount, entitlement, expires_at)
+                VALUES
+                    ('r1', 't1', 'com.example.coins100', 'credited', 'coins', 100, NULL, NULL),
+                    ('r1', 's1', 'com.example.vip.monthly', 'credited', NULL, NULL, 'vip',
+                        '2025-07-15 15:06:40.000');
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, receipt_id, transaction_id,
+                    created_at)
+                VALUES ('a1', 'coins', 100, 'purchase', 'r1', 't1', '2025-06-15 15:06:40.000');
+                INSERT INTO balances (account_id, currency, amount) VALUES ('a1', 'coins', 100);
+                INSERT INTO entitlements (account_id, name, expires_at, original_transaction_id, updated_at)
+                VALUES ('a1', 'vip', '2025-07-15 15:06:40.000', 's1', '2025-06-15 15:06:40.000');
+                INSERT INTO binding_conflicts (transaction_id, original_transaction_id, receipt_id,
+                    claimant_account_id, credited_account_id, binding, created_at)
+                VALUES ('t1', 't1', 'r1', 'b1', 'a1', 'order', '2025-06-15 15:06:40.000');
+                INSERT INTO dead_letters (id, receipt_id, account_id, reason, attempts, body, headers,
+                    dead_at, status, created_at)
+                VALUES ('dl_1', 'r2', 'b1', 'attempts_exhausted: http_503', 6, X'7B7D', '{}',
+                    '2025-06-15 15:06:40.000', 'waiting', '2025-06-15 15:06:40.000');
+                INSERT INTO notification_outbox (id, type, receipt_id, account_id, body, status, attempts,
+                    next_attempt_at, created_at, delivered_at)
+                VALUES ('evt_1', 'receipt.credited', 'r1', 'a1', '{}', 'delivered', 1,
+                    NULL, '2025-06-15 15:06:40.000', '2025-06-15 15:06:41.000'),
+                    ('evt_2', 'receipt.dead', 'r2', 'b1', '{}', 'pending', 0,
+                    '2025-06-15 15:06:40.000', '2025-06-15 15:06:40.000', NULL);
+                """,
+                [Fixture.hash("p1"), Fixture.hash("p1"), Fixture.hash("p2"), Fixture.hash("p2")], to: file)
         }
 
         // When the current program opens it

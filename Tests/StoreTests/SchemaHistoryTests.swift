@@ -1,7 +1,4 @@
 import Foundation
-// GRDB: a file is taken one migration at a time with GRDB's migrator and its sqlite_master
-// read between them, which SQLiteDatabase, migrating to the latest on open, cannot do.
-import GRDB
 import PipelineCore
 import Testing
 
@@ -31,15 +28,13 @@ import Testing
     }
 
     /// `sqlite_master` of the file at `path`, in rowid order (the order things were made).
-    static func master(_ path: String) throws -> [MasterRow] {
-        try DatabaseQueue(path: path).read { db in
-            try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid").map {
-                MasterRow(type: $0["type"], name: $0["name"], tableName: $0["tbl_name"], sql: $0["sql"])
-            }
+    static func master(_ path: String) async throws -> [MasterRow] {
+        try await SQLiteFile(path: path).snapshot { db in
+            try await db.records(MasterRow.self, "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid")
         }
     }
 
-    @Test func aFreshFileHoldsWhatThePreviousReleaseMadeToTheByte() throws {
+    @Test func aFreshFileHoldsWhatThePreviousReleaseMadeToTheByte() async throws {
         // Given what the release before one schema history wrote in a fresh file
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("sqlite-master-v9.json"))
         let expected = try JSONDecoder().decode([MasterRow].self, from: data)
@@ -51,7 +46,7 @@ import Testing
         _ = try SQLiteDatabase(path: path)
 
         // Then its sqlite_master is the same, row by row and byte by byte
-        let found = try Self.master(path)
+        let found = try await Self.master(path)
         for (old, new) in zip(expected, found) where old != new {
             Issue.record("\(old.name): was\n\(old)\nnow\n\(new)")
         }
@@ -59,7 +54,7 @@ import Testing
         #expect(found.map(\.name) == expected.map(\.name))
     }
 
-    @Test func everyVersionLeavesWhatTheTableDSLLeft() throws {
+    @Test func everyVersionLeavesWhatTheTableDSLLeft() async throws {
         // Given the hash of sqlite_master after each version, as the DSL migrations left it
         let lines = try String(
             contentsOf: Self.fixtures.appendingPathComponent("sqlite-master-sha256.txt"), encoding: .utf8
@@ -75,14 +70,14 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
-        let queue = try DatabaseQueue(path: path)
+        let file = try SQLiteFile(path: path)
         for migration in Schema.migrations {
             let identifier = "v\(migration.version)"
-            try SQLiteDatabase.migrator.migrate(queue, upTo: identifier)
+            try file.migrate(upTo: migration.version)
 
             // Then after each, sqlite_master is what the DSL left: a file the old code took
             // to any version ends where a fresh one does
-            let text = try Self.master(path).map(\.description).joined(separator: "\n")
+            let text = try await Self.master(path).map(\.description).joined(separator: "\n")
             #expect(PayloadHash.sha256Hex(text) == expected[identifier], "\(identifier)")
         }
     }

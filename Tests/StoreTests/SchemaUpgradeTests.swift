@@ -1,7 +1,4 @@
 import Foundation
-// GRDB: the old file's rows are read before this program first opens it (and migrates it),
-// as SQLite stores them.
-import GRDB
 import PipelineTesting
 import Testing
 
@@ -23,7 +20,7 @@ import Testing
         let path = directory.path + "/pipeline.sqlite"
         try FileManager.default.copyItem(
             atPath: Self.fixtures.appendingPathComponent("pipeline-v9.sqlite").path, toPath: path)
-        let before = try Self.sqliteRows(path)
+        let before = try await Self.sqliteRows(path)
         #expect(before["ledger_entries"]?.count == 5 && before["notification_outbox"]?.count == 6)
         #expect(before["accounts"]?.count == 3 && before["balances"]?.count == 2)
 
@@ -33,10 +30,10 @@ import Testing
         // Then it is at v9, as a fresh file is, to the byte
         let freshPath = directory.path + "/fresh.sqlite"
         _ = try SQLiteDatabase(path: freshPath)
-        #expect(try SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
+        #expect(try await SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
 
         // And every row is as it was (migrations recorded included: none ran again), and the books balance
-        #expect(try Self.sqliteRows(path) == before)
+        #expect(try await Self.sqliteRows(path) == before)
         #expect(try await LedgerStore(database).audit() == [])
         #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
     }
@@ -139,14 +136,13 @@ import Testing
 }
 
 extension SchemaUpgradeTests {
-    /// Every row of every table, in rowid order, read without migrating.
-    static func sqliteRows(_ path: String) throws -> [String: [[DatabaseValue]]] {
-        try DatabaseQueue(path: path).read { db in
-            var rows: [String: [[DatabaseValue]]] = [:]
-            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
-                rows[table] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\" ORDER BY rowid").map {
-                    Array($0.databaseValues)
-                }
+    /// Every row of every table, in rowid order, as SQLite stores it, read without migrating.
+    static func sqliteRows(_ path: String) async throws -> [String: [[String: SQLValue]]] {
+        try await SQLiteFile(path: path).snapshot { db in
+            var rows: [String: [[String: SQLValue]]] = [:]
+            for table in try await db.rows("SELECT name FROM sqlite_master WHERE type = 'table'") {
+                let name = try table.get("name", as: String.self)
+                rows[name] = try await db.rows("SELECT * FROM \"\(name)\" ORDER BY rowid").map(\.columns)
             }
             return rows
         }
