@@ -15,7 +15,30 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,limit=none,
 rabbitmqctl -q list_queues name | grep '^test\.' | xargs -r -P 4 -n 1 rabbitmqctl -q delete_queue >/dev/null || true
 scripts/format.sh --check # every Swift file as .swift-format says (scripts/format.sh fixes it)
 scripts/check-deploy.sh   # compose, Kubernetes, RabbitMQ and systemd files (deploy/)
-swift build --build-tests
+# Tests reach the databases through the stores and the Store seam: only StoreSQLite and
+# StorePostgres import a driver.
+if grep -rlE '^\s*(@\w+(\([^)]*\))?\s+)*import\s+(\w+\s+)?(GRDB|PostgresNIO)\b' Tests; then
+    echo "test.sh: the tests above import a database driver; add a seam method to StoreSQLite or StorePostgres" >&2
+    exit 1
+fi
+# A warning in this repository's own files fails the run (dependencies' are theirs to fix).
+# The compiler prints a file's warnings only when it compiles that file, so this checks
+# what this build compiled: everything in CI, which builds a fresh clone (.ci/run); on a
+# developer's incremental build, the files changed since the last build and those that
+# depend on them. A clean rebuild is not forced: it would cost minutes on every run here,
+# and a warning in an unchanged file was already there when CI built it; `rm -rf .build`
+# first checks every file.
+mkdir -p .build
+swift build --build-tests 2>&1 | tee .build/test-build.log
+warnings=$(awk -v logical="$PWD/" -v physical="$(pwd -P)/" '
+    /: warning: / && (index($0, logical "Sources/") == 1 || index($0, logical "Tests/") == 1 ||
+                      index($0, physical "Sources/") == 1 || index($0, physical "Tests/") == 1)
+' .build/test-build.log | sort -u)
+if [ -n "$warnings" ]; then
+    echo "test.sh: the build warned in this repository's files; fix them (a warning here fails the run):" >&2
+    echo "$warnings" >&2
+    exit 1
+fi
 # At most 4 tests at once: on 2 cores, hundreds at once starved the timing-sensitive ones.
 # Each pass has a deadline far beyond its usual time (about 2 and 4 minutes): a hang
 # prints its stacks and fails at once instead of running out CI's clock.
