@@ -8,7 +8,8 @@
 # Starts `iap intake` on a fresh database and queue prefix, posts the receipts with
 # `iap bench load --accept-only`, which also waits until the relay has marked every
 # receipt published, then stops the intake and deletes the queues. Env: IAP (the binary
-# serving the intake), LOADER (the binary posting; default IAP).
+# serving the intake), LOADER (the binary posting; default IAP), IAP_DATABASE_URL (an empty
+# PostgreSQL database to use instead of a fresh SQLite file).
 set -eu
 cd "$(dirname "$0")/../.."
 IAP=${IAP:-.build/release/iap}
@@ -20,11 +21,15 @@ CLIENTS=${2:-64}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 
 work=$(mktemp -d /tmp/iap-intake.XXXXXX)
-export IAP_DB_PATH="$work/iap.sqlite"
+[ -n "${IAP_DATABASE_URL:-}" ] || export IAP_DB_PATH="$work/iap.sqlite"
 export IAP_QUEUE_PREFIX="bench.intake.$(basename "$work" | tr 'A-Z' 'a-z' | tr -cd 'a-z0-9')"
 export IAP_HTTP_PORT=$(free_port)
 export IAP_API_TOKENS=intake-token-0123456789
 export IAP_LOG_LEVEL=${IAP_LOG_LEVEL:-warning}
+# Every request carries the one token: the per-token limit would measure itself.
+export IAP_RATE_LIMIT=off
+
+"$IAP" migrate >/dev/null
 
 "$IAP" intake 2>>"$work/intake.log" &
 pid=$!

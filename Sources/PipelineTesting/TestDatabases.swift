@@ -1,4 +1,5 @@
 import Dispatch
+import Drills
 import Foundation
 import Logging
 import Store
@@ -50,6 +51,24 @@ public enum PostgresFixture {
         try? await admin.administer("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         await admin.close()
         return try result.get()
+    }
+}
+
+extension PostgresFixture {
+    /// Loads a `pg_dump` file into `database` with `psql`, as an operator restores one.
+    public static func restore(_ dump: URL, into database: PostgresPipelineDatabase) async throws {
+        let outcome = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/psql"),
+            [
+                "--quiet", "--no-psqlrc", "--set", "ON_ERROR_STOP=1", "--file", dump.path,
+                "--dbname", url(of: database.location.database),
+            ])
+        guard outcome.status == 0 else { throw RestoreFailed(output: outcome.output) }
+    }
+
+    public struct RestoreFailed: Error, CustomStringConvertible {
+        public var output: String
+        public var description: String { "psql: \(output)" }
     }
 }
 

@@ -203,15 +203,7 @@ extension SchemaUpgradeTests {
         }
     }
 
-    /// Loads a `pg_dump` into `database` with `psql`, as an operator restores one.
     static func load(_ fixture: String, into database: PostgresPipelineDatabase) async throws {
-        let outcome = try await ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/psql"),
-            [
-                "--quiet", "--no-psqlrc", "--set", "ON_ERROR_STOP=1",
-                "--file", Self.fixtures.appendingPathComponent(fixture).path,
-                "--dbname", PostgresFixture.url(of: database.location.database),
-            ])
-        try #require(outcome.status == 0, "psql: \(outcome.output)")
+        try await PostgresFixture.restore(Self.fixtures.appendingPathComponent(fixture), into: database)
     }
 }

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 @_spi(FixedExpiryValidationTime) import X509
 
-/// Validates leaf ← intermediate ← configured root with swift-certificates' ``Verifier``:
+/// Validates leaf ← intermediate ← configured root with swift-certificates' `Verifier`:
 /// RFC 5280 (signatures, validity at a given time, basic constraints, name constraints, critical
 /// extensions) plus ``AppleSigningChainPolicy``.
 ///

@@ -29,7 +29,7 @@ final class SettlementBatch {
 
     /// Holds `keys` until the transaction ends: the ones not held yet, in one statement.
     func lock(_ keys: [String]) async throws {
-        let missing = Set(keys).subtracting(locked)
+        let missing = Set(keys.filter { !locked.contains($0) })
         guard !missing.isEmpty else { return }
         try await db.lock(Array(missing))
         locked.formUnion(missing)

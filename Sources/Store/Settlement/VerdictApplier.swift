@@ -32,25 +32,45 @@ struct VerdictApplier {
     /// that cannot be read, changes nothing (its changes are taken back from the books) and
     /// is reported `invalid` (its message is then dead-lettered with the reason); the rest
     /// apply. What they changed is written by ``SettlementBatch/flush()``.
+    ///
+    /// A refusal is taken back by starting again from the books as the prefetch read them
+    /// and applying the verdicts that stood once more (the engine decides the same on the
+    /// same books): refusals are rare, and a copy of the books before every verdict cost a
+    /// copy of every table it touched, quadratic in the batch.
     func apply(_ verdicts: [Verdict]) async throws -> [VerdictResult] {
         try await batch.prefetch(verdicts)
+        let read = batch.books
         var results: [VerdictResult] = []
-        for verdict in verdicts { results.append(try await applyAlone(verdict)) }
+        var standing: [Verdict] = []
+        for verdict in verdicts {
+            switch try await attempt(verdict) {
+            case .applied(let result):
+                results.append(result)
+                standing.append(verdict)
+            case .refused(let reason):
+                batch.books = read
+                for earlier in standing { _ = try await apply(earlier) }
+                results.append(.invalid(receiptID: verdict.receiptID, reason: reason))
+            }
+        }
         return results
     }
 
-    private func applyAlone(_ verdict: Verdict) async throws -> VerdictResult {
-        let before = batch.books
+    private enum Attempt {
+        case applied(VerdictResult)
+        /// Why; the books then hold part of the verdict's changes.
+        case refused(String)
+    }
+
+    private func attempt(_ verdict: Verdict) async throws -> Attempt {
         do {
-            return try await apply(verdict)
+            return .applied(try await apply(verdict))
         } catch let refusal as SettlementRefusal {
-            batch.books = before
-            return .invalid(receiptID: verdict.receiptID, reason: refusal.reason)
-        } catch  where SQLError.blame(error) == .work {
+            return .refused(refusal.reason)
+        } catch where SQLError.blame(error) == .work {
             // A value that cannot be stored, or state that cannot be read: the same every
             // time, so the verdict is refused with the reason instead of retried for ever.
-            batch.books = before
-            return .invalid(receiptID: verdict.receiptID, reason: "\(error)")
+            return .refused("\(error)")
         }
     }
 

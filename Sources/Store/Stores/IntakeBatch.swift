@@ -98,20 +98,24 @@ struct IntakeBatch {
         }
     }
 
-    /// The stored receipts this batch's repeat, in one statement.
+    private static let readColumns =
+        "r.id, r.account_id, r.status, r.request_hash, r.payload_hash, r.idempotency_key"
+
+    /// The stored receipts this batch's repeat, in one statement. The batch's keys lead the
+    /// join: SQLite answers `(a, b) IN (VALUES ...)` by scanning the table, which grows.
     private func stored(_ db: any SQLSession) async throws -> Known {
         let withKeys = receipts.filter { $0.idempotencyKey != nil }
         var sql = """
-            SELECT id, account_id, status, request_hash, payload_hash, idempotency_key FROM receipts
-            WHERE (account_id, payload_hash) IN (VALUES \(SQLRows.placeholders(rows: receipts.count, width: 2)))
+            SELECT \(Self.readColumns) FROM (VALUES \(SQLRows.placeholders(rows: receipts.count, width: 2))) AS v
+            JOIN receipts r ON r.account_id = v.column1 AND r.payload_hash = v.column2
             """
         var arguments: SQLArguments = receipts.flatMap { [$0.accountID, $0.payloadHash] }
         if !withKeys.isEmpty {
             sql += """
 
                 UNION ALL
-                SELECT id, account_id, status, request_hash, payload_hash, idempotency_key FROM receipts
-                WHERE (account_id, idempotency_key) IN (VALUES \(SQLRows.placeholders(rows: withKeys.count, width: 2)))
+                SELECT \(Self.readColumns) FROM (VALUES \(SQLRows.placeholders(rows: withKeys.count, width: 2))) AS v
+                JOIN receipts r ON r.account_id = v.column1 AND r.idempotency_key = v.column2
                 """
             arguments += withKeys.flatMap { [$0.accountID, $0.idempotencyKey] }
         }

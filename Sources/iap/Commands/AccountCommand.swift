@@ -113,7 +113,10 @@ enum AccountOutput {
         var lines = ["account \(account.accountID)"]
         let balances = account.balances.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         lines.append("balances: " + (balances.isEmpty ? "none" : balances.joined(separator: ", ")))
-        let entitlements = account.entitlements.map { "\($0.name) until \(DlqOutput.time($0.expiresAt))" }
+        let entitlements = account.entitlements.map {
+            // No end: a non-consumable or lifetime grant.
+            "\($0.name) " + ($0.expiresAt.map { "until \(DlqOutput.time($0))" } ?? "for good")
+        }
         lines.append("entitlements: " + (entitlements.isEmpty ? "none" : entitlements.joined(separator: ", ")))
         for flag in account.flags {
             lines.append("flag: \(flag.reason.rawValue) \(flag.amount) \(flag.currency) (\(flag.transactionID))")
