@@ -16,14 +16,14 @@ promtool check rules deploy/prometheus/iap-alerts.yml
 promtool test rules deploy/prometheus/iap-alerts.test.yml
 python3 scripts/check_dashboard.py deploy/grafana/iap-pipeline.json "$work/dashboard-rules.yml"
 promtool check rules "$work/dashboard-rules.yml"
-# Every rule's runbook names a heading of docs/operations.md (as GitHub makes its anchor).
+# Every rule's runbook names a heading of docs/monitoring.md (as GitHub makes its anchor).
 python3 - <<'PY'
 import re, sys
 anchors = {re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
-           for line in open("docs/operations.md") if line.startswith("#")}
+           for line in open("docs/monitoring.md") if line.startswith("#")}
 runbooks = re.findall(r"runbook: docs/operations\.md#(\S+)", open("deploy/prometheus/iap-alerts.yml").read())
 missing = sorted(set(runbooks) - anchors)
 if missing or not runbooks:
-    sys.exit(f"check-monitoring: runbooks without a section in docs/operations.md: {missing}")
-print(f"check-monitoring: {len(runbooks)} runbook annotations, each a section of docs/operations.md")
+    sys.exit(f"check-monitoring: runbooks without a section in docs/monitoring.md: {missing}")
+print(f"check-monitoring: {len(runbooks)} runbook annotations, each a section of docs/monitoring.md")
 PY
