@@ -130,6 +130,17 @@ final class StageProcesses: @unchecked Sendable {
         }
     }
 
+    /// Whether `name`, which exited, died of a signal nobody sent it (a trap, an abort: a
+    /// crash) rather than returning an exit status; and how it ended, for the report.
+    func ending(of name: String) -> (crashed: Bool, summary: String) {
+        guard let process = zip(stages, processes).first(where: { $0.0.name == name })?.1, !process.isRunning else {
+            return (false, "running")
+        }
+        let status = process.terminationStatus
+        return process.terminationReason == .uncaughtSignal
+            ? (true, "killed by signal \(status)") : (false, "exit status \(status)")
+    }
+
     /// The stages that exited while they should be running.
     var exited: [StageProcess] {
         zip(stages, processes).filter { !$0.1.isRunning }.map(\.0)

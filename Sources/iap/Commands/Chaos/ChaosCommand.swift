@@ -193,7 +193,8 @@ extension IAP {
                 webhooksRefused: tally.refused, webhooksDelivered: tally.deliveries.values.reduce(0, +),
                 chaosSeconds: chaosSeconds, settleSeconds: (ContinuousClock.now - settleStart).seconds,
                 stuck: stuck, statuses: ChaosReport.count(seen, submitted.submissions),
-                violations: ChaosJudge.violations(submitted.submissions, seen))
+                violations: ChaosJudge.violations(submitted.submissions, seen)
+                    + monkey.crashes.map { ChaosViolation(.crash, $0) })
         }
     }
 }

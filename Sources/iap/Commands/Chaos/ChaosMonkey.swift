@@ -37,6 +37,8 @@ final class ChaosMonkey {
     private(set) var kills: [String: Int] = [:]
     /// Stages found exited that nobody killed (restarted too).
     private(set) var unexpectedExits: [String: Int] = [:]
+    /// Of those, the ones a signal ended that nobody sent (a crash): one line each.
+    private(set) var crashes: [String] = []
     /// What happened when, for the report: `+12.3 s  rabbitmqctl stop_app`.
     var events: [String] { timeline.events }
     /// The timed faults of the plan, as they went.
@@ -133,7 +135,9 @@ final class ChaosMonkey {
     func restartUnexpectedExits(except spared: String?) throws {
         for stage in stages.exited where stage.name != spared {
             unexpectedExits[stage.name, default: 0] += 1
-            note("\(stage.name) had exited on its own; restarted (see \(stage.log))")
+            let ending = stages.ending(of: stage.name)
+            if ending.crashed { crashes.append("\(stage.name) \(ending.summary) (see \(stage.log))") }
+            note("\(stage.name) had exited on its own (\(ending.summary)); restarted (see \(stage.log))")
             try stages.restart(stage.name)
         }
     }
