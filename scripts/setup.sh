@@ -7,10 +7,11 @@ packages=(rabbitmq-server librabbitmq-dev libsqlite3-dev libcurl4-openssl-dev cu
 # --tests (scripts/test.sh): also a real headless Chromium for the console's browser test
 # (Tests/ConsoleBrowser), PostgreSQL for the stores' second backend, gdb, with which a
 # hung test pass prints its stacks (scripts/with-deadline.sh), python3-venv and sqlite3
-# for schemathesis (scripts/schemathesis.sh), and nginx, the HTTP/2 endpoint over TLS that
-# the validator's client is tested against (as Apple's); the pipeline needs none.
+# for schemathesis (scripts/schemathesis.sh), nginx, the HTTP/2 endpoint over TLS that
+# the validator's client is tested against (as Apple's), and prometheus for its promtool,
+# which checks deploy/prometheus' rules (scripts/check-monitoring.sh); the pipeline needs none.
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium chromium-driver python3-selenium postgresql gdb python3-venv sqlite3 nginx)
+  packages+=(chromium chromium-driver python3-selenium postgresql gdb python3-venv sqlite3 nginx prometheus)
 fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -23,6 +24,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  # The tests need only promtool: a Prometheus server the package started (where an init
+  # system runs its service) would scrape and store for nothing.
+  # Only the package's own daemon: it runs as the user prometheus.
+  if [[ " ${missing[*]} " == *" prometheus "* ]] && pgrep -x -u prometheus prometheus >/dev/null 2>&1; then
+    echo "setup: stopping the prometheus daemon the package started"
+    $sudo service prometheus stop >/dev/null 2>&1 || true
+  fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

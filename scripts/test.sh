@@ -15,6 +15,7 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,limit=none,
 rabbitmqctl -q list_queues name | grep '^test\.' | xargs -r -P 4 -n 1 rabbitmqctl -q delete_queue >/dev/null || true
 scripts/format.sh --check # every Swift file as .swift-format says (scripts/format.sh fixes it)
 scripts/check-deploy.sh   # compose, Kubernetes, RabbitMQ and systemd files (deploy/)
+scripts/check-monitoring.sh # the alert rules (promtool check and unit tests) and the Grafana dashboard
 # Tests reach the databases through the stores and the Store seam: only StoreSQLite and
 # StorePostgres import a driver.
 if grep -rlE '^\s*(@\w+(\([^)]*\))?\s+)*import\s+(\w+\s+)?(GRDB|PostgresNIO)\b' Tests; then

@@ -160,7 +160,10 @@ public struct Fulfiller: Service {
         var delay = Duration.milliseconds(50)
         while !Task.isCancelled {
             do {
-                return try await settlement.apply(verdicts, catalog: catalog, now: Date())
+                let started = ContinuousClock.now
+                let results = try await settlement.apply(verdicts, catalog: catalog, now: Date())
+                PipelineMetrics.fulfillerCommitDuration.record(ContinuousClock.now - started)
+                return results
             } catch {
                 logger.error(
                     "cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])

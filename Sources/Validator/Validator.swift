@@ -124,7 +124,7 @@ public struct Validator: Service {
             delivery.nack(requeue: true)
             return
         }
-        PipelineMetrics.verifyDuration(outcome: outcome.label).record(elapsed)
+        PipelineMetrics.verifyDuration(store: submission.evidence.store, outcome: outcome.label).record(elapsed)
         logger.debug("verified", metadata: ["outcome": "\(outcome.label)", "ms": "\(elapsed.milliseconds)"])
 
         let messages: [OutgoingMessage]
@@ -277,6 +277,16 @@ extension VerificationOutcome {
         case .rejected: return "rejected"
         case .transient: return "transient"
         case .deferred: return "deferred"
+        }
+    }
+}
+
+extension Evidence {
+    /// The store that answers for this evidence, as the verify metrics label it.
+    var store: String {
+        switch self {
+        case .googlePlay, .googleNotice: "google_play"
+        case .receipt, .signedTransaction, .notification, .subscriptionCheck: "apple"
         }
     }
 }

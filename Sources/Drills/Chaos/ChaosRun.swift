@@ -92,6 +92,9 @@ public struct ChaosViolation: Hashable, Sendable, CustomStringConvertible {
         case webhookNotDelivered = "webhook_not_delivered"
         /// A pipeline queue still holding messages, or one the broker would not report.
         case queueNotEmpty = "queue_not_empty"
+        /// A stage that died of a signal nobody sent it (a trap or an abort), not of a kill of
+        /// the run's nor by exiting with an error.
+        case crash
     }
 
     public var rule: Rule

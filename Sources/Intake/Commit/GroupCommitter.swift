@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import PipelineCore
 import Store
 import Synchronization
@@ -31,7 +32,9 @@ final class GroupCommitter: Sendable {
 
     /// Stores `receipt`, batched with whatever else is waiting; returns once durable.
     func accept(_ receipt: NewReceipt) async throws -> AcceptOutcome {
-        try await withCheckedThrowingContinuation { waiter in
+        let started = ContinuousClock.now
+        defer { PipelineMetrics.intakeCommitDuration.record(ContinuousClock.now - started) }
+        return try await withCheckedThrowingContinuation { waiter in
             let start = pending.withLock { pending in
                 pending.items.append((receipt, waiter))
                 guard !pending.committing else { return false }

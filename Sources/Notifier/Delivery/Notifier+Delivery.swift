@@ -52,6 +52,8 @@ extension Notifier {
                 return await record(logger) {
                     _ = try await recorder.record(DeliveryRecord(id: notification.id, outcome: .delivered, at: now()))
                     PipelineMetrics.webhooksDelivered.increment()
+                    PipelineMetrics.webhookDeliveryLag.record(
+                        .milliseconds(max(0, now().timeIntervalSince(notification.createdAt) * 1000)))
                     logger.debug("webhook delivered", metadata: ["status": "\(response.status)"])
                     return .delivered
                 }

@@ -26,8 +26,9 @@ public enum MetricName {
     /// Webhook attempts that failed (non-2xx or network error), by `final`: `false` when
     /// another attempt is scheduled, `true` when the attempts are used up.
     public static let webhooksFailed = "iap_webhooks_failed_total"
-    /// One call to the verify endpoint (Apple's verifyReceipt, or the StoreKit 2 checks),
-    /// by `outcome`: `valid`, `notification`, `rejected`, `transient`.
+    /// One call to the verify endpoint (Apple's verifyReceipt, or the StoreKit 2 checks, or
+    /// Google Play's API), by `store` (`apple`, `google_play`) and `outcome`: `valid`,
+    /// `notification`, `rejected`, `transient`, `deferred`.
     public static let verifyDuration = "iap_verify_duration_seconds"
     /// From the intake's commit of a receipt to the fulfiller's commit of its credit.
     public static let endToEndDuration = "iap_end_to_end_duration_seconds"
@@ -63,4 +64,15 @@ public enum MetricName {
     public static let connectionsOpen = "iap_http_connections_open"
     /// How far ahead the budget is booked (callers waiting their turn), in seconds, by `budget`.
     public static let apiBudgetBookedAhead = "iap_appstore_api_budget_booked_ahead_seconds"
+    /// How long a write waited for its database commit, by `stage`: `intake` (a receipt's
+    /// wait for the group commit that makes it durable, the bulk of a 202's time) and
+    /// `fulfiller` (one batch of verdicts applied in one transaction).
+    public static let databaseCommitDuration = "iap_database_commit_duration_seconds"
+    /// From the commit that queued a webhook (its outbox row) to the receiver's 2xx: retries
+    /// and backoff included.
+    public static let webhookDeliveryLag = "iap_webhook_delivery_lag_seconds"
+    /// Written by `iap audit --metrics-file` for a textfile collector: findings of the last
+    /// audit (0: the books balance), and when it last ran to the end (Unix seconds).
+    public static let auditFindings = "iap_audit_findings"
+    public static let auditCompleted = "iap_audit_completed_timestamp_seconds"
 }

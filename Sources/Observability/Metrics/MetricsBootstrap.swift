@@ -36,6 +36,18 @@ public enum MetricsBootstrap {
                     .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
                     .seconds(900), .seconds(3600),
                 ],
+                // An fsync is a millisecond or two; a busy SQLite writer or PostgreSQL waits longer.
+                MetricName.databaseCommitDuration: [
+                    .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+                    .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                    .milliseconds(2500), .seconds(5),
+                ],
+                // A first attempt takes milliseconds; retries back off for up to a day.
+                MetricName.webhookDeliveryLag: [
+                    .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                    .seconds(5), .seconds(30), .seconds(60), .seconds(300), .seconds(900), .seconds(3600),
+                    .seconds(21600), .seconds(86400),
+                ],
             ]
             MetricsSystem.bootstrap(factory)
             registry = created

@@ -76,12 +76,21 @@ public enum PipelineMetrics {
         }
     }
 
-    /// The verify latency for one outcome label (`valid`, `notification`, `rejected`, `transient`).
-    public static func verifyDuration(outcome: String) -> Timer {
-        Timer(label: MetricName.verifyDuration, dimensions: [("outcome", outcome)])
+    /// The verify latency for one store (`apple`, `google_play`) and outcome label (`valid`,
+    /// `notification`, `rejected`, `transient`, `deferred`).
+    public static func verifyDuration(store: String, outcome: String) -> Timer {
+        Timer(label: MetricName.verifyDuration, dimensions: [("store", store), ("outcome", outcome)])
     }
 
     public static let endToEndDuration = Timer(label: MetricName.endToEndDuration)
+
+    /// A receipt's wait for the intake's group commit; one fulfiller batch's transaction.
+    public static let intakeCommitDuration = Timer(
+        label: MetricName.databaseCommitDuration, dimensions: [("stage", "intake")])
+    public static let fulfillerCommitDuration = Timer(
+        label: MetricName.databaseCommitDuration, dimensions: [("stage", "fulfiller")])
+
+    public static let webhookDeliveryLag = Timer(label: MetricName.webhookDeliveryLag)
 
     /// The depth gauge of one queue.
     public static func queueDepth(_ queue: String) -> Gauge {

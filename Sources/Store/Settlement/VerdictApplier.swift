@@ -67,7 +67,7 @@ struct VerdictApplier {
             return .applied(try await apply(verdict))
         } catch let refusal as SettlementRefusal {
             return .refused(refusal.reason)
-        } catch where SQLError.blame(error) == .work {
+        } catch  where SQLError.blame(error) == .work {
             // A value that cannot be stored, or state that cannot be read: the same every
             // time, so the verdict is refused with the reason instead of retried for ever.
             return .refused("\(error)")

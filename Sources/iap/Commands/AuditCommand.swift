@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Observability
 import PipelineCore
 import Store
 
@@ -12,6 +13,10 @@ extension IAP {
         )
 
         @Flag(help: "Print the findings as JSON.") var json = false
+        @Option(
+            help:
+                "Also write the findings' count and this run's time to this file, in Prometheus' text format, for node_exporter's textfile collector."
+        ) var metricsFile: String?
 
         func run() async throws {
             let settings = try PipelineSettings()
@@ -20,6 +25,7 @@ extension IAP {
                 throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
             }
             let findings = try await LedgerStore(settings.openDatabase()).audit()
+            if let metricsFile { try Self.write(findings: findings.count, to: metricsFile) }
             if json {
                 let encoder = WireCoding.encoder()
                 encoder.outputFormatting.insert(.prettyPrinted)
@@ -39,6 +45,26 @@ extension IAP {
                 }
             }
             if !findings.isEmpty { throw ExitCode(1) }
+        }
+
+        /// Replaced whole (written beside it, then renamed) so that a collector never reads
+        /// half a file. An audit that could not run leaves the old file, whose time then
+        /// ages: the alert on it says the audit stopped.
+        static func write(findings: Int, to path: String) throws {
+            let text = """
+                # HELP \(MetricName.auditFindings) Findings of the last iap audit (0: the books balance).
+                # TYPE \(MetricName.auditFindings) gauge
+                \(MetricName.auditFindings) \(findings)
+                # HELP \(MetricName.auditCompleted) When iap audit last ran to the end, in Unix seconds.
+                # TYPE \(MetricName.auditCompleted) gauge
+                \(MetricName.auditCompleted) \(Int(Date().timeIntervalSince1970))
+
+                """
+            let temporary = path + ".tmp"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, path) == 0 else {
+                throw SettingError(variable: "--metrics-file", problem: "cannot rename \(temporary) to \(path)")
+            }
         }
     }
 }

@@ -18,6 +18,8 @@ struct StageProcess: Sendable {
     var environment: [String: String] = [:]
     /// The `cgroup.procs` of its CPU cap's group (`--cpu-limit`), or nil when uncapped.
     var cgroup: String? = nil
+    /// The test host it runs in (`iap chaos --cluster`), or nil for this machine's own network.
+    var namespace: NetworkNamespace? = nil
 }
 
 /// Starts the pipeline's stages as separate `iap` processes, as an operator runs them, and
@@ -45,10 +47,11 @@ final class StageProcesses: @unchecked Sendable {
     /// - Parameters:
     ///   - environment: settings of this process's own, beside the pipeline's.
     ///   - capped: in a CPU-capped cgroup of its own, when this runs with a ``cap``.
+    ///   - namespace: the network namespace it runs in, restarts too.
     @discardableResult
     func start(
         _ name: String, _ arguments: [String], readiness: String, environment: [String: String] = [:],
-        capped: Bool = true
+        capped: Bool = true, namespace: NetworkNamespace? = nil
     ) throws -> StageProcess {
         let log = "\(directory)/\(name).log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
@@ -56,7 +59,7 @@ final class StageProcesses: @unchecked Sendable {
         return try launch(
             StageProcess(
                 name: name, pid: 0, log: log, readiness: readiness, arguments: arguments, environment: environment,
-                cgroup: cgroup))
+                cgroup: cgroup, namespace: namespace))
     }
 
     /// Starts `name` again as it was started first, its log continued (it must have exited).
@@ -87,6 +90,9 @@ final class StageProcesses: @unchecked Sendable {
         } else {
             process.executableURL = executable
             process.arguments = arguments
+        }
+        if let namespace = stage.namespace {
+            (process.executableURL, process.arguments) = namespace.wrap(process.executableURL!, process.arguments ?? [])
         }
         process.environment = environment.merging(stage.environment) { $1 }
         process.standardOutput = output
@@ -122,6 +128,17 @@ final class StageProcesses: @unchecked Sendable {
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
+    }
+
+    /// Whether `name`, which exited, died of a signal nobody sent it (a trap, an abort: a
+    /// crash) rather than returning an exit status; and how it ended, for the report.
+    func ending(of name: String) -> (crashed: Bool, summary: String) {
+        guard let process = zip(stages, processes).first(where: { $0.0.name == name })?.1, !process.isRunning else {
+            return (false, "running")
+        }
+        let status = process.terminationStatus
+        return process.terminationReason == .uncaughtSignal
+            ? (true, "killed by signal \(status)") : (false, "exit status \(status)")
     }
 
     /// The stages that exited while they should be running.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Broker
+import Drills
 import Foundation
 import Notifier
 import PipelineCore
@@ -21,6 +22,8 @@ struct StagesPipeline: Sendable {
     let databaseURL: String?
     /// Every stage's environment.
     let environment: [String: String]
+    /// Which stages run in network namespaces, and where the host's services listen for them.
+    let network: StageNetwork
 
     /// - Parameters:
     ///   - label: the queue prefix's middle part (`bench.<label>.<random>`).
@@ -28,11 +31,15 @@ struct StagesPipeline: Sendable {
     ///   - extra: settings added to (or replacing) the stages' own.
     ///   - stubPort: where the stub store listens.
     ///   - intakes: how many intakes ``startIntakes(_:)`` starts, each on a port of its own.
+    ///   - network: stages in namespaces of their own (`iap chaos --cluster`); by default all on loopback.
     init(
         label: String, directory: String, databaseURL: String?, webhookURL: String, settings: PipelineSettings,
-        extra: [String: String] = [:], stubPort: Int = StageProcesses.freePort(), intakes: Int = 1
+        extra: [String: String] = [:], stubPort: Int = StageProcesses.freePort(), intakes: Int = 1,
+        network: StageNetwork = .loopback
     ) {
         self.stubPort = stubPort
+        self.network = network
+        let stubHost = network.hostAddress
         let intakePorts = (0..<intakes).map { _ in StageProcesses.freePort() }
         self.intakePorts = intakePorts
         prefix = "bench.\(label).\(UUID().uuidString.prefix(8).lowercased())"
@@ -43,8 +50,8 @@ struct StagesPipeline: Sendable {
             "IAP_QUEUE_PREFIX": prefix, "IAP_DB_PATH": directory + "/iap.sqlite",
             "IAP_DATABASE_URL": databaseURL ?? "",
             "IAP_HTTP_PORT": "\(intakePorts[0])", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
-            "IAP_VERIFY_URL": "http://127.0.0.1:\(stubPort)/verifyReceipt",
-            "IAP_VERIFY_SANDBOX_URL": "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt",
+            "IAP_VERIFY_URL": "http://\(stubHost):\(stubPort)/verifyReceipt",
+            "IAP_VERIFY_SANDBOX_URL": "http://\(stubHost):\(stubPort)/sandbox/verifyReceipt",
             "IAP_WEBHOOK_URL": webhookURL,
             "IAP_WEBHOOK_SECRET": WebhookSecret.generate().encoded,
             "IAP_LOG_LEVEL": settings.environment.string("IAP_LOG_LEVEL", default: "warning"),
@@ -57,7 +64,11 @@ struct StagesPipeline: Sendable {
     var receiptsURL: String { receiptsURLs[0] }
 
     /// Every intake's, for a load spread across them.
-    var receiptsURLs: [String] { intakePorts.map { "http://127.0.0.1:\($0)/v1/receipts" } }
+    var receiptsURLs: [String] {
+        intakePorts.enumerated().map { index, port in
+            "http://\(network.address(of: index == 0 ? "intake" : "intake-\(index + 1)")):\(port)/v1/receipts"
+        }
+    }
 
     /// - Parameter cap: each stage in a CPU-capped cgroup of its own (the stub store never).
     func processes(cap: CPUCap? = nil) -> StageProcesses {
@@ -90,23 +101,28 @@ struct StagesPipeline: Sendable {
     }
 
     func startStubStore(_ stages: StageProcesses, arguments: [String] = []) throws {
+        let host = network.hostAddress
         try stages.start(
-            "stub-store", ["stub-store", "--port", "\(stubPort)", "--bundle-id", bundleID] + arguments,
-            readiness: "http://127.0.0.1:\(stubPort)/stub/stats", capped: false)
+            "stub-store", ["stub-store", "--host", host, "--port", "\(stubPort)", "--bundle-id", bundleID] + arguments,
+            readiness: "http://\(host):\(stubPort)/stub/stats", capped: false)
     }
 
     /// The first intake, `intake`.
     func startIntake(_ stages: StageProcesses) throws {
-        try stages.start("intake", ["intake"], readiness: "http://127.0.0.1:\(intakePort)/readyz")
+        try stages.start(
+            "intake", ["intake"], readiness: "http://\(network.address(of: "intake")):\(intakePort)/readyz",
+            environment: network.environment(of: "intake"), namespace: network.namespaces["intake"])
     }
 
     /// Every intake: `intake`, `intake-2`, ..., each on its port of ``intakePorts``.
     func startIntakes(_ stages: StageProcesses) throws {
         try startIntake(stages)
         for (index, port) in intakePorts.enumerated().dropFirst() {
+            let name = "intake-\(index + 1)"
             try stages.start(
-                "intake-\(index + 1)", ["intake"], readiness: "http://127.0.0.1:\(port)/readyz",
-                environment: ["IAP_HTTP_PORT": "\(port)"])
+                name, ["intake"], readiness: "http://\(network.address(of: name)):\(port)/readyz",
+                environment: network.environment(of: name).merging(["IAP_HTTP_PORT": "\(port)"]) { $1 },
+                namespace: network.namespaces[name])
         }
     }
 
@@ -120,7 +136,9 @@ struct StagesPipeline: Sendable {
     func startWorker(_ stages: StageProcesses, name: String, _ arguments: [String]) throws -> StageProcess {
         let port = StageProcesses.freePort()
         return try stages.start(
-            name, arguments + ["--admin-port", "\(port)"], readiness: "http://127.0.0.1:\(port)/readyz")
+            name, arguments + ["--admin-port", "\(port)"],
+            readiness: "http://\(network.address(of: name)):\(port)/readyz",
+            environment: network.environment(of: name), namespace: network.namespaces[name])
     }
 
     /// The fulfillers and the notifiers, `replicas` of each.

@@ -34,12 +34,19 @@ final class WebhookCounter: Sendable {
     private let random: Mutex<SplitMix64>
     /// Where each delivery is noted as it is answered (`<webhook-id> <status> <receipt-id>`), if anywhere.
     private let log: FileHandle?
+    /// The address it listens on.
+    let host: String
 
     /// - Parameters:
     ///   - failureRate: the share of deliveries (0...1) answered 503, drawn from `seed`.
     ///   - maxFailuresPerID: no webhook id is refused more often: the notifier's backoff grows
     ///     to ten minutes after its fourth failure, longer than a run should wait.
-    init(failureRate: Double = 0, maxFailuresPerID: Int = 2, seed: UInt64 = 0, log: FileHandle? = nil) {
+    ///   - host: where it listens; the bridge's address when the notifier runs in a namespace.
+    init(
+        failureRate: Double = 0, maxFailuresPerID: Int = 2, seed: UInt64 = 0, log: FileHandle? = nil,
+        host: String = "127.0.0.1"
+    ) {
+        self.host = host
         self.failureRate = failureRate
         self.maxFailuresPerID = maxFailuresPerID
         self.random = Mutex(SplitMix64(seed: seed))
@@ -63,7 +70,7 @@ final class WebhookCounter: Sendable {
         logger.logLevel = .critical
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            configuration: .init(address: .hostname(host, port: 0), serverName: nil),
             onServerRunning: { channel in self.bound.withLock { $0 = channel.localAddress?.port } },
             logger: logger)
         try await app.run()

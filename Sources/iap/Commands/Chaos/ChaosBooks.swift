@@ -8,8 +8,8 @@ import Store
 struct ChaosBooks {
     let database: any SQLDatabase
     let topology: PipelineTopology
-    /// `rabbitmqctl -n` node, nil for the local default one.
-    let rabbitmqNode: String?
+    /// Where the queues are listed: the local node's rabbitmqctl, or a cluster's.
+    let broker: BrokerControl
 
     /// Waits until every receipt in `receiptIDs` is final, the outbox has nothing pending and
     /// the pipeline's queues are empty. Returns nil then, or what is still stuck at `timeout`.
@@ -88,9 +88,7 @@ struct ChaosBooks {
     /// list_queues`, which counts both, unlike a passive declare). A queue never declared holds none.
     func queueDepths() async throws -> [String: Int?] {
         let names = Set(topology.topology.queues.map(\.name))
-        let node = rabbitmqNode.map { ["-n", $0] } ?? []
-        let listing = try await Rabbitmqctl.output(
-            node + ["list_queues", "-q", "--no-table-headers", "name", "messages"])
+        let listing = try await broker.listQueues()
         var depths: [String: Int?] = [:]
         for line in listing.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })

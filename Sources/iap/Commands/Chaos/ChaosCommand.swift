@@ -22,6 +22,13 @@ extension IAP {
                 receipt is final with the status its kind calls for, that the books balance (`iap audit`) with the
                 balances the receipts grant, that every final receipt's webhook was taken, and that no queue holds
                 anything. Exits 1 naming each violation. Stops RabbitMQ's app: never point it at a shared broker.
+
+                --cluster runs each stage in a network namespace of its own (needs root) and adds the faults of a
+                cluster: the fulfiller cut off for --partition-seconds, the notifier partitioned from the webhook
+                receiver for --webhook-partition-seconds, and, when IAP_AMQP_URL and --database-url name the clusters
+                of scripts/cluster-rabbitmq.sh and scripts/cluster-postgres.sh, a broker node SIGKILLed and restarted,
+                another's app stopped and started, and the PostgreSQL primary stopped hard and its standby promoted.
+                See docs/chaos.md.
                 """)
 
         @Option(help: "Receipts to submit.") var receipts = 500
@@ -41,6 +48,7 @@ extension IAP {
         var databaseURL: String?
         @Option(help: "Seconds to wait for quiescence after the faults.") var settleTimeout = 300
         @Option(help: "Keep the database, the logs and the receiver's log in this directory.") var keep: String?
+        @OptionGroup var cluster: ChaosClusterOptions
 
         var interval: ClosedRange<Double>? {
             let bounds = killInterval.split(separator: "-").map { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -69,30 +77,59 @@ extension IAP {
 
         func run() async throws {
             let settings = try PipelineSettings()
+            let amqpURL = settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL)
+            let clusterFaults =
+                cluster.cluster
+                ? try ChaosClusterFaults(options: cluster, amqpURL: amqpURL, databaseURL: databaseURL) : nil
             let directory = keep ?? NSTemporaryDirectory() + "iap-chaos-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let receiverLog = directory + "/webhooks.log"
             _ = FileManager.default.createFile(atPath: receiverLog, contents: nil)
+            let hosts = cluster.cluster ? try await ChaosCluster.start(amqpURL: amqpURL, databaseURL: databaseURL) : nil
+            let network = hosts?.network ?? .loopback
+            // A webhook the partition failed already twice is refused at most once more: a fourth
+            // failure would put its next attempt 10 minutes away, past the settle timeout.
             let webhooks = WebhookCounter(
-                failureRate: webhookFailureRate, seed: seed, log: FileHandle(forWritingAtPath: receiverLog))
+                failureRate: webhookFailureRate, maxFailuresPerID: cluster.cluster ? 1 : 2, seed: seed,
+                log: FileHandle(forWritingAtPath: receiverLog), host: network.hostAddress)
             let receiver = Task { try await webhooks.run() }
             defer { receiver.cancel() }
+            let webhookPort = try await webhooks.port()
             let pipeline = StagesPipeline(
                 label: "chaos", directory: directory, databaseURL: databaseURL,
-                webhookURL: "http://127.0.0.1:\(try await webhooks.port())/webhooks", settings: settings)
+                webhookURL: "http://\(network.hostAddress):\(webhookPort)/webhooks", settings: settings,
+                network: network)
             let stages = pipeline.processes()
+            let partitions = NetworkFaults()
+            var plan = self.plan
+            if let clusterFaults {
+                if clusterFaults.broker != nil { plan.brokerStop = nil }
+                plan.chains = clusterFaults.chains(
+                    options: cluster, loadSeconds: loadSeconds, brokerDownSeconds: brokerDownSeconds,
+                    network: partitions, webhookPort: webhookPort)
+            }
             let monkey = ChaosMonkey(stages: stages, plan: plan, seed: seed)
             let started = ContinuousClock.now
-            let outcome: Result<ChaosReport, any Error>
+            var outcome: Result<ChaosReport, any Error>
             do {
-                outcome = .success(try await attack(pipeline, stages, monkey, webhooks: webhooks, settings: settings))
+                outcome = .success(
+                    try await attack(
+                        pipeline, stages, monkey, webhooks: webhooks, settings: settings,
+                        broker: clusterFaults?.brokerControl(rabbitmqNode: rabbitmqNode) ?? .local(node: rabbitmqNode)))
             } catch {
                 await monkey.recover()
                 outcome = .failure(error)
             }
+            // No partition outlives the run, whatever happened to it.
+            let unhealed = await partitions.healAll()
             await stages.stop()
+            await hosts?.stop()
             await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
+            if !unhealed.isEmpty, case .success = outcome {
+                outcome = .failure(ValidationError("could not heal: " + unhealed.joined(separator: "; ")))
+            }
             var report = try outcome.get()
+            report.skippedFaults = clusterFaults?.skipped ?? []
             report.seconds = (ContinuousClock.now - started).seconds
             if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
             report.printText()
@@ -109,7 +146,7 @@ extension IAP {
         /// Starts the stages, loads them under faults, waits for quiet and judges.
         private func attack(
             _ pipeline: StagesPipeline, _ stages: StageProcesses, _ monkey: ChaosMonkey, webhooks: WebhookCounter,
-            settings: PipelineSettings
+            settings: PipelineSettings, broker: BrokerControl
         ) async throws -> ChaosReport {
             try await pipeline.prepareDatabase(settings: settings)
             try pipeline.startStubStore(stages)
@@ -143,7 +180,7 @@ extension IAP {
 
             let database = try await pipeline.stageSettings().openDatabase()
             let books = ChaosBooks(
-                database: database, topology: PipelineTopology(prefix: pipeline.prefix), rabbitmqNode: rabbitmqNode)
+                database: database, topology: PipelineTopology(prefix: pipeline.prefix), broker: broker)
             let settleStart = ContinuousClock.now
             let stuck = try await books.waitUntilQuiet(
                 receiptIDs: Set(submitted.submissions.compactMap(\.receiptID)), timeout: .seconds(settleTimeout))
@@ -151,35 +188,13 @@ extension IAP {
             let seen = try await books.observe(delivered: Set(tally.deliveries.keys))
             return ChaosReport(
                 receipts: receipts, seed: seed, load: submitted, kills: monkey.kills,
-                unexpectedExits: monkey.unexpectedExits, events: monkey.events,
+                unexpectedExits: monkey.unexpectedExits, events: monkey.events, faults: monkey.faults,
                 brokerRestarted: monkey.brokerRestarted, outageSeconds: monkey.outageServed ? outageSeconds : 0,
                 webhooksRefused: tally.refused, webhooksDelivered: tally.deliveries.values.reduce(0, +),
                 chaosSeconds: chaosSeconds, settleSeconds: (ContinuousClock.now - settleStart).seconds,
-                stuck: stuck, statuses: Self.count(seen, submitted.submissions),
-                violations: ChaosJudge.violations(submitted.submissions, seen))
-        }
-
-        /// Accepted receipts by kind and final status: `coins credited` → 212.
-        static func count(_ seen: ChaosObservations, _ submissions: [ChaosSubmission]) -> [String: Int] {
-            var counts: [String: Int] = [:]
-            for submission in submissions {
-                let receipt = submission.receiptID.flatMap { seen.receipts[$0] }
-                let status =
-                    receipt.map { [$0.status, $0.reason].compactMap { $0 }.joined(separator: " ") } ?? "refused"
-                counts["\(submission.kind.rawValue): \(status)", default: 0] += 1
-            }
-            return counts
-        }
-    }
-}
-
-extension Result where Failure == any Error {
-    /// `Result(catching:)` for async work.
-    init(_ body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
+                stuck: stuck, statuses: ChaosReport.count(seen, submitted.submissions),
+                violations: ChaosJudge.violations(submitted.submissions, seen)
+                    + monkey.crashes.map { ChaosViolation(.crash, $0) })
         }
     }
 }

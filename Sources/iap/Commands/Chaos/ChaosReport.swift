@@ -10,6 +10,8 @@ struct ChaosReport {
     var kills: [String: Int]
     var unexpectedExits: [String: Int]
     var events: [String]
+    /// The plan's timed faults (`--cluster`), as they went.
+    var faults: [ChaosFaultRecord]
     var brokerRestarted: Bool
     var outageSeconds: Double
     var webhooksRefused: Int
@@ -22,6 +24,8 @@ struct ChaosReport {
     var statuses: [String: Int]
     var violations: [ChaosViolation]
     var seconds = 0.0
+    /// Cluster faults left out, each with its reason.
+    var skippedFaults: [String] = []
 
     func printText() {
         let accepted = load.submissions.filter { $0.receiptID != nil }.count
@@ -31,6 +35,10 @@ struct ChaosReport {
         print("  kills       \(total) SIGKILLs: \(tally(kills))")
         if !unexpectedExits.isEmpty { print("  exits       stages that exited unasked: \(tally(unexpectedExits))") }
         print("  broker      RabbitMQ app stopped and started: \(brokerRestarted ? "yes" : "no")")
+        for (index, fault) in faults.enumerated() {
+            print("  \(index == 0 ? "cluster " : "        ")    \(fault.summary)")
+        }
+        for skipped in skippedFaults { print("  skipped     \(skipped)") }
         print("  verify      endpoint away for \(format(outageSeconds)) s")
         print("  webhooks    \(webhooksDelivered) taken, \(webhooksRefused) answered 503")
         print(
@@ -59,4 +67,29 @@ struct ChaosReport {
     }
 
     private func format(_ seconds: Double) -> String { String(format: "%.1f", seconds) }
+}
+
+extension ChaosReport {
+    /// Accepted receipts by kind and final status: `coins credited` → 212.
+    static func count(_ seen: ChaosObservations, _ submissions: [ChaosSubmission]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for submission in submissions {
+            let receipt = submission.receiptID.flatMap { seen.receipts[$0] }
+            let status =
+                receipt.map { [$0.status, $0.reason].compactMap { $0 }.joined(separator: " ") } ?? "refused"
+            counts["\(submission.kind.rawValue): \(status)", default: 0] += 1
+        }
+        return counts
+    }
+}
+
+extension Result where Failure == any Error {
+    /// `Result(catching:)` for async work.
+    init(_ body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
 }
