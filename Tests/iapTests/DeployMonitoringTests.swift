@@ -1,6 +1,7 @@
 import Foundation
 import Notifier
 import PipelineTesting
+import Store
 import StubStore
 import Testing
 
@@ -58,7 +59,7 @@ import Testing
                 let database = try pipeline.database()
                 #expect(
                     await eventually(timeout: .seconds(60)) {
-                        let counts = (try? await database.receiptStatusCounts()) ?? [:]
+                        let counts = (try? await ReceiptStore(database).receiptStatusCounts()) ?? [:]
                         return counts[.credited, default: 0] == 2 && counts[.rejected, default: 0] == 1
                     })
                 #expect(await eventually(timeout: .seconds(30)) { receiver.accepted.count >= 3 })
