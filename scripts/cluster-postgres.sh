@@ -21,6 +21,14 @@
 # IAP_PG_CLUSTER_DIR (default /tmp/iap-pg-cluster) holds the data. Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The servers started here would inherit every descriptor the caller left open, and keep it
+# for their lifetime: Foundation's Process learns that a child ended when its end of a socket
+# closes, so a test running this script would wait for the servers to stop. Only 0-2 stay
+# (and 255, bash's own copy of this script).
+for fd in /proc/$$/fd/*; do
+  fd=${fd##*/}
+  case $fd in 0 | 1 | 2 | 255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
+done
 
 bin=/usr/lib/postgresql/15/bin
 root=${IAP_PG_CLUSTER_DIR:-/tmp/iap-pg-cluster}
@@ -107,6 +115,10 @@ wait_until() {
   exit 1
 }
 
+answers() {
+  PGPASSWORD=$app_password PGCONNECT_TIMEOUT=2 "$bin/psql" -X -q -h "$(address "$1")" -p 5432 -U iap_test -d iap \
+    -Atc 'SELECT 1' >/dev/null 2>&1
+}
 is_primary() { [ "$(sql "$1" 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ]; }
 streams_synchronously() { [ "$(sql "$1" "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'" 2>/dev/null)" = 1 ]; }
 
@@ -126,6 +138,8 @@ up() {
   copy_from_other pg2
   start pg2
   wait_until "pg2 to stream synchronously from pg1" streams_synchronously pg1
+  # Over the bridge, as the tests connect: the host learns both addresses before they do.
+  for name in "${names[@]}"; do wait_until "$name to answer at $(address "$name")" answers "$name"; done
   echo "cluster: pg1 primary at $(address pg1), pg2 synchronous standby at $(address pg2)"
 }
 
@@ -148,7 +162,13 @@ rejoin() {
   local primary
   primary=$(other "$1")
   kill_hard "$1"
-  rm -f "$(data "$1")/standby.signal"
+  if [ -f "$(data "$1")/standby.signal" ]; then
+    # It was the standby: its WAL is a prefix of the primary's, so it only needs to stream
+    # again. (pg_rewind would first finish its recovery as a primary's, writing an end of
+    # recovery that the primary's WAL does not have.)
+    resume_streaming "$1" "$primary"
+    return
+  fi
   # pg_rewind reads the source's timeline from its control file, which a promotion updates
   # only at its next checkpoint. It needs wal_log_hints, and runs the crash recovery an
   # immediate stop left undone itself; when it cannot (the history is gone), a fresh copy does.
@@ -159,6 +179,12 @@ rejoin() {
     copy_from_other "$1"
   fi
   configure_copy "$1"
+  resume_streaming "$1" "$primary"
+}
+
+# Starts NAME as the standby of PRIMARY, which then waits for it again on every commit.
+resume_streaming() {
+  local primary=$2
   follow "$1"
   start "$1"
   sql "$primary" "ALTER SYSTEM RESET synchronous_standby_names"
@@ -189,8 +215,14 @@ down() {
       ip netns pids "iap-$name" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
     fi
     scripts/netns.sh down "$name"
+    # The next namespace at this address has another MAC: forget the old one at once.
+    ip neigh del "$(address "$name")" dev iap-br0 2>/dev/null || true
   done
   rm -rf "$root"
+  # The bridge is shared with the other clusters' namespaces: it goes with the last of them.
+  if ip link show iap-br0 >/dev/null 2>&1 && [ -z "$(ip link show master iap-br0 2>/dev/null)" ]; then
+    ip link del iap-br0 2>/dev/null || true
+  fi
   echo "cluster: down"
 }
 

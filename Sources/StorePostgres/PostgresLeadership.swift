@@ -38,6 +38,7 @@ public actor PostgresLeadership: Leadership {
     public func isLeader() async -> Bool {
         let wasLeader = held
         let leads: Bool
+        var failure: (any Error)?
         do {
             let (connection, server, isNew) = try await connected()
             let session = PostgresSession(connection: connection, logger: logger)
@@ -57,12 +58,18 @@ public actor PostgresLeadership: Leadership {
                 throw error
             }
         } catch {
+            failure = error
             await disconnect()
             leads = false
         }
         held = leads
         if leads != wasLeader {
-            logger.notice(leads ? "took the lead" : "lost the lead", metadata: ["job": "\(key)"])
+            var metadata: Logger.Metadata = ["job": "\(key)"]
+            if let failure { metadata["error"] = "\(failure)" }
+            logger.notice(leads ? "took the lead" : "lost the lead", metadata: metadata)
+        } else if let failure {
+            // Asked again at the caller's next check; no server answering is no crash.
+            logger.debug("cannot ask for the lead", metadata: ["job": "\(key)", "error": "\(failure)"])
         }
         return leads
     }
