@@ -126,16 +126,28 @@ final class PostgresPrimary: Sendable {
     /// How long a connection of its own may take, the primary's search included.
     static let connectWait: Duration = .seconds(10)
 
-    /// One round now, whatever the backoff says: at start, so that a process with no server
-    /// to write to stops with each server's reason instead of waiting.
+    /// The server to write to, at start: rounds until one qualifies. Servers that are away or
+    /// read-only (a failover under way, the whole cluster restarting) are waited for, logged as
+    /// the search logs them; a server that refuses this process (a wrong password, no such
+    /// database) stops it at once with each server's reason, as waiting will not help.
     func check() async throws -> Int {
         if !location.searchesForPrimary { return 0 }
-        switch await PrimaryProbe.round(location, logger: logger) {
-        case .found(let server):
-            state.withLock { $0.current = $0.current ?? server }
-            return server
-        case .none(let reasons):
-            throw SQLError.unreachable("\(nothingFound) (\(reasons.joined(separator: "; ")))")
+        var round = 0
+        while true {
+            round += 1
+            switch await PrimaryProbe.round(location, logger: logger) {
+            case .found(let server):
+                state.withLock { $0.current = $0.current ?? server }
+                if round > 1 {
+                    logger.notice(
+                        "writing to the PostgreSQL primary", metadata: ["server": "\(location.servers[server])"])
+                }
+                return server
+            case .none(let reasons, let refused):
+                if refused { throw SQLError.database("\(nothingFound) (\(reasons.joined(separator: "; ")))") }
+                logNone(reasons, round: round)
+                try await Task.sleep(for: Self.backoff(round))
+            }
         }
     }
 
@@ -179,7 +191,7 @@ final class PostgresPrimary: Sendable {
                     // Even a search that succeeded is not repeated at once: a server that
                     // keeps failing its work cannot make a storm of connections.
                     state.notBefore = ContinuousClock.now + Self.backoff(0)
-                case .none(let reasons):
+                case .none(let reasons, _):
                     state.failedRounds += 1
                     state.reasons = reasons
                     state.notBefore = ContinuousClock.now + Self.backoff(state.failedRounds)
@@ -191,7 +203,7 @@ final class PostgresPrimary: Sendable {
             switch outcome {
             case .found(let server):
                 logger.notice("writing to the PostgreSQL primary", metadata: ["server": "\(location.servers[server])"])
-            case .none(let reasons):
+            case .none(let reasons, _):
                 logNone(reasons, round: rounds)
             }
             if done { return }

@@ -11,10 +11,19 @@ enum PrimaryProbe {
     /// How long one server may take to accept a connection: a server cut off answers nothing.
     static let connectTimeout: Duration = .seconds(5)
 
-    /// What a round found: the server to write to, or why each one is not.
+    /// What a round found: the server to write to, or why each one is not, and whether one
+    /// refused this process (a wrong password, no such database) rather than being away or
+    /// read-only for now.
     enum Outcome: Sendable {
         case found(Int)
-        case none(reasons: [String])
+        case none(reasons: [String], refused: Bool)
+    }
+
+    /// Why one server does not qualify.
+    struct Reason: Sendable {
+        var text: String
+        /// The server answered and refused the login: waiting will not change it.
+        var refused = false
     }
 
     /// Probes every server concurrently; the first that qualifies is the answer, without
@@ -33,7 +42,7 @@ enum PrimaryProbe {
     }
 
     /// Nil when `server` qualifies, else why not.
-    static func probe(_ server: Int, _ location: PostgresLocation, logger: Logger) async -> String? {
+    static func probe(_ server: Int, _ location: PostgresLocation, logger: Logger) async -> Reason? {
         let name = location.servers[server].description
         let connection: PostgresConnection
         do {
@@ -41,9 +50,11 @@ enum PrimaryProbe {
                 configuration: location.connectionConfiguration(server: server, timeout: connectTimeout),
                 id: 100 + server, logger: logger)
         } catch let error as PSQLError {
-            return "\(name): \(PostgresSession.translate(error).message)"
+            let translated = PostgresSession.translate(error)
+            let away = SQLError.blame(translated) != .work
+            return Reason(text: "\(name): \(translated.message)", refused: !away)
         } catch {
-            return "\(name): \(error)"
+            return Reason(text: "\(name): \(error)")
         }
         defer { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
         guard location.target == .readWrite else { return nil }
@@ -54,12 +65,12 @@ enum PrimaryProbe {
                 SELECT pg_is_in_recovery() AS standby,
                   current_setting('transaction_read_only') = 'on' AS read_only
                 """, [])
-            guard let row = rows.first else { return "\(name): no answer to the check" }
-            if try row.get("standby", as: Bool.self) { return "\(name): a standby (read-only)" }
-            if try row.get("read_only", as: Bool.self) { return "\(name): read-only" }
+            guard let row = rows.first else { return Reason(text: "\(name): no answer to the check") }
+            if try row.get("standby", as: Bool.self) { return Reason(text: "\(name): a standby (read-only)") }
+            if try row.get("read_only", as: Bool.self) { return Reason(text: "\(name): read-only") }
             return nil
         } catch {
-            return "\(name): \((error as? SQLError)?.message ?? "\(error)")"
+            return Reason(text: "\(name): \((error as? SQLError)?.message ?? "\(error)")")
         }
     }
 }
@@ -69,7 +80,7 @@ enum PrimaryProbe {
 private final class Answers: Sendable {
     private struct State {
         var continuation: CheckedContinuation<PrimaryProbe.Outcome, Never>?
-        var reasons: [Int: String] = [:]
+        var reasons: [Int: PrimaryProbe.Reason] = [:]
     }
 
     private let count: Int
@@ -80,7 +91,7 @@ private final class Answers: Sendable {
         state = Mutex(State(continuation: continuation))
     }
 
-    func add(_ server: Int, _ reason: String?) {
+    func add(_ server: Int, _ reason: PrimaryProbe.Reason?) {
         let (continuation, outcome): (CheckedContinuation<PrimaryProbe.Outcome, Never>?, PrimaryProbe.Outcome) =
             state.withLock { state in
                 guard let continuation = state.continuation else { return (nil, .found(server)) }
@@ -88,7 +99,10 @@ private final class Answers: Sendable {
                     state.reasons[server] = reason
                     guard state.reasons.count == count else { return (nil, .found(server)) }
                     state.continuation = nil
-                    return (continuation, .none(reasons: state.reasons.sorted { $0.key < $1.key }.map(\.value)))
+                    let reasons = state.reasons.sorted { $0.key < $1.key }.map(\.value)
+                    return (
+                        continuation, .none(reasons: reasons.map(\.text), refused: reasons.contains(where: \.refused))
+                    )
                 }
                 state.continuation = nil
                 return (continuation, .found(server))

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import PipelineCore
+import PipelineTesting
 import Store
+import Synchronization
 import Testing
 
 @testable import StorePostgres
@@ -71,22 +73,41 @@ import Testing
         }
     }
 
-    @Test func aListOfServersOfWhichNoneAnswersIsRefusedAtStartNamingEachNeverThePassword() async throws {
+    @Test func aServerThatRefusesTheLoginStopsTheProcessAtStartNamingEachServerNeverThePassword() async throws {
         var logger = Logger(label: "postgres-test")
         logger.logLevel = .critical
+        let server = PostgresFixture.server
         let location = try PostgresLocation(
-            url: "postgres://iap:s3cret-pass@127.0.0.1:1,127.0.0.1:2/iap?sslmode=disable")
+            url:
+                "postgres://\(server.user):s3cret-pass@127.0.0.1:1,\(server.host):\(server.port)/postgres?sslmode=disable"
+        )
         let database = PostgresPipelineDatabase(location: location, logger: logger)
-        let started = ContinuousClock.now
         await #expect {
             try await database.checkReachable()
         } throws: { error in
             let text = "\(error)"
             return text.contains("no server accepts writes") && text.contains("127.0.0.1:1: ")
-                && text.contains("127.0.0.1:2: ") && !text.contains("s3cret")
+                && text.contains("password authentication failed") && !text.contains("s3cret")
         }
-        // Refused at once: a process stops at start rather than waiting for a primary.
-        #expect(ContinuousClock.now - started < .seconds(5))
+        await database.close()
+    }
+
+    @Test func noServerAnsweringAtStartIsWaitedForAndLoggedNeverThePassword() async throws {
+        let records = LogRecords()
+        let logger = Logger(label: "postgres-test") { _ in records }
+        let location = try PostgresLocation(
+            url: "postgres://iap:s3cret-pass@127.0.0.1:1,127.0.0.1:2/iap?sslmode=disable")
+        let database = PostgresPipelineDatabase(location: location, logger: logger)
+        let starting = Task { try await database.checkReachable() }
+
+        // A second round proves the first did not stop the process.
+        let waited = await eventually { records.messages.filter { $0.contains("looking again") }.count >= 2 }
+        #expect(waited, "\(records.messages)")
+        let first = records.messages.first { $0.contains("looking again") } ?? ""
+        #expect(first.hasPrefix("warning") && first.contains("127.0.0.1:1: ") && first.contains("127.0.0.1:2: "))
+        #expect(!records.messages.joined().contains("s3cret"))
+        starting.cancel()
+        _ = await starting.result
         await database.close()
     }
 
@@ -102,5 +123,32 @@ import Testing
             SQLError.blame(error) != .work && "\(error)".contains("127.0.0.1:2") && !"\(error)".contains("s3cret")
         }
         await database.close()
+    }
+}
+
+/// Every record a logger gets, as "level message metadata": what an operator would read.
+private final class LogRecords: LogHandler, Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var messages: [String] { lines.withLock { $0 } }
+
+    func log(event: LogEvent) {
+        let line = "\(event.level) \(event.message) \(event.metadata ?? [:])"
+        lines.withLock { $0.append(line) }
+    }
+
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}
+    }
+
+    var logLevel: Logger.Level {
+        get { .trace }
+        set {}
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
     }
 }
