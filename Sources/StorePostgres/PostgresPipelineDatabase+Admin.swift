@@ -13,8 +13,14 @@ extension PostgresPipelineDatabase {
     }
 
     /// Connects once and logs in: a process checks this at start, so that a wrong host,
-    /// port, password or database stops it at once with the reason.
+    /// port, password or database stops it at once with the reason. With several servers,
+    /// one must accept writes (`target_session_attrs`), else each one's reason is given.
     public func checkReachable() async throws(PostgresStoreError) {
+        do {
+            _ = try await primary.check()
+        } catch {
+            throw .server(location: location.description, message: (error as? SQLError)?.message ?? "\(error)")
+        }
         try await onOwnConnection { session in _ = try await session.run("SELECT 1") }
     }
 
@@ -39,24 +45,20 @@ extension PostgresPipelineDatabase {
         }
     }
 
-    /// Runs `body` on a connection of its own, outside the pool, closed afterwards; what
-    /// fails is named with the database, never its password.
+    /// Runs `body` on a connection of its own to the primary, outside the pool, closed
+    /// afterwards; what fails is named with the database, never its password.
     func onOwnConnection<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws(PostgresStoreError)
         -> T
     {
         do {
-            let connection: PostgresConnection
+            let (connection, server) = try await primary.connect(id: 0, logger: logger)
+            let sign = FailoverSign()
             do {
-                connection = try await PostgresConnection.connect(
-                    configuration: location.connectionConfiguration(timeout: .seconds(10)), id: 0, logger: logger)
-            } catch let error as PSQLError {
-                throw PostgresSession.translate(error)
-            }
-            do {
-                let result = try await body(PostgresSession(connection: connection, logger: logger))
+                let result = try await body(PostgresSession(connection: connection, logger: logger, sign: sign))
                 try? await connection.close()
                 return result
             } catch {
+                if sign.isSeen { primary.suspect(server, because: "\(error)") }
                 try? await connection.close()
                 throw error
             }

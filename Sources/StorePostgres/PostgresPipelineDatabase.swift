@@ -5,7 +5,7 @@ import Store
 import Synchronization
 
 /// A PostgreSQL database (`IAP_DATABASE_URL`): a pool of connections (postgres-nio's
-/// `PostgresClient`) and the schema.
+/// `PostgresClient`) to the server that accepts writes, and the schema.
 ///
 /// The stores run on it the way they run on SQLite: every transaction leases a connection,
 /// and each statement is a round trip the task awaits, holding no thread. A transaction that
@@ -13,36 +13,28 @@ import Synchronization
 /// few times, from the start; a connection the server ended is dropped and the error is
 /// ``SQLError/unreachable(_:)``, which the stages treat as transient.
 ///
-/// The pool runs from `init` until ``close()``: the database is opened by long-running
+/// With several servers (a primary and its standbys), ``PostgresPrimary`` says which one the
+/// pool leases from, and looks for the new primary when work fails the way a failover makes
+/// it fail; the failed work stays a transient error.
+///
+/// The pools run from `init` until ``close()``: the database is opened by long-running
 /// stages and one-shot commands alike, and each closes it when done.
 public final class PostgresPipelineDatabase: SQLDatabase {
     public let location: PostgresLocation
     let logger: Logger
-    private let client: PostgresClient
-    private let pool: Task<Void, Never>
+    let primary: PostgresPrimary
 
     /// Nothing is connected until the first transaction.
     /// - Parameter connections: how many transactions this process runs at once, at most.
     public init(location: PostgresLocation, connections: Int = 8, logger: Logger) {
         self.location = location
         self.logger = logger
-        // A location that parsed has a valid TLS mode; only NIOSSL's own failure could throw.
-        let configuration =
-            (try? location.clientConfiguration(connections: connections))
-            ?? PostgresClient.Configuration(
-                host: location.host, port: location.port, username: location.user, password: nil,
-                database: location.database, tls: .disable)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
-        pool = Task { await client.run() }
+        primary = PostgresPrimary(location: location, connections: connections, logger: logger)
     }
-
-    deinit { pool.cancel() }
 
     /// Closes every connection, and waits until they are closed.
     public func close() async {
-        pool.cancel()
-        await pool.value
+        await primary.close()
     }
 
     /// What a transaction may do, and how its commit reaches the disk.
@@ -97,8 +89,9 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     private func once<T: Sendable>(_ kind: Kind, _ body: @escaping @Sendable (any SQLSession) async throws -> T)
         async throws -> T
     {
-        try await leased { [logger] connection in
-            let session = PostgresSession(connection: connection, logger: logger)
+        try await leased { [logger, primary] connection, server in
+            let sign = FailoverSign()
+            let session = PostgresSession(connection: connection, logger: logger, sign: sign)
             do {
                 for statement in kind.begin { _ = try await session.run(statement) }
                 let result = try await body(session)
@@ -107,33 +100,39 @@ public final class PostgresPipelineDatabase: SQLDatabase {
             } catch {
                 // A connection that cannot even roll back is closed: the pool replaces it.
                 if (try? await session.run("ROLLBACK")) == nil { try? await connection.close() }
+                if sign.isSeen || connection.isClosed { primary.suspect(server, because: "\(error)") }
                 throw error
             }
         }
     }
 
-    /// How long a transaction waits for a connection of the pool before it gives up: the
-    /// server is down or refuses this process, and the caller should hear so.
+    /// How long a transaction waits for a connection of the pool (and, after a failover, for
+    /// the new primary) before it gives up: the servers are down or refuse this process, and
+    /// the caller should hear so.
     static let leaseTimeout: Duration = .seconds(15)
 
-    /// Runs `work` on a leased connection; the lease, not the work, is bounded by
-    /// ``leaseTimeout``.
-    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T)
+    /// Runs `work` on a connection leased from the primary's pool; the lease, not the work,
+    /// is bounded by ``leaseTimeout``. A lease that times out suspects its server.
+    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection, Int) async throws -> T)
         async throws -> T
     {
         let state = LeaseState()
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { [client] in
-                try await client.withConnection { connection in
+            group.addTask { [primary] in
+                let server = try await primary.primary(within: Self.leaseTimeout)
+                state.chose(server)
+                return try await primary.clients[server].withConnection { connection in
                     // Too late: the caller was told the server did not answer.
                     guard state.lease() else { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
-                    return try await work(connection)
+                    return try await work(connection, server)
                 }
             }
-            group.addTask {
+            group.addTask { [primary] in
                 try? await Task.sleep(for: Self.leaseTimeout)
-                if state.expire() { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
-                return nil
+                guard state.expire() else { return nil }
+                guard let server = state.server else { throw SQLError.unreachable("PostgreSQL: \(primary.notFound)") }
+                primary.suspect(server, because: "no connection within 15 s")
+                throw SQLError.unreachable("PostgreSQL: no connection within 15 s")
             }
             defer { group.cancelAll() }
             while let result = try await group.next() {
@@ -144,13 +143,20 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     }
 
     public func leadership(of name: String) -> any Leadership {
-        PostgresLeadership(location: location, name: name, logger: logger)
+        PostgresLeadership(primary: primary, name: name, logger: logger)
     }
 }
 
-/// Whether a lease came before its deadline: whichever of the two is first decides.
+/// Whether a lease came before its deadline: whichever of the two is first decides. Also
+/// which server the lease went to, once known.
 private final class LeaseState: Sendable {
-    private let state = Mutex<(leased: Bool, expired: Bool)>((false, false))
+    private let state = Mutex<(leased: Bool, expired: Bool, server: Int?)>((false, false, nil))
+
+    func chose(_ server: Int) {
+        state.withLock { $0.server = server }
+    }
+
+    var server: Int? { state.withLock { $0.server } }
 
     /// False when the deadline came first.
     func lease() -> Bool {

@@ -3,18 +3,22 @@ import Logging
 import NIOCore
 import PostgresNIO
 import Store
+import Synchronization
 
 /// A ``SQLSession`` over one pooled PostgreSQL connection, inside a transaction the database
 /// opened: each statement is one round trip, awaited (`PostgresConnection.answer(to:logger:)`).
 struct PostgresSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// Where a transaction learns that its server may no longer be the primary.
+    let sign: FailoverSign?
     /// Names savepoints apart when they nest.
     private let depth: Int
 
-    init(connection: PostgresConnection, logger: Logger, depth: Int = 0) {
+    init(connection: PostgresConnection, logger: Logger, sign: FailoverSign? = nil, depth: Int = 0) {
         self.connection = connection
         self.logger = logger
+        self.sign = sign
         self.depth = depth
     }
 
@@ -81,9 +85,18 @@ struct PostgresSession: SQLSession {
         do {
             return try await connection.answer(to: query, logger: logger)
         } catch let error as PSQLError {
-            throw Self.translate(error)
+            let translated = Self.translate(error)
+            if case .unreachable = translated { sign?.note() }
+            if error.serverInfo?[.sqlState] == Self.readOnly { sign?.note() }
+            throw translated
+        } catch {
+            if case SQLError.unreachable = error { sign?.note() }
+            throw error
         }
     }
+
+    /// SQLSTATE 25006, read_only_sql_transaction: a standby, or a primary since demoted.
+    static let readOnly = "25006"
 
     /// `?` → `$n`, outside quoted strings and identifiers.
     static func numbered(_ sql: String) -> String {
@@ -121,7 +134,7 @@ struct PostgresSession: SQLSession {
         // A value the column cannot hold (too long, out of range, NUL, a bad date).
         if state.hasPrefix("22") { return .unstorable(message) }
         // Out of disk, memory or connections, an I/O error, a read-only server (a standby).
-        if state.hasPrefix("53") || state.hasPrefix("58") || state.hasPrefix("XX") || state == "25006" {
+        if state.hasPrefix("53") || state.hasPrefix("58") || state.hasPrefix("XX") || state == readOnly {
             return .unavailable("PostgreSQL: \(message)")
         }
         if error.serverInfo == nil {
@@ -161,4 +174,14 @@ struct PostgresSession: SQLSession {
         default: return .text(try cell.decode(String.self))
         }
     }
+}
+
+/// Set when a statement of a transaction failed because its connection broke or its server is
+/// read-only: what the stores threw may wrap the error, so the transaction asks this instead.
+final class FailoverSign: Sendable {
+    private let seen = Atomic<Bool>(false)
+
+    func note() { seen.store(true, ordering: .relaxed) }
+
+    var isSeen: Bool { seen.load(ordering: .relaxed) }
 }
