@@ -98,7 +98,7 @@ final class FailoverWriter: Sendable {
     }
 
     private func credit(_ id: String, account: String) async throws {
-        _ = try await database.apply(
+        _ = try await SettlementStore(database).apply(
             [Fixture.valid(id, account: account, [Fixture.purchase("t-\(id)")])], catalog: Fixture.catalog,
             now: Fixture.t0)
         state.withLock { state in
