@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # A three-node RabbitMQ cluster on this machine, each node a test host of its own (a network
 # namespace, scripts/netns.sh): rabbit@iap-rmqN in namespace iap-rmqN at 10.77.0.1N, AMQP on
-# 5672 there. For the cluster tests (BrokerTests' AloneBrokerClusterTests, iapTests'
-# AloneClusterStagesTests) and by hand:
+# 5672 there. For the cluster tests (BrokerTests' AloneBrokerClusterTests) and by hand:
 #
 #   scripts/cluster-rabbitmq.sh up            # three nodes, clustered; prints the IAP_AMQP_URL list
 #   scripts/cluster-rabbitmq.sh urls          # that list again (guest:guest, heartbeat 2 s)
@@ -20,7 +19,9 @@
 # cookie (never /root/.erlang.cookie nor the shared broker's). Host names are not added to
 # /etc/hosts: each namespace gets /etc/netns/iap-rmqN/hosts, which `ip netns exec` mounts
 # over /etc/hosts for what runs inside it, so rabbitmqctl runs inside the node's namespace.
-# `down` works whatever state a failed run left, and `up` calls it first. Needs root.
+# `down` works whatever state a failed run left, and `up` calls it first; it also removes the
+# bridge iap-br0 once no namespace is left on it. Never touches the machine's own broker
+# (127.0.0.1:5672, its cookie, its epmd). Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +32,7 @@ node_name() { echo "rabbit@iap-rmq$1"; }
 rabbit_bin=/usr/lib/rabbitmq/bin
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 64
 }
 
@@ -89,14 +90,27 @@ CONF
 start_node() {
   local n=$1
   rm -f "$base/rmq$n/pid"
-  on_host "$n" setsid env -i PATH="/usr/sbin:/usr/bin:/sbin:/bin" LANG=C.UTF-8 \
-    HOME="$base/home" RABBITMQ_NODENAME="$(node_name "$n")" RABBITMQ_NODE_IP_ADDRESS="$(address "$n")" \
-    RABBITMQ_NODE_PORT=5672 RABBITMQ_DIST_PORT=25672 RABBITMQ_MNESIA_BASE="$base/rmq$n/mnesia" \
-    RABBITMQ_LOG_BASE="$base/rmq$n/log" RABBITMQ_CONFIG_FILE="$base/rabbitmq.conf" \
-    RABBITMQ_ENABLED_PLUGINS_FILE="$base/enabled_plugins" RABBITMQ_CONF_ENV_FILE="$base/env.conf" \
-    RABBITMQ_ADVANCED_CONFIG_FILE="$base/advanced.config" RABBITMQ_PID_FILE="$base/rmq$n/pid" \
-    bash -c 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec '"$rabbit_bin"'/rabbitmq-server' \
-    </dev/null >>"$base/rmq$n/log/console.log" 2>&1 &
+  # Without descriptors inherited from the caller: Foundation's Process (the tests) learns
+  # that its child ended when a socket it handed down closes, and a node that kept it would
+  # make `up` seem to run for as long as the node does.
+  (
+    close_inherited_fds
+    on_host "$n" setsid env -i PATH="/usr/sbin:/usr/bin:/sbin:/bin" LANG=C.UTF-8 \
+      HOME="$base/home" RABBITMQ_NODENAME="$(node_name "$n")" RABBITMQ_NODE_IP_ADDRESS="$(address "$n")" \
+      RABBITMQ_NODE_PORT=5672 RABBITMQ_DIST_PORT=25672 RABBITMQ_MNESIA_BASE="$base/rmq$n/mnesia" \
+      RABBITMQ_LOG_BASE="$base/rmq$n/log" RABBITMQ_CONFIG_FILE="$base/rabbitmq.conf" \
+      RABBITMQ_ENABLED_PLUGINS_FILE="$base/enabled_plugins" RABBITMQ_CONF_ENV_FILE="$base/env.conf" \
+      RABBITMQ_ADVANCED_CONFIG_FILE="$base/advanced.config" RABBITMQ_PID_FILE="$base/rmq$n/pid" \
+      bash -c 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec '"$rabbit_bin"'/rabbitmq-server'
+  ) </dev/null >>"$base/rmq$n/log/console.log" 2>&1 &
+}
+
+# Closes this (sub)shell's descriptors but standard input, output and error.
+close_inherited_fds() {
+  local fd self=$BASHPID
+  for fd in $(ls "/proc/$self/fd"); do
+    if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
 }
 
 # Waits until node N runs its app (await_startup fails at once before the node registers
@@ -133,6 +147,10 @@ down() {
     scripts/netns.sh down "rmq$n"
     rm -rf "/etc/netns/iap-rmq$n"
   done
+  # The bridge is shared with other test hosts (scripts/netns.sh): only when it has no port left.
+  if ip link show iap-br0 >/dev/null 2>&1 && [ -z "$(ip link show master iap-br0)" ]; then
+    ip link del iap-br0 2>/dev/null || true
+  fi
   if [ "${1:-}" != --keep ]; then rm -rf "$base"; fi
 }
 
@@ -145,7 +163,9 @@ up() {
   for n in 2 3; do
     ctl "$n" stop_app
     ctl "$n" reset
-    ctl "$n" join_cluster "$(node_name 1)"
+    # join_cluster logs harmless errors about tables of nodes not yet running: kept in a file.
+    ctl "$n" join_cluster "$(node_name 1)" >>"$base/rmq$n/log/join.log" 2>&1 ||
+      { cat "$base/rmq$n/log/join.log" >&2 && exit 1; }
     ctl "$n" start_app
   done
   # The pipeline's definitions, once all three are members, so that its quorum queues get

@@ -19,6 +19,23 @@ public struct RabbitMQCluster: Sendable {
     /// The cluster a suite under ``run(_:)`` shares, for its tests.
     @TaskLocal public static var current: RabbitMQCluster?
 
+    /// Why the cluster cannot be built on this machine; nil when it can (root, `ip netns`,
+    /// RabbitMQ installed).
+    public static let unavailableReason: String? = {
+        guard geteuid() == 0 else { return "not root" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/lib/rabbitmq/bin/rabbitmq-server") else {
+            return "no /usr/lib/rabbitmq/bin/rabbitmq-server"
+        }
+        let ip = Process()
+        ip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        ip.arguments = ["ip", "netns", "list"]
+        ip.standardOutput = FileHandle.nullDevice
+        ip.standardError = FileHandle.nullDevice
+        guard (try? ip.run()) != nil else { return "no ip (iproute2)" }
+        ip.waitUntilExit()
+        return ip.terminationStatus == 0 ? nil : "`ip netns list` failed"
+    }()
+
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/cluster-rabbitmq.sh")

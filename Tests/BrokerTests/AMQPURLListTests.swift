@@ -2,8 +2,9 @@ import Testing
 
 @testable import Broker
 
-/// `IAP_AMQP_URL` naming the nodes of a cluster, comma-separated: every entry a full URL,
-/// all sharing user, password, vhost and parameters; a bad entry named, its password never.
+/// `IAP_AMQP_URL` naming the nodes of a cluster, comma-separated: entry 1 a full URL, later
+/// entries as much of one as they like, agreeing with entry 1 in what they say and taking the
+/// rest from it; a bad entry named, its password never.
 @Suite struct AMQPURLListTests {
     @Test func aListNamesEveryNodeInOrderWithWhatTheyShare() throws {
         // Given three nodes of one cluster, spaces around the commas
@@ -24,6 +25,27 @@ import Testing
             config.redactedURL
                 == "amqp://app:***@10.0.0.11:5672/prod,amqp://app:***@10.0.0.12:5673/prod,"
                 + "amqp://app:***@rabbit-3.internal:5672/prod")
+    }
+
+    @Test func laterEntriesMayNameOnlyTheirNodeAndTakeTheRestFromTheFirst() throws {
+        // Given a first entry that says everything and later ones that say less
+        let config = try AMQPConfiguration(
+            url: "amqp://app:secret@10.0.0.11:5672/prod?heartbeat=2&connection_timeout=800,amqp://10.0.0.12,"
+                + "amqp://app@10.0.0.13:5673/prod?heartbeat=2")
+
+        // Then every node shares what the first said
+        #expect(
+            config.nodes == [
+                AMQPNode(host: "10.0.0.11"), AMQPNode(host: "10.0.0.12"), AMQPNode(host: "10.0.0.13", port: 5673),
+            ])
+        #expect(config.user == "app" && config.password == "secret" && config.vhost == "prod")
+        #expect(config.heartbeat == 2 && config.connectTimeout == .milliseconds(800))
+    }
+
+    @Test func aFirstEntryWithoutCredentialsMeansGuestForEveryNode() throws {
+        let config = try AMQPConfiguration(url: "amqp://10.0.0.11,amqp://guest:guest@10.0.0.12/")
+        #expect(config.user == "guest" && config.password == "guest" && config.vhost == "/")
+        #expect(throws: AMQPURLError.self) { try AMQPConfiguration(url: "amqp://10.0.0.11,amqp://app:x@10.0.0.12/") }
     }
 
     @Test func oneURLIsAListOfOneNode() throws {

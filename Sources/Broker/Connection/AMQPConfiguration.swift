@@ -19,8 +19,9 @@ public struct AMQPConfiguration: Hashable, Sendable {
     /// Seconds between heartbeats; a broker silent for two intervals is treated as gone.
     public var heartbeat: Int
     public var connectTimeout: Duration
-    /// Limits how long a declaration or other round trip may take before the
-    /// connection is considered broken.
+    /// Limits how long a declaration or other round trip may take, and how long awaited
+    /// publisher confirms may go without one arriving, before the connection is considered
+    /// broken.
     public var rpcTimeout: Duration
     /// Reconnect delays grow from the first to the last, doubling, after every node of the
     /// list has failed in turn.
@@ -44,13 +45,15 @@ public struct AMQPConfiguration: Hashable, Sendable {
     /// Parses an AMQP URI (the RabbitMQ URI spec), or several separated by commas: user,
     /// password and vhost are percent-decoded; an empty path is vhost `/`; `?heartbeat=N` sets
     /// the heartbeat, `?connection_timeout=MS` the connect timeout. The entries of a list are
-    /// nodes of one cluster, so they must agree on everything but host and port (users and
-    /// vhosts are the cluster's); a comma inside a password is written `%2C`.
+    /// nodes of one cluster, which share users and vhosts: entry 1 says everything, a later
+    /// entry may say only its host and port (`amqp://10.0.0.12:5672`) and takes the rest from
+    /// entry 1, and what it does say must agree with entry 1. A comma in a password is `%2C`.
     /// - Throws: ``AMQPURLError`` naming the entry at fault, never its password.
     public init(url: String) throws(AMQPURLError) {
+        self.init()
         let entries = url.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
-        var parsed: [AMQPURL] = []
+        nodes = []
         for (index, entry) in entries.enumerated() {
             func fail(_ problem: String) -> AMQPURLError {
                 AMQPURLError(problem, entry: AMQPURL.redact(entry), position: index + 1, count: entries.count)
@@ -61,18 +64,22 @@ public struct AMQPConfiguration: Hashable, Sendable {
             } catch {
                 throw fail(error.problem)
             }
-            if let first = parsed.first, let difference = next.difference(from: first) {
-                throw fail("its \(difference) differs from entry 1's; the nodes of one cluster share them")
+            if index == 0 {
+                user = next.user ?? user
+                password = next.password ?? password
+                vhost = next.vhost ?? vhost
+                heartbeat = next.heartbeat ?? heartbeat
+                connectTimeout = next.connectTimeout ?? connectTimeout
+            } else if let conflict = next.conflict(with: self) {
+                throw fail(
+                    "its \(conflict) differs from entry 1's (the nodes of one cluster share it; leave it out to take entry 1's)"
+                )
             }
-            if let earlier = parsed.firstIndex(where: { $0.node == next.node }) {
+            if let earlier = nodes.firstIndex(of: next.node) {
                 throw fail("it names \(next.node) again, as entry \(earlier + 1) does")
             }
-            parsed.append(next)
+            nodes.append(next.node)
         }
-        let first = parsed[0]
-        self.init(user: first.user, password: first.password, vhost: first.vhost, heartbeat: first.heartbeat)
-        nodes = parsed.map(\.node)
-        if let timeout = first.connectTimeout { connectTimeout = timeout }
     }
 
     /// The URL (a list for several nodes) without its password, for logs.

@@ -1,12 +1,14 @@
 import Foundation
 
-/// One entry of `IAP_AMQP_URL`, parsed: a node and what every node of the list must share.
+/// One entry of `IAP_AMQP_URL`, parsed: a node, and what the entry says of what every node
+/// of the list shares (nil where it leaves it out: entry 1's then, or the default).
 struct AMQPURL: Equatable {
     var node: AMQPNode
-    var user = "guest"
-    var password = "guest"
-    var vhost = "/"
-    var heartbeat = 10
+    var user: String?
+    var password: String?
+    /// Nil for an empty path or `/`.
+    var vhost: String?
+    var heartbeat: Int?
     var connectTimeout: Duration?
 
     /// - Throws: ``AMQPURLError`` with only its problem set; the caller names the entry.
@@ -53,13 +55,14 @@ struct AMQPURL: Equatable {
         }
     }
 
-    /// What `self` sets otherwise than `other`, besides the node; nil when nothing.
-    func difference(from other: AMQPURL) -> String? {
-        if user != other.user { return "user" }
-        if password != other.password { return "password" }
-        if vhost != other.vhost { return "vhost" }
-        if heartbeat != other.heartbeat { return "heartbeat" }
-        if connectTimeout != other.connectTimeout { return "connection_timeout" }
+    /// What this entry sets otherwise than `shared` (entry 1's settings, defaults filled in);
+    /// nil when nothing. What the entry leaves out is taken from `shared`, so cannot differ.
+    func conflict(with shared: AMQPConfiguration) -> String? {
+        if let user, user != shared.user { return "user" }
+        if let password, password != shared.password { return "password" }
+        if let vhost, vhost != shared.vhost { return "vhost" }
+        if let heartbeat, heartbeat != shared.heartbeat { return "heartbeat" }
+        if let connectTimeout, connectTimeout != shared.connectTimeout { return "connection_timeout" }
         return nil
     }
 

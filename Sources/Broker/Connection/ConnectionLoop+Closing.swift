@@ -20,6 +20,7 @@ extension ConnectionLoop {
         rotation.lost()
         amqp_destroy_connection(lost)
         for (completion, error) in confirms.failAll(.unconfirmed(reason: reason)) { completion(.failure(error)) }
+        confirmsStalledSince = nil
         contents.removeAll()
         acks.removeAll()
         channelConsumers.removeAll()

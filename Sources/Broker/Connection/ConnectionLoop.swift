@@ -39,6 +39,11 @@ final class ConnectionLoop: @unchecked Sendable {
     var contents: [UInt16: ContentAssembler] = [:]
     var acks: [UInt16: AckCoalescer] = [:]
     var rotation: NodeRotation
+    /// Since when publishes have gone without an ack (awaited or nacked); nil after an ack
+    /// that left none pending.
+    var confirmsStalledSince: ContinuousClock.Instant?
+    /// Whether the broker has blocked publishing (a resource alarm): confirms may then wait.
+    var blocked = false
     /// Rounds of connect failures (every node tried) since the last success.
     var reconnectAttempt = 0
     var nextConnectAt = ContinuousClock.now
@@ -76,6 +81,7 @@ final class ConnectionLoop: @unchecked Sendable {
         flushAcks()
         guard state != nil, !stopping else { return }
         let mayHaveMore = readFrames(limit: 4096)
+        checkConfirmsProgress()
         guard let state, !stopping, !mayHaveMore, mailbox.isEmpty else { return }
         var fds = [
             pollfd(fd: amqp_get_sockfd(state), events: Int16(POLLIN), revents: 0),
@@ -147,6 +153,8 @@ final class ConnectionLoop: @unchecked Sendable {
         state = newState
         epoch += 1
         nextPublishTag = 1
+        confirmsStalledSince = nil
+        blocked = false
         nextConsumerChannel = Channel.firstConsumer
         connectedNode.store(rotation.next, ordering: .relaxed)
         connected.store(true, ordering: .releasing)
@@ -284,6 +292,7 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             nextPublishTag += 1
             confirms.add(tag: tag, waiter: PendingConfirm(completion: completion, index: index))
+            if confirmsStalledSince == nil { confirmsStalledSince = .now }
         }
     }
 
