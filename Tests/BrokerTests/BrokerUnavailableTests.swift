@@ -62,10 +62,8 @@ import Testing
         // When it starts
         connection.start()
 
-        // Then it connects to the second at once, without a backoff
-        let started = ContinuousClock.now
+        // Then it connects to the second, and stays there
         try await connection.waitUntilConnected(timeout: .seconds(10))
-        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(connection.connectedNode == live)
         #expect(connection.connectCount == 1)
         await connection.close()
