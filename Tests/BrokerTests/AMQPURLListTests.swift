@@ -95,6 +95,8 @@ import Testing
             shown: "amqp://app:***@10.0.0.12/", problem: ""),
         // The @host forgotten: what follows the user's colon is not a port, so it is masked.
         Bad(list: "amqp://app:hunter2", position: 1, shown: "amqp://app:***", problem: ""),
+        // A raw comma in a password splits it: the tail is masked to its @.
+        Bad(list: "amqp://app:12,hunter2@10.0.0.12/", position: 2, shown: "***@10.0.0.12/", problem: "no scheme"),
         Bad(list: "\(good),amqp://app:hunter2/", position: 2, shown: "amqp://app:***/", problem: ""),
     ]
 
@@ -115,7 +117,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("amqp://u:p@h/", "amqp://u:***@h/"), ("u:p@h", "u:***@h"), ("amqp://u@h/", "amqp://u@h/"),
+        ("amqp://u:p@h/", "amqp://u:***@h/"), ("u:p@h", "***@h"), ("amqp://u@h/", "amqp://u@h/"),
         ("amqp://h:5672/x", "amqp://h:5672/x"), ("amqp://u:p%40@h:1/v?heartbeat=2", "amqp://u:***@h:1/v?heartbeat=2"),
         ("amqp://u:p@h/v@x", "amqp://u:***@x"), ("no url at all", "no url at all"),
     ])

@@ -70,8 +70,13 @@ struct AMQPURL: Equatable {
     /// the colon after the user to the last `@` (a password may hold `/`, `?`, `#` and `@`
     /// unescaped); without an `@`, whatever follows a colon that is not a port (an entry
     /// whose `@host` was forgotten). Masking too much is allowed, showing a password is not.
+    /// An entry without a scheme that holds an `@` may be the tail of a password with a raw
+    /// comma (`amqp://u:12,34@host`): all before the `@` is masked.
     static func redact(_ text: String) -> String {
-        let rest = text.range(of: "://").map { text[$0.upperBound...] } ?? text[...]
+        guard let scheme = text.range(of: "://") else {
+            return text.lastIndex(of: "@").map { "***" + text[$0...] } ?? text
+        }
+        let rest = text[scheme.upperBound...]
         if let at = rest.lastIndex(of: "@") {
             guard let colon = rest[..<at].firstIndex(of: ":") else { return text }
             return String(text[...colon]) + "***" + String(text[at...])
