@@ -4,8 +4,9 @@ import ServiceLifecycle
 import Synchronization
 
 /// One connection to RabbitMQ, owned by a dedicated thread, that survives broker
-/// restarts: it reconnects with backoff, declares its topology again and resubscribes
-/// its consumers.
+/// restarts and, given several nodes of a cluster, the loss of its node: it reconnects
+/// (to the next node of the list, with backoff once every node has failed), declares its
+/// topology again and resubscribes its consumers.
 ///
 /// ```swift
 /// let connection = AMQPConnection(configuration: try AMQPConfiguration(url: url),
@@ -35,7 +36,7 @@ public final class AMQPConnection: Service, Sendable {
             guard thread == nil else { return }
             let loop = self.loop
             let newThread = Thread { loop.run() }
-            newThread.name = "amqp-\(configuration.host):\(configuration.port)"
+            newThread.name = "amqp-\(configuration.nodes[0])"
             newThread.start()
             thread = newThread
         }
@@ -60,6 +61,12 @@ public final class AMQPConnection: Service, Sendable {
 
     /// Whether the connection is up right now.
     public var isConnected: Bool { loop.connected.load(ordering: .acquiring) }
+
+    /// The node the connection is up to right now; nil while disconnected.
+    public var connectedNode: AMQPNode? {
+        let index = loop.connectedNode.load(ordering: .relaxed)
+        return configuration.nodes.indices.contains(index) ? configuration.nodes[index] : nil
+    }
 
     /// How many times the connection has been established, reconnects included.
     public var connectCount: Int { loop.connects.load(ordering: .relaxed) }
@@ -142,7 +149,7 @@ public final class AMQPConnection: Service, Sendable {
 
     /// Declares more topology now (it is not redeclared on reconnect).
     public func declare(_ topology: Topology) async throws(BrokerError) {
-        try await withControlChannel { channel throws(BrokerError) in try channel.declare(topology) }
+        _ = try await withControlChannel { channel throws(BrokerError) in try channel.declare(topology) }
     }
 
     /// A queue's ready messages and consumers.

@@ -24,6 +24,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
+    @Test func aMalformedEntryOfABrokerListStopsTheProcessNamingItWithoutItsPassword() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let list = "amqp://app:hunter2@10.0.0.11:5672/,amqp://app:hunter2@10.0.0.12:99999/,amqp://10.0.0.13"
+        let result = try await IAPProcess.run(
+            ["migrate"], environment: ["IAP_AMQP_URL": list, "IAP_DB_PATH": directory.file("x.sqlite")])
+        #expect(result.status != 0)
+        #expect(
+            result.output.contains("IAP_AMQP_URL") && result.output.contains("entry 2 of 3")
+                && result.output.contains("amqp://app:***@10.0.0.12:99999/"), "\(result.output)")
+        #expect(!result.output.contains("hunter2"))
+    }
+
     @Test func intakeWithoutTokensRefusesToStart() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

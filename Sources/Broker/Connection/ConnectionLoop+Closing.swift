@@ -11,11 +11,16 @@ extension ConnectionLoop {
 
     func connectionLost(_ reason: String) {
         guard let lost = state else { return }
-        logger.warning("broker connection lost", metadata: ["reason": "\(reason)", "epoch": "\(epoch)"])
+        let node = configuration.nodes[rotation.next]
+        logger.warning(
+            "broker connection lost", metadata: ["amqp.node": "\(node)", "reason": "\(reason)", "epoch": "\(epoch)"])
         state = nil
         connected.store(false, ordering: .releasing)
+        connectedNode.store(-1, ordering: .relaxed)
+        rotation.lost()
         amqp_destroy_connection(lost)
         for (completion, error) in confirms.failAll(.unconfirmed(reason: reason)) { completion(.failure(error)) }
+        confirmsStalledSince = nil
         contents.removeAll()
         acks.removeAll()
         channelConsumers.removeAll()
@@ -51,6 +56,7 @@ extension ConnectionLoop {
             self.state = nil
         }
         connected.store(false, ordering: .releasing)
+        connectedNode.store(-1, ordering: .relaxed)
         for command in leftovers + mailbox.drain() {
             switch command {
             case .publish(let messages, let completion):

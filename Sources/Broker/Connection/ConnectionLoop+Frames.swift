@@ -66,8 +66,10 @@ extension ConnectionLoop {
             for (completion, result) in confirms.ack(tag: ack.delivery_tag, multiple: ack.multiple != 0) {
                 completion(result)
             }
+            confirmsProgressed()
         case AMQPMethod.basicNack:
             let nack = method.decoded.assumingMemoryBound(to: amqp_basic_nack_t.self).pointee
+            // A nack is no progress: the wait for an ack goes on (see checkConfirmsProgress).
             for (completion, result) in confirms.nack(tag: nack.delivery_tag, multiple: nack.multiple != 0) {
                 completion(result)
             }
@@ -94,8 +96,11 @@ extension ConnectionLoop {
             connectionLost("broker closed the connection: \(close.reply_code) \(CDecoding.string(close.reply_text))")
         case AMQPMethod.connectionBlocked:
             logger.warning("broker blocked publishing (resource alarm)")
+            blocked = true
         case AMQPMethod.connectionUnblocked:
             logger.info("broker unblocked publishing")
+            blocked = false
+            confirmsProgressed()
         case AMQPMethod.channelFlow:
             if let state {
                 var ok = amqp_channel_flow_ok_t(active: 1)
@@ -145,6 +150,7 @@ extension ConnectionLoop {
             for (completion, error) in confirms.failAll(.unconfirmed(reason: "channel closed: \(reason)")) {
                 completion(.failure(error))
             }
+            confirmsStalledSince = nil
             do {
                 try openPublishChannel(state)
             } catch {
@@ -161,5 +167,24 @@ extension ConnectionLoop {
         consumers[consumer.id] = nil
         if let channel = consumer.channel { channelConsumers[channel] = nil }
         if let error { consumer.continuation.finish(throwing: error) } else { consumer.continuation.finish() }
+    }
+
+    /// An ack arrived: the wait for the others starts again.
+    func confirmsProgressed() {
+        confirmsStalledSince = confirms.pending > 0 ? .now : nil
+    }
+
+    /// Gives the connection up when publishes have gone unacked (unanswered or nacked) for
+    /// the RPC timeout. RabbitMQ 3.10 can nack, or not answer, every publish of a channel
+    /// for good: one that published to a quorum queue just as its leader's node died keeps
+    /// addressing the dead leader (seen here with a SIGKILLed node: every publish nacked
+    /// until the channel went). The publishes fail as unconfirmed and are retried on a new
+    /// connection, to the next node. A queue that refuses publishes for as long (its length
+    /// limit) costs a reconnect, which is harmless.
+    func checkConfirmsProgress() {
+        guard let since = confirmsStalledSince, state != nil, !blocked,
+            ContinuousClock.now - since > configuration.rpcTimeout
+        else { return }
+        connectionLost("no publish acked for \(configuration.rpcTimeout) (\(confirms.pending) awaited)")
     }
 }

@@ -10,13 +10,16 @@ import Synchronization
 ///
 /// Each turn of the loop runs the waiting commands, reads every frame the socket has,
 /// then sleeps in `poll` on the socket and the mailbox's eventfd. When the connection
-/// drops it fails the confirms in flight (the caller retries them), reconnects with
-/// growing delays, declares the topology again and resubscribes every consumer.
+/// drops it fails the confirms in flight (the caller retries them), reconnects (to the
+/// next node of the list, see ``NodeRotation``; with growing delays once every node has
+/// failed), declares the topology again and resubscribes every consumer.
 final class ConnectionLoop: @unchecked Sendable {
     let mailbox = Mailbox<ConnectionCommand>()
     let connected = Atomic<Bool>(false)
     /// Counts successful connects, for tests and metrics.
     let connects = Atomic<Int>(0)
+    /// The index of the node connected to, -1 while disconnected.
+    let connectedNode = Atomic<Int>(-1)
 
     let configuration: AMQPConfiguration
     let topology: Topology
@@ -35,6 +38,13 @@ final class ConnectionLoop: @unchecked Sendable {
     var nextConsumerChannel: UInt16 = Channel.firstConsumer
     var contents: [UInt16: ContentAssembler] = [:]
     var acks: [UInt16: AckCoalescer] = [:]
+    var rotation: NodeRotation
+    /// Since when publishes have gone without an ack (awaited or nacked); nil after an ack
+    /// that left none pending.
+    var confirmsStalledSince: ContinuousClock.Instant?
+    /// Whether the broker has blocked publishing (a resource alarm): confirms may then wait.
+    var blocked = false
+    /// Rounds of connect failures (every node tried) since the last success.
     var reconnectAttempt = 0
     var nextConnectAt = ContinuousClock.now
     var stopping = false
@@ -50,6 +60,7 @@ final class ConnectionLoop: @unchecked Sendable {
         self.configuration = configuration
         self.topology = topology
         self.logger = logger
+        self.rotation = NodeRotation(count: configuration.nodes.count)
     }
 
     // MARK: - The loop
@@ -70,6 +81,7 @@ final class ConnectionLoop: @unchecked Sendable {
         flushAcks()
         guard state != nil, !stopping else { return }
         let mayHaveMore = readFrames(limit: 4096)
+        checkConfirmsProgress()
         guard let state, !stopping, !mayHaveMore, mailbox.isEmpty else { return }
         var fds = [
             pollfd(fd: amqp_get_sockfd(state), events: Int16(POLLIN), revents: 0),
@@ -82,27 +94,43 @@ final class ConnectionLoop: @unchecked Sendable {
     func reconnectTurn() {
         let now = ContinuousClock.now
         if now >= nextConnectAt {
+            let node = configuration.nodes[rotation.next]
             do {
-                try connect()
+                try connect(to: node)
+                rotation.connected()
                 reconnectAttempt = 0
                 return
             } catch {
-                let delay = backoff(attempt: reconnectAttempt)
-                reconnectAttempt += 1
-                nextConnectAt = .now + delay
-                logger.warning(
-                    "broker unreachable, retrying",
-                    metadata: [
-                        "amqp.url": "\(configuration.redactedURL)", "error": "\(error)",
-                        "retry_in_ms": "\(delay.milliseconds)",
-                        "attempt": "\(reconnectAttempt)",
-                    ])
+                connectFailed(node, error)
             }
         }
         var fd = pollfd(fd: mailbox.eventFD, events: Int16(POLLIN), revents: 0)
         let wait = max(.zero, nextConnectAt - .now)
         _ = poll(&fd, 1, Int32(clamping: wait.milliseconds))
         for command in mailbox.drain() { execute(command) }
+    }
+
+    /// Moves on to the next node at once, or backs off when every node has failed in turn.
+    func connectFailed(_ node: AMQPNode, _ error: BrokerError) {
+        guard rotation.connectFailed() else {
+            nextConnectAt = .now
+            let next = configuration.nodes[rotation.next]
+            logger.warning(
+                "broker node unreachable, trying the next",
+                metadata: ["amqp.node": "\(node)", "error": "\(error)", "next": "\(next)"])
+            return
+        }
+        let delay = backoff(attempt: reconnectAttempt)
+        reconnectAttempt += 1
+        nextConnectAt = .now + delay
+        let message =
+            configuration.nodes.count == 1 ? "broker unreachable, retrying" : "no broker node answers, retrying"
+        logger.warning(
+            "\(message)",
+            metadata: [
+                "amqp.url": "\(configuration.redactedURL)", "error": "\(error)",
+                "retry_in_ms": "\(delay.milliseconds)", "attempt": "\(reconnectAttempt)",
+            ])
     }
 
     func backoff(attempt: Int) -> Duration {
@@ -114,10 +142,10 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: - Connecting
 
-    func connect() throws(BrokerError) {
+    func connect(to node: AMQPNode) throws(BrokerError) {
         guard let newState = amqp_new_connection() else { throw BrokerError(.connection, "out of memory") }
         do {
-            try open(newState)
+            try open(newState, node: node)
         } catch {
             amqp_destroy_connection(newState)
             throw error
@@ -125,25 +153,26 @@ final class ConnectionLoop: @unchecked Sendable {
         state = newState
         epoch += 1
         nextPublishTag = 1
+        confirmsStalledSince = nil
+        blocked = false
         nextConsumerChannel = Channel.firstConsumer
+        connectedNode.store(rotation.next, ordering: .relaxed)
         connected.store(true, ordering: .releasing)
         connects.add(1, ordering: .relaxed)
-        logger.info("connected to broker", metadata: ["amqp.url": "\(configuration.redactedURL)", "epoch": "\(epoch)"])
+        logger.info("connected to broker", metadata: ["amqp.node": "\(node)", "epoch": "\(epoch)"])
         for consumer in consumers.values.sorted(by: { $0.id < $1.id }) where !consumer.cancelling {
             subscribe(consumer)
             if state == nil { return }
         }
     }
 
-    func open(_ newState: amqp_connection_state_t) throws(BrokerError) {
+    func open(_ newState: amqp_connection_state_t, node: AMQPNode) throws(BrokerError) {
         guard let socket = amqp_tcp_socket_new(newState) else { throw BrokerError(.connection, "cannot create socket") }
         var connectTimeout = timeval(configuration.connectTimeout)
-        let status = amqp_socket_open_noblock(socket, configuration.host, Int32(configuration.port), &connectTimeout)
+        let status = amqp_socket_open_noblock(socket, node.host, Int32(node.port), &connectTimeout)
         guard status == AMQP_STATUS_OK.rawValue else {
             throw BrokerError(
-                .connection,
-                "cannot connect to \(configuration.host):\(configuration.port): \(String(cString: amqp_error_string2(status)))"
-            )
+                .connection, "cannot connect to \(node): \(String(cString: amqp_error_string2(status)))")
         }
         var rpcTimeout = timeval(configuration.rpcTimeout)
         _ = amqp_set_handshake_timeout(newState, &rpcTimeout)
@@ -154,8 +183,13 @@ final class ConnectionLoop: @unchecked Sendable {
         try checkSetup(login, newState, channel: 0, "log in as \(configuration.user)")
         _ = amqp_channel_open(newState, ControlChannel.number)
         try checkSetup(amqp_get_rpc_reply(newState), newState, channel: ControlChannel.number, "open control channel")
-        let control = ControlChannel(state: newState)
-        try control.declare(topology)
+        let kept = try ControlChannel(state: newState).declare(topology)
+        if !kept.isEmpty {
+            // The members are the operator's: `rabbitmq-queues quorum_status` shows them, `grow` adds.
+            logger.notice(
+                "queues exist with another initial group size, kept with the members they have",
+                metadata: ["queues": "\(kept.joined(separator: ","))"])
+        }
         try openPublishChannel(newState)
     }
 
@@ -258,6 +292,7 @@ final class ConnectionLoop: @unchecked Sendable {
             }
             nextPublishTag += 1
             confirms.add(tag: tag, waiter: PendingConfirm(completion: completion, index: index))
+            if confirmsStalledSince == nil { confirmsStalledSince = .now }
         }
     }
 

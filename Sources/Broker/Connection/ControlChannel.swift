@@ -14,8 +14,16 @@ public final class ControlChannel: @unchecked Sendable {
         self.state = state
     }
 
+    /// Arguments that shape a queue only when the broker creates it. RabbitMQ 3.10 still
+    /// refuses a declaration that differs from the queue in them, which would lock every
+    /// stage out of a queue created before (or with another value): such a queue is taken as
+    /// it is, since its members are changed with `rabbitmq-queues grow`/`shrink`, not by this.
+    public static let creationOnlyArguments: Set<String> = ["x-quorum-initial-group-size"]
+
     /// Declares exchanges, queues and bindings; idempotent for equal arguments.
-    public func declare(_ topology: Topology) throws(BrokerError) {
+    /// - Returns: the queues that exist with other ``creationOnlyArguments``, kept as they are.
+    @discardableResult
+    public func declare(_ topology: Topology) throws(BrokerError) -> [String] {
         let arena = CArena()
         for exchange in topology.exchanges {
             _ = amqp_exchange_declare(
@@ -23,10 +31,9 @@ public final class ControlChannel: @unchecked Sendable {
             )
             try check("declare exchange \(exchange.name)")
         }
+        var kept: [String] = []
         for queue in topology.queues {
-            _ = amqp_queue_declare(
-                state, Self.number, arena.bytes(queue.name), 0, 1, 0, 0, arena.table(queue.arguments))
-            try check("declare queue \(queue.name)")
+            if try !declare(queue) { kept.append(queue.name) }
         }
         for binding in topology.bindings {
             _ = amqp_queue_bind(
@@ -34,6 +41,35 @@ public final class ControlChannel: @unchecked Sendable {
                 arena.bytes(binding.routingKey), amqp_empty_table)
             try check("bind \(binding.queue) to \(binding.exchange)")
         }
+        return kept
+    }
+
+    /// Declares one queue; false when it exists with other creation-only arguments: then
+    /// every other argument is still checked (declared without them), unless the queue has
+    /// one of them set otherwise, when only its existence is (a passive declare).
+    private func declare(_ queue: QueueSpec) throws(BrokerError) -> Bool {
+        let arena = CArena()
+        func attempt(_ arguments: [String: AMQPValue], passive: Bool = false) throws(BrokerError) {
+            _ = amqp_queue_declare(
+                state, Self.number, arena.bytes(queue.name), passive ? 1 : 0, 1, 0, 0, arena.table(arguments))
+            try check("declare queue \(queue.name)")
+        }
+        func refusedForCreationOnly(_ error: BrokerError) -> Bool {
+            error.code == .refused && Self.creationOnlyArguments.contains { error.message.contains("'\($0)'") }
+        }
+        do throws(BrokerError) {
+            try attempt(queue.arguments)
+            return true
+        } catch {
+            guard refusedForCreationOnly(error) else { throw error }
+        }
+        do throws(BrokerError) {
+            try attempt(queue.arguments.filter { !Self.creationOnlyArguments.contains($0.key) })
+        } catch {
+            guard refusedForCreationOnly(error) else { throw error }
+            try attempt([:], passive: true)
+        }
+        return false
     }
 
     /// Messages ready and consumers of a queue; `refused` when it does not exist.

@@ -11,7 +11,8 @@ import PipelineCore
 /// ```
 /// Work queues dead-letter at least once into `{p}.dead` when a message is rejected
 /// without requeue or is delivered more than ``deliveryLimit`` times (a poison message
-/// that crashes its consumer).
+/// that crashes its consumer). Every queue is a quorum queue of ``quorumGroupSize``
+/// replicas, fewer on a cluster of fewer nodes.
 public struct PipelineTopology: Hashable, Sendable {
     public static let validateKey = "validate"
     public static let fulfilKey = "fulfil"
@@ -24,12 +25,22 @@ public struct PipelineTopology: Hashable, Sendable {
     public let retryDelays: [Duration]
     /// Deliveries after which a quorum queue dead-letters a message on its own.
     public let deliveryLimit: Int
+    /// How many nodes hold a replica of each queue when the broker creates it
+    /// (`x-quorum-initial-group-size`); a cluster of fewer nodes puts one on each. Three
+    /// survive the loss of one node, five of two.
+    public let quorumGroupSize: Int
+    public static let defaultQuorumGroupSize = 3
 
-    public init(prefix: String = "iap", retryDelays: [Duration] = defaultRetryDelays, deliveryLimit: Int = 20) {
+    public init(
+        prefix: String = "iap", retryDelays: [Duration] = defaultRetryDelays, deliveryLimit: Int = 20,
+        quorumGroupSize: Int = defaultQuorumGroupSize
+    ) {
         precondition(!retryDelays.isEmpty, "at least one retry tier")
+        precondition(quorumGroupSize > 0, "at least one replica")
         self.prefix = prefix
         self.retryDelays = retryDelays
         self.deliveryLimit = deliveryLimit
+        self.quorumGroupSize = quorumGroupSize
     }
 
     public var workExchange: String { "\(prefix).work" }
@@ -57,30 +68,31 @@ public struct PipelineTopology: Hashable, Sendable {
     public var allQueues: [String] { topology.queues.map(\.name) }
 
     public var topology: Topology {
-        let durableWork: [String: AMQPValue] = [
-            "x-queue-type": "quorum",
+        let quorum: [String: AMQPValue] = [
+            "x-queue-type": "quorum", "x-quorum-initial-group-size": .int(Int64(quorumGroupSize)),
+        ]
+        let durableWork = quorum.merging([
             "x-delivery-limit": .int(Int64(deliveryLimit)),
             "x-dead-letter-exchange": .string(deadExchange),
             "x-dead-letter-strategy": "at-least-once",
             "x-overflow": "reject-publish",
-        ]
+        ]) { $1 }
         var queues = [
             QueueSpec(name: validateQueue, arguments: durableWork),
             QueueSpec(name: fulfilQueue, arguments: durableWork),
-            QueueSpec(name: deadQueue, arguments: ["x-queue-type": "quorum"]),
+            QueueSpec(name: deadQueue, arguments: quorum),
         ]
         for delay in retryDelays {
             queues.append(
                 QueueSpec(
                     name: retryQueueName(delay),
-                    arguments: [
-                        "x-queue-type": "quorum",
+                    arguments: quorum.merging([
                         "x-message-ttl": .int(delay.milliseconds),
                         "x-dead-letter-exchange": .string(workExchange),
                         "x-dead-letter-routing-key": .string(Self.validateKey),
                         "x-dead-letter-strategy": "at-least-once",
                         "x-overflow": "reject-publish",
-                    ]))
+                    ]) { $1 }))
         }
         return Topology(
             exchanges: [

@@ -79,7 +79,7 @@ struct DlqContext {
         } catch {
             await connection.close()
             throw DlqFailure(
-                "cannot reach the broker at \(settings.amqp.host):\(settings.amqp.port) (IAP_AMQP_URL): \(error)")
+                "cannot reach the broker at \(settings.amqp.redactedURL) (IAP_AMQP_URL): \(error)")
         }
         do {
             let result = try await body(

@@ -11,6 +11,8 @@ struct PipelineSettings: Sendable {
     var environment: EnvironmentReader
     var amqp: AMQPConfiguration
     var queuePrefix: String
+    /// Replicas of each quorum queue the stages create (`IAP_QUORUM_GROUP_SIZE`).
+    var quorumGroupSize: Int
     var databasePath: String
     /// PostgreSQL instead of the SQLite file, when `IAP_DATABASE_URL` is set.
     var postgres: PostgresLocation?
@@ -35,6 +37,8 @@ struct PipelineSettings: Sendable {
         else {
             throw SettingError(variable: "IAP_QUEUE_PREFIX", problem: "use 1-100 letters, digits, '.', '_' or '-'")
         }
+        quorumGroupSize = try env.int(
+            "IAP_QUORUM_GROUP_SIZE", default: PipelineTopology.defaultQuorumGroupSize, range: 1...99)
         databasePath = env.string("IAP_DB_PATH", default: "var/iap.sqlite")
         if let url = env.optional("IAP_DATABASE_URL") { postgres = try PostgresLocation(url: url) }
         let connections = env.string("IAP_DATABASE_CONNECTIONS", default: "4")
@@ -53,7 +57,7 @@ struct PipelineSettings: Sendable {
         operations = try OperationsSettings(environment: env)
     }
 
-    var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix) }
+    var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix, quorumGroupSize: quorumGroupSize) }
 
     /// A connection to the broker that declares the pipeline's topology.
     func connection(_ label: String) -> AMQPConnection {
