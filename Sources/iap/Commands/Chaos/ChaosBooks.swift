@@ -65,6 +65,22 @@ struct ChaosBooks {
         return seen
     }
 
+    /// Seconds from each receipt's commit at the intake to its final webhook's delivery (as
+    /// the notifier recorded it), sorted: how long the faults made a receipt wait.
+    func waits() async throws -> [Double] {
+        let rows = try await database.snapshot { db in
+            try await db.rows(
+                """
+                SELECT r.created_at AS accepted, o.delivered_at AS delivered FROM receipts r
+                JOIN notification_outbox o ON o.receipt_id = r.id
+                WHERE o.delivered_at IS NOT NULL AND o.type IN ('receipt.credited', 'receipt.rejected')
+                """, [])
+        }
+        return try rows.map {
+            try $0.get("delivered", as: Date.self).timeIntervalSince(try $0.get("accepted", as: Date.self))
+        }.sorted()
+    }
+
     /// Receipt id → status and reason, of every receipt.
     private func receipts() async throws -> [String: ChaosObservations.Receipt] {
         let rows = try await database.snapshot { db in try await db.rows("SELECT id, status, reason FROM receipts", [])

@@ -191,6 +191,8 @@ extension IAP {
                 unexpectedExits: monkey.unexpectedExits, events: monkey.events, faults: monkey.faults,
                 brokerRestarted: monkey.brokerRestarted, outageSeconds: monkey.outageServed ? outageSeconds : 0,
                 webhooksRefused: tally.refused, webhooksDelivered: tally.deliveries.values.reduce(0, +),
+                webhooksRepeated: tally.deliveries.values.reduce(0) { $0 + max($1 - 1, 0) },
+                waits: try await books.waits(),
                 chaosSeconds: chaosSeconds, settleSeconds: (ContinuousClock.now - settleStart).seconds,
                 stuck: stuck, statuses: ChaosReport.count(seen, submitted.submissions),
                 violations: ChaosJudge.violations(submitted.submissions, seen)

@@ -16,6 +16,10 @@ struct ChaosReport {
     var outageSeconds: Double
     var webhooksRefused: Int
     var webhooksDelivered: Int
+    /// Deliveries of a webhook the receiver had already taken (same `webhook-id`).
+    var webhooksRepeated: Int
+    /// Seconds from commit to final webhook, per receipt, sorted.
+    var waits: [Double]
     var chaosSeconds: Double
     var settleSeconds: Double
     /// What was not final or not delivered when the settle timeout ran out.
@@ -34,13 +38,25 @@ struct ChaosReport {
         let total = kills.values.reduce(0, +)
         print("  kills       \(total) SIGKILLs: \(tally(kills))")
         if !unexpectedExits.isEmpty { print("  exits       stages that exited unasked: \(tally(unexpectedExits))") }
-        print("  broker      RabbitMQ app stopped and started: \(brokerRestarted ? "yes" : "no")")
+        if faults.contains(where: { $0.summary.hasPrefix("RabbitMQ node") }) {
+            print("  broker      a cluster: its nodes' faults below take the place of one app stop")
+        } else {
+            print("  broker      RabbitMQ app stopped and started: \(brokerRestarted ? "yes" : "no")")
+        }
         for (index, fault) in faults.enumerated() {
             print("  \(index == 0 ? "cluster " : "        ")    \(fault.summary)")
         }
         for skipped in skippedFaults { print("  skipped     \(skipped)") }
         print("  verify      endpoint away for \(format(outageSeconds)) s")
-        print("  webhooks    \(webhooksDelivered) taken, \(webhooksRefused) answered 503")
+        print(
+            "  webhooks    \(webhooksDelivered) taken, \(webhooksRepeated) of them again with an id already taken, \(webhooksRefused) answered 503"
+        )
+        if let longest = waits.last {
+            let at = { (share: Double) in waits[min(waits.count - 1, Int(Double(waits.count) * share))] }
+            print(
+                "  waits       commit to final webhook: p50 \(format(at(0.5))) s, p99 \(format(at(0.99))) s, longest \(format(longest)) s"
+            )
+        }
         print(
             "  time        \(format(chaosSeconds)) s under faults, \(format(settleSeconds)) s to settle, \(format(seconds)) s in all"
         )
