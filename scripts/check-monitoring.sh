@@ -21,7 +21,7 @@ python3 - <<'PY'
 import re, sys
 anchors = {re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
            for line in open("docs/monitoring.md") if line.startswith("#")}
-runbooks = re.findall(r"runbook: docs/operations\.md#(\S+)", open("deploy/prometheus/iap-alerts.yml").read())
+runbooks = re.findall(r"runbook: docs/monitoring\.md#(\S+)", open("deploy/prometheus/iap-alerts.yml").read())
 missing = sorted(set(runbooks) - anchors)
 if missing or not runbooks:
     sys.exit(f"check-monitoring: runbooks without a section in docs/monitoring.md: {missing}")
