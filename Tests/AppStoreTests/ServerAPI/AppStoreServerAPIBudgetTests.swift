@@ -1,7 +1,9 @@
 import AppStore
 import Foundation
 import PipelineCore
+import PipelineTesting
 import StubStore
+import Synchronization
 import Testing
 
 /// The client books every call in its endpoint's budget: calls past Apple's rate wait their
@@ -38,20 +40,41 @@ import Testing
             $0.retryAfterSeconds = 2
         }) { fixture in
             fixture.api.register(signedTransaction: jws("33"), transactionID: "33")
-            let budgets = LocalCallBudgetKeeper()
+            let budgets = PauseWatchingKeeper()
             let first = try fixture.client(budgets: budgets)
             let second = try fixture.client(budgets: budgets)
-            let start = ContinuousClock.now
-            // When the first client meets a 429 (come back in 2 s), and the second calls meanwhile
+            // When the first client meets a 429 (come back in 2 s), and the second calls once
+            // the pause is known (on a busy machine the 429 may take a while to come back)
             async let firstAnswer = first.getTransactionInfo(transactionID: "33")
-            try await Task.sleep(for: .milliseconds(300))
+            let paused = await eventually { budgets.pausedUntil != nil }
+            try #require(paused)
             _ = try await second.getTransactionInfo(transactionID: "33")
-            let secondDone = ContinuousClock.now - start
+            let secondDone = Int64(Date().timeIntervalSince1970 * 1_000_000)
             _ = try await firstAnswer
             // Then the second waited out the first's Retry-After, without a 429 of its own
-            #expect(secondDone >= .milliseconds(1_900))
+            #expect(secondDone >= budgets.pausedUntil!)
             #expect(fixture.api.stats.production.count(status: 429) == 1)
             #expect(fixture.api.stats.production.count(status: 200) == 2)
         }
+    }
+}
+
+/// The local keeper, telling when a `429` paused the budget: the moment the test waits for,
+/// and the time no call may go before.
+final class PauseWatchingKeeper: CallBudgetKeeper {
+    private let keeper = LocalCallBudgetKeeper()
+    private let paused = Mutex<Int64?>(nil)
+
+    var pausedUntil: Int64? { paused.withLock { $0 } }
+
+    func reserve(
+        _ budget: CallBudget, maxWait: Duration, now: @escaping @Sendable () -> Int64
+    ) async throws -> (CallBudget.Grant, calls: Int) {
+        keeper.reserve(budget, maxWait: maxWait, now: now)
+    }
+
+    func pause(_ budget: CallBudget, until: Int64) async throws {
+        keeper.pause(budget, until: until)
+        paused.withLock { $0 = max($0 ?? 0, until) }
     }
 }
