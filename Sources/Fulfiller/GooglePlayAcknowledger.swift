@@ -87,7 +87,8 @@ public struct GooglePlayAcknowledger: Service {
                 "Google Play purchase \(acknowledgement.action.rawValue)d",
                 metadata: ["receipt_id": "\(acknowledgement.receiptID ?? "-")"])
         } catch let error as GooglePlayError {
-            let backoff = min(3600, configuration.initialBackoff * pow(2, Double(acknowledgement.attempts - 1)))
+            let backoff = Backoff(base: .seconds(configuration.initialBackoff), cap: .seconds(3600))
+                .delay(afterFailures: acknowledgement.attempts).seconds
             let retryAt =
                 error.isRetryable || error.code == .unauthorized
                 ? now().addingTimeInterval(max(backoff, error.retryAfter.map(Self.seconds) ?? 0)) : nil

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PipelineCore
 import PostgresNIO
 import Store
 import Synchronization
@@ -214,7 +215,7 @@ final class PostgresPrimary: Sendable {
     /// The pause before the next round: a quarter second, doubling after each round that found
     /// nothing, up to 4 s.
     static func backoff(_ failedRounds: Int) -> Duration {
-        .milliseconds(250 * (1 << min(max(failedRounds - 1, 0), 4)))
+        Backoff(base: .milliseconds(250), cap: .seconds(4)).delay(afterFailures: failedRounds)
     }
 
     /// The first round that found nothing is a warning, and about every minute after it.

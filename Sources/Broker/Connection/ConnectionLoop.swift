@@ -134,10 +134,11 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     func backoff(attempt: Int) -> Duration {
-        let base = configuration.reconnectDelay.lowerBound * (1 << min(attempt, 16))
-        let capped = min(base, configuration.reconnectDelay.upperBound)
         // Jitter spreads the reconnects of many workers after a broker restart.
-        return capped * Double.random(in: 0.8...1.0)
+        Backoff(
+            base: configuration.reconnectDelay.lowerBound, cap: configuration.reconnectDelay.upperBound,
+            jitter: 0.8...1.0
+        ).delay(afterFailures: attempt + 1)
     }
 
     // MARK: - Connecting
