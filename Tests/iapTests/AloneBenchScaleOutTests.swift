@@ -104,29 +104,8 @@ struct AloneBenchScaleOutTests {
 
     /// Runs `iap bench stages --json` with `arguments`; returns its report and pid.
     static func bench(_ arguments: [String], in directory: TemporaryDirectory) async throws -> (Report, Int32) {
-        let broker = BrokerFixture(label: "scaleout")
-        // The report on stdout, anything logged on stderr: two files, so that nothing interleaves.
-        let report = directory.file("report.json")
-        let log = directory.file("bench.log")
-        _ = FileManager.default.createFile(atPath: report, contents: nil)
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let bench = Process()
-        bench.executableURL = IAPProcess.executable
-        bench.arguments = ["bench", "stages", "--json", "--work-directory", directory.file("run")] + arguments
-        bench.environment = ProcessInfo.processInfo.environment.merging([
-            "IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning",
-        ]) { $1 }
-        bench.standardOutput = FileHandle(forWritingAtPath: report)
-        bench.standardError = FileHandle(forWritingAtPath: log)
-        try bench.run()
-        let finished = await eventually(timeout: .seconds(600), every: .milliseconds(200)) { !bench.isRunning }
-        if !finished { IAPProcess(process: bench).crash() }
-        let json = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        try #require(finished && bench.terminationStatus == 0, "iap bench stages failed:\n\(json)\n\(logged)")
-        let parsed = try #require(
-            try? JSONDecoder().decode(Report.self, from: Data(json.utf8)), "unreadable report:\n\(json)\n\(logged)")
-        return (parsed, bench.processIdentifier)
+        try await StagesBenchRun.run(
+            arguments, as: Report.self, in: directory, label: "scaleout", timeout: .seconds(600))
     }
 
     /// Where cgroup v1's cpu hierarchy or v2's unified one is usually mounted.

@@ -27,32 +27,9 @@ struct AloneStagesUnderLoadTests {
     @Test func fiveThousandReceiptsThroughSeparateProcessesAreEachCreditedAndNotifiedOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let broker = BrokerFixture(label: "stages")
-        // The report on stdout, anything logged on stderr: two files, so that nothing interleaves.
-        let report = directory.file("report.json")
-        let log = directory.file("bench.log")
-        _ = FileManager.default.createFile(atPath: report, contents: nil)
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let bench = Process()
-        bench.executableURL = IAPProcess.executable
-        bench.arguments = [
-            "bench", "stages", "--receipts", "5000", "--accounts", "500", "--validators", "2", "--json",
-            "--work-directory", directory.file("run"),
-        ]
-        bench.environment = ProcessInfo.processInfo.environment.merging([
-            "IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning",
-        ]) { $1 }
-        bench.standardOutput = FileHandle(forWritingAtPath: report)
-        bench.standardError = FileHandle(forWritingAtPath: log)
-        try bench.run()
-        let finished = await eventually(timeout: .seconds(900), every: .milliseconds(200)) { !bench.isRunning }
-        if !finished { IAPProcess(process: bench).crash() }
-        let json = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        try #require(
-            finished && bench.terminationStatus == 0, "iap bench stages failed:\n\(json)\n\(logged)")
-        let parsed = try #require(
-            try? JSONDecoder().decode(Report.self, from: Data(json.utf8)), "unreadable report:\n\(json)\n\(logged)")
+        let (parsed, _) = try await StagesBenchRun.run(
+            ["--receipts", "5000", "--accounts", "500", "--validators", "2"], as: Report.self, in: directory,
+            label: "stages", timeout: .seconds(900))
 
         // The benchmark's receiver: one webhook per receipt, none twice, every one well formed.
         #expect(parsed.books.webhooksMissing == 0)
