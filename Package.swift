@@ -126,6 +126,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The seam every store plugs into (Huawei AppGallery, Stripe): evidence, verifier,
+        // notifications, confirmations, settings; routed by a registry keyed by store.
+        .target(
+            name: "StorePlugins",
+            dependencies: [
+                "PipelineCore", "HTTPClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "StubStore",
             dependencies: [

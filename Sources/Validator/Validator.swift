@@ -287,6 +287,7 @@ extension Evidence {
         switch self {
         case .googlePlay, .googleNotice: "google_play"
         case .receipt, .signedTransaction, .notification, .subscriptionCheck: "apple"
+        case .store(let evidence): evidence.store
         }
     }
 }

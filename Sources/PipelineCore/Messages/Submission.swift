@@ -45,6 +45,8 @@ public enum Evidence: Hashable, Sendable {
     /// A real-time developer notification Google Play pushed: what it names is read back
     /// from Google's Developer API.
     case googleNotice(GoogleNotice)
+    /// A plug-in store's purchase or notification (`StorePlugins`), routed by its store.
+    case store(StoreEvidence)
 
     /// The kind's name, as logs and metrics say it.
     public var kind: String {
@@ -55,6 +57,7 @@ public enum Evidence: Hashable, Sendable {
         case .subscriptionCheck: "subscription_check"
         case .googlePlay: "google_play"
         case .googleNotice: "google_notice"
+        case .store(let evidence): evidence.receiptKind
         }
     }
 }
@@ -72,6 +75,7 @@ extension Submission: Codable {
         case subscriptionCheck = "subscription_check"
         case googlePlay = "google_play"
         case googleNotice = "google_notice"
+        case store = "store_evidence"
         case orderID = "order_id"
         case productID = "product_id"
         case submittedAt = "submitted_at"
@@ -90,6 +94,14 @@ extension Submission: Codable {
         let check = try container.decodeIfPresent(String.self, forKey: .subscriptionCheck)
         let google = try container.decodeIfPresent(GooglePlayPurchase.self, forKey: .googlePlay)
         let notice = try container.decodeIfPresent(GoogleNotice.self, forKey: .googleNotice)
+        if let plugged = try container.decodeIfPresent(StoreEvidence.self, forKey: .store) {
+            guard receipt == nil, signed == nil, payload == nil, check == nil, google == nil, notice == nil else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .store, in: container, debugDescription: "a submission carries more than one evidence")
+            }
+            evidence = .store(plugged)
+            return
+        }
         if google != nil || notice != nil {
             guard receipt == nil, signed == nil, payload == nil, check == nil, (google == nil) != (notice == nil) else {
                 throw DecodingError.dataCorruptedError(
@@ -126,6 +138,7 @@ extension Submission: Codable {
             try container.encodeIfPresent(latest, forKey: .receiptData)
         case .googlePlay(let purchase): try container.encode(purchase, forKey: .googlePlay)
         case .googleNotice(let notice): try container.encode(notice, forKey: .googleNotice)
+        case .store(let plugged): try container.encode(plugged, forKey: .store)
         }
         try container.encodeIfPresent(orderID, forKey: .orderID)
         try container.encodeIfPresent(productID, forKey: .productID)
@@ -139,7 +152,7 @@ extension Evidence {
         switch self {
         case .receipt(let data): data
         case .subscriptionCheck(_, let latest): latest
-        case .signedTransaction, .notification, .googlePlay, .googleNotice: nil
+        case .signedTransaction, .notification, .googlePlay, .googleNotice, .store: nil
         }
     }
 
@@ -165,6 +178,12 @@ extension Evidence {
 
     /// Whether Google, not Apple, is asked about it.
     public var isGooglePlay: Bool { googlePlay != nil || googleNotice != nil }
+
+    /// A plug-in store's evidence.
+    public var storeEvidence: StoreEvidence? {
+        if case .store(let evidence) = self { return evidence }
+        return nil
+    }
 
     /// The subscription a check asks about.
     public var checkedSubscription: String? {

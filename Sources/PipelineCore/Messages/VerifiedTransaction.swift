@@ -20,11 +20,16 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// Apple's `revocationPercentage`, in milliunits (100000 is all of it), for a
     /// prorated refund; nil for a full refund or none.
     public var revocationPercentage: Int?
+    /// What a plug-in store wants back once this transaction is credited (Huawei's
+    /// consumption confirmation): opaque to the pipeline, owed in the credit's own database
+    /// transaction and handed to the store's `confirm` until it succeeds.
+    public var confirmation: String?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
         purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil,
-        appAccountToken: String? = nil, productType: String? = nil, revocationPercentage: Int? = nil
+        appAccountToken: String? = nil, productType: String? = nil, revocationPercentage: Int? = nil,
+        confirmation: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -36,6 +41,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.appAccountToken = appAccountToken
         self.productType = productType
         self.revocationPercentage = revocationPercentage
+        self.confirmation = confirmation
     }
 
     enum CodingKeys: String, CodingKey {
@@ -49,5 +55,6 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case appAccountToken = "app_account_token"
         case productType = "product_type"
         case revocationPercentage = "revocation_percentage"
+        case confirmation
     }
 }

@@ -1,0 +1,27 @@
+/// Evidence of a store that plugs in through `StorePlugins` (Huawei AppGallery, Stripe, …):
+/// what the store's module parsed at the intake, kept as canonical JSON the same module
+/// reads back in the validator. Nothing between the two looks inside ``payload``.
+public struct StoreEvidence: Codable, Hashable, Sendable {
+    /// The store's id (`huawei`, `stripe`): the registry routes by it.
+    public var store: String
+    /// What it is within the store (`purchase`, `subscription`, `notification`).
+    public var kind: String
+    /// The store module's canonical JSON.
+    public var payload: String
+
+    public init(store: String, kind: String, payload: String) {
+        self.store = store
+        self.kind = kind
+        self.payload = payload
+    }
+
+    /// The receipt kind rows keep for it: `store.kind` (`huawei.purchase`).
+    public var receiptKind: String { "\(store).\(kind)" }
+
+    /// The evidence a stored `store.kind` receipt holds; nil when `receiptKind` names no plug-in.
+    public init?(receiptKind: String, payload: String) {
+        let parts = receiptKind.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        self.init(store: String(parts[0]), kind: String(parts[1]), payload: payload)
+    }
+}

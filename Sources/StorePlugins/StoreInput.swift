@@ -1,0 +1,100 @@
+import Foundation
+import PipelineCore
+
+/// Why a store refused what was posted: the intake answers it as `status` with the code,
+/// the message and the member (`huawei.purchase_token`), and stores nothing.
+public struct StoreInputError: Error, Hashable, Sendable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var member: String?
+
+    public init(status: Int, code: String, message: String, member: String? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.member = member
+    }
+
+    /// A 400 naming `member`.
+    public static func invalid(_ code: String, _ message: String, member: String?) -> StoreInputError {
+        StoreInputError(status: 400, code: code, message: message, member: member)
+    }
+
+    /// A 401: the request's credential (signature, token) does not hold.
+    public static func unauthorized(_ message: String) -> StoreInputError {
+        StoreInputError(status: 401, code: "unauthorized", message: message)
+    }
+}
+
+/// One request a store pushed, as its plug-in sees it.
+public struct InboundRequest: Sendable {
+    /// Header names lowercased; a repeated header keeps its first value.
+    public var headers: [String: String]
+    /// The body, at most the intake's limit for notifications (64 KiB).
+    public var body: [UInt8]
+
+    public init(headers: [String: String], body: [UInt8]) {
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A pushed notification the store's plug-in accepted: stored once under ``messageID``
+/// (the store's own id for it, so its retries find the first), then relayed.
+public struct InboundNotification: Hashable, Sendable {
+    public var messageID: String
+    public var evidence: StoreEvidence
+
+    public init(messageID: String, evidence: StoreEvidence) {
+        self.messageID = messageID
+        self.evidence = evidence
+    }
+}
+
+/// Field checks for plug-ins' members, with the intake's rules and error codes.
+public enum StoreInput {
+    /// `value` as an object of only `allowed` members.
+    public static func object(_ value: Any, member: String, allowed: Set<String>) throws(StoreInputError)
+        -> [String: Any]
+    {
+        guard let object = value as? [String: Any] else {
+            throw .invalid("invalid_\(member)", "\(member) must be an object", member: member)
+        }
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw .invalid("unknown_field", "unknown field \(member).\(unknown)", member: "\(member).\(unknown)")
+        }
+        return object
+    }
+
+    /// A string member of 1-`maxLength` printable ASCII characters; nil when absent and not required.
+    public static func string(
+        _ object: [String: Any], _ key: String, in member: String, required: Bool = true, maxLength: Int = 4096
+    ) throws(StoreInputError) -> String? {
+        let path = "\(member).\(key)"
+        guard let raw = object[key], !(raw is NSNull) else {
+            if required { throw .invalid("missing_field", "\(path) is required", member: path) }
+            return nil
+        }
+        guard let text = raw as? String else { throw .invalid("invalid_field", "\(path) must be a string", member: path) }
+        guard !text.isEmpty, text.utf8.count <= maxLength, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw .invalid(
+                "invalid_field", "\(path) must be 1-\(maxLength) printable ASCII characters without spaces",
+                member: path)
+        }
+        return text
+    }
+
+    /// Canonical JSON of string members: sorted keys, no spaces, so the same purchase
+    /// posted twice is the same payload (and the same duplicate hash).
+    public static func canonicalJSON(_ members: [String: String]) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: members, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The string members of canonical JSON written by ``canonicalJSON(_:)``; nil for anything else.
+    public static func members(_ json: String) -> [String: String]? {
+        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: String]
+    }
+}

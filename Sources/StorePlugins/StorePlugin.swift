@@ -1,0 +1,93 @@
+import HTTPClient
+import Logging
+import PipelineCore
+import ServiceLifecycle
+
+/// A store that plugs into the pipeline: everything the stages need of it, in one module.
+///
+/// The intake asks it to check what backends post (``receiptMember``) and what the store
+/// pushes (``notification(_:)``), stores the ``StoreEvidence`` it returns, and relays it;
+/// the validator hands that evidence back to its ``verifier(_:)``; the fulfiller credits
+/// what the verifier found with the engine every store shares, and owes the store each
+/// ``VerifiedTransaction/confirmation`` it asked for, which ``confirm(_:context:)`` pays.
+/// A store is registered once, in ``StoreRegistry/available``; nothing else names it.
+public protocol StorePlugin: Sendable {
+    /// The store's id: lowercase letters, digits and `_` (`huawei`). Its evidence, its
+    /// route `POST /v1/<id>/notifications`, its metrics' `store` label and its rows say it.
+    static var id: String { get }
+
+    /// The store as the environment configures it, or nil when it is not configured (its
+    /// evidence is then refused at the intake as `<id>_not_configured`).
+    /// - Throws: ``SettingError`` naming the variable at fault, never a secret.
+    init?(environment: EnvironmentReader) throws(SettingError)
+
+    /// The member of `POST /v1/receipts` that carries this store's purchase (`huawei`), or
+    /// nil when backends post nothing (Stripe's payments arrive as the store's events).
+    var receiptMember: String? { get }
+
+    /// Checks the value of ``receiptMember`` (JSON as `JSONSerialization` reads it).
+    /// Pure: no I/O. - Throws: ``StoreInputError`` naming the member at fault.
+    func receiptEvidence(_ value: Any) throws(StoreInputError) -> StoreEvidence
+
+    /// Whether the store pushes notifications to `POST /v1/<id>/notifications`.
+    var takesNotifications: Bool { get }
+
+    /// Authenticates and reads one pushed notification. Only what this returns is stored;
+    /// a request it refuses stores nothing.
+    /// - Throws: ``StoreInputError`` (401 for a credential that does not hold, 400 else).
+    func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification
+
+    /// The verifier of this store's evidence, over the pipeline's shared parts.
+    func verifier(_ context: StoreContext) throws -> any ReceiptVerifier
+
+    /// Pays what a credited transaction's ``VerifiedTransaction/confirmation`` owes.
+    func confirm(_ confirmation: String, context: StoreContext) async -> ConfirmationOutcome
+
+    /// Long-running work of its own (pollers), run by the fulfiller's process.
+    func services(_ context: StoreContext) -> [any Service]
+}
+
+extension StorePlugin {
+    public var id: String { Self.id }
+    public var receiptMember: String? { nil }
+    public var takesNotifications: Bool { false }
+
+    public func receiptEvidence(_ value: Any) throws(StoreInputError) -> StoreEvidence {
+        throw StoreInputError.invalid("unknown_field", "\(Self.id) takes no receipts", member: Self.id)
+    }
+
+    public func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
+        throw StoreInputError(status: 404, code: "not_found", message: "\(Self.id) sends no notifications here")
+    }
+
+    public func confirm(_ confirmation: String, context: StoreContext) async -> ConfirmationOutcome {
+        .done
+    }
+
+    public func services(_ context: StoreContext) -> [any Service] { [] }
+}
+
+/// What every store's verifier may use: the pipeline's one HTTP client, the call budgets
+/// every process shares, the catalog and a logger.
+public struct StoreContext: Sendable {
+    public var httpClient: CurlHTTPClient
+    public var budgets: any CallBudgetKeeper
+    public var catalog: Catalog
+    public var logger: Logger
+
+    public init(httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper, catalog: Catalog, logger: Logger) {
+        self.httpClient = httpClient
+        self.budgets = budgets
+        self.catalog = catalog
+        self.logger = logger
+    }
+}
+
+/// How paying a confirmation went.
+public enum ConfirmationOutcome: Hashable, Sendable {
+    case done
+    /// Try again later (network, 5xx, 429); `retryAfter` when the store said.
+    case transient(reason: String, retryAfter: Duration? = nil)
+    /// Will never succeed (the store does not know the purchase): given up, logged.
+    case failed(reason: String)
+}

@@ -1,0 +1,65 @@
+import PipelineCore
+
+/// The plug-in stores a process knows, and which of them the environment configures.
+///
+/// The list of stores is written once, where the pipeline is composed
+/// (`Pipeline/StoreRegistrations.swift`); every stage takes its registry from there and
+/// routes by ``StoreEvidence/store``.
+public struct StoreRegistry: Sendable {
+    /// Every store built in, configured or not.
+    public let known: [any StorePlugin.Type]
+    /// The stores configured here, by id.
+    public let configured: [String: any StorePlugin]
+
+    public init(known: [any StorePlugin.Type], configured: [any StorePlugin]) {
+        self.known = known
+        self.configured = Dictionary(configured.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Each of `known` as `environment` configures it.
+    /// - Throws: the first store's ``SettingError``.
+    public static func configure(_ known: [any StorePlugin.Type], environment: EnvironmentReader)
+        throws(SettingError) -> StoreRegistry
+    {
+        var configured: [any StorePlugin] = []
+        for store in known {
+            if let plugin = try store.init(environment: environment) { configured.append(plugin) }
+        }
+        return StoreRegistry(known: known, configured: configured)
+    }
+
+    /// No plug-in store configured (what tests of Apple and Google alone use).
+    public static let none = StoreRegistry(known: [], configured: [])
+
+    /// The ids of every known store, configured or not.
+    public var knownIDs: [String] { known.map { $0.id } }
+
+    /// The configured store whose receipts come in `member` of `POST /v1/receipts`.
+    public func store(receiptMember member: String) -> (any StorePlugin)? {
+        configured.values.first { $0.receiptMember == member }
+    }
+
+    /// The verifier that sends each plug-in store's evidence to its store and everything
+    /// else to `builtIn` (Apple's and Google's verifiers).
+    public func verifier(_ context: StoreContext, builtIn: any ReceiptVerifier) throws -> any ReceiptVerifier {
+        var verifiers: [String: any ReceiptVerifier] = [:]
+        for (id, plugin) in configured { verifiers[id] = try plugin.verifier(context) }
+        return Routing(verifiers: verifiers, builtIn: builtIn)
+    }
+
+    /// The reason a store's evidence is refused where it is not configured.
+    public static func notConfigured(_ store: String) -> String { "\(store)_not_configured" }
+
+    struct Routing: ReceiptVerifier {
+        let verifiers: [String: any ReceiptVerifier]
+        let builtIn: any ReceiptVerifier
+
+        func verify(_ submission: Submission) async -> VerificationOutcome {
+            guard let evidence = submission.evidence.storeEvidence else { return await builtIn.verify(submission) }
+            guard let verifier = verifiers[evidence.store] else {
+                return .rejected(reason: StoreRegistry.notConfigured(evidence.store))
+            }
+            return await verifier.verify(submission)
+        }
+    }
+}
