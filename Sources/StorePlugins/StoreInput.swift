@@ -76,7 +76,9 @@ public enum StoreInput {
             if required { throw .invalid("missing_field", "\(path) is required", member: path) }
             return nil
         }
-        guard let text = raw as? String else { throw .invalid("invalid_field", "\(path) must be a string", member: path) }
+        guard let text = raw as? String else {
+            throw .invalid("invalid_field", "\(path) must be a string", member: path)
+        }
         guard !text.isEmpty, text.utf8.count <= maxLength, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else {
             throw .invalid(
@@ -89,7 +91,8 @@ public enum StoreInput {
     /// Canonical JSON of string members: sorted keys, no spaces, so the same purchase
     /// posted twice is the same payload (and the same duplicate hash).
     public static func canonicalJSON(_ members: [String: String]) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: members, options: [.sortedKeys, .withoutEscapingSlashes])
+        let data = try! JSONSerialization.data(
+            withJSONObject: members, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 

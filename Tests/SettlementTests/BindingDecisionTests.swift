@@ -289,3 +289,31 @@ import Testing
                     expiresAt: row.expires))
     }
 }
+
+/// A purchase no client posted (a web shop's payment) binds to the account the store names
+/// for it, after the subscription's and the token's rules.
+@Suite struct StoreAccountBindingTests {
+    typealias F = EngineFixture
+
+    @Test(arguments: [
+        (tokenOwner: String?.none, storeAccount: String?.none, account: String?.none, path: BindingPath?.none),
+        (nil, "a5", "a5", .storeAccount),
+        ("a2", "a5", "a2", .appAccountToken),
+    ])
+    func aNotifiedPurchase_bindsToTheStoresAccount_onlyWhenNoEarlierRuleApplies(
+        tokenOwner: String?, storeAccount: String?, account: String?, path: BindingPath?
+    ) throws {
+        var transaction = F.purchase("w1", product: F.vip, original: "w1", expires: F.at(days: 30))
+        transaction.storeAccountID = storeAccount
+        let state = SettlementState(tokenOwner: tokenOwner)
+
+        let decision = try F.decide(.transactionVerified(transaction, source: .notification(F.notice())), state)
+
+        let records = decision.effects.compactMap { effect -> TransactionRecord? in
+            if case .recordTransaction(let record) = effect { record } else { nil }
+        }
+        #expect(records.map(\.accountID) == (account.map { [$0] } ?? []))
+        #expect(records.map(\.binding) == (path.map { [$0] } ?? []))
+        #expect(decision.accountID == account)
+    }
+}

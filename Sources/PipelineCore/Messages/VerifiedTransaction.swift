@@ -24,12 +24,16 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// consumption confirmation): opaque to the pipeline, owed in the credit's own database
     /// transaction and handed to the store's `confirm` until it succeeds.
     public var confirmation: String?
+    /// The account the store itself names for the purchase, read back from its API (Stripe's
+    /// `client_reference_id`, which the backend set when it created the payment): binds a
+    /// purchase no client posted, after the subscription's and the token's rules.
+    public var storeAccountID: String?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
         purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil,
         appAccountToken: String? = nil, productType: String? = nil, revocationPercentage: Int? = nil,
-        confirmation: String? = nil
+        confirmation: String? = nil, storeAccountID: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -42,6 +46,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.productType = productType
         self.revocationPercentage = revocationPercentage
         self.confirmation = confirmation
+        self.storeAccountID = storeAccountID
     }
 
     enum CodingKeys: String, CodingKey {
@@ -56,5 +61,6 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case productType = "product_type"
         case revocationPercentage = "revocation_percentage"
         case confirmation
+        case storeAccountID = "store_account_id"
     }
 }

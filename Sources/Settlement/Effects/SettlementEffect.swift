@@ -85,6 +85,8 @@ public enum BindingPath: String, Codable, Hashable, Sendable, CaseIterable {
     case originalTransaction = "original_transaction"
     /// The account that submitted the receipt.
     case submitter
+    /// The account the store names for the purchase (``VerifiedTransaction/storeAccountID``).
+    case storeAccount = "store_account"
 }
 
 /// The account a verified purchase credits, and the rule that chose it.

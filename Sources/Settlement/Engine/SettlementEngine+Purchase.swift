@@ -47,7 +47,8 @@ extension SettlementEngine {
     /// 2. the account of the order the receipt names (for the transaction that pays it);
     /// 3. the account behind the transaction's `appAccountToken`;
     /// 4. the account that submitted the receipt (or that the check was planned for).
-    /// A notification binds by rules 1 and 3 only: nil when neither applies.
+    /// A notification binds by rules 1 and 3, then by the account the store names for it
+    /// (read back from the store's API): nil when none applies.
     static func bind(
         _ transaction: VerifiedTransaction, source: SettlementEvent.Source, state: SettlementState
     ) -> Binding? {
@@ -58,7 +59,8 @@ extension SettlementEngine {
             if let owner = state.tokenOwner { return Binding(accountID: owner, path: .appAccountToken) }
             return Binding(accountID: claimant, path: .submitter)
         case .notification:
-            return state.tokenOwner.map { Binding(accountID: $0, path: .appAccountToken) }
+            if let owner = state.tokenOwner { return Binding(accountID: owner, path: .appAccountToken) }
+            return transaction.storeAccountID.map { Binding(accountID: $0, path: .storeAccount) }
         case .subscriptionCheck(_, let accountID, _):
             return Binding(accountID: accountID, path: .originalTransaction)
         }
