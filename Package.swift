@@ -154,7 +154,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Observability", "GooglePlay", "HTTPClient", "AppStore",
+                "PipelineCore", "Broker", "Store", "Observability", "GooglePlay", "HTTPClient", "AppStore", "StorePlugins",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -184,7 +184,7 @@ let package = Package(
         .target(
             name: "Validator",
             dependencies: [
-                "PipelineCore", "Broker", "Observability",
+                "PipelineCore", "Broker", "Observability", "StorePlugins",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -192,7 +192,7 @@ let package = Package(
         .target(
             name: "Fulfiller",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "GooglePlay",
+                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "GooglePlay", "StorePlugins",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -221,7 +221,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
-                "Fulfiller",
+                "Fulfiller", "StorePlugins",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -245,7 +245,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres", "AppStore",
                 "GooglePlay", "StubStore",
-                "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console",
+                "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console", "StorePlugins",
                 "Observability", "Drills", "Reconciliation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -41,7 +41,7 @@ public struct Intake: Sendable {
         self.routes = IntakeRoutes(
             accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
             committer: GroupCommitter(database: database) { relay.enqueue($0) },
-            maxBodySize: configuration.maxBodySize)
+            maxBodySize: configuration.maxBodySize, stores: configuration.stores)
         self.orders = OrderRoutes(
             orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
@@ -54,7 +54,7 @@ public struct Intake: Sendable {
                 (try? CurlHTTPClient(logger: logger)).map {
                     GooglePushTokenVerifier(configuration: push, httpClient: $0)
                 }
-            })
+            }, stores: configuration.stores)
         self.pruner = NotificationPruner(
             notifications: AppleNotificationStore(database), retention: configuration.rejectedNotificationRetention,
             logger: logger)

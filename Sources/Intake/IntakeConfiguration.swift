@@ -1,6 +1,7 @@
 import AppStore
 import GooglePlay
 import PipelineCore
+import StorePlugins
 
 /// The intake's settings: where it listens, whom it serves, and how much it takes.
 public struct IntakeConfiguration: Sendable {
@@ -44,6 +45,9 @@ public struct IntakeConfiguration: Sendable {
     /// Who signs Apple's notifications: one stored must verify with a chain to these roots
     /// (`IAP_APPLE_ROOT_CA`, the validator's setting; Apple Root CA - G3 by default).
     public var appleSignatures: SignedDataAuthenticator = .appleRoot
+    /// The plug-in stores configured here: their members of `POST /v1/receipts` and their
+    /// `POST /v1/<store>/notifications` (set where the stage is composed).
+    public var stores: StoreRegistry = .none
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
     public static let defaultNotificationRateLimit = RateLimit(perSecond: 50, burst: 200)

@@ -14,6 +14,7 @@ import PipelineCore
 import Scheduler
 import ServiceLifecycle
 import Store
+import StorePlugins
 import Validator
 
 /// Every stage in one process: what `iap up` runs, and what end-to-end tests run.
@@ -50,6 +51,8 @@ public struct LocalPipeline: Sendable {
         public var googleAcknowledger = GooglePlayAcknowledger.Configuration()
         /// Whether Google Play's voided purchases are read every 15 minutes (tests read them themselves).
         public var pollsGoogleVoided = true
+        /// The plug-in stores configured (``PluginStores/configured(_:)``); none by default.
+        public var stores = StoreRegistry.none
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
@@ -104,7 +107,7 @@ public struct LocalPipeline: Sendable {
             configuration: .init(
                 maxConnections: max(256, concurrency + 64), maxConnectionsPerHost: max(64, concurrency)),
             logger: logger)
-        let verifier = Verifiers.make(
+        let builtIn = Verifiers.make(
             legacy: try Verifiers.legacy(
                 mode: configuration.receiptVerification,
                 appReceipt: configuration.appReceipt ?? .init(bundleID: configuration.verifier.bundleID),
@@ -118,6 +121,9 @@ public struct LocalPipeline: Sendable {
             },
             googlePlay: configuration.googlePlay?.verifier(
                 httpClient: client, catalog: configuration.catalog, budgets: MeteredCallBudgets.shared(database)))
+        let verifier = try PluginStores.verifier(
+            configuration.stores, builtIn: builtIn, httpClient: client, budgets: MeteredCallBudgets.shared(database),
+            catalog: configuration.catalog, logger: logger)
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")
@@ -135,6 +141,7 @@ public struct LocalPipeline: Sendable {
         // The intake refuses notifications its validator would: they trust the same roots,
         // and share the cache of chains that validated.
         if let signedData = configuration.signedData { intakeConfiguration.appleSignatures = signedData.authenticator }
+        intakeConfiguration.stores = configuration.stores
         var intake = Intake(
             configuration: intakeConfiguration, database: database, catalog: configuration.catalog,
             connection: intakeConnection, topology: configuration.topology, relayConfiguration: configuration.relay,
@@ -160,6 +167,8 @@ public struct LocalPipeline: Sendable {
                 connection: fulfillerConnection, topology: configuration.topology, checks: SubscriptionStore(database),
                 catalog: configuration.catalog, configuration: configuration.scheduler, logger: logger),
         ]
+        services += try PluginStores.fulfillerServices(
+            configuration.stores, database: database, catalog: configuration.catalog, logger: logger)
         if configuration.metrics != nil {
             services.append(
                 QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))

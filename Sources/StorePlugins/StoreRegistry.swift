@@ -34,10 +34,15 @@ public struct StoreRegistry: Sendable {
     /// The ids of every known store, configured or not.
     public var knownIDs: [String] { known.map { $0.id } }
 
-    /// The configured store whose receipts come in `member` of `POST /v1/receipts`.
-    public func store(receiptMember member: String) -> (any StorePlugin)? {
-        configured.values.first { $0.receiptMember == member }
+    /// The configured stores that take receipts, by their member of `POST /v1/receipts`.
+    public var receiptMembers: [String: any StorePlugin] {
+        Dictionary(
+            configured.values.compactMap { plugin in plugin.receiptMember.map { ($0, plugin) } },
+            uniquingKeysWith: { first, _ in first })
     }
+
+    /// The configured stores that push notifications, by id.
+    public var notifying: [String: any StorePlugin] { configured.filter { $0.value.takesNotifications } }
 
     /// The verifier that sends each plug-in store's evidence to its store and everything
     /// else to `builtIn` (Apple's and Google's verifiers).

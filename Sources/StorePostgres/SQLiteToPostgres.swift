@@ -7,7 +7,7 @@ import Store
 public struct SQLiteToPostgres: Sendable {
     /// The tables, parents before children.
     public static let tables = [
-        "accounts", "receipts", "apple_notifications", "app_account_tokens", "orders", "apple_transactions",
+        "accounts", "receipts", "store_notifications", "app_account_tokens", "orders", "store_transactions",
         "ledger_entries", "balances", "entitlements", "receipt_transactions", "notification_outbox",
         "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
         "consumption_consents", "consumption_answers", "manual_adjustments", "google_acknowledgements",

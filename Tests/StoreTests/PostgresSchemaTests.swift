@@ -35,11 +35,11 @@ extension PostgresPipelineDatabase {
             }
             #expect(
                 tables == [
-                    "accounts", "receipts", "balances", "entitlements", "apple_notifications", "app_account_tokens",
-                    "orders", "apple_transactions", "ledger_entries", "receipt_transactions", "notification_outbox",
+                    "accounts", "receipts", "balances", "entitlements", "store_notifications", "app_account_tokens",
+                    "orders", "store_transactions", "ledger_entries", "receipt_transactions", "notification_outbox",
                     "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
                     "consumption_consents", "consumption_answers", "call_budgets", "call_budget_seconds",
-                    "manual_adjustments", "google_acknowledgements", "google_voided_polls",
+                    "manual_adjustments", "google_acknowledgements", "google_voided_polls", "store_confirmations",
                     "schema_migrations",
                 ])
         }
@@ -84,7 +84,7 @@ extension PostgresPipelineDatabase {
             let hash = String(repeating: "a", count: 64)
             try await database.execute(
                 """
-                INSERT INTO apple_notifications (id, payload, payload_hash, status, created_at, updated_at)
+                INSERT INTO store_notifications (id, payload, payload_hash, status, created_at, updated_at)
                 VALUES ('shared', 'p', '\(hash)', 'received', now(), now())
                 """)
             await #expect(throws: SQLError.self) {

@@ -332,7 +332,7 @@ import Testing
                 try await db.execute("DROP INDEX ledger_entries_one_debit_per_transaction")
                 try await db.execute(secondDebit)
                 try await db.execute("UPDATE balances SET amount = amount - 100 WHERE account_id = 'a1'")
-                try await db.execute("UPDATE apple_transactions SET state = 'refunded' WHERE transaction_id = 't2'")
+                try await db.execute("UPDATE store_transactions SET state = 'refunded' WHERE transaction_id = 't2'")
             }
 
             // When the books are audited

@@ -21,10 +21,10 @@ import Testing
         "call_budgets.name: NOT NULL only in PostgreSQL":
             "one statement for both, and SQLite's PRIMARY KEY does not imply NOT NULL (an old SQLite quirk "
             + "kept for compatibility); the store never writes a NULL name",
-        "apple_notifications: unique (message_id) only in PostgreSQL":
-            "SQLite's ALTER TABLE ADD COLUMN cannot add a UNIQUE column, so v9 adds the unique index "
-            + "apple_notifications_message_id; PostgreSQL's column carries the constraint: the same rule",
-        "index apple_notifications_message_id: only in SQLite":
+        "store_notifications: unique (message_id) only in PostgreSQL":
+            "SQLite's ALTER TABLE ADD COLUMN cannot add a UNIQUE column, so v9 added a unique index (v10 "
+            + "store_notifications_message_id); PostgreSQL's column carries the constraint: the same rule",
+        "index store_notifications_message_id: only in SQLite":
             "the other half of the message_id difference above",
     ]
 
@@ -39,13 +39,13 @@ import Testing
         }
 
         // Both read something: a reader that saw nothing would find no difference.
-        #expect(sqlite.tables.count == 23, "\(sqlite.tables.keys.sorted())")
+        #expect(sqlite.tables.count == 24, "\(sqlite.tables.keys.sorted())")
         #expect(sqlite.tables["ledger_entries"]?.columns.count == 9)
         #expect(postgres.tables["receipts"]?.indexes.count == 3)
         for shape in [sqlite, postgres] {
             #expect(shape.tables["balances"]?.foreignKeys.map(\.table) == ["accounts"])
             #expect(shape.tables["ledger_entries"]?.uniques == [["transaction_id", "kind"]])
-            #expect(shape.tables["apple_notifications"]?.triggers == ["apple_notifications_id_is_not_a_receipt"])
+            #expect(shape.tables["store_notifications"]?.triggers == ["store_notifications_id_is_not_a_receipt"])
         }
 
         let differences = sqlite.differences(from: postgres)

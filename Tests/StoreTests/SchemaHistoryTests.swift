@@ -34,16 +34,16 @@ import Testing
         }
     }
 
-    @Test func aFreshFileHoldsWhatThePreviousReleaseMadeToTheByte() async throws {
-        // Given what the release before one schema history wrote in a fresh file
+    @Test func aFileAtV9HoldsWhatThePreviousReleaseMadeToTheByte() async throws {
+        // Given what the release before one schema history wrote in a fresh file (at v9)
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("sqlite-master-v9.json"))
         let expected = try JSONDecoder().decode([MasterRow].self, from: data)
 
-        // When this program makes a fresh file
+        // When this program makes a file and takes it to v9
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
-        _ = try SQLiteDatabase(path: path)
+        try SQLiteFile(path: path).migrate(upTo: 9)
 
         // Then its sqlite_master is the same, row by row and byte by byte
         let found = try await Self.master(path)
@@ -64,14 +64,15 @@ import Testing
                 let parts = line.split(separator: " ")
                 return (String(parts[0]), String(parts[1]))
             })
-        #expect(expected.count == Schema.latestVersion)
+        // The table DSL wrote versions 1-9; later ones were static text from the start.
+        #expect(expected.count == 9)
 
         // When one file is migrated a version at a time
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/pipeline.sqlite"
         let file = try SQLiteFile(path: path)
-        for migration in Schema.migrations {
+        for migration in Schema.migrations where migration.version <= expected.count {
             let identifier = "v\(migration.version)"
             try file.migrate(upTo: migration.version)
 
@@ -83,8 +84,8 @@ import Testing
     }
 
     @Test func theHistoryIsOneNumberingWithTextForBothDatabases() {
-        #expect(Schema.migrations.map(\.version) == Array(1...9))
-        #expect(Schema.latestVersion == 9)
+        #expect(Schema.migrations.map(\.version) == Array(1...10))
+        #expect(Schema.latestVersion == 10)
         for migration in Schema.migrations {
             #expect(!migration.sqlite.isEmpty, "v\(migration.version)")
             // PostgreSQL's schema begins at v4 (Schema.version1 says why).

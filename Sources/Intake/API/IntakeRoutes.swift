@@ -5,6 +5,7 @@ import NIOCore
 import Observability
 import PipelineCore
 import Store
+import StorePlugins
 
 /// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`,
 /// `PUT /v1/accounts/{id}/consumption-consent`.
@@ -14,6 +15,8 @@ struct IntakeRoutes: Sendable {
     let receipts: ReceiptStore
     let committer: GroupCommitter
     let maxBodySize: Int
+    /// The plug-in stores configured here, whose members `POST /v1/receipts` takes.
+    let stores: StoreRegistry
 
     func register(on v1: RouterGroup<some RequestContext>) {
         v1.post("receipts") { request, context in try await self.submit(request) }
@@ -26,7 +29,7 @@ struct IntakeRoutes: Sendable {
 
     private func submit(_ request: Request) async throws -> Response {
         let body = try await request.jsonBody(maxSize: maxBodySize)
-        let parsed = try ReceiptRequest(json: body.readableBytesView)
+        let parsed = try ReceiptRequest(json: body.readableBytesView, stores: stores)
         let key = try idempotencyKey(request)
         let outcome: AcceptOutcome
         do {
@@ -37,13 +40,14 @@ struct IntakeRoutes: Sendable {
         }
         switch outcome {
         case .created(let summary):
-            let label: PipelineMetrics.ReceiptKind =
+            let label: PipelineMetrics.ReceiptKind? =
                 switch parsed.kind {
                 case .legacy: .legacy
                 case .storekit2: .storekit2
                 case .googlePlay: .googlePlay
+                default: nil
                 }
-            PipelineMetrics.received(label).increment()
+            (label.map(PipelineMetrics.received) ?? PipelineMetrics.received(kind: parsed.kind.rawValue)).increment()
             return try Response.json(summary, status: .accepted)
         case .duplicate(let summary):
             return try Response.json(summary, status: .ok)

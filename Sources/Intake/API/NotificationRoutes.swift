@@ -5,6 +5,7 @@ import Hummingbird
 import Observability
 import PipelineCore
 import Store
+import StorePlugins
 
 /// `POST /v1/apple/notifications`: App Store Server Notifications V2; and Google's, beside
 /// them (NotificationRoutes+Google.swift).
@@ -31,11 +32,16 @@ struct NotificationRoutes: Sendable {
     /// Who may push Google's notifications; nil: every push is refused
     /// (NotificationRoutes+Google.swift).
     let googlePush: GooglePushTokenVerifier?
+    /// The plug-in stores that push notifications (NotificationRoutes+Stores.swift).
+    let stores: StoreRegistry
 
     func register(on router: Router<some RemoteAddressRequestContext>) {
+        let plugged = stores.notifying.map { id, store in
+            ("v1/\(id)/notifications", { @Sendable request in try await receive(request, from: store) })
+        }
         for (path, receive) in [
             ("v1/apple/notifications", receiveApple), ("v1/google/notifications", receiveGoogle),
-        ] as [(String, @Sendable (Request) async throws -> Response)] {
+        ] + plugged as [(String, @Sendable (Request) async throws -> Response)] {
             router.post(RouterPath(path)) { request, context in
                 if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
                     throw APIError.rateLimited(retryAfter: retryAfter)
@@ -65,7 +71,7 @@ struct NotificationRoutes: Sendable {
     /// a new one, and answers `200 {"notification_id"}`; a store that fails is a `503`, so
     /// that the store sends it again.
     func store(
-        _ evidence: Evidence, metric: PipelineMetrics.ReceiptKind,
+        _ evidence: Evidence, metric: PipelineMetrics.ReceiptKind?,
         _ accept: (_ id: String, _ now: Date) async throws -> (id: String, created: Bool)
     ) async throws -> Response {
         let now = Date()
@@ -76,7 +82,7 @@ struct NotificationRoutes: Sendable {
             throw APIError.unavailable
         }
         if accepted.created {
-            PipelineMetrics.received(metric).increment()
+            (metric.map(PipelineMetrics.received) ?? PipelineMetrics.received(kind: evidence.kind)).increment()
             relay.enqueue([Submission(id: accepted.id, accountID: "", evidence: evidence, submittedAt: now)])
         }
         return Response(

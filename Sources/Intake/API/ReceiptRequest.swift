@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import StorePlugins
 
 /// A `POST /v1/receipts` body, checked field by field. Pure: no I/O.
 struct ReceiptRequest: Equatable, Sendable {
@@ -14,18 +15,43 @@ struct ReceiptRequest: Equatable, Sendable {
     let orderID: String?
     let productID: String?
 
-    /// Parses and validates a JSON body.
+    /// Parses and validates a JSON body; `stores` adds the members of the plug-in stores
+    /// configured here (`huawei`), each checked by its store.
     /// - Throws: ``APIError`` (400) naming the field at fault.
-    init(json: some Collection<UInt8>) throws(APIError) {
-        let object = try JSONFields.object(json, allowed: Self.fields)
+    init(json: some Collection<UInt8>, stores: StoreRegistry = .none) throws(APIError) {
+        let members = stores.receiptMembers
+        let object = try JSONFields.object(json, allowed: Self.fields.union(members.keys))
         accountID = try JSONFields.identifier(object, "account_id", required: true)!
+        (kind, payload) = try Self.evidence(object, members: members)
+        orderID = try JSONFields.identifier(object, "order_id", required: false)
+        productID = try JSONFields.productID(object, required: false)
+    }
+
+    /// The one evidence the body carries, as the kind and payload to store.
+    private static func evidence(_ object: [String: Any], members: [String: any StorePlugin]) throws(APIError) -> (
+        ReceiptKind, String
+    ) {
+        let plugged = members.keys.sorted().filter { object[$0] != nil && !(object[$0] is NSNull) }
+        if let member = plugged.first {
+            let builtIn = ["receipt_data", "signed_transaction", "google_play"].filter { object[$0] != nil }
+            guard plugged.count == 1, builtIn.isEmpty else {
+                throw APIError.invalid(
+                    "ambiguous_receipt", "send only one of receipt_data, signed_transaction, google_play and \(member)",
+                    field: member)
+            }
+            do {
+                let evidence = try members[member]!.receiptEvidence(object[member]!)
+                return (.store(evidence), evidence.payload)
+            } catch {
+                throw APIError.invalid(error.code, error.message, field: error.member)
+            }
+        }
         let receiptData = try JSONFields.string(object, "receipt_data")
         let signedTransaction = try JSONFields.string(object, "signed_transaction")
         let googlePlay = try Self.googlePlay(object)
         switch (receiptData, signedTransaction, googlePlay) {
         case (nil, nil, let purchase?):
-            kind = .googlePlay
-            payload = purchase.canonicalJSON
+            return (.googlePlay, purchase.canonicalJSON)
         case (_, _, _?):
             throw APIError.invalid(
                 "ambiguous_receipt", "send only one of receipt_data, signed_transaction and google_play",
@@ -34,26 +60,24 @@ struct ReceiptRequest: Equatable, Sendable {
             guard Self.isBase64(data) else {
                 throw APIError.invalid("invalid_receipt_data", "receipt_data must be base64", field: "receipt_data")
             }
-            kind = .legacy
-            payload = data
+            return (.legacy, data)
         case (nil, let jws?, nil):
             guard Self.isCompactJWS(jws) else {
                 throw APIError.invalid(
                     "invalid_signed_transaction", "signed_transaction must be a compact JWS (three base64url parts)",
                     field: "signed_transaction")
             }
-            kind = .storekit2
-            payload = jws
+            return (.storekit2, jws)
         case (nil, nil, nil):
+            let others = members.keys.sorted().map { " or \($0)" }.joined()
             throw APIError.invalid(
-                "missing_receipt", "send one of receipt_data, signed_transaction or google_play", field: "receipt_data")
+                "missing_receipt", "send one of receipt_data, signed_transaction or google_play\(others)",
+                field: "receipt_data")
         case (_?, _?, nil):
             throw APIError.invalid(
                 "ambiguous_receipt", "send only one of receipt_data and signed_transaction", field: "signed_transaction"
             )
         }
-        orderID = try JSONFields.identifier(object, "order_id", required: false)
-        productID = try JSONFields.productID(object, required: false)
     }
 
     /// The receipt row to commit, with the hashes that find duplicates.

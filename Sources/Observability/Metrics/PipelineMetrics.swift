@@ -28,6 +28,11 @@ public enum PipelineMetrics {
         }
     }
 
+    /// Receipts or notifications of a plug-in store, by their kind (`huawei.purchase`).
+    public static func received(kind: String) -> Counter {
+        Counter(label: MetricName.receiptsReceived, dimensions: [("kind", kind)])
+    }
+
     private static let receivedLegacy = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", "legacy")])
     private static let receivedStoreKit2 = Counter(
         label: MetricName.receiptsReceived, dimensions: [("kind", "storekit2")])

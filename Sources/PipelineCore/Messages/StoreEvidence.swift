@@ -15,6 +15,10 @@ public struct StoreEvidence: Codable, Hashable, Sendable {
         self.payload = payload
     }
 
+    /// The kind of every notification a plug-in store pushed: the intake keeps its store and
+    /// payload, and hands it on as this kind.
+    public static let notificationKind = "notification"
+
     /// The receipt kind rows keep for it: `store.kind` (`huawei.purchase`).
     public var receiptKind: String { "\(store).\(kind)" }
 

@@ -197,6 +197,12 @@ public enum TransactionOutcome: String, Codable, Hashable, Sendable, CaseIterabl
     case boundToAnotherAccount = "bound_to_another_account"
 }
 
+extension TransactionOutcome {
+    /// Credited to someone, by this receipt or before it: what the store must be told was
+    /// delivered (Google's acknowledgement, a plug-in store's confirmation).
+    public var isDelivered: Bool { self == .credited || self == .alreadyCredited || self == .boundToAnotherAccount }
+}
+
 /// `data` of `account.adjusted` (`currency`, signed `amount`, the `balance` after it and
 /// what was `written_off` under policy `clamp`) and `entitlement.granted` (`entitlement`,
 /// `expires_at`); both carry `adjustment_id`, `reason` and `operator`.

@@ -1,7 +1,7 @@
 import Foundation
 import PipelineCore
 
-/// A row of `apple_notifications`: one store notification as the store sent it, and where
+/// A row of `store_notifications`: one store notification as the store sent it, and where
 /// it is now. Apple posts a notification again until it is answered 200, and may sign it
 /// again; `payload_hash` makes a resent payload one row, `notification_uuid` (set when
 /// applied) makes a re-signed one apply once. Google's (`store` = `google`) hold the
@@ -68,9 +68,13 @@ extension InboundNotification {
     /// A stored notification's payload as the evidence it is: Apple's `signedPayload`, or a
     /// Google notice (one that no longer decodes is verified as an empty one, and rejected).
     static func evidence(store: String, _ payload: String) -> Evidence {
-        guard store == "google" else { return .notification(signedPayload: payload) }
-        return .googleNotice(
-            GoogleNotice(canonicalJSON: payload) ?? GoogleNotice(messageID: "", packageName: "", kind: .test))
+        switch store {
+        case "apple": .notification(signedPayload: payload)
+        case "google":
+            .googleNotice(
+                GoogleNotice(canonicalJSON: payload) ?? GoogleNotice(messageID: "", packageName: "", kind: .test))
+        default: .store(StoreEvidence(store: store, kind: StoreEvidence.notificationKind, payload: payload))
+        }
     }
 
     var details: NotificationDetails {

@@ -48,16 +48,26 @@ extension PendingWrites {
                 ]
             },
             suffix: "ON CONFLICT (purchase_token) DO NOTHING")
+        try await db.insert(
+            into: "store_confirmations",
+            columns: [
+                "store", "transaction_id", "payload", "receipt_id", "status", "attempts", "next_attempt_at",
+                "created_at",
+            ],
+            rows: confirmations.map {
+                [$0.store, $0.transactionID, $0.payload, $0.receiptID, "pending", 0, stamp, stamp]
+            },
+            suffix: "ON CONFLICT (store, transaction_id) DO NOTHING")
     }
 
     private func writeTransactions(_ db: any SQLSession, stamp: SQLValue) async throws {
         if !forgotten.isEmpty {
             _ = try await db.rows(
-                "DELETE FROM apple_transactions WHERE transaction_id IN (?) RETURNING transaction_id",
+                "DELETE FROM store_transactions WHERE transaction_id IN (?) RETURNING transaction_id",
                 in: Array(forgotten))
         }
         try await db.insert(
-            into: "apple_transactions",
+            into: "store_transactions",
             columns: [
                 "transaction_id", "original_transaction_id", "product_id", "quantity", "environment", "receipt_id",
                 "notification_id", "account_id", "purchase_date", "expires_date", "cancellation_date", "state",
@@ -72,7 +82,7 @@ extension PendingWrites {
                 ]
             })
         try await db.update(
-            "apple_transactions", key: "transaction_id",
+            "store_transactions", key: "transaction_id",
             columns: [
                 SQLColumn("state", .text), SQLColumn("cancellation_date", .timestamp),
                 SQLColumn("updated_at", .timestamp),
@@ -156,7 +166,7 @@ extension PendingWrites {
                     carried.currency, carried.amount, carried.entitlement, carried.expiresAt,
                 ]
             })
-        try await db.update(contentsOf: notifications.values.sorted { $0.id < $1.id }, in: "apple_notifications")
+        try await db.update(contentsOf: notifications.values.sorted { $0.id < $1.id }, in: "store_notifications")
         try await db.update(contentsOf: checks.values.sorted { $0.id < $1.id }, in: "subscription_checks")
     }
 }

@@ -30,6 +30,7 @@ struct PendingWrites {
     var notifications: [String: InboundNotification] = [:]
     var checks: [String: SubscriptionCheck] = [:]
     var acknowledgements: [OwedAcknowledgement] = []
+    var confirmations: [OwedConfirmation] = []
 
     struct BalanceKey: Hashable {
         var accountID: String
@@ -45,7 +46,7 @@ struct PendingWrites {
         accounts.isEmpty && transactions.isEmpty && transactionUpdates.isEmpty && forgotten.isEmpty
             && ledger.isEmpty && entitlements.isEmpty && conflicts.isEmpty && flags.isEmpty && orderClosings.isEmpty
             && outbox.isEmpty && receipts.isEmpty && receiptTransactions.isEmpty && notifications.isEmpty
-            && checks.isEmpty && acknowledgements.isEmpty
+            && checks.isEmpty && acknowledgements.isEmpty && confirmations.isEmpty
     }
 
     mutating func openAccount(_ id: String) {
@@ -101,6 +102,14 @@ struct PendingWrites {
 struct ReceiptTransactionRow {
     var receiptID: String
     var carried: CarriedTransaction
+}
+
+/// What a plug-in store is owed for a credited purchase (``VerifiedTransaction/confirmation``).
+struct OwedConfirmation {
+    var store: String
+    var transactionID: String
+    var payload: String
+    var receiptID: String?
 }
 
 /// A Play purchase whose consumption or acknowledgement Google is owed.

@@ -83,7 +83,7 @@ extension SettlementBatch {
         guard !missing.isEmpty else { return }
         var found: [String: KnownTransaction] = [:]
         for row in try await db.rows(
-            "SELECT \(Self.transactionColumns) FROM apple_transactions WHERE transaction_id IN (?)", in: missing)
+            "SELECT \(Self.transactionColumns) FROM store_transactions WHERE transaction_id IN (?)", in: missing)
         {
             let transaction = try Self.transaction(row)
             found[transaction.transactionID] = transaction
@@ -106,7 +106,7 @@ extension SettlementBatch {
         var found: [String: [BindingCandidate]] = Dictionary(uniqueKeysWithValues: missing.map { ($0, []) })
         for row in try await db.rows(
             """
-            SELECT transaction_id, original_transaction_id, created_at FROM apple_transactions
+            SELECT transaction_id, original_transaction_id, created_at FROM store_transactions
             WHERE original_transaction_id IN (?) AND account_id IS NOT NULL
             """, in: missing)
         {
@@ -164,7 +164,7 @@ extension SettlementBatch {
         if needsPurchaseHistory {
             for row in try await db.rows(
                 """
-                SELECT DISTINCT account_id, catalog_product_id FROM apple_transactions
+                SELECT DISTINCT account_id, catalog_product_id FROM store_transactions
                 WHERE account_id IN (?) AND catalog_product_id IS NOT NULL
                 """, in: existing)
             {

@@ -74,7 +74,7 @@ final class SettlementBatch {
         for id in rest where books.receipts[id] == nil { books.receipts[id] = .some(nil) }
         rest = rest.filter { books.receipts[$0] == .some(nil) && books.notifications[$0] == nil }
         guard !rest.isEmpty else { return }
-        for row in try await db.rows("SELECT * FROM apple_notifications WHERE id IN (?)", in: rest) {
+        for row in try await db.rows("SELECT * FROM store_notifications WHERE id IN (?)", in: rest) {
             let notification = try row.decode(InboundNotification.self)
             books.notifications[notification.id] = notification
         }
@@ -98,7 +98,7 @@ final class SettlementBatch {
     func loadAppliedNotifications(_ uuids: [String]) async throws {
         let missing = uuids.filter { books.appliedNotifications[$0] == nil }
         guard !missing.isEmpty else { return }
-        for row in try await db.rows("SELECT * FROM apple_notifications WHERE notification_uuid IN (?)", in: missing) {
+        for row in try await db.rows("SELECT * FROM store_notifications WHERE notification_uuid IN (?)", in: missing) {
             let notification = try row.decode(InboundNotification.self)
             if let uuid = notification.notificationUUID, books.appliedNotifications[uuid] == nil {
                 books.appliedNotifications[uuid] = notification

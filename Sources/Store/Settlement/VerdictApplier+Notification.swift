@@ -85,6 +85,9 @@ extension VerdictApplier {
             let decision = try await settle(event)
             row.reason = decision.reason
             row.accountID = decision.accountID
+            if decision.credit != nil, let transaction = notification.transaction {
+                oweConfirmation(transaction, store: row.store, receiptID: nil)
+            }
             if decision.credit != nil, row.store == "google", let transaction = notification.transaction,
                 let notice = GoogleNotice(canonicalJSON: row.payload)
             {

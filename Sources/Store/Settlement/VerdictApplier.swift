@@ -174,13 +174,27 @@ struct VerdictApplier {
         receipt.reason = conclusion.reason
         try await batch.apply([.send(conclusion.webhook)])
         try await owePlayAcknowledgement(receipt, carried)
+        if let store = StoreEvidence(receiptKind: receipt.kind.rawValue, payload: receipt.payload)?.store {
+            for (transaction, row) in zip(transactions, carried) where row.outcome.isDelivered {
+                oweConfirmation(transaction, store: store, receiptID: receipt.id)
+            }
+        }
+    }
+
+    /// What the transaction's store asked for once it is credited (now or before), owed in
+    /// this same transaction so that it cannot be lost (``StoreConfirmationStore``).
+    func oweConfirmation(_ transaction: VerifiedTransaction, store: String, receiptID: String?) {
+        guard let payload = transaction.confirmation else { return }
+        batch.books.writes.confirmations.append(
+            OwedConfirmation(
+                store: store, transactionID: transaction.transactionID, payload: payload, receiptID: receiptID))
     }
 
     /// A Play purchase credited (now or before, to any account) must be consumed or
     /// acknowledged, or Google refunds it: owed in this same transaction, so it cannot be lost.
     private func owePlayAcknowledgement(_ receipt: Receipt, _ carried: [CarriedTransaction]) async throws {
         guard receipt.kind == .googlePlay, let purchase = GooglePlayPurchase(canonicalJSON: receipt.payload),
-            carried.contains(where: { [.credited, .alreadyCredited, .boundToAnotherAccount].contains($0.outcome) })
+            carried.contains(where: { $0.outcome.isDelivered })
         else { return }
         try await owePlayAcknowledgement(purchase, receiptID: receipt.id)
     }

@@ -25,8 +25,8 @@ public struct AccountHistoryStore: Sendable {
                 """
                 SELECT id AS account_id FROM accounts WHERE id = ?
                 UNION SELECT account_id FROM receipts WHERE id = ?
-                UNION SELECT account_id FROM apple_notifications WHERE id = ? AND account_id IS NOT NULL
-                UNION SELECT account_id FROM apple_transactions
+                UNION SELECT account_id FROM store_notifications WHERE id = ? AND account_id IS NOT NULL
+                UNION SELECT account_id FROM store_transactions
                     WHERE (transaction_id = ? OR original_transaction_id = ?) AND account_id IS NOT NULL
                 UNION SELECT r.account_id FROM receipt_transactions t JOIN receipts r ON r.id = t.receipt_id
                     WHERE t.transaction_id = ?
@@ -113,7 +113,7 @@ public struct AccountHistoryStore: Sendable {
     private static func notifications(_ db: any SQLSession, _ arguments: SQLArguments) async throws -> [AccountEvent] {
         try await db.rows(
             """
-            SELECT id, store, type, subtype, status, reason, transaction_id, created_at FROM apple_notifications
+            SELECT id, store, type, subtype, status, reason, transaction_id, created_at FROM store_notifications
             WHERE account_id = ? ORDER BY created_at DESC LIMIT ?
             """, arguments
         ).map { row in

@@ -49,14 +49,30 @@ public struct AppleNotificationStore: Sendable {
             knownBy: "message_id", notice.messageID)
     }
 
+    /// Stores a notification a plug-in store pushed (its plug-in checked it), once per the
+    /// store's own id for it (`messageID`), which the store sends again until it is answered.
+    /// - Returns: the notification's id (the stored one, for a message seen before), and
+    ///   whether this call created it.
+    public func acceptStoreNotification(id: String, store: String, messageID: String, payload: String, now: Date)
+        async throws -> (id: String, created: Bool)
+    {
+        // Message ids are the store's: two stores may number theirs alike.
+        let key = "\(store):\(messageID)"
+        return try await accept(
+            InboundNotification(
+                id: id, payload: payload, payloadHash: PayloadHash.notification("\(store):\(payload)"), now: now,
+                store: store, messageID: key),
+            knownBy: "message_id", key)
+    }
+
     private func accept(_ row: InboundNotification, knownBy column: String, _ key: String) async throws -> (
         id: String, created: Bool
     ) {
         try await database.transaction { db in
-            let first = "SELECT id FROM apple_notifications WHERE \(column) = ?"
+            let first = "SELECT id FROM store_notifications WHERE \(column) = ?"
             if let known: String = try await db.value(first, [key]) { return (known, false) }
             do {
-                try await db.savepoint { try await db.insert(row, into: "apple_notifications") }
+                try await db.savepoint { try await db.insert(row, into: "store_notifications") }
             } catch SQLError.constraint {
                 // Another intake stored the same one a moment ago (PostgreSQL, replicated).
                 guard let known: String = try await db.value(first, [key]) else { throw SQLError.constraint(row.id) }
@@ -69,7 +85,7 @@ public struct AppleNotificationStore: Sendable {
     /// A notification's status, and what it was once verified; nil if there is no such one.
     public func notification(id: String) async throws -> NotificationDetails? {
         try await database.snapshot { db in
-            try await db.record(InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [id])?
+            try await db.record(InboundNotification.self, "SELECT * FROM store_notifications WHERE id = ?", [id])?
                 .details
         }
     }
@@ -80,7 +96,7 @@ public struct AppleNotificationStore: Sendable {
             try await db.records(
                 InboundNotification.self,
                 """
-                SELECT * FROM apple_notifications WHERE type = ? AND notification_uuid IS NOT NULL
+                SELECT * FROM store_notifications WHERE type = ? AND notification_uuid IS NOT NULL
                 ORDER BY created_at, id
                 """, [StoreNotification.Kind.consumptionRequest.rawValue]
             ).compactMap(Self.consumptionRequest)

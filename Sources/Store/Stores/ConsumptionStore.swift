@@ -54,7 +54,7 @@ public struct ConsumptionStore: Sendable {
             try await db.records(
                 InboundNotification.self,
                 """
-                SELECT n.* FROM apple_notifications n
+                SELECT n.* FROM store_notifications n
                 WHERE n.type = ? AND n.notification_uuid IS NOT NULL AND n.transaction_id IS NOT NULL
                     AND n.created_at >= ?
                     AND NOT EXISTS (
@@ -71,7 +71,7 @@ public struct ConsumptionStore: Sendable {
     public func facts(for request: ConsumptionRequest) async throws -> ConsumptionAnswer.Facts {
         try await database.snapshot { db in
             let transaction = try await db.row(
-                "SELECT account_id, entitlement FROM apple_transactions WHERE transaction_id = ?",
+                "SELECT account_id, entitlement FROM store_transactions WHERE transaction_id = ?",
                 [request.transactionID ?? ""])
             let credited: String? = try transaction?.get("account_id")
             let accountID = credited ?? request.accountID

@@ -175,13 +175,13 @@ public struct DeadLetterStore: Sendable {
             receipt.updatedAt = now
             try await db.update(receipt, in: "receipts")
         } else if var notification = try await db.record(
-            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
+            InboundNotification.self, "SELECT * FROM store_notifications WHERE id = ?", [receiptID]),
             notification.status == .dead
         {
             notification.status = .validating
             notification.reason = nil
             notification.updatedAt = now
-            try await db.update(notification, in: "apple_notifications")
+            try await db.update(notification, in: "store_notifications")
         }
         return letter
     }
@@ -236,13 +236,13 @@ public struct DeadLetterStore: Sendable {
                     receipt.updatedAt = now
                     try await db.update(receipt, in: "receipts")
                 } else if var notification = try await db.record(
-                    InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
+                    InboundNotification.self, "SELECT * FROM store_notifications WHERE id = ?", [receiptID]),
                     !notification.status.isFinal
                 {
                     notification.status = .dead
                     notification.reason = letter.reason
                     notification.updatedAt = now
-                    try await db.update(notification, in: "apple_notifications")
+                    try await db.update(notification, in: "store_notifications")
                 }
             }
         }
@@ -306,13 +306,13 @@ public struct DeadLetterStore: Sendable {
             receipt.updatedAt = now
             try await db.update(receipt, in: "receipts")
         } else if var notification = try await db.record(
-            InboundNotification.self, "SELECT * FROM apple_notifications WHERE id = ?", [receiptID]),
+            InboundNotification.self, "SELECT * FROM store_notifications WHERE id = ?", [receiptID]),
             notification.status == .dead || !notification.status.isFinal
         {
             notification.status = .dead
             notification.reason = statusReason
             notification.updatedAt = now
-            try await db.update(notification, in: "apple_notifications")
+            try await db.update(notification, in: "store_notifications")
         }
         return letter
     }

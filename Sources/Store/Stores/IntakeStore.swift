@@ -158,7 +158,7 @@ enum IntakeStatements {
         ORDER BY created_at, id LIMIT ?
         """
     static let unpublishedNotifications = """
-        SELECT id, payload, store, created_at FROM apple_notifications
+        SELECT id, payload, store, created_at FROM store_notifications
         WHERE published_at IS NULL AND status NOT IN ('applied', 'rejected', 'dead')
         ORDER BY created_at, id LIMIT ?
         """
@@ -171,7 +171,7 @@ enum IntakeStatements {
         RETURNING id
         """
     static let markNotificationsPublished = """
-        UPDATE apple_notifications
+        UPDATE store_notifications
         SET published_at = ?, updated_at = ?,
             status = CASE status WHEN 'received' THEN 'validating' ELSE status END
         WHERE id IN (?) AND published_at IS NULL

@@ -114,7 +114,7 @@ public struct LedgerStore: Sendable {
             for row in try await db.rows(
                 """
                 SELECT a.transaction_id, a.state, p.account_id, p.currency, p.amount
-                FROM apple_transactions a
+                FROM store_transactions a
                 JOIN ledger_entries p ON p.transaction_id = a.transaction_id AND p.kind = 'purchase'
                 WHERE a.state IN ('refunded', 'revoked') AND NOT EXISTS (
                     SELECT 1 FROM ledger_entries d
@@ -169,7 +169,7 @@ public struct LedgerStore: Sendable {
                 """
                 SELECT o.id, o.account_id, o.transaction_id FROM orders o
                 WHERE o.status IN ('fulfilled', 'mismatched') AND NOT EXISTS (
-                    SELECT 1 FROM apple_transactions a
+                    SELECT 1 FROM store_transactions a
                     WHERE a.transaction_id = o.transaction_id AND a.account_id = o.account_id
                         AND a.order_id = o.id)
                 ORDER BY o.id

@@ -13,10 +13,10 @@ extension AppleNotificationStore {
         try await database.transaction { db in
             try await db.execute(
                 """
-                DELETE FROM apple_notifications WHERE id IN (
-                    SELECT n.id FROM apple_notifications n
+                DELETE FROM store_notifications WHERE id IN (
+                    SELECT n.id FROM store_notifications n
                     WHERE n.status = 'rejected' AND n.updated_at < ?
-                        AND NOT EXISTS (SELECT 1 FROM apple_transactions t WHERE t.notification_id = n.id)
+                        AND NOT EXISTS (SELECT 1 FROM store_transactions t WHERE t.notification_id = n.id)
                         AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.notification_id = n.id)
                         AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.notification_id = n.id)
                     LIMIT ?)

@@ -169,11 +169,11 @@ public struct OrderStore: Sendable {
         let unorderedToday =
             try await db.value(
                 """
-                SELECT COUNT(*) FROM apple_transactions
+                SELECT COUNT(*) FROM store_transactions
                 WHERE account_id = ? AND catalog_product_id = ? AND order_id IS NULL AND created_at >= ? AND created_at < ?
                 """, [accountID, product.productID, day.start, day.end], as: Int.self) ?? 0
         let purchased = try await db.row(
-            "SELECT 1 AS found FROM apple_transactions WHERE account_id = ? AND catalog_product_id = ? LIMIT 1",
+            "SELECT 1 AS found FROM store_transactions WHERE account_id = ? AND catalog_product_id = ? LIMIT 1",
             [accountID, product.productID])
         return PurchaseHistory(
             ordersToday: ordersToday + unorderedToday, openOrderID: open, hasPurchased: purchased != nil)

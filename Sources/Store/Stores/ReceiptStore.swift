@@ -40,7 +40,7 @@ public struct ReceiptStore: Sendable {
 
     /// How many App Store notifications are in each status.
     public func notificationStatusCounts() async throws -> [NotificationStatus: Int] {
-        try await statusCounts(in: "apple_notifications")
+        try await statusCounts(in: "store_notifications")
     }
 
     private func statusCounts<Status: RawRepresentable & Hashable & Sendable>(in table: String) async throws -> [Status:
@@ -65,11 +65,11 @@ public struct ReceiptStore: Sendable {
                 FROM receipts
                 WHERE id = ? OR account_id = ? OR order_id = ?
                     OR id IN (SELECT receipt_id FROM receipt_transactions WHERE transaction_id = ?)
-                    OR id IN (SELECT receipt_id FROM apple_transactions
+                    OR id IN (SELECT receipt_id FROM store_transactions
                               WHERE transaction_id = ? OR original_transaction_id = ?)
                 UNION ALL
                 SELECT 'notification', id, account_id, status, reason, attempts, created_at, updated_at
-                FROM apple_notifications
+                FROM store_notifications
                 WHERE id = ? OR account_id = ? OR transaction_id = ? OR original_transaction_id = ?
                 ORDER BY created_at DESC LIMIT ?
                 """, Array(repeating: text, count: 10) + [limit])

@@ -35,11 +35,11 @@ public struct ReconciliationStore: Sendable {
         return try await database.snapshot { db in
             try await listed.asyncFilter { item in
                 let byPayload = try await db.row(
-                    "SELECT 1 AS found FROM apple_notifications WHERE payload_hash = ?", [item.payloadHash])
+                    "SELECT 1 AS found FROM store_notifications WHERE payload_hash = ?", [item.payloadHash])
                 guard byPayload == nil else { return false }
                 guard let uuid = item.notificationUUID else { return true }
                 return try await db.row(
-                    "SELECT 1 AS found FROM apple_notifications WHERE notification_uuid = ?", [uuid])
+                    "SELECT 1 AS found FROM store_notifications WHERE notification_uuid = ?", [uuid])
                     == nil
             }
         }

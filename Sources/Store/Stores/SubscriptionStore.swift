@@ -132,7 +132,7 @@ public struct SubscriptionStore: Sendable {
             """
             SELECT r.* FROM receipts r
             JOIN receipt_transactions rt ON rt.receipt_id = r.id
-            JOIN apple_transactions a ON a.transaction_id = rt.transaction_id
+            JOIN store_transactions a ON a.transaction_id = rt.transaction_id
             WHERE a.original_transaction_id = ? AND r.kind = 'legacy'
             ORDER BY r.created_at DESC LIMIT 1
             """, [originalTransactionID])

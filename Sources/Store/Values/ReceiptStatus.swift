@@ -22,27 +22,51 @@ public enum ReceiptStatus: String, Codable, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// The shapes of receipt the intake accepts.
-public enum ReceiptKind: String, Codable, Hashable, Sendable, CaseIterable {
+/// The shapes of receipt the intake accepts: Apple's two and Google's, built in, and any
+/// plug-in store's `store.kind` (``StoreEvidence/receiptKind``).
+public struct ReceiptKind: RawRepresentable, Codable, Hashable, Sendable {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// A base64 app receipt for `verifyReceipt` (`receipt_data`).
-    case legacy
+    public static let legacy = ReceiptKind(rawValue: "legacy")
     /// A StoreKit 2 signed transaction, a JWS (`signed_transaction`).
-    case storekit2
+    public static let storekit2 = ReceiptKind(rawValue: "storekit2")
     /// A Google Play purchase token (`google_play`), stored as ``GooglePlayPurchase/canonicalJSON``.
-    case googlePlay = "google_play"
+    public static let googlePlay = ReceiptKind(rawValue: "google_play")
+
+    /// The kind a plug-in store's evidence is kept as.
+    public static func store(_ evidence: StoreEvidence) -> ReceiptKind {
+        ReceiptKind(rawValue: evidence.receiptKind)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
 extension ReceiptKind {
     /// A stored receipt's payload as the evidence it is.
     public static func evidence(_ kind: ReceiptKind?, _ payload: String) -> Evidence {
         switch kind {
-        case .storekit2: .signedTransaction(payload)
-        case .googlePlay:
+        case .storekit2?: return .signedTransaction(payload)
+        case .googlePlay?:
             // The intake stored it canonical; anything else is verified as nothing Google knows.
-            .googlePlay(
+            return .googlePlay(
                 GooglePlayPurchase(canonicalJSON: payload)
                     ?? GooglePlayPurchase(packageName: "", productID: "", purchaseToken: ""))
-        case .legacy, nil: .receipt(payload)
+        case let kind?:
+            if let plugged = StoreEvidence(receiptKind: kind.rawValue, payload: payload) { return .store(plugged) }
+            return .receipt(payload)
+        case nil: return .receipt(payload)
         }
     }
 }

@@ -55,8 +55,12 @@ extension IAP {
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
             let appleJobs = try Self.appleJobs(settings: settings, database: database)
             let googleJobs = try Self.googleJobs(settings: settings, database: database)
+            let storeJobs = try PluginStores.fulfillerServices(
+                PluginStores.configured(settings.environment), database: database, catalog: catalog,
+                logger: settings.logger("stores"))
             try await runServices(
-                [connection] + operations + [fulfiller, scheduler] + appleJobs + googleJobs, settings: settings,
+                [connection] + operations + [fulfiller, scheduler] + appleJobs + googleJobs + storeJobs,
+                settings: settings,
                 label: "fulfiller")
         }
 

@@ -3,6 +3,7 @@ import Console
 import DeadLetters
 import Intake
 import Observability
+import Pipeline
 import Store
 
 extension IAP {
@@ -17,7 +18,8 @@ extension IAP {
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
-            let intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
+            var intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
+            intakeConfiguration.stores = try PluginStores.configured(settings.environment)
             let catalog = try settings.catalog(logger: settings.logger("intake"))
             let database = try await settings.openDatabase()
             let connection = settings.connection("intake")

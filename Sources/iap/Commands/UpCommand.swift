@@ -81,6 +81,7 @@ extension IAP {
                         account: try GoogleServiceAccount(json: $0.googlePlay.serviceAccountJSON(baseURL: stubURL)),
                         apiURL: stubURL + "/google")
                 }
+            configuration.stores = verifier.stores
             configuration.scheduler = try .init(environment: settings.environment)
             let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
             configuration.console =

@@ -34,7 +34,9 @@ extension IAP {
             // Apple's rate limits and Google's quotas bind every validator together: with
             // credentials, the call budgets live in the pipeline's database, the one place all
             // of them see.
-            let callsOut = verifierSettings.serverAPIKey != nil || verifierSettings.googlePlay != nil
+            let callsOut =
+                verifierSettings.serverAPIKey != nil || verifierSettings.googlePlay != nil
+                || !verifierSettings.stores.configured.isEmpty
             let database = callsOut ? try await settings.openDatabase() : nil
             let (verifier, client) = try verifierSettings.makeVerifier(
                 logger: logger, catalog: try settings.catalog(logger: logger), concurrency: concurrency,

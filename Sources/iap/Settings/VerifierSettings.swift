@@ -5,6 +5,7 @@ import HTTPClient
 import Logging
 import Pipeline
 import PipelineCore
+import StorePlugins
 
 /// How validators verify: `IAP_VERIFY_URL`, `IAP_VERIFY_SANDBOX_URL`, `IAP_BUNDLE_ID`,
 /// `IAP_SHARED_SECRET` for legacy receipts, with `IAP_RECEIPT_VERIFICATION`,
@@ -32,6 +33,8 @@ struct VerifierSettings: Sendable {
     var appReceipt: AppReceiptVerifier.Configuration
     /// Google Play (`IAP_GOOGLE_SERVICE_ACCOUNT`, ...); nil leaves it off.
     var googlePlay: GooglePlaySetup?
+    /// The plug-in stores the environment configures (``PluginStores``).
+    var stores: StoreRegistry
 
     /// - Parameter defaultURLs: used when the variables are unset; Apple's endpoints
     ///   unless `iap up` embeds the stub store.
@@ -66,6 +69,7 @@ struct VerifierSettings: Sendable {
         }
         sharedSecret = env.optional("IAP_SHARED_SECRET")
         googlePlay = try GooglePlaySetup(environment: env)
+        stores = try PluginStores.configured(env)
         let environmentName = env.string("IAP_APPSTORE_ENVIRONMENT", default: defaultAppStoreEnvironment.rawValue)
         guard let parsed = AppStoreEnvironment(rawValue: environmentName), parsed == .production || parsed == .sandbox
         else {
@@ -166,11 +170,13 @@ struct VerifierSettings: Sendable {
         if let googlePlay {
             logger.info("Google Play purchases verified with \(googlePlay.account) at \(googlePlay.apiURL)")
         }
-        return (
-            Verifiers.make(
-                legacy: legacy, signedData: signedData, serverAPI: serverAPIClient,
-                googlePlay: googlePlay?.verifier(
-                    httpClient: client, catalog: catalog, budgets: budgets ?? LocalCallBudgetKeeper())), client
-        )
+        let builtIn = Verifiers.make(
+            legacy: legacy, signedData: signedData, serverAPI: serverAPIClient,
+            googlePlay: googlePlay?.verifier(
+                httpClient: client, catalog: catalog, budgets: budgets ?? LocalCallBudgetKeeper()))
+        let verifier = try PluginStores.verifier(
+            stores, builtIn: builtIn, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(), catalog: catalog,
+            logger: logger)
+        return (verifier, client)
     }
 }

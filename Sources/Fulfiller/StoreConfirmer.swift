@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+import PipelineCore
+import ServiceLifecycle
+import Store
+import StorePlugins
+
+/// Pays what plug-in stores are owed once their purchases are credited (Huawei's
+/// consumption confirmation), from the rows the credit's own transaction wrote
+/// (``StoreConfirmationStore``), through each store's ``StorePlugin/confirm(_:context:)``,
+/// until the store says it is done.
+///
+/// Failures the store may recover from are tried again with backoff (`initialBackoff`,
+/// doubled, at most an hour); one it refuses is given up on and left for an operator
+/// (`status = 'failed'`). Any number of fulfillers may run it: a claim leases its rows.
+public struct StoreConfirmer: Service {
+    public struct Configuration: Sendable {
+        /// How often the table is looked at when nothing is due.
+        public var interval: Duration = .seconds(1)
+        public var initialBackoff: TimeInterval = 5
+        public var batch = 32
+
+        public init() {}
+    }
+
+    let store: StoreConfirmationStore
+    let stores: [String: any StorePlugin]
+    let context: StoreContext
+    let configuration: Configuration
+    let now: @Sendable () -> Date
+
+    public init(
+        store: StoreConfirmationStore, stores: StoreRegistry, context: StoreContext,
+        configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.stores = stores.configured
+        self.context = context
+        self.configuration = configuration
+        self.now = now
+    }
+
+    public func run() async throws {
+        let ids = stores.keys.sorted()
+        context.logger.info("confirming plug-in stores' purchases", metadata: ["stores": "\(ids)"])
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            var worked = false
+            do {
+                let due = try await store.claimDue(stores: ids, now: now(), limit: configuration.batch)
+                worked = !due.isEmpty
+                await withTaskGroup(of: Void.self) { group in
+                    for confirmation in due { group.addTask { await confirm(confirmation) } }
+                }
+            } catch {
+                context.logger.warning("store confirmations: the database failed", metadata: ["error": "\(error)"])
+            }
+            if !worked {
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }
+            }
+        }
+    }
+
+    /// One call to the store and its outcome recorded.
+    func confirm(_ confirmation: StoreConfirmationStore.Confirmation) async {
+        guard let plugin = stores[confirmation.store] else { return }
+        let outcome = await plugin.confirm(confirmation.payload, context: context)
+        let metadata: Logger.Metadata = [
+            "store": "\(confirmation.store)", "transaction_id": "\(confirmation.transactionID)",
+            "receipt_id": "\(confirmation.receiptID ?? "-")", "attempts": "\(confirmation.attempts)",
+        ]
+        do {
+            switch outcome {
+            case .done:
+                try await store.markDone(confirmation, now: now())
+                context.logger.info("store purchase confirmed", metadata: metadata)
+            case .transient(let reason, let retryAfter):
+                let backoff = Backoff(base: .seconds(configuration.initialBackoff), cap: .seconds(3600))
+                    .delay(afterFailures: confirmation.attempts)
+                let wait = max(backoff, retryAfter ?? .zero)
+                context.logger.warning(
+                    "store confirmation failed; trying again", metadata: metadata.merging(["error": "\(reason)"]) { $1 }
+                )
+                try await store.markFailed(
+                    confirmation, error: reason, retryAt: now().addingTimeInterval(wait.seconds))
+            case .failed(let reason):
+                context.logger.error(
+                    "store confirmation refused; given up", metadata: metadata.merging(["error": "\(reason)"]) { $1 })
+                try await store.markFailed(confirmation, error: reason, retryAt: nil)
+            }
+        } catch {
+            // The database failed after the store answered: the lease runs out and it is asked again.
+            context.logger.warning("store confirmation not recorded", metadata: ["error": "\(error)"])
+        }
+    }
+}

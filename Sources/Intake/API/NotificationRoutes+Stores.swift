@@ -1,0 +1,37 @@
+import Foundation
+import Hummingbird
+import PipelineCore
+import StorePlugins
+
+/// `POST /v1/<store>/notifications`: what a plug-in store pushes (Huawei's server
+/// notifications, Stripe's events).
+///
+/// The store's plug-in is the judge of the request: it checks the credential the store
+/// sends (a signature over the body) and reads what it needs; a request it refuses is
+/// answered with its status and code and stores nothing. One it accepts is stored once per
+/// the store's own id for it, answered 200 and relayed like a receipt. The store sends
+/// again what is not answered 2xx, so a database that cannot take it gets a 503.
+extension NotificationRoutes {
+    func receive(_ request: Request, from store: any StorePlugin) async throws -> Response {
+        // Stores' notifications are a few KiB: Apple's limit serves.
+        let body = try await request.body.collect(upTo: Self.maxBodySize)
+        var headers: [String: String] = [:]
+        for field in request.headers where headers[field.name.canonicalName] == nil {
+            headers[field.name.canonicalName] = field.value
+        }
+        let accepted: InboundNotification
+        do {
+            accepted = try await store.notification(
+                InboundRequest(headers: headers, body: Array(body.readableBytesView)))
+        } catch {
+            throw APIError(
+                HTTPResponse.Status(code: error.status), code: error.code, message: error.message, field: error.member)
+        }
+        let evidence = StoreEvidence(
+            store: store.id, kind: StoreEvidence.notificationKind, payload: accepted.evidence.payload)
+        return try await self.store(.store(evidence), metric: nil) { id, now in
+            try await notifications.acceptStoreNotification(
+                id: id, store: store.id, messageID: accepted.messageID, payload: evidence.payload, now: now)
+        }
+    }
+}

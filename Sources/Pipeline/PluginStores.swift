@@ -1,0 +1,51 @@
+import Fulfiller
+import HTTPClient
+import Logging
+import PipelineCore
+import ServiceLifecycle
+import Store
+import StorePlugins
+
+/// The plug-in stores this build carries, and what each stage runs for them.
+///
+/// Adding a store is one line in ``registered`` (and its module in Package.swift): the
+/// intake then takes its receipts and notifications, the validator routes its evidence to
+/// it, and the fulfiller pays what it is owed, each through ``StoreRegistry``.
+public enum PluginStores {
+    /// Every plug-in store built in, configured by its own settings or left off.
+    public static let registered: [any StorePlugin.Type] = []
+
+    /// The registered stores as `environment` configures them.
+    /// - Throws: the first store's ``SettingError``.
+    public static func configured(_ environment: EnvironmentReader) throws(SettingError) -> StoreRegistry {
+        try StoreRegistry.configure(registered, environment: environment)
+    }
+
+    /// The verifier that sends plug-in stores' evidence to their stores and the rest to
+    /// `builtIn`, over the validator's HTTP client and the shared call budgets.
+    public static func verifier(
+        _ stores: StoreRegistry, builtIn: any ReceiptVerifier, httpClient: CurlHTTPClient,
+        budgets: any CallBudgetKeeper, catalog: Catalog, logger: Logger
+    ) throws -> any ReceiptVerifier {
+        guard !stores.configured.isEmpty else { return builtIn }
+        for id in stores.configured.keys.sorted() { logger.info("\(id) purchases verified by its plug-in") }
+        return try stores.verifier(
+            StoreContext(httpClient: httpClient, budgets: budgets, catalog: catalog, logger: logger), builtIn: builtIn)
+    }
+
+    /// The fulfiller's work for the configured stores: the confirmations their credits owe,
+    /// and each store's own services. Nothing when none is configured.
+    public static func fulfillerServices(
+        _ stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog, logger: Logger
+    ) throws -> [any Service] {
+        guard !stores.configured.isEmpty else { return [] }
+        let client = try CurlHTTPClient(logger: logger)
+        let context = StoreContext(
+            httpClient: client, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
+        return [
+            HTTPClientService(client: client),
+            StoreConfirmer(store: StoreConfirmationStore(database), stores: stores, context: context),
+        ]
+            + stores.configured.keys.sorted().flatMap { stores.configured[$0]!.services(context) }
+    }
+}
