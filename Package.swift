@@ -137,6 +137,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Stripe's web payments as a plug-in store: signed webhook events, each payment read
+        // back from Stripe's API before it is credited.
+        .target(
+            name: "Stripe",
+            dependencies: [
+                "PipelineCore", "HTTPClient", "StorePlugins",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "StubStore",
             dependencies: [
