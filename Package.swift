@@ -341,6 +341,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "StripeTests",
+            dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "StubStoreTests",
             dependencies: [
                 "StubStore", "PipelineTesting",
