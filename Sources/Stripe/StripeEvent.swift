@@ -19,14 +19,15 @@ public struct StripeEvent: Hashable, Sendable {
     public var created: Date?
     /// Whether it came from live mode.
     public var livemode: Bool
-    /// The id of `data.object` (`cs_…`, `ch_…`, `dp_…`).
-    public var objectID: String
+    /// The id of `data.object` (`cs_…`, `ch_…`, `dp_…`); nil for the few objects that have
+    /// none (a `balance.available`'s balance), which the pipeline never acts on.
+    public var objectID: String?
     /// The object's other members the verifier or an operator wants: `charge`,
     /// `payment_intent`, `amount`, `amount_refunded`, `status`.
     public var details: [String: String]
 
     public init(
-        id: String, type: String, created: Date? = nil, livemode: Bool = false, objectID: String,
+        id: String, type: String, created: Date? = nil, livemode: Bool = false, objectID: String?,
         details: [String: String] = [:]
     ) {
         self.id = id
@@ -53,7 +54,7 @@ public struct StripeEvent: Hashable, Sendable {
         guard let object = data["object"] as? [String: Any] else {
             throw .invalid("missing_field", "event.data.object must be an object", member: "event.data.object")
         }
-        let objectID = try StoreInput.string(object, "id", in: "event.data.object", maxLength: 255)!
+        let objectID = try StoreInput.string(object, "id", in: "event.data.object", required: false, maxLength: 255)
         var details: [String: String] = [:]
         for key in Self.kept {
             switch object[key] {
@@ -73,7 +74,7 @@ public struct StripeEvent: Hashable, Sendable {
         var members = details
         members["id"] = id
         members["type"] = type
-        members["object_id"] = objectID
+        if let objectID { members["object_id"] = objectID }
         members["livemode"] = livemode ? "true" : "false"
         if let created { members["created"] = String(Int64(created.timeIntervalSince1970)) }
         return StoreEvidence(store: StripeStore.id, kind: Self.kind, payload: StoreInput.canonicalJSON(members))
@@ -82,8 +83,9 @@ public struct StripeEvent: Hashable, Sendable {
     /// The event a stored payload holds; nil when it is not one ``evidence`` wrote.
     public init?(payload: String) {
         guard var members = StoreInput.members(payload), let id = members.removeValue(forKey: "id"),
-            let type = members.removeValue(forKey: "type"), let objectID = members.removeValue(forKey: "object_id")
+            let type = members.removeValue(forKey: "type")
         else { return nil }
+        let objectID = members.removeValue(forKey: "object_id")
         let livemode = members.removeValue(forKey: "livemode") == "true"
         let created = members.removeValue(forKey: "created").flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         self.init(id: id, type: type, created: created, livemode: livemode, objectID: objectID, details: members)

@@ -9,8 +9,8 @@ extension StripeVerifier {
     /// Stripe's `amount_refunded` adds every refund up, so the share is the whole of what was
     /// paid back. The engine takes a transaction back once: a second partial refund of the
     /// same payment is recorded `already_refunded` and takes nothing more (docs/stripe.md).
-    func refund(_ event: StripeEvent) async throws(StripeError) -> VerificationOutcome {
-        let charge = try await client.charge(event.objectID)
+    func refund(_ event: StripeEvent, charge id: String) async throws(StripeError) -> VerificationOutcome {
+        let charge = try await client.charge(id)
         guard charge.amountRefunded > 0, let paymentIntent = charge.paymentIntent,
             var transaction = try await sold(paymentIntent)
         else {
@@ -33,8 +33,8 @@ extension StripeVerifier {
     ///   charge was refunded in part before: Stripe refuses refunds of a disputed charge,
     ///   so that take-back was the refund's, which the dispute does not undo.
     /// - anything else (an inquiry, a warning closed): recorded.
-    func dispute(_ event: StripeEvent) async throws(StripeError) -> VerificationOutcome {
-        let dispute = try await client.dispute(event.objectID)
+    func dispute(_ event: StripeEvent, id: String) async throws(StripeError) -> VerificationOutcome {
+        let dispute = try await client.dispute(id)
         let charge: StripeCharge
         switch dispute.charge {
         case .object(let expanded): charge = expanded

@@ -11,7 +11,7 @@ import PipelineCore
 /// - `charge.refunded`: takes back the refunded share of the payment (`REFUND`).
 /// - `charge.dispute.funds_withdrawn`, and `charge.dispute.closed` lost: takes back the
 ///   disputed share (`REVOKE`); `charge.dispute.closed` won gives it back (`REFUND_REVERSED`).
-///   See ``dispute(_:)``.
+///   See ``dispute(_:id:)``.
 /// - Anything else is recorded under Stripe's own type, which the engine ignores.
 ///
 /// Stripe's failures and its rate limit retry; an object Stripe does not know, or a session
@@ -39,25 +39,30 @@ public struct StripeVerifier: ReceiptVerifier {
         guard let event = StripeEvent(payload: evidence.payload) else {
             return .rejected(reason: "stripe_event_unreadable")
         }
+        let acted = Self.actedOn.contains(event.type)
+        guard let id = event.objectID, acted else {
+            return acted ? .rejected(reason: "stripe_event_without_object_id") : .notification(Self.recorded(event))
+        }
         do {
             switch event.type {
-            case "checkout.session.completed", "checkout.session.async_payment_succeeded":
-                return try await session(event)
-            case "charge.refunded":
-                return try await refund(event)
-            case "charge.dispute.funds_withdrawn", "charge.dispute.closed":
-                return try await dispute(event)
-            default:
-                return .notification(Self.recorded(event))
+            case "charge.refunded": return try await refund(event, charge: id)
+            case "charge.dispute.funds_withdrawn", "charge.dispute.closed": return try await dispute(event, id: id)
+            default: return try await session(event, id: id)
             }
         } catch {
             return Self.outcome(error)
         }
     }
 
+    /// The events the verifier reads back and acts on; others are recorded as they are.
+    static let actedOn: Set<String> = [
+        "checkout.session.completed", "checkout.session.async_payment_succeeded", "charge.refunded",
+        "charge.dispute.funds_withdrawn", "charge.dispute.closed",
+    ]
+
     /// A completed session, read back with its line items: credited once it is paid.
-    func session(_ event: StripeEvent) async throws(StripeError) -> VerificationOutcome {
-        let session = try await client.checkoutSession(event.objectID)
+    func session(_ event: StripeEvent, id: String) async throws(StripeError) -> VerificationOutcome {
+        let session = try await client.checkoutSession(id)
         guard session.mode == nil || session.mode == "payment" else {
             return .rejected(reason: "stripe_session_not_a_payment")
         }
