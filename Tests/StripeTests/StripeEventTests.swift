@@ -37,7 +37,9 @@ import Testing
         Bad(body: #"{"id":"evt_1","type":"charge.refunded"}"#, member: "event.data"),
         Bad(body: #"{"id":"evt_1","type":"charge.refunded","data":{}}"#, member: "event.data.object"),
         Bad(body: #"{"id":"evt_1","type":"charge.refunded","data":{"object":"ch_1"}}"#, member: "event.data.object"),
-        Bad(body: #"{"id":"evt_1","type":"charge.refunded","data":{"object":{}}}"#, member: "event.data.object.id"),
+        Bad(
+            body: #"{"id":"evt_1","type":"charge.refunded","data":{"object":{"id":5}}}"#, member: "event.data.object.id"
+        ),
     ]
 
     @Test(arguments: bad)
@@ -77,9 +79,16 @@ import Testing
         #expect(StripeEvent(payload: inbound.evidence.payload)?.type == "customer.created")
     }
 
+    @Test func anObjectWithoutAnIdIsTakenAndOnlyRecorded() async throws {
+        let inbound = try await take(
+            #"{"id":"evt_3","type":"balance.available","data":{"object":{"object":"balance"}}}"#)
+        let event = try #require(StripeEvent(payload: inbound.evidence.payload))
+        #expect(event.type == "balance.available" && event.objectID == nil)
+    }
+
     @Test func aPayloadTheModuleDidNotWriteIsNoEvent() {
         #expect(StripeEvent(payload: "{}") == nil)
         #expect(StripeEvent(payload: "not json") == nil)
-        #expect(StripeEvent(payload: #"{"id":"evt_1","type":"x"}"#) == nil)
+        #expect(StripeEvent(payload: #"{"id":"evt_1","object_id":"ch_1"}"#) == nil)
     }
 }

@@ -22,10 +22,12 @@ struct StripeFixture: Sendable {
     }
 
     func verifier(budgets: any CallBudgetKeeper = LocalCallBudgetKeeper()) throws -> any ReceiptVerifier {
-        try StripeStore(settings: settings).verifier(
-            StoreContext(
-                httpClient: http, budgets: budgets, catalog: Catalog(products: []), logger: Logger(label: "stripe-test")
-            ))
+        try StripeStore(settings: settings).verifier(context(budgets: budgets))
+    }
+
+    func context(budgets: any CallBudgetKeeper = LocalCallBudgetKeeper()) -> StoreContext {
+        StoreContext(
+            httpClient: http, budgets: budgets, catalog: Catalog(products: []), logger: Logger(label: "stripe-test"))
     }
 
     /// Stripe's event `type` about `object`, taken in as the intake would (signature and

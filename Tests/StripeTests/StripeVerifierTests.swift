@@ -193,6 +193,29 @@ import Testing
         }
     }
 
+    @Test func anEventNotActedOnIsRecordedWithoutACallAndOneWithoutItsObjectRejected() async throws {
+        try await StripeFixture.run { fixture in
+            let verifier = try fixture.verifier()
+            func submission(_ event: StripeEvent) -> Submission {
+                Submission(id: "n-3", accountID: "", evidence: .store(event.evidence), submittedAt: Date())
+            }
+            let balance = await verifier.verify(
+                submission(StripeEvent(id: "evt_b", type: "balance.available", livemode: true, objectID: nil)))
+            #expect(
+                balance
+                    == .notification(
+                        StoreNotification(
+                            notificationUUID: "evt_b", type: "balance.available", environment: "Production")))
+            let headless = await verifier.verify(
+                submission(StripeEvent(id: "evt_c", type: "charge.refunded", objectID: nil)))
+            #expect(headless == .rejected(reason: "stripe_event_without_object_id"))
+            let apple = await verifier.verify(
+                Submission(id: "n-4", accountID: "a", evidence: .receipt("MIIT"), submittedAt: Date()))
+            #expect(apple == .rejected(reason: "not_stripe"))
+            #expect(fixture.stripe.calls.isEmpty)
+        }
+    }
+
     @Test func theQuotaIsStripesReadLimitByMode() {
         #expect(StripeQuota.forKey(testMode: false).budget.name == "stripe/live/read")
         #expect(StripeQuota.forKey(testMode: false).budget.limit == 100)
