@@ -137,6 +137,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Stripe's web payments as a plug-in store: signed webhook events, each payment read
+        // back from Stripe's API before it is credited.
+        .target(
+            name: "Stripe",
+            dependencies: [
+                "PipelineCore", "HTTPClient", "StorePlugins",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "StubStore",
             dependencies: [
@@ -327,6 +338,11 @@ let package = Package(
         .testTarget(
             name: "GooglePlayTests",
             dependencies: ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StripeTests",
+            dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

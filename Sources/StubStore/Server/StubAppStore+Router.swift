@@ -46,6 +46,7 @@ extension StubAppStore {
         }
         addServerAPIRoutes(to: router)
         googlePlay.registerRoutes(on: router)
+        stripe.registerRoutes(on: router)
         return router
     }
 

@@ -1,0 +1,69 @@
+import Foundation
+import PipelineCore
+
+/// Stripe's basic rate limit, kept as one call budget: 100 read operations a second in live
+/// mode, 25 in test mode (https://docs.stripe.com/rate-limits). Every call here is a read.
+public struct StripeQuota: Sendable, Hashable {
+    /// Read operations a second (Stripe may grant an account more).
+    public var perSecond: Double
+    /// How much of it to spend: the rest is for the game's backend (it creates the sessions
+    /// with the same account) and the jitter between our clock and Stripe's.
+    public var share: Double
+    /// The longest a call waits in-process for its turn; past that its message is deferred.
+    public var maxWait: Duration
+    /// Which mode's budget: live and test mode are limited apart.
+    public var mode: String
+
+    public init(perSecond: Double = 100, share: Double = 0.5, maxWait: Duration = .seconds(10), mode: String = "live") {
+        self.perSecond = perSecond
+        self.share = share
+        self.maxWait = maxWait
+        self.mode = mode
+    }
+
+    /// Stripe's limit for a key of that mode.
+    public static func forKey(testMode: Bool) -> StripeQuota {
+        testMode ? StripeQuota(perSecond: 25, mode: "test") : StripeQuota()
+    }
+
+    /// The one budget every call books in.
+    public var budget: CallBudget { CallBudget(name: "stripe/\(mode)/read", limit: perSecond, share: share) }
+}
+
+extension StripeClient {
+    /// Books the call's turn in the read budget (shared through `budgets` by every process
+    /// that calls Stripe) and sleeps until it comes.
+    /// - Throws: ``StripeError/Code/overBudget`` when the turn is more than the quota's
+    ///   `maxWait` away (with when to come back), or the budget cannot be read.
+    func waitForTurn(_ call: String) async throws(StripeError) {
+        let clock: @Sendable () -> Int64 = { [now] in Self.micros(now()) }
+        let grant: CallBudget.Grant
+        do {
+            grant = try await budgets.reserve(quota.budget, maxWait: quota.maxWait, now: clock).0
+        } catch {
+            throw StripeError(
+                .overBudget, call: call, message: "the call budget cannot be read: \(error)", retryAfter: .seconds(1))
+        }
+        switch grant {
+        case .go(let at):
+            let wait = at - clock()
+            guard wait > 0 else { return }
+            do {
+                try await Task.sleep(for: .microseconds(wait))
+            } catch {
+                throw StripeError(.unavailable, call: call, message: "cancelled while waiting for a turn")
+            }
+        case .later(let at):
+            throw StripeError(
+                .overBudget, call: call, message: "\(quota.budget) is booked ahead",
+                retryAfter: .microseconds(max(at - clock(), 1)))
+        }
+    }
+
+    /// After a `429`: nobody calls Stripe for `wait`, in any process sharing the budget.
+    func pause(for wait: Duration) async {
+        try? await budgets.pause(quota.budget, until: Self.micros(now()) + wait.microseconds)
+    }
+
+    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+}
