@@ -232,7 +232,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
-                "Fulfiller", "StorePlugins",
+                "Fulfiller", "StorePlugins", "Stripe",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -5,6 +5,7 @@ import PipelineCore
 import ServiceLifecycle
 import Store
 import StorePlugins
+import Stripe
 
 /// The plug-in stores this build carries, and what each stage runs for them.
 ///
@@ -13,7 +14,7 @@ import StorePlugins
 /// it, and the fulfiller pays what it is owed, each through ``StoreRegistry``.
 public enum PluginStores {
     /// Every plug-in store built in, configured by its own settings or left off.
-    public static let registered: [any StorePlugin.Type] = []
+    public static let registered: [any StorePlugin.Type] = [StripeStore.self]
 
     /// The registered stores as `environment` configures them.
     /// - Throws: the first store's ``SettingError``.

@@ -8,8 +8,9 @@ import StorePlugins
 /// The event itself is never trusted for money: the verifier reads the object it names back
 /// from Stripe's API. Its amounts are kept to show what the event said.
 public struct StripeEvent: Hashable, Sendable {
-    /// The evidence kind: Stripe events are the only evidence Stripe has.
-    public static let kind = "event"
+    /// The evidence kind: Stripe's events are notifications, the only evidence Stripe has
+    /// (the intake hands every pushed notification on as this kind).
+    public static let kind = StoreEvidence.notificationKind
 
     /// Stripe's id of the event (`evt_…`): the same event sent again has the same id.
     public var id: String

@@ -29,6 +29,8 @@ public final class StubAppStore: Sendable {
     public let serverAPI: StubServerAPI
     /// Google Play's token endpoint and Developer API, under `/google`.
     public let googlePlay: StubGooglePlay
+    /// Stripe's API and webhooks, served under `/stripe` (see ``StubStripe``).
+    public let stripe: StubStripe
     private let state: Mutex<State>
     /// The PKCS #7 receipt authority, made on first use: RSA keys take a moment to generate.
     let pkcs7Authority = Mutex<ReceiptCertificateAuthority?>(nil)
@@ -52,6 +54,7 @@ public final class StubAppStore: Sendable {
             configuration: configuration.serverAPI, bundleID: configuration.bundleID, history: storeKit.history,
             now: configuration.now)
         self.googlePlay = StubGooglePlay(now: configuration.now)
+        self.stripe = StubStripe(now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }

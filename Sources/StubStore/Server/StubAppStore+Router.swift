@@ -18,6 +18,7 @@ extension StubAppStore {
     /// - the App Store Server API at `/inApps/...` and `/sandbox/inApps/...`, with
     ///   `POST /stub/transactions` (see ``addServerAPIRoutes(to:)``)
     /// - Google Play's token endpoint and Developer API under `/google` (see ``StubGooglePlay``)
+    /// - Stripe's Checkout Sessions, charges, disputes and signed events under `/stripe` (see ``StubStripe``)
     ///
     /// A `GET` of either verify URL is answered status `21000`, as Apple answers a request
     /// not made with `POST`.
