@@ -137,10 +137,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Huawei AppGallery's IAP server APIs, as a plug-in store.
+        .target(
+            name: "Huawei",
+            dependencies: [
+                "PipelineCore", "HTTPClient", "StorePlugins",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "StubStore",
             dependencies: [
-                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient",
+                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient", "Huawei",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -327,6 +338,11 @@ let package = Package(
         .testTarget(
             name: "GooglePlayTests",
             dependencies: ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HuaweiTests",
+            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

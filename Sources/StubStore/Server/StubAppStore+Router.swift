@@ -46,6 +46,7 @@ extension StubAppStore {
         }
         addServerAPIRoutes(to: router)
         googlePlay.registerRoutes(on: router)
+        huawei.registerRoutes(on: router)
         return router
     }
 
