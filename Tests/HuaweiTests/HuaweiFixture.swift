@@ -65,3 +65,8 @@ extension Submission {
         Submission(id: "r-1", accountID: "player-1", evidence: .store(evidence), submittedAt: Date())
     }
 }
+
+/// An IAP public key for tests that need no server: the stub's.
+enum StubKey {
+    static let base64 = StubHuawei().publicKeyBase64
+}
