@@ -148,10 +148,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Huawei AppGallery's IAP server APIs, as a plug-in store.
+        .target(
+            name: "Huawei",
+            dependencies: [
+                "PipelineCore", "HTTPClient", "StorePlugins",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "StubStore",
             dependencies: [
-                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient",
+                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient", "Huawei",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -232,7 +243,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
-                "Fulfiller", "StorePlugins", "Stripe",
+                "Fulfiller", "StorePlugins", "Stripe", "Huawei",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -343,6 +354,11 @@ let package = Package(
         .testTarget(
             name: "StripeTests",
             dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HuaweiTests",
+            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

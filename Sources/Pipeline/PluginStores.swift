@@ -1,5 +1,6 @@
 import Fulfiller
 import HTTPClient
+import Huawei
 import Logging
 import PipelineCore
 import ServiceLifecycle
@@ -14,7 +15,7 @@ import Stripe
 /// it, and the fulfiller pays what it is owed, each through ``StoreRegistry``.
 public enum PluginStores {
     /// Every plug-in store built in, configured by its own settings or left off.
-    public static let registered: [any StorePlugin.Type] = [StripeStore.self]
+    public static let registered: [any StorePlugin.Type] = [HuaweiStore.self, StripeStore.self]
 
     /// The registered stores as `environment` configures them.
     /// - Throws: the first store's ``SettingError``.

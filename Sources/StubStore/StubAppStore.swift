@@ -31,6 +31,8 @@ public final class StubAppStore: Sendable {
     public let googlePlay: StubGooglePlay
     /// Stripe's API and webhooks, served under `/stripe` (see ``StubStripe``).
     public let stripe: StubStripe
+    /// Huawei AppGallery's OAuth server, Order and Subscription services, under `/huawei`.
+    public let huawei: StubHuawei
     private let state: Mutex<State>
     /// The PKCS #7 receipt authority, made on first use: RSA keys take a moment to generate.
     let pkcs7Authority = Mutex<ReceiptCertificateAuthority?>(nil)
@@ -55,6 +57,7 @@ public final class StubAppStore: Sendable {
             now: configuration.now)
         self.googlePlay = StubGooglePlay(now: configuration.now)
         self.stripe = StubStripe(now: configuration.now)
+        self.huawei = StubHuawei(now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }

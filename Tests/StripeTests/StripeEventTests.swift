@@ -61,7 +61,7 @@ import Testing
             """
         let inbound = try await take(body)
         #expect(inbound.messageID == "evt_9")
-        #expect(inbound.evidence.receiptKind == "stripe.event")
+        #expect(inbound.evidence.receiptKind == "stripe.notification")
         #expect(
             inbound.evidence.payload
                 == #"{"amount":"999","amount_refunded":"333","created":"1800000000","id":"evt_9","livemode":"true","object_id":"ch_9","payment_intent":"pi_9","type":"charge.refunded"}"#

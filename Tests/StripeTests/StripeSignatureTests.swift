@@ -60,7 +60,7 @@ import Testing
             let inbound = try await store.notification(request)
             #expect(delivery.accepted, "accepted")
             #expect(inbound.messageID == "evt_1")
-            #expect(inbound.evidence.store == "stripe" && inbound.evidence.kind == "event")
+            #expect(inbound.evidence.store == "stripe" && inbound.evidence.kind == "notification")
         } catch {
             #expect(!delivery.accepted, "refused: \(error.message)")
             #expect(error.status == 401 && error.code == "unauthorized")

@@ -19,6 +19,7 @@ extension StubAppStore {
     ///   `POST /stub/transactions` (see ``addServerAPIRoutes(to:)``)
     /// - Google Play's token endpoint and Developer API under `/google` (see ``StubGooglePlay``)
     /// - Stripe's Checkout Sessions, charges, disputes and signed events under `/stripe` (see ``StubStripe``)
+    /// - Huawei AppGallery's OAuth token, Order and Subscription services under `/huawei` (see ``StubHuawei``)
     ///
     /// A `GET` of either verify URL is answered status `21000`, as Apple answers a request
     /// not made with `POST`.
@@ -48,6 +49,7 @@ extension StubAppStore {
         addServerAPIRoutes(to: router)
         googlePlay.registerRoutes(on: router)
         stripe.registerRoutes(on: router)
+        huawei.registerRoutes(on: router)
         return router
     }
 

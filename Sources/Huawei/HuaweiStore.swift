@@ -1,0 +1,95 @@
+import Foundation
+import HTTPClient
+import PipelineCore
+import StorePlugins
+
+/// Huawei AppGallery as a plug-in store: purchases posted as the `huawei` member of
+/// `POST /v1/receipts`, server notifications (version 2) at `POST /v1/huawei/notifications`,
+/// verified against Huawei's Order and Subscription services, and consumables confirmed
+/// once credited. See docs/huawei.md.
+///
+/// ```swift
+/// if let huawei = try HuaweiStore(environment: EnvironmentReader()) {
+///     let verifier = try huawei.verifier(context)
+/// }
+/// ```
+public struct HuaweiStore: StorePlugin {
+    /// The store's id in evidence, routes, metrics and rows.
+    public static let id = "huawei"
+
+    public let settings: HuaweiSettings
+    /// One access token for every client this store makes (Huawei limits how often they are fetched).
+    private let tokens: HuaweiAccessTokens
+
+    /// - Parameter now: The clock, for the access token's expiry.
+    public init(settings: HuaweiSettings, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.settings = settings
+        self.tokens = HuaweiAccessTokens(
+            oauthURL: settings.oauthURL, clientID: settings.clientID, clientSecret: settings.clientSecret, now: now)
+    }
+
+    /// The store as the environment configures it (``HuaweiSettings``), or nil when
+    /// `IAP_HUAWEI_CLIENT_ID` is unset.
+    /// - Throws: ``SettingError`` naming the variable at fault.
+    public init?(environment: EnvironmentReader) throws(SettingError) {
+        guard let settings = try HuaweiSettings(environment: environment) else { return nil }
+        self.init(settings: settings)
+    }
+
+    // MARK: Receipts
+
+    public var receiptMember: String? { HuaweiPurchase.member }
+
+    /// The `huawei` member checked (``HuaweiPurchase``), as evidence of kind `purchase`.
+    public func receiptEvidence(_ value: Any) throws(StoreInputError) -> StoreEvidence {
+        StoreEvidence(store: Self.id, kind: "purchase", payload: try HuaweiPurchase(member: value).payload)
+    }
+
+    // MARK: Notifications
+
+    public var takesNotifications: Bool { true }
+
+    /// A version 2 server notification, authenticated by the IAP public key (``HuaweiNotice``).
+    public func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
+        let notice = try HuaweiNotice(body: request.body, key: settings.publicKey)
+        return InboundNotification(
+            messageID: notice.messageID,
+            evidence: StoreEvidence(store: Self.id, kind: "notification", payload: notice.payload))
+    }
+
+    // MARK: Verification and confirmation
+
+    /// A client over `httpClient` (shared, not owned), with this store's access token.
+    public func client(httpClient: CurlHTTPClient) -> HuaweiClient {
+        HuaweiClient(settings: settings, httpClient: httpClient, timeout: .seconds(10), tokens: tokens)
+    }
+
+    public func verifier(_ context: StoreContext) throws -> any ReceiptVerifier {
+        HuaweiVerifier(client: client(httpClient: context.httpClient))
+    }
+
+    /// Confirms a consumable's delivery (``HuaweiConfirmation``). Huawei's "already
+    /// confirmed" counts as done, so a confirmation repeated after a lost answer succeeds.
+    public func confirm(_ confirmation: String, context: StoreContext) async -> ConfirmationOutcome {
+        guard let owed = HuaweiConfirmation(json: confirmation) else {
+            return .failed(reason: "huawei_confirmation_unreadable")
+        }
+        return await confirm(owed, client: client(httpClient: context.httpClient))
+    }
+
+    /// The same, over `client`.
+    public func confirm(_ owed: HuaweiConfirmation, client: HuaweiClient) async -> ConfirmationOutcome {
+        do {
+            try await client.confirm(productID: owed.productID, purchaseToken: owed.purchaseToken)
+            return .done
+        } catch {
+            if error.responseCode == "9" { return .done }
+            switch error.code {
+            case .notFound, .invalidRequest:
+                return .failed(reason: "huawei_\(error.code.rawValue)" + (error.responseCode.map { "_\($0)" } ?? ""))
+            case .rateLimited, .unavailable, .unauthorized, .malformedResponse:
+                return .transient(reason: "huawei_\(error.code.rawValue)", retryAfter: error.retryAfter)
+            }
+        }
+    }
+}

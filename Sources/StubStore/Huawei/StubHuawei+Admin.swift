@@ -1,0 +1,88 @@
+import Foundation
+import Huawei
+import Hummingbird
+
+extension StubHuawei {
+    /// The stub's own routes, for a stub in another process (`iap stub-store`, `iap up`):
+    ///
+    /// - `POST /stub/huawei/purchases`: `{"purchase_token", "product_id", "type", "order_id"?,
+    ///   "subscription_id"?, "expiry_time"? (ms), "sandbox"?}` registers a purchase, answering `201`
+    /// - `POST /stub/huawei/refunds`: `{"purchase_token"}` refunds it
+    func registerAdminRoutes(on router: Router<BasicRequestContext>) {
+        router.post("/stub/huawei/purchases") { request, _ in
+            let fields = try await Self.fields(request)
+            guard let token = fields["purchase_token"] as? String, !token.isEmpty,
+                let product = fields["product_id"] as? String, !product.isEmpty,
+                let kind = (fields["type"] as? String).flatMap(HuaweiPurchase.Kind.init(rawValue:))
+            else {
+                return Self.json(
+                    [
+                        "error":
+                            "expected {\"purchase_token\", \"product_id\", \"type\", \"order_id\", \"subscription_id\", \"expiry_time\", \"sandbox\"}"
+                    ],
+                    status: 400)
+            }
+            var purchase = Purchase(
+                token: token, productID: product, kind: kind, orderID: fields["order_id"] as? String,
+                subscriptionID: fields["subscription_id"] as? String, purchaseTime: self.now(),
+                sandbox: fields["sandbox"] as? Bool ?? false)
+            if let millis = (fields["expiry_time"] as? NSNumber)?.int64Value {
+                purchase.expirationDate = Date(timeIntervalSince1970: Double(millis) / 1000)
+            }
+            self.register(purchase)
+            return Self.json(["purchase_data": self.purchaseData(purchase)], status: 201)
+        }
+        router.post("/stub/huawei/refunds") { request, _ in
+            let fields = try await Self.fields(request)
+            guard let token = fields["purchase_token"] as? String, self.refund(token: token, at: self.now()) else {
+                return Self.json(["error": "no purchase with that purchase_token"], status: 404)
+            }
+            return Self.json(["purchase_token": token], status: 200)
+        }
+    }
+
+    // MARK: - Notifications
+
+    /// The body of a version 2 subscription notification of Huawei's `notificationType`
+    /// about the subscription under `token`, signed by the stub's key (`forged`: by another).
+    public func subscriptionNotification(
+        type: Int, token: String, pss: Bool = true, forged: Bool = false, environment: String = "PROD"
+    ) -> Data {
+        let purchase = self.purchase(token: token)
+        var status: [String: Any] = [
+            "environment": environment, "notificationType": type, "subscriptionId": purchase?.subscriptionID ?? "",
+            "purchaseToken": token, "productId": purchase?.productID ?? "", "applicationId": Self.clientID,
+        ]
+        if let order = purchase?.orderID { status["orderId"] = order }
+        if type == 1, let cancelled = purchase?.cancelTime { status["cancellationDate"] = Self.millis(cancelled) }
+        let signed = String(
+            decoding: (try? JSONSerialization.data(withJSONObject: status, options: .sortedKeys)) ?? Data(),
+            as: UTF8.self)
+        return Self.body([
+            "version": "v2", "eventType": "SUBSCRIPTION", "notifyTime": Self.millis(now()),
+            "applicationId": Self.clientID,
+            "subNotification": [
+                "version": "v2", "statusUpdateNotification": signed,
+                "notificationSignature": sign(signed, pss: pss, forged: forged),
+                "signatureAlgorithm": pss ? "SHA256WithRSA/PSS" : "SHA256WithRSA",
+            ],
+        ])
+    }
+
+    /// The body of a version 2 order notification (1 payment, 2 refund) about `token`.
+    public func orderNotification(type: Int, token: String) -> Data {
+        Self.body([
+            "version": "v2", "eventType": "ORDER", "notifyTime": Self.millis(now()), "applicationId": Self.clientID,
+            "orderNotification": [
+                "version": "v2", "notificationType": type, "purchaseToken": token,
+                "productId": purchase(token: token)?.productID ?? "",
+            ],
+        ])
+    }
+
+    static func body(_ object: [String: Any]) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys)) ?? Data()
+    }
+
+    static func millis(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
+}
