@@ -28,12 +28,16 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// `client_reference_id`, which the backend set when it created the payment): binds a
     /// purchase no client posted, after the subscription's and the token's rules.
     public var storeAccountID: String?
+    /// For a refund of part of a multi-unit purchase (Google's quantity-based partial
+    /// refund, `voidedQuantity`): how many of its `quantity` units were refunded; nil when
+    /// the refund is not counted in units.
+    public var refundedQuantity: Int?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
         purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil,
         appAccountToken: String? = nil, productType: String? = nil, revocationPercentage: Int? = nil,
-        confirmation: String? = nil, storeAccountID: String? = nil
+        confirmation: String? = nil, storeAccountID: String? = nil, refundedQuantity: Int? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -47,6 +51,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.revocationPercentage = revocationPercentage
         self.confirmation = confirmation
         self.storeAccountID = storeAccountID
+        self.refundedQuantity = refundedQuantity
     }
 
     enum CodingKeys: String, CodingKey {
@@ -62,5 +67,6 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case revocationPercentage = "revocation_percentage"
         case confirmation
         case storeAccountID = "store_account_id"
+        case refundedQuantity = "refunded_quantity"
     }
 }
