@@ -183,4 +183,23 @@ import Testing
             #expect(notification.transaction == nil && notification.type == nil)
         }
     }
+
+    @Test func aSubscriptionNotice_withoutTheDeprecatedSubscriptionId_readsItsProductFromTheLineItem() async throws {
+        try await GooglePlayFixture.run { fixture in
+            // Given a renewed subscription, and its notice without subscriptionId (deprecated, no replacement)
+            fixture.play.register(token: "sub", Self.subscription(latest: nil, item: "GPA.9..1"))
+            let notice = GoogleNotice(
+                messageID: "m-2", packageName: Self.package, kind: .subscription, notificationType: 2,
+                purchaseToken: "sub")
+
+            // Then the renewal is the line item's product and its latest successful order
+            guard case .notification(let notification) = try await Self.verify(fixture, .googleNotice(notice)) else {
+                Issue.record("expected a notification")
+                return
+            }
+            #expect(notification.type == .didRenew)
+            #expect(notification.transaction?.productID == "vip_monthly")
+            #expect(notification.transaction?.transactionID == "GPA.9..1")
+        }
+    }
 }

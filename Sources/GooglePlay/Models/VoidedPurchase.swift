@@ -10,7 +10,7 @@ public struct VoidedPurchase: Codable, Hashable, Sendable {
     /// When it was voided.
     public var voidedTimeMillis: String?
     /// 0 other, 1 remorse, 2 not received, 3 defective, 4 accidental, 5 fraud, 6 friendly
-    /// fraud, 7 chargeback.
+    /// fraud, 7 chargeback, 8 unacknowledged purchase: each is taken back alike.
     public var voidedReason: Int?
     /// 0 user, 1 developer, 2 Google.
     public var voidedSource: Int?
