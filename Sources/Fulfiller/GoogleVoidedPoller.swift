@@ -16,6 +16,8 @@ public struct GoogleVoidedPoller: Service {
         public var debited = 0
         public var alreadyDebited = 0
         public var unknown = 0
+        /// Refunds of some units of a multi-unit purchase, left to their notice (below).
+        public var partial = 0
     }
 
     let client: GooglePlayClient
@@ -86,6 +88,17 @@ public struct GoogleVoidedPoller: Service {
                     packageName: package, start: start, end: end, pageToken: pageToken)
                 for voided in page.voidedPurchases {
                     summary.listed += 1
+                    if voided.isPartial {
+                        // The store's take-back debits a whole order; a share of it arrives as
+                        // the RTDN voided notice (refundType 2), which the engine takes in units.
+                        summary.partial += 1
+                        logger.notice(
+                            "Google Play partial refund listed: left to its notification",
+                            metadata: [
+                                "order_id": "\(voided.orderId ?? "-")", "units": "\(voided.voidedQuantity ?? 0)",
+                            ])
+                        continue
+                    }
                     let at = voided.voidedTimeMillis.flatMap(Int64.init).map {
                         Date(timeIntervalSince1970: Double($0) / 1000)
                     }

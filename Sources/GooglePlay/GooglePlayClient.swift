@@ -110,12 +110,14 @@ public final class GooglePlayClient: Sendable {
     // MARK: Refunds and chargebacks
 
     /// `purchases.voidedpurchases.list`: one page (up to 1,000) of purchases voided in
-    /// `start..<end` (Google keeps 30 days), subscriptions included.
+    /// `start..<end` (Google keeps 30 days), subscriptions included, and the refunds of some
+    /// units of a multi-unit purchase (`voidedQuantity`), which Google lists only when asked.
     public func voidedPurchases(packageName: String, start: Date, end: Date, pageToken: String? = nil)
         async throws(GooglePlayError) -> VoidedPurchasesPage
     {
         var query = "?startTime=\(Int64(start.timeIntervalSince1970 * 1000))"
         query += "&endTime=\(Int64(end.timeIntervalSince1970 * 1000))&maxResults=1000&type=1"
+        query += "&includeQuantityBasedPartialRefund=true"
         if let pageToken { query += "&token=" + Self.escape(pageToken) }
         return try decode(
             VoidedPurchasesPage.self,

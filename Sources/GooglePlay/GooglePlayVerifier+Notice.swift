@@ -25,9 +25,24 @@ extension GooglePlayVerifier {
         case .test:
             return .notification(notification)
         case .voidedPurchase:
-            notification.transaction = VerifiedTransaction(
+            var voided = VerifiedTransaction(
                 transactionID: Self.transactionID(order: notice.orderID, token: token), originalTransactionID: token,
                 productID: notice.productID ?? "", cancellationDate: notice.eventTime)
+            if notice.refundType == Self.quantityBasedPartialRefund {
+                // The notice does not say how many units: the purchase's refundable quantity does.
+                do {
+                    let purchase = try await client.productPurchase(packageName: notice.packageName, token: token)
+                    guard let units = Self.refundedUnits(purchase, productID: notice.productID) else {
+                        return .transient(reason: "google_play_partial_refund_unread")
+                    }
+                    voided.productID = units.productID
+                    voided.quantity = units.quantity
+                    voided.refundedQuantity = units.refunded < units.quantity ? units.refunded : nil
+                } catch {
+                    return Self.outcome(error)
+                }
+            }
+            notification.transaction = voided
             return .notification(notification)
         case .subscription, .oneTimeProduct:
             break
@@ -64,6 +79,25 @@ extension GooglePlayVerifier {
         default:
             return read
         }
+    }
+}
+
+extension GooglePlayVerifier {
+    /// RTDN `refundType` 2: some units of a multi-unit purchase were refunded.
+    static let quantityBasedPartialRefund = 2
+
+    /// How many of a purchase's units were refunded so far (its quantity less what is still
+    /// refundable); nil when the purchase shows none refunded (Google has not caught up).
+    static func refundedUnits(_ purchase: ProductPurchaseV2, productID: String?)
+        -> (productID: String, quantity: Int, refunded: Int)?
+    {
+        guard
+            let item = purchase.productLineItem.first(where: { productID == nil || $0.productId == productID }),
+            let offer = item.productOfferDetails
+        else { return nil }
+        let quantity = max(1, offer.quantity ?? 1)
+        let refunded = quantity - min(quantity, max(0, offer.refundableQuantity ?? quantity))
+        return refunded > 0 ? (item.productId, quantity, refunded) : nil
     }
 }
 

@@ -87,9 +87,12 @@ public struct GooglePlayVerifier: ReceiptVerifier {
         case "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED": return .rejected(reason: "google_play_cancelled")
         default: break
         }
+        // Its last paid order was credited when paid; a suspended one grants nothing more.
+        if subscription.isSuspended { return .rejected(reason: "google_play_suspended") }
         guard let item = subscription.lineItems.first(where: { $0.productId == purchase.productID }) else {
             return .rejected(reason: "google_play_product_mismatch")
         }
+        // The item's own order first: `latestOrderId` is deprecated, kept for older answers.
         let order = item.latestSuccessfulOrderId ?? subscription.latestOrderId
         return .valid(
             environment: "Production",

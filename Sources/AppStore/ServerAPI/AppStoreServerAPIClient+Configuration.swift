@@ -3,10 +3,14 @@ import Foundation
 extension AppStoreServerAPIClient {
     /// Where the App Store Server API lives and how patiently to ask it.
     public struct Configuration: Sendable, CustomStringConvertible {
-        /// Apple's production deployment.
-        public static let appleProductionBaseURL = "https://api.storekit.itunes.apple.com"
-        /// Apple's sandbox deployment.
-        public static let appleSandboxBaseURL = "https://api.storekit-sandbox.itunes.apple.com"
+        /// Apple's production deployment, under the domain Apple recommends since May 2026.
+        public static let appleProductionBaseURL = "https://api.storekit.apple.com"
+        /// Apple's sandbox deployment, likewise.
+        public static let appleSandboxBaseURL = "https://api.storekit-sandbox.apple.com"
+        /// The domains before May 2026, which Apple still serves: a deployment whose egress
+        /// allows only these passes them as `productionBaseURL` and `sandboxBaseURL`.
+        public static let appleLegacyProductionBaseURL = "https://api.storekit.itunes.apple.com"
+        public static let appleLegacySandboxBaseURL = "https://api.storekit-sandbox.itunes.apple.com"
 
         /// The production base URL: asked first. May carry a path prefix.
         public var productionBaseURL: String

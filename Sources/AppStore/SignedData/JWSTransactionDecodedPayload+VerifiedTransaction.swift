@@ -19,7 +19,9 @@ extension JWSTransactionDecodedPayload {
             appAccountToken: appAccountToken,
             productType: rawType,
             // A prorated refund takes back its share; a full one (or none) all of it.
-            revocationPercentage: revocationType == "REFUND_PRORATED" ? revocationPercentage : nil
+            revocationPercentage: revocationType == "REFUND_PRORATED" ? revocationPercentage : nil,
+            appTransactionID: appTransactionId, offerPeriod: offerPeriod, billingPlanType: billingPlanType,
+            commitmentExpiresDate: commitmentInfo?.commitmentExpiresDate
         )
     }
 }

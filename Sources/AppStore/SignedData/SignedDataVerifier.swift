@@ -131,6 +131,9 @@ public struct SignedDataVerifier: Sendable {
             (bundleId, appAppleId, rawEnvironment) = (data.bundleId, data.appAppleId, data.rawEnvironment)
         } else if let summary = notification.summary {
             (bundleId, appAppleId, rawEnvironment) = (summary.bundleId, summary.appAppleId, summary.rawEnvironment)
+        } else if let app = notification.appData {
+            // A notification about the app itself (RESCIND_CONSENT) names it here.
+            (bundleId, appAppleId, rawEnvironment) = (app.bundleId, app.appAppleId, app.rawEnvironment)
         } else {
             (bundleId, appAppleId, rawEnvironment) = (nil, nil, nil)
         }

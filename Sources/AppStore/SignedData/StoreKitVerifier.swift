@@ -125,7 +125,8 @@ public struct StoreKitVerifier: ReceiptVerifier {
                 notificationUUID: uuid,
                 type: type,
                 subtype: payload.rawSubtype,
-                environment: payload.data?.rawEnvironment ?? payload.summary?.rawEnvironment,
+                environment: payload.data?.rawEnvironment ?? payload.summary?.rawEnvironment
+                    ?? payload.appData?.rawEnvironment,
                 signedDate: payload.signedDate,
                 transaction: transaction,
                 gracePeriodExpiresDate: renewalInfo?.gracePeriodExpiresDate

@@ -29,6 +29,8 @@ public struct SubscriptionPurchaseV2: Codable, Hashable, Sendable {
     /// `SUBSCRIPTION_STATE_ACTIVE`, `_IN_GRACE_PERIOD`, `_ON_HOLD`, `_PAUSED`, `_CANCELED`,
     /// `_EXPIRED`, `_PENDING`, `_PENDING_PURCHASE_CANCELED`.
     public var subscriptionState: String?
+    /// Deprecated by Google (May 2025, gone after August 2027) for each line item's
+    /// `latestSuccessfulOrderId`: read only when an item has none.
     public var latestOrderId: String?
     /// The token this one replaced (an upgrade, a resubscription): its access ends.
     public var linkedPurchaseToken: String?
@@ -78,4 +80,10 @@ public struct SubscriptionPurchaseV2: Codable, Hashable, Sendable {
         subscriptionState == "SUBSCRIPTION_STATE_ACTIVE" || subscriptionState == "SUBSCRIPTION_STATE_IN_GRACE_PERIOD"
     }
     public var isAcknowledged: Bool { acknowledgementState == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" }
+    /// On hold (a declined renewal past its grace period) or paused by the player: still the
+    /// player's, but owed nothing until it recovers (what Play Billing Library 8.1 calls
+    /// suspended; the API has no state of that name).
+    public var isSuspended: Bool {
+        subscriptionState == "SUBSCRIPTION_STATE_ON_HOLD" || subscriptionState == "SUBSCRIPTION_STATE_PAUSED"
+    }
 }

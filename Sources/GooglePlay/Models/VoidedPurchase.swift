@@ -10,16 +10,18 @@ public struct VoidedPurchase: Codable, Hashable, Sendable {
     /// When it was voided.
     public var voidedTimeMillis: String?
     /// 0 other, 1 remorse, 2 not received, 3 defective, 4 accidental, 5 fraud, 6 friendly
-    /// fraud, 7 chargeback.
+    /// fraud, 7 chargeback, 8 unacknowledged purchase: each is taken back alike.
     public var voidedReason: Int?
     /// 0 user, 1 developer, 2 Google.
     public var voidedSource: Int?
-    /// 0 an in-app product, 1 a subscription.
+    /// Set for a quantity-based partial refund (listed only when asked with
+    /// `includeQuantityBasedPartialRefund=true`): how many units of the order were refunded.
+    /// Absent, the whole order was voided.
     public var voidedQuantity: Int?
 
     public init(
         purchaseToken: String, orderId: String?, voidedTimeMillis: String?, voidedReason: Int? = nil,
-        voidedSource: Int? = nil
+        voidedSource: Int? = nil, voidedQuantity: Int? = nil
     ) {
         self.kind = "androidpublisher#voidedPurchase"
         self.purchaseToken = purchaseToken
@@ -27,7 +29,11 @@ public struct VoidedPurchase: Codable, Hashable, Sendable {
         self.voidedTimeMillis = voidedTimeMillis
         self.voidedReason = voidedReason
         self.voidedSource = voidedSource
+        self.voidedQuantity = voidedQuantity
     }
+
+    /// Some units of a multi-unit purchase, not the whole order.
+    public var isPartial: Bool { voidedQuantity.map { $0 > 0 } ?? false }
 }
 
 /// One page of voided purchases; `tokenPagination.nextPageToken` asks for the next.

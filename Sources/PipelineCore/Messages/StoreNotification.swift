@@ -47,10 +47,15 @@ public struct StoreNotification: Codable, Hashable, Sendable {
             "SUBSCRIPTION_IN_GRACE_PERIOD": .didFailToRenew, "SUBSCRIPTION_EXPIRED": .expired,
             "SUBSCRIPTION_REVOKED": .revoke, "VOIDED_PURCHASE": .refund, "TEST_NOTIFICATION": .test,
         ]
+
+        /// Apple's notifications that mean what another does: `ONE_TIME_CHARGE` (a consumable,
+        /// non-consumable or non-renewing purchase, in production since May 2025) reports a
+        /// paid transaction as `SUBSCRIBED` does, credited to the account its token names.
+        static let apple: [String: Kind] = ["ONE_TIME_CHARGE": .subscribed]
     }
 
     /// What the pipeline does with it: Apple's type, or the Apple type Google's means.
-    public var type: Kind? { Kind(rawValue: rawType) ?? Kind.google[rawType] }
+    public var type: Kind? { Kind(rawValue: rawType) ?? Kind.google[rawType] ?? Kind.apple[rawType] }
 
     public init(
         notificationUUID: String, type: String, subtype: String? = nil, environment: String? = nil,

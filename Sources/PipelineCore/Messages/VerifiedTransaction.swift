@@ -28,12 +28,27 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// `client_reference_id`, which the backend set when it created the payment): binds a
     /// purchase no client posted, after the subscription's and the token's rules.
     public var storeAccountID: String?
+    /// For a refund of part of a multi-unit purchase (Google's quantity-based partial
+    /// refund, `voidedQuantity`): how many of its `quantity` units were refunded; nil when
+    /// the refund is not counted in units.
+    public var refundedQuantity: Int?
+    /// Apple's `appTransactionId`: the app download's id, one per Apple Account and app,
+    /// across all its purchases.
+    public var appTransactionID: String?
+    /// Apple's `offerPeriod` (ISO 8601, `P1M`): how long the offer this transaction used lasts.
+    public var offerPeriod: String?
+    /// Apple's `billingPlanType` (`MONTHLY` for a monthly subscription with a 12-month commitment).
+    public var billingPlanType: String?
+    /// When such a commitment ends (`commitmentInfo.commitmentExpiresDate`).
+    public var commitmentExpiresDate: Date?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
         purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil,
         appAccountToken: String? = nil, productType: String? = nil, revocationPercentage: Int? = nil,
-        confirmation: String? = nil, storeAccountID: String? = nil
+        confirmation: String? = nil, storeAccountID: String? = nil, refundedQuantity: Int? = nil,
+        appTransactionID: String? = nil, offerPeriod: String? = nil, billingPlanType: String? = nil,
+        commitmentExpiresDate: Date? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -47,6 +62,11 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.revocationPercentage = revocationPercentage
         self.confirmation = confirmation
         self.storeAccountID = storeAccountID
+        self.refundedQuantity = refundedQuantity
+        self.appTransactionID = appTransactionID
+        self.offerPeriod = offerPeriod
+        self.billingPlanType = billingPlanType
+        self.commitmentExpiresDate = commitmentExpiresDate
     }
 
     enum CodingKeys: String, CodingKey {
@@ -62,5 +82,10 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case revocationPercentage = "revocation_percentage"
         case confirmation
         case storeAccountID = "store_account_id"
+        case refundedQuantity = "refunded_quantity"
+        case appTransactionID = "app_transaction_id"
+        case offerPeriod = "offer_period"
+        case billingPlanType = "billing_plan_type"
+        case commitmentExpiresDate = "commitment_expires_date"
     }
 }

@@ -34,7 +34,7 @@ extension SettlementEngine {
         var decision = Decision(accountID: accountID)
         var event = TransactionEventData(known, notificationUUID: cause.notificationUUID)
         if let purchase = known.purchase,
-            case let debit = Self.share(of: purchase.amount, milliPercent: transaction.revocationPercentage), debit != 0
+            case let debit = Self.refunded(of: purchase.amount, by: transaction), debit != 0
         {
             // A refund of 0 % moves no coin; the transaction is refunded all the same.
             let money = Money(currency: purchase.currency, amount: debit)
@@ -49,7 +49,10 @@ extension SettlementEngine {
             event.balance = booked.balance
             event.writtenOff = booked.writeOff
         }
-        if let name = known.entitlement, let current = state.account(accountID).entitlements[name] {
+        // Units the player still owns keep what they grant: only a refund of every unit ends it.
+        if let name = known.entitlement, !transaction.refundsSomeUnits,
+            let current = state.account(accountID).entitlements[name]
+        {
             let ends = current.expiresAt.map { min($0, end) } ?? end
             if ends != current.expiresAt {
                 decision.effects.append(
@@ -70,14 +73,28 @@ extension SettlementEngine {
         return decision
     }
 
+    /// The part of `amount` a refund takes back: `k` of `n` units (Google's quantity-based
+    /// partial refund) take k/n of it, exactly, whatever n; else Apple's percentage.
+    static func refunded(of amount: Int, by transaction: VerifiedTransaction) -> Int {
+        if transaction.refundsSomeUnits, let units = transaction.refundedQuantity {
+            return share(of: amount, units, per: transaction.quantity)
+        }
+        return share(of: amount, milliPercent: transaction.revocationPercentage)
+    }
+
     /// The part of `amount` a refund of `milliPercent` (Apple's `revocationPercentage`:
     /// 100000 is all of it) takes back, rounded down: a player never loses more than the
     /// refund paid back. Nil is a full refund.
     static func share(of amount: Int, milliPercent: Int?) -> Int {
-        guard let milliPercent, milliPercent < 100_000 else { return amount }
-        let whole = 100_000
-        // Split so that amount × percentage cannot overflow.
-        return (amount / whole) * milliPercent + (amount % whole) * milliPercent / whole
+        guard let milliPercent else { return amount }
+        return share(of: amount, milliPercent, per: 100_000)
+    }
+
+    /// `numerator / denominator` of `amount`, rounded down; all of it from `denominator` up.
+    static func share(of amount: Int, _ numerator: Int, per denominator: Int) -> Int {
+        guard numerator < denominator else { return amount }
+        // Split so that amount × numerator cannot overflow.
+        return (amount / denominator) * numerator + (amount % denominator) * numerator / denominator
     }
 
     /// Apple reversed a refund: credits again what the refund took (a `refund_reversal`
@@ -129,4 +146,9 @@ extension SettlementEngine {
                     notificationID: cause.notificationID, data: .transaction(event))))
         return decision
     }
+}
+
+extension VerifiedTransaction {
+    /// A refund of some of a multi-unit purchase's units, not all of them.
+    var refundsSomeUnits: Bool { refundedQuantity.map { $0 < quantity } ?? false }
 }

@@ -88,5 +88,9 @@ public struct SettlementEngine: Sendable {
             throw SettlementRefusal(
                 "transaction \(transaction.transactionID): revocation percentage \(share) is not within 0...100000")
         }
+        if let units = transaction.refundedQuantity, !(1...transaction.quantity).contains(units) {
+            throw SettlementRefusal(
+                "transaction \(transaction.transactionID): \(units) of \(transaction.quantity) units refunded")
+        }
     }
 }

@@ -16,6 +16,8 @@ extension StubGooglePlay {
         var obfuscatedAccountID: String?
         /// A subscription's end, RFC 3339.
         var expiryTime: String?
+        /// A one-time purchase's units (1 by default).
+        var quantity: Int?
 
         enum CodingKeys: String, CodingKey {
             case purchaseToken = "purchase_token"
@@ -25,6 +27,7 @@ extension StubGooglePlay {
             case state
             case obfuscatedAccountID = "obfuscated_account_id"
             case expiryTime = "expiry_time"
+            case quantity
         }
     }
 
@@ -32,7 +35,8 @@ extension StubGooglePlay {
     ///
     /// - `POST /stub/google/purchases`: registers a purchase (``PurchaseDraft``), answering
     ///   `201` with what the API will answer for its token
-    /// - `POST /stub/google/voided`: `{"purchase_token"}` voids it (a refund in the voided list)
+    /// - `POST /stub/google/voided`: `{"purchase_token", "quantity"?}` voids it (a refund in
+    ///   the voided list), or only `quantity` of its units
     /// - `POST /stub/google/renewals`: `{"purchase_token", "order_id", "expiry_time"}` renews
     ///   a subscription (the API then answers the new order, paid until `expiry_time`)
     /// - `POST /stub/google/notifications`: `{"url", "notification", "audience"?, "service_account"?}`
@@ -65,7 +69,12 @@ extension StubGooglePlay {
                 return Self.encoded(subscription, status: 201)
             }
             let purchase = ProductPurchaseV2(
-                productLineItem: [.init(productId: draft.productID, productOfferDetails: .init(quantity: 1))],
+                productLineItem: [
+                    .init(
+                        productId: draft.productID,
+                        productOfferDetails: .init(
+                            quantity: draft.quantity ?? 1, refundableQuantity: draft.quantity ?? 1))
+                ],
                 purchaseState: draft.state ?? "PURCHASED", orderId: order,
                 obfuscatedExternalAccountId: draft.obfuscatedAccountID,
                 purchaseCompletionTime: ISO8601DateFormatter().string(from: self.now()))
@@ -77,7 +86,7 @@ extension StubGooglePlay {
             guard let token = fields["purchase_token"] as? String, self.product(token: token) != nil else {
                 return Self.error(404, "NOT_FOUND", "no purchase with that purchase_token")
             }
-            self.void(token: token, at: self.now().addingTimeInterval(-1))
+            self.void(token: token, at: self.now().addingTimeInterval(-1), quantity: fields["quantity"] as? Int)
             return Self.encoded(["purchase_token": token], status: 200)
         }
     }

@@ -14,6 +14,7 @@ extension StubGooglePlay {
     /// - `POST .../purchases/products/{product}/tokens/{token}:acknowledge` and `:consume`
     /// - `POST .../purchases/subscriptions/{subscription}/tokens/{token}:acknowledge`
     /// - `GET .../applications/{package}/purchases/voidedpurchases?startTime=&endTime=&token=`
+    ///   (`&includeQuantityBasedPartialRefund=true` lists partial refunds too)
     ///
     /// Each API call is checked as Google does: the access token (`401 UNAUTHENTICATED`),
     /// then the configured failures (`503`, then `429` with `Retry-After`), then the answer.
@@ -129,9 +130,11 @@ extension StubGooglePlay {
         else { return Self.error(400, "INVALID_ARGUMENT", "startTime and endTime are required, start before end.") }
         let offset = query["token"].flatMap { Int($0) } ?? 0
         let size = min(query["maxResults"].flatMap { Int($0) } ?? 1000, 1000)
+        // As Google: partial refunds only to a reader that asks for them.
+        let partials = query["includeQuantityBasedPartialRefund"] == "true"
         let matching = state.withLock { $0.voided }.filter { voided in
             let at = voided.voidedTimeMillis.flatMap { Int64($0) } ?? 0
-            return at >= start && at < end
+            return at >= start && at < end && (partials || !voided.isPartial)
         }
         let page = Array(matching.dropFirst(offset).prefix(size))
         let next = offset + page.count < matching.count ? String(offset + page.count) : nil

@@ -123,18 +123,30 @@ public final class StubGooglePlay: Sendable {
     }
 
     /// Voids the purchase under `token`: a refund or chargeback the voided list will show.
-    public func void(token: String, reason: Int = 1, at moment: Date) {
+    /// With `quantity`, only that many units of a one-time purchase are refunded (a
+    /// quantity-based partial refund): listed with `voidedQuantity`, and only to a reader
+    /// asking with `includeQuantityBasedPartialRefund=true`; the purchase stays bought, with
+    /// that many fewer units refundable.
+    public func void(token: String, reason: Int = 1, at moment: Date, quantity: Int? = nil) {
         state.withLock { state in
             let order = state.products[token]?.orderId ?? state.subscriptions[token]?.latestOrderId
             state.voided.append(
                 VoidedPurchase(
                     purchaseToken: token, orderId: order,
                     voidedTimeMillis: String(Int64(moment.timeIntervalSince1970 * 1000)), voidedReason: reason,
-                    voidedSource: 0))
-            if var purchase = state.products[token] {
-                purchase.purchaseStateContext = .init(purchaseState: "CANCELLED")
-                state.products[token] = purchase
+                    voidedSource: 0, voidedQuantity: quantity))
+            guard var purchase = state.products[token] else { return }
+            if let quantity, var offer = purchase.productLineItem.first?.productOfferDetails {
+                let refundable = offer.refundableQuantity ?? offer.quantity ?? 1
+                offer.refundableQuantity = max(0, refundable - quantity)
+                purchase.productLineItem[0].productOfferDetails = offer
+                if offer.refundableQuantity ?? 0 > 0 {
+                    state.products[token] = purchase
+                    return
+                }
             }
+            purchase.purchaseStateContext = .init(purchaseState: "CANCELLED")
+            state.products[token] = purchase
         }
     }
 

@@ -43,7 +43,8 @@ struct StoreKitVerifierTests {
             transactionID: "2000000123", originalTransactionID: "2000000100", productID: "com.example.game.gems100",
             quantity: 3, purchaseDate: Date(timeIntervalSince1970: 1_767_225_000), expiresDate: nil,
             cancellationDate: Date(timeIntervalSince1970: 1_767_300_000),
-            appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", productType: "Consumable")
+            appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", productType: "Consumable",
+            appTransactionID: "704289572311531233")
         #expect(outcome == .valid(environment: "Sandbox", transactions: [expected]))
     }
 
@@ -138,7 +139,8 @@ struct StoreKitVerifierTests {
                 productID: "com.example.game.gems100", quantity: 3,
                 purchaseDate: Date(timeIntervalSince1970: 1_767_225_000),
                 expiresDate: Date(timeIntervalSince1970: 1_767_225_600),
-                appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", productType: "Auto-Renewable Subscription"),
+                appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", productType: "Auto-Renewable Subscription",
+                appTransactionID: "704289572311531233"),
             gracePeriodExpiresDate: Date(timeIntervalSince1970: 1_767_830_400))
         #expect(outcome == .notification(expected))
     }

@@ -49,6 +49,10 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
     public var appTransactionId: String?
     /// [offerPeriod](https://developer.apple.com/documentation/appstoreserverapi/offerperiod), ISO 8601.
     public var offerPeriod: String?
+    /// [renewalBillingPlanType](https://developer.apple.com/documentation/appstoreserverapi/renewalbillingplantype), as sent.
+    public var renewalBillingPlanType: String?
+    /// [RenewalCommitmentInfo](https://developer.apple.com/documentation/appstoreserverapi/renewalcommitmentinfo)
+    public var commitmentInfo: RenewalCommitmentInfo?
 
     /// Creates a payload; every field is optional, as on the wire.
     public init(
@@ -59,8 +63,11 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
         signedDate: Date? = nil, environment: AppStoreEnvironment? = nil, recentSubscriptionStartDate: Date? = nil,
         renewalDate: Date? = nil, currency: String? = nil, renewalPrice: Int64? = nil,
         offerDiscountType: OfferDiscountType? = nil, eligibleWinBackOfferIds: [String]? = nil,
-        appAccountToken: String? = nil, appTransactionId: String? = nil, offerPeriod: String? = nil
+        appAccountToken: String? = nil, appTransactionId: String? = nil, offerPeriod: String? = nil,
+        renewalBillingPlanType: String? = nil, commitmentInfo: RenewalCommitmentInfo? = nil
     ) {
+        self.renewalBillingPlanType = renewalBillingPlanType
+        self.commitmentInfo = commitmentInfo
         self.rawExpirationIntent = expirationIntent?.rawValue
         self.originalTransactionId = originalTransactionId
         self.autoRenewProductId = autoRenewProductId
@@ -96,7 +103,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Hashable, Sendable {
         case rawEnvironment = "environment"
         case recentSubscriptionStartDate, renewalDate, currency, renewalPrice
         case rawOfferDiscountType = "offerDiscountType"
-        case eligibleWinBackOfferIds, appAccountToken, appTransactionId, offerPeriod
+        case eligibleWinBackOfferIds, appAccountToken, appTransactionId, offerPeriod, renewalBillingPlanType
+        case commitmentInfo
     }
 }
 

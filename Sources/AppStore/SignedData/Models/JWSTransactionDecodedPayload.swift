@@ -71,6 +71,11 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
     public var appTransactionId: String?
     /// [offerPeriod](https://developer.apple.com/documentation/appstoreserverapi/offerperiod), ISO 8601.
     public var offerPeriod: String?
+    /// [billingPlanType](https://developer.apple.com/documentation/appstoreserverapi/billingplantype):
+    /// how the subscription is billed (`MONTHLY` for a monthly plan with a 12-month commitment), as sent.
+    public var billingPlanType: String?
+    /// [TransactionCommitmentInfo](https://developer.apple.com/documentation/appstoreserverapi/transactioncommitmentinfo)
+    public var commitmentInfo: TransactionCommitmentInfo?
 
     /// Creates a payload; every field is optional, as on the wire.
     public init(
@@ -84,8 +89,11 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         storefront: String? = nil, storefrontId: String? = nil, transactionReason: TransactionReason? = nil,
         currency: String? = nil, price: Int64? = nil, offerDiscountType: OfferDiscountType? = nil,
         appTransactionId: String? = nil, offerPeriod: String? = nil, revocationType: String? = nil,
-        revocationPercentage: Int? = nil
+        revocationPercentage: Int? = nil, billingPlanType: String? = nil,
+        commitmentInfo: TransactionCommitmentInfo? = nil
     ) {
+        self.billingPlanType = billingPlanType
+        self.commitmentInfo = commitmentInfo
         self.revocationType = revocationType
         self.revocationPercentage = revocationPercentage
         self.originalTransactionId = originalTransactionId
@@ -134,7 +142,7 @@ public struct JWSTransactionDecodedPayload: Codable, Hashable, Sendable {
         case rawTransactionReason = "transactionReason"
         case currency, price
         case rawOfferDiscountType = "offerDiscountType"
-        case appTransactionId, offerPeriod
+        case appTransactionId, offerPeriod, billingPlanType, commitmentInfo
     }
 }
 

@@ -20,6 +20,11 @@ extension ResponseBodyV2DecodedPayload {
         case refundReversed = "REFUND_REVERSED"
         case externalPurchaseToken = "EXTERNAL_PURCHASE_TOKEN"
         case oneTimeCharge = "ONE_TIME_CHARGE"
+        // Added in March 2025 (notifications 2.15); the pipeline records them and acts on neither.
+        case metadataUpdate = "METADATA_UPDATE"
+        case migrate = "MIGRATE"
+        // Notifications 2.19 (November 2025): consent withdrawn for the app (`appData`, no `data`).
+        case rescindConsent = "RESCIND_CONSENT"
     }
 
     /// [subtype](https://developer.apple.com/documentation/appstoreservernotifications/subtype)

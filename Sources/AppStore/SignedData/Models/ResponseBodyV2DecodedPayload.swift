@@ -23,12 +23,17 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
     /// [summary](https://developer.apple.com/documentation/appstoreservernotifications/summary):
     /// for renewal-date extensions to all subscribers, instead of `data`.
     public var summary: Summary?
+    /// [appData](https://developer.apple.com/documentation/appstoreservernotifications/appdata):
+    /// for notifications about the app itself (`RESCIND_CONSENT`), instead of `data`.
+    public var appData: AppData?
 
     /// Creates a payload; every field is optional, as on the wire.
     public init(
         notificationType: NotificationType? = nil, subtype: Subtype? = nil, notificationUUID: String? = nil,
-        data: NotificationData? = nil, version: String? = nil, signedDate: Date? = nil, summary: Summary? = nil
+        data: NotificationData? = nil, version: String? = nil, signedDate: Date? = nil, summary: Summary? = nil,
+        appData: AppData? = nil
     ) {
+        self.appData = appData
         self.rawNotificationType = notificationType?.rawValue
         self.rawSubtype = subtype?.rawValue
         self.notificationUUID = notificationUUID
@@ -41,7 +46,7 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case rawNotificationType = "notificationType"
         case rawSubtype = "subtype"
-        case notificationUUID, data, version, signedDate, summary
+        case notificationUUID, data, version, signedDate, summary, appData
     }
 
     /// [notificationType](https://developer.apple.com/documentation/appstoreservernotifications/notificationtype)
