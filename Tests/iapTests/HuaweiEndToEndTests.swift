@@ -86,6 +86,82 @@ import Testing
         }
     }
 
+    @Test(arguments: TestBackend.allCases) func aConsumableRefundedByAnOrderNoticeIsDebitedOnce(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
+            // Given a credited (and confirmed) consumable
+            let huawei = pipeline.stub.huawei
+            huawei.register(
+                StubHuawei.Purchase(
+                    token: "hw-coins-r", productID: Self.coins, kind: .consumable, orderID: "HW.ORDER.0002"))
+            let (_, posted) = try await pipeline.submitHuawei(
+                account: "huawei-r", token: "hw-coins-r", product: Self.coins)
+            let receipt = try #require(posted["receipt_id"] as? String)
+            #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
+            #expect(await eventually { huawei.stats.confirmed == ["hw-coins-r"] })
+
+            // When Huawei refunds it and posts REFUND_SUCCESS, twice
+            huawei.refund(token: "hw-coins-r", at: Date().addingTimeInterval(-1))
+            let notice = huawei.orderNotification(type: 2, token: "hw-coins-r")
+            let (status, accepted) = try await push(pipeline, notice)
+            #expect(status == 200, "\(accepted)")
+            let id = try #require(accepted["notification_id"] as? String)
+            let (again, resent) = try await push(pipeline, notice)
+            #expect(again == 200 && resent["notification_id"] as? String == id, "\(resent)")
+
+            // Then the coins are taken back once, with a purchase.refunded webhook
+            let details = try #require(try await pipeline.settledNotification(id))
+            #expect(details.status == .applied && details.type == "REFUND", "\(details)")
+            #expect(details.subtype == "REFUND_SUCCESS" && details.accountID == "huawei-r", "\(details)")
+            #expect(details.transactionID == "huawei:HW.ORDER.0002", "\(details)")
+            #expect(try await pipeline.balance("huawei-r") == 0)
+            #expect(try await pipeline.ledgerKinds("huawei-r") == [.refund, .purchase])
+            let refunded = try await pipeline.webhooks("purchase.refunded", mentioning: "huawei:HW.ORDER.0002")
+            #expect(refunded.count == 1)
+            #expect(try await pipeline.storedNotifications() == 1)
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func aPaymentAnnouncedBeforeItsReceiptIsCreditedAndConfirmedByTheReceipt(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
+            // Given Huawei's PAYMENT_SUCCESS for a consumable, before the backend posts anything
+            let huawei = pipeline.stub.huawei
+            huawei.register(
+                StubHuawei.Purchase(
+                    token: "hw-coins-early", productID: Self.coins, kind: .consumable, orderID: "HW.ORDER.0003"))
+            let (status, accepted) = try await push(
+                pipeline, huawei.orderNotification(type: 1, token: "hw-coins-early"))
+            #expect(status == 200, "\(accepted)")
+            let earlyID = try #require(accepted["notification_id"] as? String)
+            let early = try #require(try await pipeline.settledNotification(earlyID))
+
+            // Then it names no account, so it credits nobody
+            #expect(early.status == .applied && early.type == "SUBSCRIBED", "\(early)")
+            #expect(early.transactionID == "huawei:HW.ORDER.0003" && early.accountID == nil, "\(early)")
+
+            // When the backend posts the purchase
+            let (_, posted) = try await pipeline.submitHuawei(
+                account: "huawei-early", token: "hw-coins-early", product: Self.coins)
+            let final = try await pipeline.finalStatus(try #require(posted["receipt_id"] as? String))
+
+            // Then the receipt credits it, once, and Huawei is told
+            #expect(final["status"] as? String == "credited", "\(final)")
+            #expect(try await pipeline.balance("huawei-early") == 100)
+            let confirmations = StoreConfirmationStore(pipeline.database)
+            #expect(
+                await eventually {
+                    (try? await confirmations.confirmation(store: "huawei", transactionID: "huawei:HW.ORDER.0003"))??
+                        .status == .done
+                })
+            #expect(huawei.stats.confirmed == ["hw-coins-early"])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func aSubscriptionIsRenewedByANoticeThenRefundedAndTakenBack(
         _ backend: TestBackend
     ) async throws {

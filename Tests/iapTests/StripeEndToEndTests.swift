@@ -79,6 +79,34 @@ import Testing
         }
     }
 
+    @Test(arguments: TestBackend.allCases) func anUnpaidSessionIsCreditedWhenItsAsyncPaymentSucceeds(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
+            // Given a session completed with a bank debit still on its way
+            let stripe = pipeline.stub.stripe
+            let payment = stripe.createSession(account: "web-async", lookupKey: Self.coins, paid: false)
+            let completed = try await delivered(
+                pipeline, "checkout.session.completed", object: payment.session, event: "evt_e2e_a1")
+
+            // Then it is recorded, and credits nothing yet
+            #expect(completed.status == .applied && completed.type == "checkout.session.completed", "\(completed)")
+            #expect(completed.transactionID == nil, "\(completed)")
+            #expect(try await pipeline.balance("web-async") == 0)
+
+            // When the payment succeeds
+            #expect(stripe.pay(session: payment.session) != nil)
+            let succeeded = try await delivered(
+                pipeline, "checkout.session.async_payment_succeeded", object: payment.session, event: "evt_e2e_a2")
+
+            // Then it is credited once
+            #expect(succeeded.status == .applied && succeeded.type == "SUBSCRIBED", "\(succeeded)")
+            #expect(succeeded.transactionID == "stripe:\(payment.paymentIntent)", "\(succeeded)")
+            #expect(try await pipeline.balance("web-async") == 100)
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func aDeliveryWhoseSignatureDoesNotHoldIs401AndStoresNothing(
         _ backend: TestBackend
     ) async throws {
@@ -198,6 +226,33 @@ import Testing
             #expect(try await pipeline.ledgerKinds("web-dispute") == [.revoke, .purchase])
             let flags = try #require(try await LedgerStore(pipeline.database).account(id: "web-dispute")).flags
             #expect(flags.isEmpty, "\(flags)")
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func aDisputeWonGivesBackWhatTheWithdrawalTook(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
+            // Given 100 coins paid, disputed, and taken back when the funds were withdrawn
+            let stripe = pipeline.stub.stripe
+            let payment = try await paid(pipeline, account: "web-won", event: "evt_e2e_w0")
+            let charge = try #require(payment.charge)
+            let dispute = try #require(stripe.openDispute(charge: charge))
+            _ = try await delivered(pipeline, "charge.dispute.funds_withdrawn", object: dispute, event: "evt_e2e_w1")
+            #expect(try await pipeline.balance("web-won") == 0)
+
+            // When the merchant wins it
+            #expect(stripe.closeDispute(dispute, status: "won"))
+            let closed = try await delivered(pipeline, "charge.dispute.closed", object: dispute, event: "evt_e2e_w2")
+
+            // Then the coins come back, once
+            #expect(closed.status == .applied && closed.type == "REFUND_REVERSED", "\(closed)")
+            #expect(try await pipeline.balance("web-won") == 100)
+            #expect(try await pipeline.ledgerKinds("web-won") == [.refundReversal, .revoke, .purchase])
+            let reversed = try await pipeline.webhooks(
+                "purchase.refund_reversed", mentioning: "stripe:\(payment.paymentIntent)")
+            #expect(reversed.count == 1)
             #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
