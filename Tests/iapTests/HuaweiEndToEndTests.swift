@@ -43,6 +43,7 @@ import Testing
 
             // Then it is credited once, under Huawei's order id, with a webhook
             #expect(final["status"] as? String == "credited", "\(final)")
+            #expect(final["kind"] as? String == "huawei.purchase", "\(final)")
             #expect(try await pipeline.balance("huawei-1") == 100)
             let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "huawei-1")).ledger
             #expect(ledger.map(\.transactionID) == ["huawei:HW.ORDER.0001"])
@@ -83,6 +84,34 @@ import Testing
             #expect(huawei.stats.calls["orders.verify"] == 2)
             #expect(huawei.stats.calls["orders.confirm"] == 1)
             #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func huaweiUnavailableIsRetriedThroughTheBrokerAndCreditedOnce(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
+            // Given Huawei answering 503 to the first call, then 429 with Retry-After: 1
+            let huawei = pipeline.stub.huawei
+            huawei.configuration.withLock {
+                $0.failFirst = 1
+                $0.rateLimitFirst = 1
+            }
+            huawei.register(
+                StubHuawei.Purchase(
+                    token: "hw-coins-flaky", productID: Self.coins, kind: .consumable, orderID: "HW.ORDER.0004"))
+
+            // When the backend posts the purchase
+            let (_, posted) = try await pipeline.submitHuawei(
+                account: "huawei-patient", token: "hw-coins-flaky", product: Self.coins)
+            let final = try await pipeline.finalStatus(try #require(posted["receipt_id"] as? String))
+
+            // Then it is verified on the third attempt and credited once
+            #expect(final["status"] as? String == "credited", "\(final)")
+            #expect(final["attempts"] as? Int == 3, "\(final)")
+            #expect(huawei.stats.calls["orders.verify"] == 3)
+            #expect(try await pipeline.balance("huawei-patient") == 100)
+            #expect(await eventually { huawei.stats.confirmed == ["hw-coins-flaky"] })
         }
     }
 

@@ -107,6 +107,30 @@ import Testing
         }
     }
 
+    @Test(arguments: TestBackend.allCases) func stripeUnavailableIsRetriedThroughTheBrokerAndCreditedOnce(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
+            // Given Stripe answering 503 to the first read, then 429 with Retry-After: 1
+            let stripe = pipeline.stub.stripe
+            stripe.configuration.withLock {
+                $0.failFirst = 1
+                $0.rateLimitFirst = 1
+            }
+            let payment = stripe.createSession(account: "web-patient", lookupKey: Self.coins)
+
+            // When its event is delivered
+            let details = try await delivered(
+                pipeline, "checkout.session.completed", object: payment.session, event: "evt_e2e_t1")
+
+            // Then it is read back on the third attempt and credited once
+            #expect(details.status == .applied && details.attempts == 3, "\(details)")
+            #expect(details.transactionID == "stripe:\(payment.paymentIntent)", "\(details)")
+            #expect(stripe.calls["checkout.sessions.retrieve"] == 3)
+            #expect(try await pipeline.balance("web-patient") == 100)
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func aDeliveryWhoseSignatureDoesNotHoldIs401AndStoresNothing(
         _ backend: TestBackend
     ) async throws {
