@@ -251,6 +251,48 @@ import Testing
         }
     }
 
+    @Test(arguments: TestBackend.allCases) func aSubscriptionStoppedThenOnHoldEndsItsEntitlement(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
+            // Given a Huawei subscription the backend posted, paid for an hour
+            let huawei = pipeline.stub.huawei
+            var purchase = StubHuawei.Purchase(
+                token: "hw-sub-hold", productID: Self.vip, kind: .subscription, orderID: "HW.SUB.0101",
+                expirationDate: Self.moment(3600))
+            huawei.register(purchase)
+            let (_, posted) = try await pipeline.submitHuawei(
+                account: "huawei-hold", token: "hw-sub-hold", product: Self.vip, type: "subscription",
+                subscriptionID: purchase.subscriptionID)
+            #expect(
+                try await pipeline.finalStatus(try #require(posted["receipt_id"] as? String))["status"] as? String
+                    == "credited")
+
+            // When the player stops renewing: recorded under Huawei's name, nothing changes
+            let (_, stopped) = try await push(pipeline, huawei.subscriptionNotification(type: 5, token: "hw-sub-hold"))
+            let stop = try await pipeline.settledNotification(try #require(stopped["notification_id"] as? String))
+            #expect(stop?.status == .applied && stop?.type == "RENEWAL_STOPPED", "\(String(describing: stop))")
+            #expect(try await pipeline.entitlementEnd("huawei-hold") == purchase.expirationDate)
+
+            // When the period lapsed unpaid and Huawei puts it on hold
+            let lapsed = Self.moment(-60)
+            purchase.expirationDate = lapsed
+            huawei.register(purchase)
+            let (_, held) = try await push(pipeline, huawei.subscriptionNotification(type: 9, token: "hw-sub-hold"))
+            let holdID = try #require(held["notification_id"] as? String)
+            let hold = try #require(try await pipeline.settledNotification(holdID))
+
+            // Then it expires, at the end Huawei reads back, with a webhook
+            #expect(hold.status == .applied && hold.type == "EXPIRED" && hold.subtype == "ON_HOLD", "\(hold)")
+            #expect(hold.accountID == "huawei-hold", "\(hold)")
+            let end = try await pipeline.entitlementEnd("huawei-hold")
+            #expect(end.map { $0 <= Date() } ?? true, "the entitlement still runs to \(String(describing: end))")
+            let expired = try await pipeline.webhooks("subscription.expired", mentioning: "huawei-hold")
+            #expect(expired.count == 1)
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func aForgedOrMalformedNoticeIsRefusedAndStoresNothing(
         _ backend: TestBackend
     ) async throws {
