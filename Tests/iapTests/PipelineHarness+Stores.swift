@@ -13,6 +13,8 @@ import Testing
 extension PipelineHarness {
     /// The endpoint's signing secret the intake checks `Stripe-Signature` against.
     static let stripeWebhookSecret = "whsec_e2e_0123456789abcdef"
+    /// The secret being rotated out: Stripe still signs with it too for a while.
+    static let stripeOldWebhookSecret = "whsec_e2e_old_fedcba9876543210"
 
     /// The variables that point Huawei and Stripe at the stub under `url`.
     static func pluginStoreEnvironment(_ stub: StubAppStore, url: String) -> EnvironmentReader {
@@ -24,7 +26,7 @@ extension PipelineHarness {
             "IAP_HUAWEI_ORDER_URL": url + "/huawei/orders",
             "IAP_HUAWEI_SUBSCRIPTION_URL": url + "/huawei/subscr",
             "IAP_STRIPE_API_KEY": stub.stripe.configuration.withLock { $0.apiKey },
-            "IAP_STRIPE_WEBHOOK_SECRETS": stripeWebhookSecret,
+            "IAP_STRIPE_WEBHOOK_SECRETS": "\(stripeWebhookSecret),\(stripeOldWebhookSecret)",
             "IAP_STRIPE_API_URL": url + "/stripe",
         ])
     }

@@ -182,6 +182,15 @@ import Testing
             #expect(status == 200, "\(answer)")
             _ = try await pipeline.settledNotification(try #require(answer["notification_id"] as? String))
             #expect(try await pipeline.balance("web-forger") == 500)
+
+            // And so is one signed with the secret being rotated out (IAP_STRIPE_WEBHOOK_SECRETS holds both)
+            let second = stripe.createSession(account: "web-forger", lookupKey: Self.coins)
+            let (rotated, answered) = try await pipeline.deliverStripe(
+                "checkout.session.completed", object: second.session, eventID: "evt_e2e_rotated",
+                secret: PipelineHarness.stripeOldWebhookSecret)
+            #expect(rotated == 200, "\(answered)")
+            _ = try await pipeline.settledNotification(try #require(answered["notification_id"] as? String))
+            #expect(try await pipeline.balance("web-forger") == 600)
         }
     }
 
