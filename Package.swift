@@ -412,7 +412,7 @@ let package = Package(
             dependencies: ["StoreSQLite", "StorePostgres", 
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
-                "Reconciliation", "Settlement",
+                "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
