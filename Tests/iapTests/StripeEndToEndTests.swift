@@ -66,7 +66,7 @@ import Testing
             #expect(ledger.map(\.transactionID) == [transaction] && ledger.map(\.kind) == [.purchase])
             #expect(try await pipeline.storedNotifications() == 1)
             #expect(stripe.calls["checkout.sessions.retrieve"] == 1)
-            let credited = try await pipeline.webhooks("subscription.renewed", mentioning: transaction)
+            let credited = try await pipeline.webhooks("purchase.credited", mentioning: transaction)
             #expect(credited.count == 1)
 
             // And the same payment announced again by another event credits nothing more
@@ -345,22 +345,12 @@ import Testing
             let unsold = try await delivered(
                 pipeline, "checkout.session.completed", object: unknown.session, event: "evt_e2e_l3")
 
-            // Then neither credits anything (true today)
+            // Then neither credits anything, and both are recorded, naming their player
             #expect(try await pipeline.balance("web-late") == 0)
             #expect(try await pipeline.balance("web-new") == 0)
-            withKnownIssue(
-                """
-                A Stripe notification that credits nothing but binds to the account in client_reference_id \
-                (the engine's `concerned` account, storeAccount path) is written with \
-                store_notifications.account_id naming an account that does not exist yet: the FOREIGN KEY \
-                fails, the verdict is refused and the notification is dead-lettered (so is a replay) \
-                instead of being recorded `refunded` / `unknown_product`. Fix belongs in \
-                Sources/Settlement (bind) or Sources/Store/Settlement (VerdictApplier+Notification).
-                """
-            ) {
-                #expect(late.status == .applied && late.reason == "refunded", "\(late)")
-                #expect(unsold.status == .applied && unsold.reason == "unknown_product", "\(unsold)")
-            }
+            #expect(late.status == .applied && late.reason == "refunded", "\(late)")
+            #expect(unsold.status == .applied && unsold.reason == "unknown_product", "\(unsold)")
+            #expect(late.accountID == "web-late" && unsold.accountID == "web-new")
             #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
