@@ -150,10 +150,10 @@ final class PipelineHarness: Sendable {
                 configuration.googleAcknowledger.interval = .milliseconds(100)
                 configuration.googleAcknowledger.initialBackoff = 0.2
                 configuration.pollsGoogleVoided = false
-                if pluginStores {
-                    // Huawei and Stripe configured from their variables, pointing at the stub.
-                    configuration.stores = try PluginStores.configured(pluginStoreEnvironment(stub, url: stubURL))
-                }
+                // Huawei and Stripe configured from their variables, pointing at the stub; else
+                // known and off, as in a deployment that does not set them.
+                configuration.stores = try PluginStores.configured(
+                    pluginStores ? pluginStoreEnvironment(stub, url: stubURL) : EnvironmentReader([:]))
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
