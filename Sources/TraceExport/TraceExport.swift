@@ -35,6 +35,12 @@ public enum TraceExport {
         configuration.traces.exporter = .otlp
         configuration.traces.otlpExporter.protocol = .httpProtobuf
         configuration.propagators = [.traceContext]
+        // The spec's defaults (one batch of 512 every 5 s, 2,048 queued) drop most spans of
+        // a stage doing a thousand receipts a second (three spans each at the intake): up to
+        // 8,192 a second leave, 16,384 wait (a few MB). OTEL_BSP_* still override them.
+        configuration.traces.batchSpanProcessor.scheduleDelay = .seconds(1)
+        configuration.traces.batchSpanProcessor.maxExportBatchSize = 8_192
+        configuration.traces.batchSpanProcessor.maxQueueSize = 16_384
         return configuration
     }
 
