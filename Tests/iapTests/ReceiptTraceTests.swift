@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Testing
+import TraceExport
 
 /// One receipt is one trace, from the backend's request to the webhook, exported over
 /// OTLP/HTTP to a receiver on loopback (OTLPReceiver.swift): every stage's spans, each
@@ -99,6 +100,23 @@ import Testing
             #expect(spans.contains { $0.name == "settle" && $0.attributes["iap.verdict.outcome"] == "retrying" })
             #expect(Set(spans.map(\.serviceName)) == ["iap-tests"])
         }
+    }
+
+    @Test func tracingIsOnOnlyWithAnEndpointAndIAPVariablesWin() throws {
+        #expect(TraceExport.environment(["IAP_DB_PATH": "x"]) == nil)
+        #expect(TraceExport.environment(["OTEL_EXPORTER_OTLP_ENDPOINT": ""]) == nil)
+        let standard = try #require(TraceExport.environment(["OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318"]))
+        #expect(standard["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://a:4318")
+        let both = try #require(
+            TraceExport.environment([
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "IAP_OTEL_EXPORTER_OTLP_ENDPOINT": "http://b:4318",
+                "IAP_OTEL_SERVICE_NAME": "intake-eu",
+            ]))
+        #expect(both["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://b:4318" && both["OTEL_SERVICE_NAME"] == "intake-eu")
+        #expect(TraceExport.environment(["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"]) != nil)
+        #expect(
+            TraceExport.environment(["IAP_OTEL_EXPORTER_OTLP_ENDPOINT": "http://b:4318", "OTEL_SDK_DISABLED": "true"])
+                == nil)
     }
 
     /// `count` random bytes in lower-case hex.
