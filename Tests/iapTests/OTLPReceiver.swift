@@ -30,6 +30,10 @@ final class OTLPReceiver: Sendable {
 
     private let spans = Mutex<[Span]>([])
     let requests = Atomic<Int>(0)
+    private let port = Atomic<Int>(0)
+
+    /// Its base URL, as `OTEL_EXPORTER_OTLP_ENDPOINT` takes it (`/v1/traces` is appended).
+    var endpoint: String { "http://127.0.0.1:\(port.load(ordering: .relaxed))" }
 
     /// Started, with the tracer bootstrapped, on first use.
     static let shared = Task { try await OTLPReceiver.start() }
@@ -58,8 +62,9 @@ final class OTLPReceiver: Sendable {
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
             onServerRunning: { await port.set($0.localAddress?.port ?? 0) }, logger: logger)
         _ = RunningService(app, logger: logger)
+        receiver.port.store(await port.value, ordering: .relaxed)
         let (tracer, exporter) = try TraceExport.tracer(
-            endpoint: "http://127.0.0.1:\(await port.value)/v1/traces", serviceName: "iap-tests",
+            endpoint: "\(receiver.endpoint)/v1/traces", serviceName: "iap-tests",
             scheduleDelay: .milliseconds(100))
         _ = RunningService(exporter, logger: logger)
         InstrumentationSystem.bootstrap(tracer)
