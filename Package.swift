@@ -431,7 +431,7 @@ let package = Package(
             dependencies: ["StoreSQLite", "StorePostgres", 
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
-                "Reconciliation", "Settlement", "TraceExport",
+                "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],

@@ -16,7 +16,7 @@ public struct GoogleVoidedPoller: Service {
         public var debited = 0
         public var alreadyDebited = 0
         public var unknown = 0
-        /// Refunds of some units of a multi-unit purchase, left to their notice (below).
+        /// Of those listed, refunds of some units of a multi-unit purchase (each taking back its units).
         public var partial = 0
     }
 
@@ -88,24 +88,16 @@ public struct GoogleVoidedPoller: Service {
                     packageName: package, start: start, end: end, pageToken: pageToken)
                 for voided in page.voidedPurchases {
                     summary.listed += 1
-                    if voided.isPartial {
-                        // The store's take-back debits a whole order; a share of it arrives as
-                        // the RTDN voided notice (refundType 2), which the engine takes in units.
-                        summary.partial += 1
-                        logger.notice(
-                            "Google Play partial refund listed: left to its notification",
-                            metadata: [
-                                "order_id": "\(voided.orderId ?? "-")", "units": "\(voided.voidedQuantity ?? 0)",
-                            ])
-                        continue
-                    }
+                    // A quantity-based partial refund takes back its units, not the order.
+                    if voided.isPartial { summary.partial += 1 }
                     let at = voided.voidedTimeMillis.flatMap(Int64.init).map {
                         Date(timeIntervalSince1970: Double($0) / 1000)
                     }
                     let outcome = try await store.takeBack(
                         transactionID: GooglePlayVerifier.transactionID(
                             order: voided.orderId, token: voided.purchaseToken),
-                        voidedAt: at ?? end, catalog: catalog, now: now())
+                        units: voided.isPartial ? voided.voidedQuantity : nil, voidedAt: at ?? end, catalog: catalog,
+                        now: now())
                     switch outcome {
                     case .debited:
                         summary.debited += 1

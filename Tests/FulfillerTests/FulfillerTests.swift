@@ -219,7 +219,8 @@ import Testing
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
             #expect(try await notifications.notification(id: notificationID)?.reason == nil)
-            await #expect(try database.allPendingTypes() == [.receiptCredited, .purchaseRefunded])
+            let pending = try await database.allPendingTypes()
+            #expect(pending == [.receiptCredited, .purchaseRefunded], "\(pending)")
             #expect(try await LedgerStore(database).audit().isEmpty)
         }
     }

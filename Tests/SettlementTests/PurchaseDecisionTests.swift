@@ -89,9 +89,14 @@ import Testing
         BonusCase(
             name: "receipt, bought before: no bonus", source: F.receipt(), purchasedBefore: [F.starter], quantity: 1,
             amount: 10),
+        // A one-time purchase reported by its store before (or without) a receipt keeps its bonus:
+        // which arrives first must not decide what the player gets.
         BonusCase(
-            name: "notification, never bought: no bonus", source: .notification(F.notice()), purchasedBefore: [],
-            quantity: 1, amount: 10),
+            name: "notification, never bought: grant + bonus", source: .notification(F.notice()), purchasedBefore: [],
+            quantity: 1, amount: 15),
+        BonusCase(
+            name: "notification, bought before: no bonus", source: .notification(F.notice()),
+            purchasedBefore: [F.starter], quantity: 1, amount: 10),
         BonusCase(
             name: "subscription check, never bought: no bonus",
             source: .subscriptionCheck(checkID: "k1", accountID: "a1", cause: Cause()), purchasedBefore: [],
@@ -99,7 +104,7 @@ import Testing
     ]
 
     @Test(arguments: bonusCases)
-    func theFirstPurchaseBonus_isForAReceiptOfAnAccountThatNeverBoughtTheProduct(_ row: BonusCase) throws {
+    func theFirstPurchaseBonus_isForAPurchaseOfAnAccountThatNeverBoughtTheProduct(_ row: BonusCase) throws {
         // Given a starter pack (10 gems, first purchase +5) and a1, whose token binds any notification
         let transaction = F.purchase("t1", product: F.starter, quantity: row.quantity)
         let state = SettlementState(

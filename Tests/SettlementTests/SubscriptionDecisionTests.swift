@@ -81,7 +81,7 @@ import Testing
         let decision = try F.decide(
             .transactionVerified(transaction, source: .notification(Self.cause)), SettlementState(tokenOwner: "a2"))
 
-        // Then a2 gets the coins, recorded against the notification
+        // Then a2 gets the coins, recorded against the notification, and hears of the purchase
         #expect(
             decision.effects == [
                 .openAccount("a2"),
@@ -89,7 +89,7 @@ import Testing
                     F.creditedRecord(transaction, cause: Self.cause, account: "a2", binding: .appAccountToken)),
                 F.posting("a2", "coins", 100, .purchase, cause: Self.cause, transaction: "t1"),
                 F.transactionWebhook(
-                    .subscriptionRenewed, to: "a2", receipt: nil, notification: "n1", transaction: "t1",
+                    .purchaseCredited, to: "a2", receipt: nil, notification: "n1", transaction: "t1",
                     currency: "coins",
                     amount: 100, uuid: "U1"),
             ])

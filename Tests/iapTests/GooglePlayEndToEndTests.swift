@@ -130,6 +130,39 @@ import Testing
         }
     }
 
+    @Test(arguments: TestBackend.allCases) func aRefundOfTwoOfFiveUnitsTakesBackTwo(_ backend: TestBackend)
+        async throws
+    {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given five packs of 100 coins bought at once, credited
+            pipeline.stub.googlePlay.register(
+                token: "play-five",
+                ProductPurchaseV2(
+                    productLineItem: [.init(productId: Self.product, productOfferDetails: .init(quantity: 5))],
+                    purchaseState: "PURCHASED", orderId: "GPA.1111-2222-3333-00055",
+                    purchaseCompletionTime: "2026-11-25T10:00:00Z"))
+            let (_, answer) = try await pipeline.submitGooglePlay(
+                account: "android-55", token: "play-five", product: Self.product)
+            #expect(
+                try await pipeline.finalStatus(try #require(answer["receipt_id"] as? String))["status"] as? String
+                    == "credited")
+            #expect(try await pipeline.balance("android-55") == 500)
+
+            // When Google refunds two of the five units and the voided list is read, twice
+            pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-1), quantity: 2)
+            let poller = try voidedPoller(pipeline)
+            let first = try await poller.poll()
+            let second = try await poller.poll()
+
+            // Then 200 coins are taken back, once, and the books balance
+            #expect(first.partial == 1 && first.debited == 1 && second.alreadyDebited == 1, "\(first) \(second)")
+            #expect(try await pipeline.balance("android-55") == 300)
+            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-55")).ledger
+            #expect(ledger.map(\.amount) == [-200, 500])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
     @Test(arguments: TestBackend.allCases) func applePlayAndARefundOnOneAccountLeaveTheBooksBalanced(
         _ backend: TestBackend
     ) async throws {

@@ -67,14 +67,15 @@ final class PipelineHarness: Sendable {
         maxAttempts: Int = 6, runsValidator: Bool = true, confirmsWithServerAPI: Bool = false,
         scheduler: SubscriptionScheduler.Configuration = .init(),
         console: ConsoleConfiguration? = nil, receiptVerification: ReceiptVerificationMode = .apple,
-        catalog: Catalog = PipelineHarness.catalog, _ body: (PipelineHarness) async throws -> Void
+        catalog: Catalog = PipelineHarness.catalog, pluginStores: Bool = false,
+        _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         try await withDatabase(backend) { database, databaseEnvironment in
             try await run(
                 database: database, databaseEnvironment: databaseEnvironment, stub: stubConfiguration,
                 maxAttempts: maxAttempts, runsValidator: runsValidator, confirmsWithServerAPI: confirmsWithServerAPI,
                 scheduler: scheduler, console: console, receiptVerification: receiptVerification, catalog: catalog,
-                body)
+                pluginStores: pluginStores, body)
         }
     }
 
@@ -101,7 +102,7 @@ final class PipelineHarness: Sendable {
         stub stubConfiguration: StubStoreConfiguration,
         maxAttempts: Int, runsValidator: Bool, confirmsWithServerAPI: Bool,
         scheduler: SubscriptionScheduler.Configuration, console: ConsoleConfiguration?,
-        receiptVerification: ReceiptVerificationMode, catalog: Catalog,
+        receiptVerification: ReceiptVerificationMode, catalog: Catalog, pluginStores: Bool,
         _ body: (PipelineHarness) async throws -> Void
     ) async throws {
         let broker = BrokerFixture(label: "e2e")
@@ -149,6 +150,10 @@ final class PipelineHarness: Sendable {
                 configuration.googleAcknowledger.interval = .milliseconds(100)
                 configuration.googleAcknowledger.initialBackoff = 0.2
                 configuration.pollsGoogleVoided = false
+                if pluginStores {
+                    // Huawei and Stripe configured from their variables, pointing at the stub.
+                    configuration.stores = try PluginStores.configured(pluginStoreEnvironment(stub, url: stubURL))
+                }
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,

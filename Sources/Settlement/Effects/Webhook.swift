@@ -25,7 +25,10 @@ public enum WebhookType: String, Codable, Hashable, Sendable, CaseIterable {
     case receiptCredited = "receipt.credited"
     case receiptRejected = "receipt.rejected"
     case receiptDead = "receipt.dead"
-    /// A transaction's credit was taken back: Apple refunded or revoked it.
+    /// A one-time purchase a store reported with no receipt posted (a web shop's payment,
+    /// Apple's `ONE_TIME_CHARGE`, Google's one-time notice) was credited.
+    case purchaseCredited = "purchase.credited"
+    /// A transaction's credit was taken back: the store refunded or revoked it.
     case purchaseRefunded = "purchase.refunded"
     /// Apple reversed a refund: the credit it took is given again.
     case purchaseRefundReversed = "purchase.refund_reversed"
@@ -38,13 +41,14 @@ public enum WebhookType: String, Codable, Hashable, Sendable, CaseIterable {
     /// An operator granted an entitlement until `expires_at` by hand.
     case entitlementGranted = "entitlement.granted"
 
-    /// Events about one Apple transaction (rather than a receipt's end). Their `data` is
+    /// Events about one store transaction (rather than a receipt's end). Their `data` is
     /// `{transaction_id, original_transaction_id, product_id, currency, amount, entitlement,
     /// expires_at, notification_uuid}`, and their body carries `notification_id`.
     public var isTransactionEvent: Bool {
         switch self {
         case .receiptCredited, .receiptRejected, .receiptDead, .accountAdjusted, .entitlementGranted: false
-        case .purchaseRefunded, .purchaseRefundReversed, .subscriptionRenewed, .subscriptionExpired: true
+        case .purchaseCredited, .purchaseRefunded, .purchaseRefundReversed, .subscriptionRenewed, .subscriptionExpired:
+            true
         }
     }
 }

@@ -99,7 +99,8 @@ extension SettlementEngine {
             transactionID: transaction.transactionID, productID: transaction.productID, outcome: .credited)
         if let grant = product.grant {
             let bonus =
-                source.isReceipt && !account.purchasedProducts.contains(product.productID)
+                (source.isReceipt || source.isNotification && product.kind != .autoRenewable)
+                    && !account.purchasedProducts.contains(product.productID)
                 ? product.rules?.firstPurchase?.bonus?.amount ?? 0 : 0
             let (perUnit, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
             let (amount, bonusOverflow) = perUnit.addingReportingOverflow(bonus)
@@ -131,7 +132,8 @@ extension SettlementEngine {
 
         let renewedElsewhere = source.isReceipt && binding.path == .originalTransaction && source.claimant != accountID
         if !source.isReceipt || renewedElsewhere {
-            // A renewal: the subscription's account hears of it, whoever reported it.
+            // A renewal: the subscription's account hears of it, whoever reported it; a
+            // one-time purchase no receipt carried is announced as the purchase it is.
             var data = TransactionEventData(transaction, notificationUUID: cause.notificationUUID)
             data.currency = carried.currency
             data.amount = carried.amount
@@ -140,7 +142,9 @@ extension SettlementEngine {
             decision.effects.append(
                 .send(
                     Webhook(
-                        type: .subscriptionRenewed, accountID: accountID, receiptID: cause.receiptID,
+                        type: renewedElsewhere || product.kind == .autoRenewable
+                            ? .subscriptionRenewed : .purchaseCredited,
+                        accountID: accountID, receiptID: cause.receiptID,
                         notificationID: source.announcedNotificationID, data: .transaction(data))))
         }
         if renewedElsewhere {
@@ -182,6 +186,11 @@ extension SettlementEngine {
 extension SettlementEvent.Source {
     var isReceipt: Bool {
         if case .receipt = self { return true }
+        return false
+    }
+
+    var isNotification: Bool {
+        if case .notification = self { return true }
         return false
     }
 

@@ -60,12 +60,14 @@ public struct KnownTransaction: Hashable, Sendable {
     public var writtenOff: Money?
     /// Whether a `refund_reversal` entry exists for it.
     public var reversed: Bool
+    /// The units it was bought in (a quantity-based refund takes some of them back).
+    public var quantity: Int
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, state: TransactionState,
         accountID: String?, receiptID: String? = nil, notificationID: String? = nil, environment: String? = nil,
         expiresDate: Date? = nil, entitlement: String? = nil, purchase: Money? = nil, debit: Money? = nil,
-        writtenOff: Money? = nil, reversed: Bool = false
+        writtenOff: Money? = nil, reversed: Bool = false, quantity: Int = 1
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -81,6 +83,7 @@ public struct KnownTransaction: Hashable, Sendable {
         self.debit = debit
         self.writtenOff = writtenOff
         self.reversed = reversed
+        self.quantity = quantity
     }
 
     /// Notes one of its ledger entries, in the order they were written: the first purchase

@@ -6,6 +6,8 @@ extension Schema {
     /// - `apple_transactions` becomes `store_transactions`, its `binding` taking
     ///   `store_account` (a purchase bound to the account its store names).
     /// - `receipts.kind` takes a plug-in's `store.kind` (`huawei.purchase`).
+    /// - `notification_outbox.type` takes `purchase.credited`: a one-time purchase a store
+    ///   reported without a receipt (a web shop's payment, Apple's `ONE_TIME_CHARGE`).
     /// - `store_confirmations`: what a plug-in store is owed once its purchase is credited
     ///   (Huawei's consumption confirmation), written in the credit's transaction and worked
     ///   off until the store says it is done (``StoreConfirmationStore``).
@@ -66,6 +68,13 @@ extension Schema {
               PRIMARY KEY (store, transaction_id))
             """,
             "CREATE INDEX store_confirmations_due ON store_confirmations (status, next_attempt_at)",
+            "ALTER TABLE notification_outbox DROP CONSTRAINT notification_outbox_type_check",
+            """
+            ALTER TABLE notification_outbox ADD CONSTRAINT notification_outbox_type_check
+              CHECK (type IN ('receipt.credited', 'receipt.rejected', 'receipt.dead', 'purchase.credited',
+                'purchase.refunded', 'purchase.refund_reversed', 'subscription.renewed', 'subscription.expired',
+                'account.adjusted', 'entitlement.granted'))
+            """,
         ])
 
     private static let version10SQLite: [String] = [
@@ -233,5 +242,44 @@ extension Schema {
         PRIMARY KEY ("store", "transaction_id"))
         """,
         #"CREATE INDEX "store_confirmations_due" ON "store_confirmations"("status", "next_attempt_at")"#,
+        // The outbox, its `type` check widened; rowids kept, its indexes made again.
+        """
+        CREATE TABLE "notification_outbox_rebuilt" (\
+        "id" TEXT PRIMARY KEY NOT NULL CHECK (length(id) > 0), \
+        "type" TEXT NOT NULL CHECK (type IN ('receipt.credited', 'receipt.rejected', 'receipt.dead', \
+        'purchase.credited', 'purchase.refunded', 'purchase.refund_reversed', 'subscription.renewed', \
+        'subscription.expired', 'account.adjusted', 'entitlement.granted')), \
+        "receipt_id" TEXT REFERENCES "receipts"("id"), \
+        "notification_id" TEXT REFERENCES "store_notifications"("id"), \
+        "account_id" TEXT NOT NULL REFERENCES "accounts"("id"), \
+        "body" TEXT NOT NULL CHECK (json_valid(body)), \
+        "status" TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')), \
+        "attempts" INTEGER NOT NULL CHECK (attempts >= 0) DEFAULT 0, \
+        "next_attempt_at" DATETIME, \
+        "last_error" TEXT, \
+        "created_at" DATETIME NOT NULL, \
+        "delivered_at" DATETIME, \
+        CHECK (status <> 'pending' OR next_attempt_at IS NOT NULL), \
+        CHECK ((status = 'delivered') = (delivered_at IS NOT NULL)))
+        """,
+        """
+        INSERT INTO notification_outbox_rebuilt (
+            rowid, id, type, receipt_id, notification_id, account_id, body, status, attempts, next_attempt_at,
+            last_error, created_at, delivered_at)
+        SELECT rowid, id, type, receipt_id, notification_id, account_id, body, status, attempts, next_attempt_at,
+            last_error, created_at, delivered_at
+        FROM notification_outbox
+        """,
+        #"DROP TABLE "notification_outbox""#,
+        #"ALTER TABLE "notification_outbox_rebuilt" RENAME TO "notification_outbox""#,
+        #"CREATE INDEX "notification_outbox_due" ON "notification_outbox"("status", "next_attempt_at")"#,
+        """
+        CREATE UNIQUE INDEX "notification_outbox_one_per_notification" ON "notification_outbox"("notification_id", \
+        "type") WHERE "notification_id" IS NOT NULL
+        """,
+        """
+        CREATE UNIQUE INDEX "notification_outbox_one_final_per_receipt" ON "notification_outbox"("receipt_id") \
+        WHERE "type" IN ('receipt.credited', 'receipt.rejected')
+        """,
     ]
 }

@@ -176,7 +176,7 @@ extension SettlementBatch {
 
     static let transactionColumns = """
         transaction_id, original_transaction_id, product_id, state, account_id, receipt_id, notification_id,
-        environment, expires_date, entitlement
+        environment, expires_date, entitlement, quantity
         """
 
     static func transaction(_ row: SQLRow) throws -> KnownTransaction {
@@ -185,6 +185,7 @@ extension SettlementBatch {
             productID: try row.get("product_id"), state: TransactionState(rawValue: try row.get("state")) ?? .unpaid,
             accountID: try row.get("account_id"), receiptID: try row.get("receipt_id"),
             notificationID: try row.get("notification_id"), environment: try row.get("environment"),
-            expiresDate: try row.get("expires_date"), entitlement: try row.get("entitlement"))
+            expiresDate: try row.get("expires_date"), entitlement: try row.get("entitlement"),
+            quantity: try row.get("quantity"))
     }
 }

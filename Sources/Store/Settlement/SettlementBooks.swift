@@ -70,7 +70,7 @@ extension SettlementBooks {
                 transactionID: record.transactionID, originalTransactionID: record.originalTransactionID,
                 productID: record.productID, state: record.state, accountID: record.accountID,
                 receiptID: record.receiptID, notificationID: record.notificationID, environment: record.environment,
-                expiresDate: record.expiresDate, entitlement: record.entitlement)
+                expiresDate: record.expiresDate, entitlement: record.entitlement, quantity: record.quantity)
             if let accountID = record.accountID {
                 subscriptions[record.originalTransactionID]?.append(
                     BindingCandidate(

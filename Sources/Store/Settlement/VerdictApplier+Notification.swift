@@ -85,6 +85,9 @@ extension VerdictApplier {
             let decision = try await settle(event)
             row.reason = decision.reason
             row.accountID = decision.accountID
+            // The account a store named may be new to us even when nothing was credited (a web
+            // shop's payment refunded before it was read): the row names it, so it exists.
+            if let concerned = decision.accountID { try await batch.apply([.openAccount(concerned)]) }
             if decision.credit != nil, let transaction = notification.transaction {
                 oweConfirmation(transaction, store: row.store, receiptID: nil)
             }

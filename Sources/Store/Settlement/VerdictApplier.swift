@@ -218,7 +218,7 @@ struct VerdictApplier {
         try await batch.known(transactionID).map {
             VerifiedTransaction(
                 transactionID: $0.transactionID, originalTransactionID: $0.originalTransactionID,
-                productID: $0.productID, cancellationDate: cancelledAt)
+                productID: $0.productID, quantity: $0.quantity, cancellationDate: cancelledAt)
         }
     }
 

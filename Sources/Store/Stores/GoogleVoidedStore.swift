@@ -25,14 +25,18 @@ public struct GoogleVoidedStore: Sendable {
         case unknown
     }
 
-    /// Takes back the purchase Google voided, known by its transaction id (Google's order id).
-    public func takeBack(transactionID: String, voidedAt: Date, catalog: Catalog, now: Date) async throws -> Outcome {
+    /// Takes back the purchase Google voided, known by its transaction id (Google's order id):
+    /// all of it, or `units` of it (a quantity-based partial refund, `voidedQuantity`).
+    public func takeBack(
+        transactionID: String, units: Int? = nil, voidedAt: Date, catalog: Catalog, now: Date
+    ) async throws -> Outcome {
         try await database.transaction { db in
             try await db.lock(["transaction:\(transactionID)"])
             return try await VerdictApplier.within(db, catalog: catalog, now: now) { applier -> Outcome in
-                guard let transaction = try await applier.recorded(transactionID, cancelledAt: voidedAt) else {
+                guard var transaction = try await applier.recorded(transactionID, cancelledAt: voidedAt) else {
                     return .unknown
                 }
+                transaction.refundedQuantity = units
                 let decision = try await applier.settle(.takenBack(transaction, kind: .refund, cause: Cause()))
                 return decision.reason == nil ? .debited : .alreadyDebited
             }
