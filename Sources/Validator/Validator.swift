@@ -116,7 +116,9 @@ public struct Validator: Service {
         var logger = logger
         logger[metadataKey: "receipt_id"] = "\(submission.id)"
         let attempts = previousAttempts + 1
-        let traced = AttemptSpan.start(delivery, queue: topology.validateQueue, attempt: attempts, enabled: tracing)
+        // Checked here too, so that tracing off does not even build the queue's name.
+        let traced =
+            tracing ? AttemptSpan.start(delivery, queue: topology.validateQueue, attempt: attempts, enabled: true) : nil
         let started = ContinuousClock.now
         let outcome = await verifier.verify(submission)
         let elapsed = ContinuousClock.now - started
