@@ -41,7 +41,8 @@ public struct Intake: Sendable {
         self.routes = IntakeRoutes(
             accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
             committer: GroupCommitter(database: database) { relay.enqueue($0) },
-            maxBodySize: configuration.maxBodySize, stores: configuration.stores)
+            maxBodySize: configuration.maxBodySize, stores: configuration.stores,
+            tracing: IntakeTracing(database: database))
         self.orders = OrderRoutes(
             orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
@@ -68,6 +69,8 @@ public struct Intake: Sendable {
         let router = Router(context: IntakeRequestContext.self)
         let methods = RouteMethods()
         // First, so that every error below it, a 404 included, leaves as JSON.
+        // Outermost, so that its server span sees the answer as sent (errors made JSON below).
+        if routes.tracing.enabled { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: JSONErrorMiddleware(logger: logger, routes: methods))
         router.get("healthz") { _, _ in "ok" }
         // `/metrics` and `/readyz` when the process exports metrics (the `iap` commands).

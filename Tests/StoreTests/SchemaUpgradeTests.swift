@@ -32,10 +32,10 @@ import Testing
         _ = try SQLiteDatabase(path: freshPath)
         #expect(try await SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
 
-        // And every row is as it was, under v10's table names (v10 the only migration recorded
-        // since), and the books balance
-        var expected = Self.renamedByV10(before)
-        expected["grdb_migrations", default: []].append(["identifier": .text("v10")])
+        // And every row is as it was, under v10's table names and with v11's empty trace
+        // columns (v10 and v11 the only migrations recorded since), and the books balance
+        var expected = Self.tracedByV11(Self.renamedByV10(before))
+        expected["grdb_migrations", default: []] += [["identifier": .text("v10")], ["identifier": .text("v11")]]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])
         #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
@@ -81,8 +81,9 @@ import Testing
             #expect(catalog.subtracting(fresh).isEmpty, "only here: \(catalog.subtracting(fresh).sorted())")
             #expect(fresh.subtracting(catalog).isEmpty, "only in a fresh one: \(fresh.subtracting(catalog).sorted())")
 
-            // And every row is as it was (under v10's table names), and the books balance
-            #expect(try await Self.postgresRows(database) == Self.renamedByV10(before))
+            // And every row is as it was (under v10's table names, v11's trace columns empty),
+            // and the books balance
+            #expect(try await Self.postgresRows(database) == Self.tracedByV11(Self.renamedByV10(before)))
             #expect(try await LedgerStore(database).audit() == [])
             #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
         }
@@ -124,12 +125,12 @@ import Testing
     @Test func anOldNumberBeyondWhatThisProgramKnowsIsRefusedAndLeftAsItIs() async throws {
         try await PostgresFixture.withDatabase { database in
             try await Self.load("postgres-schema6.sql", into: database)
-            // Old 8 is new 11: beyond this program's latest (10).
-            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (8)")
+            // Old 9 is new 12: beyond this program's latest (11).
+            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (9)")
             await #expect {
                 try await database.migrate()
             } throws: { error in
-                "\(error)".contains("newer version") && "\(error)".contains("schema 11")
+                "\(error)".contains("newer version") && "\(error)".contains("schema 12")
             }
             let old = try await database.snapshot { db in
                 try await db.value("SELECT count(*) AS n FROM iap_schema_migrations", as: Int.self)
@@ -147,6 +148,15 @@ extension SchemaUpgradeTests {
         var renamed = Dictionary(uniqueKeysWithValues: rows.map { (renames[$0.key] ?? $0.key, $0.value) })
         renamed["store_confirmations"] = []
         return renamed
+    }
+
+    /// `rows` as v11 leaves them: receipts and webhooks with no trace context.
+    static func tracedByV11(_ rows: [String: [[String: SQLValue]]]) -> [String: [[String: SQLValue]]] {
+        var traced = rows
+        for table in ["receipts", "notification_outbox"] {
+            traced[table] = rows[table]?.map { $0.merging(["traceparent": .null]) { old, _ in old } }
+        }
+        return traced
     }
 
     /// Every row of every table, in rowid order, as SQLite stores it, read without migrating.
