@@ -47,7 +47,7 @@ public struct Intake: Sendable {
             orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
-            notifications: AppleNotificationStore(database), relay: relay,
+            notifications: StoreNotificationStore(database), relay: relay,
             signatures: configuration.appleSignatures,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
             googlePush: configuration.googlePush.flatMap { push in
@@ -57,7 +57,7 @@ public struct Intake: Sendable {
                 }
             }, stores: configuration.stores)
         self.pruner = NotificationPruner(
-            notifications: AppleNotificationStore(database), retention: configuration.rejectedNotificationRetention,
+            notifications: StoreNotificationStore(database), retention: configuration.rejectedNotificationRetention,
             logger: logger)
         self.apiLimiter = configuration.rateLimit.map { RateLimiter($0) }
         self.health = health

@@ -61,7 +61,7 @@ extension PipelineHarness {
 
     /// Waits until the notification `id` is final (applied, rejected or dead); its details.
     func settledNotification(_ id: String, timeout: Duration = .seconds(30)) async throws -> NotificationDetails? {
-        let store = AppleNotificationStore(database)
+        let store = StoreNotificationStore(database)
         _ = await eventually(timeout: timeout) {
             guard let status = try? await store.notification(id: id)?.status else { return false }
             return [.applied, .rejected, .dead].contains(status)

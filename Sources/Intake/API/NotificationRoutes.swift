@@ -22,7 +22,7 @@ struct NotificationRoutes: Sendable {
     /// Apple's `signedPayload` is a few KiB.
     static let maxBodySize = 64 * 1024
 
-    let notifications: AppleNotificationStore
+    let notifications: StoreNotificationStore
     let relay: Relay
     /// Checks that Apple signed a notification; its cache of validated chains makes each
     /// check after the first one ECDSA verification.
