@@ -39,7 +39,9 @@ struct ReceiptRequest: Equatable, Sendable {
     ) {
         let plugged = members.keys.sorted().filter { object[$0] != nil && !(object[$0] is NSNull) }
         if let member = plugged.first {
-            let builtIn = ["receipt_data", "signed_transaction", "google_play"].filter { object[$0] != nil }
+            let builtIn = ["receipt_data", "signed_transaction", "google_play"].filter {
+                object[$0] != nil && !(object[$0] is NSNull)
+            }
             guard plugged.count == 1, builtIn.isEmpty else {
                 throw APIError.invalid(
                     "ambiguous_receipt", "send only one of receipt_data, signed_transaction, google_play and \(member)",
