@@ -68,10 +68,11 @@ public enum StoreInput {
     }
 
     /// A string member of 1-`maxLength` printable ASCII characters; nil when absent and not required.
+    /// `member` is the path of `object` in the body (`""` for the body itself).
     public static func string(
         _ object: [String: Any], _ key: String, in member: String, required: Bool = true, maxLength: Int = 4096
     ) throws(StoreInputError) -> String? {
-        let path = "\(member).\(key)"
+        let path = member.isEmpty ? key : "\(member).\(key)"
         guard let raw = object[key], !(raw is NSNull) else {
             if required { throw .invalid("missing_field", "\(path) is required", member: path) }
             return nil

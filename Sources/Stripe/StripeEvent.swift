@@ -42,23 +42,29 @@ public struct StripeEvent: Hashable, Sendable {
     /// The members of `data.object` kept, when present.
     static let kept = ["charge", "payment_intent", "amount", "amount_refunded", "status", "payment_status"]
 
-    /// Reads a webhook body. - Throws: a 400 ``StoreInputError`` naming the member at fault.
+    /// Reads a webhook body. - Throws: a 400 ``StoreInputError`` naming the member at fault by
+    /// its path in the body (`data.object.id`), as the API names every member.
     public init(body: [UInt8]) throws(StoreInputError) {
         guard let event = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-            throw .invalid("invalid_json", "the body is not a JSON object", member: "event")
+            throw .invalid("invalid_json", "the body is not a JSON object", member: nil)
         }
-        let id = try StoreInput.string(event, "id", in: "event", maxLength: 255)!
-        let type = try StoreInput.string(event, "type", in: "event", maxLength: 255)!
+        let id = try StoreInput.string(event, "id", in: "", maxLength: 255)!
+        let type = try StoreInput.string(event, "type", in: "", maxLength: 255)!
         guard let data = event["data"] as? [String: Any] else {
-            throw .invalid("missing_field", "event.data must be an object", member: "event.data")
+            throw .invalid("missing_field", "data must be an object", member: "data")
         }
         guard let object = data["object"] as? [String: Any] else {
-            throw .invalid("missing_field", "event.data.object must be an object", member: "event.data.object")
+            throw .invalid("missing_field", "data.object must be an object", member: "data.object")
         }
-        let objectID = try StoreInput.string(object, "id", in: "event.data.object", required: false, maxLength: 255)
+        let objectID = try StoreInput.string(object, "id", in: "data.object", required: false, maxLength: 255)
         var details: [String: String] = [:]
         for key in Self.kept {
             switch object[key] {
+            // Kept and shown: a control character (NUL) is refused, as in every member the API reads.
+            case let text as String where text.unicodeScalars.contains(where: Self.isControl):
+                throw .invalid(
+                    "invalid_field", "data.object.\(key) must not hold control characters", member: "data.object.\(key)"
+                )
             case let text as String where !text.isEmpty && text.utf8.count <= 255: details[key] = text
             case let number as Int: details[key] = String(number)
             default: continue
@@ -68,6 +74,11 @@ public struct StripeEvent: Hashable, Sendable {
         self.init(
             id: id, type: type, created: created, livemode: (event["livemode"] as? Bool) ?? false, objectID: objectID,
             details: details)
+    }
+
+    /// C0 and C1 controls and DEL.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// The evidence the intake stores: canonical, so the same event is the same payload.
