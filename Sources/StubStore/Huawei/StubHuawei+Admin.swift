@@ -8,7 +8,35 @@ extension StubHuawei {
     /// - `POST /stub/huawei/purchases`: `{"purchase_token", "product_id", "type", "order_id"?,
     ///   "subscription_id"?, "expiry_time"? (ms), "sandbox"?}` registers a purchase, answering `201`
     /// - `POST /stub/huawei/refunds`: `{"purchase_token"}` refunds it
+    /// - `GET /stub/huawei/public-key`: `{"public_key"}`, the key `IAP_HUAWEI_PUBLIC_KEY` takes
+    /// - `POST /stub/huawei/notifications`: `{"event": "SUBSCRIPTION" | "ORDER", "notification_type",
+    ///   "purchase_token"}` answers the body Huawei would push about that purchase, a subscription's
+    ///   signed by the stub's key (``subscriptionNotification(type:token:pss:forged:environment:)``)
     func registerAdminRoutes(on router: Router<BasicRequestContext>) {
+        router.get("/stub/huawei/public-key") { _, _ in
+            Self.json(["public_key": self.publicKeyBase64], status: 200)
+        }
+        router.post("/stub/huawei/notifications") { request, _ in
+            let fields = try await Self.fields(request)
+            guard let token = fields["purchase_token"] as? String, !token.isEmpty,
+                let type = (fields["notification_type"] as? NSNumber)?.intValue,
+                let event = fields["event"] as? String, ["SUBSCRIPTION", "ORDER"].contains(event)
+            else {
+                return Self.json(
+                    [
+                        "error":
+                            "expected {\"event\": \"SUBSCRIPTION\" or \"ORDER\", \"notification_type\", \"purchase_token\"}"
+                    ],
+                    status: 400)
+            }
+            let body =
+                event == "ORDER"
+                ? self.orderNotification(type: type, token: token)
+                : self.subscriptionNotification(type: type, token: token)
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
         router.post("/stub/huawei/purchases") { request, _ in
             let fields = try await Self.fields(request)
             guard let token = fields["purchase_token"] as? String, !token.isEmpty,
