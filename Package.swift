@@ -391,7 +391,8 @@ let package = Package(
         .testTarget(
             name: "IntakeTests",
             dependencies: [
-                "StoreSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore",
+                "StoreSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore", "Huawei",
+                "Stripe", "StorePlugins",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

@@ -1,12 +1,16 @@
 import Broker
 import Foundation
+import Huawei
 import Hummingbird
 import Logging
 import Observability
 import PipelineCore
 import PipelineTesting
 import Store
+import StorePlugins
 import StoreSQLite
+import Stripe
+import StubStore
 import Testing
 import Yams
 
@@ -15,7 +19,8 @@ import Yams
 /// docs/openapi.yaml and the intake's router describe the same API: every route the router
 /// registers is an operation of the spec, and every operation of the spec is a route. The
 /// router is the one `iap intake` serves (API, health and metrics; the operators' console
-/// is mounted beside it and is not part of the API), read back from Hummingbird's own table.
+/// is mounted beside it and is not part of the API), read back from Hummingbird's own table,
+/// with every plug-in store configured, as the spec describes them all.
 @Suite struct OpenAPIContractTests {
     static let specPath = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -42,12 +47,35 @@ import Yams
         return operations
     }
 
+    /// Every plug-in store, configured (as `iap intake` does from the environment).
+    static func stores() -> StoreRegistry {
+        StoreRegistry(
+            known: [HuaweiStore.self, StripeStore.self],
+            configured: [
+                HuaweiStore(
+                    settings: HuaweiSettings(
+                        clientID: StubHuawei.clientID, clientSecret: StubHuawei.clientSecret,
+                        publicKey: HuaweiPublicKey(base64: StubHuawei().publicKeyBase64)!)),
+                StripeStore(
+                    settings: StripeSettings(apiKey: "sk_test_contract", webhookSecrets: ["whsec_contract_0123"])),
+            ])
+    }
+
+    /// The members of the spec's receipt request.
+    static func specReceiptMembers() throws -> Set<String> {
+        let schemas = try #require((spec()["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let submission = try #require(schemas["ReceiptSubmission"] as? [String: Any])
+        return Set(try #require(submission["properties"] as? [String: Any]).keys)
+    }
+
     /// The same for every route of the intake's router, as `iap intake` builds it.
     static func routerOperations() throws -> Set<String> {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        var configuration = IntakeConfiguration(apiTokens: ["contract-token-0123456789"])
+        configuration.stores = stores()
         let intake = Intake(
-            configuration: IntakeConfiguration(apiTokens: ["contract-token-0123456789"]),
+            configuration: configuration,
             database: try SQLiteDatabase(path: directory.file("iap.sqlite")), catalog: Catalog(products: []),
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
             topology: PipelineTopology(prefix: "unused"),
@@ -70,7 +98,19 @@ import Yams
         // Guards the two tests above against both sides being empty or cut short.
         let operations = try Self.routerOperations()
         #expect(operations.isSuperset(of: ["POST /v1/receipts", "POST /v1/apple/notifications", "GET /readyz"]))
-        #expect(operations.count >= 11)
+        #expect(operations.isSuperset(of: ["POST /v1/huawei/notifications", "POST /v1/stripe/notifications"]))
+        #expect(operations.count >= 13)
+    }
+
+    @Test func theSpecsReceiptRequestListsExactlyTheMembersTheIntakeTakes() throws {
+        let stores = Self.stores()
+        #expect(stores.configured.count == stores.known.count, "every registered store is configured")
+        let accepted = ReceiptRequest.fields.union(stores.receiptMembers.keys)
+        #expect(accepted.contains("huawei"))
+        let members = try Self.specReceiptMembers()
+        let undocumented = accepted.subtracting(members).sorted()
+        let refused = members.subtracting(accepted).sorted()
+        #expect(members == accepted, "undocumented: \(undocumented), refused by the intake: \(refused)")
     }
 
     @Test func specIsOpenAPI31WithBearerTokensAndTheAPIsErrorShape() throws {
