@@ -94,10 +94,15 @@ extension HuaweiNotice {
             messageID: Self.messageID(signed))
     }
 
-    /// A whole number, or a string holding one (Huawei writes both).
+    /// A whole number, or a string holding one (Huawei writes both). Not `true` or `false`:
+    /// JSONSerialization hands booleans over as NSNumbers too (of type `c`), which read as 1 and 0.
     static func number(_ value: Any?) -> Int64? {
         if let text = value as? String { return Int64(text) }
-        if let number = value as? NSNumber, Double(number.int64Value) == number.doubleValue { return number.int64Value }
+        if let number = value as? NSNumber, String(cString: number.objCType) != "c",
+            Double(number.int64Value) == number.doubleValue
+        {
+            return number.int64Value
+        }
         return nil
     }
 }

@@ -121,6 +121,10 @@ import Testing
                     "orderNotification.notificationType"
                 ),
                 (
+                    ["eventType": "ORDER", "orderNotification": order.merging(["notificationType": false]) { $1 }],
+                    "orderNotification.notificationType"
+                ),
+                (
                     ["eventType": "ORDER", "orderNotification": order.filter { $0.key != "purchaseToken" }],
                     "orderNotification.purchaseToken"
                 ),
