@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import PipelineCore
@@ -29,9 +30,22 @@ extension NotificationRoutes {
         }
         let evidence = StoreEvidence(
             store: store.id, kind: StoreEvidence.notificationKind, payload: accepted.evidence.payload)
+        let messageID = Self.messageKey(accepted.messageID, store: store.id)
         return try await self.store(.store(evidence), metric: nil) { id, now in
             try await notifications.acceptStoreNotification(
-                id: id, store: store.id, messageID: accepted.messageID, payload: evidence.payload, now: now)
+                id: id, store: store.id, messageID: messageID, payload: evidence.payload, now: now)
         }
+    }
+
+    /// The longest `<store>:<message id>` the table keeps (`message_id`, 1-128 characters).
+    static let maxMessageKey = 128
+
+    /// The store's id for a notification as the table can keep it: itself, or, when
+    /// `<store>:<id>` would be longer than the column takes (Stripe's ids may run to 255
+    /// characters), `sha256:` and its digest, the same for the same id, so that the store's
+    /// retries still find the first row.
+    static func messageKey(_ messageID: String, store: String) -> String {
+        guard store.utf8.count + 1 + messageID.utf8.count > maxMessageKey else { return messageID }
+        return "sha256:" + SHA256.hash(data: Array(messageID.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }
