@@ -7,7 +7,9 @@
 #      type and body as documented, invalid data refused, auth not ignored, 405 with Allow;
 #      with the hooks of scripts/schemathesis_hooks.py: a refused request changes nothing
 #      (every table compared before and after), Apple's notifications are sent signed by the
-#      stub store (the intake trusts its root, as `iap up` does) and must then be stored, and
+#      stub store (the intake trusts its root, as `iap up` does) and must then be stored, so
+#      must Huawei's subscription notifications the stub signed (Huawei is configured with the
+#      stub's key) and Stripe's events the hooks sign with the webhook secret made here, and
 #      every string member of a well-formed request is sent again with a NUL, which must be
 #      refused naming it and change nothing;
 #   3. checks that every string member the spec declares was refused with a NUL at least once
@@ -77,11 +79,35 @@ IAP_SCHEMATHESIS_APPLE_PAYLOADS=$(for _ in 1 2 3 4 5; do
 done | tr '\n' ' ')
 [ -n "${IAP_SCHEMATHESIS_APPLE_PAYLOADS// /}" ] || { echo "schemathesis: the stub store signed no notification" >&2; exit 1; }
 export IAP_SCHEMATHESIS_APPLE_PAYLOADS
+
+# Huawei: the intake checks signatures with the stub's IAP key, and the hooks send
+# subscription notifications the stub signed about purchases registered there.
+huawei_key=$(curl -fs "http://127.0.0.1:$stub_port/stub/huawei/public-key" \
+  | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["public_key"])')
+[ -n "$huawei_key" ] || { echo "schemathesis: the stub store gave no Huawei key" >&2; exit 1; }
+export IAP_SCHEMATHESIS_HUAWEI_PAYLOADS="$work/huawei-subscriptions.jsonl"
+for n in 1 2 3 4 5; do
+  curl -fs -X POST "http://127.0.0.1:$stub_port/stub/huawei/purchases" \
+    -d "{\"purchase_token\": \"schemathesis-sub-$n\", \"product_id\": \"vip_monthly\", \"type\": \"subscription\"}" >/dev/null
+  curl -fs -X POST "http://127.0.0.1:$stub_port/stub/huawei/notifications" \
+    -d "{\"event\": \"SUBSCRIPTION\", \"notification_type\": $n, \"purchase_token\": \"schemathesis-sub-$n\"}"
+  echo
+done > "$IAP_SCHEMATHESIS_HUAWEI_PAYLOADS"
+grep -q statusUpdateNotification "$IAP_SCHEMATHESIS_HUAWEI_PAYLOADS" \
+  || { echo "schemathesis: the stub store signed no Huawei notification" >&2; exit 1; }
+# Stripe: the hooks sign events with the endpoint's secret, made here.
+export IAP_SCHEMATHESIS_STRIPE_SECRET="whsec_schemathesis$RANDOM$RANDOM"
 export IAP_SCHEMATHESIS_NUL_LOG="$work/nul-tried.log"
 
 IAP_DB_PATH="$database" IAP_HTTP_HOST=127.0.0.1 IAP_HTTP_PORT="$port" IAP_API_TOKENS="$IAP_SCHEMATHESIS_TOKEN" \
   IAP_GOOGLE_PUSH_AUDIENCE="$push_audience" IAP_GOOGLE_PUSH_SERVICE_ACCOUNT="pubsub-push@stub-project.iam.gserviceaccount.com" \
   IAP_GOOGLE_CERTS_URL="http://127.0.0.1:$stub_port/google/oauth2/v3/certs" IAP_APPLE_ROOT_CA="$work/apple-root.der" \
+  IAP_HUAWEI_CLIENT_ID=107654321 IAP_HUAWEI_CLIENT_SECRET=stub-huawei-secret IAP_HUAWEI_PUBLIC_KEY="$huawei_key" \
+  IAP_HUAWEI_OAUTH_URL="http://127.0.0.1:$stub_port/huawei/oauth2/v3/token" \
+  IAP_HUAWEI_ORDER_URL="http://127.0.0.1:$stub_port/huawei/orders" \
+  IAP_HUAWEI_SUBSCRIPTION_URL="http://127.0.0.1:$stub_port/huawei/subscr" \
+  IAP_STRIPE_API_KEY=sk_test_schemathesis IAP_STRIPE_WEBHOOK_SECRETS="$IAP_SCHEMATHESIS_STRIPE_SECRET" \
+  IAP_STRIPE_API_URL="http://127.0.0.1:$stub_port/stripe" \
   IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning "$iap" intake > "$work/intake.log" 2>&1 &
 intake_pid=$!
 for _ in $(seq 1 120); do
@@ -106,7 +132,7 @@ run() {
 
 status=0
 run --mode all --phases examples,coverage,fuzzing,stateful || status=1
-echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' apple_notifications=' || (SELECT count(*) FROM store_notifications WHERE store = 'apple') || ' google_notifications=' || (SELECT count(*) FROM store_notifications WHERE store = 'google')")"
+echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' store_notifications=' || coalesce((SELECT group_concat(store || ':' || n, ',') FROM (SELECT store, count(*) AS n FROM store_notifications GROUP BY store ORDER BY store)), 'none')")"
 "$venv/bin/python" scripts/schemathesis_nul.py docs/openapi.yaml "$IAP_SCHEMATHESIS_NUL_LOG" || status=1
 IAP_DB_PATH="$database" "$iap" audit || status=1
 

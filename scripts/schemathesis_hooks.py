@@ -10,17 +10,28 @@
   (IAP_SCHEMATHESIS_APPLE_PAYLOADS, minted by the script), and must then be stored (200).
   Google's pushes likewise carry a DeveloperNotification the schema cannot describe: a
   positive one gets a real test notification as its `message.data`.
+- Huawei's subscription notifications are stored only when the app's IAP key signed them:
+  each positive one is sent with a `subNotification` the stub store signed
+  (IAP_SCHEMATHESIS_HUAWEI_PAYLOADS, a file of them the script asked the stub for), and must
+  then be stored; so must a positive order notification (Huawei does not sign those).
+- Stripe's events are read only under a `Stripe-Signature` that holds: each positive one is
+  signed here, over the exact bytes sent, with the endpoint's secret the script made
+  (IAP_SCHEMATHESIS_STRIPE_SECRET), and must then be stored.
 - NUL in every string member (scripts/schemathesis_nul.py): each one of a well-formed
   request, sent again with a NUL, must be refused and change nothing; which members were
-  tried is logged to IAP_SCHEMATHESIS_NUL_LOG for the coverage report.
+  tried is logged to IAP_SCHEMATHESIS_NUL_LOG for the coverage report. A Stripe event's copy is
+  signed again; a NUL in a member another party signed (Huawei's status) is refused with 401.
 """
 
 import base64
 import hashlib
+import hmac
 import itertools
 import json
 import os
+import re
 import sqlite3
+import time
 from collections import Counter
 
 import requests
@@ -32,6 +43,11 @@ import schemathesis_nul as nul
 DATABASE = os.environ["IAP_SCHEMATHESIS_DATABASE"]
 APPLE_PAYLOADS = itertools.cycle(os.environ["IAP_SCHEMATHESIS_APPLE_PAYLOADS"].split())
 NUL_LOG = os.environ["IAP_SCHEMATHESIS_NUL_LOG"]
+with open(os.environ["IAP_SCHEMATHESIS_HUAWEI_PAYLOADS"]) as _file:
+    HUAWEI_SUBSCRIPTIONS = itertools.cycle([json.loads(line)["subNotification"] for line in _file if line.strip()])
+STRIPE_SECRET = os.environ["IAP_SCHEMATHESIS_STRIPE_SECRET"]
+# The whole numbers Huawei's plug-in reads as a notificationType (Int64), with room to spare.
+HUAWEI_NUMBER = re.compile(r"[+-]?[0-9]{1,15}")
 GOOGLE_TEST_DATA = base64.b64encode(json.dumps({
     "version": "1.0", "packageName": "com.example.game", "eventTimeMillis": "1764064800000",
     "testNotification": {"version": "1.0"},
@@ -76,6 +92,35 @@ def positive_body(case) -> bool:
     return isinstance(case.body, dict) and (case.meta is None or not case.meta.is_negative_at(ParameterLocation.BODY))
 
 
+def stripe_signature(body: bytes) -> str:
+    """What Stripe sends: `t=<now>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the endpoint's secret."""
+    timestamp = str(int(time.time()))
+    mac = hmac.new(STRIPE_SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={mac}"
+
+
+def huawei_number(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) < 2 ** 53
+    return isinstance(value, str) and HUAWEI_NUMBER.fullmatch(value) is not None
+
+
+def sign_stripe_event(case, kwargs):
+    """Signs a positive event with the script's secret, over the bytes sent: the body is
+    serialized here and handed to the transport as they are."""
+    headers = case.headers or {}
+    name = next((key for key in headers if key.lower() == "stripe-signature"), None)
+    if name is None or not positive_body(case) or (
+            case.meta is not None and case.meta.is_negative_at(ParameterLocation.HEADER)):
+        return
+    body = json.dumps(case.body).encode()
+    kwargs["data"] = body
+    case.headers = {**headers, name: stripe_signature(body)}
+    _signed_by_the_stub.add(case.id)
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     operation = case.operation.definition.raw.get("operationId")
@@ -85,6 +130,16 @@ def before_call(context, case, kwargs):
         _signed_by_the_stub.add(case.id)
     if operation == "receiveGoogleNotification" and positive_body(case) and isinstance(case.body.get("message"), dict):
         case.body = {**case.body, "message": {**case.body["message"], "data": GOOGLE_TEST_DATA}}
+    if operation == "receiveHuaweiNotification" and positive_body(case):
+        if case.body.get("eventType") == "SUBSCRIPTION" and isinstance(case.body.get("subNotification"), dict):
+            case.body = {**case.body, "subNotification": next(HUAWEI_SUBSCRIPTIONS)}
+            _signed_by_the_stub.add(case.id)
+        order = case.body.get("orderNotification")
+        if case.body.get("eventType") == "ORDER" and isinstance(order, dict) and huawei_number(
+                order.get("notificationType")):
+            _signed_by_the_stub.add(case.id)  # unsigned, but as Huawei would send it
+    if operation == "receiveStripeNotification":
+        sign_stripe_event(case, kwargs)
     _before[case.id] = snapshot()
 
 
@@ -104,8 +159,9 @@ def refused_request_changes_nothing(ctx, response, case):
 def a_notification_the_stub_signed_is_stored(ctx, response, case):
     request = response.request
     # Request-shape probes (another method, another content type) are refused for that.
-    as_apple_posts = request.method == "POST" and request.headers.get("Content-Type", "").startswith("application/json")
-    if case.id in _signed_by_the_stub and as_apple_posts and response.status_code not in (200, 429):
+    as_the_store_posts = request.method == "POST" and request.headers.get("Content-Type", "").startswith(
+        "application/json")
+    if case.id in _signed_by_the_stub and as_the_store_posts and response.status_code not in (200, 429):
         raise AssertionError(f"A notification the stub store signed was answered {response.status_code}: "
                              + response.content[:300].decode(errors="replace"))
     return None
@@ -129,6 +185,8 @@ def nul_in_any_string_member_is_refused(ctx, response, case):
         declared = f"{kind}:{nul.template(member)}" in _declared.get(operation, set())
         before = snapshot()
         headers = {name: value for name, value in request.headers.items() if name.lower() != "content-length"}
+        if operation == "receiveStripeNotification" and "Stripe-Signature" in headers and isinstance(body, bytes):
+            headers["Stripe-Signature"] = stripe_signature(body)  # the copy as Stripe would sign it
         answer = requests.request(method, url, headers=headers, data=body, timeout=30)
         problem = nul.refusal_problem(kind, member, answer) if declared or answer.status_code >= 300 else None
         after = snapshot()
@@ -137,7 +195,9 @@ def nul_in_any_string_member_is_refused(ctx, response, case):
         if problem:
             raise AssertionError(f"NUL in {kind} member {nul.display(member)!r} of {method} {url}: {problem}: "
                                  + answer.text[:300])
-        if kind != "body" or answer.status_code == 400:
+        # A NUL in a member another party signed breaks the signature: refused, 401.
+        signed_over = answer.status_code == 401 and response.status_code < 300
+        if kind != "body" or answer.status_code == 400 or signed_over:
             with open(NUL_LOG, "a") as log:
                 log.write(f"{operation} {kind}:{nul.template(member)}\n")
     return None
