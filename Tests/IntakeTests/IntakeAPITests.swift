@@ -179,6 +179,13 @@ import Testing
                 $0.status
             }
             #expect(account == .notFound)
+            // A path parameter is read percent-decoded: `game%3Anobody` is the id `game:nobody`, not invalid
+            let encoded = try await client.execute(uri: "/v1/accounts/game%3Anobody", method: .get, headers: auth) {
+                $0.status
+            }
+            #expect(encoded == .notFound)
+            let nul = try await client.execute(uri: "/v1/accounts/no%00body", method: .get, headers: auth) { $0.status }
+            #expect(nul == .badRequest)
         }
     }
 

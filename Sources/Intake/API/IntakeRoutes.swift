@@ -22,10 +22,10 @@ struct IntakeRoutes: Sendable {
 
     func register(on v1: RouterGroup<some RequestContext>) {
         v1.post("receipts") { request, context in try await self.submit(request) }
-        v1.get("receipts/:id") { _, context in try await self.receipt(context.parameters.get("id") ?? "") }
-        v1.get("accounts/:id") { _, context in try await self.account(context.parameters.get("id") ?? "") }
+        v1.get("receipts/:id") { _, context in try await self.receipt(context.pathParameter("id")) }
+        v1.get("accounts/:id") { _, context in try await self.account(context.pathParameter("id")) }
         v1.put("accounts/:id/consumption-consent") { request, context in
-            try await self.consent(context.parameters.get("id") ?? "", request)
+            try await self.consent(context.pathParameter("id"), request)
         }
     }
 

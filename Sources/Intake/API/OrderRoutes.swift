@@ -17,9 +17,9 @@ struct OrderRoutes: Sendable {
     func register(on group: RouterGroup<some RequestContext>) {
         group.get("products") { request, _ in try await self.products(request) }
         group.post("orders") { request, _ in try await self.create(request) }
-        group.get("orders/:id") { _, context in try await self.order(context.parameters.get("id") ?? "") }
+        group.get("orders/:id") { _, context in try await self.order(context.pathParameter("id")) }
         group.post("orders/:id/cancel") { request, context in
-            try await self.cancel(context.parameters.get("id") ?? "", request)
+            try await self.cancel(context.pathParameter("id"), request)
         }
     }
 
