@@ -49,6 +49,8 @@ public struct LocalPipeline: Sendable {
         /// Google Play's service account and API; nil rejects Play purchases as not configured.
         public var googlePlay: GooglePlaySetup?
         public var googleAcknowledger = GooglePlayAcknowledger.Configuration()
+        /// Answers to Google's chargeback reviews; nil: none.
+        public var googleRefundReviews: GoogleRefundReviewAnswerer.Configuration? = .init()
         /// Whether Google Play's voided purchases are read every 15 minutes (tests read them themselves).
         public var pollsGoogleVoided = true
         /// The plug-in stores configured (``PluginStores/configured(_:)``); none by default.
@@ -179,6 +181,12 @@ public struct LocalPipeline: Sendable {
                     store: GoogleAcknowledgementStore(database),
                     client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
                     configuration: configuration.googleAcknowledger, logger: logger))
+            if let reviews = configuration.googleRefundReviews {
+                services.append(
+                    GoogleRefundReviewAnswerer(
+                        client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
+                        store: GoogleRefundReviewStore(database), configuration: reviews, logger: logger))
+            }
             if configuration.pollsGoogleVoided {
                 services.append(
                     GoogleVoidedPoller(

@@ -84,8 +84,9 @@ import Testing
     }
 
     @Test func theHistoryIsOneNumberingWithTextForBothDatabases() {
-        #expect(Schema.migrations.map(\.version) == Array(1...10))
-        #expect(Schema.latestVersion == 10)
+        // v11 is another branch's, merged later: this one's v12 follows v10 until then.
+        #expect(Schema.migrations.map(\.version) == Array(1...10) + [12])
+        #expect(Schema.latestVersion == 12)
         for migration in Schema.migrations {
             #expect(!migration.sqlite.isEmpty, "v\(migration.version)")
             // PostgreSQL's schema begins at v4 (Schema.version1 says why).

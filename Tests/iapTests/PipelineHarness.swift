@@ -150,6 +150,8 @@ final class PipelineHarness: Sendable {
                 configuration.googleAcknowledger.interval = .milliseconds(100)
                 configuration.googleAcknowledger.initialBackoff = 0.2
                 configuration.pollsGoogleVoided = false
+                // Google's chargeback reviews are answered by the tests, on their clock.
+                configuration.googleRefundReviews = nil
                 if pluginStores {
                     // Huawei and Stripe configured from their variables, pointing at the stub.
                     configuration.stores = try PluginStores.configured(pluginStoreEnvironment(stub, url: stubURL))

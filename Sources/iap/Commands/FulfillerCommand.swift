@@ -4,6 +4,7 @@ import GooglePlay
 import HTTPClient
 import Observability
 import Pipeline
+import PipelineCore
 import Reconciliation
 import Scheduler
 import ServiceLifecycle
@@ -65,7 +66,9 @@ extension IAP {
         }
 
         /// With a Google service account: the acknowledgements every credited Play purchase
-        /// owes (any number of fulfillers share them).
+        /// owes (any number of fulfillers share them), the voided purchases' poll, and the
+        /// answers to Google's chargeback reviews (one process at a time; the preference as
+        /// Apple's, IAP_CONSUMPTION_REFUND_PREFERENCE).
         static func googleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
             guard let google = try GooglePlaySetup(environment: settings.environment) else { return [] }
             let client = try CurlHTTPClient(logger: settings.logger("google-play"))
@@ -85,7 +88,24 @@ extension IAP {
                     interval: .seconds(seconds),
                     leadership: database.leadership(of: "google-voided"),
                     logger: settings.logger("google-play")),
+                GoogleRefundReviewAnswerer(
+                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
+                    store: GoogleRefundReviewStore(database),
+                    configuration: .init(prefers: try Self.prefersRefunds(settings)),
+                    leadership: database.leadership(of: "google-refund-reviews"),
+                    logger: settings.logger("google-play")),
             ]
+        }
+
+        /// IAP_CONSUMPTION_REFUND_PREFERENCE: `auto` (the default) or `none`.
+        static func prefersRefunds(_ settings: PipelineSettings) throws -> Bool {
+            let raw = settings.environment.optional("IAP_CONSUMPTION_REFUND_PREFERENCE") ?? "auto"
+            guard raw == "auto" || raw == "none" else {
+                throw SettingError(
+                    variable: "IAP_CONSUMPTION_REFUND_PREFERENCE",
+                    problem: "must be auto or none, got '\(raw.prefix(64))'")
+            }
+            return raw == "auto"
         }
 
         /// The jobs that talk to Apple after the fact, each in the one process holding its
