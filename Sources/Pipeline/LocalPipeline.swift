@@ -175,6 +175,15 @@ public struct LocalPipeline: Sendable {
             services.append(
                 QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
         }
+        if let key = configuration.serverAPIKey {
+            // Purchases the Server API confirmed without an app account token: Apple is told the account's.
+            services.append(
+                AppAccountTokenSetter(
+                    api: try AppStoreServerAPIClient(
+                        key: key, configuration: configuration.serverAPI, httpClient: client,
+                        budgets: MeteredCallBudgets.shared(database), logger: logger),
+                    database: database, logger: logger))
+        }
         if let google = configuration.googlePlay {
             services.append(
                 GooglePlayAcknowledger(

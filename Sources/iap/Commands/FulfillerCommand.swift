@@ -111,20 +111,25 @@ extension IAP {
         /// The jobs that talk to Apple after the fact, each in the one process holding its
         /// lead, when the App Store Server API is configured: reconciliation with its
         /// Notification History (unless IAP_RECONCILE_INTERVAL_SECONDS is 0), and answers to
-        /// its consumption requests (IAP_CONSUMPTION_ANSWERS=on).
+        /// its consumption requests (IAP_CONSUMPTION_ANSWERS=on), and the app account tokens
+        /// owed for purchases the validator confirmed without one (Set App Account Token).
         static func appleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
             let logger = settings.logger("apple-jobs")
             let jobs = try ReconcileSettings(
                 environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
-            guard jobs.interval > 0 || jobs.answersConsumption else { return [] }
             guard let (api, client) = try jobs.makeAPI(budgets: MeteredCallBudgets.shared(database), logger: logger)
             else {
-                logger.notice(
-                    "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History, no answers to its consumption requests"
-                )
+                if jobs.interval > 0 || jobs.answersConsumption {
+                    logger.notice(
+                        "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History, no answers to its consumption requests"
+                    )
+                }
                 return []
             }
-            var services: [any Service] = [HTTPClientService(client: client)]
+            var services: [any Service] = [
+                HTTPClientService(client: client),
+                AppAccountTokenSetter(api: api, database: database, logger: settings.logger("app-account-tokens")),
+            ]
             if jobs.interval > 0 {
                 let reconciler = Reconciler(
                     api: api, environments: jobs.environments, database: database, logger: settings.logger("reconcile"))
