@@ -132,6 +132,19 @@ import Testing
             let sent = try await GoogleRefundReviewStore(pipeline.database).answer(notificationID: id)
             #expect(sent?.attempts == 2 && sent?.status == .sent)
             #expect(play.stats.refundReviewAnswers.map(\.orderID) == ["GPA.later"])
+
+            // And one Google refuses (a token it never issued) is recorded refused, never tried again
+            let forged = PipelineHarness.developerNotification(
+                "pendingRefundReviewNotification",
+                ["version": "1.0", "orderId": "GPA.refused", "pendingRefundToken": "prr-forged"])
+            let (_, refusedAccepted) = try await pipeline.pushGoogle(forged, messageID: "8202")
+            let refusedID = try #require(refusedAccepted["notification_id"] as? String)
+            #expect(try await settled(pipeline, refusedID)?.status == .applied)
+            let refused = try await answerer.answerPending()
+            #expect(refused.map(\.status) == [.refused] && refused.first?.googleStatus == 400)
+            clock.now = clock.now.addingTimeInterval(3600)
+            #expect(try await answerer.answerPending().isEmpty)
+            #expect(play.stats.refundReviewAnswers.count == 1)
         }
     }
 }
