@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Traces: the API every stage uses, and the OTLP/HTTP exporter (gRPC left out: not used, slow to build).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // Tests only: reads docs/openapi.yaml for the route contract test.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
@@ -99,6 +102,18 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The OTLP exporter, bootstrapped once for every `iap` command (apart, so stages build without it).
+        .target(
+            name: "TraceExport",
+            dependencies: [
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -180,6 +195,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -208,6 +224,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "Observability", "StorePlugins",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -217,6 +234,7 @@ let package = Package(
                 "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "GooglePlay", "StorePlugins", "Settlement",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -234,6 +252,7 @@ let package = Package(
                 "PipelineCore", "Store", "HTTPClient", "Observability",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -268,7 +287,7 @@ let package = Package(
                 "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres", "AppStore",
                 "GooglePlay", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console", "StorePlugins",
-                "Observability", "Drills", "Reconciliation",
+                "Observability", "Drills", "Reconciliation", "TraceExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -412,8 +431,9 @@ let package = Package(
             dependencies: ["StoreSQLite", "StorePostgres", 
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
-                "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe",
+                "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

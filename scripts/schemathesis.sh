@@ -106,7 +106,7 @@ run() {
 
 status=0
 run --mode all --phases examples,coverage,fuzzing,stateful || status=1
-echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' apple_notifications=' || (SELECT count(*) FROM apple_notifications WHERE store = 'apple') || ' google_notifications=' || (SELECT count(*) FROM apple_notifications WHERE store = 'google')")"
+echo "schemathesis: rows stored: $(sqlite3 -readonly "$database" "SELECT 'receipts=' || (SELECT count(*) FROM receipts) || ' orders=' || (SELECT count(*) FROM orders) || ' accounts=' || (SELECT count(*) FROM accounts) || ' apple_notifications=' || (SELECT count(*) FROM store_notifications WHERE store = 'apple') || ' google_notifications=' || (SELECT count(*) FROM store_notifications WHERE store = 'google')")"
 "$venv/bin/python" scripts/schemathesis_nul.py docs/openapi.yaml "$IAP_SCHEMATHESIS_NUL_LOG" || status=1
 IAP_DB_PATH="$database" "$iap" audit || status=1
 

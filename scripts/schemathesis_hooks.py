@@ -39,7 +39,7 @@ GOOGLE_TEST_DATA = base64.b64encode(json.dumps({
 # Written by the relay, asynchronously, after an accepted request.
 RELAY_COLUMNS = {
     "receipts": {"status", "published_at", "updated_at"},
-    "apple_notifications": {"status", "published_at", "updated_at"},
+    "store_notifications": {"status", "published_at", "updated_at"},
 }
 
 _before: dict[str, dict[str, str]] = {}

@@ -210,7 +210,7 @@ extension OperatorConsole {
         if let receiptID = letter.receiptID {
             if let receipt = try await ReceiptStore(database).receipt(id: receiptID) {
                 rows += [("receipt status", receipt.status.rawValue + (receipt.reason.map { " (\($0))" } ?? ""))]
-            } else if let notification = try await AppleNotificationStore(database).notification(id: receiptID) {
+            } else if let notification = try await StoreNotificationStore(database).notification(id: receiptID) {
                 rows += [
                     (
                         "notification status",

@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Tracing
 
 /// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one
 /// SQLite transaction (ledger, balances, entitlements, receipt status, outbox rows), and
@@ -37,6 +38,9 @@ public struct Fulfiller: Service {
     let catalog: Catalog
     let configuration: Configuration
     let logger: Logger
+    /// Whether this process traces, read once, and the database's name for its spans (SettleSpans.swift).
+    let tracing = PipelineTracing.isEnabled
+    let system: DatabaseSystemName
 
     public init(
         connection: AMQPConnection, topology: PipelineTopology, settlement: SettlementStore,
@@ -50,6 +54,7 @@ public struct Fulfiller: Service {
         self.catalog = catalog
         self.configuration = configuration
         self.logger = logger
+        self.system = settlement.databaseSystem
     }
 
     public func run() async throws {
@@ -79,6 +84,7 @@ public struct Fulfiller: Service {
     /// Commits one batch, then settles it: poison and refused messages are dead-lettered
     /// one by one, the rest acked together.
     func apply(_ batch: [Delivery], decode: (Delivery) -> Verdict?) async {
+        let started = DefaultTracerClock.now
         var verdicts: [Verdict] = []
         var carried: [Delivery] = []
         var rejected: [Delivery] = []
@@ -94,7 +100,13 @@ public struct Fulfiller: Service {
                 rejected.append(delivery)
             }
         }
-        guard let results = await commit(verdicts) else {
+        let traced = await SettleSpans.start(
+            carried, verdicts: &verdicts, queue: topology.fulfilQueue, system: system, enabled: tracing,
+            startedAt: started)
+        let results = await commit(verdicts)
+        traced?.committed(results)
+        defer { traced?.end() }
+        guard let results else {
             // Cancelled past the shutdown grace period with nothing committed: the batch goes
             // back to the queue whole.
             for delivery in batch { delivery.nack(requeue: true) }

@@ -41,12 +41,13 @@ public struct Intake: Sendable {
         self.routes = IntakeRoutes(
             accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
             committer: GroupCommitter(database: database) { relay.enqueue($0) },
-            maxBodySize: configuration.maxBodySize, stores: configuration.stores)
+            maxBodySize: configuration.maxBodySize, stores: configuration.stores,
+            tracing: IntakeTracing(database: database))
         self.orders = OrderRoutes(
             orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
-            notifications: AppleNotificationStore(database), relay: relay,
+            notifications: StoreNotificationStore(database), relay: relay,
             signatures: configuration.appleSignatures,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
             googlePush: configuration.googlePush.flatMap { push in
@@ -56,7 +57,7 @@ public struct Intake: Sendable {
                 }
             }, stores: configuration.stores)
         self.pruner = NotificationPruner(
-            notifications: AppleNotificationStore(database), retention: configuration.rejectedNotificationRetention,
+            notifications: StoreNotificationStore(database), retention: configuration.rejectedNotificationRetention,
             logger: logger)
         self.apiLimiter = configuration.rateLimit.map { RateLimiter($0) }
         self.health = health
@@ -68,6 +69,8 @@ public struct Intake: Sendable {
         let router = Router(context: IntakeRequestContext.self)
         let methods = RouteMethods()
         // First, so that every error below it, a 404 included, leaves as JSON.
+        // Outermost, so that its server span sees the answer as sent (errors made JSON below).
+        if routes.tracing.enabled { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: JSONErrorMiddleware(logger: logger, routes: methods))
         router.get("healthz") { _, _ in "ok" }
         // `/metrics` and `/readyz` when the process exports metrics (the `iap` commands).

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import Logging
+import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
@@ -35,6 +36,8 @@ public struct Notifier: Service {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: WebhookSigner
+    /// Whether this process traces, read once (DeliverySpan.swift).
+    let tracing = PipelineTracing.isEnabled
 
     /// Creates a notifier; nothing starts until ``run()`` or ``runOnce()``.
     /// - Parameters:

@@ -10,7 +10,7 @@ import Store
 /// Apple retries a notification five times over three days, then gives up; its Notification
 /// History lists, per deployment, the ones that never reached us (`onlyFailures`). Each we
 /// never stored (by payload, or by `notificationUUID` for a resend signed anew) is stored
-/// through the intake's own path, ``AppleNotificationStore/acceptNotification(id:payload:payloadHash:now:)``,
+/// through the intake's own path, ``StoreNotificationStore/acceptNotification(id:payload:payloadHash:now:)``,
 /// and the relay publishes it through the validate queue: the validator verifies its
 /// signature, and the settlement engine applies it once, like any other. A second run finds
 /// it stored and feeds nothing.
@@ -18,7 +18,7 @@ public struct Reconciler: Sendable {
     let api: AppStoreServerAPIClient
     let environments: [AppStoreServerAPIEnvironment]
     let runs: ReconciliationStore
-    let notifications: AppleNotificationStore
+    let notifications: StoreNotificationStore
     let logger: Logger
     /// Pages asked per deployment at most: a token that never ends the list must not loop.
     static let maximumPages = 1_000
@@ -30,7 +30,7 @@ public struct Reconciler: Sendable {
         self.api = api
         self.environments = environments
         self.runs = ReconciliationStore(database)
-        self.notifications = AppleNotificationStore(database)
+        self.notifications = StoreNotificationStore(database)
         self.logger = logger
     }
 

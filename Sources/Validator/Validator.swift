@@ -36,6 +36,8 @@ public struct Validator: Service {
     let verifier: any ReceiptVerifier
     let configuration: Configuration
     let logger: Logger
+    /// Whether this process traces, read once (AttemptSpan.swift).
+    let tracing = PipelineTracing.isEnabled
 
     public init(
         connection: AMQPConnection, topology: PipelineTopology, verifier: any ReceiptVerifier,
@@ -114,10 +116,15 @@ public struct Validator: Service {
         var logger = logger
         logger[metadataKey: "receipt_id"] = "\(submission.id)"
         let attempts = previousAttempts + 1
+        // Checked here too, so that tracing off does not even build the queue's name.
+        let traced =
+            tracing ? AttemptSpan.start(delivery, queue: topology.validateQueue, attempt: attempts, enabled: true) : nil
         let started = ContinuousClock.now
         let outcome = await verifier.verify(submission)
         let elapsed = ContinuousClock.now - started
+        traced?.verified(outcome, store: submission.evidence.store, elapsed: elapsed)
         guard !Task.isCancelled else {
+            traced?.end(settled: false)
             // Shutting down past the grace period: the answer may be an artefact of the
             // cancellation, so decide nothing and let another validator take the message.
             logger.info("verification abandoned at shutdown, requeueing")
@@ -136,9 +143,12 @@ public struct Validator: Service {
                 logger.info("receipt rejected", metadata: ["reason": "\(reason)"])
             }
             counted = outcome.reason == nil ? PipelineMetrics.validated : PipelineMetrics.rejected
+            traced?.chose("verdict")
         case .retry(let attempt):
             let reason = outcome.reason ?? "transient"
-            let tier = retryTier(after: attempt, hint: outcome.retryAfter)
+            let chosen = retryTier(after: attempt, hint: outcome.retryAfter)
+            let tier = chosen.queue
+            traced?.chose("retry", tier: chosen)
             logger.info(
                 "transient failure, retrying",
                 metadata: ["attempts": "\(attempts)", "reason": "\(reason)", "tier": "\(tier)"])
@@ -156,6 +166,7 @@ public struct Validator: Service {
         case .later(let delay):
             // Not an attempt: the budget had no room, so the message waits, its count unchanged.
             let tier = topology.delayTier(atMost: delay)
+            traced?.chose("wait", tier: (tier, delay))
             logger.debug(
                 "over the call budget, deferring", metadata: ["tier": "\(tier)", "reason": "\(outcome.reason ?? "")"])
             var properties = delivery.properties
@@ -167,8 +178,11 @@ public struct Validator: Service {
                 "attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
             messages = deadLetter(delivery, reason: reason, attempts: attempts, lastError: outcome.reason)
             counted = PipelineMetrics.deadLetteredByValidator
+            traced?.chose("dead_letter")
         }
-        if await settle(delivery, by: messages, logger: logger) { counted.increment() }
+        let settled = await settle(delivery, by: traced?.carried(by: messages) ?? messages, logger: logger)
+        if settled { counted.increment() }
+        traced?.end(settled: settled)
     }
 
     /// Publishes `messages` with confirms, then acks; requeues the delivery if the broker
@@ -215,15 +229,15 @@ public struct Validator: Service {
     }
 
     /// The delay tier after `attempt`, or a longer one when the endpoint asked for more time.
-    private func retryTier(after attempt: Int, hint: Duration?) -> String {
+    private func retryTier(after attempt: Int, hint: Duration?) -> (queue: String, delay: Duration) {
         var tier = topology.retryTier(afterAttempt: attempt)
-        guard let hint else { return tier.queue }
+        guard let hint else { return tier }
         var next = attempt
         while tier.delay < hint, next < topology.retryDelays.count {
             next += 1
             tier = topology.retryTier(afterAttempt: next)
         }
-        return tier.queue
+        return tier
     }
 }
 

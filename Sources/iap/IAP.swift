@@ -1,5 +1,8 @@
 import ArgumentParser
+import Foundation
 import Intake
+import Logging
+import TraceExport
 
 /// `iap`: every stage of the receipt pipeline in one executable.
 @main
@@ -28,11 +31,21 @@ struct IAP: AsyncParsableCommand {
                 throw ValidationError(problem)
             }
             var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            // Before any stage is built: each reads once whether tracing is on.
+            let exporter = try TraceExport.start(
+                serviceName: "iap-\(type(of: command).configuration.commandName ?? "iap")",
+                environment: ProcessInfo.processInfo.environment, logger: Logger(label: "iap.tracing"))
+            do {
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+            } catch {
+                await exporter?.finish()
+                throw error
             }
+            await exporter?.finish()
         } catch {
             exit(withError: error)
         }

@@ -175,7 +175,7 @@ import Testing
 
     @Test func aNotificationVerdictIsAppliedOnceEvenWhenDeliveredTwice() async throws {
         try await withFulfiller(receipts: 1) { connection, topology, database, ids in
-            let notifications = AppleNotificationStore(database)
+            let notifications = StoreNotificationStore(database)
             // Given the player was credited 100 coins for t1, and Apple's REFUND of t1 was accepted
             let credited = try await SettlementStore(database).apply(
                 [
@@ -227,7 +227,7 @@ import Testing
 
     @Test func deadLetterEventMarksANotificationDead() async throws {
         try await withFulfiller(receipts: 0) { connection, topology, database, _ in
-            let notifications = AppleNotificationStore(database)
+            let notifications = StoreNotificationStore(database)
             let notificationID = UUID().uuidString.lowercased()
             _ = try await notifications.acceptNotification(
                 id: notificationID, payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32),

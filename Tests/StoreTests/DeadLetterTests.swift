@@ -225,7 +225,7 @@ import Testing
     ) async throws {
         try await withTestDatabase(backend) { database in
             let deadLetters = DeadLetterStore(database)
-            let notifications = AppleNotificationStore(database)
+            let notifications = StoreNotificationStore(database)
             // Given an accepted App Store notification that died
             let accepted = try await notifications.acceptNotification(
                 id: "n1", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"), now: Fixture.t0)

@@ -122,7 +122,7 @@ extension SQLDatabase {
     func acceptNewNotifications(_ ids: [String], payloads: [String]? = nil, now: Date = Fixture.t0) async throws {
         for (index, id) in ids.enumerated() {
             let payload = payloads?[index] ?? "signed-payload-of-\(id)"
-            let accepted = try await AppleNotificationStore(self).acceptNotification(
+            let accepted = try await StoreNotificationStore(self).acceptNotification(
                 id: id, payload: payload, payloadHash: Fixture.hash(payload), now: now)
             guard accepted == (id, true) else { throw FixtureError("\(id) was not created: \(accepted)") }
         }

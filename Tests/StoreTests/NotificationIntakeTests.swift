@@ -11,7 +11,7 @@ import Testing
 
     @Test(arguments: TestBackend.allCases) func theSamePayloadIsOneNotification(_ backend: TestBackend) async throws {
         try await withTestDatabase(backend) { database in
-            let notifications = AppleNotificationStore(database)
+            let notifications = StoreNotificationStore(database)
             // When Apple posts a payload, posts it again, and posts another
             let first = try await notifications.acceptNotification(
                 id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
@@ -61,7 +61,7 @@ import Testing
 
             // Then they are not published again, and the notification is validating
             #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r2", "n2"])
-            let published = try #require(try await AppleNotificationStore(database).notification(id: "n1"))
+            let published = try #require(try await StoreNotificationStore(database).notification(id: "n1"))
             #expect(published.status == .validating)
             #expect(published.publishedAt == t0.addingTimeInterval(5))
 
@@ -96,7 +96,7 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .dead, reason: "attempts_exhausted: timeout"),
                     .notificationAlreadyFinal(notificationID: "n1", status: .rejected),
                 ])
-            #expect(try await AppleNotificationStore(database).notification(id: "n2")?.attempts == 8)
+            #expect(try await StoreNotificationStore(database).notification(id: "n2")?.attempts == 8)
             // And no receipt webhook was written for them
             #expect(try await database.allWebhooks().isEmpty)
         }
@@ -132,7 +132,7 @@ import Testing
             #expect(try await database.allWebhooks().map(\.type) == [.receiptCredited])
 
             // And the operator sees the consumption request once, with whose purchase it is
-            let requests = try await AppleNotificationStore(database).consumptionRequests()
+            let requests = try await StoreNotificationStore(database).consumptionRequests()
             #expect(requests.count == 1)
             let request = try #require(requests.first)
             #expect(request.notificationID == "n1")
@@ -140,7 +140,7 @@ import Testing
             #expect(request.transactionID == "t1")
             #expect(request.productID == Fixture.coins)
             #expect(request.accountID == "a1")
-            #expect(try await AppleNotificationStore(database).notification(id: "n3")?.type == "TEST")
+            #expect(try await StoreNotificationStore(database).notification(id: "n3")?.type == "TEST")
         }
     }
 
@@ -165,12 +165,12 @@ import Testing
                 return
             }
             #expect(try await ReceiptStore(database).receipt(id: "r1")?.status == .received)
-            #expect(try await AppleNotificationStore(database).notification(id: "n1")?.status == .received)
+            #expect(try await StoreNotificationStore(database).notification(id: "n1")?.status == .received)
             #expect(try await LedgerStore(database).account(id: "a1")?.balances == [:])
 
             // And an id cannot be both a receipt's and a notification's
             await #expect(throws: (any Error).self) {
-                try await AppleNotificationStore(database).acceptNotification(
+                try await StoreNotificationStore(database).acceptNotification(
                     id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
             }
             let outcomes = try await IntakeStore(database).accept([Fixture.receipt("n1", account: "a1")], now: t0)
@@ -188,7 +188,7 @@ import Testing
             try await database.acceptNewNotifications(["n1"])
             _ = try await SettlementStore(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)
-            let details = try #require(try await AppleNotificationStore(database).notification(id: "n1"))
+            let details = try #require(try await StoreNotificationStore(database).notification(id: "n1"))
             let json = try Fixture.json(
                 String(decoding: try WireCoding.encoder().encode(details), as: UTF8.self))
             #expect(json["notification_id"] as? String == "n1")

@@ -11,7 +11,7 @@ import Testing
 
     @Test func rejectedNotificationsOlderThanTheCutoffAreDeletedAndNothingElse() async throws {
         try await withTemporaryDatabase { database in
-            let notifications = AppleNotificationStore(database)
+            let notifications = StoreNotificationStore(database)
             // Given one notification rejected at t0, one rejected two hours later, one still received
             try await database.acceptNewNotifications(["old", "recent", "waiting"])
             _ = try await SettlementStore(database).apply(

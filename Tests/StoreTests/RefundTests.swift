@@ -68,13 +68,13 @@ import Testing
             #expect(try await LedgerStore(database).audit() == [])
 
             // And the notification shows what it was and whom it changed
-            let n1 = try #require(try await AppleNotificationStore(database).notification(id: "n1"))
+            let n1 = try #require(try await StoreNotificationStore(database).notification(id: "n1"))
             #expect(n1.status == .applied)
             #expect(n1.notificationUUID == "U1")
             #expect(n1.type == "REFUND")
             #expect(n1.transactionID == "t1")
             #expect(n1.accountID == "a1")
-            #expect(try await AppleNotificationStore(database).notification(id: "n2")?.notificationUUID == nil)
+            #expect(try await StoreNotificationStore(database).notification(id: "n2")?.notificationUUID == nil)
 
             // And one purchase.refunded webhook says so, naming the receipt that credited it
             let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
@@ -251,7 +251,7 @@ import Testing
                     Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1")),
                 ], catalog: catalog, now: t0)
             #expect(
-                try await AppleNotificationStore(database).notification(id: "n2")?.reason
+                try await StoreNotificationStore(database).notification(id: "n2")?.reason
                     == "refund_forgotten_before_credit")
 
             // When the purchase arrives

@@ -51,7 +51,7 @@ import Testing
             #expect(renewed == [.notificationApplied(notificationID: "n1", status: .applied, reason: nil)])
             #expect(try await ledger.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: february)])
             #expect(try await ledger.account(id: "a2") == nil)
-            #expect(try await AppleNotificationStore(database).notification(id: "n1")?.accountID == "a1")
+            #expect(try await StoreNotificationStore(database).notification(id: "n1")?.accountID == "a1")
             let events = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }
             #expect(events.map(\.accountID) == ["a1"])
             let body = try Fixture.json(try #require(events.first).body)
@@ -107,7 +107,7 @@ import Testing
             // Then it is applied as unbound, and nothing changed
             #expect(results == [.notificationApplied(notificationID: "n1", status: .applied, reason: "unbound")])
             #expect(try await database.allWebhooks().isEmpty)
-            #expect(try await AppleNotificationStore(database).notification(id: "n1")?.accountID == nil)
+            #expect(try await StoreNotificationStore(database).notification(id: "n1")?.accountID == nil)
 
             // When the player's receipt carries that transaction
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])

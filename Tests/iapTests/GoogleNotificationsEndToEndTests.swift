@@ -21,7 +21,7 @@ import Testing
 
     /// Waits until the notice is final; its details.
     func settled(_ pipeline: PipelineHarness, _ id: String) async throws -> NotificationDetails? {
-        let store = AppleNotificationStore(pipeline.database)
+        let store = StoreNotificationStore(pipeline.database)
         _ = await eventually(timeout: .seconds(30)) {
             guard let status = try? await store.notification(id: id)?.status else { return false }
             return [.applied, .rejected, .dead].contains(status)

@@ -18,17 +18,9 @@ extension PipelineHarness {
 
     /// The variables that point Huawei and Stripe at the stub under `url`.
     static func pluginStoreEnvironment(_ stub: StubAppStore, url: String) -> EnvironmentReader {
-        EnvironmentReader([
-            "IAP_HUAWEI_CLIENT_ID": StubHuawei.clientID,
-            "IAP_HUAWEI_CLIENT_SECRET": StubHuawei.clientSecret,
-            "IAP_HUAWEI_PUBLIC_KEY": stub.huawei.publicKeyBase64,
-            "IAP_HUAWEI_OAUTH_URL": url + "/huawei/oauth2/v3/token",
-            "IAP_HUAWEI_ORDER_URL": url + "/huawei/orders",
-            "IAP_HUAWEI_SUBSCRIPTION_URL": url + "/huawei/subscr",
-            "IAP_STRIPE_API_KEY": stub.stripe.configuration.withLock { $0.apiKey },
-            "IAP_STRIPE_WEBHOOK_SECRETS": "\(stripeWebhookSecret),\(stripeOldWebhookSecret)",
-            "IAP_STRIPE_API_URL": url + "/stripe",
-        ])
+        let settings = stub.pluginStoreSettings(
+            baseURL: url, stripeWebhookSecrets: [stripeWebhookSecret, stripeOldWebhookSecret])
+        return EnvironmentReader(settings.values.reduce(into: [:]) { $0.merge($1) { first, _ in first } })
     }
 
     // MARK: - Huawei
@@ -69,7 +61,7 @@ extension PipelineHarness {
 
     /// Waits until the notification `id` is final (applied, rejected or dead); its details.
     func settledNotification(_ id: String, timeout: Duration = .seconds(30)) async throws -> NotificationDetails? {
-        let store = AppleNotificationStore(database)
+        let store = StoreNotificationStore(database)
         _ = await eventually(timeout: timeout) {
             guard let status = try? await store.notification(id: id)?.status else { return false }
             return [.applied, .rejected, .dead].contains(status)

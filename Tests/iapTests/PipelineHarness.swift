@@ -152,10 +152,10 @@ final class PipelineHarness: Sendable {
                 configuration.pollsGoogleVoided = false
                 // Google's chargeback reviews are answered by the tests, on their clock.
                 configuration.googleRefundReviews = nil
-                if pluginStores {
-                    // Huawei and Stripe configured from their variables, pointing at the stub.
-                    configuration.stores = try PluginStores.configured(pluginStoreEnvironment(stub, url: stubURL))
-                }
+                // Huawei and Stripe configured from their variables, pointing at the stub; else
+                // known and off, as in a deployment that does not set them.
+                configuration.stores = try PluginStores.configured(
+                    pluginStores ? pluginStoreEnvironment(stub, url: stubURL) : EnvironmentReader([:]))
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,

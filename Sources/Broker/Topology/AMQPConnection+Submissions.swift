@@ -13,9 +13,13 @@ extension AMQPConnection {
         let encoder = WireCoding.encoder()
         let messages = submissions.compactMap { submission -> OutgoingMessage? in
             guard let body = try? encoder.encode(submission) else { return nil }
+            var properties = MessageProperties(messageID: submission.id, type: type, timestamp: Date())
+            if let traceparent = submission.traceparent {
+                properties.headers[MessageHeader.traceparent] = .string(traceparent)
+            }
             return OutgoingMessage(
                 exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
-                properties: MessageProperties(messageID: submission.id, type: type, timestamp: Date()))
+                properties: properties)
         }
         var confirmed: [String] = []
         var failed: [(id: String, error: PublishError)] = []

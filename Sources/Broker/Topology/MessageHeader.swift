@@ -22,6 +22,9 @@ public enum MessageHeader {
     /// `iap dlq show`. The last ``attemptLogLimit`` are kept.
     public static let attemptLog = "x-iap-attempt-log"
     public static let attemptLogLimit = 50
+    /// The W3C trace context of the span that published the message (OpenTelemetry's
+    /// messaging conventions), when tracing is on: the consumer's span continues it.
+    public static let traceparent = "traceparent"
 
     /// `headers` with one more failed attempt in ``attemptLog``.
     public static func appendingAttempt(

@@ -17,6 +17,8 @@ struct IntakeRoutes: Sendable {
     let maxBodySize: Int
     /// The plug-in stores configured here, whose members `POST /v1/receipts` takes.
     let stores: StoreRegistry
+    /// The commit's span (IntakeTracing.swift).
+    let tracing: IntakeTracing
 
     func register(on v1: RouterGroup<some RequestContext>) {
         v1.post("receipts") { request, context in try await self.submit(request) }
@@ -33,8 +35,9 @@ struct IntakeRoutes: Sendable {
         let key = try idempotencyKey(request)
         let outcome: AcceptOutcome
         do {
-            outcome = try await committer.accept(
-                parsed.newReceipt(id: TimeOrderedID.make(), idempotencyKey: key))
+            outcome = try await tracing.commit(parsed.newReceipt(id: TimeOrderedID.make(), idempotencyKey: key)) {
+                try await committer.accept($0)
+            }
         } catch {
             throw APIError.unavailable
         }

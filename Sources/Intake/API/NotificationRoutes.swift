@@ -22,7 +22,7 @@ struct NotificationRoutes: Sendable {
     /// Apple's `signedPayload` is a few KiB.
     static let maxBodySize = 64 * 1024
 
-    let notifications: AppleNotificationStore
+    let notifications: StoreNotificationStore
     let relay: Relay
     /// Checks that Apple signed a notification; its cache of validated chains makes each
     /// check after the first one ECDSA verification.
@@ -83,7 +83,10 @@ struct NotificationRoutes: Sendable {
         }
         if accepted.created {
             (metric.map(PipelineMetrics.received) ?? PipelineMetrics.received(kind: evidence.kind)).increment()
-            relay.enqueue([Submission(id: accepted.id, accountID: "", evidence: evidence, submittedAt: now)])
+            var submission = Submission(id: accepted.id, accountID: "", evidence: evidence, submittedAt: now)
+            // A store sends no trace context: its notification's trace starts at the intake's span.
+            submission.traceparent = TraceParent.current
+            relay.enqueue([submission])
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json"],

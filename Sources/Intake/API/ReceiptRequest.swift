@@ -20,7 +20,13 @@ struct ReceiptRequest: Equatable, Sendable {
     /// - Throws: ``APIError`` (400) naming the field at fault.
     init(json: some Collection<UInt8>, stores: StoreRegistry = .none) throws(APIError) {
         let members = stores.receiptMembers
-        let object = try JSONFields.object(json, allowed: Self.fields.union(members.keys))
+        // A store built in but not configured here is named as such, not as an unknown field.
+        let off = Set(stores.knownIDs).subtracting(members.keys)
+        let object = try JSONFields.object(json, allowed: Self.fields.union(members.keys).union(off))
+        if let store = off.sorted().first(where: { object[$0] != nil }) {
+            throw APIError.invalid(
+                "store_not_configured", "\(store) is not configured on this intake (docs/\(store).md)", field: store)
+        }
         accountID = try JSONFields.identifier(object, "account_id", required: true)!
         (kind, payload) = try Self.evidence(object, members: members)
         orderID = try JSONFields.identifier(object, "order_id", required: false)

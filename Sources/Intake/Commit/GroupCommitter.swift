@@ -89,9 +89,11 @@ final class GroupCommitter: Sendable {
 extension NewReceipt {
     /// The validate-queue message for this receipt.
     func submission(at date: Date) -> Submission {
-        Submission(
+        var submission = Submission(
             id: id, accountID: accountID,
             evidence: ReceiptKind.evidence(kind, payload),
             orderID: orderID, productID: productID, submittedAt: date)
+        submission.traceparent = traceparent
+        return submission
     }
 }

@@ -8,14 +8,14 @@ import Store
 /// `interval`, run by the intake beside the relay. The notifications endpoint takes no
 /// token, so what it stores must not grow without bound.
 public struct NotificationPruner: Service {
-    let notifications: AppleNotificationStore
+    let notifications: StoreNotificationStore
     let retention: Duration
     let interval: Duration
     let logger: Logger
     let now: @Sendable () -> Date
 
     public init(
-        notifications: AppleNotificationStore, retention: Duration, interval: Duration = .seconds(3600),
+        notifications: StoreNotificationStore, retention: Duration, interval: Duration = .seconds(3600),
         logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.notifications = notifications

@@ -1,6 +1,7 @@
 import Broker
 import Foundation
 import Logging
+import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
@@ -46,6 +47,8 @@ public final class Relay: Service, Sendable {
     /// a publish and its mark can take longer than the grace, and the sweep would publish
     /// them a second time (each duplicate one more verification asked of Apple).
     private let inHand = Mutex<Set<String>>([])
+    /// Whether this process traces (read once): the publish spans (IntakeTracing.swift).
+    private let tracing = PipelineTracing.isEnabled
 
     public init(
         connection: AMQPConnection, database: any SQLDatabase, topology: PipelineTopology,
@@ -146,8 +149,10 @@ public final class Relay: Service, Sendable {
 
     /// Publishes with confirms; returns the ids the broker confirmed.
     func publish(_ submissions: [Submission]) async -> [String] {
-        let (confirmed, failed) = await connection.publishSubmissions(
-            submissions, topology: topology, type: "submission")
+        let (traced, spans) = IntakeTracing.startPublishing(
+            submissions, enabled: tracing, exchange: topology.workExchange, routingKey: PipelineTopology.validateKey)
+        let (confirmed, failed) = await connection.publishSubmissions(traced, topology: topology, type: "submission")
+        IntakeTracing.endPublishing(spans, failed: failed)
         for (id, error) in failed {
             logger.debug(
                 "receipt not yet published; the sweep retries", metadata: ["receipt_id": "\(id)", "error": "\(error)"])

@@ -34,11 +34,11 @@ extension Notifier {
         logger[metadataKey: "attempt"] = "\(attempt)"
 
         let body = Array(notification.body.utf8)
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: .post, url: url, headers: signer.headers(id: notification.id, timestamp: now(), body: body),
             body: body, timeout: configuration.requestTimeout)
+        let traced = DeliverySpan.start(notification, url: url, attempt: attempt, request: &request, enabled: tracing)
 
-        let problem: String
         let answer: Result<HTTPResponse, HTTPClientError>
         do throws(HTTPClientError) {
             answer = .success(try await client.execute(request))
@@ -46,6 +46,18 @@ extension Notifier {
             answer = .failure(error)
         }
         answered()
+        traced?.answered(answer)
+        let outcome = await record(answer, of: notification, attempt: attempt, recorder: recorder, logger: logger)
+        traced?.end(outcome)
+        return outcome
+    }
+
+    /// Records what came of an attempt; see ``deliver(_:to:recorder:answered:)``.
+    private func record(
+        _ answer: Result<HTTPResponse, HTTPClientError>, of notification: OutboxWebhook, attempt: Int,
+        recorder: OutcomeRecorder, logger: Logger
+    ) async -> DeliveryOutcome {
+        let problem: String
         do throws(HTTPClientError) {
             let response = try answer.get()
             if response.isSuccess {

@@ -15,6 +15,9 @@ public struct Submission: Hashable, Sendable {
     /// What the client believes it bought; Apple's answer decides, this is only compared.
     public var productID: String?
     public var submittedAt: Date
+    /// The W3C `traceparent` of the intake's span, when tracing is on. Not in the body: it
+    /// travels in the message's `traceparent` header.
+    public var traceparent: String?
 
     public init(
         id: String, accountID: String, evidence: Evidence, orderID: String? = nil, productID: String? = nil,

@@ -21,6 +21,9 @@ public struct Verdict: Codable, Hashable, Sendable {
     /// Set when the verdict is about a store notification (Apple's or Google's) rather than a receipt.
     public var notification: StoreNotification?
     public var decidedAt: Date
+    /// The fulfiller's span for this verdict (W3C `traceparent`), set after decoding and
+    /// stored with the webhooks it causes; never in the body.
+    public var traceparent: String? = nil
 
     public enum Outcome: String, Sendable, CaseIterable {
         case valid, rejected, retrying, dead

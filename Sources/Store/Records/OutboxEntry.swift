@@ -24,6 +24,8 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
     var lastError: String?
     var createdAt: Date
     var deliveredAt: Date?
+    /// The span that wrote it (W3C `traceparent`), which its deliveries continue.
+    var traceparent: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case id, type
@@ -35,6 +37,7 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
         case lastError = "last_error"
         case createdAt = "created_at"
         case deliveredAt = "delivered_at"
+        case traceparent
     }
 }
 
@@ -66,7 +69,7 @@ extension OutboxEntry {
     var notification: OutboxWebhook {
         OutboxWebhook(
             id: id, type: type, receiptID: receiptID, notificationID: notificationID, accountID: accountID,
-            body: body, attempts: attempts, createdAt: createdAt)
+            body: body, attempts: attempts, createdAt: createdAt, traceparent: traceparent)
     }
 }
 

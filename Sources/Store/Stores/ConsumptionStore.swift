@@ -62,7 +62,7 @@ public struct ConsumptionStore: Sendable {
                             AND (a.status IN ('sent', 'withheld') OR a.attempts >= ?))
                 ORDER BY n.created_at, n.id LIMIT ?
                 """, [StoreNotification.Kind.consumptionRequest.rawValue, since, maxAttempts, limit]
-            ).compactMap(AppleNotificationStore.consumptionRequest)
+            ).compactMap(StoreNotificationStore.consumptionRequest)
         }
     }
 

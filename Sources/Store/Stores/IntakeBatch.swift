@@ -15,13 +15,13 @@ struct IntakeBatch {
 
     static let columns = [
         "id", "account_id", "kind", "payload", "payload_hash", "order_id", "product_id", "status", "attempts",
-        "idempotency_key", "request_hash", "created_at", "updated_at",
+        "idempotency_key", "request_hash", "created_at", "updated_at", "traceparent",
     ]
 
     static func values(_ new: NewReceipt, _ stamp: SQLValue) -> [(any SQLConvertible)?] {
         [
             new.id, new.accountID, new.kind.rawValue, new.payload, new.payloadHash, new.orderID, new.productID,
-            ReceiptStatus.received.rawValue, 0, new.idempotencyKey, new.requestHash, stamp, stamp,
+            ReceiptStatus.received.rawValue, 0, new.idempotencyKey, new.requestHash, stamp, stamp, new.traceparent,
         ]
     }
 

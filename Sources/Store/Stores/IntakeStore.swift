@@ -82,10 +82,12 @@ public struct IntakeStore: Sendable {
         return try await database.snapshot { db in
             let receipts = try await db.rows(IntakeStatements.unpublishedReceipts, [limit]).map { row in
                 let kind = ReceiptKind(rawValue: try row.get("kind"))
-                return Submission(
+                var submission = Submission(
                     id: try row.get("id"), accountID: try row.get("account_id"),
                     evidence: ReceiptKind.evidence(kind, try row.get("payload")), orderID: try row.get("order_id"),
                     productID: try row.get("product_id"), submittedAt: try row.get("created_at"))
+                submission.traceparent = try row.get("traceparent")
+                return submission
             }
             let notifications = try await db.rows(IntakeStatements.unpublishedNotifications, [limit]).map { row in
                 Submission(
@@ -153,7 +155,7 @@ enum IntakeStatements {
     }
 
     static let unpublishedReceipts = """
-        SELECT id, account_id, kind, payload, order_id, product_id, created_at FROM receipts
+        SELECT id, account_id, kind, payload, order_id, product_id, created_at, traceparent FROM receipts
         WHERE published_at IS NULL AND status NOT IN ('credited', 'rejected', 'dead')
         ORDER BY created_at, id LIMIT ?
         """

@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - Rejected notifications expire
 
-extension AppleNotificationStore {
+extension StoreNotificationStore {
     /// Deletes up to `limit` notifications rejected (their signature or contents refused by
     /// the validator) before `cutoff`, in one transaction. Anyone may post to the
     /// notifications endpoint; this keeps junk that looked like a JWS from piling up.

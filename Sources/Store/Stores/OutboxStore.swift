@@ -140,7 +140,7 @@ private enum OutboxStatements {
         let skipLocked = claiming && db.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let rows = try await db.rows(
             """
-            SELECT id, type, receipt_id, notification_id, account_id, body, attempts, created_at
+            SELECT id, type, receipt_id, notification_id, account_id, body, attempts, created_at, traceparent
             FROM notification_outbox
             WHERE status = 'pending' AND next_attempt_at <= ?
             ORDER BY next_attempt_at, id
@@ -154,7 +154,8 @@ private enum OutboxStatements {
             return OutboxWebhook(
                 id: try row.get("id"), type: type, receiptID: try row.get("receipt_id"),
                 notificationID: try row.get("notification_id"), accountID: try row.get("account_id"),
-                body: try row.get("body"), attempts: try row.get("attempts"), createdAt: try row.get("created_at"))
+                body: try row.get("body"), attempts: try row.get("attempts"), createdAt: try row.get("created_at"),
+                traceparent: try row.get("traceparent"))
         }
     }
 }

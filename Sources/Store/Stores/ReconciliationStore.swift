@@ -7,7 +7,7 @@ import PipelineCore
 ///
 /// A small store over the pipeline's database, SQLite or PostgreSQL: every method is one
 /// transaction, run on a thread of the database's own, so no caller blocks a cooperative
-/// thread. Missing notifications are stored through ``AppleNotificationStore``, the
+/// thread. Missing notifications are stored through ``StoreNotificationStore``, the
 /// intake's own path, and the relay publishes them like any other.
 public struct ReconciliationStore: Sendable {
     let database: any SQLDatabase

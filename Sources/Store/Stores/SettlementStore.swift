@@ -15,6 +15,9 @@ public struct SettlementStore: Sendable {
     public init(_ database: any SQLDatabase) {
         self.database = database
     }
+
+    /// The database's name for the fulfiller's spans.
+    public var databaseSystem: DatabaseSystemName { DatabaseSystemName(database) }
     /// Applies a batch of verdicts in one transaction, in order.
     ///
     /// Each verdict changes what it is about (a receipt, an App Store Server Notification
@@ -49,6 +52,10 @@ public struct SettlementStore: Sendable {
     /// so that two fulfillers given overlapping batches (a redelivery) wait for each other.
     func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: any SQLSession) async throws -> [VerdictResult]
     {
-        try await VerdictApplier.within(db, catalog: catalog, now: now) { try await $0.apply(verdicts) }
+        try await VerdictApplier.within(db, catalog: catalog, now: now) { applier in
+            let results = try await applier.apply(verdicts)
+            applier.batch.books.writes.trace(verdicts)
+            return results
+        }
     }
 }

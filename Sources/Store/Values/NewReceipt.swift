@@ -17,6 +17,8 @@ public struct NewReceipt: Hashable, Sendable {
     /// Lower-case hex SHA-256 of the request body, to tell a retry (same body) from a
     /// reuse of the idempotency key for another request (different body).
     public var requestHash: String
+    /// The intake's span as a W3C `traceparent`, stored with the row; nil when tracing is off.
+    public var traceparent: String?
 
     public init(
         id: String, accountID: String, kind: ReceiptKind, payload: String, payloadHash: String,

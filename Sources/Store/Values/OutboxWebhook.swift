@@ -17,10 +17,12 @@ public struct OutboxWebhook: Hashable, Sendable {
     /// Delivery attempts made so far.
     public var attempts: Int
     public var createdAt: Date
+    /// The span that wrote it (W3C `traceparent`), sent with each attempt; nil when tracing was off.
+    public var traceparent: String?
 
     public init(
         id: String, type: WebhookType, receiptID: String?, notificationID: String? = nil, accountID: String,
-        body: String, attempts: Int, createdAt: Date
+        body: String, attempts: Int, createdAt: Date, traceparent: String? = nil
     ) {
         self.id = id
         self.type = type
@@ -30,5 +32,6 @@ public struct OutboxWebhook: Hashable, Sendable {
         self.body = body
         self.attempts = attempts
         self.createdAt = createdAt
+        self.traceparent = traceparent
     }
 }

@@ -22,7 +22,7 @@ extension IAP.Dlq {
             var history = [letter]
             if let receiptID = letter.receiptID {
                 receipt = try await ReceiptStore(context.database).receipt(id: receiptID)
-                notification = try await AppleNotificationStore(context.database).notification(id: receiptID)
+                notification = try await StoreNotificationStore(context.database).notification(id: receiptID)
                 history = try await context.letters.deadLetters(receiptID: receiptID)
             }
             if output.json {

@@ -11,6 +11,7 @@ import Pipeline
 import PipelineCore
 import Scheduler
 import ServiceLifecycle
+import StorePlugins
 import StubStore
 import Validator
 
@@ -81,7 +82,7 @@ extension IAP {
                         account: try GoogleServiceAccount(json: $0.googlePlay.serviceAccountJSON(baseURL: stubURL)),
                         apiURL: stubURL + "/google")
                 }
-            configuration.stores = verifier.stores
+            configuration.stores = try stub.map { try Self.stores(env, stub: $0, url: stubURL) } ?? verifier.stores
             configuration.scheduler = try .init(environment: settings.environment)
             let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
             configuration.console =
@@ -115,6 +116,9 @@ extension IAP {
             var text = banner(
                 intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
                 google: google,
+                stores: configuration.stores.configured.keys.sorted().map {
+                    "\($0): http://\(intake.host):\(intake.port)/v1/\($0)/notifications"
+                }.joined(separator: "   "),
                 database: settings.databasePath,
                 console: consoleBanner(
                     api: "http://\(intake.host):\(intake.port)", enabled: configuration.console?.isEnabled ?? false,
@@ -128,6 +132,20 @@ extension IAP {
             try await runServices(services, settings: settings, label: "up")
         }
 
+        /// The plug-in stores: each as its own variables configure it, or, when they are unset,
+        /// against the embedded stub (Stripe's events then signed with a secret made for the run).
+        static func stores(_ env: EnvironmentReader, stub: StubAppStore, url: String) throws(SettingError)
+            -> StoreRegistry
+        {
+            let secret = "whsec_" + (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            var values = env.values
+            for settings in stub.pluginStoreSettings(baseURL: url, stripeWebhookSecrets: [secret]).values
+            where !settings.keys.contains(where: { env.optional($0) != nil }) {
+                values.merge(settings) { mine, _ in mine }
+            }
+            return try PluginStores.configured(EnvironmentReader(values))
+        }
+
         private func consoleBanner(api: String, enabled: Bool, development: Bool) -> String {
             guard enabled else { return "off (set IAP_CONSOLE_OPERATORS=name:secret)" }
             guard development else { return "\(api)/console   operators: from IAP_CONSOLE_OPERATORS" }
@@ -137,7 +155,7 @@ extension IAP {
 
         private func banner(
             intake: IntakeConfiguration, embedsStub: Bool, stubURL: String, verifier: VerifierSettings,
-            notifier: NotifierSettings, google: String, database: String, console: String
+            notifier: NotifierSettings, google: String, stores: String, database: String, console: String
         ) -> String {
             let api = "http://\(intake.host):\(intake.port)"
             // Never the token itself: terminals are recorded, logs collected, screens shared.
@@ -149,6 +167,7 @@ extension IAP {
                   intake       \(api)   token: \(tokenSource)
                   verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)  receipts: \(verifier.receiptVerification.rawValue)
                   google play  \(google)
+                  stores       \(stores.isEmpty ? "none plugged in" : stores)   (docs/huawei.md, docs/stripe.md)
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
                   database     \(database)
                   console      \(console)   dead letters: iap dlq list

@@ -1,14 +1,15 @@
 import Foundation
 import PipelineCore
 
-// MARK: - App Store Server Notifications V2: accept and show (applied by the settlement engine)
+// MARK: - Stores' notifications: accept and show (applied by the settlement engine)
 
-/// App Store Server Notifications as Apple posted them: accepted durably, then shown.
+/// What the stores push (Apple's App Store Server Notifications, Google's real-time
+/// developer notifications, a plug-in store's): accepted durably as posted, then shown.
 ///
 /// A small store over the pipeline's database, SQLite or PostgreSQL: every method is one
 /// transaction, run on a thread of the database's own (SQLite's or PostgreSQL's), so no caller blocks a
 /// cooperative thread.
-public struct AppleNotificationStore: Sendable {
+public struct StoreNotificationStore: Sendable {
     let database: any SQLDatabase
 
     public init(_ database: any SQLDatabase) {

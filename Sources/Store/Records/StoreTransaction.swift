@@ -1,11 +1,11 @@
 import Foundation
 import Settlement
 
-/// A row of `store_transactions`: every Apple transaction the fulfiller ever acted on.
+/// A row of `store_transactions`: every store transaction the fulfiller ever acted on.
 /// Its primary key is what makes a transaction credit once, ever: a second receipt that
-/// carries it finds the row and credits nothing. A transaction Apple refunded before it
+/// carries it finds the row and credits nothing. A transaction its store refunded before it
 /// was credited has a row without an account, so that it never credits.
-struct AppleTransaction: Codable, Hashable, Sendable, Identifiable {
+struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     typealias State = TransactionState
 
     var id: String
