@@ -231,7 +231,7 @@ let package = Package(
         .target(
             name: "Fulfiller",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "GooglePlay", "StorePlugins",
+                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "GooglePlay", "StorePlugins", "Settlement",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

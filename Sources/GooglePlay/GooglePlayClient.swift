@@ -124,6 +124,15 @@ public final class GooglePlayClient: Sendable {
             try await send("voidedpurchases.list", .get, try path(packageName, "purchases/voidedpurchases") + query))
     }
 
+    /// `orders.reviewrefund`: our answer to a pending refund review (Google's chargeback
+    /// review), which Google waits 24 hours for. Its body is empty on success.
+    public func reviewRefund(packageName: String, orderID: String, _ answer: RefundReviewRequest)
+        async throws(GooglePlayError)
+    {
+        let path = try path(packageName, "orders", orderID) + ":reviewrefund"
+        _ = try await send("orders.reviewrefund", .post, path, body: answer.json)
+    }
+
     // MARK: Exchange
 
     private func path(_ packageName: String, _ parts: String...) throws(GooglePlayError) -> String {

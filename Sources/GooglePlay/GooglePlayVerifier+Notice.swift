@@ -20,9 +20,16 @@ extension GooglePlayVerifier {
         }
         var notification = StoreNotification(
             notificationUUID: notice.messageID, type: notice.typeName, signedDate: notice.eventTime)
+        if notice.kind == .pendingRefundReview, let order = notice.orderID {
+            // Google asks about an order: the one it names is the transaction credited for it
+            // (its product is what the ledger recorded), and no money moves until a refund does.
+            notification.transaction = VerifiedTransaction(
+                transactionID: order, originalTransactionID: notice.purchaseToken ?? order, productID: "")
+            return .notification(notification)
+        }
         guard let token = notice.purchaseToken else { return .notification(notification) }
         switch notice.kind {
-        case .test:
+        case .test, .pendingRefundReview:
             return .notification(notification)
         case .voidedPurchase:
             var voided = VerifiedTransaction(

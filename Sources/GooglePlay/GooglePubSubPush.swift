@@ -5,8 +5,9 @@ import PipelineCore
 /// `{"message": {"data": <base64 DeveloperNotification>, "messageId", ...}, "subscription"}`.
 ///
 /// Pub/Sub also spells the id `message_id`; both are read. The data must name its app and
-/// hold exactly one kind of notification, with what that kind needs (a purchase token, or
-/// a voided purchase's order id); anything else is refused with the member at fault.
+/// hold exactly one kind of notification, with what that kind needs (a purchase token, a
+/// voided purchase's order id, a pending refund review's order id and token); anything else
+/// is refused with the member at fault.
 public enum GooglePubSubPush {
     /// Why a push body was refused: `field` is the member at fault, as JSON paths name it.
     public struct Problem: Error, Hashable, Sendable {
@@ -59,16 +60,18 @@ public enum GooglePubSubPush {
         let kinds: [(String, GoogleNotice.Kind)] = [
             ("subscriptionNotification", .subscription), ("oneTimeProductNotification", .oneTimeProduct),
             ("voidedPurchaseNotification", .voidedPurchase), ("testNotification", .test),
+            ("pendingRefundReviewNotification", .pendingRefundReview),
         ]
         let present = kinds.filter { object[$0.0] is [String: Any] }
         guard present.count == 1, let (name, kind) = present.first, let inner = object[name] as? [String: Any] else {
             throw Problem(
                 field: field("subscriptionNotification"),
                 message: "exactly one of subscriptionNotification, oneTimeProductNotification, "
-                    + "voidedPurchaseNotification or testNotification is required")
+                    + "voidedPurchaseNotification, pendingRefundReviewNotification or testNotification is required")
         }
         notice.kind = kind
         guard kind != .test else { return notice }
+        if kind == .pendingRefundReview { return try refundReview(inner, into: notice) }
         guard let token = inner["purchaseToken"] as? String, (1...4096).contains(token.count), isPlain(token) else {
             throw Problem(
                 field: field(name + ".purchaseToken"), message: "purchaseToken is required, without control characters")
@@ -91,8 +94,28 @@ public enum GooglePubSubPush {
             }
             notice.orderID = order
             notice.refundType = integer(inner["refundType"])
-        case .test:
+        case .test, .pendingRefundReview:
             break
+        }
+        return notice
+    }
+
+    /// A pending refund review names the order and the token our answer carries back; a
+    /// purchase token, when Google adds one, is kept.
+    private static func refundReview(_ inner: [String: Any], into notice: GoogleNotice) throws(Problem)
+        -> GoogleNotice
+    {
+        var notice = notice
+        let name = "message.data.pendingRefundReviewNotification."
+        for member in ["orderId", "pendingRefundToken"] {
+            guard let value = inner[member] as? String, (1...4096).contains(value.count), isPlain(value) else {
+                throw Problem(field: name + member, message: "\(member) is required, without control characters")
+            }
+        }
+        notice.orderID = inner["orderId"] as? String
+        notice.pendingRefundToken = inner["pendingRefundToken"] as? String
+        if let token = inner["purchaseToken"] as? String, (1...4096).contains(token.count), isPlain(token) {
+            notice.purchaseToken = token
         }
         return notice
     }

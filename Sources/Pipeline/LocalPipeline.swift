@@ -49,6 +49,8 @@ public struct LocalPipeline: Sendable {
         /// Google Play's service account and API; nil rejects Play purchases as not configured.
         public var googlePlay: GooglePlaySetup?
         public var googleAcknowledger = GooglePlayAcknowledger.Configuration()
+        /// Answers to Google's chargeback reviews; nil: none.
+        public var googleRefundReviews: GoogleRefundReviewAnswerer.Configuration? = .init()
         /// Whether Google Play's voided purchases are read every 15 minutes (tests read them themselves).
         public var pollsGoogleVoided = true
         /// The plug-in stores configured (``PluginStores/configured(_:)``); none by default.
@@ -173,12 +175,27 @@ public struct LocalPipeline: Sendable {
             services.append(
                 QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
         }
+        if let key = configuration.serverAPIKey {
+            // Purchases the Server API confirmed without an app account token: Apple is told the account's.
+            services.append(
+                AppAccountTokenSetter(
+                    api: try AppStoreServerAPIClient(
+                        key: key, configuration: configuration.serverAPI, httpClient: client,
+                        budgets: MeteredCallBudgets.shared(database), logger: logger),
+                    database: database, logger: logger))
+        }
         if let google = configuration.googlePlay {
             services.append(
                 GooglePlayAcknowledger(
                     store: GoogleAcknowledgementStore(database),
                     client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
                     configuration: configuration.googleAcknowledger, logger: logger))
+            if let reviews = configuration.googleRefundReviews {
+                services.append(
+                    GoogleRefundReviewAnswerer(
+                        client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
+                        store: GoogleRefundReviewStore(database), configuration: reviews, logger: logger))
+            }
             if configuration.pollsGoogleVoided {
                 services.append(
                     GoogleVoidedPoller(

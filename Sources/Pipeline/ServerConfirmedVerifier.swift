@@ -5,6 +5,11 @@ import PipelineCore
 /// (`GET /inApps/v1/transactions/{id}`), when credentials are configured: the app's copy
 /// proves a purchase happened, Apple's current copy says whether it still stands (a
 /// refund since, for instance). Everything else passes through unchanged.
+///
+/// A confirmed transaction without an `appAccountToken` (an offer code redeemed in the App
+/// Store, a purchase made outside the app) owes Apple the token of the account it is
+/// credited to: its ``VerifiedTransaction/confirmation`` says so
+/// (``AppAccountTokenOwed``), and the fulfiller's ``AppAccountTokenSetter`` tells Apple.
 struct ServerConfirmedVerifier: ReceiptVerifier {
     let local: any ReceiptVerifier
     let client: AppStoreServerAPIClient
@@ -20,11 +25,18 @@ struct ServerConfirmedVerifier: ReceiptVerifier {
             guard let signed = response.body.signedTransactionInfo else {
                 return .transient(reason: "server_api_empty_answer")
             }
-            guard let confirmed = try await signedData.verifyTransaction(signed).verifiedTransaction() else {
+            guard var confirmed = try await signedData.verifyTransaction(signed).verifiedTransaction() else {
                 return .rejected(reason: "server_api_incomplete_transaction")
             }
             guard confirmed.transactionID == transaction.transactionID, confirmed.productID == transaction.productID
             else { return .rejected(reason: "server_api_mismatch") }
+            if confirmed.appAccountToken == nil {
+                confirmed.confirmation =
+                    AppAccountTokenOwed(
+                        originalTransactionID: confirmed.originalTransactionID, environment: response.environment
+                    )
+                    .json
+            }
             return .valid(environment: environment, transactions: [confirmed])
         } catch {
             return ServerConfirmedVerifier.outcome(of: error)

@@ -11,7 +11,7 @@ public struct SQLiteToPostgres: Sendable {
         "ledger_entries", "balances", "entitlements", "receipt_transactions", "notification_outbox",
         "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
         "consumption_consents", "consumption_answers", "manual_adjustments", "google_acknowledgements",
-        "google_voided_polls",
+        "google_voided_polls", "google_refund_reviews",
     ]
     /// Identity columns whose values are copied as they are, then continued from.
     static let keptIdentities = [

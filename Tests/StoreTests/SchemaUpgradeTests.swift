@@ -33,9 +33,11 @@ import Testing
         #expect(try await SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
 
         // And every row is as it was, under v10's table names and with v11's empty trace
-        // columns (v10 and v11 the only migrations recorded since), and the books balance
+        // columns (v10, v11 and v12 the only migrations recorded since), and the books balance
         var expected = Self.tracedByV11(Self.renamedByV10(before))
-        expected["grdb_migrations", default: []] += [["identifier": .text("v10")], ["identifier": .text("v11")]]
+        expected["grdb_migrations", default: []] += [
+            ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
+        ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])
         #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
@@ -67,7 +69,7 @@ import Testing
             let versions = try await database.snapshot { db in
                 try await db.rows("SELECT version, applied_at FROM schema_migrations ORDER BY version")
             }
-            #expect(try versions.map { try $0.get("version", as: Int.self) } == Array(1...Schema.latestVersion))
+            #expect(try versions.map { try $0.get("version", as: Int.self) } == Schema.migrations.map(\.version))
             #expect(versions.dropFirst(3).prefix(6).map(\.columns["applied_at"]) == old.map(\.columns["applied_at"]))
             #expect(versions.prefix(3).allSatisfy { $0.columns["applied_at"] == old[0].columns["applied_at"] })
             let oldTable = try await database.snapshot { db in
@@ -125,12 +127,12 @@ import Testing
     @Test func anOldNumberBeyondWhatThisProgramKnowsIsRefusedAndLeftAsItIs() async throws {
         try await PostgresFixture.withDatabase { database in
             try await Self.load("postgres-schema6.sql", into: database)
-            // Old 9 is new 12: beyond this program's latest (11).
-            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (9)")
+            // Old 10 is new 13: beyond this program's latest (12).
+            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (10)")
             await #expect {
                 try await database.migrate()
             } throws: { error in
-                "\(error)".contains("newer version") && "\(error)".contains("schema 12")
+                "\(error)".contains("newer version") && "\(error)".contains("schema 13")
             }
             let old = try await database.snapshot { db in
                 try await db.value("SELECT count(*) AS n FROM iap_schema_migrations", as: Int.self)
@@ -147,6 +149,7 @@ extension SchemaUpgradeTests {
         let renames = ["apple_notifications": "store_notifications", "apple_transactions": "store_transactions"]
         var renamed = Dictionary(uniqueKeysWithValues: rows.map { (renames[$0.key] ?? $0.key, $0.value) })
         renamed["store_confirmations"] = []
+        renamed["google_refund_reviews"] = []
         return renamed
     }
 

@@ -150,6 +150,8 @@ final class PipelineHarness: Sendable {
                 configuration.googleAcknowledger.interval = .milliseconds(100)
                 configuration.googleAcknowledger.initialBackoff = 0.2
                 configuration.pollsGoogleVoided = false
+                // Google's chargeback reviews are answered by the tests, on their clock.
+                configuration.googleRefundReviews = nil
                 // Huawei and Stripe configured from their variables, pointing at the stub; else
                 // known and off, as in a deployment that does not set them.
                 configuration.stores = try PluginStores.configured(

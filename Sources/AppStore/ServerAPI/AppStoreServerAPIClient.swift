@@ -171,6 +171,16 @@ public final class AppStoreServerAPIClient: Sendable {
             in: environment)
     }
 
+    /// Set App Account Token: tells Apple which account a purchase made outside the app
+    /// belongs to (20 requests a second, booked in the budget as every call is).
+    public func setAppAccountToken(
+        originalTransactionID: String, token: UUID, in environment: AppStoreServerAPIEnvironment
+    ) async throws(AppStoreServerAPIError) {
+        _ = try await send(
+            .setAppAccountToken(originalTransactionID: originalTransactionID, token: token),
+            as: AppStoreServerAPINoContent.self, in: environment)
+    }
+
     // MARK: Sending
 
     /// Sends `endpoint` and decodes the answer as `Body`: production first and the sandbox on

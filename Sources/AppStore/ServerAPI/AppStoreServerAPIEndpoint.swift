@@ -101,6 +101,17 @@ public struct AppStoreServerAPIEndpoint: Hashable, Sendable, CustomStringConvert
 
     /// `PUT /inApps/v2/transactions/consumption/{transactionId}`
     /// ([Send Consumption Information](https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information)).
+    /// `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`
+    /// ([Set App Account Token](https://developer.apple.com/documentation/appstoreserverapi/set-app-account-token)):
+    /// binds a purchase made outside the app (an offer code redeemed in the App Store) to an
+    /// account, so its later transactions and notifications carry the token. `token` is a UUID.
+    public static func setAppAccountToken(originalTransactionID: String, token: UUID) -> Self {
+        Self(
+            name: "setAppAccountToken",
+            path: "/inApps/v1/transactions/" + encodeSegment(originalTransactionID) + "/appAccountToken",
+            method: .put, body: Array(#"{"appAccountToken":"\#(token.uuidString.lowercased())"}"#.utf8))
+    }
+
     public static func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) -> Self
     {
         let encoder = JSONEncoder()

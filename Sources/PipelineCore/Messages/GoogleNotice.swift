@@ -16,21 +16,28 @@ public struct GoogleNotice: WireJSONStored, Hashable, Sendable {
     public var purchaseToken: String?
     /// `subscriptionId` or `sku`: Google's product id.
     public var productID: String?
-    /// A voided purchase's order id.
+    /// A voided purchase's order id, or the order a pending refund review is about.
     public var orderID: String?
     /// A voided purchase's `refundType`: 1 full, 2 a part of the quantity.
     public var refundType: Int?
+    /// A pending refund review's `pendingRefundToken`: what the answer
+    /// (`orders.reviewrefund`) must carry back.
+    public var pendingRefundToken: String?
 
     public enum Kind: String, Codable, Hashable, Sendable {
         case subscription
         case oneTimeProduct = "one_time_product"
         case voidedPurchase = "voided_purchase"
+        /// A chargeback Google asks us about (RTDN `pendingRefundReviewNotification`): it moves
+        /// no money; Google waits 24 hours for our answer.
+        case pendingRefundReview = "pending_refund_review"
         case test
     }
 
     public init(
         messageID: String, packageName: String, eventTime: Date? = nil, kind: Kind, notificationType: Int? = nil,
-        purchaseToken: String? = nil, productID: String? = nil, orderID: String? = nil, refundType: Int? = nil
+        purchaseToken: String? = nil, productID: String? = nil, orderID: String? = nil, refundType: Int? = nil,
+        pendingRefundToken: String? = nil
     ) {
         self.messageID = messageID
         self.packageName = packageName
@@ -41,6 +48,7 @@ public struct GoogleNotice: WireJSONStored, Hashable, Sendable {
         self.productID = productID
         self.orderID = orderID
         self.refundType = refundType
+        self.pendingRefundToken = pendingRefundToken
     }
 
     enum CodingKeys: String, CodingKey {
@@ -53,14 +61,16 @@ public struct GoogleNotice: WireJSONStored, Hashable, Sendable {
         case productID = "product_id"
         case orderID = "order_id"
         case refundType = "refund_type"
+        case pendingRefundToken = "pending_refund_token"
     }
 
     /// Google's name of what happened: `SUBSCRIPTION_RENEWED`, `ONE_TIME_PRODUCT_PURCHASED`,
-    /// `VOIDED_PURCHASE`, `TEST_NOTIFICATION`; an unknown type keeps its number.
+    /// `VOIDED_PURCHASE`, `PENDING_REFUND_REVIEW`, `TEST_NOTIFICATION`; an unknown type keeps its number.
     public var typeName: String {
         switch kind {
         case .test: return "TEST_NOTIFICATION"
         case .voidedPurchase: return "VOIDED_PURCHASE"
+        case .pendingRefundReview: return "PENDING_REFUND_REVIEW"
         case .oneTimeProduct:
             let names = [1: "PURCHASED", 2: "CANCELED"]
             return "ONE_TIME_PRODUCT_" + (notificationType.flatMap { names[$0] } ?? "\(notificationType ?? 0)")

@@ -40,12 +40,15 @@ public struct StoreNotification: Codable, Hashable, Sendable {
         /// Google's notifications (``GoogleNotice/typeName``) that mean what one of Apple's
         /// does; the others (`SUBSCRIPTION_CANCELED`, `SUBSCRIPTION_ON_HOLD`, ...) change
         /// nothing until what they lead to (an expiry, a renewal) is announced. A grace
-        /// period carries the subtype `GRACE_PERIOD`, as Apple's does.
+        /// period carries the subtype `GRACE_PERIOD`, as Apple's does. A pending refund review
+        /// asks what Apple's consumption request asks: recorded against the purchase's account,
+        /// answered later, no money moved.
         static let google: [String: Kind] = [
             "SUBSCRIPTION_PURCHASED": .subscribed, "ONE_TIME_PRODUCT_PURCHASED": .subscribed,
             "SUBSCRIPTION_RENEWED": .didRenew, "SUBSCRIPTION_RECOVERED": .didRenew, "SUBSCRIPTION_RESTARTED": .didRenew,
             "SUBSCRIPTION_IN_GRACE_PERIOD": .didFailToRenew, "SUBSCRIPTION_EXPIRED": .expired,
             "SUBSCRIPTION_REVOKED": .revoke, "VOIDED_PURCHASE": .refund, "TEST_NOTIFICATION": .test,
+            "PENDING_REFUND_REVIEW": .consumptionRequest,
         ]
 
         /// Apple's notifications that mean what another does: `ONE_TIME_CHARGE` (a consumable,

@@ -70,8 +70,8 @@ extension VerdictApplier {
         row.notificationUUID = notification.notificationUUID
         var notification = notification
         if let transaction = notification.transaction, transaction.productID.isEmpty {
-            // Google's voided purchase names its order, not its product: what was bought is
-            // what was credited. Never credited here, there is nothing to take back.
+            // Google's voided purchase (or chargeback review) names its order, not its product:
+            // what was bought is what was credited. Never credited here, there is nothing to take back.
             guard
                 let recorded = try await recorded(transaction.transactionID, cancelledAt: transaction.cancellationDate)
             else {
@@ -79,6 +79,8 @@ extension VerdictApplier {
                 return
             }
             notification.transaction = recorded
+            row.productID = recorded.productID
+            row.originalTransactionID = recorded.originalTransactionID
         }
         switch Self.event(of: notification, id: row.id) {
         case .settle(let event):

@@ -174,7 +174,11 @@ struct VerdictApplier {
         receipt.reason = conclusion.reason
         try await batch.apply([.send(conclusion.webhook)])
         try await owePlayAcknowledgement(receipt, carried)
-        if let store = StoreEvidence(receiptKind: receipt.kind.rawValue, payload: receipt.payload)?.store {
+        // A plug-in store's confirmation, or Apple's Set App Account Token (a StoreKit 2
+        // purchase without a token, when the Server API confirmed it).
+        if let store = StoreEvidence(receiptKind: receipt.kind.rawValue, payload: receipt.payload)?.store
+            ?? (receipt.kind == .storekit2 ? "apple" : nil)
+        {
             for (transaction, row) in zip(transactions, carried) where row.outcome.isDelivered {
                 oweConfirmation(transaction, store: store, receiptID: receipt.id)
             }

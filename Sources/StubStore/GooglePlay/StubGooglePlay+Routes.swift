@@ -15,6 +15,8 @@ extension StubGooglePlay {
     /// - `POST .../purchases/subscriptions/{subscription}/tokens/{token}:acknowledge`
     /// - `GET .../applications/{package}/purchases/voidedpurchases?startTime=&endTime=&token=`
     ///   (`&includeQuantityBasedPartialRefund=true` lists partial refunds too)
+    /// - `POST .../applications/{package}/orders/{order}:reviewrefund`: an answer to a pending
+    ///   refund review the stub opened (``openRefundReview(order:)``)
     ///
     /// Each API call is checked as Google does: the access token (`401 UNAUTHENTICATED`),
     /// then the configured failures (`503`, then `429` with `Retry-After`), then the answer.
@@ -55,12 +57,13 @@ extension StubGooglePlay {
         router.get(RouterPath(Self.applications + "/voidedpurchases")) { request, _ in
             try await self.gate(request, "voidedpurchases.list") { self.voidedPage(request.uri.queryParameters) }
         }
+        registerRefundReviewRoutes(on: router)
         registerAdminRoutes(on: router)
         registerPushRoutes(on: router)
     }
 
     /// Authentication, the configured failures and latency, then `answer`.
-    private func gate(_ request: Request, _ call: String, _ answer: () -> Response) async throws -> Response {
+    func gate(_ request: Request, _ call: String, _ answer: () -> Response) async throws -> Response {
         guard admits(request.headers[.authorization]) else {
             return Self.error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
         }

@@ -42,6 +42,8 @@ public final class StubGooglePlay: Sendable {
         public var refusedTokens = 0
         public var acknowledged: [String] = []
         public var consumed: [String] = []
+        /// The `orders.reviewrefund` answers accepted, in order.
+        public var refundReviewAnswers: [RefundReviewAnswer] = []
     }
 
     /// The service account's address.
@@ -74,6 +76,8 @@ public final class StubGooglePlay: Sendable {
         var stats = Stats()
         var apiCalls = 0
         var acknowledgeCalls = 0
+        /// Pending refund reviews opened, by their token: the order each is about.
+        var refundReviews: [String: String] = [:]
     }
 
     public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = { Date() }) {

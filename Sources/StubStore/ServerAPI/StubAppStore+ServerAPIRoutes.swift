@@ -18,6 +18,8 @@ extension StubAppStore {
     /// - `GET {prefix}/inApps/v1/subscriptions/{transactionId}`: Get All Subscription Statuses
     /// - `GET {prefix}/inApps/v1/lookup/{orderId}`: Look Up Order ID
     /// - `GET {prefix}/inApps/v2/refund/lookup/{transactionId}?revision=`: Get Refund History
+    /// - `PUT {prefix}/inApps/v1/transactions/{originalTransactionId}/appAccountToken`: Set App
+    ///   Account Token (kept in ``StubServerAPI/accountTokens``)
     /// - `PUT {prefix}/inApps/v2/transactions/consumption/{transactionId}`: Send Consumption
     ///   Information (kept in ``StubServerAPI/consumptionAnswers``)
     /// - `POST {prefix}/inApps/v1/notifications/history?paginationToken=`: Get Notification
@@ -69,6 +71,14 @@ extension StubAppStore {
                 let information = try? JSONDecoder().decode(ConsumptionInformation.self, from: Data(buffer: body))
                 return api.respond(to: request, at: environment, endpoint: "sendConsumptionInformation") {
                     api.consumption(Self.id(context), information, at: environment)
+                }
+            }
+            router.put(RouterPath(prefix + "/inApps/v1/transactions/:id/appAccountToken")) { request, context in
+                var request = request
+                let body = try await request.collectBody(upTo: Self.maxBodySize)
+                let fields = try? JSONDecoder().decode([String: String].self, from: Data(buffer: body))
+                return api.respond(to: request, at: environment, endpoint: "setAppAccountToken") {
+                    api.setAppAccountToken(Self.id(context), fields, at: environment)
                 }
             }
             router.get(RouterPath(prefix + "/inApps/v2/refund/lookup/:id")) { request, context in

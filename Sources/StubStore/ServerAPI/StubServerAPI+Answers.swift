@@ -1,4 +1,5 @@
 import AppStore
+import Foundation
 
 /// What the stub answers an App Store Server API request, before it becomes HTTP.
 enum StubServerAPIAnswer: Sendable {
@@ -38,6 +39,28 @@ extension StubServerAPI {
     }
 
     /// Send Consumption Information (v2): kept for tests if Apple would take it.
+    /// Set App Account Token: a UUID, for a transaction the stub knows by its original id.
+    func setAppAccountToken(_ transactionID: String, _ body: [String: String]?, at environment: StubReceipt.Environment)
+        -> StubServerAPIAnswer
+    {
+        guard Self.isTransactionID(transactionID) else { return .invalidTransactionID }
+        guard let token = body?["appAccountToken"], let uuid = UUID(uuidString: token) else {
+            return .error(
+                status: 400, code: 4_000_183,
+                message: "Invalid request. The app account token field must be a valid UUID.")
+        }
+        guard let found = transaction(transactionID, at: environment) else { return .transactionIDNotFound }
+        guard found.originalTransactionID == transactionID else {
+            return .error(
+                status: 400, code: 4_000_187, message: "Invalid request. The transaction id is not an original one.")
+        }
+        recordAccountToken(
+            .init(
+                environment: environment, originalTransactionID: transactionID,
+                appAccountToken: uuid.uuidString.lowercased()))
+        return .ok([String: String]())
+    }
+
     func consumption(
         _ transactionID: String, _ information: ConsumptionInformation?, at environment: StubReceipt.Environment
     ) -> StubServerAPIAnswer {

@@ -29,6 +29,28 @@ public final class StubServerAPI: Sendable {
         var rateLimitLeft: Int
         var stats = StubServerAPIStats()
         var consumption: [ConsumptionAnswer] = []
+        var accountTokens: [AccountToken] = []
+    }
+
+    /// A Set App Account Token the stub accepted.
+    public struct AccountToken: Hashable, Sendable {
+        public var environment: StubReceipt.Environment
+        public var originalTransactionID: String
+        /// Lowercased, as sent.
+        public var appAccountToken: String
+
+        public init(environment: StubReceipt.Environment, originalTransactionID: String, appAccountToken: String) {
+            self.environment = environment
+            self.originalTransactionID = originalTransactionID
+            self.appAccountToken = appAccountToken
+        }
+    }
+
+    /// Every Set App Account Token accepted so far, in order.
+    public var accountTokens: [AccountToken] { state.withLock { $0.accountTokens } }
+
+    func recordAccountToken(_ token: AccountToken) {
+        state.withLock { $0.accountTokens.append(token) }
     }
 
     /// A Send Consumption Information the stub accepted.

@@ -4,6 +4,7 @@ import GooglePlay
 import HTTPClient
 import Observability
 import Pipeline
+import PipelineCore
 import Reconciliation
 import Scheduler
 import ServiceLifecycle
@@ -65,7 +66,9 @@ extension IAP {
         }
 
         /// With a Google service account: the acknowledgements every credited Play purchase
-        /// owes (any number of fulfillers share them).
+        /// owes (any number of fulfillers share them), the voided purchases' poll, and the
+        /// answers to Google's chargeback reviews (one process at a time; the preference as
+        /// Apple's, IAP_CONSUMPTION_REFUND_PREFERENCE).
         static func googleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
             guard let google = try GooglePlaySetup(environment: settings.environment) else { return [] }
             let client = try CurlHTTPClient(logger: settings.logger("google-play"))
@@ -85,26 +88,48 @@ extension IAP {
                     interval: .seconds(seconds),
                     leadership: database.leadership(of: "google-voided"),
                     logger: settings.logger("google-play")),
+                GoogleRefundReviewAnswerer(
+                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
+                    store: GoogleRefundReviewStore(database),
+                    configuration: .init(prefers: try Self.prefersRefunds(settings)),
+                    leadership: database.leadership(of: "google-refund-reviews"),
+                    logger: settings.logger("google-play")),
             ]
+        }
+
+        /// IAP_CONSUMPTION_REFUND_PREFERENCE: `auto` (the default) or `none`.
+        static func prefersRefunds(_ settings: PipelineSettings) throws -> Bool {
+            let raw = settings.environment.optional("IAP_CONSUMPTION_REFUND_PREFERENCE") ?? "auto"
+            guard raw == "auto" || raw == "none" else {
+                throw SettingError(
+                    variable: "IAP_CONSUMPTION_REFUND_PREFERENCE",
+                    problem: "must be auto or none, got '\(raw.prefix(64))'")
+            }
+            return raw == "auto"
         }
 
         /// The jobs that talk to Apple after the fact, each in the one process holding its
         /// lead, when the App Store Server API is configured: reconciliation with its
         /// Notification History (unless IAP_RECONCILE_INTERVAL_SECONDS is 0), and answers to
-        /// its consumption requests (IAP_CONSUMPTION_ANSWERS=on).
+        /// its consumption requests (IAP_CONSUMPTION_ANSWERS=on), and the app account tokens
+        /// owed for purchases the validator confirmed without one (Set App Account Token).
         static func appleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
             let logger = settings.logger("apple-jobs")
             let jobs = try ReconcileSettings(
                 environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
-            guard jobs.interval > 0 || jobs.answersConsumption else { return [] }
             guard let (api, client) = try jobs.makeAPI(budgets: MeteredCallBudgets.shared(database), logger: logger)
             else {
-                logger.notice(
-                    "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History, no answers to its consumption requests"
-                )
+                if jobs.interval > 0 || jobs.answersConsumption {
+                    logger.notice(
+                        "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History, no answers to its consumption requests"
+                    )
+                }
                 return []
             }
-            var services: [any Service] = [HTTPClientService(client: client)]
+            var services: [any Service] = [
+                HTTPClientService(client: client),
+                AppAccountTokenSetter(api: api, database: database, logger: settings.logger("app-account-tokens")),
+            ]
             if jobs.interval > 0 {
                 let reconciler = Reconciler(
                     api: api, environments: jobs.environments, database: database, logger: settings.logger("reconcile"))
