@@ -92,8 +92,9 @@ public struct HuaweiNotice: Sendable, Hashable {
 
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-    /// A stable id from what identifies the notification, so Huawei's resends dedupe.
+    /// A stable id from what identifies the notification, so Huawei's resends dedupe. The
+    /// intake keys it by store (`huawei:<id>`), so it carries no prefix of its own.
     static func messageID(_ content: String) -> String {
-        "huawei:" + SHA256.hash(data: Array(content.utf8)).map { String(format: "%02x", $0) }.joined().prefix(40)
+        String(SHA256.hash(data: Array(content.utf8)).map { String(format: "%02x", $0) }.joined().prefix(40))
     }
 }

@@ -90,12 +90,9 @@ struct ReceiptRequest: Equatable, Sendable {
 
     /// The receipt row to commit, with the hashes that find duplicates.
     func newReceipt(id: String, idempotencyKey: String?) -> NewReceipt {
-        NewReceipt(
-            id: id, accountID: accountID, kind: kind, payload: payload,
-            payloadHash: Self.sha256("\(kind.rawValue):\(payload)"), orderID: orderID, productID: productID,
-            idempotencyKey: idempotencyKey,
-            requestHash: Self.sha256(
-                [accountID, kind.rawValue, payload, orderID ?? "", productID ?? ""].joined(separator: "\n")))
+        NewReceipt.posted(
+            id: id, accountID: accountID, kind: kind, payload: payload, orderID: orderID, productID: productID,
+            idempotencyKey: idempotencyKey)
     }
 
     // MARK: Field rules
@@ -159,7 +156,4 @@ struct ReceiptRequest: Equatable, Sendable {
                     }
             }
     }
-
-    /// The lowercase hex SHA-256 of `text` (see ``PayloadHash``).
-    static func sha256(_ text: String) -> String { PayloadHash.sha256Hex(text) }
 }

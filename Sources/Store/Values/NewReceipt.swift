@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// A receipt the intake wants stored, as it arrived in `POST /v1/receipts`.
 public struct NewReceipt: Hashable, Sendable {
     /// Made by the caller (a UUID string); becomes the receipt's id if it is stored.
@@ -33,5 +35,20 @@ public struct NewReceipt: Hashable, Sendable {
         self.productID = productID
         self.idempotencyKey = idempotencyKey
         self.requestHash = requestHash
+    }
+
+    /// A receipt as a backend posted it, with the hashes that find its duplicates: the same
+    /// payload of the same kind for the same account is stored once, and a reused
+    /// idempotency key is told from a retry by the request's other fields.
+    public static func posted(
+        id: String, accountID: String, kind: ReceiptKind, payload: String, orderID: String? = nil,
+        productID: String? = nil, idempotencyKey: String? = nil
+    ) -> NewReceipt {
+        NewReceipt(
+            id: id, accountID: accountID, kind: kind, payload: payload,
+            payloadHash: PayloadHash.sha256Hex("\(kind.rawValue):\(payload)"), orderID: orderID,
+            productID: productID, idempotencyKey: idempotencyKey,
+            requestHash: PayloadHash.sha256Hex(
+                [accountID, kind.rawValue, payload, orderID ?? "", productID ?? ""].joined(separator: "\n")))
     }
 }

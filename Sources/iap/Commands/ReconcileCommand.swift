@@ -15,35 +15,55 @@ extension IAP {
                 notification we never stored is stored as the intake would, and the intake's relay \
                 publishes it through the validate queue: verified, then applied once. Exits 1 when the \
                 run failed. The fulfiller also runs this every IAP_RECONCILE_INTERVAL_SECONDS.
+
+                With --account, compares that account's Apple purchases with Apple's Transaction \
+                History instead: a purchase tied to the account (one of its app account tokens, or a \
+                subscription it owns) that was never recorded here, or that Apple refunded while it is \
+                still credited here, is posted for the account as a signed transaction and goes through \
+                the pipeline like any other; purchases with no tie to the account are reported, never \
+                credited to it.
                 """)
 
-        @Option(help: "Start of the window: 7d, 36h, 90m ago, or an ISO 8601 date; at most 180 days back.")
-        var since = "7d"
+        @Option(help: "Start of the window: 7d, 36h, 90m ago, or an ISO 8601 date; at most 180 days back (7d).")
+        var since: String?
         @Option(help: "End of the window (the same forms); now by default.") var until: String?
+        @Option(help: "Compare this account's Apple purchases with Apple's Transaction History.")
+        var account: String?
         @Flag(help: "Only report what is missing; store nothing.") var dryRun = false
         @Flag(help: "Print the report as JSON.") var json = false
+
+        func validate() throws {
+            if account != nil, since != nil || until != nil {
+                throw ValidationError(
+                    "--account compares the account's whole history: --since and --until do not apply")
+            }
+            if let account, account.isEmpty || account.utf8.count > 128 {
+                throw ValidationError("--account must be an account id of 1 to 128 characters")
+            }
+        }
 
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("reconcile")
+            if let account {
+                try await Self.reconcile(account: account, dryRun: dryRun, json: json, settings: settings)
+                return
+            }
             let now = Date()
             let window = try ReconciliationWindow.requested(
-                since: ReconciliationWindow.parse(since, now: now),
+                since: ReconciliationWindow.parse(since ?? "7d", now: now),
                 until: until.map { text throws(ReconciliationError) in try ReconciliationWindow.parse(text, now: now) },
                 now: now)
             let reconcile = try ReconcileSettings(
                 environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
             let database = try await settings.openDatabase()
             guard let (reconciler, client) = try reconcile.makeReconciler(database: database, logger: logger) else {
-                throw SettingError(
-                    variable: "IAP_APPSTORE_PRIVATE_KEY",
-                    problem: "reconciliation asks the App Store Server API: set it, IAP_APPSTORE_KEY_ID and "
-                        + "IAP_APPSTORE_ISSUER_ID")
+                throw Self.missingCredentials
             }
             let report = await reconciler.run(window, trigger: .operator, dryRun: dryRun)
             await client.shutdown()
-            print(json ? try Self.json(report) : Self.text(report))
+            print(json ? try Self.encoded(report) : Self.text(report))
             if report.error != nil { throw ExitCode(1) }
         }
 
@@ -66,10 +86,5 @@ extension IAP {
             return lines.joined(separator: "\n")
         }
 
-        static func json(_ report: ReconciliationReport) throws -> String {
-            let encoder = WireCoding.encoder()
-            encoder.outputFormatting.insert(.prettyPrinted)
-            return String(decoding: try encoder.encode(report), as: UTF8.self)
-        }
     }
 }

@@ -64,6 +64,17 @@ struct ReconcileSettings: Sendable {
         return (Reconciler(api: api, environments: environments, database: database, logger: logger), client)
     }
 
+    /// The account reconciler and the HTTP client it owns (shut it down after), or nil
+    /// without App Store Server API credentials.
+    func makeAccountReconciler(database: any SQLDatabase, logger: Logger) throws
+        -> (AccountReconciler, CurlHTTPClient)?
+    {
+        guard let (api, client) = try makeAPI(budgets: MeteredCallBudgets.shared(database), logger: logger) else {
+            return nil
+        }
+        return (AccountReconciler(api: api, database: database, logger: logger), client)
+    }
+
     /// The App Store Server API client and the HTTP client it owns, or nil without credentials.
     /// - Parameter budgets: Where its call budgets are kept: the pipeline's store.
     func makeAPI(budgets: any CallBudgetKeeper, logger: Logger) throws -> (AppStoreServerAPIClient, CurlHTTPClient)? {

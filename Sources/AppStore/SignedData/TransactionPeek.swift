@@ -1,0 +1,30 @@
+import Foundation
+import PipelineCore
+
+/// What a signed transaction says, read without checking its signature: enough to decide
+/// whose it is and whether we know it, never enough to credit it. Whatever is credited is
+/// verified again by the validator, as any posted transaction is.
+public struct TransactionPeek: Hashable, Sendable {
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var productID: String?
+    /// Lowercased, as app account tokens are kept.
+    public var appAccountToken: String?
+    /// Whether Apple refunded or revoked it (`revocationDate` is set).
+    public var isRevoked: Bool
+
+    /// Nil when `signedTransaction` is not a JWS whose payload is JSON with a transaction id.
+    public init?(_ signedTransaction: String) {
+        let parts = signedTransaction.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard signedTransaction.utf8.count <= CompactJWS.maximumLength, parts.count == 3,
+            let payload = Base64URL.decode(utf8: parts[1]),
+            let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+            let id = object["transactionId"] as? String, !id.isEmpty
+        else { return nil }
+        transactionID = id
+        originalTransactionID = (object["originalTransactionId"] as? String) ?? id
+        productID = object["productId"] as? String
+        appAccountToken = (object["appAccountToken"] as? String)?.lowercased()
+        isRevoked = object["revocationDate"] != nil && !(object["revocationDate"] is NSNull)
+    }
+}
