@@ -15,8 +15,7 @@ import Testing
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let key = directory.file("AuthKey_STUB.p8")
-        try StubServerAPIConfiguration.developmentPrivateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        let key = try ReconciliationEndToEndTests.stubKey(in: directory)
 
         try await PipelineHarness.run(backend) { pipeline in
             let store = pipeline.stub.storeKit
@@ -88,8 +87,7 @@ import Testing
     @Test func unknownAccountsAndMisusedOptionsAreRefusedByName() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let key = directory.file("AuthKey_STUB.p8")
-        try StubServerAPIConfiguration.developmentPrivateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        let key = try ReconciliationEndToEndTests.stubKey(in: directory)
         var environment = ["IAP_DB_PATH": directory.file("iap.sqlite")]
         let windowed = try await IAPProcess.run(
             ["reconcile", "--account", "a", "--since", "1d"], environment: environment)

@@ -26,13 +26,19 @@ import Testing
         return (run.status, report, run.output)
     }
 
+    /// The stub's development key written to `directory`: the file `IAP_APPSTORE_PRIVATE_KEY` names.
+    static func stubKey(in directory: TemporaryDirectory) throws -> String {
+        let key = directory.file("AuthKey_STUB.p8")
+        try StubServerAPIConfiguration.developmentPrivateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        return key
+    }
+
     @Test(arguments: TestBackend.allCases) func aNotificationTheIntakeNeverReceived_isFoundAndAppliedOnce(
         _ backend: TestBackend
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let key = directory.file("AuthKey_STUB.p8")
-        try StubServerAPIConfiguration.developmentPrivateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        let key = try Self.stubKey(in: directory)
 
         try await PipelineHarness.run(backend) { pipeline in
             // Given 100 coins credited to "spender", and a second purchase credited to "other"

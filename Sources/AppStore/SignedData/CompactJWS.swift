@@ -22,6 +22,16 @@ struct CompactJWS {
     /// `header.payload` as received: what the signature covers.
     let signingInput: [UInt8]
 
+    /// The payload of `token` as a JSON object, read WITHOUT checking anything but its
+    /// shape: for peeks that decide what to ask or whether we hold it, never what to apply.
+    static func unverifiedPayload(_ token: String) -> [String: Any]? {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard token.utf8.count <= maximumLength, parts.count == 3,
+            let payload = Base64URL.decode(utf8: parts[1])
+        else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+    }
+
     init(_ token: String) throws(VerificationError) {
         guard token.utf8.count <= Self.maximumLength else {
             throw .invalidFormat("JWS is longer than \(Self.maximumLength) bytes")

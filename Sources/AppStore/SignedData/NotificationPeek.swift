@@ -11,10 +11,7 @@ public struct NotificationPeek: Hashable, Sendable {
     /// The notification's UUID and type; nil when `signedPayload` is not a JWS whose
     /// payload is JSON with both.
     public init?(_ signedPayload: String) {
-        let parts = signedPayload.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard signedPayload.utf8.count <= CompactJWS.maximumLength, parts.count == 3,
-            let payload = Base64URL.decode(utf8: parts[1]),
-            let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+        guard let object = CompactJWS.unverifiedPayload(signedPayload),
             let uuid = object["notificationUUID"] as? String, !uuid.isEmpty,
             let type = object["notificationType"] as? String
         else { return nil }

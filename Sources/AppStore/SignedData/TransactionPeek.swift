@@ -15,10 +15,7 @@ public struct TransactionPeek: Hashable, Sendable {
 
     /// Nil when `signedTransaction` is not a JWS whose payload is JSON with a transaction id.
     public init?(_ signedTransaction: String) {
-        let parts = signedTransaction.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard signedTransaction.utf8.count <= CompactJWS.maximumLength, parts.count == 3,
-            let payload = Base64URL.decode(utf8: parts[1]),
-            let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+        guard let object = CompactJWS.unverifiedPayload(signedTransaction),
             let id = object["transactionId"] as? String, !id.isEmpty
         else { return nil }
         transactionID = id
