@@ -11,12 +11,15 @@ extension IAP {
         static let configuration = CommandConfiguration(
             abstract: "Create or upgrade the database: SQLite at IAP_DB_PATH, or PostgreSQL at IAP_DATABASE_URL.",
             discussion: """
-                With IAP_DATABASE_URL (postgres://user:password@host:5432/database?sslmode=disable|prefer|require)
-                the PostgreSQL schema is brought up to date, one migrator at a time across processes; a
-                database migrated by a newer version of iap is refused and left as it is.
+                With IAP_DATABASE_URL (postgres://user:password@host:5432/database?sslmode=disable|prefer|require) \
+                the PostgreSQL schema is brought up to date, one migrator at a time across processes; a \
+                database migrated by a newer version of iap is refused and left as it is. A primary and its \
+                standbys may be named together (postgres://user:password@db1:5432,db2:5432/database?\
+                target_session_attrs=read-write): the migration runs on the one that accepts writes, and \
+                the standbys follow it by replication.
 
-                With --from-sqlite FILE as well, the SQLite database FILE is then copied into the empty
-                PostgreSQL database in one transaction, and both are audited: it prints the rows of each
+                With --from-sqlite FILE as well, the SQLite database FILE is then copied into the empty \
+                PostgreSQL database in one transaction, and both are audited: it prints the rows of each \
                 table on both sides, and exits 1 if they differ or an audit finds anything.
                 """)
 
