@@ -30,7 +30,7 @@ let package = Package(
         // Traces: the API every stage uses, and the OTLP/HTTP exporter (gRPC left out: not used, slow to build).
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
-        // Tests only: reads docs/openapi.yaml for the route contract test.
+        // The apps file (`IAP_APPS`), and docs/openapi.yaml for the route contract test.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
@@ -291,6 +291,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),

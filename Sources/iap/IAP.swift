@@ -17,7 +17,7 @@ struct IAP: AsyncParsableCommand {
         subcommands: [
             Up.self, IntakeCommand.self, ValidatorCommand.self, FulfillerCommand.self, NotifierCommand.self,
             StubStoreCommand.self, Dlq.self, Audit.self, Migrate.self, ReceiptCommand.self,
-            Bench.self, Chaos.self, Reconcile.self, Webhooks.self, Account.self,
+            Bench.self, Chaos.self, Reconcile.self, Webhooks.self, Account.self, Apps.self,
         ]
     )
 

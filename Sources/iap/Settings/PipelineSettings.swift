@@ -121,6 +121,11 @@ struct PipelineSettings: Sendable {
             logger.notice("IAP_CATALOG is not set: using the built-in sample catalog (com.example.* products)")
             return SampleCatalog.catalog
         }
+        return try Self.catalog(at: path)
+    }
+
+    /// The catalog file at `path`, refused as `IAP_CATALOG` when it does not hold.
+    static func catalog(at path: String) throws(SettingError) -> Catalog {
         do {
             return try Catalog.load(path: path)
         } catch {

@@ -1,0 +1,51 @@
+import Foundation
+import Intake
+import PipelineCore
+
+extension AppsFile {
+    /// What one app sets up, as `iap apps check` shows it: no secret, only what is
+    /// configured and how much.
+    struct Summary: Sendable {
+        var id: String
+        var stores: [String]
+        var identities: [String]
+        var products: Int?
+        var tokens: Int
+        var webhook: String?
+    }
+
+    /// Reads each app with the parsers of the single-app settings, over `base` (the
+    /// process's environment): what they refuse is refused naming the app and its member.
+    func check(over base: EnvironmentReader) throws(SettingError) -> [Summary] {
+        var summaries: [Summary] = []
+        for app in apps {
+            let env = app.environment(over: base)
+            do throws(SettingError) {
+                let verifier = try VerifierSettings(environment: env)
+                let tokens = env.list("IAP_API_TOKENS")
+                _ = try APITokens(tokens: tokens)
+                let webhook = try env.httpURL("IAP_WEBHOOK_URL")
+                let products = try env.optional("IAP_CATALOG").map { path throws(SettingError) in
+                    try PipelineSettings.catalog(at: path).products.count
+                }
+                var stores = app.parts.contains("apple") ? ["apple"] : []
+                if verifier.googlePlay != nil { stores.append("google_play") }
+                stores += verifier.stores.configured.keys.sorted()
+                summaries.append(
+                    Summary(
+                        id: app.id, stores: stores,
+                        identities: ["apple.bundle_id", "google_play.package_names", "huawei.client_id"]
+                            .compactMap { app.members[$0] },
+                        products: products, tokens: tokens.count, webhook: webhook.flatMap { URL(string: $0)?.host }))
+            } catch {
+                throw Self.named(error, app: app.id)
+            }
+        }
+        return summaries
+    }
+
+    /// `error` of a per-app variable, told by the member that stands for it.
+    static func named(_ error: SettingError, app: String) -> SettingError {
+        failure("app \(app): \(member(for: error.variable) ?? error.variable) \(error.problem)")
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import PipelineCore
+import Yams
+
+/// The apps one pipeline serves (`IAP_APPS`: YAML, or JSON, which YAML reads too): each its
+/// id, its stores' identities and credentials, its catalog, API tokens and webhook.
+///
+/// ```yaml
+/// apps:
+///   - id: puzzle
+///     catalog: /etc/iap/puzzle-catalog.json
+///     api_tokens: [puzzle-backend-token-0001]
+///     webhook: { url: "https://puzzle.example/iap", secret: "..." }
+///     apple: { bundle_id: com.studio.puzzle, app_apple_id: 1234567890 }
+///     google_play: { package_names: [com.studio.puzzle], service_account: /run/secrets/play.json }
+/// ```
+///
+/// Every error names the app and the member at fault, never a secret's value.
+struct AppsFile: Sendable {
+    /// One app: its id, and its settings as the single-app variables they stand for.
+    struct App: Sendable {
+        var id: String
+        /// Dotted member path to its value (lists joined by commas).
+        var members: [String: String]
+        /// The stores and parts it names (`apple`, `apple.server_api`, `webhook`, ...).
+        var parts: Set<String>
+
+        /// The app's settings: `base` (the process's environment) without any per-app
+        /// variable, and this app's members in their place.
+        func environment(over base: EnvironmentReader) -> EnvironmentReader {
+            var values = base.values.filter { !AppsFile.perAppVariables.contains($0.key) }
+            for (path, value) in members {
+                if let member = AppsFile.members[path] { values[member.variable] = value }
+            }
+            return EnvironmentReader(values)
+        }
+    }
+
+    var apps: [App]
+
+    /// Reads and checks the file at `path`.
+    static func load(path: String) throws(SettingError) -> AppsFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SettingError(variable: "IAP_APPS", problem: "cannot read \(path)")
+        }
+        return try parse(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Checks `text`: its shape, each app's members, and what must be unique across apps.
+    static func parse(_ text: String) throws(SettingError) -> AppsFile {
+        let root: Any?
+        do {
+            root = try Yams.load(yaml: text)
+        } catch let error as YamlError {
+            throw failure(Self.describe(error))
+        } catch {
+            throw failure("is not YAML or JSON")
+        }
+        guard let top = root as? [String: Any], let list = top["apps"] as? [Any] else {
+            throw failure("must hold `apps:`, a list of apps")
+        }
+        if let extra = top.keys.sorted().first(where: { $0 != "apps" }) { throw failure("unknown member \(extra)") }
+        guard !list.isEmpty else { throw failure("`apps:` lists no app") }
+        var apps: [App] = []
+        for (index, entry) in list.enumerated() { apps.append(try app(entry, at: index)) }
+        try checkUnique(apps)
+        return AppsFile(apps: apps)
+    }
+
+    private static func app(_ entry: Any, at index: Int) throws(SettingError) -> App {
+        guard let object = entry as? [String: Any] else { throw failure("app \(index + 1) is not a mapping") }
+        guard let id = object["id"] as? String,
+            id.range(of: #"^[a-z0-9][a-z0-9_-]{0,31}$"#, options: .regularExpression) != nil
+        else {
+            throw failure("app \(index + 1): id must be 1-32 of a-z, 0-9, - and _, starting with a letter or digit")
+        }
+        var app = App(id: id, members: [:], parts: [])
+        try flatten(object.filter { $0.key != "id" }, prefix: "", into: &app)
+        for (part, needed) in requiredWith where app.parts.contains(part) {
+            if let missing = needed.first(where: { app.members[$0] == nil }) {
+                throw failure("app \(id): \(missing) is required with \(part)")
+            }
+        }
+        guard app.members["api_tokens"] != nil else {
+            throw failure("app \(id): api_tokens is required (the backend's tokens for this app)")
+        }
+        return app
+    }
+
+    /// Each leaf of `object` as a member of `app`, by dotted path; unknown paths refused.
+    private static func flatten(_ object: [String: Any], prefix: String, into app: inout App) throws(SettingError) {
+        for key in object.keys.sorted() {
+            let path = prefix + key
+            let value = object[key]!
+            if let nested = value as? [String: Any] {
+                guard members.keys.contains(where: { $0.hasPrefix(path + ".") }) else {
+                    throw failure("app \(app.id): unknown member \(path)")
+                }
+                app.parts.insert(path)
+                try flatten(nested, prefix: path + ".", into: &app)
+                continue
+            }
+            guard let member = members[path] else { throw failure("app \(app.id): unknown member \(path)") }
+            app.members[path] = try scalar(value, member: member, path: path, app: app.id)
+        }
+    }
+
+    private static func scalar(_ value: Any, member: Member, path: String, app: String) throws(SettingError) -> String {
+        func text(_ item: Any) -> String? {
+            switch item {
+            case let string as String: string.trimmingCharacters(in: .whitespaces)
+            case let number as Int: String(number)
+            default: nil
+            }
+        }
+        let items: [Any] = member.isList ? (value as? [Any] ?? [value]) : [value]
+        let texts = items.map(text)
+        guard !texts.isEmpty, texts.allSatisfy({ $0 != nil && !$0!.isEmpty && !$0!.contains(",") }) else {
+            throw failure(
+                "app \(app): \(path) must be \(member.isList ? "a list of texts" : "a text"), without commas")
+        }
+        return texts.map { $0! }.joined(separator: ",")
+    }
+
+    /// Ids, and each unique member's values, name one app only.
+    private static func checkUnique(_ apps: [App]) throws(SettingError) {
+        var seen: [String: String] = [:]
+        for app in apps {
+            guard seen.updateValue(app.id, forKey: "id\n\(app.id)") == nil else {
+                throw failure("app \(app.id) is listed twice")
+            }
+        }
+        for (path, member) in members.sorted(by: { $0.key < $1.key }) where member.isUnique {
+            for app in apps {
+                for value in (app.members[path] ?? "").split(separator: ",") {
+                    if let other = seen.updateValue(app.id, forKey: "\(path)\n\(value)"), other != app.id {
+                        let shown = member.isSecret ? "a value" : "\(value)"
+                        throw failure("apps \(other) and \(app.id) share \(path) \(shown): each must be one app's")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A YAML error by its place and problem: never the line itself, which may hold a secret.
+    private static func describe(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            "is not YAML or JSON: line \(mark.line), column \(mark.column): \(problem)"
+        case .duplicatedKeysInMapping(let duplicates, _):
+            "has a member given twice: \(duplicates.sorted().joined(separator: ", "))"
+        default:
+            "is not YAML or JSON"
+        }
+    }
+
+    static func failure(_ problem: String) -> SettingError { SettingError(variable: "IAP_APPS", problem: problem) }
+}
