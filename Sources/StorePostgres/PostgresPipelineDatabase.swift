@@ -24,11 +24,21 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     let logger: Logger
     let primary: PostgresPrimary
 
+    /// How long a transaction may take once it has its connection: a server cut off by the
+    /// network answers nothing, and without this the work would wait for the kernel to give
+    /// the connection up, a quarter of an hour later.
+    let workTimeout: Duration
+
     /// Nothing is connected until the first transaction.
-    /// - Parameter connections: how many transactions this process runs at once, at most.
-    public init(location: PostgresLocation, connections: Int = 8, logger: Logger) {
+    /// - Parameters:
+    ///   - connections: how many transactions this process runs at once, at most.
+    ///   - workTimeout: when a transaction that has not finished is ended (see ``workTimeout``).
+    public init(
+        location: PostgresLocation, connections: Int = 8, workTimeout: Duration = .seconds(120), logger: Logger
+    ) {
         self.location = location
         self.logger = logger
+        self.workTimeout = workTimeout
         primary = PostgresPrimary(location: location, connections: connections, logger: logger)
     }
 
@@ -89,7 +99,18 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     private func once<T: Sendable>(_ kind: Kind, _ body: @escaping @Sendable (any SQLSession) async throws -> T)
         async throws -> T
     {
-        try await leased { [logger, primary] connection, server in
+        try await leased { [logger, primary, workTimeout] connection, server in
+            // Past its time the connection is closed: what the work awaits fails at once, and
+            // the server is suspected, as a failover would have it.
+            let overdue = Task {
+                try await Task.sleep(for: workTimeout)
+                logger.warning(
+                    "PostgreSQL answered nothing in time; closing the connection",
+                    metadata: ["server": "\(server)", "timeout": "\(workTimeout)"])
+                primary.suspect(server, because: "no answer within \(workTimeout)")
+                try? await connection.close()
+            }
+            defer { overdue.cancel() }
             let sign = FailoverSign()
             let session = PostgresSession(connection: connection, logger: logger, sign: sign)
             do {

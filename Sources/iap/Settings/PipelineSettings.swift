@@ -18,6 +18,8 @@ struct PipelineSettings: Sendable {
     var postgres: PostgresLocation?
     /// How many transactions a process runs at once on PostgreSQL (`IAP_DATABASE_CONNECTIONS`).
     var postgresConnections: Int
+    /// When a PostgreSQL transaction that has not finished is ended (`IAP_DATABASE_TIMEOUT_SECONDS`).
+    var postgresWorkTimeout: Duration
     var logLevel: Logger.Level
     /// Metrics, health and shutdown settings (`IAP_SHUTDOWN_GRACE`, `IAP_ADMIN_*`).
     var operations: OperationsSettings
@@ -46,6 +48,7 @@ struct PipelineSettings: Sendable {
             throw SettingError(variable: "IAP_DATABASE_CONNECTIONS", problem: "must be 1...64, got '\(connections)'")
         }
         postgresConnections = count
+        postgresWorkTimeout = .seconds(try env.int("IAP_DATABASE_TIMEOUT_SECONDS", default: 120, range: 5...3600))
         let level = env.string("IAP_LOG_LEVEL", default: "info")
         guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
             throw SettingError(
@@ -79,7 +82,8 @@ struct PipelineSettings: Sendable {
     func openDatabase() async throws -> any SQLDatabase {
         guard let postgres else { return try openSQLite() }
         let database = PostgresPipelineDatabase(
-            location: postgres, connections: postgresConnections, logger: logger("postgres"))
+            location: postgres, connections: postgresConnections, workTimeout: postgresWorkTimeout,
+            logger: logger("postgres"))
         do {
             try await database.checkReachable()
             let version = try await database.schemaVersion()
