@@ -23,6 +23,7 @@ extension ConnectionLoop {
         confirmsStalledSince = nil
         contents.removeAll()
         acks.removeAll()
+        acksDueAt = nil
         channelConsumers.removeAll()
         consumerChannels.removeAll()
         for consumer in consumers.values {
@@ -59,7 +60,7 @@ extension ConnectionLoop {
         connectedNode.store(-1, ordering: .relaxed)
         for command in leftovers + mailbox.drain() {
             switch command {
-            case .publish(let messages, let completion):
+            case .publish(let messages, _, let completion):
                 for index in messages.indices { completion(index, .failure(.shutdown)) }
             case .control(let body): body(nil)
             case .close(let completion): closeCompletions.append(completion)
