@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PipelineCore
 import ServiceLifecycle
 import Synchronization
 
@@ -140,13 +141,27 @@ public final class AMQPConnection: Service, Sendable {
     public func consume(queue: String, prefetch: Int) -> Consumer {
         let id = consumerIDs.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncThrowingStream<Delivery, any Error>.makeStream()
-        let registration = ConsumerRegistration(
-            id: id, queue: queue, prefetch: UInt16(clamping: max(1, prefetch)), continuation: continuation)
         continuation.onTermination = { [mailbox = loop.mailbox] termination in
             if case .cancelled = termination { mailbox.send(.cancelConsumer(id: id)) }
         }
-        loop.mailbox.send(.startConsumer(registration))
+        start(id: id, queue: queue, prefetch: prefetch, sink: .stream(continuation))
         return Consumer(id: id, stream: stream, mailbox: loop.mailbox)
+    }
+
+    /// Consumes from `queue` into a ``BatchConsumer``'s buffer, with manual acknowledgement.
+    /// - Parameters:
+    ///   - prefetch: how many unacknowledged deliveries the broker may send at once.
+    public func consumeInBatches(queue: String, prefetch: Int) -> BatchConsumer {
+        let id = consumerIDs.add(1, ordering: .relaxed).newValue
+        let buffer = BatchBuffer<Delivery>()
+        start(id: id, queue: queue, prefetch: prefetch, sink: .buffer(buffer))
+        return BatchConsumer(deliveries: buffer, id: id, mailbox: loop.mailbox)
+    }
+
+    private func start(id: UInt64, queue: String, prefetch: Int, sink: DeliverySink) {
+        let registration = ConsumerRegistration(
+            id: id, queue: queue, prefetch: UInt16(clamping: max(1, prefetch)), sink: sink)
+        loop.mailbox.send(.startConsumer(registration))
     }
 
     // MARK: - Administration

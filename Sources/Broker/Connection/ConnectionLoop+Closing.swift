@@ -31,7 +31,7 @@ extension ConnectionLoop {
             consumer.consumerTag = nil
             if consumer.cancelling {
                 consumers[consumer.id] = nil
-                consumer.continuation.finish()
+                consumer.sink.finish()
             }
         }
         nextConnectAt = .now + backoff(attempt: 0)
@@ -47,7 +47,7 @@ extension ConnectionLoop {
         }
         flushAcks()
         for (completion, error) in confirms.failAll(.shutdown) { completion(.failure(error)) }
-        for consumer in consumers.values { consumer.continuation.finish() }
+        for consumer in consumers.values { consumer.sink.finish() }
         consumers.removeAll()
         channelConsumers.removeAll()
         consumerChannels.removeAll()
@@ -64,7 +64,7 @@ extension ConnectionLoop {
                 for index in messages.indices { completion(index, .failure(.shutdown)) }
             case .control(let body): body(nil)
             case .close(let completion): closeCompletions.append(completion)
-            case .startConsumer(let consumer): consumer.continuation.finish()
+            case .startConsumer(let consumer): consumer.sink.finish()
             case .settle, .cancelConsumer: break
             }
         }

@@ -253,7 +253,7 @@ final class ConnectionLoop: @unchecked Sendable {
         } catch {
             if error.code == .refused {
                 consumers[consumer.id] = nil
-                consumer.continuation.finish(throwing: error)
+                consumer.sink.finish(throwing: error)
             } else {
                 connectionLost(error.message)
             }
@@ -319,7 +319,7 @@ final class ConnectionLoop: @unchecked Sendable {
         consumer.cancelling = true
         guard let state, let channel = consumer.channel, let tag = consumer.consumerTag else {
             consumers[id] = nil
-            consumer.continuation.finish()
+            consumer.sink.finish()
             return
         }
         var cancel = amqp_basic_cancel_t(consumer_tag: arena.bytes(tag), nowait: 0)
