@@ -16,7 +16,7 @@ import Testing
         let topology = Topology(exchanges: [], queues: source.queues + target.queues, bindings: [])
         let (a, b) = (source.queues[0].name, target.queues[0].name)
         let first = try await connect(broker, topology: topology, ackLinger: .seconds(30))
-        #expect(await first.publish(messages(to: a, count: 10)).allSatisfy { (try? $0.get()) != nil })
+        #expect(await first.publish(numberedMessages(to: a, count: 10)).allSatisfy { (try? $0.get()) != nil })
 
         // When each is handed on to queue b with `thenAck`, and the connection closes
         var handedOn = 0
@@ -44,7 +44,7 @@ import Testing
         let topology = broker.quorumQueue("a")
         let a = topology.queues[0].name
         try await broker.withConnection(topology: topology) { connection in
-            #expect(await connection.publish(messages(to: a, count: 1)).allSatisfy { (try? $0.get()) != nil })
+            #expect(await connection.publish(numberedMessages(to: a, count: 1)).allSatisfy { (try? $0.get()) != nil })
             let consumer = connection.consume(queue: a, prefetch: 1)
             var iterator = consumer.makeAsyncIterator()
             let delivery = try #require(try await iterator.next())
@@ -70,7 +70,7 @@ import Testing
         let topology = broker.quorumQueue("a")
         let a = topology.queues[0].name
         let connection = try await connect(broker, topology: topology, ackLinger: .milliseconds(50))
-        #expect(await connection.publish(messages(to: a, count: 10)).allSatisfy { (try? $0.get()) != nil })
+        #expect(await connection.publish(numberedMessages(to: a, count: 10)).allSatisfy { (try? $0.get()) != nil })
 
         // When it acks every delivery, the connection staying open
         var acked = 0
@@ -98,11 +98,12 @@ import Testing
         try await connection.waitUntilConnected()
         return connection
     }
+}
 
-    private func messages(to queue: String, count: Int) -> [OutgoingMessage] {
-        (0..<count).map {
-            OutgoingMessage(
-                exchange: "", routingKey: queue, body: [UInt8($0)], properties: MessageProperties(messageID: "m\($0)"))
-        }
+/// `count` small messages to `queue`, with ids m0, m1, ...
+func numberedMessages(to queue: String, count: Int) -> [OutgoingMessage] {
+    (0..<count).map {
+        OutgoingMessage(
+            exchange: "", routingKey: queue, body: [UInt8($0)], properties: MessageProperties(messageID: "m\($0)"))
     }
 }

@@ -10,11 +10,7 @@ import Testing
         let topology = broker.quorumQueue("q")
         let queue = topology.queues[0].name
         let connection = try await broker.connect(topology: topology)
-        let messages = (0..<20).map {
-            OutgoingMessage(
-                exchange: "", routingKey: queue, body: [UInt8($0)],
-                properties: MessageProperties(messageID: "m\($0)"))
-        }
+        let messages = numberedMessages(to: queue, count: 20)
         #expect(await connection.publish(messages).allSatisfy { (try? $0.get()) != nil })
         let consumer = connection.consumeInBatches(queue: queue, prefetch: 50)
 
