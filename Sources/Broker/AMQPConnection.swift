@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PipelineCore
 import ServiceLifecycle
 import Synchronization
 
@@ -90,7 +91,8 @@ public final class AMQPConnection: Service, Sendable {
     public func publish(_ message: OutgoingMessage) async throws(PublishError) {
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<Void, PublishError>, Never>) in
-            loop.mailbox.send(.publish([message], { _, result in continuation.resume(returning: result) }))
+            loop.mailbox.send(
+                .publish([message], ackOnConfirm: nil, { _, result in continuation.resume(returning: result) }))
         }
         try result.get()
     }
@@ -98,11 +100,36 @@ public final class AMQPConnection: Service, Sendable {
     /// Publishes messages back to back, many confirms in flight, and waits for all.
     /// - Returns: each message's outcome, in order.
     public func publish(_ messages: [OutgoingMessage]) async -> [Result<Void, PublishError>] {
+        await send(messages, ackOnConfirm: nil)
+    }
+
+    /// Publishes messages back to back and, once the broker has confirmed every one, acks
+    /// `delivery` on the connection's thread before this returns: handing a message on and
+    /// settling it cost the connection one wake-up, not two. When any message fails,
+    /// `delivery` is left unsettled, for the caller to settle.
+    /// - Returns: each message's outcome, in order.
+    public func publish(_ messages: [OutgoingMessage], thenAck delivery: Delivery) async -> [Result<Void, PublishError>]
+    {
+        let settler = delivery.settler
+        // A delivery of another connection is acked through its own.
+        guard settler.mailbox === loop.mailbox, !messages.isEmpty else {
+            let results = await publish(messages)
+            if results.allSatisfy({ (try? $0.get()) != nil }) { delivery.ack() }
+            return results
+        }
+        let ack = AckOnConfirm(channel: settler.channel, epoch: settler.epoch, tag: delivery.deliveryTag)
+        return await send(messages, ackOnConfirm: ack)
+    }
+
+    private func send(_ messages: [OutgoingMessage], ackOnConfirm: AckOnConfirm?) async
+        -> [Result<Void, PublishError>]
+    {
         guard !messages.isEmpty else { return [] }
         let collector = BatchCollector(count: messages.count)
         return await withCheckedContinuation { continuation in
             collector.onComplete { continuation.resume(returning: $0) }
-            loop.mailbox.send(.publish(messages, { index, result in collector.record(index, result) }))
+            loop.mailbox.send(
+                .publish(messages, ackOnConfirm: ackOnConfirm, { index, result in collector.record(index, result) }))
         }
     }
 
@@ -114,13 +141,27 @@ public final class AMQPConnection: Service, Sendable {
     public func consume(queue: String, prefetch: Int) -> Consumer {
         let id = consumerIDs.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncThrowingStream<Delivery, any Error>.makeStream()
-        let registration = ConsumerRegistration(
-            id: id, queue: queue, prefetch: UInt16(clamping: max(1, prefetch)), continuation: continuation)
         continuation.onTermination = { [mailbox = loop.mailbox] termination in
             if case .cancelled = termination { mailbox.send(.cancelConsumer(id: id)) }
         }
-        loop.mailbox.send(.startConsumer(registration))
+        start(id: id, queue: queue, prefetch: prefetch, sink: .stream(continuation))
         return Consumer(id: id, stream: stream, mailbox: loop.mailbox)
+    }
+
+    /// Consumes from `queue` into a ``BatchConsumer``'s buffer, with manual acknowledgement.
+    /// - Parameters:
+    ///   - prefetch: how many unacknowledged deliveries the broker may send at once.
+    public func consumeInBatches(queue: String, prefetch: Int) -> BatchConsumer {
+        let id = consumerIDs.add(1, ordering: .relaxed).newValue
+        let buffer = BatchBuffer<Delivery>()
+        start(id: id, queue: queue, prefetch: prefetch, sink: .buffer(buffer))
+        return BatchConsumer(deliveries: buffer, id: id, mailbox: loop.mailbox)
+    }
+
+    private func start(id: UInt64, queue: String, prefetch: Int, sink: DeliverySink) {
+        let registration = ConsumerRegistration(
+            id: id, queue: queue, prefetch: UInt16(clamping: max(1, prefetch)), sink: sink)
+        loop.mailbox.send(.startConsumer(registration))
     }
 
     // MARK: - Administration

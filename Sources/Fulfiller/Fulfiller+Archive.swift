@@ -14,18 +14,8 @@ extension Fulfiller {
     /// refuses is retried until it is taken. Letters without a receipt id (poison) are
     /// archived too, for an operator.
     func archiveDeadLetters() async throws {
-        let consumer = connection.consume(queue: topology.deadQueue, prefetch: configuration.prefetch)
-        let batcher = BatchBuffer<Delivery>()
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await batcher.pump(consumer) }
-                while let batch = try await batcher.next(max: configuration.batchSize) {
-                    await archive(batch)
-                }
-            }
-        } onGracefulShutdown: {
-            consumer.cancel()
-        }
+        let consumer = connection.consumeInBatches(queue: topology.deadQueue, prefetch: configuration.prefetch)
+        try await consumer.eachBatch(max: configuration.batchSize) { batch in await archive(batch) }
     }
 
     /// Archives one batch, retrying until the database takes it, then acks it at once.

@@ -67,17 +67,10 @@ public struct Fulfiller: Service {
     /// Consumes `queue` in batches until graceful shutdown; the batch in hand is committed
     /// and acked before returning.
     private func consume(_ queue: String, decode: @escaping @Sendable (Delivery) -> Verdict?) async throws {
-        let consumer = connection.consume(queue: queue, prefetch: configuration.prefetch)
-        let batcher = BatchBuffer<Delivery>()
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await batcher.pump(consumer) }
-                while let batch = try await batcher.next(max: configuration.batchSize, linger: configuration.linger) {
-                    await apply(batch, decode: decode)
-                }
-            }
-        } onGracefulShutdown: {
-            consumer.cancel()
+        // Deliveries land in the batch buffer from the connection's thread: no task between.
+        let consumer = connection.consumeInBatches(queue: queue, prefetch: configuration.prefetch)
+        try await consumer.eachBatch(max: configuration.batchSize, linger: configuration.linger) { batch in
+            await apply(batch, decode: decode)
         }
     }
 

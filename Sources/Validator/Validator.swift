@@ -191,15 +191,13 @@ public struct Validator: Service {
     @discardableResult
     private func settle(_ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger) async -> Bool {
         for attempt in 1...3 {
-            let results = await connection.publish(messages)
+            // Acked by the connection's thread as the last confirm arrives.
+            let results = await connection.publish(messages, thenAck: delivery)
             let failure = results.lazy.compactMap { result -> PublishError? in
                 if case .failure(let error) = result { return error }
                 return nil
             }.first
-            guard let failure else {
-                delivery.ack()
-                return true
-            }
+            guard let failure else { return true }
             logger.warning("cannot hand the message on", metadata: ["error": "\(failure)", "try": "\(attempt)"])
             guard failure.isRetryable, connection.isConnected else { break }
             try? await Task.sleep(for: .milliseconds(100 * attempt))

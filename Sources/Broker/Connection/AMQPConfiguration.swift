@@ -26,11 +26,17 @@ public struct AMQPConfiguration: Hashable, Sendable {
     /// Reconnect delays grow from the first to the last, doubling, after every node of the
     /// list has failed in turn.
     public var reconnectDelay: ClosedRange<Duration>
+    /// How long single acks may wait to go out together. An ack late by this much costs
+    /// nothing but a prefetch slot held a little longer (and, should the connection drop
+    /// meanwhile, a redelivery, which every consumer here tolerates); a settlement other than a
+    /// single ack, and a close, send the waiting ones first.
+    public var ackLinger: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 5672, user: String = "guest", password: String = "guest",
         vhost: String = "/", heartbeat: Int = 10, connectTimeout: Duration = .seconds(5),
-        rpcTimeout: Duration = .seconds(15), reconnectDelay: ClosedRange<Duration> = .milliseconds(100) ... .seconds(5)
+        rpcTimeout: Duration = .seconds(15), reconnectDelay: ClosedRange<Duration> = .milliseconds(100) ... .seconds(5),
+        ackLinger: Duration = .milliseconds(10)
     ) {
         self.nodes = [AMQPNode(host: host, port: port)]
         self.user = user
@@ -40,6 +46,7 @@ public struct AMQPConfiguration: Hashable, Sendable {
         self.connectTimeout = connectTimeout
         self.rpcTimeout = rpcTimeout
         self.reconnectDelay = reconnectDelay
+        self.ackLinger = ackLinger
     }
 
     /// Parses an AMQP URI (the RabbitMQ URI spec), or several separated by commas: user,

@@ -23,6 +23,7 @@ extension ConnectionLoop {
         confirmsStalledSince = nil
         contents.removeAll()
         acks.removeAll()
+        acksDueAt = nil
         channelConsumers.removeAll()
         consumerChannels.removeAll()
         for consumer in consumers.values {
@@ -30,7 +31,7 @@ extension ConnectionLoop {
             consumer.consumerTag = nil
             if consumer.cancelling {
                 consumers[consumer.id] = nil
-                consumer.continuation.finish()
+                consumer.sink.finish()
             }
         }
         nextConnectAt = .now + backoff(attempt: 0)
@@ -46,7 +47,7 @@ extension ConnectionLoop {
         }
         flushAcks()
         for (completion, error) in confirms.failAll(.shutdown) { completion(.failure(error)) }
-        for consumer in consumers.values { consumer.continuation.finish() }
+        for consumer in consumers.values { consumer.sink.finish() }
         consumers.removeAll()
         channelConsumers.removeAll()
         consumerChannels.removeAll()
@@ -59,11 +60,11 @@ extension ConnectionLoop {
         connectedNode.store(-1, ordering: .relaxed)
         for command in leftovers + mailbox.drain() {
             switch command {
-            case .publish(let messages, let completion):
+            case .publish(let messages, _, let completion):
                 for index in messages.indices { completion(index, .failure(.shutdown)) }
             case .control(let body): body(nil)
             case .close(let completion): closeCompletions.append(completion)
-            case .startConsumer(let consumer): consumer.continuation.finish()
+            case .startConsumer(let consumer): consumer.sink.finish()
             case .settle, .cancelConsumer: break
             }
         }

@@ -129,7 +129,7 @@ extension ConnectionLoop {
                 body: content.body, properties: content.properties ?? MessageProperties(), exchange: content.exchange,
                 routingKey: content.routingKey, redelivered: redelivered, deliveryTag: tag,
                 settler: Settler(mailbox: mailbox, channel: channel, epoch: epoch))
-            consumer.continuation.yield(delivery)
+            consumer.sink.yield(delivery)
         case .returned(let code, let text):
             if let tag = content.properties?.headers[Header.publishTag]?.intValue {
                 confirms.markReturned(tag: UInt64(tag), code: code, text: text)
@@ -166,7 +166,7 @@ extension ConnectionLoop {
     func finishConsumer(_ consumer: ConsumerRegistration, error: BrokerError?) {
         consumers[consumer.id] = nil
         if let channel = consumer.channel { channelConsumers[channel] = nil }
-        if let error { consumer.continuation.finish(throwing: error) } else { consumer.continuation.finish() }
+        consumer.sink.finish(throwing: error)
     }
 
     /// An ack arrived: the wait for the others starts again.

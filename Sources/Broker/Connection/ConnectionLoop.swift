@@ -38,6 +38,10 @@ final class ConnectionLoop: @unchecked Sendable {
     var nextConsumerChannel: UInt16 = Channel.firstConsumer
     var contents: [UInt16: ContentAssembler] = [:]
     var acks: [UInt16: AckCoalescer] = [:]
+    /// When the single acks gathered so far must go out (``AMQPConfiguration/ackLinger``
+    /// after the first of them), and how many there are.
+    var acksDueAt: ContinuousClock.Instant?
+    var acksWaiting = 0
     var rotation: NodeRotation
     /// Since when publishes have gone without an ack (awaited or nacked); nil after an ack
     /// that left none pending.
@@ -50,6 +54,9 @@ final class ConnectionLoop: @unchecked Sendable {
     var stopping = false
     var closeCompletions: [@Sendable () -> Void] = []
     let arena = CArena()
+
+    /// Gathered acks that go out without waiting for the linger's end.
+    static let acksAtOnce = 64
 
     enum Channel {
         static let publish: UInt16 = 2
@@ -78,17 +85,26 @@ final class ConnectionLoop: @unchecked Sendable {
 
     func connectedTurn() {
         for command in mailbox.drain() { execute(command) }
-        flushAcks()
+        flushAcksIfDue()
         guard state != nil, !stopping else { return }
         let mayHaveMore = readFrames(limit: 4096)
         checkConfirmsProgress()
+        // Acks queued by the confirms just read (``AckOnConfirm``) leave in this turn.
+        flushAcksIfDue()
         guard let state, !stopping, !mayHaveMore, mailbox.isEmpty else { return }
         var fds = [
             pollfd(fd: amqp_get_sockfd(state), events: Int16(POLLIN), revents: 0),
             pollfd(fd: mailbox.eventFD, events: Int16(POLLIN), revents: 0),
         ]
         // Wake at least every second so that rabbitmq-c can send heartbeats when idle.
-        _ = poll(&fds, 2, 1000)
+        _ = poll(&fds, 2, pollTimeout())
+    }
+
+    /// Milliseconds to sleep in `poll`: a second, or until the gathered acks are due.
+    func pollTimeout() -> Int32 {
+        guard let due = acksDueAt else { return 1000 }
+        let wait = (due - .now) / .milliseconds(1)
+        return Int32(min(1000, max(0, wait.rounded(.up))))
     }
 
     func reconnectTurn() {
@@ -237,7 +253,7 @@ final class ConnectionLoop: @unchecked Sendable {
         } catch {
             if error.code == .refused {
                 consumers[consumer.id] = nil
-                consumer.continuation.finish(throwing: error)
+                consumer.sink.finish(throwing: error)
             } else {
                 connectionLost(error.message)
             }
@@ -248,8 +264,9 @@ final class ConnectionLoop: @unchecked Sendable {
 
     func execute(_ command: ConnectionCommand) {
         switch command {
-        case .publish(let messages, let completion):
-            publish(messages, completion)
+        case .publish(let messages, let ackOnConfirm, let completion):
+            publish(
+                messages, ackOnConfirm.map { ackWhenConfirmed($0, count: messages.count, completion) } ?? completion)
         case .settle(let channel, let commandEpoch, let tag, let action):
             settle(channel: channel, epoch: commandEpoch, tag: tag, action: action)
         case .startConsumer(let consumer):
@@ -297,54 +314,12 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 
-    func settle(channel: UInt16, epoch settleEpoch: UInt64, tag: UInt64, action: Settler.Action) {
-        // After a reconnect the broker has requeued the old deliveries; their tags mean
-        // nothing on the new channels.
-        guard state != nil, settleEpoch == epoch, consumerChannels.contains(channel) else { return }
-        if case .ack(multiple: false) = action {
-            acks[channel, default: AckCoalescer()].ack(tag)
-            return
-        }
-        // Pending single acks go first: a multiple settlement must not cover them.
-        flushAcks(channel)
-        guard let state else { return }
-        let status: Int32
-        switch action {
-        case .ack(let multiple):
-            status = amqp_basic_ack(state, channel, tag, multiple ? 1 : 0)
-            acks[channel]?.settledDirectly(tag, multiple: multiple)
-        case .nack(let requeue, let multiple):
-            status = amqp_basic_nack(state, channel, tag, multiple ? 1 : 0, requeue ? 1 : 0)
-            acks[channel]?.settledDirectly(tag, multiple: multiple)
-        case .reject(let requeue):
-            status = amqp_basic_reject(state, channel, tag, requeue ? 1 : 0)
-            acks[channel]?.settledDirectly(tag, multiple: false)
-        }
-        if status != AMQP_STATUS_OK.rawValue {
-            connectionLost("settle failed: \(String(cString: amqp_error_string2(status)))")
-        }
-    }
-
-    /// Sends the acks gathered from one batch of commands, coalesced.
-    func flushAcks(_ only: UInt16? = nil) {
-        for channel in only.map({ [$0] }) ?? Array(acks.keys) {
-            guard let state, acks[channel]?.hasPending == true else { continue }
-            for frame in acks[channel]!.flush() {
-                guard case .ack(let tag, let multiple) = frame else { continue }
-                if amqp_basic_ack(state, channel, tag, multiple ? 1 : 0) != AMQP_STATUS_OK.rawValue {
-                    connectionLost("ack failed")
-                    return
-                }
-            }
-        }
-    }
-
     func cancelConsumer(_ id: UInt64) {
         guard let consumer = consumers[id], !consumer.cancelling else { return }
         consumer.cancelling = true
         guard let state, let channel = consumer.channel, let tag = consumer.consumerTag else {
             consumers[id] = nil
-            consumer.continuation.finish()
+            consumer.sink.finish()
             return
         }
         var cancel = amqp_basic_cancel_t(consumer_tag: arena.bytes(tag), nowait: 0)

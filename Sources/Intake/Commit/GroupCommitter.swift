@@ -42,8 +42,11 @@ final class GroupCommitter: Sendable {
                 return true
             }
             // One drain at a time, started by the request that found none running; it ends
-            // when nothing waits (so an idle intake holds no task).
-            if start { Task { await self.drain() } }
+            // when nothing waits (so an idle intake holds no task). It starts on this thread
+            // and leaves it at the database call, instead of waking another for its first
+            // steps; a task of its own all the same, so that this request's cancellation
+            // cannot cancel a commit that others wait on.
+            if start { Task.immediate { await self.drain() } }
         }
     }
 

@@ -33,6 +33,8 @@ struct PipelineSettings: Sendable {
         } catch {
             throw SettingError(variable: "IAP_AMQP_URL", problem: error.description)
         }
+        amqp.ackLinger = .milliseconds(
+            try env.int("IAP_AMQP_ACK_LINGER_MS", default: Int(amqp.ackLinger.milliseconds), range: 0...1000))
         queuePrefix = env.string("IAP_QUEUE_PREFIX", default: "iap")
         guard !queuePrefix.isEmpty, queuePrefix.count <= 100,
             queuePrefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
