@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "GooglePlay",
             dependencies: [
-                "PipelineCore", "HTTPClient",
+                "PipelineCore", "HTTPClient", "StorePlugins",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -367,7 +367,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GooglePlayTests",
-            dependencies: ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient"],
+            dependencies: ["GooglePlay", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

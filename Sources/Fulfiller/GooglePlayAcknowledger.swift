@@ -6,6 +6,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import StorePlugins
 
 /// Tells Google every credited Play purchase was delivered: consumes consumables (so the
 /// player can buy again) and acknowledges the rest, from the rows the credit's own
@@ -86,7 +87,7 @@ public struct GooglePlayAcknowledger: Service {
             logger.info(
                 "Google Play purchase \(acknowledgement.action.rawValue)d",
                 metadata: ["receipt_id": "\(acknowledgement.receiptID ?? "-")"])
-        } catch let error as GooglePlayError {
+        } catch let error as StoreCallError {
             let backoff = Backoff(base: .seconds(configuration.initialBackoff), cap: .seconds(3600))
                 .delay(afterFailures: acknowledgement.attempts).seconds
             let retryAt =

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PipelineCore
+import StorePlugins
 
 /// Verifies Google Play purchases by reading them back from the Developer API: a token is
 /// worth what Google says, never what the backend sent.
@@ -106,7 +107,7 @@ public struct GooglePlayVerifier: ReceiptVerifier {
             ])
     }
 
-    static func outcome(_ error: GooglePlayError) -> VerificationOutcome {
+    static func outcome(_ error: StoreCallError) -> VerificationOutcome {
         switch error.code {
         case .notFound: .rejected(reason: "google_play_token_not_found")
         case .invalidRequest: .rejected(reason: "google_play_invalid_request")
