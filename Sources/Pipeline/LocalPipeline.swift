@@ -185,26 +185,15 @@ public struct LocalPipeline: Sendable {
                         budgets: MeteredCallBudgets.shared(database), logger: logger),
                     database: database, logger: logger))
         }
-        if let google = configuration.googlePlay {
-            services.append(
-                GooglePlayAcknowledger(
-                    store: GoogleAcknowledgementStore(database),
-                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                    configuration: configuration.googleAcknowledger, logger: logger))
-            if let reviews = configuration.googleRefundReviews {
-                services.append(
-                    GoogleRefundReviewAnswerer(
-                        client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                        store: GoogleRefundReviewStore(database), configuration: reviews, logger: logger))
-            }
-            if configuration.pollsGoogleVoided {
-                services.append(
-                    GoogleVoidedPoller(
-                        client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                        store: GoogleVoidedStore(database),
-                        packageNames: google.packageNames, catalog: configuration.catalog, logger: logger))
-            }
-        }
+        var google = PluginStores.GooglePlayJobs()
+        google.acknowledger = configuration.googleAcknowledger
+        google.refundReviews = configuration.googleRefundReviews
+        google.voidedInterval = configuration.pollsGoogleVoided ? google.voidedInterval : nil
+        // One process runs every stage: no election.
+        google.elected = false
+        services += PluginStores.googlePlayServices(
+            configuration.stores, jobs: google, database: database, httpClient: client,
+            catalog: configuration.catalog, logger: logger)
         if configuration.runsValidator {
             services.append(
                 Validator(

@@ -76,6 +76,6 @@ import Testing
                 == .googlePlay(Self.purchase))
         #expect(
             StoreEvidence.googleNotice(GoogleNotice(messageID: "m", packageName: "p", kind: .test)).receiptKind
-                == "google.notification")
+                == "google_notice")
     }
 }

@@ -14,6 +14,16 @@ extension StoreEvidence {
     /// The kind Google Play purchases' receipts rows have always had.
     static let googlePlayReceiptKind = "google_play"
 
+    /// Google's kinds as rows, metrics and logs have always said them; nil for other stores'.
+    var builtInKind: String? {
+        guard store == Self.googlePlayStore else { return nil }
+        switch kind {
+        case Self.googlePlayPurchaseKind: return Self.googlePlayReceiptKind
+        case Self.notificationKind: return "google_notice"
+        default: return nil
+        }
+    }
+
     /// A Google Play purchase as the store's evidence (what an old `google_play` message holds).
     static func builtIn(_ purchase: GooglePlayPurchase) -> StoreEvidence {
         StoreEvidence(store: googlePlayStore, kind: googlePlayPurchaseKind, payload: purchase.canonicalJSON)

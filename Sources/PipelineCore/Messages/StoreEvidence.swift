@@ -19,12 +19,10 @@ public struct StoreEvidence: Codable, Hashable, Sendable {
     /// payload, and hands it on as this kind.
     public static let notificationKind = "notification"
 
-    /// The receipt kind rows keep for it: `store.kind` (`huawei.purchase`); Google Play's
-    /// purchases keep the kind they had when it was built in, `google_play`.
-    public var receiptKind: String {
-        store == Self.googlePlayStore && kind == Self.googlePlayPurchaseKind
-            ? Self.googlePlayReceiptKind : "\(store).\(kind)"
-    }
+    /// The receipt kind rows keep for it, and metrics and logs say: `store.kind`
+    /// (`huawei.purchase`); Google Play's keep the kinds they had when it was built in,
+    /// `google_play` and `google_notice`.
+    public var receiptKind: String { builtInKind ?? "\(store).\(kind)" }
 
     /// The evidence a stored `store.kind` (or `google_play`) receipt holds; nil when
     /// `receiptKind` names no plug-in.
