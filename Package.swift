@@ -368,7 +368,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GooglePlayTests",
-            dependencies: ["GooglePlay", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
+            dependencies: [
+                "GooglePlay", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
