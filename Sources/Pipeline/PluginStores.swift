@@ -47,7 +47,7 @@ public enum PluginStores {
     public static func fulfillerServices(
         _ stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog, logger: Logger
     ) throws -> [any Service] {
-        guard stores.configured.values.contains(where: \.talksToStore) else { return [] }
+        guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
         let client = try CurlHTTPClient(logger: logger)
         let context = StoreContext(
             httpClient: client, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)

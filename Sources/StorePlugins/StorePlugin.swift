@@ -56,6 +56,11 @@ public protocol StorePlugin: Sendable {
     /// spends the call budgets the database keeps: false only for a store that is on
     /// without credentials here (Google without a service account rejects its purchases).
     var talksToStore: Bool { get }
+
+    /// Whether the fulfiller must run ``confirm(_:context:)`` and ``services(_:)`` for it
+    /// (`StoreConfirmer` over `store_confirmations`); false for Google Play, whose credits'
+    /// acknowledgements are still kept and paid apart (docs/architecture.md).
+    var runsInFulfiller: Bool { get }
 }
 
 extension StorePlugin {
@@ -79,6 +84,7 @@ extension StorePlugin {
     public func services(_ context: StoreContext) -> [any Service] { [] }
 
     public var talksToStore: Bool { true }
+    public var runsInFulfiller: Bool { talksToStore }
 }
 
 /// What every store's verifier may use: the pipeline's one HTTP client, the call budgets
