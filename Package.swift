@@ -135,7 +135,8 @@ let package = Package(
         .target(
             name: "GooglePlay",
             dependencies: [
-                "PipelineCore", "HTTPClient",
+                "PipelineCore", "HTTPClient", "StorePlugins",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -191,7 +192,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Observability", "GooglePlay", "HTTPClient", "AppStore", "StorePlugins",
+                "PipelineCore", "Broker", "Store", "Observability", "AppStore", "StorePlugins",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -363,12 +364,15 @@ let package = Package(
         // Fuzz targets for every parser of outside input (docs/fuzzing.md).
         .testTarget(
             name: "FuzzTests",
-            dependencies: ["AppStore", "StubStore", "PipelineCore", "PipelineTesting", "HTTPClient"],
+            dependencies: ["AppStore", "StubStore", "GooglePlay", "PipelineCore", "PipelineTesting", "HTTPClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GooglePlayTests",
-            dependencies: ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient"],
+            dependencies: [
+                "GooglePlay", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -392,8 +396,8 @@ let package = Package(
         .testTarget(
             name: "IntakeTests",
             dependencies: [
-                "StoreSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore", "Huawei",
-                "Stripe", "StorePlugins",
+                "StoreSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore", "GooglePlay",
+                "Huawei", "Stripe", "StorePlugins",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

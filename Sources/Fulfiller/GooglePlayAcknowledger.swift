@@ -6,6 +6,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import StorePlugins
 
 /// Tells Google every credited Play purchase was delivered: consumes consumables (so the
 /// player can buy again) and acknowledges the rest, from the rows the credit's own
@@ -66,43 +67,50 @@ public struct GooglePlayAcknowledger: Service {
         }
     }
 
-    /// One call to Google and its outcome recorded.
+    /// One call to Google (the plug-in's ``GooglePlayStore/confirm(_:client:)``) and its
+    /// outcome recorded.
     func tell(_ acknowledgement: GoogleAcknowledgementStore.Acknowledgement) async {
-        let purchase = acknowledgement.purchase
-        let token = purchase.purchaseToken
-        do {
+        let action: GooglePlayConfirmation.Action =
             switch acknowledgement.action {
-            case .consume:
-                try await client.consumeProduct(
-                    packageName: purchase.packageName, productID: purchase.productID, token: token)
-            case .acknowledge:
-                try await client.acknowledgeProduct(
-                    packageName: purchase.packageName, productID: purchase.productID, token: token)
-            case .acknowledgeSubscription:
-                try await client.acknowledgeSubscription(
-                    packageName: purchase.packageName, subscriptionID: purchase.productID, token: token)
+            case .consume: .consume
+            case .acknowledge: .acknowledge
+            case .acknowledgeSubscription: .acknowledgeSubscription
             }
-            try await store.markDone(token: token, now: now())
-            logger.info(
-                "Google Play purchase \(acknowledgement.action.rawValue)d",
-                metadata: ["receipt_id": "\(acknowledgement.receiptID ?? "-")"])
-        } catch let error as GooglePlayError {
-            let backoff = Backoff(base: .seconds(configuration.initialBackoff), cap: .seconds(3600))
-                .delay(afterFailures: acknowledgement.attempts).seconds
-            let retryAt =
-                error.isRetryable || error.code == .unauthorized
-                ? now().addingTimeInterval(max(backoff, error.retryAfter.map(Self.seconds) ?? 0)) : nil
-            logger.warning(
-                "Google Play acknowledgement failed",
-                metadata: [
-                    "receipt_id": "\(acknowledgement.receiptID ?? "-")", "error": "\(error)",
-                    "attempts": "\(acknowledgement.attempts)", "again": "\(retryAt.map { "\($0)" } ?? "never")",
-                ])
-            try? await store.markFailed(token: token, error: error.description, retryAt: retryAt)
+        let outcome = await GooglePlayStore.confirm(
+            GooglePlayConfirmation(action: action, purchase: acknowledgement.purchase), client: client)
+        let token = acknowledgement.purchase.purchaseToken
+        do {
+            switch outcome {
+            case .done:
+                try await store.markDone(token: token, now: now())
+                logger.info(
+                    "Google Play purchase \(acknowledgement.action.rawValue)d",
+                    metadata: ["receipt_id": "\(acknowledgement.receiptID ?? "-")"])
+                return
+            case .transient(let reason, let retryAfter):
+                let backoff = Backoff(base: .seconds(configuration.initialBackoff), cap: .seconds(3600))
+                    .delay(afterFailures: acknowledgement.attempts).seconds
+                let retryAt = now().addingTimeInterval(max(backoff, retryAfter.map(Self.seconds) ?? 0))
+                try await failed(acknowledgement, reason, retryAt: retryAt)
+            case .failed(let reason):
+                try await failed(acknowledgement, reason, retryAt: nil)
+            }
         } catch {
             // The store failed after Google answered: the lease runs out and the row is told again.
             logger.warning("Google Play acknowledgement not recorded", metadata: ["error": "\(error)"])
         }
+    }
+
+    private func failed(_ acknowledgement: GoogleAcknowledgementStore.Acknowledgement, _ reason: String, retryAt: Date?)
+        async throws
+    {
+        logger.warning(
+            "Google Play acknowledgement failed",
+            metadata: [
+                "receipt_id": "\(acknowledgement.receiptID ?? "-")", "error": "\(reason)",
+                "attempts": "\(acknowledgement.attempts)", "again": "\(retryAt.map { "\($0)" } ?? "never")",
+            ])
+        try await store.markFailed(token: acknowledgement.purchase.purchaseToken, error: reason, retryAt: retryAt)
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import StorePlugins
 
 /// Access tokens for a service account: an assertion traded at its token URI, the token
 /// kept until five minutes before it expires, one exchange at a time however many calls
@@ -28,7 +29,7 @@ actor GoogleAccessTokens {
     }
 
     /// A token with more than ``refreshMargin`` left.
-    func token() async throws(GooglePlayError) -> Token {
+    func token() async throws(StoreCallError) -> Token {
         if let current, current.expiresAt.timeIntervalSince(now()) > Self.refreshMargin { return current }
         let task: Task<Token, any Error>
         if let exchange {
@@ -44,8 +45,8 @@ actor GoogleAccessTokens {
             return token
         } catch {
             exchange = nil
-            throw error as? GooglePlayError
-                ?? GooglePlayError(.unavailable, call: "token", message: "\(error)")
+            throw error as? StoreCallError
+                ?? StoreCallError.googlePlay(.unavailable, call: "token", message: "\(error)")
         }
     }
 
@@ -61,7 +62,8 @@ actor GoogleAccessTokens {
         do {
             assertion = try GoogleOAuthAssertion(account: account, issuedAt: issuedAt)
         } catch {
-            throw GooglePlayError(.unauthorized, call: "token", message: "the service account's key cannot sign")
+            throw StoreCallError.googlePlay(
+                .unauthorized, call: "token", message: "the service account's key cannot sign")
         }
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion.jwt)"
         let response: HTTPResponse
@@ -71,7 +73,7 @@ actor GoogleAccessTokens {
                     method: .post, url: account.tokenURI,
                     headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)))
         } catch {
-            throw GooglePlayError(
+            throw StoreCallError.googlePlay(
                 error.isRetryable ? .unavailable : .invalidRequest, call: "token", message: error.description)
         }
         struct Answer: Decodable {
@@ -84,14 +86,15 @@ actor GoogleAccessTokens {
         guard response.isSuccess else {
             // OAuth's own error shape: {"error": "invalid_grant", "error_description": "..."}.
             let reason = [answer?.error, answer?.error_description].compactMap { $0 }.joined(separator: ": ")
-            let code: GooglePlayError.Code =
+            let code: StoreCallError.Code =
                 response.status >= 500 ? .unavailable : response.status == 429 ? .rateLimited : .unauthorized
-            throw GooglePlayError(
+            throw StoreCallError.googlePlay(
                 code, call: "token", message: reason.isEmpty ? "HTTP \(response.status)" : String(reason.prefix(300)),
                 status: response.status)
         }
         guard let value = answer?.access_token, !value.isEmpty, let seconds = answer?.expires_in, seconds > 0 else {
-            throw GooglePlayError(.malformedResponse, call: "token", message: "no access_token and expires_in")
+            throw StoreCallError.googlePlay(
+                .malformedResponse, call: "token", message: "no access_token and expires_in")
         }
         return Token(value: value, expiresAt: issuedAt.addingTimeInterval(TimeInterval(seconds)))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import PipelineCore
+import StorePlugins
 
 /// Google's quota buckets, each 3,000 queries a minute by default, independent of the
 /// others: subscriptions (subscriptionsv2, and `purchases.subscriptions`' acknowledge) and
@@ -30,16 +31,16 @@ public struct GooglePlayQuota: Sendable, Hashable {
 extension GooglePlayClient {
     /// Books the call's turn in its bucket's budget (shared through `budgets` by every
     /// process that calls Google) and sleeps until it comes.
-    /// - Throws: ``GooglePlayError/Code/overBudget`` when the turn is more than the quota's
+    /// - Throws: ``StoreCallError/Code/overBudget`` when the turn is more than the quota's
     ///   `maxWait` away (with when to come back), or the budget cannot be read.
-    func waitForTurn(_ call: String) async throws(GooglePlayError) {
+    func waitForTurn(_ call: String) async throws(StoreCallError) {
         let budget = quota.budget(for: call)
         let clock: @Sendable () -> Int64 = { [now] in Self.micros(now()) }
         let grant: CallBudget.Grant
         do {
             grant = try await budgets.reserve(budget, maxWait: quota.maxWait, now: clock).0
         } catch {
-            throw GooglePlayError(
+            throw StoreCallError.googlePlay(
                 .overBudget, call: call, message: "the call budget cannot be read: \(error)", retryAfter: .seconds(1))
         }
         switch grant {
@@ -49,10 +50,10 @@ extension GooglePlayClient {
             do {
                 try await Task.sleep(for: .microseconds(wait))
             } catch {
-                throw GooglePlayError(.unavailable, call: call, message: "cancelled while waiting for a turn")
+                throw StoreCallError.googlePlay(.unavailable, call: call, message: "cancelled while waiting for a turn")
             }
         case .later(let at):
-            throw GooglePlayError(
+            throw StoreCallError.googlePlay(
                 .overBudget, call: call, message: "\(budget) is booked ahead",
                 retryAfter: .microseconds(max(at - clock(), 1)))
         }

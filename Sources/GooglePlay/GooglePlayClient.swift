@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import PipelineCore
+import StorePlugins
 
 /// A client of the Google Play Developer API's purchases
 /// ([androidpublisher v3](https://developers.google.com/android-publisher/api-ref/rest)), or of
@@ -8,7 +9,7 @@ import PipelineCore
 ///
 /// Every call carries an access token of the service account, exchanged once and kept until
 /// five minutes before it expires; a `401` drops it and the call is tried once more with a
-/// fresh one. Failures are ``GooglePlayError``s that say whether to retry (and, for a `429`,
+/// fresh one. Failures are ``StoreCallError``s that say whether to retry (and, for a `429`,
 /// when). A purchase read here is the truth: Google's notifications only say that something
 /// changed. Every call first books its turn in its quota bucket's budget
 /// (``GooglePlayQuota``), shared through `budgets` by every process that calls Google; a
@@ -66,7 +67,7 @@ public final class GooglePlayClient: Sendable {
     // MARK: One-time products
 
     /// `purchases.productsv2.getproductpurchasev2`: a one-time product purchase.
-    public func productPurchase(packageName: String, token: String) async throws(GooglePlayError) -> ProductPurchaseV2 {
+    public func productPurchase(packageName: String, token: String) async throws(StoreCallError) -> ProductPurchaseV2 {
         try decode(
             ProductPurchaseV2.self,
             try await send("productsv2.get", .get, try path(packageName, "purchases/productsv2/tokens", token)))
@@ -74,15 +75,14 @@ public final class GooglePlayClient: Sendable {
 
     /// `purchases.products.acknowledge`: tells Google the purchase was delivered (else it is
     /// refunded after three days).
-    public func acknowledgeProduct(packageName: String, productID: String, token: String) async throws(GooglePlayError)
-    {
+    public func acknowledgeProduct(packageName: String, productID: String, token: String) async throws(StoreCallError) {
         let path = try path(packageName, "purchases/products", productID, "tokens", token) + ":acknowledge"
         _ = try await send("products.acknowledge", .post, path, body: "{}")
     }
 
     /// `purchases.products.consume`: a consumable's delivery, which also acknowledges it and
     /// lets the player buy it again.
-    public func consumeProduct(packageName: String, productID: String, token: String) async throws(GooglePlayError) {
+    public func consumeProduct(packageName: String, productID: String, token: String) async throws(StoreCallError) {
         let path = try path(packageName, "purchases/products", productID, "tokens", token) + ":consume"
         _ = try await send("products.consume", .post, path)
     }
@@ -90,7 +90,7 @@ public final class GooglePlayClient: Sendable {
     // MARK: Subscriptions
 
     /// `purchases.subscriptionsv2.get`: a subscription's state and line items.
-    public func subscriptionPurchase(packageName: String, token: String) async throws(GooglePlayError)
+    public func subscriptionPurchase(packageName: String, token: String) async throws(StoreCallError)
         -> SubscriptionPurchaseV2
     {
         try decode(
@@ -101,7 +101,7 @@ public final class GooglePlayClient: Sendable {
 
     /// `purchases.subscriptions.acknowledge`.
     public func acknowledgeSubscription(packageName: String, subscriptionID: String, token: String)
-        async throws(GooglePlayError)
+        async throws(StoreCallError)
     {
         let path = try path(packageName, "purchases/subscriptions", subscriptionID, "tokens", token) + ":acknowledge"
         _ = try await send("subscriptions.acknowledge", .post, path, body: "{}")
@@ -113,7 +113,7 @@ public final class GooglePlayClient: Sendable {
     /// `start..<end` (Google keeps 30 days), subscriptions included, and the refunds of some
     /// units of a multi-unit purchase (`voidedQuantity`), which Google lists only when asked.
     public func voidedPurchases(packageName: String, start: Date, end: Date, pageToken: String? = nil)
-        async throws(GooglePlayError) -> VoidedPurchasesPage
+        async throws(StoreCallError) -> VoidedPurchasesPage
     {
         var query = "?startTime=\(Int64(start.timeIntervalSince1970 * 1000))"
         query += "&endTime=\(Int64(end.timeIntervalSince1970 * 1000))&maxResults=1000&type=1"
@@ -127,7 +127,7 @@ public final class GooglePlayClient: Sendable {
     /// `orders.reviewrefund`: our answer to a pending refund review (Google's chargeback
     /// review), which Google waits 24 hours for. Its body is empty on success.
     public func reviewRefund(packageName: String, orderID: String, _ answer: RefundReviewRequest)
-        async throws(GooglePlayError)
+        async throws(StoreCallError)
     {
         let path = try path(packageName, "orders", orderID) + ":reviewrefund"
         _ = try await send("orders.reviewrefund", .post, path, body: answer.json)
@@ -135,18 +135,18 @@ public final class GooglePlayClient: Sendable {
 
     // MARK: Exchange
 
-    private func path(_ packageName: String, _ parts: String...) throws(GooglePlayError) -> String {
+    private func path(_ packageName: String, _ parts: String...) throws(StoreCallError) -> String {
         guard (1...255).contains(packageName.count),
             packageName.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_") })
         else {
-            throw GooglePlayError(
+            throw StoreCallError.googlePlay(
                 .invalidRequest, call: "request", message: "'\(packageName.prefix(64))' is no package name")
         }
         var path = "/androidpublisher/v3/applications/" + packageName
         for (index, part) in parts.enumerated() {
             // Even parts are fixed segments; odd ones are ids from outside, escaped whole.
             guard index % 2 == 0 || (1...4096).contains(part.count) else {
-                throw GooglePlayError(.invalidRequest, call: "request", message: "an id is empty or too long")
+                throw StoreCallError.googlePlay(.invalidRequest, call: "request", message: "an id is empty or too long")
             }
             path += "/" + (index % 2 == 0 ? part : Self.escape(part))
         }
@@ -160,7 +160,7 @@ public final class GooglePlayClient: Sendable {
     }
 
     private func send(_ call: String, _ method: HTTPRequest.Method, _ path: String, body: String? = nil)
-        async throws(GooglePlayError) -> HTTPResponse
+        async throws(StoreCallError) -> HTTPResponse
     {
         for attempt in 0..<2 {
             try await waitForTurn(call)
@@ -174,7 +174,7 @@ public final class GooglePlayClient: Sendable {
                         method: method, url: configuration.apiURL + path, headers: headers,
                         body: body.map { Array($0.utf8) }, timeout: configuration.timeout))
             } catch {
-                throw GooglePlayError(
+                throw StoreCallError.googlePlay(
                     error.isRetryable ? .unavailable : .invalidRequest, call: call, message: error.description)
             }
             if response.isSuccess { return response }
@@ -183,19 +183,19 @@ public final class GooglePlayClient: Sendable {
                 await tokens.invalidate(token)
                 continue
             }
-            let error = GooglePlayError.from(
+            let error = StoreCallError.from(
                 status: response.status, body: response.body, retryAfter: response.header("Retry-After"), call: call)
             if error.code == .rateLimited { await pause(call, for: error.retryAfter ?? .seconds(1)) }
             throw error
         }
-        throw GooglePlayError(.unauthorized, call: call, message: "refused a fresh token")
+        throw StoreCallError.googlePlay(.unauthorized, call: call, message: "refused a fresh token")
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse) throws(GooglePlayError) -> T {
+    private func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse) throws(StoreCallError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: response.bodyData)
         } catch {
-            throw GooglePlayError(
+            throw StoreCallError.googlePlay(
                 .malformedResponse, call: "\(T.self)", message: "the answer is not a \(T.self)", status: response.status
             )
         }

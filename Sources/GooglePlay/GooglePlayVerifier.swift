@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PipelineCore
+import StorePlugins
 
 /// Verifies Google Play purchases by reading them back from the Developer API: a token is
 /// worth what Google says, never what the backend sent.
@@ -41,8 +42,19 @@ public struct GooglePlayVerifier: ReceiptVerifier {
     }
 
     public func verify(_ submission: Submission) async -> VerificationOutcome {
-        if let notice = submission.evidence.googleNotice { return await verify(notice) }
-        guard let purchase = submission.evidence.googlePlay else { return .rejected(reason: "not_google_play") }
+        guard let evidence = submission.evidence.storeEvidence, evidence.store == GooglePlayStore.id else {
+            return .rejected(reason: "not_google_play")
+        }
+        if evidence.kind == StoreEvidence.notificationKind {
+            // A stored notice that no longer decodes is verified as an empty one, and rejected.
+            return await verify(
+                GoogleNotice(canonicalJSON: evidence.payload)
+                    ?? GoogleNotice(messageID: "", packageName: "", kind: .test))
+        }
+        // The intake stored it canonical; anything else is verified as nothing Google knows.
+        let purchase =
+            GooglePlayPurchase(canonicalJSON: evidence.payload)
+            ?? GooglePlayPurchase(packageName: "", productID: "", purchaseToken: "")
         guard configuration.packageNames.isEmpty || configuration.packageNames.contains(purchase.packageName) else {
             return .rejected(reason: "google_play_unknown_package")
         }
@@ -106,7 +118,7 @@ public struct GooglePlayVerifier: ReceiptVerifier {
             ])
     }
 
-    static func outcome(_ error: GooglePlayError) -> VerificationOutcome {
+    static func outcome(_ error: StoreCallError) -> VerificationOutcome {
         switch error.code {
         case .notFound: .rejected(reason: "google_play_token_not_found")
         case .invalidRequest: .rejected(reason: "google_play_invalid_request")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import StorePlugins
 
 /// The app-level access token, from Huawei's OAuth server (`client_credentials`): kept until
 /// five minutes before it expires, fetched once however many calls wait for it. Huawei
@@ -34,7 +35,7 @@ actor HuaweiAccessTokens {
     }
 
     /// A token with more than ``refreshMargin`` left, fetched over `http` when needed.
-    func token(http: CurlHTTPClient) async throws(HuaweiError) -> Token {
+    func token(http: CurlHTTPClient) async throws(StoreCallError) -> Token {
         if let current, current.expiresAt.timeIntervalSince(now()) > Self.refreshMargin { return current }
         let task: Task<Token, any Error>
         if let fetch {
@@ -50,7 +51,7 @@ actor HuaweiAccessTokens {
             return token
         } catch {
             fetch = nil
-            throw error as? HuaweiError ?? HuaweiError(.unavailable, call: "token", message: "\(error)")
+            throw error as? StoreCallError ?? StoreCallError.huawei(.unavailable, call: "token", message: "\(error)")
         }
     }
 
@@ -73,7 +74,7 @@ actor HuaweiAccessTokens {
                     headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8),
                     timeout: .seconds(10)))
         } catch {
-            throw HuaweiError(
+            throw StoreCallError.huawei(
                 error.isRetryable ? .unavailable : .invalidRequest, call: "token", message: error.description)
         }
         struct Answer: Decodable {
@@ -91,16 +92,16 @@ actor HuaweiAccessTokens {
                 answer?.error.map { "error \($0)" }, answer?.sub_error.map { "sub_error \($0)" },
                 answer?.error_description,
             ].compactMap { $0 }
-            let code: HuaweiError.Code =
+            let code: StoreCallError.Code =
                 response.status >= 500 ? .unavailable : response.status == 429 ? .rateLimited : .unauthorized
-            throw HuaweiError(
+            throw StoreCallError.huawei(
                 code, call: "token",
                 message: parts.isEmpty ? "HTTP \(response.status)" : String(parts.joined(separator: ": ").prefix(300)),
                 status: response.status,
                 retryAfter: response.header("Retry-After").flatMap { Int($0) }.map { .seconds($0) })
         }
         guard let value = answer?.access_token, !value.isEmpty, let seconds = answer?.expires_in, seconds > 0 else {
-            throw HuaweiError(.malformedResponse, call: "token", message: "no access_token and expires_in")
+            throw StoreCallError.huawei(.malformedResponse, call: "token", message: "no access_token and expires_in")
         }
         return Token(value: value, expiresAt: askedAt.addingTimeInterval(TimeInterval(seconds)))
     }

@@ -10,7 +10,7 @@ import StorePlugins
 /// Every call carries the app-level access token as `Basic base64("APPAT:" + token)`,
 /// fetched once and kept until five minutes before it expires; a `401` drops it and the
 /// call is tried once more with a fresh one. Huawei answers most failures `200` with a
-/// `responseCode`; either way a failure is a ``HuaweiError`` that says whether to retry.
+/// `responseCode`; either way a failure is a ``StoreCallError`` that says whether to retry.
 ///
 /// ```swift
 /// let huawei = HuaweiClient(settings: settings, httpClient: http)
@@ -50,27 +50,28 @@ public final class HuaweiClient: Sendable {
 
     /// Order service `purchases/tokens/verify`: a consumable's or non-consumable's purchase
     /// data, as Huawei signed it.
-    public func verifyOrder(productID: String, purchaseToken: String) async throws(HuaweiError) -> HuaweiSignedPurchase
+    public func verifyOrder(productID: String, purchaseToken: String) async throws(StoreCallError)
+        -> HuaweiSignedPurchase
     {
         let answer = try await send(
             "orders.verify", settings.orderURL + "/applications/purchases/tokens/verify",
             ["purchaseToken": purchaseToken, "productId": productID])
         guard let data = answer.purchaseTokenData, let signature = answer.dataSignature else {
-            throw HuaweiError(
+            throw StoreCallError.huawei(
                 .malformedResponse, call: "orders.verify", message: "no purchaseTokenData and dataSignature")
         }
         return HuaweiSignedPurchase(data: data, signature: signature, algorithm: answer.signatureAlgorithm)
     }
 
     /// Subscription service `purchases/get`: a subscription's latest purchase data, as Huawei signed it.
-    public func subscription(subscriptionID: String, purchaseToken: String) async throws(HuaweiError)
+    public func subscription(subscriptionID: String, purchaseToken: String) async throws(StoreCallError)
         -> HuaweiSignedPurchase
     {
         let answer = try await send(
             "subscriptions.get", settings.subscriptionURL + "/sub/applications/v2/purchases/get",
             ["purchaseToken": purchaseToken, "subscriptionId": subscriptionID])
         guard let data = answer.inappPurchaseData, let signature = answer.dataSignature else {
-            throw HuaweiError(
+            throw StoreCallError.huawei(
                 .malformedResponse, call: "subscriptions.get", message: "no inappPurchaseData and dataSignature")
         }
         return HuaweiSignedPurchase(data: data, signature: signature, algorithm: answer.signatureAlgorithm)
@@ -78,7 +79,7 @@ public final class HuaweiClient: Sendable {
 
     /// Order service `purchases/confirm`: tells Huawei a consumable was delivered, so the
     /// player may buy it again.
-    public func confirm(productID: String, purchaseToken: String) async throws(HuaweiError) {
+    public func confirm(productID: String, purchaseToken: String) async throws(StoreCallError) {
         _ = try await send(
             "orders.confirm", settings.orderURL + "/applications/v2/purchases/confirm",
             ["purchaseToken": purchaseToken, "productId": productID])
@@ -112,7 +113,7 @@ public final class HuaweiClient: Sendable {
     /// Asks for PSS signatures, which Huawei recommends over PKCS #1 v1.5.
     static let appInfo = #"{"signatureAlgorithm":"SHA256WithRSA/PSS"}"#
 
-    private func send(_ call: String, _ url: String, _ body: [String: String]) async throws(HuaweiError) -> Answer {
+    private func send(_ call: String, _ url: String, _ body: [String: String]) async throws(StoreCallError) -> Answer {
         let bytes = Array(StoreInput.canonicalJSON(body).utf8)
         for attempt in 0..<2 {
             let token = try await tokens.token(http: http)
@@ -128,7 +129,7 @@ public final class HuaweiClient: Sendable {
                             (name: "HW-IAP-APPINFO", value: Self.appInfo),
                         ], body: bytes, timeout: timeout))
             } catch {
-                throw HuaweiError(
+                throw StoreCallError.huawei(
                     error.isRetryable ? .unavailable : .invalidRequest, call: call, message: error.description)
             }
             // A token Huawei no longer takes (expired early, revoked): one fresh fetch.
@@ -137,19 +138,21 @@ public final class HuaweiClient: Sendable {
                 continue
             }
             guard response.isSuccess else {
-                throw HuaweiError.from(status: response.status, retryAfter: response.header("Retry-After"), call: call)
+                throw StoreCallError.from(
+                    status: response.status, retryAfter: response.header("Retry-After"), call: call)
             }
             guard let answer = try? JSONDecoder().decode(Answer.self, from: response.bodyData),
                 let code = answer.responseCode
             else {
-                throw HuaweiError(.malformedResponse, call: call, message: "no responseCode", status: response.status)
+                throw StoreCallError.huawei(
+                    .malformedResponse, call: call, message: "no responseCode", status: response.status)
             }
             guard code == "0" else {
-                throw HuaweiError.from(responseCode: code, message: answer.responseMessage, call: call)
+                throw StoreCallError.from(responseCode: code, message: answer.responseMessage, call: call)
             }
             return answer
         }
-        throw HuaweiError(.unauthorized, call: call, message: "refused a fresh token", status: 401)
+        throw StoreCallError.huawei(.unauthorized, call: call, message: "refused a fresh token", status: 401)
     }
 }
 

@@ -87,7 +87,7 @@ public struct HuaweiStore: StorePlugin {
             switch error.code {
             case .notFound, .invalidRequest:
                 return .failed(reason: "huawei_\(error.code.rawValue)" + (error.responseCode.map { "_\($0)" } ?? ""))
-            case .rateLimited, .unavailable, .unauthorized, .malformedResponse:
+            case .rateLimited, .unavailable, .unauthorized, .malformedResponse, .overBudget:
                 return .transient(reason: "huawei_\(error.code.rawValue)", retryAfter: error.retryAfter)
             }
         }

@@ -127,7 +127,7 @@ public struct HuaweiVerifier: ReceiptVerifier {
         }
     }
 
-    static func outcome(_ error: HuaweiError) -> VerificationOutcome {
+    static func outcome(_ error: StoreCallError) -> VerificationOutcome {
         switch error.code {
         case .notFound: .rejected(reason: "huawei_token_not_found")
         case .invalidRequest: .rejected(reason: "huawei_invalid_request")
@@ -135,6 +135,8 @@ public struct HuaweiVerifier: ReceiptVerifier {
         case .unauthorized: .transient(reason: "huawei_unauthorized")
         case .unavailable: .transient(reason: "huawei_unavailable", retryAfter: error.retryAfter)
         case .malformedResponse: .transient(reason: "huawei_malformed_response")
+        // Huawei's client keeps no shared budget; deferred as the other stores' are, should it.
+        case .overBudget: .deferred(reason: "huawei_budget", retryAfter: error.retryAfter ?? .seconds(1))
         }
     }
 }

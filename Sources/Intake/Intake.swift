@@ -1,6 +1,4 @@
 import Broker
-import GooglePlay
-import HTTPClient
 import Hummingbird
 import Logging
 import Observability
@@ -49,13 +47,7 @@ public struct Intake: Sendable {
         self.notifications = NotificationRoutes(
             notifications: StoreNotificationStore(database), relay: relay,
             signatures: configuration.appleSignatures,
-            limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
-            googlePush: configuration.googlePush.flatMap { push in
-                // Google's keys are fetched by a client of the intake's own; it ends with the intake.
-                (try? CurlHTTPClient(logger: logger)).map {
-                    GooglePushTokenVerifier(configuration: push, httpClient: $0)
-                }
-            }, stores: configuration.stores)
+            limiter: configuration.notificationRateLimit.map { RateLimiter($0) }, stores: configuration.stores)
         self.pruner = NotificationPruner(
             notifications: StoreNotificationStore(database), retention: configuration.rejectedNotificationRetention,
             logger: logger)

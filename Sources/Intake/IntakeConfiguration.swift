@@ -1,5 +1,4 @@
 import AppStore
-import GooglePlay
 import PipelineCore
 import StorePlugins
 
@@ -37,16 +36,12 @@ public struct IntakeConfiguration: Sendable {
     /// Rejected Apple notifications are deleted this long after their verdict
     /// (`IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`).
     public var rejectedNotificationRetention: Duration
-    /// Who may push Google Play's real-time developer notifications: the push
-    /// subscription's audience (`IAP_GOOGLE_PUSH_AUDIENCE`) and service account
-    /// (`IAP_GOOGLE_PUSH_SERVICE_ACCOUNT`), Google's keys (`IAP_GOOGLE_CERTS_URL`). Nil:
-    /// every push is refused 401.
-    public var googlePush: GooglePushTokenVerifier.Configuration?
     /// Who signs Apple's notifications: one stored must verify with a chain to these roots
     /// (`IAP_APPLE_ROOT_CA`, the validator's setting; Apple Root CA - G3 by default).
     public var appleSignatures: SignedDataAuthenticator = .appleRoot
     /// The plug-in stores configured here: their members of `POST /v1/receipts` and their
-    /// `POST /v1/<store>/notifications` (set where the stage is composed).
+    /// `POST /v1/<store>/notifications` (set where the stage is composed; Google Play's
+    /// push settings are its plug-in's).
     public var stores: StoreRegistry = .none
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
@@ -79,8 +74,7 @@ public struct IntakeConfiguration: Sendable {
     /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
     /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS` and
-    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; `IAP_GOOGLE_PUSH_AUDIENCE`,
-    /// `IAP_GOOGLE_PUSH_SERVICE_ACCOUNT` and `IAP_GOOGLE_CERTS_URL`; `IAP_APPLE_ROOT_CA`.
+    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; `IAP_APPLE_ROOT_CA`.
     /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS` nor the file is set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
         let file = env.optional("IAP_API_TOKENS_FILE")
@@ -102,33 +96,12 @@ public struct IntakeConfiguration: Sendable {
             rejectedNotificationRetention: .seconds(
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
         tokens = try APITokens(tokens: chosen, file: file)
-        googlePush = try Self.googlePush(env)
         if let roots = try AppleRootSetting.roots(env) {
             do {
                 appleSignatures = try SignedDataAuthenticator(rootCertificates: roots)
             } catch {
                 throw SettingError(variable: AppleRootSetting.variable, problem: "\(error)")
             }
-        }
-    }
-
-    static func googlePush(_ env: EnvironmentReader) throws(SettingError) -> GooglePushTokenVerifier.Configuration? {
-        let audience = env.optional("IAP_GOOGLE_PUSH_AUDIENCE")
-        let account = env.optional("IAP_GOOGLE_PUSH_SERVICE_ACCOUNT")
-        switch (audience, account) {
-        case (nil, nil): return nil
-        case (nil, _):
-            throw SettingError(
-                variable: "IAP_GOOGLE_PUSH_AUDIENCE", problem: "is required with IAP_GOOGLE_PUSH_SERVICE_ACCOUNT")
-        case (_, nil):
-            throw SettingError(
-                variable: "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT", problem: "is required with IAP_GOOGLE_PUSH_AUDIENCE")
-        case (let audience?, let account?):
-            guard account.contains("@") else {
-                throw SettingError(variable: "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT", problem: "is not an e-mail address")
-            }
-            let certs = try env.httpURL("IAP_GOOGLE_CERTS_URL", default: "https://www.googleapis.com/oauth2/v3/certs")!
-            return .init(audience: audience, serviceAccountEmail: account, certsURL: certs)
         }
     }
 }

@@ -46,15 +46,18 @@ public struct LocalPipeline: Sendable {
         /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
         public var serverAPIKey: AppStoreServerAPIKey?
         public var serverAPI = AppStoreServerAPIClient.Configuration()
-        /// Google Play's service account and API; nil rejects Play purchases as not configured.
-        public var googlePlay: GooglePlaySetup?
         public var googleAcknowledger = GooglePlayAcknowledger.Configuration()
         /// Answers to Google's chargeback reviews; nil: none.
         public var googleRefundReviews: GoogleRefundReviewAnswerer.Configuration? = .init()
         /// Whether Google Play's voided purchases are read every 15 minutes (tests read them themselves).
         public var pollsGoogleVoided = true
-        /// The plug-in stores configured (``PluginStores/configured(_:)``); none by default.
-        public var stores = StoreRegistry.none
+        /// The plug-in stores configured (``PluginStores/configured(_:)``); by default as an
+        /// empty environment leaves them (Google on, rejecting its purchases; the others off).
+        public var stores = PluginStores.unconfigured
+
+        /// Google Play's service account and API, as its plug-in in ``stores`` has them; nil
+        /// rejects Play purchases as not configured.
+        public var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration
         public var notifier: Notifier.Configuration
@@ -120,9 +123,7 @@ public struct LocalPipeline: Sendable {
                 try AppStoreServerAPIClient(
                     key: $0, configuration: configuration.serverAPI, httpClient: client,
                     budgets: MeteredCallBudgets.shared(database), logger: logger)
-            },
-            googlePlay: configuration.googlePlay?.verifier(
-                httpClient: client, catalog: configuration.catalog, budgets: MeteredCallBudgets.shared(database)))
+            })
         let verifier = try PluginStores.verifier(
             configuration.stores, builtIn: builtIn, httpClient: client, budgets: MeteredCallBudgets.shared(database),
             catalog: configuration.catalog, logger: logger)
@@ -184,26 +185,15 @@ public struct LocalPipeline: Sendable {
                         budgets: MeteredCallBudgets.shared(database), logger: logger),
                     database: database, logger: logger))
         }
-        if let google = configuration.googlePlay {
-            services.append(
-                GooglePlayAcknowledger(
-                    store: GoogleAcknowledgementStore(database),
-                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                    configuration: configuration.googleAcknowledger, logger: logger))
-            if let reviews = configuration.googleRefundReviews {
-                services.append(
-                    GoogleRefundReviewAnswerer(
-                        client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                        store: GoogleRefundReviewStore(database), configuration: reviews, logger: logger))
-            }
-            if configuration.pollsGoogleVoided {
-                services.append(
-                    GoogleVoidedPoller(
-                        client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                        store: GoogleVoidedStore(database),
-                        packageNames: google.packageNames, catalog: configuration.catalog, logger: logger))
-            }
-        }
+        var google = PluginStores.GooglePlayJobs()
+        google.acknowledger = configuration.googleAcknowledger
+        google.refundReviews = configuration.googleRefundReviews
+        google.voidedInterval = configuration.pollsGoogleVoided ? google.voidedInterval : nil
+        // One process runs every stage: no election.
+        google.elected = false
+        services += PluginStores.googlePlayServices(
+            configuration.stores, jobs: google, database: database, httpClient: client,
+            catalog: configuration.catalog, logger: logger)
         if configuration.runsValidator {
             services.append(
                 Validator(

@@ -1,4 +1,5 @@
 import Fulfiller
+import GooglePlay
 import HTTPClient
 import Huawei
 import Logging
@@ -15,12 +16,18 @@ import Stripe
 /// it, and the fulfiller pays what it is owed, each through ``StoreRegistry``.
 public enum PluginStores {
     /// Every plug-in store built in, configured by its own settings or left off.
-    public static let registered: [any StorePlugin.Type] = [HuaweiStore.self, StripeStore.self]
+    public static let registered: [any StorePlugin.Type] = [GooglePlayStore.self, HuaweiStore.self, StripeStore.self]
 
     /// The registered stores as `environment` configures them.
     /// - Throws: the first store's ``SettingError``.
     public static func configured(_ environment: EnvironmentReader) throws(SettingError) -> StoreRegistry {
         try StoreRegistry.configure(registered, environment: environment)
+    }
+
+    /// Every registered store as an environment without its variables leaves it (Google on,
+    /// without a service account; the others off).
+    public static var unconfigured: StoreRegistry {
+        (try? configured(EnvironmentReader([:]))) ?? StoreRegistry(known: registered, configured: [])
     }
 
     /// The verifier that sends plug-in stores' evidence to their stores and the rest to
@@ -36,11 +43,11 @@ public enum PluginStores {
     }
 
     /// The fulfiller's work for the configured stores: the confirmations their credits owe,
-    /// and each store's own services. Nothing when none is configured.
+    /// and each store's own services. Nothing when none talks to its store.
     public static func fulfillerServices(
         _ stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog, logger: Logger
     ) throws -> [any Service] {
-        guard !stores.configured.isEmpty else { return [] }
+        guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
         let client = try CurlHTTPClient(logger: logger)
         let context = StoreContext(
             httpClient: client, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)

@@ -32,6 +32,12 @@ public protocol StorePlugin: Sendable {
     /// Whether the store pushes notifications to `POST /v1/<id>/notifications`.
     var takesNotifications: Bool { get }
 
+    /// The members of a JSON notification body that ``notification(_:)`` reads, which the
+    /// intake then checks as strictly as every body it reads (a JSON body, each key once, no
+    /// control character in what is read), refusing what does not hold with `code`; nil
+    /// when the body is the plug-in's alone (a signature over its bytes vouches for it).
+    var strictNotificationBody: (read: [[String]], code: String)? { get }
+
     /// Authenticates and reads one pushed notification. Only what this returns is stored;
     /// a request it refuses stores nothing.
     /// - Throws: ``StoreInputError`` (401 for a credential that does not hold, 400 else).
@@ -45,12 +51,23 @@ public protocol StorePlugin: Sendable {
 
     /// Long-running work of its own (pollers), run by the fulfiller's process.
     func services(_ context: StoreContext) -> [any Service]
+
+    /// Whether it is set up to call its store (verifier, confirmations, services), and so
+    /// spends the call budgets the database keeps: false only for a store that is on
+    /// without credentials here (Google without a service account rejects its purchases).
+    var talksToStore: Bool { get }
+
+    /// Whether the fulfiller must run ``confirm(_:context:)`` and ``services(_:)`` for it
+    /// (`StoreConfirmer` over `store_confirmations`); false for Google Play, whose credits'
+    /// acknowledgements are still kept and paid apart (docs/architecture.md).
+    var runsInFulfiller: Bool { get }
 }
 
 extension StorePlugin {
     public var id: String { Self.id }
     public var receiptMember: String? { nil }
     public var takesNotifications: Bool { false }
+    public var strictNotificationBody: (read: [[String]], code: String)? { nil }
 
     public func receiptEvidence(_ value: Any) throws(StoreInputError) -> StoreEvidence {
         throw StoreInputError.invalid("unknown_field", "\(Self.id) takes no receipts", member: Self.id)
@@ -65,6 +82,9 @@ extension StorePlugin {
     }
 
     public func services(_ context: StoreContext) -> [any Service] { [] }
+
+    public var talksToStore: Bool { true }
+    public var runsInFulfiller: Bool { talksToStore }
 }
 
 /// What every store's verifier may use: the pipeline's one HTTP client, the call budgets

@@ -28,8 +28,16 @@ public struct StoreRegistry: Sendable {
         return StoreRegistry(known: known, configured: configured)
     }
 
-    /// No plug-in store configured (what tests of Apple and Google alone use).
+    /// No plug-in store configured (what tests of Apple alone use).
     public static let none = StoreRegistry(known: [], configured: [])
+
+    /// This registry with `plugin` configured in place of any store of its id (a test's or
+    /// `iap up`'s own settings for one store).
+    public func with(_ plugin: any StorePlugin) -> StoreRegistry {
+        let others = configured.values.filter { $0.id != plugin.id }
+        let types = known.contains { $0.id == plugin.id } ? known : known + [type(of: plugin)]
+        return StoreRegistry(known: types, configured: [plugin] + others)
+    }
 
     /// The ids of every known store, configured or not.
     public var knownIDs: [String] { known.map { $0.id } }
@@ -45,7 +53,7 @@ public struct StoreRegistry: Sendable {
     public var notifying: [String: any StorePlugin] { configured.filter { $0.value.takesNotifications } }
 
     /// The verifier that sends each plug-in store's evidence to its store and everything
-    /// else to `builtIn` (Apple's and Google's verifiers).
+    /// else to `builtIn` (Apple's verifiers).
     public func verifier(_ context: StoreContext, builtIn: any ReceiptVerifier) throws -> any ReceiptVerifier {
         var verifiers: [String: any ReceiptVerifier] = [:]
         for (id, plugin) in configured { verifiers[id] = try plugin.verifier(context) }
@@ -60,9 +68,9 @@ public struct StoreRegistry: Sendable {
         let builtIn: any ReceiptVerifier
 
         func verify(_ submission: Submission) async -> VerificationOutcome {
-            guard let evidence = submission.evidence.storeEvidence else { return await builtIn.verify(submission) }
-            guard let verifier = verifiers[evidence.store] else {
-                return .rejected(reason: StoreRegistry.notConfigured(evidence.store))
+            guard let store = submission.evidence.storeEvidence?.store else { return await builtIn.verify(submission) }
+            guard let verifier = verifiers[store] else {
+                return .rejected(reason: StoreRegistry.notConfigured(store))
             }
             return await verifier.verify(submission)
         }

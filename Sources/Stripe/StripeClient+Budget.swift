@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import StorePlugins
 
 /// Stripe's basic rate limit, kept as one call budget: 100 read operations a second in live
 /// mode, 25 in test mode (https://docs.stripe.com/rate-limits). Every call here is a read.
@@ -33,15 +34,15 @@ public struct StripeQuota: Sendable, Hashable {
 extension StripeClient {
     /// Books the call's turn in the read budget (shared through `budgets` by every process
     /// that calls Stripe) and sleeps until it comes.
-    /// - Throws: ``StripeError/Code/overBudget`` when the turn is more than the quota's
+    /// - Throws: ``StoreCallError/Code/overBudget`` when the turn is more than the quota's
     ///   `maxWait` away (with when to come back), or the budget cannot be read.
-    func waitForTurn(_ call: String) async throws(StripeError) {
+    func waitForTurn(_ call: String) async throws(StoreCallError) {
         let clock: @Sendable () -> Int64 = { [now] in Self.micros(now()) }
         let grant: CallBudget.Grant
         do {
             grant = try await budgets.reserve(quota.budget, maxWait: quota.maxWait, now: clock).0
         } catch {
-            throw StripeError(
+            throw StoreCallError.stripe(
                 .overBudget, call: call, message: "the call budget cannot be read: \(error)", retryAfter: .seconds(1))
         }
         switch grant {
@@ -51,10 +52,10 @@ extension StripeClient {
             do {
                 try await Task.sleep(for: .microseconds(wait))
             } catch {
-                throw StripeError(.unavailable, call: call, message: "cancelled while waiting for a turn")
+                throw StoreCallError.stripe(.unavailable, call: call, message: "cancelled while waiting for a turn")
             }
         case .later(let at):
-            throw StripeError(
+            throw StoreCallError.stripe(
                 .overBudget, call: call, message: "\(quota.budget) is booked ahead",
                 retryAfter: .microseconds(max(at - clock(), 1)))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import StorePlugins
 
 // MARK: - Refunds and disputes: the payment's share taken back, read back from Stripe
 
@@ -9,7 +10,7 @@ extension StripeVerifier {
     /// Stripe's `amount_refunded` adds every refund up, so the share is the whole of what was
     /// paid back. The engine takes a transaction back once: a second partial refund of the
     /// same payment is recorded `already_refunded` and takes nothing more (docs/stripe.md).
-    func refund(_ event: StripeEvent, charge id: String) async throws(StripeError) -> VerificationOutcome {
+    func refund(_ event: StripeEvent, charge id: String) async throws(StoreCallError) -> VerificationOutcome {
         let charge = try await client.charge(id)
         guard charge.amountRefunded > 0, let paymentIntent = charge.paymentIntent,
             var transaction = try await sold(paymentIntent)
@@ -33,7 +34,7 @@ extension StripeVerifier {
     ///   charge was refunded in part before: Stripe refuses refunds of a disputed charge,
     ///   so that take-back was the refund's, which the dispute does not undo.
     /// - anything else (an inquiry, a warning closed): recorded.
-    func dispute(_ event: StripeEvent, id: String) async throws(StripeError) -> VerificationOutcome {
+    func dispute(_ event: StripeEvent, id: String) async throws(StoreCallError) -> VerificationOutcome {
         let dispute = try await client.dispute(id)
         let charge: StripeCharge
         switch dispute.charge {
@@ -64,7 +65,7 @@ extension StripeVerifier {
     /// The transaction a payment credited: its Checkout Session read back by the
     /// PaymentIntent (the charge names no product). Nil when no session the pipeline could
     /// credit made it: a payment of something else this Stripe account sells.
-    func sold(_ paymentIntent: String) async throws(StripeError) -> VerifiedTransaction? {
+    func sold(_ paymentIntent: String) async throws(StoreCallError) -> VerifiedTransaction? {
         let sessions = try await client.checkoutSessions(paymentIntent: paymentIntent)
         guard let session = sessions.first(where: { $0.paymentIntent == paymentIntent }),
             case .success(let transaction) = Self.transaction(of: session)

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import StorePlugins
 
 /// Verifies Stripe events by reading what they name back from Stripe's API: an event says
 /// that something happened, the API says what is true now.
@@ -61,7 +62,7 @@ public struct StripeVerifier: ReceiptVerifier {
     ]
 
     /// A completed session, read back with its line items: credited once it is paid.
-    func session(_ event: StripeEvent, id: String) async throws(StripeError) -> VerificationOutcome {
+    func session(_ event: StripeEvent, id: String) async throws(StoreCallError) -> VerificationOutcome {
         let session = try await client.checkoutSession(id)
         guard session.mode == nil || session.mode == "payment" else {
             return .rejected(reason: "stripe_session_not_a_payment")
@@ -115,7 +116,7 @@ public struct StripeVerifier: ReceiptVerifier {
             environment: event.livemode ? "Production" : "Sandbox", signedDate: event.created)
     }
 
-    static func outcome(_ error: StripeError) -> VerificationOutcome {
+    static func outcome(_ error: StoreCallError) -> VerificationOutcome {
         switch error.code {
         case .notFound: .rejected(reason: "stripe_not_found")
         case .invalidRequest: .rejected(reason: "stripe_invalid_request")

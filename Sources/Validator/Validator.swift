@@ -297,9 +297,8 @@ extension Evidence {
     /// The store that answers for this evidence, as the verify metrics label it.
     var store: String {
         switch self {
-        case .googlePlay, .googleNotice: "google_play"
         case .receipt, .signedTransaction, .notification, .subscriptionCheck: "apple"
-        case .store(let evidence): evidence.store
+        case .store(let evidence): evidence.metricsStore
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GooglePlay
 import PipelineCore
 import PipelineTesting
 import Testing

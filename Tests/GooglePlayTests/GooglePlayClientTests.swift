@@ -2,6 +2,7 @@ import Foundation
 import GooglePlay
 import HTTPClient
 import PipelineCore
+import StorePlugins
 import StubStore
 import Testing
 
@@ -87,14 +88,14 @@ import Testing
         try await GooglePlayFixture.run { fixture in
             fixture.play.register(token: "tok-2", coins())
             let client = try fixture.client()
-            func failure(_ call: () async throws(GooglePlayError) -> Void) async -> GooglePlayError? {
+            func failure(_ call: () async throws(StoreCallError) -> Void) async -> StoreCallError? {
                 do {
                     try await call()
                     return nil
                 } catch { return error }
             }
             // An unknown token: not found, never retried
-            let missing = await failure { () async throws(GooglePlayError) in
+            let missing = await failure { () async throws(StoreCallError) in
                 _ = try await client.productPurchase(packageName: Self.package, token: "nope")
             }
             #expect(missing?.code == .notFound && missing?.isRetryable == false)
@@ -105,11 +106,11 @@ import Testing
                 $0.rateLimitFirst = 1
                 $0.retryAfterSeconds = 7
             }
-            let down = await failure { () async throws(GooglePlayError) in
+            let down = await failure { () async throws(StoreCallError) in
                 _ = try await client.productPurchase(packageName: Self.package, token: "tok-2")
             }
             #expect(down?.code == .unavailable && down?.isRetryable == true)
-            let quota = await failure { () async throws(GooglePlayError) in
+            let quota = await failure { () async throws(StoreCallError) in
                 _ = try await client.productPurchase(packageName: Self.package, token: "tok-2")
             }
             #expect(quota?.code == .rateLimited && quota?.retryAfter == .seconds(7) && quota?.isRetryable == true)
@@ -118,7 +119,7 @@ import Testing
             #expect(try await client.productPurchase(packageName: Self.package, token: "tok-2").isPurchased)
             #expect(await client.tokenExchanges == 2)
             // A bad package name never leaves the process
-            let badPackage = await failure { () async throws(GooglePlayError) in
+            let badPackage = await failure { () async throws(StoreCallError) in
                 _ = try await client.productPurchase(packageName: "com/../evil", token: "tok-2")
             }
             #expect(badPackage?.code == .invalidRequest)
@@ -159,7 +160,7 @@ import Testing
             do {
                 _ = try await client.productPurchase(packageName: Self.package, token: "tok")
                 Issue.record("a forged assertion was taken")
-            } catch let error as GooglePlayError {
+            } catch let error as StoreCallError {
                 #expect(error.code == .unauthorized && error.call == "token")
                 #expect(error.message.contains("invalid_grant: Invalid JWT Signature."))
             }

@@ -3,6 +3,7 @@ import GooglePlay
 import HTTPClient
 import PipelineCore
 import PipelineTesting
+import StorePlugins
 import StubStore
 
 /// A stub store served on a loopback port, and a Google Play client of its service account.
@@ -37,7 +38,7 @@ struct GooglePlayFixture: Sendable {
         let server = RunningService(app)
         do {
             guard let port = await ports.first(where: { _ in true }), port > 0 else {
-                throw GooglePlayError(.unavailable, call: "fixture", message: "the stub did not start")
+                throw StoreCallError.googlePlay(.unavailable, call: "fixture", message: "the stub did not start")
             }
             let value = try await body(GooglePlayFixture(store: store, port: port, http: http))
             await http.shutdown()

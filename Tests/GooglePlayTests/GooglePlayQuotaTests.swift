@@ -1,6 +1,7 @@
 import Foundation
 import GooglePlay
 import PipelineCore
+import StorePlugins
 import Testing
 
 /// Google's quota buckets, kept as call budgets every client shares: calls are spaced to
@@ -92,7 +93,7 @@ import Testing
             do {
                 _ = try await one.productPurchase(packageName: Self.package, token: "tok")
                 Issue.record("the 429 was not an error")
-            } catch let error as GooglePlayError {
+            } catch let error as StoreCallError {
                 #expect(error.code == .rateLimited && error.retryAfter == .seconds(1))
             }
 

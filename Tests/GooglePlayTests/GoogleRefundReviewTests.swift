@@ -1,6 +1,7 @@
 import Foundation
 import GooglePlay
 import PipelineCore
+import StorePlugins
 import StubStore
 import Testing
 
@@ -81,7 +82,7 @@ import Testing
                         pendingRefundToken: "prr-42", sampleContentProvided: false, refundPreference: "GRANT_FULL")
                 ),
             ] {
-                do throws(GooglePlayError) {
+                do throws(StoreCallError) {
                     try await client.reviewRefund(packageName: Self.package, orderID: order, body)
                     Issue.record("\(order): accepted")
                 } catch {

@@ -70,7 +70,7 @@ import Testing
             var settings = fixture.settings
             settings.clientSecret = "not-the-secret"
             let client = HuaweiStore(settings: settings).client(httpClient: fixture.http)
-            let error = await #expect(throws: HuaweiError.self) {
+            let error = await #expect(throws: StoreCallError.self) {
                 _ = try await client.verifyOrder(productID: "coins_100", purchaseToken: "tok-1")
             }
             #expect(error?.code == .unauthorized && error?.call == "token")

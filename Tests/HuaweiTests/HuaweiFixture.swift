@@ -39,7 +39,7 @@ struct HuaweiFixture: Sendable {
         let server = RunningService(app)
         do {
             guard let port = await ports.first(where: { _ in true }), port > 0 else {
-                throw HuaweiError(.unavailable, call: "fixture", message: "the stub did not start")
+                throw StoreCallError.huawei(.unavailable, call: "fixture", message: "the stub did not start")
             }
             let value = try await body(HuaweiFixture(store: store, port: port, http: http))
             await http.shutdown()

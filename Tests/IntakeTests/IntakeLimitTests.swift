@@ -1,4 +1,5 @@
 import Foundation
+import GooglePlay
 import PipelineCore
 import PipelineTesting
 import Store
@@ -194,15 +195,15 @@ import Testing
 
     @Test func googlePushSettingsComeTogetherAndNameWhatIsMissing() throws {
         let token = ["IAP_API_TOKENS": "a-token-of-16-chars"]
-        #expect(try IntakeConfiguration(environment: EnvironmentReader(token)).googlePush == nil)
-        let both = try IntakeConfiguration(
+        #expect(try GooglePlayStore(environment: EnvironmentReader(token))?.push == nil)
+        let both = try GooglePlayStore(
             environment: EnvironmentReader(
                 token.merging([
                     "IAP_GOOGLE_PUSH_AUDIENCE": "https://iap.example.com/v1/google/notifications",
                     "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": "push@p.iam.gserviceaccount.com",
                 ]) { $1 }))
-        #expect(both.googlePush?.audience == "https://iap.example.com/v1/google/notifications")
-        #expect(both.googlePush?.certsURL == "https://www.googleapis.com/oauth2/v3/certs")
+        #expect(both?.push?.audience == "https://iap.example.com/v1/google/notifications")
+        #expect(both?.push?.certsURL == "https://www.googleapis.com/oauth2/v3/certs")
         let cases: [([String: String], String)] = [
             (["IAP_GOOGLE_PUSH_AUDIENCE": "https://a"], "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT"),
             (["IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": "push@p.iam.gserviceaccount.com"], "IAP_GOOGLE_PUSH_AUDIENCE"),
@@ -219,7 +220,7 @@ import Testing
         ]
         for (settings, variable) in cases {
             do {
-                _ = try IntakeConfiguration(environment: EnvironmentReader(token.merging(settings) { $1 }))
+                _ = try GooglePlayStore(environment: EnvironmentReader(token.merging(settings) { $1 }))
                 Issue.record("\(settings) was taken")
             } catch {
                 #expect(error.variable == variable, "\(settings): \(error)")

@@ -1,11 +1,13 @@
 import AppStore
 import Broker
 import Foundation
+import GooglePlay
 import Hummingbird
 import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import StorePlugins
 import StoreSQLite
 import StubStore
 
@@ -31,6 +33,8 @@ struct LiveIntake {
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         var configuration = IntakeConfiguration(port: 0, apiTokens: [token])
+        // Google Play's member, as every intake takes it.
+        configuration.stores = StoreRegistry.none.with(GooglePlayStore(setup: nil))
         configuration.appleSignatures = try SignedDataAuthenticator(rootCertificates: [apple.rootDER])
         try configure(&configuration)
         let intake = Intake(

@@ -1,5 +1,6 @@
 import Broker
 import Foundation
+import GooglePlay
 import Huawei
 import Hummingbird
 import Logging
@@ -50,8 +51,9 @@ import Yams
     /// Every plug-in store, configured (as `iap intake` does from the environment).
     static func stores() -> StoreRegistry {
         StoreRegistry(
-            known: [HuaweiStore.self, StripeStore.self],
+            known: [GooglePlayStore.self, HuaweiStore.self, StripeStore.self],
             configured: [
+                GooglePlayStore(setup: nil),
                 HuaweiStore(
                     settings: HuaweiSettings(
                         clientID: StubHuawei.clientID, clientSecret: StubHuawei.clientSecret,

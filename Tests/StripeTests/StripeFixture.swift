@@ -55,7 +55,7 @@ struct StripeFixture: Sendable {
         let server = RunningService(app)
         do {
             guard let port = await ports.first(where: { _ in true }), port > 0 else {
-                throw StripeError(.unavailable, call: "fixture", message: "the stub did not start")
+                throw StoreCallError.stripe(.unavailable, call: "fixture", message: "the stub did not start")
             }
             let value = try await body(StripeFixture(store: store, port: port, http: http))
             await http.shutdown()

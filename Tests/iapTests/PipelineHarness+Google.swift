@@ -9,14 +9,19 @@ import StubStore
 extension PipelineHarness {
     static let pushAudience = "https://iap.example.com/v1/google/notifications"
 
-    /// The intake the harness runs: the backend's token, and Google's pushes checked
-    /// against the stub's published key.
+    /// The intake the harness runs: the backend's token (its stores are the pipeline's).
     static func intakeConfiguration(stubURL: String) -> IntakeConfiguration {
-        var intake = IntakeConfiguration(port: 0, apiTokens: [token])
-        intake.googlePush = .init(
-            audience: pushAudience, serviceAccountEmail: StubGooglePlay.pushServiceAccount,
-            certsURL: stubURL + StubGooglePlay.certsPath)
-        return intake
+        IntakeConfiguration(port: 0, apiTokens: [token])
+    }
+
+    /// Google Play as the stub speaks it: its service account and API, the test app, and
+    /// pushes checked against the stub's published key.
+    static func googlePlayStore(_ stub: StubAppStore, url: String) throws -> GooglePlayStore {
+        GooglePlayStore(
+            setup: try googlePlaySetup(stub, url: url),
+            push: .init(
+                audience: pushAudience, serviceAccountEmail: StubGooglePlay.pushServiceAccount,
+                certsURL: url + StubGooglePlay.certsPath))
     }
 
     /// `POST /v1/receipts` of a Play purchase of the harness's app, as a backend posts it.

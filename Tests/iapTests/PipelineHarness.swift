@@ -146,7 +146,6 @@ final class PipelineHarness: Sendable {
                 }
                 configuration.scheduler = scheduler
                 configuration.console = console
-                configuration.googlePlay = try googlePlaySetup(stub, url: stubURL)
                 configuration.googleAcknowledger.interval = .milliseconds(100)
                 configuration.googleAcknowledger.initialBackoff = 0.2
                 configuration.pollsGoogleVoided = false
@@ -155,7 +154,8 @@ final class PipelineHarness: Sendable {
                 // Huawei and Stripe configured from their variables, pointing at the stub; else
                 // known and off, as in a deployment that does not set them.
                 configuration.stores = try PluginStores.configured(
-                    pluginStores ? pluginStoreEnvironment(stub, url: stubURL) : EnvironmentReader([:]))
+                    pluginStores ? pluginStoreEnvironment(stub, url: stubURL) : EnvironmentReader([:])
+                ).with(googlePlayStore(stub, url: stubURL))
                 if confirmsWithServerAPI {
                     configuration.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,

@@ -47,7 +47,6 @@ struct IntakeRoutes: Sendable {
                 switch parsed.kind {
                 case .legacy: .legacy
                 case .storekit2: .storekit2
-                case .googlePlay: .googlePlay
                 default: nil
                 }
             (label.map(PipelineMetrics.received) ?? PipelineMetrics.received(kind: parsed.kind.rawValue)).increment()

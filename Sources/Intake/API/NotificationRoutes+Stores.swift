@@ -28,12 +28,32 @@ extension NotificationRoutes {
             throw APIError(
                 HTTPResponse.Status(code: error.status), code: error.code, message: error.message, field: error.member)
         }
+        if let strict = store.strictNotificationBody {
+            try Self.check(request, body: body.readableBytesView, read: strict.read, code: strict.code)
+        }
         let evidence = StoreEvidence(
             store: store.id, kind: StoreEvidence.notificationKind, payload: accepted.evidence.payload)
         let messageID = Self.messageKey(accepted.messageID, store: store.id)
         return try await self.store(.store(evidence), metric: nil) { id, now in
             try await notifications.acceptStoreNotification(
                 id: id, store: store.id, messageID: messageID, payload: evidence.payload, now: now)
+        }
+    }
+
+    /// A JSON body checked as strictly as every body the intake reads: one reading of each
+    /// key, and no control character in what is `read` (a store may add members; they are
+    /// neither stored nor refused). After the plug-in, so that a push whose credential does
+    /// not hold is a 401 whatever its body.
+    static func check(_ request: Request, body: some Collection<UInt8>, read: [[String]], code: String)
+        throws(APIError)
+    {
+        guard request.isJSON else { throw APIError.unsupportedMediaType }
+        do throws(APIError) {
+            if let path = JSONFields.firstRead(try StrictJSON.check(body), read) {
+                throw JSONFields.refusal(path, members: [])
+            }
+        } catch {
+            throw APIError.invalid(code, error.message, field: error.field)
         }
     }
 

@@ -1,14 +1,13 @@
 import AppStore
 import Foundation
-import GooglePlay
 import Hummingbird
 import Observability
 import PipelineCore
 import Store
 import StorePlugins
 
-/// `POST /v1/apple/notifications`: App Store Server Notifications V2; and Google's, beside
-/// them (NotificationRoutes+Google.swift).
+/// `POST /v1/apple/notifications`: App Store Server Notifications V2; and the plug-in
+/// stores' (Google's, Huawei's, Stripe's) beside them (NotificationRoutes+Stores.swift).
 ///
 /// Apple sends no bearer token; the notification's JWS signature is its credential. This
 /// route checks it (the chain to the configured root and the ES256 signature; what the
@@ -27,11 +26,8 @@ struct NotificationRoutes: Sendable {
     /// Checks that Apple signed a notification; its cache of validated chains makes each
     /// check after the first one ECDSA verification.
     let signatures: SignedDataAuthenticator
-    /// One limit per client address for both stores' notifications.
+    /// One limit per client address for every store's notifications.
     let limiter: RateLimiter<String>?
-    /// Who may push Google's notifications; nil: every push is refused
-    /// (NotificationRoutes+Google.swift).
-    let googlePush: GooglePushTokenVerifier?
     /// The plug-in stores that push notifications (NotificationRoutes+Stores.swift).
     let stores: StoreRegistry
 
@@ -39,9 +35,9 @@ struct NotificationRoutes: Sendable {
         let plugged = stores.notifying.map { id, store in
             ("v1/\(id)/notifications", { @Sendable request in try await receive(request, from: store) })
         }
-        for (path, receive) in [
-            ("v1/apple/notifications", receiveApple), ("v1/google/notifications", receiveGoogle),
-        ] + plugged as [(String, @Sendable (Request) async throws -> Response)] {
+        for (path, receive) in [("v1/apple/notifications", receiveApple)] + plugged
+            as [(String, @Sendable (Request) async throws -> Response)]
+        {
             router.post(RouterPath(path)) { request, context in
                 if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
                     throw APIError.rateLimited(retryAfter: retryAfter)

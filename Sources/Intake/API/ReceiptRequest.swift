@@ -6,7 +6,7 @@ import StorePlugins
 /// A `POST /v1/receipts` body, checked field by field. Pure: no I/O.
 struct ReceiptRequest: Equatable, Sendable {
     static let fields: Set<String> = [
-        "account_id", "receipt_data", "signed_transaction", "google_play", "order_id", "product_id",
+        "account_id", "receipt_data", "signed_transaction", "order_id", "product_id",
     ]
 
     let accountID: String
@@ -16,12 +16,14 @@ struct ReceiptRequest: Equatable, Sendable {
     let productID: String?
 
     /// Parses and validates a JSON body; `stores` adds the members of the plug-in stores
-    /// configured here (`huawei`), each checked by its store.
+    /// configured here (`google_play`, `huawei`), each checked by its store.
     /// - Throws: ``APIError`` (400) naming the field at fault.
     init(json: some Collection<UInt8>, stores: StoreRegistry = .none) throws(APIError) {
         let members = stores.receiptMembers
-        // A store built in but not configured here is named as such, not as an unknown field.
+        // A store built in but not configured here is named as such, not as an unknown field
+        // (a configured store's id is no member unless it is its member).
         let off = Set(stores.knownIDs).subtracting(members.keys)
+            .subtracting(members.values.map { $0.id })
         let object = try JSONFields.object(json, allowed: Self.fields.union(members.keys).union(off))
         if let store = off.sorted().first(where: { object[$0] != nil }) {
             throw APIError.invalid(
@@ -39,13 +41,11 @@ struct ReceiptRequest: Equatable, Sendable {
     ) {
         let plugged = members.keys.sorted().filter { object[$0] != nil && !(object[$0] is NSNull) }
         if let member = plugged.first {
-            let builtIn = ["receipt_data", "signed_transaction", "google_play"].filter {
-                object[$0] != nil && !(object[$0] is NSNull)
-            }
+            let builtIn = ["receipt_data", "signed_transaction"].filter { object[$0] != nil && !(object[$0] is NSNull) }
             guard plugged.count == 1, builtIn.isEmpty else {
+                let others = (builtIn + plugged).filter { $0 != member }.joined(separator: ", ")
                 throw APIError.invalid(
-                    "ambiguous_receipt", "send only one of receipt_data, signed_transaction, google_play and \(member)",
-                    field: member)
+                    "ambiguous_receipt", "send only one of \(member) and \(others)", field: member)
             }
             do {
                 let evidence = try members[member]!.receiptEvidence(object[member]!)
@@ -56,32 +56,24 @@ struct ReceiptRequest: Equatable, Sendable {
         }
         let receiptData = try JSONFields.string(object, "receipt_data")
         let signedTransaction = try JSONFields.string(object, "signed_transaction")
-        let googlePlay = try Self.googlePlay(object)
-        switch (receiptData, signedTransaction, googlePlay) {
-        case (nil, nil, let purchase?):
-            return (.googlePlay, purchase.canonicalJSON)
-        case (_, _, _?):
-            throw APIError.invalid(
-                "ambiguous_receipt", "send only one of receipt_data, signed_transaction and google_play",
-                field: "google_play")
-        case (let data?, nil, nil):
+        switch (receiptData, signedTransaction) {
+        case (let data?, nil):
             guard Self.isBase64(data) else {
                 throw APIError.invalid("invalid_receipt_data", "receipt_data must be base64", field: "receipt_data")
             }
             return (.legacy, data)
-        case (nil, let jws?, nil):
+        case (nil, let jws?):
             guard Self.isCompactJWS(jws) else {
                 throw APIError.invalid(
                     "invalid_signed_transaction", "signed_transaction must be a compact JWS (three base64url parts)",
                     field: "signed_transaction")
             }
             return (.storekit2, jws)
-        case (nil, nil, nil):
+        case (nil, nil):
             let others = members.keys.sorted().map { " or \($0)" }.joined()
             throw APIError.invalid(
-                "missing_receipt", "send one of receipt_data, signed_transaction or google_play\(others)",
-                field: "receipt_data")
-        case (_?, _?, nil):
+                "missing_receipt", "send one of receipt_data or signed_transaction\(others)", field: "receipt_data")
+        case (_?, _?):
             throw APIError.invalid(
                 "ambiguous_receipt", "send only one of receipt_data and signed_transaction", field: "signed_transaction"
             )
@@ -96,43 +88,6 @@ struct ReceiptRequest: Equatable, Sendable {
     }
 
     // MARK: Field rules
-
-    /// `google_play`: `{"package_name", "product_id", "purchase_token"}`, each checked.
-    private static func googlePlay(_ object: [String: Any]) throws(APIError) -> GooglePlayPurchase? {
-        guard let value = object["google_play"], !(value is NSNull) else { return nil }
-        guard let fields = value as? [String: Any] else {
-            throw APIError.invalid("invalid_google_play", "google_play must be an object", field: "google_play")
-        }
-        let allowed: Set = ["package_name", "product_id", "purchase_token"]
-        if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw APIError.invalid(
-                "unknown_field", "unknown field google_play.\(unknown)", field: "google_play.\(unknown)")
-        }
-        func text(_ name: String, _ rule: String, _ isValid: (String) -> Bool) throws(APIError) -> String {
-            guard let value = fields[name] as? String, isValid(value) else {
-                throw APIError.invalid(
-                    "invalid_google_play", "google_play.\(name) \(rule)", field: "google_play.\(name)")
-            }
-            return value
-        }
-        // Package names are Java-style: letters, digits and underscores, in dot-separated parts.
-        let package = try text("package_name", "must be an application id such as com.example.game") { name in
-            (3...255).contains(name.utf8.count) && name.contains(".")
-                && name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
-                    part.first.map { $0.isASCII && $0.isLetter } == true
-                        && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-                }
-        }
-        let product = try text("product_id", "must be 1-256 of a-z 0-9 . _") { id in
-            (1...256).contains(id.utf8.count)
-                && id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "." || $0 == "_") }
-        }
-        let token = try text("purchase_token", "must be 1-4096 visible ASCII characters") { token in
-            (1...4096).contains(token.utf8.count)
-                && token.allSatisfy { $0.isASCII && !$0.isWhitespace && $0.asciiValue! > 32 }
-        }
-        return GooglePlayPurchase(packageName: package, productID: product, purchaseToken: token)
-    }
 
     private static func isBase64(_ value: String) -> Bool {
         guard !value.isEmpty, let data = Data(base64Encoded: value, options: .ignoreUnknownCharacters),

@@ -16,7 +16,7 @@ extension Request {
         return body
     }
 
-    private var isJSON: Bool {
+    var isJSON: Bool {
         headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             == "application/json"
     }

@@ -15,7 +15,6 @@ public enum PipelineMetrics {
         case legacy, storekit2
         case googlePlay = "google_play"
         case notification
-        case googleNotice = "google_notice"
     }
 
     public static func received(_ kind: ReceiptKind) -> Counter {
@@ -24,11 +23,11 @@ public enum PipelineMetrics {
         case .storekit2: return receivedStoreKit2
         case .googlePlay: return receivedGooglePlay
         case .notification: return receivedNotification
-        case .googleNotice: return receivedGoogleNotice
         }
     }
 
-    /// Receipts or notifications of a plug-in store, by their kind (`huawei.purchase`).
+    /// Receipts or notifications of a plug-in store, by their kind (`huawei.purchase`;
+    /// Google's `google_play` and `google_notice`).
     public static func received(kind: String) -> Counter {
         Counter(label: MetricName.receiptsReceived, dimensions: [("kind", kind)])
     }
@@ -40,8 +39,6 @@ public enum PipelineMetrics {
         label: MetricName.receiptsReceived, dimensions: [("kind", "google_play")])
     private static let receivedNotification = Counter(
         label: MetricName.receiptsReceived, dimensions: [("kind", "notification")])
-    private static let receivedGoogleNotice = Counter(
-        label: MetricName.receiptsReceived, dimensions: [("kind", "google_notice")])
 
     public static let validated = Counter(label: MetricName.receiptsValidated)
     public static let rejected = Counter(label: MetricName.receiptsRejected)

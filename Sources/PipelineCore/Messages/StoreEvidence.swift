@@ -19,11 +19,18 @@ public struct StoreEvidence: Codable, Hashable, Sendable {
     /// payload, and hands it on as this kind.
     public static let notificationKind = "notification"
 
-    /// The receipt kind rows keep for it: `store.kind` (`huawei.purchase`).
-    public var receiptKind: String { "\(store).\(kind)" }
+    /// The receipt kind rows keep for it, and metrics and logs say: `store.kind`
+    /// (`huawei.purchase`); Google Play's keep the kinds they had when it was built in,
+    /// `google_play` and `google_notice`.
+    public var receiptKind: String { builtInKind ?? "\(store).\(kind)" }
 
-    /// The evidence a stored `store.kind` receipt holds; nil when `receiptKind` names no plug-in.
+    /// The evidence a stored `store.kind` (or `google_play`) receipt holds; nil when
+    /// `receiptKind` names no plug-in.
     public init?(receiptKind: String, payload: String) {
+        if receiptKind == Self.googlePlayReceiptKind {
+            self.init(store: Self.googlePlayStore, kind: Self.googlePlayPurchaseKind, payload: payload)
+            return
+        }
         let parts = receiptKind.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
         self.init(store: String(parts[0]), kind: String(parts[1]), payload: payload)

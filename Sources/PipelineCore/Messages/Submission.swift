@@ -1,6 +1,6 @@
 import Foundation
 
-/// Something to verify with Apple or Google: the body of a message on the validate queue.
+/// Something to verify with Apple or a plug-in store: the body of a message on the validate queue.
 ///
 /// It carries exactly one kind of ``Evidence``. Its ``id`` is that of the row it came
 /// from: a receipt's, an Apple notification's or a subscription check's (the schema keeps
@@ -32,7 +32,7 @@ public struct Submission: Hashable, Sendable {
     }
 }
 
-/// What a submission asks Apple about: one kind, never two.
+/// What a submission asks Apple or a store about: one kind, never two.
 public enum Evidence: Hashable, Sendable {
     /// A legacy base64 app receipt, passed to `verifyReceipt` untouched.
     case receipt(String)
@@ -43,12 +43,8 @@ public enum Evidence: Hashable, Sendable {
     /// The scheduler's question about a subscription around its expiry: Apple's Server
     /// API is asked by original transaction id, or `verifyReceipt` with the latest receipt.
     case subscriptionCheck(originalTransactionID: String, latestReceipt: String?)
-    /// A Google Play purchase token, read back from Google's Developer API.
-    case googlePlay(GooglePlayPurchase)
-    /// A real-time developer notification Google Play pushed: what it names is read back
-    /// from Google's Developer API.
-    case googleNotice(GoogleNotice)
-    /// A plug-in store's purchase or notification (`StorePlugins`), routed by its store.
+    /// A plug-in store's purchase or notification (`StorePlugins`), routed by its store:
+    /// Google Play's, Huawei's, Stripe's.
     case store(StoreEvidence)
 
     /// The kind's name, as logs and metrics say it.
@@ -58,8 +54,6 @@ public enum Evidence: Hashable, Sendable {
         case .signedTransaction: "signed_transaction"
         case .notification: "notification"
         case .subscriptionCheck: "subscription_check"
-        case .googlePlay: "google_play"
-        case .googleNotice: "google_notice"
         case .store(let evidence): evidence.receiptKind
         }
     }
@@ -76,6 +70,7 @@ extension Submission: Codable {
         case signedTransaction = "signed_transaction"
         case signedPayload = "signed_payload"
         case subscriptionCheck = "subscription_check"
+        // Google Play's, as the releases that built it in wrote it (StoreEvidence+GooglePlay.swift).
         case googlePlay = "google_play"
         case googleNotice = "google_notice"
         case store = "store_evidence"
@@ -95,22 +90,17 @@ extension Submission: Codable {
         let signed = try container.decodeIfPresent(String.self, forKey: .signedTransaction)
         let payload = try container.decodeIfPresent(String.self, forKey: .signedPayload)
         let check = try container.decodeIfPresent(String.self, forKey: .subscriptionCheck)
-        let google = try container.decodeIfPresent(GooglePlayPurchase.self, forKey: .googlePlay)
-        let notice = try container.decodeIfPresent(GoogleNotice.self, forKey: .googleNotice)
-        if let plugged = try container.decodeIfPresent(StoreEvidence.self, forKey: .store) {
-            guard receipt == nil, signed == nil, payload == nil, check == nil, google == nil, notice == nil else {
+        let plugged = try [
+            container.decodeIfPresent(StoreEvidence.self, forKey: .store),
+            container.decodeIfPresent(GooglePlayPurchase.self, forKey: .googlePlay).map(StoreEvidence.builtIn),
+            container.decodeIfPresent(GoogleNotice.self, forKey: .googleNotice).map(StoreEvidence.builtIn),
+        ].compactMap { $0 }
+        if let store = plugged.first {
+            guard receipt == nil, signed == nil, payload == nil, check == nil, plugged.count == 1 else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .store, in: container, debugDescription: "a submission carries more than one evidence")
             }
-            evidence = .store(plugged)
-            return
-        }
-        if google != nil || notice != nil {
-            guard receipt == nil, signed == nil, payload == nil, check == nil, (google == nil) != (notice == nil) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .googlePlay, in: container, debugDescription: "a submission carries more than one evidence")
-            }
-            evidence = google.map(Evidence.googlePlay) ?? notice.map(Evidence.googleNotice)!
+            evidence = .store(store)
             return
         }
         switch (receipt, signed, payload, check) {
@@ -139,9 +129,12 @@ extension Submission: Codable {
         case .subscriptionCheck(let original, let latest):
             try container.encode(original, forKey: .subscriptionCheck)
             try container.encodeIfPresent(latest, forKey: .receiptData)
-        case .googlePlay(let purchase): try container.encode(purchase, forKey: .googlePlay)
-        case .googleNotice(let notice): try container.encode(notice, forKey: .googleNotice)
-        case .store(let plugged): try container.encode(plugged, forKey: .store)
+        case .store(let plugged):
+            switch plugged.builtInGooglePlay {
+            case .purchase(let purchase)?: try container.encode(purchase, forKey: .googlePlay)
+            case .notice(let notice)?: try container.encode(notice, forKey: .googleNotice)
+            case nil: try container.encode(plugged, forKey: .store)
+            }
         }
         try container.encodeIfPresent(orderID, forKey: .orderID)
         try container.encodeIfPresent(productID, forKey: .productID)
@@ -155,7 +148,7 @@ extension Evidence {
         switch self {
         case .receipt(let data): data
         case .subscriptionCheck(_, let latest): latest
-        case .signedTransaction, .notification, .googlePlay, .googleNotice, .store: nil
+        case .signedTransaction, .notification, .store: nil
         }
     }
 
@@ -168,19 +161,6 @@ extension Evidence {
         if case .notification(let payload) = self { return payload }
         return nil
     }
-
-    public var googlePlay: GooglePlayPurchase? {
-        if case .googlePlay(let purchase) = self { return purchase }
-        return nil
-    }
-
-    public var googleNotice: GoogleNotice? {
-        if case .googleNotice(let notice) = self { return notice }
-        return nil
-    }
-
-    /// Whether Google, not Apple, is asked about it.
-    public var isGooglePlay: Bool { googlePlay != nil || googleNotice != nil }
 
     /// A plug-in store's evidence.
     public var storeEvidence: StoreEvidence? {

@@ -66,13 +66,10 @@ extension InboundNotification {
     }
 
     /// A stored notification's payload as the evidence it is: Apple's `signedPayload`, or a
-    /// Google notice (one that no longer decodes is verified as an empty one, and rejected).
+    /// plug-in store's notification (Google's among them, its row as it always was).
     static func evidence(store: String, _ payload: String) -> Evidence {
         switch store {
         case "apple": .notification(signedPayload: payload)
-        case "google":
-            .googleNotice(
-                GoogleNotice(canonicalJSON: payload) ?? GoogleNotice(messageID: "", packageName: "", kind: .test))
         default: .store(StoreEvidence(store: store, kind: StoreEvidence.notificationKind, payload: payload))
         }
     }

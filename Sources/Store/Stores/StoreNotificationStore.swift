@@ -3,8 +3,8 @@ import PipelineCore
 
 // MARK: - Stores' notifications: accept and show (applied by the settlement engine)
 
-/// What the stores push (Apple's App Store Server Notifications, Google's real-time
-/// developer notifications, a plug-in store's): accepted durably as posted, then shown.
+/// What the stores push (Apple's App Store Server Notifications, a plug-in store's such as
+/// Google's real-time developer notifications): accepted durably as posted, then shown.
 ///
 /// A small store over the pipeline's database, SQLite or PostgreSQL: every method is one
 /// transaction, run on a thread of the database's own (SQLite's or PostgreSQL's), so no caller blocks a
@@ -32,22 +32,6 @@ public struct StoreNotificationStore: Sendable {
         try await accept(
             InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now),
             knownBy: "payload_hash", payloadHash)
-    }
-
-    /// Stores a notice Google Play pushed, in one transaction, as ``acceptNotification(id:payload:payloadHash:now:)``
-    /// does Apple's: once per Pub/Sub `messageId` (Pub/Sub delivers a message again until
-    /// it is answered 2xx).
-    /// - Returns: the notice's id (the stored one, for a message seen before), and whether
-    ///   this call created it.
-    public func acceptGoogleNotice(id: String, notice: GoogleNotice, now: Date) async throws -> (
-        id: String, created: Bool
-    ) {
-        let payload = notice.canonicalJSON
-        return try await accept(
-            InboundNotification(
-                id: id, payload: payload, payloadHash: PayloadHash.notification(payload), now: now, store: "google",
-                messageID: notice.messageID),
-            knownBy: "message_id", notice.messageID)
     }
 
     /// Stores a notification a plug-in store pushed (its plug-in checked it), once per the

@@ -22,8 +22,8 @@ public enum ReceiptStatus: String, Codable, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// The shapes of receipt the intake accepts: Apple's two and Google's, built in, and any
-/// plug-in store's `store.kind` (``StoreEvidence/receiptKind``).
+/// The shapes of receipt the intake accepts: Apple's two, built in, and any plug-in store's
+/// `store.kind` (``StoreEvidence/receiptKind``; Google Play's keep `google_play`).
 public struct ReceiptKind: RawRepresentable, Codable, Hashable, Sendable {
     public let rawValue: String
 
@@ -35,7 +35,8 @@ public struct ReceiptKind: RawRepresentable, Codable, Hashable, Sendable {
     public static let legacy = ReceiptKind(rawValue: "legacy")
     /// A StoreKit 2 signed transaction, a JWS (`signed_transaction`).
     public static let storekit2 = ReceiptKind(rawValue: "storekit2")
-    /// A Google Play purchase token (`google_play`), stored as ``GooglePlayPurchase/canonicalJSON``.
+    /// A Google Play purchase token (`google_play`), stored as ``GooglePlayPurchase/canonicalJSON``:
+    /// the kind Google's plug-in evidence keeps (``StoreEvidence/receiptKind``).
     public static let googlePlay = ReceiptKind(rawValue: "google_play")
 
     /// The kind a plug-in store's evidence is kept as.
@@ -58,11 +59,6 @@ extension ReceiptKind {
     public static func evidence(_ kind: ReceiptKind?, _ payload: String) -> Evidence {
         switch kind {
         case .storekit2?: return .signedTransaction(payload)
-        case .googlePlay?:
-            // The intake stored it canonical; anything else is verified as nothing Google knows.
-            return .googlePlay(
-                GooglePlayPurchase(canonicalJSON: payload)
-                    ?? GooglePlayPurchase(packageName: "", productID: "", purchaseToken: ""))
         case let kind?:
             if let plugged = StoreEvidence(receiptKind: kind.rawValue, payload: payload) { return .store(plugged) }
             return .receipt(payload)

@@ -9,6 +9,7 @@ import Reconciliation
 import Scheduler
 import ServiceLifecycle
 import Store
+import StorePlugins
 
 extension IAP {
     /// Credits accounts from verdicts; one per database.
@@ -55,10 +56,11 @@ extension IAP {
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
             let appleJobs = try Self.appleJobs(settings: settings, database: database)
-            let googleJobs = try Self.googleJobs(settings: settings, database: database)
+            let stores = try PluginStores.configured(settings.environment)
+            let googleJobs = try Self.googleJobs(
+                settings: settings, stores: stores, database: database, catalog: catalog)
             let storeJobs = try PluginStores.fulfillerServices(
-                PluginStores.configured(settings.environment), database: database, catalog: catalog,
-                logger: settings.logger("stores"))
+                stores, database: database, catalog: catalog, logger: settings.logger("stores"))
             try await runServices(
                 [connection] + operations + [fulfiller, scheduler] + appleJobs + googleJobs + storeJobs,
                 settings: settings,
@@ -69,32 +71,19 @@ extension IAP {
         /// owes (any number of fulfillers share them), the voided purchases' poll, and the
         /// answers to Google's chargeback reviews (one process at a time; the preference as
         /// Apple's, IAP_CONSUMPTION_REFUND_PREFERENCE).
-        static func googleJobs(settings: PipelineSettings, database: any SQLDatabase) throws -> [any Service] {
-            guard let google = try GooglePlaySetup(environment: settings.environment) else { return [] }
+        static func googleJobs(
+            settings: PipelineSettings, stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog
+        ) throws -> [any Service] {
+            guard (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup != nil else { return [] }
+            var jobs = PluginStores.GooglePlayJobs()
+            jobs.voidedInterval = .seconds(
+                try settings.environment.int("IAP_GOOGLE_VOIDED_INTERVAL_SECONDS", default: 900, range: 60...86_400))
+            jobs.refundReviews = .init(prefers: try Self.prefersRefunds(settings))
             let client = try CurlHTTPClient(logger: settings.logger("google-play"))
-            let seconds = try settings.environment.int(
-                "IAP_GOOGLE_VOIDED_INTERVAL_SECONDS", default: 900, range: 60...86_400)
-            return [
-                HTTPClientService(client: client),
-                GooglePlayAcknowledger(
-                    store: GoogleAcknowledgementStore(database),
-                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                    logger: settings.logger("google-play")),
-                GoogleVoidedPoller(
-                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                    store: GoogleVoidedStore(database),
-                    packageNames: google.packageNames,
-                    catalog: try settings.catalog(logger: settings.logger("google-play")),
-                    interval: .seconds(seconds),
-                    leadership: database.leadership(of: "google-voided"),
-                    logger: settings.logger("google-play")),
-                GoogleRefundReviewAnswerer(
-                    client: google.client(httpClient: client, budgets: MeteredCallBudgets.shared(database)),
-                    store: GoogleRefundReviewStore(database),
-                    configuration: .init(prefers: try Self.prefersRefunds(settings)),
-                    leadership: database.leadership(of: "google-refund-reviews"),
-                    logger: settings.logger("google-play")),
-            ]
+            return [HTTPClientService(client: client)]
+                + PluginStores.googlePlayServices(
+                    stores, jobs: jobs, database: database, httpClient: client, catalog: catalog,
+                    logger: settings.logger("google-play"))
         }
 
         /// IAP_CONSUMPTION_REFUND_PREFERENCE: `auto` (the default) or `none`.

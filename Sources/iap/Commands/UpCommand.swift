@@ -56,14 +56,7 @@ extension IAP {
                 environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"),
                 defaultAppStoreEnvironment: embedsStub ? .sandbox : .production, defaultRoot: stub?.storeKit.rootDER,
                 defaultReceiptRoot: receiptRoot)
-            var intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
-            if stub != nil, intake.googlePush == nil {
-                // Google's pushes as the embedded stub signs them (`POST /stub/google/notifications`).
-                intake.googlePush = .init(
-                    audience: "http://\(intake.host):\(intake.port)/v1/google/notifications",
-                    serviceAccountEmail: StubGooglePlay.pushServiceAccount, certsURL: stubURL + StubGooglePlay.certsPath
-                )
-            }
+            let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
@@ -74,15 +67,25 @@ extension IAP {
             configuration.appReceipt = verifier.appReceipt
             configuration.serverAPIKey = verifier.serverAPIKey
             configuration.serverAPI = verifier.serverAPI
-            // Google Play too: the stub's service account and API unless a real one is set.
-            configuration.googlePlay =
-                try verifier.googlePlay
-                ?? stub.map {
-                    GooglePlaySetup(
-                        account: try GoogleServiceAccount(json: $0.googlePlay.serviceAccountJSON(baseURL: stubURL)),
-                        apiURL: stubURL + "/google")
-                }
             configuration.stores = try stub.map { try Self.stores(env, stub: $0, url: stubURL) } ?? verifier.stores
+            let realGoogle = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
+            if let stub, realGoogle?.setup == nil || realGoogle?.push == nil {
+                // Google Play too: the stub's service account and API, and its pushes as the stub
+                // signs them (`POST /stub/google/notifications`), unless real ones are set.
+                configuration.stores = configuration.stores.with(
+                    GooglePlayStore(
+                        setup: try realGoogle?.setup
+                            ?? GooglePlaySetup(
+                                account: try GoogleServiceAccount(
+                                    json: stub.googlePlay.serviceAccountJSON(baseURL: stubURL)),
+                                apiURL: stubURL + "/google"),
+                        push: realGoogle?.push
+                            ?? .init(
+                                audience: "http://\(intake.host):\(intake.port)/v1/google/notifications",
+                                serviceAccountEmail: StubGooglePlay.pushServiceAccount,
+                                certsURL: stubURL + StubGooglePlay.certsPath)))
+            }
+            let google = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
             configuration.scheduler = try .init(environment: settings.environment)
             let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
             configuration.console =
@@ -104,10 +107,10 @@ extension IAP {
             }
             services += pipeline.services
             services += try FulfillerCommand.appleJobs(settings: settings, database: database)
-            let google =
+            let googleBanner =
                 configuration.googlePlay.map { play in
                     let pushes =
-                        intake.googlePush == nil
+                        google?.push == nil
                         ? "off (set IAP_GOOGLE_PUSH_AUDIENCE)"
                         : "http://\(intake.host):\(intake.port)/v1/google/notifications (docs/google.md)"
                     return (verifier.googlePlay == nil ? "the embedded stub's API" : play.apiURL)
@@ -115,7 +118,7 @@ extension IAP {
                 } ?? "off (set IAP_GOOGLE_SERVICE_ACCOUNT)"
             var text = banner(
                 intake: intake, embedsStub: embedsStub, stubURL: stubURL, verifier: verifier, notifier: notifier,
-                google: google,
+                google: googleBanner,
                 stores: configuration.stores.configured.keys.sorted().map {
                     "\($0): http://\(intake.host):\(intake.port)/v1/\($0)/notifications"
                 }.joined(separator: "   "),

@@ -35,8 +35,8 @@ extension IAP {
             // credentials, the call budgets live in the pipeline's database, the one place all
             // of them see.
             let callsOut =
-                verifierSettings.serverAPIKey != nil || verifierSettings.googlePlay != nil
-                || !verifierSettings.stores.configured.isEmpty
+                verifierSettings.serverAPIKey != nil
+                || verifierSettings.stores.configured.values.contains(where: \.talksToStore)
             let database = callsOut ? try await settings.openDatabase() : nil
             let (verifier, client) = try verifierSettings.makeVerifier(
                 logger: logger, catalog: try settings.catalog(logger: logger), concurrency: concurrency,

@@ -31,10 +31,12 @@ struct VerifierSettings: Sendable {
     var receiptVerification = ReceiptVerificationMode.apple
     /// The local checks' roots, bundle id and Xcode certificates.
     var appReceipt: AppReceiptVerifier.Configuration
-    /// Google Play (`IAP_GOOGLE_SERVICE_ACCOUNT`, ...); nil leaves it off.
-    var googlePlay: GooglePlaySetup?
-    /// The plug-in stores the environment configures (``PluginStores``).
+    /// The plug-in stores the environment configures (``PluginStores``), Google Play among them.
     var stores: StoreRegistry
+
+    /// Google Play's service account and API (`IAP_GOOGLE_SERVICE_ACCOUNT`, ...), read by its
+    /// plug-in; nil leaves its purchases rejected.
+    var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
 
     /// - Parameter defaultURLs: used when the variables are unset; Apple's endpoints
     ///   unless `iap up` embeds the stub store.
@@ -68,7 +70,6 @@ struct VerifierSettings: Sendable {
             throw SettingError(variable: "IAP_BUNDLE_ID", problem: "must be a bundle id such as com.example.game")
         }
         sharedSecret = env.optional("IAP_SHARED_SECRET")
-        googlePlay = try GooglePlaySetup(environment: env)
         stores = try PluginStores.configured(env)
         let environmentName = env.string("IAP_APPSTORE_ENVIRONMENT", default: defaultAppStoreEnvironment.rawValue)
         guard let parsed = AppStoreEnvironment(rawValue: environmentName), parsed == .production || parsed == .sandbox
@@ -144,8 +145,8 @@ struct VerifierSettings: Sendable {
     ///   - concurrency: verifications in flight; the HTTP client may open as many
     ///     connections to one host (over HTTP/1.1 each request needs its own), else it
     ///     caps the validator at its default of 64 whatever `--concurrency` says.
-    ///   - budgets: where the App Store Server API's and Google Play's call budgets are kept
-    ///     (the store, shared by every process); nil with neither configured.
+    ///   - budgets: where the App Store Server API's and the stores' call budgets are kept
+    ///     (the store, shared by every process); nil with none configured.
     func makeVerifier(
         logger: Logger, catalog: Catalog, concurrency: Int = 64, budgets: (any CallBudgetKeeper)? = nil
     ) throws -> (any ReceiptVerifier, CurlHTTPClient) {
@@ -167,13 +168,7 @@ struct VerifierSettings: Sendable {
                 key: $0, configuration: serverAPI, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(),
                 logger: logger)
         }
-        if let googlePlay {
-            logger.info("Google Play purchases verified with \(googlePlay.account) at \(googlePlay.apiURL)")
-        }
-        let builtIn = Verifiers.make(
-            legacy: legacy, signedData: signedData, serverAPI: serverAPIClient,
-            googlePlay: googlePlay?.verifier(
-                httpClient: client, catalog: catalog, budgets: budgets ?? LocalCallBudgetKeeper()))
+        let builtIn = Verifiers.make(legacy: legacy, signedData: signedData, serverAPI: serverAPIClient)
         let verifier = try PluginStores.verifier(
             stores, builtIn: builtIn, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(), catalog: catalog,
             logger: logger)
