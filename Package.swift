@@ -171,6 +171,7 @@ let package = Package(
                 "PipelineCore", "HTTPClient", "StorePlugins",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -15,7 +15,8 @@ public struct HuaweiPublicKey: Sendable {
     /// nil for anything else.
     public init?(base64: String) {
         let compact = base64.filter { !$0.isWhitespace }
-        guard let der = Data(base64Encoded: compact), let key = try? _RSA.Signing.PublicKey(derRepresentation: der)
+        guard let der = Data(base64Encoded: compact), let (n, e) = Self.rsaComponents(Array(der)),
+            let key = try? _RSA.Signing.PublicKey(n: n, e: e)
         else { return nil }
         self.key = key
     }
