@@ -35,20 +35,13 @@ let package = Package(
     ],
     targets: [
         // MARK: C libraries, wrapped thinly and once
-        .target(
-            name: "CRabbitMQ",
-            linkerSettings: [.linkedLibrary("rabbitmq")]
-        ),
-        .target(
-            name: "CCurl",
-            linkerSettings: [.linkedLibrary("curl")]
-        ),
+        .target(name: "CRabbitMQ", linkerSettings: [.linkedLibrary("rabbitmq")]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
 
         // MARK: Foundation of every stage
         .target(
             name: "PipelineCore",
-            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings
+            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "Broker",
@@ -57,31 +50,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
-        .target(
-            name: "HTTPClient",
-            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: swiftSettings
-        ),
+        .target(name: "HTTPClient", dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]),
         // The money rules, pure: events in, effects out (no database, no broker, no I/O).
-        .target(
-            name: "Settlement",
-            dependencies: ["PipelineCore"],
-            swiftSettings: swiftSettings
-        ),
+        .target(name: "Settlement", dependencies: ["PipelineCore"]),
         // The stores, the settlement writer and the schema, over one seam (SQLDatabase):
         // no driver. The backends are the only modules that import one.
-        .target(
-            name: "Store",
-            dependencies: ["PipelineCore", "Settlement"],
-            swiftSettings: swiftSettings
-        ),
+        .target(name: "Store", dependencies: ["PipelineCore", "Settlement"]),
         .target(
             name: "StoreSQLite",
-            dependencies: ["Store", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: swiftSettings
+            dependencies: ["Store", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "StorePostgres",
@@ -90,8 +69,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // MARK: Metrics, health and readiness for every process
@@ -105,8 +83,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // The OTLP exporter, bootstrapped once for every `iap` command (apart, so stages build without it).
         .target(
@@ -116,8 +93,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // MARK: Apple's protocols and the stub that speaks them
@@ -129,8 +105,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "GooglePlay",
@@ -139,8 +114,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // The seam every store plugs into (Huawei AppGallery, Stripe): evidence, verifier,
         // notifications, confirmations, settings; routed by a registry keyed by store.
@@ -150,8 +124,7 @@ let package = Package(
                 "PipelineCore", "HTTPClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // Stripe's web payments as a plug-in store: signed webhook events, each payment read
         // back from Stripe's API before it is credited.
@@ -161,8 +134,7 @@ let package = Package(
                 "PipelineCore", "HTTPClient", "StorePlugins",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // Huawei AppGallery's IAP server APIs, as a plug-in store.
         .target(
@@ -173,8 +145,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "StubStore",
@@ -185,8 +156,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // MARK: The stages
@@ -199,8 +169,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // MARK: Dead-letter review: the archive's operations, and the web console
         .target(
@@ -208,8 +177,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "Broker", "Store",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "Console",
@@ -218,8 +186,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "Validator",
@@ -227,8 +194,7 @@ let package = Package(
                 "PipelineCore", "Broker", "Observability", "StorePlugins",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "Fulfiller",
@@ -237,16 +203,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "Scheduler",
             dependencies: [
                 "PipelineCore", "Broker", "Store",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "Notifier",
@@ -255,8 +219,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // MARK: Every stage in one process (`iap up`, end-to-end tests)
@@ -268,8 +231,7 @@ let package = Package(
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         .target(
@@ -278,8 +240,7 @@ let package = Package(
                 "PipelineCore", "AppStore", "Store", "Settlement", "Observability",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // MARK: The command line
@@ -294,13 +255,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // Fault drills (`iap chaos`): child processes, the broker's control, and the judge
         // of a run's promises. Operators run them, so they ship in `iap`; the tests share them.
-        .target(name: "Drills", swiftSettings: swiftSettings),
+        .target(name: "Drills"),
 
         // MARK: Tests
         .target(
@@ -310,46 +270,30 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
-        .testTarget(
-            name: "ReconciliationTests",
-            dependencies: ["Reconciliation", "AppStore", "StubStore"],
-            swiftSettings: swiftSettings
-        ),
+        .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "AppStore", "StubStore"]),
         .testTarget(
             name: "SettlementTests",
             dependencies: [
                 "Settlement",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
-        .testTarget(
-            name: "PipelineCoreTests",
-            dependencies: ["PipelineCore"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "BrokerTests",
-            dependencies: ["Broker", "PipelineTesting"],
-            swiftSettings: swiftSettings
-        ),
+        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore"]),
+        .testTarget(name: "BrokerTests", dependencies: ["Broker", "PipelineTesting"]),
         .testTarget(
             name: "HTTPClientTests",
             dependencies: [
                 "HTTPClient", "PipelineTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "StoreSQLite", "StorePostgres", "PipelineTesting"],
             // What earlier releases wrote, read by path from the tests (not bundled as resources).
-            exclude: ["SchemaFixtures"],
-            swiftSettings: swiftSettings
+            exclude: ["SchemaFixtures"]
         ),
         .testTarget(
             name: "AppStoreTests",
@@ -359,40 +303,34 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ],
             // Apple's test vectors, read by path from the tests (not bundled as resources).
-            exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"],
-            swiftSettings: swiftSettings
+            exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"]
         ),
         // Fuzz targets for every parser of outside input (docs/fuzzing.md).
         .testTarget(
             name: "FuzzTests",
-            dependencies: ["AppStore", "StubStore", "GooglePlay", "PipelineCore", "PipelineTesting", "HTTPClient"],
-            swiftSettings: swiftSettings
+            dependencies: ["AppStore", "StubStore", "GooglePlay", "PipelineCore", "PipelineTesting", "HTTPClient"]
         ),
         .testTarget(
             name: "GooglePlayTests",
             dependencies: [
                 "GooglePlay", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "StripeTests",
-            dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
-            swiftSettings: swiftSettings
+            dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]
         ),
         .testTarget(
             name: "HuaweiTests",
-            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"],
-            swiftSettings: swiftSettings
+            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]
         ),
         .testTarget(
             name: "StubStoreTests",
             dependencies: [
                 "StubStore", "PipelineTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "IntakeTests",
@@ -402,36 +340,21 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
-        .testTarget(
-            name: "DeadLettersTests",
-            dependencies: ["DeadLetters", "Broker", "Store", "PipelineTesting"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ValidatorTests",
-            dependencies: ["Validator", "PipelineTesting"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "FulfillerTests",
-            dependencies: ["StoreSQLite", "Fulfiller", "PipelineTesting"],
-            swiftSettings: swiftSettings
-        ),
+        .testTarget(name: "DeadLettersTests", dependencies: ["DeadLetters", "Broker", "Store", "PipelineTesting"]),
+        .testTarget(name: "ValidatorTests", dependencies: ["Validator", "PipelineTesting"]),
+        .testTarget(name: "FulfillerTests", dependencies: ["StoreSQLite", "Fulfiller", "PipelineTesting"]),
         .testTarget(
             name: "NotifierTests",
-            dependencies: ["StoreSQLite", "Notifier", "PipelineTesting", "HTTPClient"],
-            swiftSettings: swiftSettings
+            dependencies: ["StoreSQLite", "Notifier", "PipelineTesting", "HTTPClient"]
         ),
         .testTarget(
             name: "ObservabilityTests",
             dependencies: ["StoreSQLite", 
                 "Observability", "PipelineTesting", "Broker", "Store",
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "iapTests",
@@ -441,8 +364,12 @@ let package = Package(
                 "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
     ]
 )
+
+// Every Swift module of ours builds with the same settings (the C wrappers have none).
+for target in package.targets where !["CRabbitMQ", "CCurl"].contains(target.name) {
+    target.swiftSettings = swiftSettings
+}
