@@ -40,7 +40,7 @@ import Testing
         let run = try await Self.check(Self.twoApps())
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("2 apps in"))
-        #expect(run.output.contains("puzzle: stores apple, google_play (com.studio.puzzle; com.studio.puzzle)"))
+        #expect(run.output.contains("puzzle: stores apple, google (com.studio.puzzle; com.studio.puzzle)"))
         #expect(run.output.contains("racer: stores apple (com.studio.racer)"))
         #expect(run.output.contains("webhooks to puzzle.example") && run.output.contains("webhooks off"))
         for secret in Self.secrets { #expect(!run.output.contains(secret)) }

@@ -28,9 +28,10 @@ extension AppsFile {
                 let products = try env.optional("IAP_CATALOG").map { path throws(SettingError) in
                     try PipelineSettings.catalog(at: path).products.count
                 }
-                var stores = app.parts.contains("apple") ? ["apple"] : []
-                if verifier.googlePlay != nil { stores.append("google_play") }
-                stores += verifier.stores.configured.keys.sorted()
+                // Google Play is always registered; it counts here once it can call Google.
+                let stores =
+                    (app.parts.contains("apple") ? ["apple"] : [])
+                    + verifier.stores.configured.filter { $0.value.talksToStore }.keys.sorted()
                 summaries.append(
                     Summary(
                         id: app.id, stores: stores,
