@@ -37,34 +37,12 @@ extension StripeClient {
     /// - Throws: ``StoreCallError/Code/overBudget`` when the turn is more than the quota's
     ///   `maxWait` away (with when to come back), or the budget cannot be read.
     func waitForTurn(_ call: String) async throws(StoreCallError) {
-        let clock: @Sendable () -> Int64 = { [now] in Self.micros(now()) }
-        let grant: CallBudget.Grant
-        do {
-            grant = try await budgets.reserve(quota.budget, maxWait: quota.maxWait, now: clock).0
-        } catch {
-            throw StoreCallError.stripe(
-                .overBudget, call: call, message: "the call budget cannot be read: \(error)", retryAfter: .seconds(1))
-        }
-        switch grant {
-        case .go(let at):
-            let wait = at - clock()
-            guard wait > 0 else { return }
-            do {
-                try await Task.sleep(for: .microseconds(wait))
-            } catch {
-                throw StoreCallError.stripe(.unavailable, call: call, message: "cancelled while waiting for a turn")
-            }
-        case .later(let at):
-            throw StoreCallError.stripe(
-                .overBudget, call: call, message: "\(quota.budget) is booked ahead",
-                retryAfter: .microseconds(max(at - clock(), 1)))
-        }
+        try await budgets.waitForTurn(
+            in: quota.budget, maxWait: quota.maxWait, store: "Stripe", call: call, now: now)
     }
 
     /// After a `429`: nobody calls Stripe for `wait`, in any process sharing the budget.
     func pause(for wait: Duration) async {
-        try? await budgets.pause(quota.budget, until: Self.micros(now()) + wait.microseconds)
+        await budgets.pause(quota.budget, for: wait, now: now())
     }
-
-    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
 }
