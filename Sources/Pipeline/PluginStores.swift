@@ -43,18 +43,16 @@ public enum PluginStores {
     }
 
     /// The fulfiller's work for the configured stores: the confirmations their credits owe,
-    /// and each store's own services. Nothing when none talks to its store.
+    /// and each store's own services, over `httpClient` (shared, not owned). Nothing when none
+    /// talks to its store.
     public static func fulfillerServices(
-        _ stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog, logger: Logger
-    ) throws -> [any Service] {
+        _ stores: StoreRegistry, database: any SQLDatabase, httpClient: CurlHTTPClient, catalog: Catalog,
+        logger: Logger
+    ) -> [any Service] {
         guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
-        let client = try CurlHTTPClient(logger: logger)
         let context = StoreContext(
-            httpClient: client, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
-        return [
-            HTTPClientService(client: client),
-            StoreConfirmer(store: StoreConfirmationStore(database), stores: stores, context: context),
-        ]
+            httpClient: httpClient, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
+        return [StoreConfirmer(store: StoreConfirmationStore(database), stores: stores, context: context)]
             + stores.configured.keys.sorted().flatMap { stores.configured[$0]!.services(context) }
     }
 }

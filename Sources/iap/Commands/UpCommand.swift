@@ -9,7 +9,6 @@ import Notifier
 import Observability
 import Pipeline
 import PipelineCore
-import Scheduler
 import ServiceLifecycle
 import StorePlugins
 import StubStore
@@ -86,7 +85,10 @@ extension IAP {
                                 certsURL: stubURL + StubGooglePlay.certsPath)))
             }
             let google = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
-            configuration.scheduler = try .init(environment: settings.environment)
+            configuration.caFile = verifier.caFile
+            configuration.fulfillment = try FulfillerCommand.stage(
+                settings, reconcile: ReconcileSettings(environment: env, verifier: verifier))
+            configuration.fulfillment.elected = false
             let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
             configuration.console =
                 developmentConsole
@@ -106,7 +108,6 @@ extension IAP {
                 services.append(makeStubStoreApplication(store: stub, port: stubPort))
             }
             services += pipeline.services
-            services += try FulfillerCommand.appleJobs(settings: settings, database: database)
             let googleBanner =
                 configuration.googlePlay.map { play in
                     let pushes =

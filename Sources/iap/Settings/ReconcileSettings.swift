@@ -55,6 +55,16 @@ struct ReconcileSettings: Sendable {
         return value
     }
 
+    /// The fulfiller's Apple jobs as these settings have them.
+    var appleJobs: AppleJobs {
+        var jobs = AppleJobs()
+        jobs.reconcileInterval = interval > 0 ? .seconds(interval) : nil
+        jobs.reconcileEnvironments = environments
+        jobs.answersConsumption = answersConsumption
+        jobs.prefersRefunds = prefersRefunds
+        return jobs
+    }
+
     /// The reconciler and the HTTP client it owns (shut it down after), or nil without
     /// App Store Server API credentials.
     func makeReconciler(database: any SQLDatabase, logger: Logger) throws -> (Reconciler, CurlHTTPClient)? {

@@ -1,7 +1,6 @@
 import AppStore
 import Foundation
 import GooglePlay
-import HTTPClient
 import Logging
 import Pipeline
 import PipelineCore
@@ -140,38 +139,17 @@ struct VerifierSettings: Sendable {
         .init(bundleID: bundleID, productionURL: productionURL, sandboxURL: sandboxURL, sharedSecret: sharedSecret)
     }
 
-    /// The verifier and the HTTP client it owns.
-    /// - Parameters:
-    ///   - concurrency: verifications in flight; the HTTP client may open as many
-    ///     connections to one host (over HTTP/1.1 each request needs its own), else it
-    ///     caps the validator at its default of 64 whatever `--concurrency` says.
-    ///   - budgets: where the App Store Server API's and the stores' call budgets are kept
-    ///     (the store, shared by every process); nil with none configured.
-    func makeVerifier(
-        logger: Logger, catalog: Catalog, concurrency: Int = 64, budgets: (any CallBudgetKeeper)? = nil
-    ) throws -> (any ReceiptVerifier, CurlHTTPClient) {
+    /// Apple as these settings configure it, for the stages that call it.
+    func apple(logger: Logger) throws -> AppleSetup {
         let signedData = try signedDataVerifier()
         if signedData == nil {
             logger.notice("IAP_APP_APPLE_ID is not set: StoreKit 2 signed data is rejected in Production")
         }
-        let client = try CurlHTTPClient(
-            configuration: .init(
-                maxConnections: max(256, concurrency), maxConnectionsPerHost: max(64, concurrency), caFile: caFile),
-            logger: logger)
-        logger.info("legacy receipts verified: \(receiptVerification.rawValue)")
-        let legacy = try Verifiers.legacy(
-            mode: receiptVerification, appReceipt: appReceipt,
-            apple: try VerifyReceiptVerifier(configuration: legacyConfiguration, client: client, logger: logger),
-            logger: logger)
-        let serverAPIClient = try serverAPIKey.map {
-            try AppStoreServerAPIClient(
-                key: $0, configuration: serverAPI, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(),
-                logger: logger)
-        }
-        let builtIn = Verifiers.make(legacy: legacy, signedData: signedData, serverAPI: serverAPIClient)
-        let verifier = try PluginStores.verifier(
-            stores, builtIn: builtIn, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(), catalog: catalog,
-            logger: logger)
-        return (verifier, client)
+        var apple = AppleSetup(verifyReceipt: legacyConfiguration, signedData: signedData)
+        apple.receiptVerification = receiptVerification
+        apple.appReceipt = appReceipt
+        apple.serverAPIKey = serverAPIKey
+        apple.serverAPI = serverAPI
+        return apple
     }
 }
