@@ -8,13 +8,14 @@ import Store
 import Tracing
 
 /// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one
-/// SQLite transaction (ledger, balances, entitlements, receipt status, outbox rows), and
+/// database transaction (ledger, balances, entitlements, receipt status, outbox rows), and
 /// acks the batch with one multiple-ack after the commit. Also archives every dead letter
 /// from the dead-letter queue, marking its receipt dead (see `Fulfiller+Archive.swift`). App Store Server
 /// Notifications travel the same way: a verdict (or dead letter) whose id is a
 /// notification's applies to that notification (see ``SettlementStore/apply(_:catalog:now:)``).
 ///
-/// Run one per database.
+/// Run one per SQLite file; on PostgreSQL any number share the queue (a batch's rows are
+/// locked in its transaction).
 public struct Fulfiller: Service {
     public struct Configuration: Sendable {
         public var batchSize: Int

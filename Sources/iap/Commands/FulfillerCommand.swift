@@ -3,7 +3,7 @@ import Observability
 import Pipeline
 
 extension IAP {
-    /// Credits accounts from verdicts; any number share a database.
+    /// Credits accounts from verdicts: one per SQLite file, any number on PostgreSQL.
     struct FulfillerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fulfiller",

@@ -4,7 +4,7 @@ import Observability
 import Pipeline
 
 extension IAP {
-    /// Delivers the outbox as signed webhooks; one per database.
+    /// Delivers the outbox as signed webhooks: one per SQLite file, any number on PostgreSQL.
     struct NotifierCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "notifier",
