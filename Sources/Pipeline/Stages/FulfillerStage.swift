@@ -1,3 +1,4 @@
+import AppStore
 import Broker
 import Fulfiller
 import GooglePlay

@@ -58,12 +58,18 @@ public struct LocalPipeline: Sendable {
         public var validator: Validator.Configuration
         /// Apple as the fields above configure it.
         public var apple: AppleSetup {
-            var apple = AppleSetup(verifyReceipt: verifier, signedData: signedData)
-            apple.receiptVerification = receiptVerification
-            apple.appReceipt = appReceipt
-            apple.serverAPIKey = serverAPIKey
-            apple.serverAPI = serverAPI
-            return apple
+            get {
+                var apple = AppleSetup(verifyReceipt: verifier, signedData: signedData)
+                apple.receiptVerification = receiptVerification
+                apple.appReceipt = appReceipt
+                apple.serverAPIKey = serverAPIKey
+                apple.serverAPI = serverAPI
+                return apple
+            }
+            set {
+                (verifier, signedData, receiptVerification) = (newValue.verifyReceipt, newValue.signedData, newValue.receiptVerification)
+                (appReceipt, serverAPIKey, serverAPI) = (newValue.appReceipt, newValue.serverAPIKey, newValue.serverAPI)
+            }
         }
         public var fulfiller: Fulfiller.Configuration {
             get { fulfillment.fulfiller }

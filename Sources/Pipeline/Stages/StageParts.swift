@@ -6,7 +6,7 @@ import ServiceLifecycle
 import StorePlugins
 
 /// What every stage is composed over: the deployment's plug-in stores, catalog and topology.
-/// Apple, which only the validator and the fulfiller call, is given to them apart (``AppleSetup``).
+/// Apple, which only the validator and the fulfiller call, is given to them apart (`AppleSetup`).
 ///
 /// Each stage has one composition root (``IntakeStage``, ``ValidatorStage``,
 /// ``FulfillerStage``, ``NotifierStage``), used by its own command and by ``LocalPipeline``

@@ -1,3 +1,4 @@
+import AppStore
 import Broker
 import Logging
 import PipelineCore
@@ -19,6 +20,9 @@ public enum ValidatorStage {
         let client = try parts.httpClient(inFlight: configuration.concurrency, logger: logger)
         let budgets = budgets ?? LocalCallBudgetKeeper()
         logger.info("legacy receipts verified: \(apple.receiptVerification.rawValue)")
+        if apple.signedData == nil {
+            logger.notice("IAP_APP_APPLE_ID is not set: StoreKit 2 signed data is rejected in Production")
+        }
         let verifier = try PluginStores.verifier(
             parts.stores, builtIn: try apple.verifier(client: client, budgets: budgets, logger: logger),
             httpClient: client, budgets: budgets, catalog: parts.catalog, logger: logger)

@@ -30,7 +30,7 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
             let verifierSettings = try VerifierSettings(environment: settings.environment)
-            let apple = try verifierSettings.apple(logger: logger)
+            let apple = verifierSettings.apple
             let parts = settings.stageParts(
                 catalog: try settings.catalog(logger: logger), stores: verifierSettings.stores,
                 caFile: verifierSettings.caFile)

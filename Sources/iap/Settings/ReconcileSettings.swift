@@ -88,11 +88,11 @@ struct ReconcileSettings: Sendable {
     /// The App Store Server API client and the HTTP client it owns, or nil without credentials.
     /// - Parameter budgets: Where its call budgets are kept: the pipeline's store.
     func makeAPI(budgets: any CallBudgetKeeper, logger: Logger) throws -> (AppStoreServerAPIClient, CurlHTTPClient)? {
-        guard let key = verifier.serverAPIKey else { return nil }
+        guard let key = verifier.apple.serverAPIKey else { return nil }
         let client = try CurlHTTPClient(logger: logger)
         return (
             try AppStoreServerAPIClient(
-                key: key, configuration: verifier.serverAPI, httpClient: client, budgets: budgets, logger: logger),
+                key: key, configuration: verifier.apple.serverAPI, httpClient: client, budgets: budgets, logger: logger),
             client
         )
     }

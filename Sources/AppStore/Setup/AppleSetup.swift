@@ -1,11 +1,11 @@
-import AppStore
 import HTTPClient
 import Logging
 import PipelineCore
 
 /// Apple as a deployment configures it: how its receipts and signed data are verified, and
-/// the App Store Server API's credentials. Every stage that talks to Apple is composed from
-/// this one value.
+/// the App Store Server API's credentials, read from its variables
+/// (``init(environment:defaults:)``). Every stage that talks to Apple is composed from this
+/// one value.
 public struct AppleSetup: Sendable {
     /// `verifyReceipt`'s endpoints, bundle id and shared secret.
     public var verifyReceipt: VerifyReceiptVerifier.Configuration
@@ -17,7 +17,7 @@ public struct AppleSetup: Sendable {
     /// StoreKit 2 verification; nil rejects signed transactions and notifications.
     public var signedData: SignedDataVerifier?
     /// App Store Server API credentials; set, signed transactions are confirmed with Apple and
-    /// the fulfiller's Apple jobs (``AppleJobs``) can run.
+    /// the fulfiller's jobs that call Apple can run.
     public var serverAPIKey: AppStoreServerAPIKey?
     public var serverAPI = AppStoreServerAPIClient.Configuration()
 
@@ -48,21 +48,4 @@ public struct AppleSetup: Sendable {
                 key: $0, configuration: serverAPI, httpClient: client, budgets: budgets, logger: logger)
         }
     }
-}
-
-/// The work that talks to Apple after the fact, run beside the fulfiller when the App Store
-/// Server API is configured: the app account tokens owed for purchases the validator
-/// confirmed without one (always), reconciliation with the Notification History, and answers
-/// to Apple's consumption requests.
-public struct AppleJobs: Sendable {
-    /// Every how long the Notification History is reconciled (`IAP_RECONCILE_INTERVAL_SECONDS`); nil: never.
-    public var reconcileInterval: Duration?
-    /// The deployments reconciled (`IAP_RECONCILE_ENVIRONMENTS`).
-    public var reconcileEnvironments: [AppStoreServerAPIEnvironment] = [.production, .sandbox]
-    /// Whether Apple's consumption requests are answered (`IAP_CONSUMPTION_ANSWERS`).
-    public var answersConsumption = false
-    /// Whether an answer states a refund preference (`IAP_CONSUMPTION_REFUND_PREFERENCE`).
-    public var prefersRefunds = true
-
-    public init() {}
 }
