@@ -323,7 +323,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HuaweiTests",
-            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]
+            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient", "Store"]
         ),
         .testTarget(
             name: "StubStoreTests",
