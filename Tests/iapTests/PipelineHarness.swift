@@ -138,10 +138,10 @@ final class PipelineHarness: Sendable {
                         webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
                         schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
                 configuration.runsValidator = runsValidator
-                configuration.receiptVerification = receiptVerification
+                configuration.apple.receiptVerification = receiptVerification
                 if receiptVerification != .apple {
                     // Local checks trust the stub's receipt root, as `iap up` configures them.
-                    configuration.appReceipt = .init(
+                    configuration.apple.appReceipt = .init(
                         rootCertificates: [stub.receiptAuthority.rootDER], bundleID: bundleID)
                 }
                 configuration.scheduler = scheduler
@@ -158,11 +158,11 @@ final class PipelineHarness: Sendable {
                     pluginStores ? pluginStoreEnvironment(stub, url: stubURL) : EnvironmentReader([:])
                 ).with(googlePlayStore(stub, url: stubURL))
                 if confirmsWithServerAPI {
-                    configuration.serverAPIKey = try AppStoreServerAPIKey(
+                    configuration.apple.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
                         keyID: StubServerAPIConfiguration.developmentKeyID,
                         issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: bundleID)
-                    configuration.serverAPI = .init(productionBaseURL: stubURL, sandboxBaseURL: "\(stubURL)/sandbox")
+                    configuration.apple.serverAPI = .init(productionBaseURL: stubURL, sandboxBaseURL: "\(stubURL)/sandbox")
                 }
                 let pipeline = try LocalPipeline(
                     configuration: configuration, database: database, logger: logger,

@@ -34,7 +34,7 @@ import Validator
             intake: IntakeConfiguration(port: 0, apiTokens: ["composition-token-0123"]),
             verifier: .init(bundleID: "com.example.game"),
             notifier: .init(webhookURL: nil, secret: WebhookSecret.generate()))
-        configuration.serverAPIKey = try AppStoreServerAPIKey(
+        configuration.apple.serverAPIKey = try AppStoreServerAPIKey(
             privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
             keyID: StubServerAPIConfiguration.developmentKeyID,
             issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: "com.example.game")

@@ -31,18 +31,9 @@ public struct LocalPipeline: Sendable {
         public var catalog: Catalog
         public var intake: IntakeConfiguration
         public var relay: Relay.Configuration
-        public var verifier: VerifyReceiptVerifier.Configuration
-        /// How legacy receipts are verified (`IAP_RECEIPT_VERIFICATION`); `apple` by default.
-        public var receiptVerification = ReceiptVerificationMode.apple
-        /// The local checks of `local` and `local-then-apple`; nil trusts Apple Inc. Root CA
-        /// for ``verifier``'s bundle id.
-        public var appReceipt: AppReceiptVerifier.Configuration?
-        /// StoreKit 2 verification; nil rejects signed transactions and notifications. Set, the
-        /// intake takes Apple's notifications signed under its roots (``IntakeConfiguration/appleSignatures``).
-        public var signedData: SignedDataVerifier?
-        /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
-        public var serverAPIKey: AppStoreServerAPIKey?
-        public var serverAPI = AppStoreServerAPIClient.Configuration()
+        /// Apple's verification and App Store Server API credentials; the intake takes Apple's
+        /// notifications signed under its StoreKit 2 roots, when set.
+        public var apple: AppleSetup
         /// CA certificates (PEM) trusted for the stores' endpoints (`IAP_VERIFY_CA_FILE`); nil: the system's.
         public var caFile: String?
         /// The fulfiller's stage: the scheduler, Apple's jobs (none by default), Google Play's.
@@ -56,21 +47,6 @@ public struct LocalPipeline: Sendable {
         /// rejects Play purchases as not configured.
         public var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
         public var validator: Validator.Configuration
-        /// Apple as the fields above configure it.
-        public var apple: AppleSetup {
-            get {
-                var apple = AppleSetup(verifyReceipt: verifier, signedData: signedData)
-                apple.receiptVerification = receiptVerification
-                apple.appReceipt = appReceipt
-                apple.serverAPIKey = serverAPIKey
-                apple.serverAPI = serverAPI
-                return apple
-            }
-            set {
-                (verifier, signedData, receiptVerification) = (newValue.verifyReceipt, newValue.signedData, newValue.receiptVerification)
-                (appReceipt, serverAPIKey, serverAPI) = (newValue.appReceipt, newValue.serverAPIKey, newValue.serverAPI)
-            }
-        }
         public var fulfiller: Fulfiller.Configuration {
             get { fulfillment.fulfiller }
             set { fulfillment.fulfiller = newValue }
@@ -102,8 +78,7 @@ public struct LocalPipeline: Sendable {
             self.catalog = catalog
             self.intake = intake
             self.relay = relay
-            self.verifier = verifier
-            self.signedData = signedData
+            self.apple = AppleSetup(verifyReceipt: verifier, signedData: signedData)
             self.validator = validator
             self.fulfillment.fulfiller = fulfiller
             self.notifier = notifier
@@ -156,7 +131,7 @@ public struct LocalPipeline: Sendable {
         }
         // Last, so that it stops taking receipts first.
         services += IntakeStage.services(
-            parts, configuration: configuration.intake, appleSignatures: configuration.signedData?.authenticator,
+            parts, configuration: configuration.intake, appleSignatures: configuration.apple.signedData?.authenticator,
             relay: configuration.relay, database: database, connection: intakeConnection, health: health,
             console: configuration.console, onServerRunning: onIntakeRunning)
         self.services = services

@@ -34,7 +34,7 @@ extension IAP {
             let parts = settings.stageParts(
                 catalog: try settings.catalog(logger: logger), stores: verifierSettings.stores,
                 caFile: verifierSettings.caFile)
-            // Apple's rate limits and Google's quotas bind every validator together: with
+            // The stores' rate limits (Apple's, Google's, Huawei's) bind every validator together: with
             // credentials, the call budgets live in the pipeline's database, the one place all
             // of them see.
             let database =
