@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "AppStore",
             dependencies: [
-                "PipelineCore", "HTTPClient",
+                "PipelineCore", "HTTPClient", "StorePlugins",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

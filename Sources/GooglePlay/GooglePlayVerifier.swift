@@ -42,7 +42,8 @@ public struct GooglePlayVerifier: ReceiptVerifier {
     }
 
     public func verify(_ submission: Submission) async -> VerificationOutcome {
-        guard let evidence = submission.evidence.storeEvidence, evidence.store == GooglePlayStore.id else {
+        let evidence = submission.evidence.storeEvidence
+        guard evidence.store == GooglePlayStore.id else {
             return .rejected(reason: "not_google_play")
         }
         if evidence.kind == StoreEvidence.notificationKind {

@@ -22,7 +22,8 @@ public struct HuaweiVerifier: ReceiptVerifier {
     }
 
     public func verify(_ submission: Submission) async -> VerificationOutcome {
-        guard let evidence = submission.evidence.storeEvidence, evidence.store == HuaweiStore.id else {
+        let evidence = submission.evidence.storeEvidence
+        guard evidence.store == HuaweiStore.id else {
             return .rejected(reason: "not_huawei")
         }
         switch evidence.kind {

@@ -1,3 +1,4 @@
+import AppStore
 import Fulfiller
 import GooglePlay
 import HTTPClient
@@ -15,31 +16,37 @@ import Stripe
 /// intake then takes its receipts and notifications, the validator routes its evidence to
 /// it, and the fulfiller pays what it is owed, each through ``StoreRegistry``.
 public enum PluginStores {
-    /// Every plug-in store built in, configured by its own settings or left off.
-    public static let registered: [any StorePlugin.Type] = [GooglePlayStore.self, HuaweiStore.self, StripeStore.self]
+    /// Every store built in, configured by its own settings or left off (Apple and Google
+    /// Play are always on).
+    public static let registered: [any StorePlugin.Type] = [
+        AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self,
+    ]
 
-    /// The registered stores as `environment` configures them.
+    /// The registered stores as `environment` configures them, Apple with `apple` for what
+    /// its variables leave unset.
     /// - Throws: the first store's ``SettingError``.
-    public static func configured(_ environment: EnvironmentReader) throws(SettingError) -> StoreRegistry {
-        try StoreRegistry.configure(registered, environment: environment)
+    public static func configured(_ environment: EnvironmentReader, apple: AppleSetup.Defaults = .init())
+        throws(SettingError) -> StoreRegistry
+    {
+        try StoreRegistry.configure(registered.filter { $0.id != AppleStore.id }, environment: environment)
+            .with(AppleStore(setup: AppleSetup(environment: environment, defaults: apple)))
     }
 
-    /// Every registered store as an environment without its variables leaves it (Google on,
-    /// without a service account; the others off).
+    /// Every registered store as an environment without its variables leaves it (Apple on,
+    /// with its own endpoints; Google on, without a service account; the others off).
     public static var unconfigured: StoreRegistry {
         (try? configured(EnvironmentReader([:]))) ?? StoreRegistry(known: registered, configured: [])
     }
 
-    /// The verifier that sends plug-in stores' evidence to their stores and the rest to
-    /// `builtIn`, over the validator's HTTP client and the shared call budgets.
+    /// The verifier that sends each store's evidence to its store, over the validator's
+    /// HTTP client and the shared call budgets.
     public static func verifier(
-        _ stores: StoreRegistry, builtIn: any ReceiptVerifier, httpClient: CurlHTTPClient,
-        budgets: any CallBudgetKeeper, catalog: Catalog, logger: Logger
+        _ stores: StoreRegistry, httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper, catalog: Catalog,
+        logger: Logger
     ) throws -> any ReceiptVerifier {
-        guard !stores.configured.isEmpty else { return builtIn }
         for id in stores.configured.keys.sorted() { logger.info("\(id) purchases verified by its plug-in") }
         return try stores.verifier(
-            StoreContext(httpClient: httpClient, budgets: budgets, catalog: catalog, logger: logger), builtIn: builtIn)
+            StoreContext(httpClient: httpClient, budgets: budgets, catalog: catalog, logger: logger))
     }
 
     /// The fulfiller's work for the configured stores: the confirmations their credits owe,

@@ -1,6 +1,6 @@
 import PipelineCore
 
-/// The plug-in stores a process knows, and which of them the environment configures.
+/// The stores a process knows, and which of them the environment configures.
 ///
 /// The list of stores is written once, where the pipeline is composed
 /// (`Pipeline/StoreRegistrations.swift`); every stage takes its registry from there and
@@ -52,12 +52,12 @@ public struct StoreRegistry: Sendable {
     /// The configured stores that push notifications, by id.
     public var notifying: [String: any StorePlugin] { configured.filter { $0.value.takesNotifications } }
 
-    /// The verifier that sends each plug-in store's evidence to its store and everything
-    /// else to `builtIn` (Apple's verifiers).
-    public func verifier(_ context: StoreContext, builtIn: any ReceiptVerifier) throws -> any ReceiptVerifier {
+    /// The verifier that sends each store's evidence to its store's verifier, and refuses
+    /// that of a store not configured here.
+    public func verifier(_ context: StoreContext) throws -> any ReceiptVerifier {
         var verifiers: [String: any ReceiptVerifier] = [:]
         for (id, plugin) in configured { verifiers[id] = try plugin.verifier(context) }
-        return Routing(verifiers: verifiers, builtIn: builtIn)
+        return Routing(verifiers: verifiers)
     }
 
     /// The reason a store's evidence is refused where it is not configured.
@@ -65,10 +65,9 @@ public struct StoreRegistry: Sendable {
 
     struct Routing: ReceiptVerifier {
         let verifiers: [String: any ReceiptVerifier]
-        let builtIn: any ReceiptVerifier
 
         func verify(_ submission: Submission) async -> VerificationOutcome {
-            guard let store = submission.evidence.storeEvidence?.store else { return await builtIn.verify(submission) }
+            let store = submission.evidence.storeEvidence.store
             guard let verifier = verifiers[store] else {
                 return .rejected(reason: StoreRegistry.notConfigured(store))
             }

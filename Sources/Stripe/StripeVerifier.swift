@@ -32,7 +32,8 @@ public struct StripeVerifier: ReceiptVerifier {
     public static func transactionID(paymentIntent: String) -> String { "stripe:" + paymentIntent }
 
     public func verify(_ submission: Submission) async -> VerificationOutcome {
-        guard let evidence = submission.evidence.storeEvidence, evidence.store == StripeStore.id,
+        let evidence = submission.evidence.storeEvidence
+        guard evidence.store == StripeStore.id,
             evidence.kind == StripeEvent.kind
         else {
             return .rejected(reason: "not_stripe")

@@ -296,9 +296,6 @@ extension VerificationOutcome {
 extension Evidence {
     /// The store that answers for this evidence, as the verify metrics label it.
     var store: String {
-        switch self {
-        case .receipt, .signedTransaction, .notification, .subscriptionCheck: "apple"
-        case .store(let evidence): evidence.metricsStore
-        }
+        storeEvidence.metricsStore
     }
 }

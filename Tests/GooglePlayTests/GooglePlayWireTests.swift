@@ -26,8 +26,8 @@ import Testing
 
         // Then it is Google's purchase, routed to Google's plug-in, its payload what rows hold
         #expect(old.evidence == .googlePlay(Self.purchase))
-        #expect(old.evidence.storeEvidence?.store == GooglePlayStore.id)
-        #expect(old.evidence.storeEvidence?.payload == Self.purchase.canonicalJSON)
+        #expect(old.evidence.storeEvidence.store == GooglePlayStore.id)
+        #expect(old.evidence.storeEvidence.payload == Self.purchase.canonicalJSON)
         #expect(old.evidence.kind == "google_play")
 
         // And written again, it carries the member the previous release reads, and nothing else
@@ -45,7 +45,7 @@ import Testing
             messageID: "7001", packageName: "com.example.game", kind: .subscription, notificationType: 2,
             purchaseToken: "sub-1", productID: "vip_monthly")
         #expect(old.evidence == .googleNotice(notice))
-        #expect(old.evidence.storeEvidence?.kind == StoreEvidence.notificationKind)
+        #expect(old.evidence.storeEvidence.kind == StoreEvidence.notificationKind)
 
         let json = try Self.json(old)
         #expect((json["google_notice"] as? [String: Any])?["message_id"] as? String == "7001")

@@ -69,14 +69,10 @@ import Testing
                     "checkout.session.completed", object: paid.session, secret: StripeFixture.secret))
             let inbound = try await #require(registry.configured["stripe"]).notification(
                 InboundRequest(headers: ["stripe-signature": event.signature], body: event.body))
-            let verifier = try registry.verifier(fixture.context(), builtIn: Refusing())
+            let verifier = try registry.verifier(fixture.context())
             let outcome = await verifier.verify(
                 Submission(id: "n-5", accountID: "", evidence: .store(inbound.evidence), submittedAt: Date()))
             #expect(outcome.notification?.transaction?.storeAccountID == "player-5")
         }
-    }
-
-    struct Refusing: ReceiptVerifier {
-        func verify(_ submission: Submission) async -> VerificationOutcome { .rejected(reason: "built_in") }
     }
 }

@@ -69,7 +69,8 @@ import Validator
     }
 
     @Test func aFulfillerThatCallsNoStoreOpensNoHTTPClient() async throws {
-        // Given a fulfiller without the Server API and with no plug-in store that calls its store
+        // Given a fulfiller without the Server API (Apple as an empty environment leaves it)
+        // and with no plug-in store that calls its store
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let parts = StageParts(
@@ -78,8 +79,7 @@ import Validator
 
         // When its stage is composed
         let services = try FulfillerStage.services(
-            parts, apple: AppleSetup(verifyReceipt: .init(bundleID: "com.example.game")),
-            configuration: .init(), database: database,
+            parts, configuration: .init(), database: database,
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: logger))
 
         // Then it runs the fulfiller and the scheduler, and nothing that would call a store

@@ -32,7 +32,7 @@ public enum FulfillerStage {
     }
 
     public static func services(
-        _ parts: StageParts, apple: AppleSetup, configuration: Configuration, database: any SQLDatabase, connection: AMQPConnection
+        _ parts: StageParts, configuration: Configuration, database: any SQLDatabase, connection: AMQPConnection
     ) throws -> [any Service] {
         func leadership(_ name: String) -> any Leadership {
             configuration.elected ? database.leadership(of: name) : AlwaysLeader()
@@ -49,14 +49,14 @@ public enum FulfillerStage {
         ]
         let google = (parts.stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup
         let callsStores =
-            apple.serverAPIKey != nil || google != nil
+            parts.stores.apple?.serverAPIKey != nil || google != nil
             || parts.stores.configured.values.contains(where: \.runsInFulfiller)
         guard callsStores else { return services }
         let client = try parts.httpClient(logger: parts.logger("stores"))
         // First, so that it closes after every job using it.
         services.insert(HTTPClientService(client: client), at: 0)
         services += try appleServices(
-            parts, apple: apple, jobs: configuration.apple, database: database, client: client, leadership: leadership)
+            parts, jobs: configuration.apple, database: database, client: client, leadership: leadership)
         var googleJobs = configuration.google
         googleJobs.elected = configuration.elected
         services += PluginStores.googlePlayServices(
@@ -70,12 +70,12 @@ public enum FulfillerStage {
 
     /// Apple's jobs (``AppleJobs``), when the App Store Server API is configured.
     static func appleServices(
-        _ parts: StageParts, apple: AppleSetup, jobs: AppleJobs, database: any SQLDatabase, client: CurlHTTPClient,
+        _ parts: StageParts, jobs: AppleJobs, database: any SQLDatabase, client: CurlHTTPClient,
         leadership: (String) -> any Leadership
     ) throws -> [any Service] {
         let logger = parts.logger("apple-jobs")
         guard
-            let api = try apple.serverAPIClient(
+            let api = try parts.stores.apple?.serverAPIClient(
                 client: client, budgets: MeteredCallBudgets.shared(database), logger: logger)
         else {
             if jobs.reconcileInterval != nil || jobs.answersConsumption {

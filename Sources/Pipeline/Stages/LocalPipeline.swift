@@ -100,7 +100,8 @@ public struct LocalPipeline: Sendable {
                 configuration: configuration.amqp, topology: configuration.topology.topology, logger: connectionLogger)
         }
         let parts = StageParts(
-            topology: configuration.topology, catalog: configuration.catalog, stores: configuration.stores,
+            topology: configuration.topology, catalog: configuration.catalog,
+            stores: configuration.stores.with(AppleStore(setup: configuration.apple)),
             caFile: configuration.caFile, logger: { _ in logger })
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
@@ -117,7 +118,7 @@ public struct LocalPipeline: Sendable {
         }
         var services: [any Service] = [intakeConnection, validatorConnection, fulfillerConnection]
         services += try FulfillerStage.services(
-            parts, apple: configuration.apple, configuration: configuration.fulfillment, database: database,
+            parts, configuration: configuration.fulfillment, database: database,
             connection: fulfillerConnection)
         services += try NotifierStage.services(configuration: configuration.notifier, database: database, logger: logger)
         if configuration.metrics != nil {
@@ -126,7 +127,7 @@ public struct LocalPipeline: Sendable {
         }
         if configuration.runsValidator {
             services += try ValidatorStage.services(
-                parts, apple: configuration.apple, configuration: configuration.validator,
+                parts, configuration: configuration.validator,
                 connection: validatorConnection, budgets: MeteredCallBudgets.shared(database))
         }
         // Last, so that it stops taking receipts first.

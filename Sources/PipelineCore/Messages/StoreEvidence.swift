@@ -1,4 +1,4 @@
-/// Evidence of a store that plugs in through `StorePlugins` (Huawei AppGallery, Stripe, …):
+/// Evidence of a store (Apple, Google Play, Huawei AppGallery, Stripe, …):
 /// what the store's module parsed at the intake, kept as canonical JSON the same module
 /// reads back in the validator. Nothing between the two looks inside ``payload``.
 public struct StoreEvidence: Codable, Hashable, Sendable {
@@ -19,10 +19,10 @@ public struct StoreEvidence: Codable, Hashable, Sendable {
     /// payload, and hands it on as this kind.
     public static let notificationKind = "notification"
 
-    /// The receipt kind rows keep for it, and metrics and logs say: `store.kind`
-    /// (`huawei.purchase`); Google Play's keep the kinds they had when it was built in,
-    /// `google_play` and `google_notice`.
-    public var receiptKind: String { builtInKind ?? "\(store).\(kind)" }
+    /// The kind metrics and logs say, and plug-in stores' receipts rows keep: `store.kind`
+    /// (`huawei.purchase`); Apple's and Google Play's keep the names they had when they were
+    /// built in (`receipt`, `signed_transaction`, ...; `google_play`, `google_notice`).
+    public var receiptKind: String { builtInAppleKind ?? builtInKind ?? "\(store).\(kind)" }
 
     /// The evidence a stored `store.kind` (or `google_play`) receipt holds; nil when
     /// `receiptKind` names no plug-in.

@@ -32,31 +32,23 @@ public struct Submission: Hashable, Sendable {
     }
 }
 
-/// What a submission asks Apple or a store about: one kind, never two.
+/// What a submission asks a store about: one store's evidence, routed by its store.
+///
+/// Apple's kinds have names of their own (``receipt(_:)``, ``signedTransaction(_:)``,
+/// ``notification(signedPayload:)``, ``subscriptionCheck(originalTransactionID:latestReceipt:)``,
+/// StoreEvidence+Apple.swift), as they had when Apple was built in.
 public enum Evidence: Hashable, Sendable {
-    /// A legacy base64 app receipt, passed to `verifyReceipt` untouched.
-    case receipt(String)
-    /// A StoreKit 2 signed transaction (JWS).
-    case signedTransaction(String)
-    /// An App Store Server Notification V2 as Apple posted it (`signedPayload`, JWS).
-    case notification(signedPayload: String)
-    /// The scheduler's question about a subscription around its expiry: Apple's Server
-    /// API is asked by original transaction id, or `verifyReceipt` with the latest receipt.
-    case subscriptionCheck(originalTransactionID: String, latestReceipt: String?)
-    /// A plug-in store's purchase or notification (`StorePlugins`), routed by its store:
-    /// Google Play's, Huawei's, Stripe's.
     case store(StoreEvidence)
 
-    /// The kind's name, as logs and metrics say it.
-    public var kind: String {
+    /// The store's evidence.
+    public var storeEvidence: StoreEvidence {
         switch self {
-        case .receipt: "receipt"
-        case .signedTransaction: "signed_transaction"
-        case .notification: "notification"
-        case .subscriptionCheck: "subscription_check"
-        case .store(let evidence): evidence.receiptKind
+        case .store(let evidence): evidence
         }
     }
+
+    /// The kind's name, as logs and metrics say it (``StoreEvidence/receiptKind``).
+    public var kind: String { storeEvidence.receiptKind }
 }
 
 // MARK: - Wire format
@@ -70,7 +62,8 @@ extension Submission: Codable {
         case signedTransaction = "signed_transaction"
         case signedPayload = "signed_payload"
         case subscriptionCheck = "subscription_check"
-        // Google Play's, as the releases that built it in wrote it (StoreEvidence+GooglePlay.swift).
+        // Apple's and Google Play's, as the releases that built them in wrote them
+        // (StoreEvidence+Apple.swift, StoreEvidence+GooglePlay.swift).
         case googlePlay = "google_play"
         case googleNotice = "google_notice"
         case store = "store_evidence"
@@ -90,87 +83,52 @@ extension Submission: Codable {
         let signed = try container.decodeIfPresent(String.self, forKey: .signedTransaction)
         let payload = try container.decodeIfPresent(String.self, forKey: .signedPayload)
         let check = try container.decodeIfPresent(String.self, forKey: .subscriptionCheck)
-        let plugged = try [
+        let apple: StoreEvidence? =
+            switch (receipt, signed, payload, check) {
+            case (let latest, nil, nil, let original?): .appleCheck(original: original, latestReceipt: latest)
+            case (let receipt?, nil, nil, nil): .apple(.receipt, receipt)
+            case (nil, let signed?, nil, nil): .apple(.signedTransaction, signed)
+            case (nil, nil, let payload?, nil): .apple(.notification, payload)
+            case (nil, nil, nil, nil): nil
+            default:
+                throw DecodingError.dataCorruptedError(
+                    forKey: .receiptData, in: container, debugDescription: "a submission carries more than one evidence")
+            }
+        let found = try [
+            apple,
             container.decodeIfPresent(StoreEvidence.self, forKey: .store),
             container.decodeIfPresent(GooglePlayPurchase.self, forKey: .googlePlay).map(StoreEvidence.builtIn),
             container.decodeIfPresent(GoogleNotice.self, forKey: .googleNotice).map(StoreEvidence.builtIn),
         ].compactMap { $0 }
-        if let store = plugged.first {
-            guard receipt == nil, signed == nil, payload == nil, check == nil, plugged.count == 1 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .store, in: container, debugDescription: "a submission carries more than one evidence")
-            }
-            evidence = .store(store)
-            return
-        }
-        switch (receipt, signed, payload, check) {
-        case (let latest, nil, nil, let original?):
-            evidence = .subscriptionCheck(originalTransactionID: original, latestReceipt: latest)
-        case (let receipt?, nil, nil, nil): evidence = .receipt(receipt)
-        case (nil, let signed?, nil, nil): evidence = .signedTransaction(signed)
-        case (nil, nil, let payload?, nil): evidence = .notification(signedPayload: payload)
-        case (nil, nil, nil, nil):
+        guard let evidence = found.first else {
             throw DecodingError.dataCorruptedError(
                 forKey: .receiptData, in: container, debugDescription: "a submission carries no evidence")
-        default:
-            throw DecodingError.dataCorruptedError(
-                forKey: .receiptData, in: container, debugDescription: "a submission carries more than one evidence")
         }
+        guard found.count == 1 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .store, in: container, debugDescription: "a submission carries more than one evidence")
+        }
+        self.evidence = .store(evidence)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(accountID, forKey: .accountID)
-        switch evidence {
-        case .receipt(let data): try container.encode(data, forKey: .receiptData)
-        case .signedTransaction(let jws): try container.encode(jws, forKey: .signedTransaction)
-        case .notification(let payload): try container.encode(payload, forKey: .signedPayload)
-        case .subscriptionCheck(let original, let latest):
+        let evidence = evidence.storeEvidence
+        switch (evidence.builtInApple, evidence.builtInGooglePlay) {
+        case (.receipt(let data)?, _): try container.encode(data, forKey: .receiptData)
+        case (.signedTransaction(let jws)?, _): try container.encode(jws, forKey: .signedTransaction)
+        case (.notification(let payload)?, _): try container.encode(payload, forKey: .signedPayload)
+        case (.subscriptionCheck(let original, let latest)?, _):
             try container.encode(original, forKey: .subscriptionCheck)
             try container.encodeIfPresent(latest, forKey: .receiptData)
-        case .store(let plugged):
-            switch plugged.builtInGooglePlay {
-            case .purchase(let purchase)?: try container.encode(purchase, forKey: .googlePlay)
-            case .notice(let notice)?: try container.encode(notice, forKey: .googleNotice)
-            case nil: try container.encode(plugged, forKey: .store)
-            }
+        case (nil, .purchase(let purchase)?): try container.encode(purchase, forKey: .googlePlay)
+        case (nil, .notice(let notice)?): try container.encode(notice, forKey: .googleNotice)
+        case (nil, nil): try container.encode(evidence, forKey: .store)
         }
         try container.encodeIfPresent(orderID, forKey: .orderID)
         try container.encodeIfPresent(productID, forKey: .productID)
         try container.encode(submittedAt, forKey: .submittedAt)
-    }
-}
-
-extension Evidence {
-    /// The legacy receipt `verifyReceipt` is asked about: the receipt's, or a check's latest.
-    public var legacyReceipt: String? {
-        switch self {
-        case .receipt(let data): data
-        case .subscriptionCheck(_, let latest): latest
-        case .signedTransaction, .notification, .store: nil
-        }
-    }
-
-    public var signedTransaction: String? {
-        if case .signedTransaction(let jws) = self { return jws }
-        return nil
-    }
-
-    public var signedPayload: String? {
-        if case .notification(let payload) = self { return payload }
-        return nil
-    }
-
-    /// A plug-in store's evidence.
-    public var storeEvidence: StoreEvidence? {
-        if case .store(let evidence) = self { return evidence }
-        return nil
-    }
-
-    /// The subscription a check asks about.
-    public var checkedSubscription: String? {
-        if case .subscriptionCheck(let original, _) = self { return original }
-        return nil
     }
 }

@@ -65,13 +65,10 @@ extension InboundNotification {
         Submission(id: id, accountID: "", evidence: Self.evidence(store: store, payload), submittedAt: createdAt)
     }
 
-    /// A stored notification's payload as the evidence it is: Apple's `signedPayload`, or a
-    /// plug-in store's notification (Google's among them, its row as it always was).
+    /// A stored notification's payload as the evidence it is: the store's notification
+    /// (Apple's `signedPayload`, Google's row as it always was).
     static func evidence(store: String, _ payload: String) -> Evidence {
-        switch store {
-        case "apple": .notification(signedPayload: payload)
-        default: .store(StoreEvidence(store: store, kind: StoreEvidence.notificationKind, payload: payload))
-        }
+        .store(StoreEvidence(store: store, kind: StoreEvidence.notificationKind, payload: payload))
     }
 
     var details: NotificationDetails {

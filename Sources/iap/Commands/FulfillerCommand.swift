@@ -43,7 +43,7 @@ extension IAP {
             let operations = settings.operationsServices(
                 role: .fulfiller, adminPort: adminPort, connection: connection, database: database)
             let fulfiller = try FulfillerStage.services(
-                parts, apple: verifierSettings.apple, configuration: configuration,
+                parts, configuration: configuration,
                 database: database, connection: connection)
             try await runServices([connection] + operations + fulfiller, settings: settings, label: "fulfiller")
         }

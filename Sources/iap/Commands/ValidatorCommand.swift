@@ -30,7 +30,6 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
             let verifierSettings = try VerifierSettings(environment: settings.environment)
-            let apple = verifierSettings.apple
             let parts = settings.stageParts(
                 catalog: try settings.catalog(logger: logger), stores: verifierSettings.stores,
                 caFile: verifierSettings.caFile)
@@ -38,12 +37,12 @@ extension IAP {
             // credentials, the call budgets live in the pipeline's database, the one place all
             // of them see.
             let database =
-                ValidatorStage.spendsSharedBudgets(parts, apple: apple) ? try await settings.openDatabase() : nil
+                ValidatorStage.spendsSharedBudgets(parts) ? try await settings.openDatabase() : nil
             let connection = settings.connection("validator")
             let operations = settings.operationsServices(
                 role: .validator, adminPort: adminPort, connection: connection, database: nil)
             let validator = try ValidatorStage.services(
-                parts, apple: apple,
+                parts,
                 configuration: .init(
                     concurrency: concurrency, prefetch: prefetch, retryPolicy: RetryPolicy(maxAttempts: maxAttempts),
                     shutdownGrace: settings.operations.shutdownGrace),

@@ -8,12 +8,14 @@ import StorePlugins
 /// What the stages that call the stores read: Apple's settings (``AppleSetup``), the plug-in
 /// stores' (``PluginStores``), and `IAP_VERIFY_CA_FILE`.
 struct VerifierSettings: Sendable {
-    var apple: AppleSetup
     /// `IAP_VERIFY_CA_FILE`: CA certificates (PEM) trusted for the stores' endpoints instead
     /// of the system's, for a private proxy or endpoint in front of them.
     var caFile: String?
-    /// The plug-in stores the environment configures, Google Play among them.
+    /// The stores the environment configures, Apple and Google Play among them.
     var stores: StoreRegistry
+
+    /// Apple's settings (the registry always has them).
+    var apple: AppleSetup { stores.apple! }
 
     /// Google Play's service account and API (`IAP_GOOGLE_SERVICE_ACCOUNT`, ...), read by its
     /// plug-in; nil leaves its purchases rejected.
@@ -33,8 +35,7 @@ struct VerifierSettings: Sendable {
                 throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "\(caFile) holds no PEM certificate")
             }
         }
-        apple = try AppleSetup(environment: env, defaults: defaults)
-        stores = try PluginStores.configured(env)
+        stores = try PluginStores.configured(env, apple: defaults)
     }
 
     /// PEM files hold base64 between BEGIN/END lines; anything else is taken as DER.
