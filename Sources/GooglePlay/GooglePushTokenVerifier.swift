@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HTTPClient
 import PipelineCore
-import _CryptoExtras
+import CryptoExtras
 
 /// Checks the OIDC token Cloud Pub/Sub sends with each push of a real-time developer
 /// notification (`Authorization: Bearer <JWT>`): RS256 by one of Google's published keys,

@@ -3,7 +3,7 @@ import Foundation
 import HTTPClient
 import Hummingbird
 import PipelineCore
-import _CryptoExtras
+import CryptoExtras
 
 extension StubGooglePlay {
     /// The key id of the stub's push-signing key, as its JWKS names it.

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Huawei
 import Synchronization
-import _CryptoExtras
+import CryptoExtras
 
 /// Huawei AppGallery's IAP servers, as the pipeline meets them: the OAuth token endpoint
 /// (`client_credentials` of the stub's client), the Order service (verify a purchase token,

@@ -140,6 +140,25 @@ struct MalformedJWSTests {
             await reason(try signed(header: json(["alg": "ES256", "x5c": [x5c[1], x5c[1], x5c[2]]]))) == .invalidChain)
     }
 
+    @Test func certificateWithAnRSAKeyBoringSSLRefuses_isInvalidChain_notACrash() async throws {
+        // Given a well-formed certificate whose RSA modulus is even: valid DER, which
+        // swift-certificates reads, but a key BoringSSL refuses (the error path swift-crypto 3.12
+        // freed twice, and 4.x once; the intake reads the chain of every notification posted)
+        let authority = try ReceiptCertificateAuthority(
+            notBefore: Date(timeIntervalSinceNow: -3600), notAfter: Date(timeIntervalSinceNow: 3600))
+        var der = authority.rootDER
+        let exponent: [UInt8] = [0x02, 0x03, 0x01, 0x00, 0x01]
+        let at = try #require(der.indices.first { der[$0...].starts(with: exponent) })
+        der[at - 1] &= 0xFE
+        let even = Data(der).base64EncodedString()
+        // When chains carrying it are read, many times over
+        for _ in 0..<64 {
+            // Then each is refused for its chain, and this process lives on
+            #expect(await reason(try signed(header: json(["alg": "ES256", "x5c": [even, x5c[1], x5c[2]]]))) == .invalidChain)
+            #expect(await reason(try signed(header: json(["alg": "ES256", "x5c": [x5c[0], even, x5c[2]]]))) == .invalidChain)
+        }
+    }
+
     // MARK: Payload and signature
 
     @Test(arguments: ["not json", "[]", "42", "{\"transactionId\":42}", "{\"signedDate\":\"yesterday\"}"])
