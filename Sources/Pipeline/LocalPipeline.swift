@@ -46,7 +46,8 @@ public struct LocalPipeline: Sendable {
         /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
         public var serverAPIKey: AppStoreServerAPIKey?
         public var serverAPI = AppStoreServerAPIClient.Configuration()
-        public var googleAcknowledger = GooglePlayAcknowledger.Configuration()
+        /// How the confirmations plug-in stores are owed are paid (Google Play's acknowledgements among them).
+        public var storeConfirmer = StoreConfirmer.Configuration()
         /// Answers to Google's chargeback reviews; nil: none.
         public var googleRefundReviews: GoogleRefundReviewAnswerer.Configuration? = .init()
         /// Whether Google Play's voided purchases are read every 15 minutes (tests read them themselves).
@@ -171,7 +172,8 @@ public struct LocalPipeline: Sendable {
                 catalog: configuration.catalog, configuration: configuration.scheduler, logger: logger),
         ]
         services += try PluginStores.fulfillerServices(
-            configuration.stores, database: database, catalog: configuration.catalog, logger: logger)
+            configuration.stores, database: database, catalog: configuration.catalog, logger: logger,
+            confirmer: configuration.storeConfirmer)
         if configuration.metrics != nil {
             services.append(
                 QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
@@ -186,7 +188,6 @@ public struct LocalPipeline: Sendable {
                     database: database, logger: logger))
         }
         var google = PluginStores.GooglePlayJobs()
-        google.acknowledger = configuration.googleAcknowledger
         google.refundReviews = configuration.googleRefundReviews
         google.voidedInterval = configuration.pollsGoogleVoided ? google.voidedInterval : nil
         // One process runs every stage: no election.

@@ -42,10 +42,12 @@ public enum PluginStores {
             StoreContext(httpClient: httpClient, budgets: budgets, catalog: catalog, logger: logger), builtIn: builtIn)
     }
 
-    /// The fulfiller's work for the configured stores: the confirmations their credits owe,
-    /// and each store's own services. Nothing when none talks to its store.
+    /// The fulfiller's work for the configured stores: the confirmations their credits owe
+    /// (paid as `confirmer` says), and each store's own services. Nothing when none talks to
+    /// its store.
     public static func fulfillerServices(
-        _ stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog, logger: Logger
+        _ stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog, logger: Logger,
+        confirmer: StoreConfirmer.Configuration = .init()
     ) throws -> [any Service] {
         guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
         let client = try CurlHTTPClient(logger: logger)
@@ -53,7 +55,8 @@ public enum PluginStores {
             httpClient: client, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
         return [
             HTTPClientService(client: client),
-            StoreConfirmer(store: StoreConfirmationStore(database), stores: stores, context: context),
+            StoreConfirmer(
+                store: StoreConfirmationStore(database), stores: stores, context: context, configuration: confirmer),
         ]
             + stores.configured.keys.sorted().flatMap { stores.configured[$0]!.services(context) }
     }

@@ -97,7 +97,7 @@ final class PipelineHarness: Sendable {
         }
     }
 
-    private static func run(
+    static func run(
         database: any SQLDatabase, databaseEnvironment: [String: String],
         stub stubConfiguration: StubStoreConfiguration,
         maxAttempts: Int, runsValidator: Bool, confirmsWithServerAPI: Bool,
@@ -146,8 +146,8 @@ final class PipelineHarness: Sendable {
                 }
                 configuration.scheduler = scheduler
                 configuration.console = console
-                configuration.googleAcknowledger.interval = .milliseconds(100)
-                configuration.googleAcknowledger.initialBackoff = 0.2
+                configuration.storeConfirmer.interval = .milliseconds(100)
+                configuration.storeConfirmer.initialBackoff = 0.2
                 configuration.pollsGoogleVoided = false
                 // Google's chargeback reviews are answered by the tests, on their clock.
                 configuration.googleRefundReviews = nil

@@ -67,10 +67,9 @@ extension IAP {
                 label: "fulfiller")
         }
 
-        /// With a Google service account: the acknowledgements every credited Play purchase
-        /// owes (any number of fulfillers share them), the voided purchases' poll, and the
-        /// answers to Google's chargeback reviews (one process at a time; the preference as
-        /// Apple's, IAP_CONSUMPTION_REFUND_PREFERENCE).
+        /// With a Google service account: the voided purchases' poll, and the answers to
+        /// Google's chargeback reviews (one process at a time; the preference as Apple's,
+        /// IAP_CONSUMPTION_REFUND_PREFERENCE).
         static func googleJobs(
             settings: PipelineSettings, stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog
         ) throws -> [any Service] {
