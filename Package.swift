@@ -227,7 +227,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
-                "Fulfiller", "StorePlugins", "Stripe", "Huawei",
+                "Fulfiller", "StorePlugins", "Stripe", "Huawei", "Reconciliation",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -323,7 +323,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HuaweiTests",
-            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]
+            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient", "Store"]
         ),
         .testTarget(
             name: "StubStoreTests",

@@ -28,11 +28,15 @@ if [ "$(cat "$conf" 2>/dev/null)" != "$wanted" ]; then
     $sudo pg_ctlcluster "$version" main restart
   fi
 fi
+started=""
 if ! pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" && $4 == "online"' | grep -q .; then
   echo "setup: starting PostgreSQL $version"
-  $sudo pg_ctlcluster "$version" main start
+  # A server that was killed replays its WAL and syncs its data directory first, which on a
+  # busy disk takes longer than pg_ctl's default minute: wait up to ten.
+  $sudo pg_ctlcluster "$version" main start -- -t 600
+  started=1
 fi
-for _ in $(seq 1 60); do
+for _ in $(seq 1 1200); do
   pg_isready -q -h 127.0.0.1 -p 5432 && break
   sleep 0.5
 done
@@ -54,4 +58,12 @@ CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
 GRANT pg_read_all_stats TO iap_test;
 GRANT EXECUTE ON FUNCTION pg_stat_statements_reset(oid, oid, bigint) TO iap_test;
 SQL
+# Each test drops its database; one whose process was killed leaves it behind, and a killed
+# server's restart syncs every file of every database. Just started, no test can be using
+# one: drop them.
+if [ -n "$started" ]; then
+  for name in $("${as_postgres[@]}" psql -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'iap\_test\_%'"); do
+    "${as_postgres[@]}" psql -q -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" >/dev/null
+  done
+fi
 echo "setup: PostgreSQL $version is ready (postgres://iap_test@127.0.0.1:5432)"

@@ -22,7 +22,7 @@ extension Fulfiller {
     func archive(_ batch: [Delivery]) async {
         guard let last = batch.last else { return }
         let letters = batch.map { DeadLetter(delivery: $0, now: Date()) }
-        var delay = Duration.milliseconds(50)
+        var failures = 0
         while !Task.isCancelled {
             do {
                 let results = try await deadLetters.archive(letters, catalog: catalog, now: Date())
@@ -47,8 +47,8 @@ extension Fulfiller {
                 logger.error(
                     "cannot archive dead letters, retrying",
                     metadata: ["error": "\(error)", "count": "\(letters.count)"])
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
+                failures += 1
+                try? await Task.sleep(for: Self.databaseBackoff.delay(afterFailures: failures))
             }
         }
         // Cancelled past the shutdown grace period with nothing archived: unacked, the

@@ -8,13 +8,14 @@ import Store
 import Tracing
 
 /// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one
-/// SQLite transaction (ledger, balances, entitlements, receipt status, outbox rows), and
+/// database transaction (ledger, balances, entitlements, receipt status, outbox rows), and
 /// acks the batch with one multiple-ack after the commit. Also archives every dead letter
 /// from the dead-letter queue, marking its receipt dead (see `Fulfiller+Archive.swift`). App Store Server
 /// Notifications travel the same way: a verdict (or dead letter) whose id is a
 /// notification's applies to that notification (see ``SettlementStore/apply(_:catalog:now:)``).
 ///
-/// Run one per database.
+/// Run one per SQLite file; on PostgreSQL any number share the queue (a batch's rows are
+/// locked in its transaction).
 public struct Fulfiller: Service {
     public struct Configuration: Sendable {
         public var batchSize: Int
@@ -162,7 +163,7 @@ public struct Fulfiller: Service {
     /// - Returns: nil when cancelled before a commit succeeded.
     func commit(_ verdicts: [Verdict]) async -> [VerdictResult]? {
         guard !verdicts.isEmpty else { return [] }
-        var delay = Duration.milliseconds(50)
+        var failures = 0
         while !Task.isCancelled {
             do {
                 let started = ContinuousClock.now
@@ -172,12 +173,16 @@ public struct Fulfiller: Service {
             } catch {
                 logger.error(
                     "cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
+                failures += 1
+                try? await Task.sleep(for: Self.databaseBackoff.delay(afterFailures: failures))
             }
         }
         return nil
     }
+
+    /// The wait before a batch is tried again on a database that failed it (busy,
+    /// unreachable, full): 50 ms, doubling, at most 5 s.
+    static let databaseBackoff = Backoff(base: .milliseconds(50), cap: .seconds(5))
 
     /// Counts a credit and its end-to-end latency, from the intake's commit.
     private static func record(_ status: ReceiptStatus, of delivery: Delivery) {

@@ -50,7 +50,7 @@ extension GooglePlayStore {
     /// final. The reason is the failure as logs show it.
     public static func confirm(_ owed: GooglePlayConfirmation, client: GooglePlayClient) async -> ConfirmationOutcome {
         let purchase = owed.purchase
-        // Untyped, as the acknowledger's own call was: with the typed catch, runs of the
+        // Untyped, as the former acknowledger's call was: with the typed catch, runs of the
         // acknowledging tests aborted (signal 6, no message) about one in three; not understood.
         do throws(any Error) {
             switch owed.action {

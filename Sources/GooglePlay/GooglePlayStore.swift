@@ -107,7 +107,10 @@ public struct GooglePlayStore: StorePlugin {
             throw StoreInputError.invalid(
                 "invalid_push", error.message, member: error.field.isEmpty ? nil : error.field)
         }
-        return InboundNotification(messageID: notice.messageID, evidence: .googleNotice(notice))
+        // The release with Google built in keyed a push by Pub/Sub's bare message id; one it
+        // stored and Pub/Sub redelivers to this release is the same notification.
+        return InboundNotification(
+            messageID: notice.messageID, evidence: .googleNotice(notice), formerKeys: [notice.messageID])
     }
 
     // MARK: Verification

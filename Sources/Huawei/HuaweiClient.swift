@@ -9,8 +9,11 @@ import StorePlugins
 ///
 /// Every call carries the app-level access token as `Basic base64("APPAT:" + token)`,
 /// fetched once and kept until five minutes before it expires; a `401` drops it and the
-/// call is tried once more with a fresh one. Huawei answers most failures `200` with a
-/// `responseCode`; either way a failure is a ``StoreCallError`` that says whether to retry.
+/// call is tried once more with a fresh one. Every call to the services first books its turn
+/// in the app's call budget (``HuaweiQuota``), shared through `budgets` by every process
+/// that calls Huawei; a `429` pauses that budget for all of them until its `Retry-After`.
+/// Huawei answers most failures `200` with a `responseCode`; either way a failure is a
+/// ``StoreCallError`` that says whether to retry.
 ///
 /// ```swift
 /// let huawei = HuaweiClient(settings: settings, httpClient: http)
@@ -21,26 +24,35 @@ public final class HuaweiClient: Sendable {
     public let settings: HuaweiSettings
     /// The limit on one call.
     public let timeout: Duration
+    let budgets: any CallBudgetKeeper
+    let now: @Sendable () -> Date
     private let tokens: HuaweiAccessTokens
     private let http: CurlHTTPClient
 
     /// - Parameters:
     ///   - httpClient: Shared, not owned: its owner shuts it down.
-    ///   - now: The clock, for the token's expiry.
+    ///   - budgets: Where the call budget is kept: the pipeline's store, so that every
+    ///     process stays within `settings.quota` together.
+    ///   - now: The clock, for the token's expiry and the budget.
     public convenience init(
         settings: HuaweiSettings, httpClient: CurlHTTPClient, timeout: Duration = .seconds(10),
-        now: @escaping @Sendable () -> Date = { Date() }
+        budgets: any CallBudgetKeeper = LocalCallBudgetKeeper(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.init(
-            settings: settings, httpClient: httpClient, timeout: timeout,
+            settings: settings, httpClient: httpClient, timeout: timeout, budgets: budgets, now: now,
             tokens: HuaweiAccessTokens(
                 oauthURL: settings.oauthURL, clientID: settings.clientID, clientSecret: settings.clientSecret, now: now)
         )
     }
 
-    init(settings: HuaweiSettings, httpClient: CurlHTTPClient, timeout: Duration, tokens: HuaweiAccessTokens) {
+    init(
+        settings: HuaweiSettings, httpClient: CurlHTTPClient, timeout: Duration, budgets: any CallBudgetKeeper,
+        now: @escaping @Sendable () -> Date, tokens: HuaweiAccessTokens
+    ) {
         self.settings = settings
         self.timeout = timeout
+        self.budgets = budgets
+        self.now = now
         self.tokens = tokens
         self.http = httpClient
     }
@@ -117,6 +129,8 @@ public final class HuaweiClient: Sendable {
         let bytes = Array(StoreInput.canonicalJSON(body).utf8)
         for attempt in 0..<2 {
             let token = try await tokens.token(http: http)
+            // Each attempt is a call Huawei counts, the one with a fresh token too.
+            try await waitForTurn(call)
             let response: HTTPResponse
             do {
                 response = try await http.execute(
@@ -138,8 +152,10 @@ public final class HuaweiClient: Sendable {
                 continue
             }
             guard response.isSuccess else {
-                throw StoreCallError.from(
+                let error = StoreCallError.from(
                     status: response.status, retryAfter: response.header("Retry-After"), call: call)
+                if error.code == .rateLimited { await pause(for: error.retryAfter ?? .seconds(1)) }
+                throw error
             }
             guard let answer = try? JSONDecoder().decode(Answer.self, from: response.bodyData),
                 let code = answer.responseCode

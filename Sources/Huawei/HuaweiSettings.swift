@@ -10,6 +10,8 @@ import PipelineCore
 /// - `IAP_HUAWEI_OAUTH_URL`, `IAP_HUAWEI_ORDER_URL`, `IAP_HUAWEI_SUBSCRIPTION_URL`: where the
 ///   token endpoint, the Order service and the Subscription service are (Huawei's Germany
 ///   site by default)
+/// - `IAP_HUAWEI_CALLS_PER_SECOND`: the calls a second every process together makes to
+///   those services (``HuaweiQuota``, 50 by default, 1-1000)
 public struct HuaweiSettings: Sendable {
     public static let clientIDVariable = "IAP_HUAWEI_CLIENT_ID"
     public static let defaultOAuthURL = "https://oauth-login.cloud.huawei.com/oauth2/v3/token"
@@ -23,10 +25,13 @@ public struct HuaweiSettings: Sendable {
     public var oauthURL: String
     public var orderURL: String
     public var subscriptionURL: String
+    /// How fast the Order and Subscription services are called.
+    public var quota: HuaweiQuota
 
     public init(
         clientID: String, clientSecret: String, publicKey: HuaweiPublicKey, oauthURL: String = defaultOAuthURL,
-        orderURL: String = defaultOrderURL, subscriptionURL: String = defaultSubscriptionURL
+        orderURL: String = defaultOrderURL, subscriptionURL: String = defaultSubscriptionURL,
+        quota: HuaweiQuota = .init()
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -34,6 +39,7 @@ public struct HuaweiSettings: Sendable {
         self.oauthURL = oauthURL
         self.orderURL = Self.trimmed(orderURL)
         self.subscriptionURL = Self.trimmed(subscriptionURL)
+        self.quota = quota
     }
 
     /// The settings the environment asks for, or nil when `IAP_HUAWEI_CLIENT_ID` is unset.
@@ -56,7 +62,8 @@ public struct HuaweiSettings: Sendable {
             clientID: clientID, clientSecret: secret, publicKey: key,
             oauthURL: try env.httpURL("IAP_HUAWEI_OAUTH_URL", default: Self.defaultOAuthURL)!,
             orderURL: try env.httpURL("IAP_HUAWEI_ORDER_URL", default: Self.defaultOrderURL)!,
-            subscriptionURL: try env.httpURL("IAP_HUAWEI_SUBSCRIPTION_URL", default: Self.defaultSubscriptionURL)!)
+            subscriptionURL: try env.httpURL("IAP_HUAWEI_SUBSCRIPTION_URL", default: Self.defaultSubscriptionURL)!,
+            quota: try HuaweiQuota(environment: env))
     }
 
     private static func trimmed(_ url: String) -> String {

@@ -20,10 +20,12 @@ public struct HuaweiStore: StorePlugin {
     public let settings: HuaweiSettings
     /// One access token for every client this store makes (Huawei limits how often they are fetched).
     private let tokens: HuaweiAccessTokens
+    private let now: @Sendable () -> Date
 
-    /// - Parameter now: The clock, for the access token's expiry.
+    /// - Parameter now: The clock, for the access token's expiry and the call budget.
     public init(settings: HuaweiSettings, now: @escaping @Sendable () -> Date = { Date() }) {
         self.settings = settings
+        self.now = now
         self.tokens = HuaweiAccessTokens(
             oauthURL: settings.oauthURL, clientID: settings.clientID, clientSecret: settings.clientSecret, now: now)
     }
@@ -59,13 +61,19 @@ public struct HuaweiStore: StorePlugin {
 
     // MARK: Verification and confirmation
 
-    /// A client over `httpClient` (shared, not owned), with this store's access token.
-    public func client(httpClient: CurlHTTPClient) -> HuaweiClient {
-        HuaweiClient(settings: settings, httpClient: httpClient, timeout: .seconds(10), tokens: tokens)
+    /// A client over `httpClient` (shared, not owned), with this store's access token, its
+    /// calls booked in `budgets` (the pipeline's: see ``HuaweiQuota``).
+    public func client(
+        httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper = LocalCallBudgetKeeper()
+    ) -> HuaweiClient {
+        HuaweiClient(
+            settings: settings, httpClient: httpClient, timeout: .seconds(10), budgets: budgets, now: now,
+            tokens: tokens)
     }
 
+    /// A verifier over the pipeline's HTTP client, its calls booked in `context.budgets`.
     public func verifier(_ context: StoreContext) throws -> any ReceiptVerifier {
-        HuaweiVerifier(client: client(httpClient: context.httpClient))
+        HuaweiVerifier(client: client(httpClient: context.httpClient, budgets: context.budgets))
     }
 
     /// Confirms a consumable's delivery (``HuaweiConfirmation``). Huawei's "already
@@ -74,7 +82,7 @@ public struct HuaweiStore: StorePlugin {
         guard let owed = HuaweiConfirmation(json: confirmation) else {
             return .failed(reason: "huawei_confirmation_unreadable")
         }
-        return await confirm(owed, client: client(httpClient: context.httpClient))
+        return await confirm(owed, client: client(httpClient: context.httpClient, budgets: context.budgets))
     }
 
     /// The same, over `client`.

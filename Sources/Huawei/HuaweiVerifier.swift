@@ -135,7 +135,7 @@ public struct HuaweiVerifier: ReceiptVerifier {
         case .unauthorized: .transient(reason: "huawei_unauthorized")
         case .unavailable: .transient(reason: "huawei_unavailable", retryAfter: error.retryAfter)
         case .malformedResponse: .transient(reason: "huawei_malformed_response")
-        // Huawei's client keeps no shared budget; deferred as the other stores' are, should it.
+        // Not sent: no attempt spent, back when the budget has room.
         case .overBudget: .deferred(reason: "huawei_budget", retryAfter: error.retryAfter ?? .seconds(1))
         }
     }

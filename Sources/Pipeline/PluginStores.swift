@@ -43,20 +43,18 @@ public enum PluginStores {
     }
 
     /// The fulfiller's work for the configured stores: the confirmations their credits owe
-    /// (paid as `confirmer` says), and each store's own services. Nothing when none talks to
-    /// its store.
+    /// (paid as `confirmer` says), and each store's own services, over `httpClient` (shared,
+    /// not owned). Nothing when none talks to its store.
     public static func fulfillerServices(
-        _ stores: StoreRegistry, database: any SQLDatabase, catalog: Catalog, logger: Logger,
-        confirmer: StoreConfirmer.Configuration = .init()
-    ) throws -> [any Service] {
+        _ stores: StoreRegistry, database: any SQLDatabase, httpClient: CurlHTTPClient, catalog: Catalog,
+        logger: Logger, confirmer: StoreConfirmer.Configuration = .init()
+    ) -> [any Service] {
         guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
-        let client = try CurlHTTPClient(logger: logger)
         let context = StoreContext(
-            httpClient: client, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
+            httpClient: httpClient, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
         return [
-            HTTPClientService(client: client),
             StoreConfirmer(
-                store: StoreConfirmationStore(database), stores: stores, context: context, configuration: confirmer),
+                store: StoreConfirmationStore(database), stores: stores, context: context, configuration: confirmer)
         ]
             + stores.configured.keys.sorted().flatMap { stores.configured[$0]!.services(context) }
     }

@@ -45,10 +45,16 @@ public struct InboundRequest: Sendable {
 public struct InboundNotification: Hashable, Sendable {
     public var messageID: String
     public var evidence: StoreEvidence
+    /// The `message_id` an earlier release stored this same message under in the store's
+    /// rows, when it was not `<store>:<messageID>`: a push sent to that release and again to
+    /// this one finds the first row instead of making a second. Only the plug-in knows its
+    /// history, so it says; empty for a store that never keyed otherwise.
+    public var formerKeys: [String]
 
-    public init(messageID: String, evidence: StoreEvidence) {
+    public init(messageID: String, evidence: StoreEvidence, formerKeys: [String] = []) {
         self.messageID = messageID
         self.evidence = evidence
+        self.formerKeys = formerKeys
     }
 }
 

@@ -5,8 +5,8 @@ import PipelineCore
 import StorePlugins
 import Testing
 
-/// What a credit owes Google, paid through the plug-in's `confirm`, as the fulfiller's
-/// acknowledger pays it.
+/// What a credit owes Google: put on the transaction by the verifier unless Google has it
+/// already, and paid through the plug-in's `confirm`, as the fulfiller's `StoreConfirmer` pays it.
 @Suite struct GooglePlayConfirmationTests {
     static let package = GooglePlayFixture.package
 

@@ -22,9 +22,16 @@ struct HuaweiFixture: Sendable {
         HuaweiStore(settings: settings, now: { clock.now })
     }
 
-    func context() -> StoreContext {
+    /// The plug-in at `quota`, on the real clock (budgets are timed).
+    func huawei(quota: HuaweiQuota) -> HuaweiStore {
+        var settings = settings
+        settings.quota = quota
+        return HuaweiStore(settings: settings)
+    }
+
+    func context(budgets: any CallBudgetKeeper = LocalCallBudgetKeeper()) -> StoreContext {
         StoreContext(
-            httpClient: http, budgets: LocalCallBudgetKeeper(), catalog: Catalog(products: []),
+            httpClient: http, budgets: budgets, catalog: Catalog(products: []),
             logger: .init(label: "huawei-tests"))
     }
 

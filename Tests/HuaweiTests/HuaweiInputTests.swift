@@ -60,6 +60,15 @@ import Testing
         #expect(settings.oauthURL == "https://oauth-login.cloud.huawei.com/oauth2/v3/token")
         #expect(settings.orderURL == "https://orders-dra.iap.cloud.huawei.asia")
         #expect(settings.subscriptionURL == "https://subscr-dre.iap.cloud.huawei.eu")
+        #expect(settings.quota.perSecond == 50)
+        #expect(settings.quota.budget(clientID: "107654321").name == "huawei/107654321")
+        let paced = try #require(
+            try HuaweiSettings(
+                environment: EnvironmentReader([
+                    "IAP_HUAWEI_CLIENT_ID": "107654321", "IAP_HUAWEI_CLIENT_SECRET": "s3cret",
+                    "IAP_HUAWEI_PUBLIC_KEY": Self.key, "IAP_HUAWEI_CALLS_PER_SECOND": "20",
+                ])))
+        #expect(paced.quota.perSecond == 20)
     }
 
     @Test func badSettingsNameTheVariableAndNeverTheSecret() {
@@ -75,6 +84,9 @@ import Testing
             (good.merging(["IAP_HUAWEI_OAUTH_URL": "ftp://x"]) { $1 }, "IAP_HUAWEI_OAUTH_URL"),
             (good.merging(["IAP_HUAWEI_ORDER_URL": "orders"]) { $1 }, "IAP_HUAWEI_ORDER_URL"),
             (good.merging(["IAP_HUAWEI_SUBSCRIPTION_URL": "x://"]) { $1 }, "IAP_HUAWEI_SUBSCRIPTION_URL"),
+            (good.merging(["IAP_HUAWEI_CALLS_PER_SECOND": "0"]) { $1 }, "IAP_HUAWEI_CALLS_PER_SECOND"),
+            (good.merging(["IAP_HUAWEI_CALLS_PER_SECOND": "1001"]) { $1 }, "IAP_HUAWEI_CALLS_PER_SECOND"),
+            (good.merging(["IAP_HUAWEI_CALLS_PER_SECOND": "fast"]) { $1 }, "IAP_HUAWEI_CALLS_PER_SECOND"),
         ]
         for (values, variable) in table {
             let error = #expect(throws: SettingError.self) {

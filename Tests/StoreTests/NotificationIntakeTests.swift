@@ -1,8 +1,9 @@
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
 import Testing
+
+@testable import Store
 
 /// An App Store Server Notification from intake to its final status.
 @Suite struct NotificationIntakeTests {
@@ -197,6 +198,31 @@ import Testing
             #expect(json["reason"] as? String == "refunded_before_credit")
             #expect(json["transaction_id"] as? String == "t1")
             #expect(json["environment"] as? String == "Sandbox")
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func aFormerKeyFindsThatStoresRowAndNoOtherStores(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
+            // Given a push the release with Google built in stored under Pub/Sub's bare message id
+            let payload = #"{"kind":"test","message_id":"42","package_name":"com.example.game"}"#
+            let old = InboundNotification(
+                id: "old", payload: payload, payloadHash: Fixture.hash(payload), now: t0, store: "google",
+                messageID: "42")
+            try await database.transaction { db in try await db.insert(old, into: "store_notifications") }
+            let notifications = StoreNotificationStore(database)
+
+            // When another store's message of that id names the same former key, then Google's again
+            let other = try await notifications.acceptStoreNotification(
+                id: "h1", store: "huawei", messageID: "42", formerKeys: ["42"], payload: payload, now: t0)
+            let again = try await notifications.acceptStoreNotification(
+                id: "g1", store: "google", messageID: "42", formerKeys: ["42"], payload: payload, now: t0)
+
+            // Then Google's finds the old row and stores nothing; the other store's is its own
+            #expect(other == ("h1", true))
+            #expect(again == ("old", false))
+            #expect(try await notifications.notification(id: "g1") == nil)
         }
     }
 }

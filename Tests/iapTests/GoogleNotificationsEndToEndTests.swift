@@ -5,9 +5,10 @@ import HTTPClient
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
 import StubStore
 import Testing
+
+@testable import Store
 
 /// Google Play's real-time developer notifications, pushed as Cloud Pub/Sub does to
 /// `POST /v1/google/notifications`: the push's token checked, the notice stored once per
@@ -171,6 +172,41 @@ import Testing
             #expect(owed?.action == .consume && owed?.row.receiptID == nil)
             #expect(pipeline.stub.googlePlay.stats.consumed == ["coin-token-7"])
             #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func aPushTheReleaseBeforeStoredIsADuplicateWhenRedelivered(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given a push the release with Google built in stored as it did: store google,
+            // keyed by Pub/Sub's bare message id
+            let notice = PipelineHarness.developerNotification("testNotification", ["version": "1.0"])
+            let stored = try GooglePubSubPush.notice(from: Array(StubGooglePlay.pushBody(notice, messageID: "8001")))
+            let payload = stored.canonicalJSON
+            let old = Store.InboundNotification(
+                id: TimeOrderedID.make(), payload: payload, payloadHash: PayloadHash.notification(payload),
+                now: Date(), store: "google", messageID: stored.messageID)
+            try await pipeline.database.transaction { db in try await db.insert(old, into: "store_notifications") }
+
+            // When Pub/Sub, never having had the answer, delivers it again to this release
+            let (status, answer) = try await pipeline.pushGoogle(notice, messageID: "8001")
+
+            // Then it is answered as a duplicate, with the first row's id, and nothing is stored
+            #expect(status == 200 && answer["notification_id"] as? String == old.id, "\(answer)")
+            #expect(try await googleKeys(pipeline) == ["8001"])
+            // And another message is still another notification, keyed as this release keys it
+            let (other, next) = try await pipeline.pushGoogle(notice, messageID: "8002")
+            #expect(other == 200 && next["notification_id"] as? String != old.id)
+            #expect(try await googleKeys(pipeline) == ["8001", "google:8002"])
+        }
+    }
+
+    /// The `message_id` of every Google row, in order.
+    func googleKeys(_ pipeline: PipelineHarness) async throws -> [String] {
+        try await pipeline.database.transaction { db in
+            try await db.rows("SELECT message_id FROM store_notifications WHERE store = 'google' ORDER BY 1")
+                .map { try $0.get("message_id", as: String.self) }
         }
     }
 

@@ -146,11 +146,12 @@ final class PipelineHarness: Sendable {
                 }
                 configuration.scheduler = scheduler
                 configuration.console = console
-                configuration.storeConfirmer.interval = .milliseconds(100)
-                configuration.storeConfirmer.initialBackoff = 0.2
-                configuration.pollsGoogleVoided = false
-                // Google's chargeback reviews are answered by the tests, on their clock.
-                configuration.googleRefundReviews = nil
+                configuration.fulfillment.storeConfirmer.interval = .milliseconds(100)
+                configuration.fulfillment.storeConfirmer.initialBackoff = 0.2
+                // Google's voided purchases are read, and its chargeback reviews answered, by the
+                // tests, on their clock.
+                configuration.fulfillment.google.voidedInterval = nil
+                configuration.fulfillment.google.refundReviews = nil
                 // Huawei and Stripe configured from their variables, pointing at the stub; else
                 // known and off, as in a deployment that does not set them.
                 configuration.stores = try PluginStores.configured(

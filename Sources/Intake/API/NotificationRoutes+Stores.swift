@@ -36,7 +36,8 @@ extension NotificationRoutes {
         let messageID = Self.messageKey(accepted.messageID, store: store.id)
         return try await self.store(.store(evidence), metric: nil) { id, now in
             try await notifications.acceptStoreNotification(
-                id: id, store: store.id, messageID: messageID, payload: evidence.payload, now: now)
+                id: id, store: store.id, messageID: messageID, formerKeys: accepted.formerKeys,
+                payload: evidence.payload, now: now)
         }
     }
 

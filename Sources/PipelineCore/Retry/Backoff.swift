@@ -5,7 +5,8 @@ import Foundation
 /// share in `jitter` so that many clients failing together do not retry together.
 ///
 /// The pipeline's exponential retries use it: the broker connection's reconnects, the search
-/// for a PostgreSQL primary, Google Play acknowledgements. The validator's retry tiers and
+/// for a PostgreSQL primary, the fulfiller's commits on a failing database, the stores'
+/// confirmations and the other calls owed after a credit. The validator's retry tiers and
 /// the notifier's webhook schedule are fixed lists of delays instead (the tiers are delayed
 /// queues, the schedule is what receivers are told to expect).
 ///

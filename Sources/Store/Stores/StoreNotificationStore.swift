@@ -31,36 +31,48 @@ public struct StoreNotificationStore: Sendable {
     ) {
         try await accept(
             InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now),
-            knownBy: "payload_hash", payloadHash)
+            knownBy: [("SELECT id FROM store_notifications WHERE payload_hash = ?", [payloadHash])])
     }
 
     /// Stores a notification a plug-in store pushed (its plug-in checked it), once per the
     /// store's own id for it (`messageID`), which the store sends again until it is answered.
+    /// - Parameter formerKeys: What an earlier release keyed the same message by in this
+    ///   store's rows (``InboundNotification/formerKeys``): a row found under one is the same
+    ///   notification, sent again across an upgrade.
     /// - Returns: the notification's id (the stored one, for a message seen before), and
     ///   whether this call created it.
-    public func acceptStoreNotification(id: String, store: String, messageID: String, payload: String, now: Date)
-        async throws -> (id: String, created: Bool)
-    {
+    public func acceptStoreNotification(
+        id: String, store: String, messageID: String, formerKeys: [String] = [], payload: String, now: Date
+    ) async throws -> (id: String, created: Bool) {
         // Message ids are the store's: two stores may number theirs alike.
         let key = "\(store):\(messageID)"
+        let former = formerKeys.filter { $0 != key }.map {
+            ("SELECT id FROM store_notifications WHERE store = ? AND message_id = ?", [store, $0] as SQLArguments)
+        }
         return try await accept(
             InboundNotification(
                 id: id, payload: payload, payloadHash: PayloadHash.notification("\(store):\(payload)"), now: now,
                 store: store, messageID: key),
-            knownBy: "message_id", key)
+            knownBy: [("SELECT id FROM store_notifications WHERE message_id = ?", [key])] + former)
     }
 
-    private func accept(_ row: InboundNotification, knownBy column: String, _ key: String) async throws -> (
+    /// Inserts `row` unless one of the `lookups` (each a query of one id) finds it stored.
+    private func accept(_ row: InboundNotification, knownBy lookups: [(String, SQLArguments)]) async throws -> (
         id: String, created: Bool
     ) {
         try await database.transaction { db in
-            let first = "SELECT id FROM store_notifications WHERE \(column) = ?"
-            if let known: String = try await db.value(first, [key]) { return (known, false) }
+            func known() async throws -> String? {
+                for (sql, arguments) in lookups {
+                    if let id: String = try await db.value(sql, arguments) { return id }
+                }
+                return nil
+            }
+            if let known = try await known() { return (known, false) }
             do {
                 try await db.savepoint { try await db.insert(row, into: "store_notifications") }
             } catch SQLError.constraint {
                 // Another intake stored the same one a moment ago (PostgreSQL, replicated).
-                guard let known: String = try await db.value(first, [key]) else { throw SQLError.constraint(row.id) }
+                guard let known = try await known() else { throw SQLError.constraint(row.id) }
                 return (known, false)
             }
             return (row.id, true)

@@ -1,10 +1,10 @@
 import ArgumentParser
-import HTTPClient
 import Notifier
 import Observability
+import Pipeline
 
 extension IAP {
-    /// Delivers the outbox as signed webhooks; one per database.
+    /// Delivers the outbox as signed webhooks: one per SQLite file, any number on PostgreSQL.
     struct NotifierCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "notifier",
@@ -23,16 +23,14 @@ extension IAP {
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
-            let logger = settings.logger("notifier")
             let notifierSettings = try NotifierSettings(environment: settings.environment)
             let database = try await settings.openDatabase()
-            let client = try CurlHTTPClient(logger: logger)
-            let notifier = Notifier(
-                configuration: notifierSettings.configuration(), database: database, client: client, logger: logger)
+            let notifier = try NotifierStage.services(
+                configuration: notifierSettings.configuration(), database: database,
+                logger: settings.logger("notifier"))
             let operations = settings.operationsServices(
                 role: .notifier, adminPort: adminPort, connection: nil, database: database)
-            try await runServices(operations + [notifier], settings: settings, label: "notifier")
-            await client.shutdown()
+            try await runServices(operations + notifier, settings: settings, label: "notifier")
         }
     }
 }

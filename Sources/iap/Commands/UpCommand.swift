@@ -9,7 +9,6 @@ import Notifier
 import Observability
 import Pipeline
 import PipelineCore
-import Scheduler
 import ServiceLifecycle
 import StorePlugins
 import StubStore
@@ -52,21 +51,20 @@ extension IAP {
             var receiptRoot: (@Sendable () -> [UInt8])?
             if let stub { receiptRoot = { stub.receiptAuthority.rootDER } }
             // With the embedded stub, StoreKit 2 data is the stub's, signed for Sandbox under its own CA.
-            let verifier = try VerifierSettings(
-                environment: env, defaultURLs: ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt"),
-                defaultAppStoreEnvironment: embedsStub ? .sandbox : .production, defaultRoot: stub?.storeKit.rootDER,
-                defaultReceiptRoot: receiptRoot)
+            var apple = AppleSetup.Defaults()
+            apple.verifyURLs = ("\(stubURL)/verifyReceipt", "\(stubURL)/sandbox/verifyReceipt")
+            apple.appStoreEnvironment = embedsStub ? .sandbox : .production
+            apple.signedDataRoot = stub?.storeKit.rootDER
+            apple.receiptRoot = receiptRoot
+            let verifier = try VerifierSettings(environment: env, apple: apple)
             let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
-                intake: intake, verifier: verifier.legacyConfiguration, signedData: try verifier.signedDataVerifier(),
+                intake: intake, verifier: verifier.apple.verifyReceipt,
                 validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
                 notifier: notifier.configuration())
-            configuration.receiptVerification = verifier.receiptVerification
-            configuration.appReceipt = verifier.appReceipt
-            configuration.serverAPIKey = verifier.serverAPIKey
-            configuration.serverAPI = verifier.serverAPI
+            configuration.apple = verifier.apple
             configuration.stores = try stub.map { try Self.stores(env, stub: $0, url: stubURL) } ?? verifier.stores
             let realGoogle = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
             if let stub, realGoogle?.setup == nil || realGoogle?.push == nil {
@@ -86,7 +84,10 @@ extension IAP {
                                 certsURL: stubURL + StubGooglePlay.certsPath)))
             }
             let google = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
-            configuration.scheduler = try .init(environment: settings.environment)
+            configuration.caFile = verifier.caFile
+            configuration.fulfillment = try FulfillerCommand.stage(
+                settings, reconcile: ReconcileSettings(environment: env, verifier: verifier))
+            configuration.fulfillment.elected = false
             let developmentConsole = env.optional("IAP_CONSOLE_OPERATORS") == nil
             configuration.console =
                 developmentConsole
@@ -106,7 +107,6 @@ extension IAP {
                 services.append(makeStubStoreApplication(store: stub, port: stubPort))
             }
             services += pipeline.services
-            services += try FulfillerCommand.appleJobs(settings: settings, database: database)
             let googleBanner =
                 configuration.googlePlay.map { play in
                     let pushes =
@@ -168,7 +168,7 @@ extension IAP {
             return """
                 iap up: the whole pipeline in one process (Ctrl-C stops it gracefully)
                   intake       \(api)   token: \(tokenSource)
-                  verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.productionURL)  bundle: \(verifier.bundleID)  receipts: \(verifier.receiptVerification.rawValue)
+                  verify       \(embedsStub ? "embedded stub store at \(stubURL)" : verifier.apple.verifyReceipt.productionURL)  bundle: \(verifier.apple.verifyReceipt.bundleID)  receipts: \(verifier.apple.receiptVerification.rawValue)
                   google play  \(google)
                   stores       \(stores.isEmpty ? "none plugged in" : stores)   (docs/huawei.md, docs/stripe.md)
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
@@ -176,7 +176,7 @@ extension IAP {
                   console      \(console)   dead letters: iap dlq list
 
                 Try it (with one of your API tokens in $TOKEN):
-                  receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.bundleID)", \(verifier.receiptVerification == .apple ? "" : "\"format\": \"pkcs7\", ")"transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')
+                  receipt=$(curl -s \(stubURL)/stub/receipts -d '{"bundle_id": "\(verifier.apple.verifyReceipt.bundleID)", \(verifier.apple.receiptVerification == .apple ? "" : "\"format\": \"pkcs7\", ")"transactions": [{"product_id": "com.example.coins100"}]}' | sed 's/.*"receipt_data":"\\([^"]*\\)".*/\\1/')
                   curl -s \(api)/v1/receipts -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "{\\"account_id\\": \\"player-1\\", \\"receipt_data\\": \\"$receipt\\"}"
                   curl -s \(api)/v1/accounts/player-1 -H "Authorization: Bearer $TOKEN"
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import Observability
 import Pipeline
 import PipelineCore
-import Validator
 
 extension IAP {
     /// Stateless verify workers; run as many as Apple's latency needs.
@@ -31,27 +30,25 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
             let verifierSettings = try VerifierSettings(environment: settings.environment)
+            let apple = verifierSettings.apple
+            let parts = settings.stageParts(
+                catalog: try settings.catalog(logger: logger), stores: verifierSettings.stores,
+                caFile: verifierSettings.caFile)
             // Apple's rate limits and Google's quotas bind every validator together: with
             // credentials, the call budgets live in the pipeline's database, the one place all
             // of them see.
-            let callsOut =
-                verifierSettings.serverAPIKey != nil
-                || verifierSettings.stores.configured.values.contains(where: \.talksToStore)
-            let database = callsOut ? try await settings.openDatabase() : nil
-            let (verifier, client) = try verifierSettings.makeVerifier(
-                logger: logger, catalog: try settings.catalog(logger: logger), concurrency: concurrency,
-                budgets: database.map { MeteredCallBudgets.shared($0) })
+            let database =
+                ValidatorStage.spendsSharedBudgets(parts, apple: apple) ? try await settings.openDatabase() : nil
             let connection = settings.connection("validator")
             let operations = settings.operationsServices(
                 role: .validator, adminPort: adminPort, connection: connection, database: nil)
-            let validator = Validator(
-                connection: connection, topology: settings.topology, verifier: verifier,
+            let validator = try ValidatorStage.services(
+                parts, apple: apple,
                 configuration: .init(
                     concurrency: concurrency, prefetch: prefetch, retryPolicy: RetryPolicy(maxAttempts: maxAttempts),
                     shutdownGrace: settings.operations.shutdownGrace),
-                logger: logger)
-            try await runServices([connection] + operations + [validator], settings: settings, label: "validator")
-            await client.shutdown()
+                connection: connection, budgets: database.map { MeteredCallBudgets.shared($0) })
+            try await runServices([connection] + operations + validator, settings: settings, label: "validator")
         }
     }
 }

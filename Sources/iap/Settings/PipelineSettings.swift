@@ -1,7 +1,9 @@
 import Broker
 import Foundation
 import Logging
+import Pipeline
 import PipelineCore
+import StorePlugins
 import Store
 import StorePostgres
 import StoreSQLite
@@ -65,6 +67,13 @@ struct PipelineSettings: Sendable {
     var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix, quorumGroupSize: quorumGroupSize) }
 
     /// A connection to the broker that declares the pipeline's topology.
+    /// What every stage is composed over, its loggers labelled as this process's.
+    /// - Parameter caFile: `IAP_VERIFY_CA_FILE`, for the stages that call the stores.
+    func stageParts(catalog: Catalog, stores: StoreRegistry, caFile: String? = nil) -> StageParts {
+        StageParts(
+            topology: topology, catalog: catalog, stores: stores, caFile: caFile, logger: { self.logger($0) })
+    }
+
     func connection(_ label: String) -> AMQPConnection {
         AMQPConnection(configuration: amqp, topology: topology.topology, logger: logger("amqp.\(label)"))
     }

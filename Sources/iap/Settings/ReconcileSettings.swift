@@ -55,6 +55,16 @@ struct ReconcileSettings: Sendable {
         return value
     }
 
+    /// The fulfiller's Apple jobs as these settings have them.
+    var appleJobs: AppleJobs {
+        var jobs = AppleJobs()
+        jobs.reconcileInterval = interval > 0 ? .seconds(interval) : nil
+        jobs.reconcileEnvironments = environments
+        jobs.answersConsumption = answersConsumption
+        jobs.prefersRefunds = prefersRefunds
+        return jobs
+    }
+
     /// The reconciler and the HTTP client it owns (shut it down after), or nil without
     /// App Store Server API credentials.
     func makeReconciler(database: any SQLDatabase, logger: Logger) throws -> (Reconciler, CurlHTTPClient)? {
@@ -78,11 +88,11 @@ struct ReconcileSettings: Sendable {
     /// The App Store Server API client and the HTTP client it owns, or nil without credentials.
     /// - Parameter budgets: Where its call budgets are kept: the pipeline's store.
     func makeAPI(budgets: any CallBudgetKeeper, logger: Logger) throws -> (AppStoreServerAPIClient, CurlHTTPClient)? {
-        guard let key = verifier.serverAPIKey else { return nil }
+        guard let key = verifier.apple.serverAPIKey else { return nil }
         let client = try CurlHTTPClient(logger: logger)
         return (
             try AppStoreServerAPIClient(
-                key: key, configuration: verifier.serverAPI, httpClient: client, budgets: budgets, logger: logger),
+                key: key, configuration: verifier.apple.serverAPI, httpClient: client, budgets: budgets, logger: logger),
             client
         )
     }

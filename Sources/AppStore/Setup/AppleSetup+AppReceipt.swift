@@ -1,8 +1,7 @@
-import AppStore
 import Foundation
 import PipelineCore
 
-extension VerifierSettings {
+extension AppleSetup {
     /// The local receipt checks from `IAP_RECEIPT_ROOT_CA` (a PEM or DER root; Apple Inc. Root CA
     /// when unset, or the embedded stub store's under `iap up`) and `IAP_RECEIPT_XCODE_CERT` (the
     /// StoreKit testing certificate an Xcode project exports; unset refuses `Xcode` receipts).
@@ -32,6 +31,6 @@ extension VerifierSettings {
         guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
             throw SettingError(variable: variable, problem: "cannot read \(path)")
         }
-        return Array(der(fromPEMOrDER: data))
+        return Array(AppleRootSetting.der(fromPEMOrDER: data))
     }
 }

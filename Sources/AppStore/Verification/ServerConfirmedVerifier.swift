@@ -1,4 +1,3 @@
-import AppStore
 import PipelineCore
 
 /// Confirms a locally verified StoreKit 2 transaction with the App Store Server API
@@ -9,7 +8,7 @@ import PipelineCore
 /// A confirmed transaction without an `appAccountToken` (an offer code redeemed in the App
 /// Store, a purchase made outside the app) owes Apple the token of the account it is
 /// credited to: its ``VerifiedTransaction/confirmation`` says so
-/// (``AppAccountTokenOwed``), and the fulfiller's ``AppAccountTokenSetter`` tells Apple.
+/// (``AppAccountTokenOwed``), and the fulfiller's `AppAccountTokenSetter` tells Apple.
 struct ServerConfirmedVerifier: ReceiptVerifier {
     let local: any ReceiptVerifier
     let client: AppStoreServerAPIClient

@@ -1,4 +1,3 @@
-import AppStore
 import PipelineCore
 
 /// Answers the subscription scheduler's checks (submissions with `subscriptionCheck`).

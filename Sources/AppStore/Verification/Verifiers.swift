@@ -1,11 +1,10 @@
-import AppStore
 import Logging
 import PipelineCore
 
 /// The one verifier a validator needs: legacy receipts to `verifyReceipt`, signed
 /// transactions and notifications to local JWS verification, subscription checks to the
 /// App Store Server API (or `verifyReceipt` with the latest receipt). Apple's alone: every
-/// other store's evidence is routed to its plug-in (``PluginStores``).
+/// other store's evidence is routed to its plug-in (`PluginStores`).
 public enum Verifiers {
     /// - Parameters:
     ///   - signedData: nil when StoreKit 2 is not configured; signed data is then rejected

@@ -1,0 +1,109 @@
+import Foundation
+import PipelineCore
+
+extension AppleSetup {
+    /// What the variables default to when unset: Apple's endpoints and roots, unless `iap up`
+    /// embeds the stub store and points them at it.
+    public struct Defaults: Sendable {
+        public var verifyURLs = (
+            production: VerifyReceiptVerifier.Configuration.appleProductionURL,
+            sandbox: VerifyReceiptVerifier.Configuration.appleSandboxURL
+        )
+        public var appStoreEnvironment = AppStoreEnvironment.production
+        /// The root signed data must chain to (DER); nil: Apple Root CA - G3.
+        public var signedDataRoot: [UInt8]?
+        /// The root local receipt checks trust (DER), made only when asked for; nil: Apple Inc. Root CA.
+        public var receiptRoot: (@Sendable () -> [UInt8])?
+
+        public init() {}
+    }
+
+    /// Apple from its variables: `IAP_VERIFY_URL`, `IAP_VERIFY_SANDBOX_URL`, `IAP_BUNDLE_ID`,
+    /// `IAP_SHARED_SECRET` for legacy receipts, with `IAP_RECEIPT_VERIFICATION`,
+    /// `IAP_RECEIPT_ROOT_CA` and `IAP_RECEIPT_XCODE_CERT` for checking them locally;
+    /// `IAP_APPSTORE_ENVIRONMENT`, `IAP_APP_APPLE_ID` and `IAP_APPLE_ROOT_CA` for StoreKit 2
+    /// signed data (refused in Production without the app's Apple id); `IAP_APPSTORE_PRIVATE_KEY`,
+    /// `IAP_APPSTORE_KEY_ID` and `IAP_APPSTORE_ISSUER_ID` (all or none) for the App Store
+    /// Server API, at `IAP_APPSTORE_API_URL` and `IAP_APPSTORE_API_SANDBOX_URL` if set.
+    /// - Throws: ``SettingError`` naming the variable at fault, never a secret.
+    public init(environment env: EnvironmentReader, defaults: Defaults = .init()) throws(SettingError) {
+        let bundleID = env.string("IAP_BUNDLE_ID", default: "com.example.game")
+        guard bundleID.count <= 255,
+            bundleID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
+        else {
+            throw SettingError(variable: "IAP_BUNDLE_ID", problem: "must be a bundle id such as com.example.game")
+        }
+        self.init(
+            verifyReceipt: .init(
+                bundleID: bundleID,
+                productionURL: try env.httpURL("IAP_VERIFY_URL", default: defaults.verifyURLs.production)!,
+                sandboxURL: try env.httpURL("IAP_VERIFY_SANDBOX_URL", default: defaults.verifyURLs.sandbox)!,
+                sharedSecret: env.optional("IAP_SHARED_SECRET")))
+        signedData = try Self.signedData(env, bundleID: bundleID, defaults: defaults)
+        serverAPIKey = try Self.serverAPIKey(env, bundleID: bundleID)
+        if serverAPIKey != nil {
+            if let url = try env.httpURL("IAP_APPSTORE_API_URL") { serverAPI.productionBaseURL = url }
+            if let url = try env.httpURL("IAP_APPSTORE_API_SANDBOX_URL") { serverAPI.sandboxBaseURL = url }
+        }
+        appReceipt = try Self.appReceipt(environment: env, bundleID: bundleID, defaultRoot: defaults.receiptRoot)
+        if let raw = env.optional("IAP_RECEIPT_VERIFICATION") {
+            guard let mode = ReceiptVerificationMode(rawValue: raw) else {
+                throw SettingError(
+                    variable: "IAP_RECEIPT_VERIFICATION",
+                    problem: "must be local, apple or local-then-apple, got '\(raw)'")
+            }
+            receiptVerification = mode
+        }
+    }
+
+    /// StoreKit 2 verification, or nil in Production without `IAP_APP_APPLE_ID`.
+    private static func signedData(_ env: EnvironmentReader, bundleID: String, defaults: Defaults)
+        throws(SettingError) -> SignedDataVerifier?
+    {
+        let name = env.string("IAP_APPSTORE_ENVIRONMENT", default: defaults.appStoreEnvironment.rawValue)
+        guard let environment = AppStoreEnvironment(rawValue: name), environment == .production || environment == .sandbox
+        else {
+            throw SettingError(
+                variable: "IAP_APPSTORE_ENVIRONMENT", problem: "must be Production or Sandbox, got '\(name)'")
+        }
+        var appAppleID: Int64?
+        if let raw = env.optional("IAP_APP_APPLE_ID") {
+            guard let id = Int64(raw), id > 0 else {
+                throw SettingError(variable: "IAP_APP_APPLE_ID", problem: "must be the app's numeric Apple id, got '\(raw)'")
+            }
+            appAppleID = id
+        }
+        let roots = try AppleRootSetting.roots(env) ?? defaults.signedDataRoot.map { [$0] }
+        if environment == .production, appAppleID == nil { return nil }
+        do {
+            return try SignedDataVerifier(
+                rootCertificates: roots ?? [SignedDataVerifier.appleRootCAG3], bundleID: bundleID,
+                appAppleID: appAppleID, environment: environment)
+        } catch {
+            throw SettingError(variable: AppleRootSetting.variable, problem: "\(error)")
+        }
+    }
+
+    /// The App Store Server API's key, from all three of its variables or none.
+    private static func serverAPIKey(_ env: EnvironmentReader, bundleID: String) throws(SettingError)
+        -> AppStoreServerAPIKey?
+    {
+        let credentials = ["IAP_APPSTORE_PRIVATE_KEY", "IAP_APPSTORE_KEY_ID", "IAP_APPSTORE_ISSUER_ID"]
+        guard credentials.contains(where: { env.optional($0) != nil }) else { return nil }
+        guard let keyPath = env.optional("IAP_APPSTORE_PRIVATE_KEY"), let keyID = env.optional("IAP_APPSTORE_KEY_ID"),
+            let issuerID = env.optional("IAP_APPSTORE_ISSUER_ID")
+        else {
+            let missing = credentials.first { env.optional($0) == nil } ?? credentials[0]
+            throw SettingError(variable: missing, problem: "is required with the other App Store Server API credentials")
+        }
+        guard let pem = FileManager.default.contents(atPath: keyPath).flatMap({ String(data: $0, encoding: .utf8) })
+        else {
+            throw SettingError(variable: "IAP_APPSTORE_PRIVATE_KEY", problem: "cannot read \(keyPath)")
+        }
+        do {
+            return try AppStoreServerAPIKey(privateKeyPEM: pem, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
+        } catch {
+            throw SettingError(variable: "IAP_APPSTORE_PRIVATE_KEY", problem: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import HTTPClient
+import Logging
+import PipelineCore
+
+/// Apple as a deployment configures it: how its receipts and signed data are verified, and
+/// the App Store Server API's credentials, read from its variables
+/// (``init(environment:defaults:)``). Every stage that talks to Apple is composed from this
+/// one value.
+public struct AppleSetup: Sendable {
+    /// `verifyReceipt`'s endpoints, bundle id and shared secret.
+    public var verifyReceipt: VerifyReceiptVerifier.Configuration
+    /// How legacy receipts are verified (`IAP_RECEIPT_VERIFICATION`); `apple` by default.
+    public var receiptVerification = ReceiptVerificationMode.apple
+    /// The local checks of `local` and `local-then-apple`; nil trusts Apple Inc. Root CA for
+    /// ``verifyReceipt``'s bundle id.
+    public var appReceipt: AppReceiptVerifier.Configuration?
+    /// StoreKit 2 verification; nil rejects signed transactions and notifications.
+    public var signedData: SignedDataVerifier?
+    /// App Store Server API credentials; set, signed transactions are confirmed with Apple and
+    /// the fulfiller's jobs that call Apple can run.
+    public var serverAPIKey: AppStoreServerAPIKey?
+    public var serverAPI = AppStoreServerAPIClient.Configuration()
+
+    public init(verifyReceipt: VerifyReceiptVerifier.Configuration, signedData: SignedDataVerifier? = nil) {
+        self.verifyReceipt = verifyReceipt
+        self.signedData = signedData
+    }
+
+    /// The verifier of Apple's evidence (``Verifiers``) over `client`.
+    public func verifier(client: CurlHTTPClient, budgets: any CallBudgetKeeper, logger: Logger) throws
+        -> any ReceiptVerifier
+    {
+        let legacy = try Verifiers.legacy(
+            mode: receiptVerification, appReceipt: appReceipt ?? .init(bundleID: verifyReceipt.bundleID),
+            apple: try VerifyReceiptVerifier(configuration: verifyReceipt, client: client, logger: logger),
+            logger: logger)
+        return Verifiers.make(
+            legacy: legacy, signedData: signedData,
+            serverAPI: try serverAPIClient(client: client, budgets: budgets, logger: logger))
+    }
+
+    /// The App Store Server API over `client`, or nil without credentials.
+    public func serverAPIClient(client: CurlHTTPClient, budgets: any CallBudgetKeeper, logger: Logger) throws
+        -> AppStoreServerAPIClient?
+    {
+        try serverAPIKey.map {
+            try AppStoreServerAPIClient(
+                key: $0, configuration: serverAPI, httpClient: client, budgets: budgets, logger: logger)
+        }
+    }
+}

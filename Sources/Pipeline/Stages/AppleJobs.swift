@@ -1,0 +1,18 @@
+import AppStore
+
+/// The work that talks to Apple after the fact, run beside the fulfiller when the App Store
+/// Server API is configured: the app account tokens owed for purchases the validator
+/// confirmed without one (always), reconciliation with the Notification History, and answers
+/// to Apple's consumption requests.
+public struct AppleJobs: Sendable {
+    /// Every how long the Notification History is reconciled (`IAP_RECONCILE_INTERVAL_SECONDS`); nil: never.
+    public var reconcileInterval: Duration?
+    /// The deployments reconciled (`IAP_RECONCILE_ENVIRONMENTS`).
+    public var reconcileEnvironments: [AppStoreServerAPIEnvironment] = [.production, .sandbox]
+    /// Whether Apple's consumption requests are answered (`IAP_CONSUMPTION_ANSWERS`).
+    public var answersConsumption = false
+    /// Whether an answer states a refund preference (`IAP_CONSUMPTION_REFUND_PREFERENCE`).
+    public var prefersRefunds = true
+
+    public init() {}
+}

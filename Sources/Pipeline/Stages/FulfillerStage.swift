@@ -1,0 +1,113 @@
+import AppStore
+import Broker
+import Fulfiller
+import GooglePlay
+import HTTPClient
+import Logging
+import PipelineCore
+import Reconciliation
+import Scheduler
+import ServiceLifecycle
+import Store
+import StorePlugins
+
+/// The fulfiller's composition root: verdicts applied to accounts, the subscription
+/// scheduler, and what the stores are owed after the fact (Apple's jobs, Google Play's, the
+/// plug-ins' confirmations and services), over one HTTP client made only when one of them
+/// calls a store.
+public enum FulfillerStage {
+    public struct Configuration: Sendable {
+        public var fulfiller = Fulfiller.Configuration()
+        public var scheduler = SubscriptionScheduler.Configuration()
+        public var apple = AppleJobs()
+        public var google = PluginStores.GooglePlayJobs()
+        /// How the confirmations the stores' credits owe are paid (Google Play's acknowledgements among them).
+        public var storeConfirmer = StoreConfirmer.Configuration()
+        /// Whether the jobs that run in one process at a time (the scheduler, reconciliation,
+        /// the answers to the stores' reviews, the voided poll) are elected through the
+        /// database; false where one process runs every stage (`iap up`).
+        public var elected = true
+
+        public init(elected: Bool = true) {
+            self.elected = elected
+        }
+    }
+
+    public static func services(
+        _ parts: StageParts, apple: AppleSetup, configuration: Configuration, database: any SQLDatabase, connection: AMQPConnection
+    ) throws -> [any Service] {
+        func leadership(_ name: String) -> any Leadership {
+            configuration.elected ? database.leadership(of: name) : AlwaysLeader()
+        }
+        var services: [any Service] = [
+            Fulfiller(
+                connection: connection, topology: parts.topology, settlement: SettlementStore(database),
+                deadLetters: DeadLetterStore(database), catalog: parts.catalog,
+                configuration: configuration.fulfiller, logger: parts.logger("fulfiller")),
+            SubscriptionScheduler(
+                connection: connection, topology: parts.topology, checks: SubscriptionStore(database),
+                catalog: parts.catalog, configuration: configuration.scheduler,
+                leadership: leadership("subscription-scheduler"), logger: parts.logger("scheduler")),
+        ]
+        let google = (parts.stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup
+        let callsStores =
+            apple.serverAPIKey != nil || google != nil
+            || parts.stores.configured.values.contains(where: \.runsInFulfiller)
+        guard callsStores else { return services }
+        let client = try parts.httpClient(logger: parts.logger("stores"))
+        // First, so that it closes after every job using it.
+        services.insert(HTTPClientService(client: client), at: 0)
+        services += try appleServices(
+            parts, apple: apple, jobs: configuration.apple, database: database, client: client, leadership: leadership)
+        var googleJobs = configuration.google
+        googleJobs.elected = configuration.elected
+        services += PluginStores.googlePlayServices(
+            parts.stores, jobs: googleJobs, database: database, httpClient: client, catalog: parts.catalog,
+            logger: parts.logger("google-play"))
+        services += PluginStores.fulfillerServices(
+            parts.stores, database: database, httpClient: client, catalog: parts.catalog,
+            logger: parts.logger("stores"), confirmer: configuration.storeConfirmer)
+        return services
+    }
+
+    /// Apple's jobs (``AppleJobs``), when the App Store Server API is configured.
+    static func appleServices(
+        _ parts: StageParts, apple: AppleSetup, jobs: AppleJobs, database: any SQLDatabase, client: CurlHTTPClient,
+        leadership: (String) -> any Leadership
+    ) throws -> [any Service] {
+        let logger = parts.logger("apple-jobs")
+        guard
+            let api = try apple.serverAPIClient(
+                client: client, budgets: MeteredCallBudgets.shared(database), logger: logger)
+        else {
+            if jobs.reconcileInterval != nil || jobs.answersConsumption {
+                logger.notice(
+                    "IAP_APPSTORE_PRIVATE_KEY is not set: no reconciliation with Apple's Notification History, no answers to its consumption requests"
+                )
+            }
+            return []
+        }
+        var services: [any Service] = [
+            AppAccountTokenSetter(api: api, database: database, logger: parts.logger("app-account-tokens"))
+        ]
+        if let interval = jobs.reconcileInterval {
+            let reconciler = Reconciler(
+                api: api, environments: jobs.reconcileEnvironments, database: database,
+                logger: parts.logger("reconcile"))
+            services.append(
+                AppleJobService(
+                    name: "reconciliation", interval: interval, leadership: leadership("reconciliation"),
+                    logger: logger, job: reconciler.runScheduled))
+        }
+        if jobs.answersConsumption {
+            let responder = ConsumptionResponder(
+                api: api, database: database, prefers: jobs.prefersRefunds, logger: parts.logger("consumption"))
+            services.append(
+                AppleJobService(
+                    name: "consumption answers", interval: .seconds(60),
+                    leadership: leadership("consumption-answers"), logger: logger,
+                    job: { _ = try await responder.answerPending() }))
+        }
+        return services
+    }
+}

@@ -1,0 +1,44 @@
+import AppStore
+import Broker
+import Console
+import DeadLetters
+import Hummingbird
+import Intake
+import Observability
+import PipelineCore
+import ServiceLifecycle
+import Store
+
+/// The intake's composition root: the receipt API, the relay that publishes what it
+/// committed, the notifications' pruner, and the operators' console on the same port.
+public enum IntakeStage {
+    /// - Parameters:
+    ///   - appleSignatures: the validator's StoreKit 2 verifier's, when this process runs one:
+    ///     the intake then refuses the notifications the validator would, and shares its cache
+    ///     of chains that validated; nil keeps ``IntakeConfiguration/appleSignatures``.
+    ///   - health: `/healthz`, `/readyz` and `/metrics`; nil serves none.
+    ///   - console: mounted under `/console` (without operators it answers 503 and says why);
+    ///     nil mounts nothing.
+    ///   - onServerRunning: called with the bound port once the API listens.
+    public static func services(
+        _ parts: StageParts, configuration: IntakeConfiguration, appleSignatures: SignedDataAuthenticator? = nil, relay: Relay.Configuration = .init(),
+        database: any SQLDatabase, connection: AMQPConnection, health: HealthEndpoints?,
+        console: ConsoleConfiguration?, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> [any Service] {
+        var configuration = configuration
+        if let appleSignatures { configuration.appleSignatures = appleSignatures }
+        configuration.stores = parts.stores
+        let logger = parts.logger("intake")
+        var intake = Intake(
+            configuration: configuration, database: database, catalog: parts.catalog, connection: connection,
+            topology: parts.topology, relayConfiguration: relay, health: health, logger: logger)
+        if let console {
+            let console = OperatorConsole(
+                configuration: console,
+                review: DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: parts.topology),
+                database: database, catalog: parts.catalog, logger: parts.logger("console"))
+            intake.additionalRoutes = { console.register(on: $0) }
+        }
+        return [intake.relay, intake.pruner, intake.application(onServerRunning: onServerRunning)]
+    }
+}

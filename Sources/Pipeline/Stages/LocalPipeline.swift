@@ -1,0 +1,164 @@
+import AppStore
+import Broker
+import Console
+import Fulfiller
+import GooglePlay
+import Intake
+import Logging
+import Notifier
+import Observability
+import PipelineCore
+import Scheduler
+import ServiceLifecycle
+import Store
+import StorePlugins
+import Validator
+
+/// Every stage in one process: what `iap up` runs, and what end-to-end tests run.
+///
+/// The services are listed in dependency order, so that a `ServiceGroup` shuts them down
+/// in reverse: the HTTP API stops taking receipts first, the relay publishes what it
+/// holds, workers finish their messages, and the broker connections close last.
+///
+/// ```swift
+/// let pipeline = try LocalPipeline(configuration: config, database: database, logger: logger)
+/// try await ServiceGroup(services: pipeline.services, gracefulShutdownSignals: [.sigterm], logger: logger).run()
+/// ```
+public struct LocalPipeline: Sendable {
+    public struct Configuration: Sendable {
+        public var amqp: AMQPConfiguration
+        public var topology: PipelineTopology
+        public var catalog: Catalog
+        public var intake: IntakeConfiguration
+        public var relay: Relay.Configuration
+        public var verifier: VerifyReceiptVerifier.Configuration
+        /// How legacy receipts are verified (`IAP_RECEIPT_VERIFICATION`); `apple` by default.
+        public var receiptVerification = ReceiptVerificationMode.apple
+        /// The local checks of `local` and `local-then-apple`; nil trusts Apple Inc. Root CA
+        /// for ``verifier``'s bundle id.
+        public var appReceipt: AppReceiptVerifier.Configuration?
+        /// StoreKit 2 verification; nil rejects signed transactions and notifications. Set, the
+        /// intake takes Apple's notifications signed under its roots (``IntakeConfiguration/appleSignatures``).
+        public var signedData: SignedDataVerifier?
+        /// App Store Server API credentials; set, signed transactions are confirmed with Apple.
+        public var serverAPIKey: AppStoreServerAPIKey?
+        public var serverAPI = AppStoreServerAPIClient.Configuration()
+        /// CA certificates (PEM) trusted for the stores' endpoints (`IAP_VERIFY_CA_FILE`); nil: the system's.
+        public var caFile: String?
+        /// The fulfiller's stage: the scheduler, Apple's jobs (none by default), Google Play's.
+        /// One process runs every stage, so nothing in it is elected.
+        public var fulfillment = FulfillerStage.Configuration(elected: false)
+        /// The plug-in stores configured (``PluginStores/configured(_:)``); by default as an
+        /// empty environment leaves them (Google on, rejecting its purchases; the others off).
+        public var stores = PluginStores.unconfigured
+
+        /// Google Play's service account and API, as its plug-in in ``stores`` has them; nil
+        /// rejects Play purchases as not configured.
+        public var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
+        public var validator: Validator.Configuration
+        /// Apple as the fields above configure it.
+        public var apple: AppleSetup {
+            get {
+                var apple = AppleSetup(verifyReceipt: verifier, signedData: signedData)
+                apple.receiptVerification = receiptVerification
+                apple.appReceipt = appReceipt
+                apple.serverAPIKey = serverAPIKey
+                apple.serverAPI = serverAPI
+                return apple
+            }
+            set {
+                (verifier, signedData, receiptVerification) = (newValue.verifyReceipt, newValue.signedData, newValue.receiptVerification)
+                (appReceipt, serverAPIKey, serverAPI) = (newValue.appReceipt, newValue.serverAPIKey, newValue.serverAPI)
+            }
+        }
+        public var fulfiller: Fulfiller.Configuration {
+            get { fulfillment.fulfiller }
+            set { fulfillment.fulfiller = newValue }
+        }
+        public var scheduler: SubscriptionScheduler.Configuration {
+            get { fulfillment.scheduler }
+            set { fulfillment.scheduler = newValue }
+        }
+        public var notifier: Notifier.Configuration
+        /// False to run the validators as processes of their own.
+        public var runsValidator = true
+        /// The operators' console under `/console`; nil, or no operators, disables it.
+        public var console: ConsoleConfiguration?
+        /// Set (by `iap up`), the intake serves `/metrics` from it and `/readyz`, and the
+        /// queue depths are polled into it.
+        public var metrics: MetricsRegistry?
+        /// When set, `/metrics` asks for it as a bearer token (`IAP_METRICS_TOKEN`).
+        public var metricsToken: String?
+
+        public init(
+            amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
+            relay: Relay.Configuration = .init(), verifier: VerifyReceiptVerifier.Configuration,
+            signedData: SignedDataVerifier? = nil, validator: Validator.Configuration = .init(),
+            fulfiller: Fulfiller.Configuration = .init(),
+            notifier: Notifier.Configuration
+        ) {
+            self.amqp = amqp
+            self.topology = topology
+            self.catalog = catalog
+            self.intake = intake
+            self.relay = relay
+            self.verifier = verifier
+            self.signedData = signedData
+            self.validator = validator
+            self.fulfillment.fulfiller = fulfiller
+            self.notifier = notifier
+        }
+    }
+
+    public let services: [any Service]
+
+    /// - Parameters:
+    ///   - onIntakeRunning: called with the intake's bound port once it listens.
+    public init(
+        configuration: Configuration, database: any SQLDatabase, logger: Logger,
+        onIntakeRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws {
+        func connection(_ label: String) -> AMQPConnection {
+            var connectionLogger = logger
+            connectionLogger[metadataKey: "amqp"] = "\(label)"
+            return AMQPConnection(
+                configuration: configuration.amqp, topology: configuration.topology.topology, logger: connectionLogger)
+        }
+        let parts = StageParts(
+            topology: configuration.topology, catalog: configuration.catalog, stores: configuration.stores,
+            caFile: configuration.caFile, logger: { _ in logger })
+        let intakeConnection = connection("intake")
+        let validatorConnection = connection("validator")
+        let fulfillerConnection = connection("fulfiller")
+        let health = configuration.metrics.map { registry in
+            HealthEndpoints(
+                registry: registry,
+                checks: [
+                    .broker(intakeConnection, name: "broker (intake)"),
+                    .broker(validatorConnection, name: "broker (validator)"),
+                    .broker(fulfillerConnection, name: "broker (fulfiller)"),
+                    ReadinessCheck(name: "database") { try await database.ping() },
+                ], metricsToken: configuration.metricsToken)
+        }
+        var services: [any Service] = [intakeConnection, validatorConnection, fulfillerConnection]
+        services += try FulfillerStage.services(
+            parts, apple: configuration.apple, configuration: configuration.fulfillment, database: database,
+            connection: fulfillerConnection)
+        services += try NotifierStage.services(configuration: configuration.notifier, database: database, logger: logger)
+        if configuration.metrics != nil {
+            services.append(
+                QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
+        }
+        if configuration.runsValidator {
+            services += try ValidatorStage.services(
+                parts, apple: configuration.apple, configuration: configuration.validator,
+                connection: validatorConnection, budgets: MeteredCallBudgets.shared(database))
+        }
+        // Last, so that it stops taking receipts first.
+        services += IntakeStage.services(
+            parts, configuration: configuration.intake, appleSignatures: configuration.signedData?.authenticator,
+            relay: configuration.relay, database: database, connection: intakeConnection, health: health,
+            console: configuration.console, onServerRunning: onIntakeRunning)
+        self.services = services
+    }
+}
