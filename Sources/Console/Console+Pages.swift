@@ -26,14 +26,16 @@ extension OperatorConsole {
                 + "<code>iap webhooks list --status failed</code>.</p>"
         }
         // Google refunds a Play purchase left unacknowledged for three days.
-        let overdue = try await GoogleAcknowledgementStore(database).overdue(olderThan: 2 * 86_400, now: now())
-        if overdue > 0 {
+        let overdue = try await StoreConfirmationStore(database).overdue(olderThan: 2 * 86_400, now: now())
+        let total = overdue.values.reduce(0, +)
+        if total > 0 {
+            let stores = overdue.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
             body +=
-                "<p class=\"alert\" id=\"google-acknowledgements\">"
+                "<p class=\"alert\" id=\"store-confirmations\">"
                 + HTML.escape(
-                    "\(overdue) Google Play purchase\(overdue == 1 ? " is" : "s are") still unacknowledged two days "
-                        + "after the credit, or given up on: Google refunds them at three days. The fulfiller's log "
-                        + "says why (look for \"Google Play acknowledgement failed\").")
+                    "\(total) purchase\(total == 1 ? " is" : "s are") still unconfirmed with the store (\(stores)) "
+                        + "two days after the credit, or given up on: Google refunds a Play purchase left "
+                        + "unacknowledged for three days. The fulfiller's log says why (look for \"store confirmation\").")
                 + "</p>"
         }
         body += "<h2>Throughput</h2><div class=\"cards\">"

@@ -94,7 +94,7 @@ public struct GoogleRefundReviewAnswerer: Service {
                 if error.isRetryable || error.code == .unauthorized {
                     let backoff = Backoff(base: .seconds(configuration.initialBackoff), cap: .seconds(3600))
                         .delay(afterFailures: answer.attempts).seconds
-                    let wait = max(backoff, error.retryAfter.map(GooglePlayAcknowledger.seconds) ?? 0)
+                    let wait = max(backoff, error.retryAfter?.seconds ?? 0)
                     answer.status = .failed
                     answer.nextAttemptAt = now().addingTimeInterval(wait)
                 } else {

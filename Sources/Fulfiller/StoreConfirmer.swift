@@ -1,24 +1,30 @@
 import Foundation
 import Logging
+import Metrics
+import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
 import StorePlugins
 
 /// Pays what plug-in stores are owed once their purchases are credited (Huawei's
-/// consumption confirmation), from the rows the credit's own transaction wrote
+/// consumption confirmation, Google Play's acknowledgement or consumption), from the rows the credit's own transaction wrote
 /// (``StoreConfirmationStore``), through each store's ``StorePlugin/confirm(_:context:)``,
 /// until the store says it is done.
 ///
 /// Failures the store may recover from are tried again with backoff (`initialBackoff`,
 /// doubled, at most an hour); one it refuses is given up on and left for an operator
-/// (`status = 'failed'`). Any number of fulfillers may run it: a claim leases its rows.
+/// (`status = 'failed'`). Those given up on, and those still owed after `overdueAfter` (Google
+/// refunds a Play purchase left unacknowledged for three days), are counted by store in
+/// `iap_store_confirmations_overdue`. Any number of fulfillers may run it: a claim leases its rows.
 public struct StoreConfirmer: Service {
     public struct Configuration: Sendable {
         /// How often the table is looked at when nothing is due.
         public var interval: Duration = .seconds(1)
         public var initialBackoff: TimeInterval = 5
         public var batch = 32
+        /// When a confirmation still owed is an alarm.
+        public var overdueAfter: TimeInterval = 2 * 86_400
 
         public init() {}
     }
@@ -34,7 +40,9 @@ public struct StoreConfirmer: Service {
         configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
-        self.stores = stores.configured
+        // A store that cannot talk to its store here (Google without a service account) is
+        // left to a process that can.
+        self.stores = stores.configured.filter { $0.value.runsInFulfiller }
         self.context = context
         self.configuration = configuration
         self.now = now
@@ -50,6 +58,11 @@ public struct StoreConfirmer: Service {
                 worked = !due.isEmpty
                 await withTaskGroup(of: Void.self) { group in
                     for confirmation in due { group.addTask { await confirm(confirmation) } }
+                }
+                let overdue = try await store.overdue(olderThan: configuration.overdueAfter, now: now())
+                for id in ids {
+                    Gauge(label: MetricName.storeConfirmationsOverdue, dimensions: [("store", id)])
+                        .record(overdue[id] ?? 0)
                 }
             } catch {
                 context.logger.warning("store confirmations: the database failed", metadata: ["error": "\(error)"])

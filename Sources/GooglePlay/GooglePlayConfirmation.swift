@@ -50,7 +50,7 @@ extension GooglePlayStore {
     /// final. The reason is the failure as logs show it.
     public static func confirm(_ owed: GooglePlayConfirmation, client: GooglePlayClient) async -> ConfirmationOutcome {
         let purchase = owed.purchase
-        // Untyped, as the acknowledger's own call was: with the typed catch, runs of the
+        // Untyped, as the former acknowledger's call was: with the typed catch, runs of the
         // acknowledging tests aborted (signal 6, no message) about one in three; not understood.
         do throws(any Error) {
             switch owed.action {
@@ -67,10 +67,51 @@ extension GooglePlayStore {
             }
             return .done
         } catch let error as StoreCallError {
+            // Google refuses to acknowledge or consume twice: a purchase it already has (an
+            // earlier attempt whose answer was lost, the app's own call) is done, not refused.
+            if error.code == .invalidRequest, await hasDone(owed, client: client) { return .done }
             guard error.isRetryable || error.code == .unauthorized else { return .failed(reason: error.description) }
             return .transient(reason: error.description, retryAfter: error.retryAfter)
         } catch {
             return .transient(reason: "\(error)")
         }
+    }
+
+    /// Whether Google's own record of the purchase shows `owed` done; false when it cannot be read.
+    static func hasDone(_ owed: GooglePlayConfirmation, client: GooglePlayClient) async -> Bool {
+        let purchase = owed.purchase
+        do throws(any Error) {
+            if owed.action == .acknowledgeSubscription {
+                return try await client.subscriptionPurchase(
+                    packageName: purchase.packageName, token: purchase.purchaseToken
+                ).isAcknowledged
+            }
+            return try await client.productPurchase(packageName: purchase.packageName, token: purchase.purchaseToken)
+                .hasDone(owed.action, purchase.productID)
+        } catch {
+            return false
+        }
+    }
+}
+
+extension GooglePlayConfirmation {
+    /// `outcome` with this confirmation on its transactions, unless Google already has it
+    /// (`done`: a purchase acknowledged or consumed, by the app or an earlier credit), so
+    /// that nothing is owed twice for one purchase token.
+    func owed(by outcome: VerificationOutcome, done: (Action, String) -> Bool) -> VerificationOutcome {
+        guard case .valid(let environment, var transactions) = outcome, !done(action, purchase.productID) else {
+            return outcome
+        }
+        for index in transactions.indices { transactions[index].confirmation = json }
+        return .valid(environment: environment, transactions: transactions)
+    }
+}
+
+extension ProductPurchaseV2 {
+    /// Whether Google already has what `action` would tell it of `productID`: consumed, or
+    /// (for an acknowledgement) acknowledged or consumed.
+    public func hasDone(_ action: GooglePlayConfirmation.Action, _ productID: String) -> Bool {
+        let consumed = productLineItem.contains { $0.productId == productID && $0.isConsumed }
+        return action == .consume ? consumed : consumed || isAcknowledged
     }
 }

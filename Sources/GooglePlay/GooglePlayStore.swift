@@ -127,7 +127,6 @@ public struct GooglePlayStore: StorePlugin {
     }
 
     public var talksToStore: Bool { setup != nil }
-    public var runsInFulfiller: Bool { false }
 
     private struct Rejecting: ReceiptVerifier {
         func verify(_ submission: Submission) async -> VerificationOutcome {

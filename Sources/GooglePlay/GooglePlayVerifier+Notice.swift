@@ -59,7 +59,7 @@ extension GooglePlayVerifier {
             if notice.kind == .subscription {
                 let subscription = try await client.subscriptionPurchase(packageName: notice.packageName, token: token)
                 let product = notice.productID ?? subscription.lineItems.first?.productId ?? ""
-                read = Self.outcome(subscription, GooglePlayPurchase(notice, productID: product, token: token))
+                read = outcome(subscription, GooglePlayPurchase(notice, productID: product, token: token))
                 if notice.typeName == "SUBSCRIPTION_IN_GRACE_PERIOD" {
                     notification.subtype = "GRACE_PERIOD"
                     notification.gracePeriodExpiresDate =
@@ -68,7 +68,7 @@ extension GooglePlayVerifier {
             } else {
                 let purchase = try await client.productPurchase(packageName: notice.packageName, token: token)
                 let product = notice.productID ?? purchase.productLineItem.first?.productId ?? ""
-                read = Self.outcome(purchase, GooglePlayPurchase(notice, productID: product, token: token))
+                read = outcome(purchase, GooglePlayPurchase(notice, productID: product, token: token))
             }
         } catch {
             return Self.outcome(error)

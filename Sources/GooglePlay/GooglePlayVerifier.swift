@@ -19,17 +19,31 @@ public struct GooglePlayVerifier: ReceiptVerifier {
         public var packageNames: Set<String>
         /// Google product ids that are subscriptions (read from subscriptionsv2).
         public var subscriptionProductIDs: Set<String>
+        /// Google product ids that are consumables: consumed once credited, not only acknowledged.
+        public var consumableProductIDs: Set<String>
 
-        public init(packageNames: Set<String> = [], subscriptionProductIDs: Set<String> = []) {
+        public init(
+            packageNames: Set<String> = [], subscriptionProductIDs: Set<String> = [],
+            consumableProductIDs: Set<String> = []
+        ) {
             self.packageNames = packageNames
             self.subscriptionProductIDs = subscriptionProductIDs
+            self.consumableProductIDs = consumableProductIDs
         }
 
-        /// The subscriptions of `catalog`, by their Google product ids.
+        /// The subscriptions and consumables of `catalog`, by their Google product ids.
         public init(packageNames: Set<String>, catalog: Catalog) {
-            self.packageNames = packageNames
-            self.subscriptionProductIDs = Set(
-                catalog.products.filter { $0.kind == .autoRenewable }.map(\.googleProductID))
+            func ids(_ kind: Product.Kind) -> Set<String> {
+                Set(catalog.products.filter { $0.kind == kind }.map(\.googleProductID))
+            }
+            self.init(
+                packageNames: packageNames, subscriptionProductIDs: ids(.autoRenewable),
+                consumableProductIDs: ids(.consumable))
+        }
+
+        /// What a credit of the one-time product `productID` owes Google.
+        func productAction(for productID: String) -> GooglePlayConfirmation.Action {
+            consumableProductIDs.contains(productID) ? .consume : .acknowledge
         }
     }
 
@@ -63,14 +77,26 @@ public struct GooglePlayVerifier: ReceiptVerifier {
             if configuration.subscriptionProductIDs.contains(purchase.productID) {
                 let subscription = try await client.subscriptionPurchase(
                     packageName: purchase.packageName, token: purchase.purchaseToken)
-                return Self.outcome(subscription, purchase)
+                return outcome(subscription, purchase)
             }
             let product = try await client.productPurchase(
                 packageName: purchase.packageName, token: purchase.purchaseToken)
-            return Self.outcome(product, purchase)
+            return outcome(product, purchase)
         } catch {
             return Self.outcome(error)
         }
+    }
+
+    /// A purchase read back, with what its credit owes Google (``GooglePlayConfirmation``)
+    /// unless Google already has it.
+    func outcome(_ product: ProductPurchaseV2, _ purchase: GooglePlayPurchase) -> VerificationOutcome {
+        GooglePlayConfirmation(action: configuration.productAction(for: purchase.productID), purchase: purchase)
+            .owed(by: Self.outcome(product, purchase), done: product.hasDone)
+    }
+
+    func outcome(_ subscription: SubscriptionPurchaseV2, _ purchase: GooglePlayPurchase) -> VerificationOutcome {
+        GooglePlayConfirmation(action: .acknowledgeSubscription, purchase: purchase)
+            .owed(by: Self.outcome(subscription, purchase)) { _, _ in subscription.isAcknowledged }
     }
 
     static func outcome(_ product: ProductPurchaseV2, _ purchase: GooglePlayPurchase) -> VerificationOutcome {

@@ -8,14 +8,13 @@ import Store
 import StorePlugins
 
 /// What the fulfiller runs for Google Play, composed here once for `iap fulfiller` and
-/// `iap up`: the acknowledgements credited Play purchases owe (any number of fulfillers
-/// share them), the voided purchases' poll and the answers to Google's chargeback reviews.
-/// They read and write Google's own tables, which its plug-in, holding no database, cannot
-/// reach; they move into its ``StorePlugin/services(_:)`` once those tables fold into the
-/// stores' (issue 27).
+/// `iap up`: the voided purchases' poll and the answers to Google's chargeback reviews (the
+/// acknowledgements credited Play purchases owe are store confirmations, paid by
+/// ``StoreConfirmer`` as every plug-in store's). They read and write Google's own tables,
+/// which its plug-in, holding no database, cannot reach; they move into its
+/// ``StorePlugin/services(_:)`` once those tables fold into the stores' (issue 27).
 extension PluginStores {
     public struct GooglePlayJobs: Sendable {
-        public var acknowledger = GooglePlayAcknowledger.Configuration()
         /// Answers to chargeback reviews; nil: none (tests answer them on their clock).
         public var refundReviews: GoogleRefundReviewAnswerer.Configuration? = .init()
         /// Every how long voided purchases are read; nil: never (tests read them themselves).
@@ -40,11 +39,7 @@ extension PluginStores {
         func leadership(_ name: String) -> any Leadership {
             jobs.elected ? database.leadership(of: name) : AlwaysLeader()
         }
-        var services: [any Service] = [
-            GooglePlayAcknowledger(
-                store: GoogleAcknowledgementStore(database), client: client(), configuration: jobs.acknowledger,
-                logger: logger)
-        ]
+        var services: [any Service] = []
         if let reviews = jobs.refundReviews {
             services.append(
                 GoogleRefundReviewAnswerer(

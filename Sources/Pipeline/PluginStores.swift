@@ -49,17 +49,20 @@ public enum PluginStores {
             StoreContext(httpClient: httpClient, budgets: budgets, catalog: catalog, logger: logger))
     }
 
-    /// The fulfiller's work for the configured stores: the confirmations their credits owe,
-    /// and each store's own services, over `httpClient` (shared, not owned). Nothing when none
-    /// talks to its store.
+    /// The fulfiller's work for the configured stores: the confirmations their credits owe
+    /// (paid as `confirmer` says), and each store's own services, over `httpClient` (shared,
+    /// not owned). Nothing when none talks to its store.
     public static func fulfillerServices(
         _ stores: StoreRegistry, database: any SQLDatabase, httpClient: CurlHTTPClient, catalog: Catalog,
-        logger: Logger
+        logger: Logger, confirmer: StoreConfirmer.Configuration = .init()
     ) -> [any Service] {
         guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
         let context = StoreContext(
             httpClient: httpClient, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
-        return [StoreConfirmer(store: StoreConfirmationStore(database), stores: stores, context: context)]
+        return [
+            StoreConfirmer(
+                store: StoreConfirmationStore(database), stores: stores, context: context, configuration: confirmer)
+        ]
             + stores.configured.keys.sorted().flatMap { stores.configured[$0]!.services(context) }
     }
 }

@@ -58,8 +58,9 @@ public protocol StorePlugin: Sendable {
     var talksToStore: Bool { get }
 
     /// Whether the fulfiller must run ``confirm(_:context:)`` and ``services(_:)`` for it
-    /// (`StoreConfirmer` over `store_confirmations`); false for Google Play, whose credits'
-    /// acknowledgements are still kept and paid apart (docs/architecture.md).
+    /// (`StoreConfirmer` over `store_confirmations`): by default, when it talks to its store
+    /// (Google Play with a service account); a process where it does not leaves its rows to
+    /// one where it does.
     var runsInFulfiller: Bool { get }
 }
 

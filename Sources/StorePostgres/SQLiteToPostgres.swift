@@ -10,7 +10,7 @@ public struct SQLiteToPostgres: Sendable {
         "accounts", "receipts", "store_notifications", "app_account_tokens", "orders", "store_transactions",
         "ledger_entries", "balances", "entitlements", "receipt_transactions", "notification_outbox",
         "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
-        "consumption_consents", "consumption_answers", "manual_adjustments", "google_acknowledgements",
+        "consumption_consents", "consumption_answers", "manual_adjustments", "store_confirmations",
         "google_voided_polls", "google_refund_reviews",
     ]
     /// Identity columns whose values are copied as they are, then continued from.

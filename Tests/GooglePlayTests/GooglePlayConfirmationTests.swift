@@ -5,8 +5,8 @@ import PipelineCore
 import StorePlugins
 import Testing
 
-/// What a credit owes Google, paid through the plug-in's `confirm`, as the fulfiller's
-/// acknowledger pays it.
+/// What a credit owes Google: put on the transaction by the verifier unless Google has it
+/// already, and paid through the plug-in's `confirm`, as the fulfiller's `StoreConfirmer` pays it.
 @Suite struct GooglePlayConfirmationTests {
     static let package = GooglePlayFixture.package
 
@@ -60,6 +60,69 @@ import Testing
             #expect(
                 await off.confirm(Self.owed(.consume, token: "t").json, context: context)
                     == .transient(reason: GooglePlayStore.notConfigured))
+        }
+    }
+
+    // MARK: What a verified purchase owes
+
+    /// The confirmation on the transaction `evidence` verifies as, by a verifier that sells
+    /// `coins_100` as a consumable and `vip_monthly` as a subscription.
+    static func owed(_ fixture: GooglePlayFixture, token: String, product: String) async throws
+        -> GooglePlayConfirmation?
+    {
+        let verifier = GooglePlayVerifier(
+            client: try fixture.client(),
+            configuration: .init(subscriptionProductIDs: ["vip_monthly"], consumableProductIDs: ["coins_100"]))
+        let evidence = Evidence.googlePlay(
+            GooglePlayPurchase(packageName: package, productID: product, purchaseToken: token))
+        let outcome = await verifier.verify(Submission(id: "r1", accountID: "a1", evidence: evidence, submittedAt: Date()))
+        guard case .valid(_, let transactions) = outcome, transactions.count == 1 else {
+            Issue.record("expected one valid transaction, got \(outcome)")
+            return nil
+        }
+        return transactions[0].confirmation.flatMap(GooglePlayConfirmation.init(json:))
+    }
+
+    @Test func aVerifiedPurchaseOwesItsConsumptionOrAcknowledgement_unlessGoogleHasItAlready() async throws {
+        try await GooglePlayFixture.run { fixture in
+            // Given a consumable, an unlock and a subscription, none acknowledged yet
+            fixture.play.register(token: "coin", GooglePlayChangesTests.coins(quantity: 1))
+            fixture.play.register(
+                token: "unlock",
+                ProductPurchaseV2(
+                    productLineItem: [.init(productId: "no_ads")], purchaseState: "PURCHASED", orderId: "GPA.2"))
+            fixture.play.register(
+                token: "sub", GooglePlayChangesTests.subscription(latest: "GPA.3", item: "GPA.3"))
+
+            // Then each owes what the catalog's kind asks for
+            #expect(try await Self.owed(fixture, token: "coin", product: "coins_100") == Self.owed(.consume, token: "coin"))
+            let unlock = try await Self.owed(fixture, token: "unlock", product: "no_ads")
+            #expect(unlock?.action == .acknowledge && unlock?.purchase.productID == "no_ads")
+            let sub = try await Self.owed(fixture, token: "sub", product: "vip_monthly")
+            #expect(sub?.action == .acknowledgeSubscription && sub?.purchase.purchaseToken == "sub")
+
+            // And once Google has it (consumed, acknowledged), a purchase verified again owes nothing
+            let client = try fixture.client()
+            #expect(await GooglePlayStore.confirm(Self.owed(.consume, token: "coin"), client: client) == .done)
+            try await client.acknowledgeProduct(packageName: Self.package, productID: "no_ads", token: "unlock")
+            try await client.acknowledgeSubscription(
+                packageName: Self.package, subscriptionID: "vip_monthly", token: "sub")
+            #expect(try await Self.owed(fixture, token: "coin", product: "coins_100") == nil)
+            #expect(try await Self.owed(fixture, token: "unlock", product: "no_ads") == nil)
+            #expect(try await Self.owed(fixture, token: "sub", product: "vip_monthly") == nil)
+        }
+    }
+
+    @Test func aPurchaseGoogleAlreadyConsumedCountsAsDone_andIsNotConsumedTwice() async throws {
+        try await GooglePlayFixture.run { fixture in
+            // Given a consumable consumed already (an attempt whose answer was lost, the app's own call)
+            fixture.play.register(token: "coin-3", GooglePlayChangesTests.coins(quantity: 1))
+            let client = try fixture.client()
+            try await client.consumeProduct(packageName: Self.package, productID: "coins_100", token: "coin-3")
+
+            // When its consumption is paid again / Then Google refuses it, and it counts as done
+            #expect(await GooglePlayStore.confirm(Self.owed(.consume, token: "coin-3"), client: client) == .done)
+            #expect(fixture.play.stats.consumed == ["coin-3"])
         }
     }
 }

@@ -39,7 +39,7 @@ extension PostgresPipelineDatabase {
                     "orders", "store_transactions", "ledger_entries", "receipt_transactions", "notification_outbox",
                     "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
                     "consumption_consents", "consumption_answers", "call_budgets", "call_budget_seconds",
-                    "manual_adjustments", "google_acknowledgements", "google_voided_polls", "store_confirmations",
+                    "manual_adjustments", "google_voided_polls", "store_confirmations",
                     "google_refund_reviews",
                     "schema_migrations",
                 ])

@@ -39,7 +39,7 @@ import Testing
         }
 
         // Both read something: a reader that saw nothing would find no difference.
-        #expect(sqlite.tables.count == 25, "\(sqlite.tables.keys.sorted())")
+        #expect(sqlite.tables.count == 24, "\(sqlite.tables.keys.sorted())")
         #expect(sqlite.tables["ledger_entries"]?.columns.count == 9)
         #expect(postgres.tables["receipts"]?.indexes.count == 3)
         for shape in [sqlite, postgres] {

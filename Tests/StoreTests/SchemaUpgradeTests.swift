@@ -33,10 +33,12 @@ import Testing
         #expect(try await SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
 
         // And every row is as it was, under v10's table names and with v11's empty trace
-        // columns (v10, v11 and v12 the only migrations recorded since), and the books balance
-        var expected = Self.tracedByV11(Self.renamedByV10(before))
+        // columns, v13's Google acknowledgements (none) among the store confirmations (v10 to
+        // v13 the only migrations recorded since), and the books balance
+        var expected = Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before)))
         expected["grdb_migrations", default: []] += [
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
+            ["identifier": .text("v13")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])
@@ -83,9 +85,10 @@ import Testing
             #expect(catalog.subtracting(fresh).isEmpty, "only here: \(catalog.subtracting(fresh).sorted())")
             #expect(fresh.subtracting(catalog).isEmpty, "only in a fresh one: \(fresh.subtracting(catalog).sorted())")
 
-            // And every row is as it was (under v10's table names, v11's trace columns empty),
-            // and the books balance
-            #expect(try await Self.postgresRows(database) == Self.tracedByV11(Self.renamedByV10(before)))
+            // And every row is as it was (under v10's table names, v11's trace columns empty,
+            // v13's Google acknowledgements, none, among the store confirmations), and the books balance
+            #expect(
+                try await Self.postgresRows(database) == Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))))
             #expect(try await LedgerStore(database).audit() == [])
             #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
         }
@@ -127,12 +130,12 @@ import Testing
     @Test func anOldNumberBeyondWhatThisProgramKnowsIsRefusedAndLeftAsItIs() async throws {
         try await PostgresFixture.withDatabase { database in
             try await Self.load("postgres-schema6.sql", into: database)
-            // Old 10 is new 13: beyond this program's latest (12).
-            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (10)")
+            // Old 97 is new 100: beyond this program's latest.
+            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (97)")
             await #expect {
                 try await database.migrate()
             } throws: { error in
-                "\(error)".contains("newer version") && "\(error)".contains("schema 13")
+                "\(error)".contains("newer version") && "\(error)".contains("schema 100")
             }
             let old = try await database.snapshot { db in
                 try await db.value("SELECT count(*) AS n FROM iap_schema_migrations", as: Int.self)
@@ -160,6 +163,14 @@ extension SchemaUpgradeTests {
             traced[table] = rows[table]?.map { $0.merging(["traceparent": .null]) { old, _ in old } }
         }
         return traced
+    }
+
+    /// `rows` as v13 leaves them: `google_acknowledgements` gone, the fixtures' rows of it (none)
+    /// in `store_confirmations` (``GoogleAcknowledgementUpgradeTests`` moves some).
+    static func movedByV13(_ rows: [String: [[String: SQLValue]]]) -> [String: [[String: SQLValue]]] {
+        var moved = rows
+        #expect(moved.removeValue(forKey: "google_acknowledgements")?.isEmpty != false)
+        return moved
     }
 
     /// Every row of every table, in rowid order, as SQLite stores it, read without migrating.

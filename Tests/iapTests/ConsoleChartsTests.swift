@@ -67,12 +67,11 @@ extension ConsoleTests {
             pipeline.stub.googlePlay.forget(token: "play-stuck")
             pipeline.stub.googlePlay.configuration.withLock { $0.acknowledgeFailFirst = 0 }
 
-            // Then the acknowledger gives up on it (404), and the overview says so
-            let store = GoogleAcknowledgementStore(pipeline.database)
-            #expect(await eventually { (try? await store.acknowledgement(token: "play-stuck"))??.status == .failed })
+            // Then its store confirmation is given up on (404), and the overview says so
+            #expect(await pipeline.googleConfirmation("GPA.9999-0000-0000-00001", becomes: .failed))
             let page = try await get("/console", cookie: try await logIn(pipeline), pipeline)
-            #expect(page.bodyString.contains("id=\"google-acknowledgements\""))
-            #expect(page.bodyString.contains("1 Google Play purchase is still unacknowledged"))
+            #expect(page.bodyString.contains("id=\"store-confirmations\""))
+            #expect(page.bodyString.contains("1 purchase is still unconfirmed with the store (google: 1)"))
         }
     }
 }

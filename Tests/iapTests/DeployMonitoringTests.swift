@@ -21,7 +21,7 @@ import Testing
         "iap_appstore_api_deferred_total": "a call the budget could not place within 10 s",
         "iap_appstore_api_rate_limited_total": "a 429 from the store",
         "iap_appstore_api_budget_booked_ahead_seconds": "a store API call booked in a budget",
-        "iap_google_acknowledgements_overdue": "the fulfiller's Google Play acknowledger, which needs Play credentials",
+        "iap_store_confirmations_overdue": "the fulfiller's store confirmer, which needs a store with credentials",
     ]
 
     @Test func everyMetricTheDashboardAndTheRulesQueryIsExported() async throws {

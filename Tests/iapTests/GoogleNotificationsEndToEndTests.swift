@@ -167,10 +167,9 @@ import Testing
             // Then the order's account is credited, and Google is told (consumed), once
             #expect(details?.status == .applied && details?.accountID == "android-7", "\(String(describing: details))")
             #expect(try await pipeline.balance("android-7") == 100)
-            let store = GoogleAcknowledgementStore(pipeline.database)
-            #expect(await eventually { (try? await store.acknowledgement(token: "coin-token-7"))??.status == .done })
-            let owed = try await store.acknowledgement(token: "coin-token-7")
-            #expect(owed?.action == .consume && owed?.receiptID == nil)
+            #expect(await pipeline.googleConfirmation("GPA.7777-0000-1111-22222", becomes: .done))
+            let owed = try await pipeline.googleConfirmation("GPA.7777-0000-1111-22222")
+            #expect(owed?.action == .consume && owed?.row.receiptID == nil)
             #expect(pipeline.stub.googlePlay.stats.consumed == ["coin-token-7"])
             #expect(try await LedgerStore(pipeline.database).audit() == [])
         }

@@ -62,11 +62,10 @@ import Testing
 
             // And once credited it is consumed, once, so that the player can buy it again
             // (The stub counts the call when it answers; the row is marked done once the answer is read.)
-            let store = GoogleAcknowledgementStore(pipeline.database)
-            #expect(await eventually { (try? await store.acknowledgement(token: "play-token-1"))??.status == .done })
+            #expect(await pipeline.googleConfirmation("GPA.1111-2222-3333-00001", becomes: .done))
             #expect(pipeline.stub.googlePlay.stats.consumed == ["play-token-1"])
-            let owed = try await store.acknowledgement(token: "play-token-1")
-            #expect(owed?.status == .done && owed?.action == .consume && owed?.receiptID == receipt)
+            let owed = try await pipeline.googleConfirmation("GPA.1111-2222-3333-00001")
+            #expect(owed?.row.status == .done && owed?.action == .consume && owed?.row.receiptID == receipt)
         }
     }
 
@@ -89,13 +88,12 @@ import Testing
             #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
 
             // Then it is acknowledged (not consumed) on the third attempt
-            let store = GoogleAcknowledgementStore(pipeline.database)
-            #expect(await eventually { (try? await store.acknowledgement(token: "play-noads"))??.status == .done })
+            #expect(await pipeline.googleConfirmation("GPA.1111-2222-3333-00009", becomes: .done))
             #expect(pipeline.stub.googlePlay.stats.acknowledged == ["play-noads"])
-            let owed = try await store.acknowledgement(token: "play-noads")
-            #expect(owed?.status == .done && owed?.action == .acknowledge && owed?.attempts == 3)
+            let owed = try await pipeline.googleConfirmation("GPA.1111-2222-3333-00009")
+            #expect(owed?.row.status == .done && owed?.action == .acknowledge && owed?.row.attempts == 3)
             #expect(pipeline.stub.googlePlay.stats.consumed.isEmpty)
-            #expect(try await store.overdue(olderThan: 0, now: Date()) == 0)
+            #expect(try await StoreConfirmationStore(pipeline.database).overdue(olderThan: 0, now: Date()).isEmpty)
         }
     }
 

@@ -14,7 +14,8 @@ import Testing
         Product(productID: "coins", kind: .consumable, grant: Grant(currency: "coins", amount: 100))
     ])
 
-    /// A SQLite file with 40 credited receipts, one refunded purchase and one dead receipt.
+    /// A SQLite file with 40 credited receipts, one refunded purchase, one dead receipt, and
+    /// what Google is still owed for one of them (a store confirmation, as v13 keeps it).
     func history(at path: String) async throws {
         let database = try SQLiteDatabase(path: path)
         let receipts = (0..<42).map { NewReceipt.fixture(accountID: "player-\($0 % 5)") }
@@ -37,6 +38,17 @@ import Testing
                 accountID: "player-1", change: .currency("coins", amount: -30), reason: "goodwill reversal",
                 operatorName: "tests", idempotencyKey: UUID().uuidString),
             catalog: Self.catalog, now: Date())
+        let first = receipts[0].id
+        try await database.transaction { db in
+            try await db.execute(
+                """
+                INSERT INTO store_confirmations (
+                    store, transaction_id, payload, receipt_id, status, attempts, next_attempt_at, last_error,
+                    created_at)
+                VALUES ('google', 't0', ?, ?, 'pending', 2, ?, 'HTTP 503', ?)
+                """,
+                [PlayAcknowledgementsAtV12.payload("consume", "coins", "tok-0"), first, Date(), Date()])
+        }
     }
 
     @Test func aSQLiteHistoryIsCopiedWholeAndAuditedOnBothSides() async throws {
@@ -51,11 +63,14 @@ import Testing
             #expect(copy.status == 0, "\(copy.output)")
             #expect(copy.output.contains("receipts               42 / 42"), "\(copy.output)")
             #expect(copy.output.contains("ledger_entries         41 / 41"), "\(copy.output)")
+            #expect(copy.output.contains("store_confirmations    1 / 1"), "\(copy.output)")
             #expect(copy.output.contains("audit: sqlite 0 finding(s), postgres 0 finding(s)"))
             #expect(!copy.output.contains("DIFFERS"))
             // Then PostgreSQL holds the same books, and new ledger lines continue after the copied ones
             let account = try #require(try await LedgerStore(target).account(id: "player-1"))
             #expect(account.balances == ["coins": 770])
+            let owed = try await StoreConfirmationStore(target).confirmation(store: "google", transactionID: "t0")
+            #expect(owed?.status == .pending && owed?.attempts == 2 && owed?.lastError == "HTTP 503")
             _ = try await AdjustmentStore(target).apply(
                 .init(
                     accountID: "player-1", change: .currency("coins", amount: 5), reason: "after the move",

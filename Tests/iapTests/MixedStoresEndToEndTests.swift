@@ -74,11 +74,7 @@ import Testing
                         .status == .done
                 })
             #expect(pipeline.stub.huawei.stats.confirmed == ["mixed-hw-token"])
-            let acknowledgements = GoogleAcknowledgementStore(pipeline.database)
-            #expect(
-                await eventually {
-                    (try? await acknowledgements.acknowledgement(token: "mixed-play-token"))??.status == .done
-                })
+            #expect(await pipeline.googleConfirmation("GPA.1234-5678-9012-34567", becomes: .done))
             #expect(pipeline.stub.googlePlay.stats.consumed == ["mixed-play-token"])
 
             // And the books balance

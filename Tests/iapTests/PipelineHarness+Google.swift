@@ -2,6 +2,8 @@ import Foundation
 import GooglePlay
 import HTTPClient
 import Intake
+import PipelineTesting
+import Store
 import StubStore
 
 /// Google's real-time developer notifications, as Cloud Pub/Sub pushes them to the intake:
@@ -56,5 +58,20 @@ extension PipelineHarness {
     /// A `DeveloperNotification` of the harness's app.
     static func developerNotification(_ kind: String, _ fields: [String: Any]) -> [String: Any] {
         ["version": "1.0", "packageName": googlePackage, "eventTimeMillis": "1764064800000", kind: fields]
+    }
+
+    /// What Google is owed for the Play purchase credited as `order` (its store
+    /// confirmation), and what the confirmation asks Google to do.
+    func googleConfirmation(_ order: String) async throws
+        -> (row: StoreConfirmationStore.Confirmation, action: GooglePlayConfirmation.Action?)?
+    {
+        try await StoreConfirmationStore(database).confirmation(store: GooglePlayStore.id, transactionID: order).map {
+            ($0, GooglePlayConfirmation(json: $0.payload)?.action)
+        }
+    }
+
+    /// Whether Google's confirmation of `order` reaches `status` before the wait runs out.
+    func googleConfirmation(_ order: String, becomes status: StoreConfirmationStore.Confirmation.Status) async -> Bool {
+        await eventually { (try? await googleConfirmation(order))??.row.status == status }
     }
 }

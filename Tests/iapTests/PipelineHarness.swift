@@ -97,7 +97,7 @@ final class PipelineHarness: Sendable {
         }
     }
 
-    private static func run(
+    static func run(
         database: any SQLDatabase, databaseEnvironment: [String: String],
         stub stubConfiguration: StubStoreConfiguration,
         maxAttempts: Int, runsValidator: Bool, confirmsWithServerAPI: Bool,
@@ -146,8 +146,8 @@ final class PipelineHarness: Sendable {
                 }
                 configuration.scheduler = scheduler
                 configuration.console = console
-                configuration.fulfillment.google.acknowledger.interval = .milliseconds(100)
-                configuration.fulfillment.google.acknowledger.initialBackoff = 0.2
+                configuration.fulfillment.storeConfirmer.interval = .milliseconds(100)
+                configuration.fulfillment.storeConfirmer.initialBackoff = 0.2
                 // Google's voided purchases are read, and its chargeback reviews answered, by the
                 // tests, on their clock.
                 configuration.fulfillment.google.voidedInterval = nil

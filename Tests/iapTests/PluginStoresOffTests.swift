@@ -1,9 +1,17 @@
 import Foundation
+import Fulfiller
+import GooglePlay
+import HTTPClient
+import Logging
+import PipelineCore
 import PipelineTesting
+import Store
+import StorePlugins
 import Testing
 
 /// A plug-in store a deployment does not configure: the intake names it as off rather than
-/// as an unknown field, serves no notification route for it, and stores nothing.
+/// as an unknown field, serves no notification route for it, and stores nothing; a fulfiller
+/// that cannot talk to a store leaves what it is owed to one that can.
 @Suite struct PluginStoresOffTests {
     @Test func aStoreThatIsOffIsRefusedByNameAndStoresNothing() async throws {
         try await PipelineHarness.run(.sqlite) { pipeline in
@@ -24,6 +32,41 @@ import Testing
                 #expect(notified == 404, "\(store)")
             }
             #expect(try await pipeline.storedNotifications() == 0)
+        }
+    }
+
+    @Test func aFulfillerWithoutGooglesServiceAccountLeavesGooglesConfirmationsToOneWithIt() async throws {
+        try await withTestDatabase(.sqlite) { database in
+            // Given an acknowledgement Google is owed, due now
+            let now = Date()
+            try await database.transaction { db in
+                try await db.execute(
+                    """
+                    INSERT INTO store_confirmations (
+                        store, transaction_id, payload, status, attempts, next_attempt_at, created_at)
+                    VALUES ('google', 'GPA.1', ?, 'pending', 0, ?, ?)
+                    """, [PlayAcknowledgementsAtV12.payload("consume", "com.example.coins100", "tok-1"), now, now])
+            }
+            // When a confirmer runs where Google has no service account (Google is never off)
+            let http = try CurlHTTPClient()
+            var configuration = StoreConfirmer.Configuration()
+            configuration.interval = .milliseconds(20)
+            let confirmer = StoreConfirmer(
+                store: StoreConfirmationStore(database),
+                stores: StoreRegistry(known: [GooglePlayStore.self], configured: [GooglePlayStore(setup: nil)]),
+                context: StoreContext(
+                    httpClient: http, budgets: LocalCallBudgetKeeper(), catalog: Catalog(products: []),
+                    logger: Logger(label: "test")),
+                configuration: configuration)
+            let running = Task { try await confirmer.run() }
+            try await Task.sleep(for: .milliseconds(500))
+            running.cancel()
+            _ = await running.result
+            await http.shutdown()
+
+            // Then it is not claimed, not even counted as an attempt: one with the account pays it
+            let owed = try await StoreConfirmationStore(database).confirmation(store: "google", transactionID: "GPA.1")
+            #expect(owed?.status == .pending && owed?.attempts == 0)
         }
     }
 }

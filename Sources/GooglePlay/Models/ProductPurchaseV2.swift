@@ -27,6 +27,9 @@ public struct ProductPurchaseV2: Codable, Hashable, Sendable {
             self.productId = productId
             self.productOfferDetails = productOfferDetails
         }
+
+        /// Consumed: it can be bought again, and is not consumed twice.
+        public var isConsumed: Bool { productOfferDetails?.consumptionState == "CONSUMPTION_STATE_CONSUMED" }
     }
 
     public struct StateContext: Codable, Hashable, Sendable {

@@ -54,9 +54,10 @@ public enum MetricName {
     /// The budget in use: calls booked (by every process) in the second of the latest booking,
     /// over Apple's limit, by `budget`. 0.9 is the most spent by default.
     public static let apiBudgetUsed = "iap_appstore_api_budget_used_ratio"
-    /// Gauge: Google Play purchases unacknowledged after two days, or given up on (Google
-    /// refunds them at three).
-    public static let googleAcknowledgementsOverdue = "iap_google_acknowledgements_overdue"
+    /// Gauge: credited purchases whose store is still unconfirmed two days later, or given up
+    /// on, by `store` (Google refunds a Play purchase left unacknowledged for three days).
+    /// Until schema v13 Google's alone, as `iap_google_acknowledgements_overdue`.
+    public static let storeConfirmationsOverdue = "iap_store_confirmations_overdue"
     /// Connections the intake closed at accept for being over a cap, by `reason`:
     /// `per_address` (`IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS`) or `total` (`IAP_HTTP_MAX_CONNECTIONS`).
     public static let connectionsRefused = "iap_http_connections_refused_total"

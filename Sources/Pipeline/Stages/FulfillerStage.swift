@@ -21,6 +21,8 @@ public enum FulfillerStage {
         public var scheduler = SubscriptionScheduler.Configuration()
         public var apple = AppleJobs()
         public var google = PluginStores.GooglePlayJobs()
+        /// How the confirmations the stores' credits owe are paid (Google Play's acknowledgements among them).
+        public var storeConfirmer = StoreConfirmer.Configuration()
         /// Whether the jobs that run in one process at a time (the scheduler, reconciliation,
         /// the answers to the stores' reviews, the voided poll) are elected through the
         /// database; false where one process runs every stage (`iap up`).
@@ -64,7 +66,7 @@ public enum FulfillerStage {
             logger: parts.logger("google-play"))
         services += PluginStores.fulfillerServices(
             parts.stores, database: database, httpClient: client, catalog: parts.catalog,
-            logger: parts.logger("stores"))
+            logger: parts.logger("stores"), confirmer: configuration.storeConfirmer)
         return services
     }
 

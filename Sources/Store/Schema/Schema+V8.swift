@@ -4,7 +4,8 @@ extension Schema {
     ///
     /// `google_acknowledgements`: what Google must be told after a Play purchase is credited
     /// (consumed, or acknowledged), one row per purchase token, written in the credit's
-    /// transaction and worked off until Google says it is done (``GoogleAcknowledgementStore``).
+    /// transaction and worked off until Google says it is done (until v13 moved them into
+    /// `store_confirmations`).
     static let version8 = SchemaMigration(
         version: 8, summary: "Google Play receipts and their acknowledgements",
         sqlite: [

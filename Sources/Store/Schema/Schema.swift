@@ -38,7 +38,7 @@ public enum Schema {
     /// Every migration, oldest first; versions are 1, 2, 3, ... without gaps.
     public static let migrations: [SchemaMigration] = [
         version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-        version11, version12,
+        version11, version12, version13,
     ]
 
     /// The version a database is at once every migration has run.

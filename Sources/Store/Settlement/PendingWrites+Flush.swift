@@ -36,19 +36,6 @@ extension PendingWrites {
         try await writeSubjects(db, stamp: stamp)
         try await db.insert(contentsOf: outbox, into: "notification_outbox")
         try await db.insert(
-            into: "google_acknowledgements",
-            columns: [
-                "purchase_token", "package_name", "product_id", "action", "receipt_id", "status", "attempts",
-                "next_attempt_at", "created_at",
-            ],
-            rows: acknowledgements.map {
-                [
-                    $0.purchase.purchaseToken, $0.purchase.packageName, $0.purchase.productID, $0.action.rawValue,
-                    $0.receiptID, "pending", 0, stamp, stamp,
-                ]
-            },
-            suffix: "ON CONFLICT (purchase_token) DO NOTHING")
-        try await db.insert(
             into: "store_confirmations",
             columns: [
                 "store", "transaction_id", "payload", "receipt_id", "status", "attempts", "next_attempt_at",

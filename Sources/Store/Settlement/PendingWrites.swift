@@ -29,7 +29,6 @@ struct PendingWrites {
     var receiptTransactions: [ReceiptTransactionRow] = []
     var notifications: [String: InboundNotification] = [:]
     var checks: [String: SubscriptionCheck] = [:]
-    var acknowledgements: [OwedAcknowledgement] = []
     var confirmations: [OwedConfirmation] = []
 
     struct BalanceKey: Hashable {
@@ -46,7 +45,7 @@ struct PendingWrites {
         accounts.isEmpty && transactions.isEmpty && transactionUpdates.isEmpty && forgotten.isEmpty
             && ledger.isEmpty && entitlements.isEmpty && conflicts.isEmpty && flags.isEmpty && orderClosings.isEmpty
             && outbox.isEmpty && receipts.isEmpty && receiptTransactions.isEmpty && notifications.isEmpty
-            && checks.isEmpty && acknowledgements.isEmpty && confirmations.isEmpty
+            && checks.isEmpty && confirmations.isEmpty
     }
 
     mutating func openAccount(_ id: String) {
@@ -109,12 +108,5 @@ struct OwedConfirmation {
     var store: String
     var transactionID: String
     var payload: String
-    var receiptID: String?
-}
-
-/// A Play purchase whose consumption or acknowledgement Google is owed.
-struct OwedAcknowledgement {
-    var purchase: GooglePlayPurchase
-    var action: GoogleAcknowledgementStore.Acknowledgement.Action
     var receiptID: String?
 }

@@ -93,16 +93,6 @@ extension VerdictApplier {
             if decision.credit != nil, let transaction = notification.transaction {
                 oweConfirmation(transaction, store: row.store, receiptID: nil)
             }
-            if decision.credit != nil, row.store == "google", let transaction = notification.transaction,
-                let notice = GoogleNotice(canonicalJSON: row.payload)
-            {
-                // A Play purchase credited by its notice, before any receipt: Google must still be told.
-                try await owePlayAcknowledgement(
-                    GooglePlayPurchase(
-                        packageName: notice.packageName, productID: transaction.productID,
-                        purchaseToken: transaction.originalTransactionID),
-                    receiptID: nil)
-            }
         case .nothing(let reason):
             row.reason = reason
         }

@@ -173,7 +173,6 @@ struct VerdictApplier {
         receipt.status = conclusion.creditedAccountID == nil ? .rejected : .credited
         receipt.reason = conclusion.reason
         try await batch.apply([.send(conclusion.webhook)])
-        try await owePlayAcknowledgement(receipt, carried)
         // A plug-in store's confirmation, or Apple's Set App Account Token (a StoreKit 2
         // purchase without a token, when the Server API confirmed it).
         if let store = StoreEvidence(receiptKind: receipt.kind.rawValue, payload: receipt.payload)?.store
@@ -192,28 +191,6 @@ struct VerdictApplier {
         batch.books.writes.confirmations.append(
             OwedConfirmation(
                 store: store, transactionID: transaction.transactionID, payload: payload, receiptID: receiptID))
-    }
-
-    /// A Play purchase credited (now or before, to any account) must be consumed or
-    /// acknowledged, or Google refunds it: owed in this same transaction, so it cannot be lost.
-    private func owePlayAcknowledgement(_ receipt: Receipt, _ carried: [CarriedTransaction]) async throws {
-        guard receipt.kind == .googlePlay, let purchase = GooglePlayPurchase(canonicalJSON: receipt.payload),
-            carried.contains(where: { $0.outcome.isDelivered })
-        else { return }
-        try await owePlayAcknowledgement(purchase, receiptID: receipt.id)
-    }
-
-    /// Owes Google the purchase's acknowledgement, or its consumption, by what the catalog
-    /// sells under its product id (once per purchase token).
-    func owePlayAcknowledgement(_ purchase: GooglePlayPurchase, receiptID: String?) async throws {
-        let action: GoogleAcknowledgementStore.Acknowledgement.Action =
-            switch engine.catalog.resolve(storeProductID: purchase.productID)?.product.kind {
-            case .consumable: .consume
-            case .autoRenewable: .acknowledgeSubscription
-            default: .acknowledge
-            }
-        batch.books.writes.acknowledgements.append(
-            OwedAcknowledgement(purchase: purchase, action: action, receiptID: receiptID))
     }
 
     /// A transaction named by its id alone (Google's voided purchases name their order),

@@ -4,7 +4,7 @@ import PipelineCore
 // MARK: - Plug-in stores' confirmations: what a store must hear after a credit
 
 /// What plug-in stores are owed once their purchases are credited (Huawei's consumption
-/// confirmation): written in the credit's own transaction, one row per store and
+/// confirmation, Google Play's acknowledgement or consumption): written in the credit's own transaction, one row per store and
 /// transaction, and worked off until the store says it is done, with backoff, by any
 /// number of fulfillers (a claim leases a row for ``lease``).
 public struct StoreConfirmationStore: Sendable {
@@ -98,14 +98,20 @@ public struct StoreConfirmationStore: Sendable {
         }
     }
 
-    /// Confirmations still pending after `age`, or given up on.
-    public func overdue(olderThan age: TimeInterval, now: Date) async throws -> Int {
+    /// Confirmations still pending after `age`, or given up on, by store (stores with none
+    /// left out).
+    public func overdue(olderThan age: TimeInterval, now: Date) async throws -> [String: Int] {
         try await database.snapshot { db in
-            try await db.value(
+            var counts: [String: Int] = [:]
+            for row in try await db.rows(
                 """
-                SELECT COUNT(*) FROM store_confirmations
-                WHERE status = 'failed' OR (status = 'pending' AND created_at < ?)
-                """, [now.addingTimeInterval(-age)]) ?? 0
+                SELECT store, COUNT(*) AS n FROM store_confirmations
+                WHERE status = 'failed' OR (status = 'pending' AND created_at < ?) GROUP BY store
+                """, [now.addingTimeInterval(-age)])
+            {
+                counts[try row.get("store")] = try row.get("n")
+            }
+            return counts
         }
     }
 

@@ -113,10 +113,17 @@ extension StubGooglePlay {
             }
             guard var found = state.products[token], found.productLineItem.contains(where: { $0.productId == product })
             else { return Self.error(404, "NOT_FOUND", "The purchase token was not found.") }
+            if verb == "consume", found.productLineItem.contains(where: { $0.isConsumed }) {
+                // As Google: a purchase is consumed once.
+                return Self.error(
+                    400, "FAILED_PRECONDITION", "The purchase is not in a valid state to perform the desired operation.")
+            }
             found.acknowledgementState = "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
             if verb == "consume" {
                 for index in found.productLineItem.indices {
-                    found.productLineItem[index].productOfferDetails?.consumptionState = "CONSUMPTION_STATE_CONSUMED"
+                    var offer = found.productLineItem[index].productOfferDetails ?? .init()
+                    offer.consumptionState = "CONSUMPTION_STATE_CONSUMED"
+                    found.productLineItem[index].productOfferDetails = offer
                 }
                 state.stats.consumed.append(token)
             } else {
