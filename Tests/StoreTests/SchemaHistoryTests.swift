@@ -84,8 +84,9 @@ import Testing
     }
 
     @Test func theHistoryIsOneNumberingWithTextForBothDatabases() {
-        #expect(Schema.migrations.map(\.version) == Array(1...12))
-        #expect(Schema.latestVersion == 12)
+        // 13 (Google's acknowledgements) is on its own branch until the two are merged.
+        #expect(Schema.migrations.map(\.version) == Array(1...12) + [14])
+        #expect(Schema.latestVersion == 14)
         for migration in Schema.migrations {
             #expect(!migration.sqlite.isEmpty, "v\(migration.version)")
             // PostgreSQL's schema begins at v4 (Schema.version1 says why).

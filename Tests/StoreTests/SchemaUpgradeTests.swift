@@ -32,11 +32,13 @@ import Testing
         _ = try SQLiteDatabase(path: freshPath)
         #expect(try await SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
 
-        // And every row is as it was, under v10's table names and with v11's empty trace
-        // columns (v10, v11 and v12 the only migrations recorded since), and the books balance
-        var expected = Self.tracedByV11(Self.renamedByV10(before))
+        // And every row is as it was, under v10's table names, with v11's empty trace
+        // columns and v14's steps (v10, v11, v12 and v14 the only migrations recorded
+        // since), and the books balance
+        var expected = Self.steppedByV14(Self.tracedByV11(Self.renamedByV10(before)))
         expected["grdb_migrations", default: []] += [
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
+            ["identifier": .text("v14")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])
@@ -83,9 +85,11 @@ import Testing
             #expect(catalog.subtracting(fresh).isEmpty, "only here: \(catalog.subtracting(fresh).sorted())")
             #expect(fresh.subtracting(catalog).isEmpty, "only in a fresh one: \(fresh.subtracting(catalog).sorted())")
 
-            // And every row is as it was (under v10's table names, v11's trace columns empty),
-            // and the books balance
-            #expect(try await Self.postgresRows(database) == Self.tracedByV11(Self.renamedByV10(before)))
+            // And every row is as it was (under v10's table names, v11's trace columns empty,
+            // v14's steps), and the books balance
+            #expect(
+                try await Self.postgresRows(database)
+                    == Self.steppedByV14(Self.tracedByV11(Self.renamedByV10(before)), sqlite: false))
             #expect(try await LedgerStore(database).audit() == [])
             #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
         }
@@ -127,12 +131,12 @@ import Testing
     @Test func anOldNumberBeyondWhatThisProgramKnowsIsRefusedAndLeftAsItIs() async throws {
         try await PostgresFixture.withDatabase { database in
             try await Self.load("postgres-schema6.sql", into: database)
-            // Old 10 is new 13: beyond this program's latest (12).
-            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (10)")
+            // Old 12 is new 15: beyond this program's latest (14).
+            try await database.execute("INSERT INTO iap_schema_migrations (version) VALUES (12)")
             await #expect {
                 try await database.migrate()
             } throws: { error in
-                "\(error)".contains("newer version") && "\(error)".contains("schema 13")
+                "\(error)".contains("newer version") && "\(error)".contains("schema 15")
             }
             let old = try await database.snapshot { db in
                 try await db.value("SELECT count(*) AS n FROM iap_schema_migrations", as: Int.self)
@@ -160,6 +164,26 @@ extension SchemaUpgradeTests {
             traced[table] = rows[table]?.map { $0.merging(["traceparent": .null]) { old, _ in old } }
         }
         return traced
+    }
+
+    /// `rows` as v14 leaves them: each debit and write-off its transaction's step 1, every
+    /// other entry step 0. SQLite's rebuilt `ledger_entries` takes a new `sqlite_sequence`
+    /// row, last.
+    static func steppedByV14(_ rows: [String: [[String: SQLValue]]], sqlite: Bool = true)
+        -> [String: [[String: SQLValue]]]
+    {
+        var stepped = rows
+        stepped["ledger_entries"] = rows["ledger_entries"]?.map { row in
+            let taken = ["refund", "revoke", "write_off"].map(SQLValue.text).contains(row["kind"] ?? .null)
+            return row.merging(["step": .integer(taken ? 1 : 0)]) { old, _ in old }
+        }
+        if sqlite, let sequence = rows["sqlite_sequence"] {
+            let ledger: [SQLValue] = [.text("ledger_entries")]
+            stepped["sqlite_sequence"] =
+                sequence.filter { !ledger.contains($0["name"] ?? .null) }
+                + sequence.filter { ledger.contains($0["name"] ?? .null) }
+        }
+        return stepped
     }
 
     /// Every row of every table, in rowid order, as SQLite stores it, read without migrating.
