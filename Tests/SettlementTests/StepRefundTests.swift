@@ -25,7 +25,8 @@ import Testing
         StepCase(name: "30 % after nothing takes 30", taken: 0, steps: 0, share: 30_000, debit: 30),
         StepCase(name: "80 % after 30 % takes 50 more", taken: 30, steps: 1, share: 80_000, debit: 50),
         StepCase(name: "a full refund after 80 % takes the last 20", taken: 80, steps: 2, share: nil, debit: 20),
-        StepCase(name: "a revocation after 30 % takes the rest", taken: 30, steps: 1, share: nil, kind: .revoke, debit: 70),
+        StepCase(
+            name: "a revocation after 30 % takes the rest", taken: 30, steps: 1, share: nil, kind: .revoke, debit: 70),
         StepCase(name: "30 % again after 30 % (a redelivery) takes nothing", taken: 30, steps: 1, share: 30_000),
         StepCase(name: "30 % after 80 % (an older event) takes nothing", taken: 80, steps: 2, share: 30_000),
         StepCase(name: "a full refund after all of it takes nothing", taken: 100, steps: 2, share: nil),
@@ -54,7 +55,9 @@ import Testing
         // Then the difference is debited as the next step, and a1 hears of this step's amount
         #expect(
             decision.effects == [
-                F.posting("a1", "coins", -debit, row.kind.ledgerKind, cause: Self.cause, transaction: "t1", step: row.steps + 1),
+                F.posting(
+                    "a1", "coins", -debit, row.kind.ledgerKind, cause: Self.cause, transaction: "t1",
+                    step: row.steps + 1),
                 .updateTransaction(transactionID: "t1", state: row.kind.state, cancellationDate: F.at(days: 0.5)),
                 F.transactionWebhook(
                     .purchaseRefunded, to: "a1", receipt: "r0", notification: "n2", transaction: "t1",
@@ -114,10 +117,11 @@ import Testing
             engine: engine)
 
         // Then the step's 50 is debited whole, 30 of it written off, both as step 2
-        #expect(Array(decision.effects.prefix(2)) == [
-            F.posting("a1", "coins", -50, .refund, cause: Self.cause, transaction: "t1", step: 2),
-            F.posting("a1", "coins", 30, .writeOff, cause: Self.cause, transaction: "t1", step: 2),
-        ])
+        #expect(
+            Array(decision.effects.prefix(2)) == [
+                F.posting("a1", "coins", -50, .refund, cause: Self.cause, transaction: "t1", step: 2),
+                F.posting("a1", "coins", 30, .writeOff, cause: Self.cause, transaction: "t1", step: 2),
+            ])
     }
 
     @Test func aReversalAfterTwoSteps_givesBackWhatBothTook_lessWriteOffs() throws {
@@ -131,7 +135,9 @@ import Testing
         let decision = try F.decide(.refundReversed(F.purchase("t1"), cause: Self.cause), state)
 
         // Then 70 come back, once
-        #expect(decision.effects.first == F.posting("a1", "coins", 70, .refundReversal, cause: Self.cause, transaction: "t1"))
+        #expect(
+            decision.effects.first
+                == F.posting("a1", "coins", 70, .refundReversal, cause: Self.cause, transaction: "t1"))
     }
 
     @Test func aRefundAfterAReversal_takesNothing() throws {

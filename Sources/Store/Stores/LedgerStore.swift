@@ -89,7 +89,7 @@ public struct LedgerStore: Sendable {
             }
 
             // Debits come in steps (a second partial refund): together they never take more
-            // than the purchase gave, and all from the account it credited.
+            // than the purchase gave, and all fall on one account.
             for row in try await db.rows(
                 """
                 SELECT d.transaction_id, COUNT(*) AS entries, -SUM(d.amount) AS debited,
@@ -104,11 +104,12 @@ public struct LedgerStore: Sendable {
                 ORDER BY d.transaction_id
                 """)
             {
-                let (transaction, entries, debited, credited, kinds, accounts): (String, Int, Int, Int, String, String) =
-                    (
-                        try row.get("transaction_id"), try row.get("entries"), try row.get("debited"),
-                        try row.get("credited"), try row.get("kinds"), try row.get("accounts")
-                    )
+                let (transaction, entries, debited, credited, kinds, accounts):
+                    (String, Int, Int, Int, String, String) =
+                        (
+                            try row.get("transaction_id"), try row.get("entries"), try row.get("debited"),
+                            try row.get("credited"), try row.get("kinds"), try row.get("accounts")
+                        )
                 findings.append(
                     AuditFinding(
                         kind: .transactionRefundedTwice, transactionID: transaction,
