@@ -130,9 +130,9 @@ import Testing
         }
     }
 
-    @Test(arguments: TestBackend.allCases) func aRefundOfTwoOfFiveUnitsTakesBackTwo(_ backend: TestBackend)
-        async throws
-    {
+    @Test(arguments: TestBackend.allCases) func refundsOfTwoThenOneOfFiveUnitsTakeBackTwoThenOne(
+        _ backend: TestBackend
+    ) async throws {
         try await PipelineHarness.run(backend) { pipeline in
             // Given five packs of 100 coins bought at once, credited
             pipeline.stub.googlePlay.register(
@@ -149,16 +149,26 @@ import Testing
             #expect(try await pipeline.balance("android-55") == 500)
 
             // When Google refunds two of the five units and the voided list is read, twice
-            pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-1), quantity: 2)
+            pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-2), quantity: 2)
             let poller = try voidedPoller(pipeline)
             let first = try await poller.poll()
             let second = try await poller.poll()
 
-            // Then 200 coins are taken back, once, and the books balance
+            // Then 200 coins are taken back, once
             #expect(first.partial == 1 && first.debited == 1 && second.alreadyDebited == 1, "\(first) \(second)")
             #expect(try await pipeline.balance("android-55") == 300)
+
+            // When it refunds one unit more (three of five voided) and the list is read, twice
+            pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-1), quantity: 1)
+            let third = try await poller.poll()
+            let fourth = try await poller.poll()
+
+            // Then 100 more go, once: the first entry, listed again, takes nothing more
+            #expect(third.partial == 2 && third.debited == 1 && third.alreadyDebited == 1, "\(third)")
+            #expect(fourth.debited == 0 && fourth.alreadyDebited == 2, "\(fourth)")
+            #expect(try await pipeline.balance("android-55") == 200)
             let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-55")).ledger
-            #expect(ledger.map(\.amount) == [-200, 500])
+            #expect(ledger.map(\.amount) == [-100, -200, 500])
             #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
