@@ -70,6 +70,16 @@ extension PostgresPipelineDatabase {
             }
             await #expect(throws: SQLError.self) { try await database.execute(revoke[0]) }
             try await database.execute(revoke[1])
+            // Debits in steps that add up to the credit are sound; one more step beyond it is found.
+            let overDebited = { (findings: [AuditFinding]) in findings.contains { $0.kind == .transactionRefundedTwice }
+            }
+            #expect(try await !overDebited(LedgerStore(database).audit()))
+            try await database.execute(
+                """
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at, step)
+                VALUES ('alice', 'coins', -1, 'refund', 't-1', now(), 3)
+                """)
+            #expect(try await overDebited(LedgerStore(database).audit()))
             // A step is for debits and write-offs only.
             await #expect(throws: SQLError.self) {
                 try await database.execute(
