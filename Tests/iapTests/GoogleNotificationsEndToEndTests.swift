@@ -124,11 +124,7 @@ import Testing
             #expect(status == 200)
             let details = try await settled(pipeline, try #require(accepted["notification_id"] as? String))
             #expect(details?.status == .applied && details?.accountID == "android-9", "\(String(describing: details))")
-            let poller = GoogleVoidedPoller(
-                client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
-                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
-                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
-            let polled = try await poller.poll()
+            let polled = try await pipeline.voidedPoller().poll()
 
             // Then it is debited once: by the notice; the list finds it debited already
             #expect(polled.debited == 0 && polled.alreadyDebited == 1, "\(polled)")
@@ -181,11 +177,7 @@ import Testing
             // Then 100 more go, once, and the voided list, read after, finds both taken
             #expect(second?.status == .applied && second?.reason == nil, "\(String(describing: second))")
             #expect(try await pipeline.balance("android-5") == 200)
-            let poller = GoogleVoidedPoller(
-                client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
-                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
-                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
-            let polled = try await poller.poll()
+            let polled = try await pipeline.voidedPoller().poll()
             #expect(polled.debited == 0 && polled.alreadyDebited == 2, "\(polled)")
             let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-5")).ledger
             #expect(ledger.map(\.amount) == [-100, -200, 500])

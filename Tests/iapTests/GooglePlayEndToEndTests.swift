@@ -20,14 +20,6 @@ import Testing
             purchaseState: state, orderId: order, purchaseCompletionTime: "2026-11-25T10:00:00Z")
     }
 
-    /// Reads the stub's voided list as the fulfiller's poller does (the harness runs none).
-    func voidedPoller(_ pipeline: PipelineHarness) throws -> GoogleVoidedPoller {
-        GoogleVoidedPoller(
-            client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
-            store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
-            catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
-    }
-
     @Test(arguments: TestBackend.allCases) func aPlayPurchaseIsCreditedOnceEvenFromTwoAccounts(_ backend: TestBackend)
         async throws
     {
@@ -112,7 +104,7 @@ import Testing
             pipeline.stub.googlePlay.void(token: "play-refunded", at: Date().addingTimeInterval(-1))
 
             // When the voided list is read, twice
-            let poller = try voidedPoller(pipeline)
+            let poller = try pipeline.voidedPoller()
             let first = try await poller.poll()
             let second = try await poller.poll()
 
@@ -150,7 +142,7 @@ import Testing
 
             // When Google refunds two of the five units and the voided list is read, twice
             pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-2), quantity: 2)
-            let poller = try voidedPoller(pipeline)
+            let poller = try pipeline.voidedPoller()
             let first = try await poller.poll()
             let second = try await poller.poll()
 
@@ -193,7 +185,7 @@ import Testing
             }
             // And Google refunding one of the Play purchases
             pipeline.stub.googlePlay.void(token: "mixed-play-2", at: Date().addingTimeInterval(-1))
-            let poller = try voidedPoller(pipeline)
+            let poller = try pipeline.voidedPoller()
             #expect(try await poller.poll().debited == 1)
 
             // Then one ledger holds all three credits and the refund, and the books balance

@@ -1,7 +1,10 @@
 import Foundation
+import Fulfiller
 import GooglePlay
 import HTTPClient
 import Intake
+import Logging
+import Store
 import StubStore
 
 /// Google's real-time developer notifications, as Cloud Pub/Sub pushes them to the intake:
@@ -56,5 +59,14 @@ extension PipelineHarness {
     /// A `DeveloperNotification` of the harness's app.
     static func developerNotification(_ kind: String, _ fields: [String: Any]) -> [String: Any] {
         ["version": "1.0", "packageName": googlePackage, "eventTimeMillis": "1764064800000", kind: fields]
+    }
+}
+
+extension PipelineHarness {
+    /// Reads the stub's voided list as the fulfiller's poller does (the harness runs none).
+    func voidedPoller() throws -> GoogleVoidedPoller {
+        GoogleVoidedPoller(
+            client: try googlePlaySetup().client(httpClient: client), store: GoogleVoidedStore(database),
+            packageNames: [Self.googlePackage], catalog: Self.catalog, logger: Logger(label: "voided"))
     }
 }
