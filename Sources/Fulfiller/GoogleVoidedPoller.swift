@@ -96,7 +96,7 @@ public struct GoogleVoidedPoller: Service {
                     let outcome = try await store.takeBack(
                         transactionID: GooglePlayVerifier.transactionID(
                             order: voided.orderId, token: voided.purchaseToken),
-                        units: voided.isPartial ? voided.voidedQuantity : nil, voidedAt: at ?? end, catalog: catalog,
+                        units: try await unitsVoided(voided, package: package), voidedAt: at ?? end, catalog: catalog,
                         now: now())
                     switch outcome {
                     case .debited:
@@ -115,5 +115,15 @@ public struct GoogleVoidedPoller: Service {
             try await store.setPolledUntil(end, for: package)
         }
         return summary
+    }
+
+    /// The units of a partial refund's order voided so far, all refunds of it together: the
+    /// engine takes that share less what earlier refunds took. An entry of the list counts
+    /// only its own refund's units, so the purchase is read back (its `refundableQuantity`);
+    /// Google's count, if the purchase does not say. Nil for a whole order voided.
+    func unitsVoided(_ voided: VoidedPurchase, package: String) async throws -> Int? {
+        guard voided.isPartial else { return nil }
+        let purchase = try await client.productPurchase(packageName: package, token: voided.purchaseToken)
+        return GooglePlayVerifier.refundedUnits(purchase, productID: nil)?.refunded ?? voided.voidedQuantity
     }
 }

@@ -95,7 +95,7 @@ extension GooglePlayVerifier {
 
     /// How many of a purchase's units were refunded so far (its quantity less what is still
     /// refundable); nil when the purchase shows none refunded (Google has not caught up).
-    static func refundedUnits(_ purchase: ProductPurchaseV2, productID: String?)
+    public static func refundedUnits(_ purchase: ProductPurchaseV2, productID: String?)
         -> (productID: String, quantity: Int, refunded: Int)?
     {
         guard

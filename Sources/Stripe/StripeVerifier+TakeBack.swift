@@ -8,8 +8,8 @@ extension StripeVerifier {
     /// A refunded charge, read back: `REFUND` of the share refunded so far.
     ///
     /// Stripe's `amount_refunded` adds every refund up, so the share is the whole of what was
-    /// paid back. The engine takes a transaction back once: a second partial refund of the
-    /// same payment is recorded `already_refunded` and takes nothing more (docs/stripe.md).
+    /// paid back so far: the engine takes that share less what earlier refunds took (a refund
+    /// to 80 % after one of 30 % takes 50 % more; the same event twice takes nothing more).
     func refund(_ event: StripeEvent, charge id: String) async throws(StoreCallError) -> VerificationOutcome {
         let charge = try await client.charge(id)
         guard charge.amountRefunded > 0, let paymentIntent = charge.paymentIntent,
@@ -29,7 +29,9 @@ extension StripeVerifier {
     ///
     /// - lost, or its funds withdrawn while it is still open: `REVOKE` of the disputed share.
     ///   Stripe withdraws the money when the dispute opens, weeks before it is decided, so
-    ///   the coins go then too rather than be spent meanwhile.
+    ///   the coins go then too rather than be spent meanwhile. The engine reads a share as
+    ///   what is taken back so far: a dispute of a charge refunded in part before reaches no
+    ///   further than the refund did, and takes nothing, since a win would not give it back.
     /// - won: `REFUND_REVERSED`, which gives back what the withdrawal took. Not when the
     ///   charge was refunded in part before: Stripe refuses refunds of a disputed charge,
     ///   so that take-back was the refund's, which the dispute does not undo.
@@ -50,7 +52,11 @@ extension StripeVerifier {
         let kind: StoreNotification.Kind
         if dispute.status == "lost" || (event.type == "charge.dispute.funds_withdrawn" && open) {
             kind = .revoke
-            transaction.revocationPercentage = StripeCharge.share(dispute.amount, of: charge.amount)
+            // After a partial refund the dispute's share is the refund's: a won dispute gives
+            // back nothing then (below), so it must not have taken anything either.
+            transaction.revocationPercentage =
+                charge.amountRefunded > 0
+                ? charge.refundedShare : StripeCharge.share(dispute.amount, of: charge.amount)
             transaction.cancellationDate = event.created ?? now()
         } else if dispute.status == "won", event.type == "charge.dispute.closed", charge.amountRefunded == 0 {
             kind = .refundReversed

@@ -37,12 +37,14 @@ extension EngineFixture {
     static func known(
         _ id: String = "t1", product: String = coins, original: String? = nil, state: TransactionState = .credited,
         account: String? = "a1", receipt: String? = "r0", expires: Date? = nil, entitlement: String? = nil,
-        purchase: Money? = Money(currency: "coins", amount: 100), debit: Money? = nil, reversed: Bool = false
+        purchase: Money? = Money(currency: "coins", amount: 100), debit: Money? = nil, reversed: Bool = false,
+        writtenOff: Money? = nil, steps: Int? = nil, quantity: Int = 1
     ) -> KnownTransaction {
         KnownTransaction(
             transactionID: id, originalTransactionID: original ?? id, productID: product, state: state,
             accountID: account, receiptID: receipt, expiresDate: expires, entitlement: entitlement,
-            purchase: purchase, debit: debit, reversed: reversed)
+            purchase: purchase, debit: debit, writtenOff: writtenOff, reversed: reversed, quantity: quantity,
+            debitSteps: steps)
     }
 
     /// A subscription period credited to `account`, granting `vip` (no ledger money).
@@ -91,13 +93,16 @@ extension EngineFixture {
             catalogProduct: catalogProduct ?? transaction.productID, order: order, binding: binding)
     }
 
+    /// A ledger posting; a debit or write-off is its transaction's first take-back unless `step` says.
     static func posting(
-        _ account: String, _ currency: String, _ amount: Int, _ kind: LedgerKind, cause: Cause, transaction: String?
+        _ account: String, _ currency: String, _ amount: Int, _ kind: LedgerKind, cause: Cause, transaction: String?,
+        step: Int? = nil
     ) -> SettlementEffect {
-        .post(
+        let taken = [.refund, .revoke, .writeOff].contains(kind)
+        return .post(
             LedgerPosting(
                 accountID: account, currency: currency, amount: amount, kind: kind, receiptID: cause.receiptID,
-                notificationID: cause.notificationID, transactionID: transaction))
+                notificationID: cause.notificationID, transactionID: transaction, step: step ?? (taken ? 1 : 0)))
     }
 
     /// A transaction event's webhook (`purchase.refunded`, `subscription.renewed`, ...).

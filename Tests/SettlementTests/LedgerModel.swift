@@ -82,11 +82,21 @@ struct LedgerModel {
                 transactions[id] = nil
                 transactionOrder.removeAll { $0 == id }
             case .post(let posting):
-                // The store's unique key: one entry per transaction and kind.
+                // The store's unique keys: one debit (and one write-off) per transaction and
+                // step, one entry of every other kind per transaction.
+                let stepped: Set<LedgerKind> = [.refund, .revoke, .writeOff]
+                let debits: Set<LedgerKind> = [.refund, .revoke]
                 if let id = posting.transactionID,
-                    entries.contains(where: { $0.posting.transactionID == id && $0.posting.kind == posting.kind })
+                    entries.contains(where: {
+                        guard $0.posting.transactionID == id else { return false }
+                        if debits.contains(posting.kind) {
+                            return debits.contains($0.posting.kind) && $0.posting.step == posting.step
+                        }
+                        return $0.posting.kind == posting.kind
+                            && (!stepped.contains(posting.kind) || $0.posting.step == posting.step)
+                    })
                 {
-                    throw ModelError("second \(posting.kind) entry for \(id)")
+                    throw ModelError("second \(posting.kind) entry for \(id), step \(posting.step)")
                 }
                 guard accounts.contains(posting.accountID) else { throw ModelError("posting to unknown account") }
                 entries.append(Entry(posting: posting))

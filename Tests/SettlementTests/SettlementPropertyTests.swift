@@ -5,8 +5,8 @@ import Settlement
 import Testing
 
 /// For any sequence of events, whoever reports them and in whatever order: each Apple
-/// transaction is credited at most once and debited at most once, a reversal gives back
-/// exactly the debit, money moves only on the account a transaction credited, and every
+/// transaction is credited at most once, debited in steps that together take no more than
+/// its credit, a reversal gives back exactly the debits, money moves only on the account a transaction credited, and every
 /// balance is the sum of its entries.
 @Suite struct SettlementPropertyTests {
     /// A small world, so that events collide often: four transactions of two
@@ -121,26 +121,26 @@ import Testing
             let purchases = entries.filter { $0.kind == .purchase }
             let debits = entries.filter { $0.kind == .refund || $0.kind == .revoke }
             let reversals = entries.filter { $0.kind == .refundReversal }
-            // Credited at most once, debited at most once, reversed at most once.
+            // Credited at most once, debited in steps 1, 2, ... (each once), reversed at most once.
             #expect(purchases.count <= 1, "\(id) credited \(purchases.count) times")
-            #expect(debits.count <= 1, "\(id) debited \(debits.count) times")
+            #expect(debits.map(\.step) == (0..<debits.count).map { $0 + 1 }, "\(id) debited in steps")
             #expect(reversals.count <= 1)
-            // A debit takes back no more than the credit, from the account credited.
+            // The debits together take back no more than the credit, from the account credited.
+            let debited = -debits.map(\.amount).reduce(0, +)
             if let debit = debits.first {
                 let purchase = purchases.first
                 #expect(purchase != nil, "\(id) debited without a credit")
                 #expect(debit.accountID == purchase?.accountID)
-                #expect(-debit.amount <= (purchase?.amount ?? 0) && debit.amount <= 0)
+                #expect(debited <= (purchase?.amount ?? 0) && debits.allSatisfy { $0.amount < 0 })
             }
-            // A write-off forgives at most its debit, once.
+            // Write-offs forgive at most the debits, once per step.
             let writeOffs = entries.filter { $0.kind == .writeOff }
-            #expect(writeOffs.count <= 1)
-            if let writeOff = writeOffs.first {
-                #expect(writeOff.amount > 0 && writeOff.amount <= -(debits.first?.amount ?? 0))
-            }
-            // A reversal gives back exactly what the debit took: not what was written off.
+            let forgiven = writeOffs.map(\.amount).reduce(0, +)
+            #expect(Set(writeOffs.map(\.step)).count == writeOffs.count)
+            #expect(writeOffs.allSatisfy { $0.amount > 0 } && forgiven <= debited)
+            // A reversal gives back exactly what the debits took: not what was written off.
             if let reversal = reversals.first {
-                #expect(reversal.amount == -(debits.first?.amount ?? 0) - (writeOffs.first?.amount ?? 0))
+                #expect(reversal.amount == debited - forgiven)
             }
             // The money of a transaction moves on the account its row names.
             let owner = model.transactions[id]?.record.accountID

@@ -58,15 +58,34 @@ extension PostgresPipelineDatabase {
             await #expect(throws: SQLError.self) { try await database.execute(credit) }
             try await database.execute(
                 """
-                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
-                VALUES ('alice', 'coins', -100, 'refund', 't-1', now())
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at, step)
+                VALUES ('alice', 'coins', -30, 'refund', 't-1', now(), 1)
                 """)
-            // A revoke after the refund would be a second debit of the same transaction.
+            // A revoke at the refund's step would be the same take-back twice; at the next step it is the next one.
+            let revoke = [1, 2].map { step in
+                """
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at, step)
+                VALUES ('alice', 'coins', -70, 'revoke', 't-1', now(), \(step))
+                """
+            }
+            await #expect(throws: SQLError.self) { try await database.execute(revoke[0]) }
+            try await database.execute(revoke[1])
+            // Debits in steps that add up to the credit are sound; one more step beyond it is found.
+            let overDebited = { (findings: [AuditFinding]) in findings.contains { $0.kind == .transactionRefundedTwice }
+            }
+            #expect(try await !overDebited(LedgerStore(database).audit()))
+            try await database.execute(
+                """
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at, step)
+                VALUES ('alice', 'coins', -1, 'refund', 't-1', now(), 3)
+                """)
+            #expect(try await overDebited(LedgerStore(database).audit()))
+            // A step is for debits and write-offs only.
             await #expect(throws: SQLError.self) {
                 try await database.execute(
                     """
-                    INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
-                    VALUES ('alice', 'coins', -100, 'revoke', 't-1', now())
+                    INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at, step)
+                    VALUES ('alice', 'coins', 5, 'adjustment', 'adjustment:x', now(), 1)
                     """)
             }
             // Money is an exact 64-bit integer: the largest balance is kept to the unit.

@@ -308,7 +308,7 @@ import Testing
         }
     }
 
-    @Test func theAuditFindsADoubleRefundAndARefundWithoutItsDebit() async throws {
+    @Test func theAuditFindsDebitsBeyondTheCreditAndARefundWithoutItsDebit() async throws {
         try await withCreditedCoins { database in
             try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
             _ = try await SettlementStore(database).apply(
@@ -319,18 +319,20 @@ import Testing
                 catalog: catalog, now: t0)
             #expect(try await LedgerStore(database).audit() == [])
 
-            let secondDebit = """
-                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at)
-                VALUES ('a1', 'coins', -100, 'revoke', 't1', '2025-06-15 15:06:40.000')
+            let secondDebit = [1, 2].map { step in
                 """
-            // The schema refuses a second debit of t1
-            await #expect(throws: SQLError.self) {
-                try await database.transaction { db in try await db.execute(secondDebit) }
+                INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at, step)
+                VALUES ('a1', 'coins', -100, 'revoke', 't1', '2025-06-15 15:06:40.000', \(step))
+                """
             }
-            // Given someone removed that guard and debited t1 again, and marked t2 refunded by hand
+            // The schema refuses a second debit of t1 at the step of its first
+            await #expect(throws: SQLError.self) {
+                try await database.transaction { db in try await db.execute(secondDebit[0]) }
+            }
+            // Given someone debited t1 again by hand, as a next step, beyond what it credited,
+            // and marked t2 refunded by hand
             try await database.transaction { db in
-                try await db.execute("DROP INDEX ledger_entries_one_debit_per_transaction")
-                try await db.execute(secondDebit)
+                try await db.execute(secondDebit[1])
                 try await db.execute("UPDATE balances SET amount = amount - 100 WHERE account_id = 'a1'")
                 try await db.execute("UPDATE store_transactions SET state = 'refunded' WHERE transaction_id = 't2'")
             }

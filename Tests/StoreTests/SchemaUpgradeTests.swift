@@ -32,13 +32,13 @@ import Testing
         _ = try SQLiteDatabase(path: freshPath)
         #expect(try await SchemaHistoryTests.master(path) == SchemaHistoryTests.master(freshPath))
 
-        // And every row is as it was, under v10's table names and with v11's empty trace
-        // columns, v13's Google acknowledgements (none) among the store confirmations (v10 to
-        // v13 the only migrations recorded since), and the books balance
-        var expected = Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before)))
+        // And every row is as it was, under v10's table names, with v11's empty trace
+        // columns, v13's Google acknowledgements (none) among the store confirmations and v14's
+        // steps (v10 to v14 the only migrations recorded since), and the books balance
+        var expected = Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))))
         expected["grdb_migrations", default: []] += [
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
-            ["identifier": .text("v13")],
+            ["identifier": .text("v13")], ["identifier": .text("v14")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])
@@ -86,9 +86,11 @@ import Testing
             #expect(fresh.subtracting(catalog).isEmpty, "only in a fresh one: \(fresh.subtracting(catalog).sorted())")
 
             // And every row is as it was (under v10's table names, v11's trace columns empty,
-            // v13's Google acknowledgements, none, among the store confirmations), and the books balance
+            // v13's Google acknowledgements, none, among the store confirmations, v14's steps), and
+            // the books balance
             #expect(
-                try await Self.postgresRows(database) == Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))))
+                try await Self.postgresRows(database)
+                    == Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))), sqlite: false))
             #expect(try await LedgerStore(database).audit() == [])
             #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
         }
@@ -171,6 +173,26 @@ extension SchemaUpgradeTests {
         var moved = rows
         #expect(moved.removeValue(forKey: "google_acknowledgements")?.isEmpty != false)
         return moved
+    }
+
+    /// `rows` as v14 leaves them: each debit and write-off its transaction's step 1, every
+    /// other entry step 0. SQLite's rebuilt `ledger_entries` takes a new `sqlite_sequence`
+    /// row, last.
+    static func steppedByV14(_ rows: [String: [[String: SQLValue]]], sqlite: Bool = true)
+        -> [String: [[String: SQLValue]]]
+    {
+        var stepped = rows
+        stepped["ledger_entries"] = rows["ledger_entries"]?.map { row in
+            let taken = ["refund", "revoke", "write_off"].map(SQLValue.text).contains(row["kind"] ?? .null)
+            return row.merging(["step": .integer(taken ? 1 : 0)]) { old, _ in old }
+        }
+        if sqlite, let sequence = rows["sqlite_sequence"] {
+            let ledger: [SQLValue] = [.text("ledger_entries")]
+            stepped["sqlite_sequence"] =
+                sequence.filter { !ledger.contains($0["name"] ?? .null) }
+                + sequence.filter { ledger.contains($0["name"] ?? .null) }
+        }
+        return stepped
     }
 
     /// Every row of every table, in rowid order, as SQLite stores it, read without migrating.

@@ -132,6 +132,10 @@ import Testing
             let charge = try #require(paid.charge)
             #expect(fixture.stripe.refund(charge: charge, amount: 200))
             let dispute = try #require(fixture.stripe.openDispute(charge: charge, amount: 800))
+            // Its withdrawal reaches no further than the refund did: the engine takes nothing more.
+            let withdrawn = try await fixture.verify("charge.dispute.funds_withdrawn", object: dispute)
+            #expect(withdrawn.notification?.type == .revoke)
+            #expect(withdrawn.notification?.transaction?.revocationPercentage == 20_000)
             #expect(fixture.stripe.closeDispute(dispute, status: "won"))
             let won = try await fixture.verify("charge.dispute.closed", object: dispute)
             #expect(won.notification?.rawType == "charge.dispute.closed" && won.notification?.transaction == nil)

@@ -125,11 +125,7 @@ import Testing
             #expect(status == 200)
             let details = try await settled(pipeline, try #require(accepted["notification_id"] as? String))
             #expect(details?.status == .applied && details?.accountID == "android-9", "\(String(describing: details))")
-            let poller = GoogleVoidedPoller(
-                client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
-                store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
-                catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
-            let polled = try await poller.poll()
+            let polled = try await pipeline.voidedPoller().poll()
 
             // Then it is debited once: by the notice; the list finds it debited already
             #expect(polled.debited == 0 && polled.alreadyDebited == 1, "\(polled)")
@@ -137,6 +133,55 @@ import Testing
             let kinds = try #require(try await LedgerStore(pipeline.database).account(id: "android-9")).ledger.map(
                 \.kind)
             #expect(kinds == [.refund, .purchase])
+            #expect(try await LedgerStore(pipeline.database).audit() == [])
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func twoPartialRefundNoticesOfOneOrderTakeTwoUnitsThenOne(
+        _ backend: TestBackend
+    ) async throws {
+        try await PipelineHarness.run(backend) { pipeline in
+            // Given five packs of 100 coins bought at once, credited
+            let play = pipeline.stub.googlePlay
+            play.register(
+                token: "coin-token-5",
+                ProductPurchaseV2(
+                    productLineItem: [.init(productId: Self.coins, productOfferDetails: .init(quantity: 5))],
+                    purchaseState: "PURCHASED", orderId: "GPA.5555-0000-1111-22222"))
+            #expect(try await credited(pipeline, account: "android-5", token: "coin-token-5", product: Self.coins))
+            let notice = PipelineHarness.developerNotification(
+                "voidedPurchaseNotification",
+                [
+                    "purchaseToken": "coin-token-5", "orderId": "GPA.5555-0000-1111-22222", "productType": 2,
+                    "refundType": 2,
+                ])
+            let push = { (messageID: String) in
+                let (status, accepted) = try await pipeline.pushGoogle(notice, messageID: messageID)
+                #expect(status == 200)
+                return try await settled(pipeline, try #require(accepted["notification_id"] as? String))
+            }
+
+            // When Google refunds two units and notifies, then notifies the same again under another id
+            play.void(token: "coin-token-5", at: Date().addingTimeInterval(-2), quantity: 2)
+            let first = try await push("8101")
+            let again = try await push("8102")
+
+            // Then 200 coins go, once
+            #expect(first?.status == .applied && first?.reason == nil, "\(String(describing: first))")
+            #expect(again?.reason == "already_refunded", "\(String(describing: again))")
+            #expect(try await pipeline.balance("android-5") == 300)
+
+            // When it refunds one unit more (three of five) and notifies
+            play.void(token: "coin-token-5", at: Date().addingTimeInterval(-1), quantity: 1)
+            let second = try await push("8103")
+
+            // Then 100 more go, once, and the voided list, read after, finds both taken
+            #expect(second?.status == .applied && second?.reason == nil, "\(String(describing: second))")
+            #expect(try await pipeline.balance("android-5") == 200)
+            let polled = try await pipeline.voidedPoller().poll()
+            #expect(polled.debited == 0 && polled.alreadyDebited == 2, "\(polled)")
+            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-5")).ledger
+            #expect(ledger.map(\.amount) == [-100, -200, 500])
             #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }

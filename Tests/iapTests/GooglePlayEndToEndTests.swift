@@ -20,14 +20,6 @@ import Testing
             purchaseState: state, orderId: order, purchaseCompletionTime: "2026-11-25T10:00:00Z")
     }
 
-    /// Reads the stub's voided list as the fulfiller's poller does (the harness runs none).
-    func voidedPoller(_ pipeline: PipelineHarness) throws -> GoogleVoidedPoller {
-        GoogleVoidedPoller(
-            client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
-            store: GoogleVoidedStore(pipeline.database), packageNames: [PipelineHarness.googlePackage],
-            catalog: PipelineHarness.catalog, logger: Logger(label: "voided"))
-    }
-
     @Test(arguments: TestBackend.allCases) func aPlayPurchaseIsCreditedOnceEvenFromTwoAccounts(_ backend: TestBackend)
         async throws
     {
@@ -110,7 +102,7 @@ import Testing
             pipeline.stub.googlePlay.void(token: "play-refunded", at: Date().addingTimeInterval(-1))
 
             // When the voided list is read, twice
-            let poller = try voidedPoller(pipeline)
+            let poller = try pipeline.voidedPoller()
             let first = try await poller.poll()
             let second = try await poller.poll()
 
@@ -128,9 +120,9 @@ import Testing
         }
     }
 
-    @Test(arguments: TestBackend.allCases) func aRefundOfTwoOfFiveUnitsTakesBackTwo(_ backend: TestBackend)
-        async throws
-    {
+    @Test(arguments: TestBackend.allCases) func refundsOfTwoThenOneOfFiveUnitsTakeBackTwoThenOne(
+        _ backend: TestBackend
+    ) async throws {
         try await PipelineHarness.run(backend) { pipeline in
             // Given five packs of 100 coins bought at once, credited
             pipeline.stub.googlePlay.register(
@@ -147,16 +139,26 @@ import Testing
             #expect(try await pipeline.balance("android-55") == 500)
 
             // When Google refunds two of the five units and the voided list is read, twice
-            pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-1), quantity: 2)
-            let poller = try voidedPoller(pipeline)
+            pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-2), quantity: 2)
+            let poller = try pipeline.voidedPoller()
             let first = try await poller.poll()
             let second = try await poller.poll()
 
-            // Then 200 coins are taken back, once, and the books balance
+            // Then 200 coins are taken back, once
             #expect(first.partial == 1 && first.debited == 1 && second.alreadyDebited == 1, "\(first) \(second)")
             #expect(try await pipeline.balance("android-55") == 300)
+
+            // When it refunds one unit more (three of five voided) and the list is read, twice
+            pipeline.stub.googlePlay.void(token: "play-five", at: Date().addingTimeInterval(-1), quantity: 1)
+            let third = try await poller.poll()
+            let fourth = try await poller.poll()
+
+            // Then 100 more go, once: the first entry, listed again, takes nothing more
+            #expect(third.partial == 2 && third.debited == 1 && third.alreadyDebited == 1, "\(third)")
+            #expect(fourth.debited == 0 && fourth.alreadyDebited == 2, "\(fourth)")
+            #expect(try await pipeline.balance("android-55") == 200)
             let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-55")).ledger
-            #expect(ledger.map(\.amount) == [-200, 500])
+            #expect(ledger.map(\.amount) == [-100, -200, 500])
             #expect(try await LedgerStore(pipeline.database).audit() == [])
         }
     }
@@ -181,7 +183,7 @@ import Testing
             }
             // And Google refunding one of the Play purchases
             pipeline.stub.googlePlay.void(token: "mixed-play-2", at: Date().addingTimeInterval(-1))
-            let poller = try voidedPoller(pipeline)
+            let poller = try pipeline.voidedPoller()
             #expect(try await poller.poll().debited == 1)
 
             // Then one ledger holds all three credits and the refund, and the books balance

@@ -1,7 +1,9 @@
 import Foundation
+import Fulfiller
 import GooglePlay
 import HTTPClient
 import Intake
+import Logging
 import PipelineTesting
 import Store
 import StubStore
@@ -73,5 +75,14 @@ extension PipelineHarness {
     /// Whether Google's confirmation of `order` reaches `status` before the wait runs out.
     func googleConfirmation(_ order: String, becomes status: StoreConfirmationStore.Confirmation.Status) async -> Bool {
         await eventually { (try? await googleConfirmation(order))??.row.status == status }
+    }
+}
+
+extension PipelineHarness {
+    /// Reads the stub's voided list as the fulfiller's poller does (the harness runs none).
+    func voidedPoller() throws -> GoogleVoidedPoller {
+        GoogleVoidedPoller(
+            client: try googlePlaySetup().client(httpClient: client), store: GoogleVoidedStore(database),
+            packageNames: [Self.googlePackage], catalog: Self.catalog, logger: Logger(label: "voided"))
     }
 }

@@ -194,43 +194,6 @@ import Testing
         }
     }
 
-    @Test(arguments: TestBackend.allCases) func aPartialRefundIsDebitedItsShareOnce(_ backend: TestBackend) async throws
-    {
-        try await PipelineHarness.run(backend, pluginStores: true) { pipeline in
-            // Given 500 coins paid 10.00
-            let stripe = pipeline.stub.stripe
-            let payment = try await paid(
-                pipeline, account: "web-refund", product: Self.bigCoins, amount: 1000, event: "evt_e2e_r0")
-            let charge = try #require(payment.charge)
-            #expect(try await pipeline.balance("web-refund") == 500)
-
-            // When 4.00 of it is refunded, and charge.refunded is delivered twice
-            #expect(stripe.refund(charge: charge, amount: 400))
-            let refund = try await delivered(pipeline, "charge.refunded", object: charge, event: "evt_e2e_r1")
-            let (again, resent) = try await pipeline.deliverStripe(
-                "charge.refunded", object: charge, eventID: "evt_e2e_r1")
-            #expect(again == 200 && resent["notification_id"] as? String == refund.notificationID)
-
-            // Then 40% of the coins are taken back, once, with a purchase.refunded webhook
-            let transaction = "stripe:\(payment.paymentIntent)"
-            #expect(refund.status == .applied && refund.type == "REFUND", "\(refund)")
-            #expect(refund.transactionID == transaction && refund.accountID == "web-refund", "\(refund)")
-            #expect(try await pipeline.balance("web-refund") == 300)
-            #expect(try await pipeline.ledgerKinds("web-refund") == [.refund, .purchase])
-            let refunded = try await pipeline.webhooks("purchase.refunded", mentioning: transaction)
-            #expect(refunded.count == 1)
-
-            // And a second partial refund is recorded and takes nothing more (docs/stripe.md)
-            #expect(stripe.refund(charge: charge, amount: 100))
-            let second = try await delivered(pipeline, "charge.refunded", object: charge, event: "evt_e2e_r2")
-            #expect(second.status == .applied && second.reason == "already_refunded", "\(second)")
-            #expect(try await pipeline.balance("web-refund") == 300)
-            #expect(try await pipeline.ledgerKinds("web-refund") == [.refund, .purchase])
-            #expect(try await pipeline.storedNotifications() == 3)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
-        }
-    }
-
     @Test(arguments: TestBackend.allCases) func aDisputeLostAfterItsFundsWereWithdrawnIsDebitedOnce(
         _ backend: TestBackend
     ) async throws {

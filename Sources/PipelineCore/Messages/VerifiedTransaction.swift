@@ -18,7 +18,8 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// StoreKit 2's `type`: `Consumable`, `Auto-Renewable Subscription`, ...; nil for legacy receipts.
     public var productType: String?
     /// Apple's `revocationPercentage`, in milliunits (100000 is all of it), for a
-    /// prorated refund; nil for a full refund or none.
+    /// prorated refund (Stripe's `amount_refunded` of `amount`, all refunds together); nil
+    /// for a full refund or none.
     public var revocationPercentage: Int?
     /// What a plug-in store wants back once this transaction is credited (Huawei's
     /// consumption confirmation): opaque to the pipeline, owed in the credit's own database
@@ -29,8 +30,8 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// purchase no client posted, after the subscription's and the token's rules.
     public var storeAccountID: String?
     /// For a refund of part of a multi-unit purchase (Google's quantity-based partial
-    /// refund, `voidedQuantity`): how many of its `quantity` units were refunded; nil when
-    /// the refund is not counted in units.
+    /// refund): how many of its `quantity` units were refunded so far, all refunds of the
+    /// order together; nil when the refund is not counted in units.
     public var refundedQuantity: Int?
     /// Apple's `appTransactionId`: the app download's id, one per Apple Account and app,
     /// across all its purchases.

@@ -56,6 +56,10 @@ public struct LedgerPosting: Hashable, Sendable {
     public var receiptID: String?
     public var notificationID: String?
     public var transactionID: String?
+    /// For a `refund`, `revoke` or `write_off`: the take-back it belongs to, 1 for a
+    /// transaction's first, 2 for its second (a second partial refund); 0 for other kinds.
+    /// The ledger keeps one debit per transaction and step (schema v14).
+    public var step: Int = 0
 }
 
 /// Why a ledger entry moved a balance.

@@ -33,16 +33,18 @@ extension SettlementEngine {
     }
 
     /// The ledger entries and the flag of a booked debit: the debit whole, its write-off
-    /// beside it, so the ledger shows both what Apple took back and what was forgiven.
+    /// beside it, so the ledger shows both what Apple took back and what was forgiven. Both
+    /// carry the take-back's `step` (an adjustment's write-off, step 1: it has one).
     static func effects(
         of booked: BookedDebit, debiting debit: Money, as kind: LedgerKind, from accountID: String,
-        transactionID: String, cause: Cause
+        transactionID: String, cause: Cause, step: Int = 1
     ) -> [SettlementEffect] {
         let entry = { (amount: Int, kind: LedgerKind) in
             SettlementEffect.post(
                 LedgerPosting(
                     accountID: accountID, currency: debit.currency, amount: amount, kind: kind,
-                    receiptID: cause.receiptID, notificationID: cause.notificationID, transactionID: transactionID))
+                    receiptID: cause.receiptID, notificationID: cause.notificationID, transactionID: transactionID,
+                    step: kind == .adjustment ? 0 : step))
         }
         var effects = [entry(-debit.amount, kind)]
         if booked.writeOff > 0 { effects.append(entry(booked.writeOff, .writeOff)) }

@@ -1,13 +1,20 @@
 import Foundation
 import PipelineCore
 
-// MARK: - Refunds, revocations and their reversal: each taken back once, given back once
+// MARK: - Refunds and revocations, taken back in steps; their reversal, given back once
 
 extension SettlementEngine {
-    /// Apple refunded or revoked a transaction: takes back what it credited, from the
-    /// account it credited, once: a debit of its purchase entry (the refunded share of it,
-    /// for a prorated refund), and the entitlement it granted ends at the cancellation.
-    /// A transaction refunded before it ever credited is recorded so, and never credits.
+    /// A store refunded or revoked a transaction: takes back what it credited, from the
+    /// account it credited, as far as the refund now reaches.
+    ///
+    /// The event carries the share refunded so far, counted as the store counts it (Stripe's
+    /// `amount_refunded` of `amount`, Google's voided units of n; Apple's full refund and every
+    /// revocation: all of it). This step debits that share of the purchase entry (rounded
+    /// down) less what earlier steps took: a refund to 80 % after one of 30 % takes 50 %, and
+    /// an event whose share is not beyond what was taken (a redelivery, an older event) takes
+    /// nothing (`already_refunded`). Never more than was credited in total. The entitlement
+    /// ends at the cancellation. A transaction refunded before it ever credited is recorded
+    /// so, and never credits; one whose refund was reversed is not taken back again.
     func takeBack(
         _ transaction: VerifiedTransaction, kind: TakeBackKind, cause: Cause, state: SettlementState, now: Date
     ) -> Decision {
@@ -19,33 +26,36 @@ extension SettlementEngine {
             decision.effects = [.recordTransaction(record)]
             return decision
         }
-        guard known.state == .credited, let accountID = known.accountID, known.debit == nil else {
-            if known.state == .unpaid {
-                var decision = Decision(reason: "refunded_before_credit")
-                decision.effects = [
-                    .updateTransaction(transactionID: known.transactionID, state: kind.state, cancellationDate: end)
-                ]
-                return decision
-            }
-            // Refunded before (and perhaps reversed since): a transaction is debited once.
+        if known.state == .unpaid {
+            var decision = Decision(reason: "refunded_before_credit")
+            decision.effects = [
+                .updateTransaction(transactionID: known.transactionID, state: kind.state, cancellationDate: end)
+            ]
+            return decision
+        }
+        // What this step takes: the share refunded so far, less what earlier steps took.
+        let taken = -(known.debit?.amount ?? 0)
+        let step = known.purchase.map { Self.refunded(of: $0.amount, by: transaction) - taken } ?? 0
+        let firstTakeBack = known.state == .credited && known.debit == nil
+        guard let accountID = known.accountID, !known.reversed, firstTakeBack || step > 0 else {
+            // Taken back as far as this event reaches (a redelivery, an older step), reversed
+            // since, or never in credit: nothing more moves.
             return Decision(reason: "already_refunded", accountID: known.accountID)
         }
 
         var decision = Decision(accountID: accountID)
         var event = TransactionEventData(known, notificationUUID: cause.notificationUUID)
-        if let purchase = known.purchase,
-            case let debit = Self.refunded(of: purchase.amount, by: transaction), debit != 0
-        {
+        if let purchase = known.purchase, step > 0 {
             // A refund of 0 % moves no coin; the transaction is refunded all the same.
-            let money = Money(currency: purchase.currency, amount: debit)
+            let money = Money(currency: purchase.currency, amount: step)
             let booked = Self.book(
-                debit, balance: state.account(accountID).balances[purchase.currency] ?? 0,
+                step, balance: state.account(accountID).balances[purchase.currency] ?? 0,
                 policy: catalog.negativeBalance)
             decision.effects += Self.effects(
                 of: booked, debiting: money, as: kind.ledgerKind, from: accountID, transactionID: known.transactionID,
-                cause: cause)
+                cause: cause, step: known.debitSteps + 1)
             event.currency = purchase.currency
-            event.amount = -debit
+            event.amount = -step
             event.balance = booked.balance
             event.writtenOff = booked.writeOff
         }
@@ -73,8 +83,9 @@ extension SettlementEngine {
         return decision
     }
 
-    /// The part of `amount` a refund takes back: `k` of `n` units (Google's quantity-based
-    /// partial refund) take k/n of it, exactly, whatever n; else Apple's percentage.
+    /// The part of `amount` a refund has taken back so far: `k` of `n` units (Google's
+    /// quantity-based partial refund) take k/n of it, exactly, whatever n; else the share in
+    /// milliunits (Apple's `revocationPercentage`, Stripe's `amount_refunded` of `amount`).
     static func refunded(of amount: Int, by transaction: VerifiedTransaction) -> Int {
         if transaction.refundsSomeUnits, let units = transaction.refundedQuantity {
             return share(of: amount, units, per: transaction.quantity)

@@ -8,8 +8,10 @@ import PipelineCore
 public enum SettlementEvent: Hashable, Sendable {
     /// Apple vouched for a transaction: a purchase, or a renewal of a subscription.
     case transactionVerified(VerifiedTransaction, source: Source)
-    /// Apple refunded (`.refund`) or revoked (`.revoke`) a transaction, wholly or in part
-    /// (``VerifiedTransaction/revocationPercentage``).
+    /// A store refunded (`.refund`) or revoked (`.revoke`) a transaction, wholly or in part:
+    /// the transaction carries the share taken back so far, all refunds of it together
+    /// (``VerifiedTransaction/revocationPercentage``, or ``VerifiedTransaction/refundedQuantity``
+    /// of its units), and the engine takes what earlier take-backs did not.
     case takenBack(VerifiedTransaction, kind: TakeBackKind, cause: Cause)
     /// Apple reversed an earlier refund.
     case refundReversed(VerifiedTransaction, cause: Cause)

@@ -54,9 +54,13 @@ public struct KnownTransaction: Hashable, Sendable {
     public var entitlement: String?
     /// Its `purchase` ledger entry, if it credited a currency.
     public var purchase: Money?
-    /// Its `refund` or `revoke` entry, if it was ever debited.
+    /// Its `refund` and `revoke` entries added up (negative), if it was ever debited: a
+    /// transaction may be taken back in steps (a second partial refund).
     public var debit: Money?
-    /// Its `write_off` entry: the part of its debit the balance could not give (policy `clamp`).
+    /// How many take-backs debited it: the next one is step `debitSteps + 1`.
+    public var debitSteps: Int
+    /// Its `write_off` entries added up: the part of its debits the balance could not give
+    /// (policy `clamp`).
     public var writtenOff: Money?
     /// Whether a `refund_reversal` entry exists for it.
     public var reversed: Bool
@@ -67,7 +71,7 @@ public struct KnownTransaction: Hashable, Sendable {
         transactionID: String, originalTransactionID: String, productID: String, state: TransactionState,
         accountID: String?, receiptID: String? = nil, notificationID: String? = nil, environment: String? = nil,
         expiresDate: Date? = nil, entitlement: String? = nil, purchase: Money? = nil, debit: Money? = nil,
-        writtenOff: Money? = nil, reversed: Bool = false, quantity: Int = 1
+        writtenOff: Money? = nil, reversed: Bool = false, quantity: Int = 1, debitSteps: Int? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -81,18 +85,22 @@ public struct KnownTransaction: Hashable, Sendable {
         self.entitlement = entitlement
         self.purchase = purchase
         self.debit = debit
+        self.debitSteps = debitSteps ?? (debit == nil ? 0 : 1)
         self.writtenOff = writtenOff
         self.reversed = reversed
         self.quantity = quantity
     }
 
     /// Notes one of its ledger entries, in the order they were written: the first purchase
-    /// and the first debit count (the schema allows one of each), a reversal is a flag.
+    /// counts (the schema allows one), debits and write-offs add up (one per take-back
+    /// step), a reversal is a flag.
     public mutating func add(_ kind: LedgerKind, _ money: Money) {
         switch kind {
         case .purchase: purchase = purchase ?? money
-        case .refund, .revoke: debit = debit ?? money
-        case .writeOff: writtenOff = writtenOff ?? money
+        case .refund, .revoke:
+            debit = Money(currency: money.currency, amount: (debit?.amount ?? 0) + money.amount)
+            debitSteps += 1
+        case .writeOff: writtenOff = Money(currency: money.currency, amount: (writtenOff?.amount ?? 0) + money.amount)
         case .refundReversal: reversed = true
         case .adjustment: break
         }

@@ -85,12 +85,12 @@ extension PendingWrites {
             into: "ledger_entries",
             columns: [
                 "account_id", "currency", "amount", "kind", "receipt_id", "notification_id", "transaction_id",
-                "created_at",
+                "created_at", "step",
             ],
             rows: ledger.map {
                 [
                     $0.accountID, $0.currency, $0.amount, $0.kind.rawValue, $0.receiptID, $0.notificationID,
-                    $0.transactionID, stamp,
+                    $0.transactionID, stamp, $0.step,
                 ]
             })
         try await db.insert(

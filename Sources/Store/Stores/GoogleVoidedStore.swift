@@ -2,12 +2,12 @@ import Foundation
 import PipelineCore
 import Settlement
 
-// MARK: - Google Play's voided purchases: refunds and chargebacks, debited once
+// MARK: - Google Play's voided purchases: refunds and chargebacks, each step debited once
 
 /// Refunds and chargebacks Google lists in its voided purchases, taken back through the
-/// settlement engine as Apple's refunds are (once per transaction, from the account
-/// credited, following the catalog's `negative_balance`), and how far each app's list has
-/// been read (`google_voided_polls`).
+/// settlement engine as Apple's refunds are (as far as the order is voided so far, from the
+/// account credited, following the catalog's `negative_balance`), and how far each app's
+/// list has been read (`google_voided_polls`).
 public struct GoogleVoidedStore: Sendable {
     let database: any SQLDatabase
 
@@ -26,7 +26,8 @@ public struct GoogleVoidedStore: Sendable {
     }
 
     /// Takes back the purchase Google voided, known by its transaction id (Google's order id):
-    /// all of it, or `units` of it (a quantity-based partial refund, `voidedQuantity`).
+    /// all of it, or `units` of it voided so far (quantity-based partial refunds, all of the
+    /// order's together), less what earlier refunds of it took.
     public func takeBack(
         transactionID: String, units: Int? = nil, voidedAt: Date, catalog: Catalog, now: Date
     ) async throws -> Outcome {

@@ -70,7 +70,7 @@ public struct LedgerStore: Sendable {
                 """
                 SELECT transaction_id, kind, COUNT(*) AS entries, \(db.dialect.concat("account_id", distinct: true)) AS accounts
                 FROM ledger_entries
-                WHERE transaction_id IS NOT NULL AND kind NOT IN ('refund', 'revoke')
+                WHERE transaction_id IS NOT NULL AND kind NOT IN ('refund', 'revoke', 'write_off')
                 GROUP BY transaction_id, kind
                 HAVING COUNT(*) > 1
                 ORDER BY transaction_id
@@ -88,27 +88,34 @@ public struct LedgerStore: Sendable {
                     ))
             }
 
+            // Debits come in steps (a second partial refund): together they never take more
+            // than the purchase gave, and all fall on one account.
             for row in try await db.rows(
                 """
-                SELECT transaction_id, COUNT(*) AS entries, \(db.dialect.concat("kind")) AS kinds,
-                    \(db.dialect.concat("account_id", distinct: true)) AS accounts
-                FROM ledger_entries
-                WHERE transaction_id IS NOT NULL AND kind IN ('refund', 'revoke')
-                GROUP BY transaction_id
-                HAVING COUNT(*) > 1
-                ORDER BY transaction_id
+                SELECT d.transaction_id, COUNT(*) AS entries, -SUM(d.amount) AS debited,
+                    COALESCE(MAX(p.amount), 0) AS credited, \(db.dialect.concat("d.kind")) AS kinds,
+                    \(db.dialect.concat("d.account_id", distinct: true)) AS accounts
+                FROM ledger_entries d
+                LEFT JOIN ledger_entries p ON p.transaction_id = d.transaction_id AND p.kind = 'purchase'
+                WHERE d.transaction_id IS NOT NULL AND d.kind IN ('refund', 'revoke')
+                GROUP BY d.transaction_id
+                HAVING -SUM(d.amount) > COALESCE(MAX(p.amount), 0)
+                    OR COUNT(DISTINCT d.account_id) > 1
+                ORDER BY d.transaction_id
                 """)
             {
-                let (transaction, entries, kinds, accounts): (String, Int, String, String) =
-                    (
-                        try row.get("transaction_id"), try row.get("entries"), try row.get("kinds"),
-                        try row.get("accounts")
-                    )
+                let (transaction, entries, debited, credited, kinds, accounts):
+                    (String, Int, Int, Int, String, String) =
+                        (
+                            try row.get("transaction_id"), try row.get("entries"), try row.get("debited"),
+                            try row.get("credited"), try row.get("kinds"), try row.get("accounts")
+                        )
                 findings.append(
                     AuditFinding(
                         kind: .transactionRefundedTwice, transactionID: transaction,
                         detail:
-                            "Apple transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts))"))
+                            "transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts)) "
+                            + "taking \(debited) of the \(credited) it credited"))
             }
 
             for row in try await db.rows(

@@ -7,7 +7,9 @@ public struct AuditFinding: Codable, Hashable, Sendable, CustomStringConvertible
         case ledgerWithoutBalance = "ledger_without_balance"
         /// One Apple transaction has more than one ledger entry of one kind of credit.
         case transactionCreditedTwice = "transaction_credited_twice"
-        /// One Apple transaction has more than one debit (refund or revoke).
+        /// One transaction's debits (refunds and revocations, taken in steps) add up to more
+        /// than it credited, or fall on more than one account. (The raw value is the name
+        /// operators knew when one debit was all a transaction could have.)
         case transactionRefundedTwice = "transaction_refunded_twice"
         /// A transaction refunded or revoked after it credited coins, without the debit.
         case refundWithoutDebit = "refund_without_debit"
