@@ -12,9 +12,9 @@ public enum PlayAcknowledgementsAtV12 {
     /// for them: `tok-pend` pending (failed twice, due again at `dueAt`), `tok-done` done a
     /// minute after `now`, `tok-fail` failed (`not found`); and `tok-orphan` pending, due at
     /// `now`, whose transaction was never recorded. `consumable` is bought as `pend` and
-    /// `fail`, `unlock` (acknowledged, not consumed) as `done`; `catalog` sells both.
+    /// `fail` (100 coins each), `unlock` (acknowledged, not consumed) as `done`.
     public static func write(
-        _ database: any SQLDatabase, catalog: Catalog, consumable: String, unlock: String, now: Date, dueAt: Date
+        _ database: any SQLDatabase, consumable: String, unlock: String, now: Date, dueAt: Date
     ) async throws {
         let purchases = [("pend", consumable), ("done", unlock), ("fail", consumable)]
         let receipts = purchases.map { name, product in
@@ -25,16 +25,28 @@ public enum PlayAcknowledgementsAtV12 {
                 payloadHash: sha256Hex("google_play:" + payload), requestHash: sha256Hex("a-\(name)" + payload))
         }
         _ = try await IntakeStore(database).accept(receipts, now: now)
-        _ = try await SettlementStore(database).apply(
-            purchases.map { name, product in
-                Verdict(
-                    outcome: .valid, receiptID: "r-\(name)", accountID: "a-\(name)", attempts: 1,
-                    environment: "Production",
-                    transactions: [
-                        VerifiedTransaction(
-                            transactionID: "GPA.\(name)", originalTransactionID: "tok-\(name)", productID: product)
-                    ], decidedAt: now)
-            }, catalog: catalog, now: now)
+        // Credited as v12's settlement writer left them, in v12's own columns: this program's
+        // writer speaks the latest schema, not the one this database is at.
+        let units: [String: Int] = [consumable: 100]
+        try await database.transaction { db in
+            for (name, product) in purchases {
+                try await db.execute(
+                    """
+                    INSERT INTO store_transactions (
+                        transaction_id, original_transaction_id, product_id, quantity, environment, receipt_id,
+                        account_id, state, created_at, updated_at, binding)
+                    VALUES (?, ?, ?, 1, 'Production', ?, ?, 'credited', ?, ?, 'submitter')
+                    """, ["GPA.\(name)", "tok-\(name)", product, "r-\(name)", "a-\(name)", now, now])
+                guard let amount = units[product] else { continue }
+                try await db.execute(
+                    """
+                    INSERT INTO ledger_entries (account_id, currency, amount, kind, receipt_id, transaction_id, created_at)
+                    VALUES (?, 'coins', ?, 'purchase', ?, ?, ?)
+                    """, ["a-\(name)", amount, "r-\(name)", "GPA.\(name)", now])
+                try await db.execute(
+                    "INSERT INTO balances (account_id, currency, amount) VALUES (?, 'coins', ?)", ["a-\(name)", amount])
+            }
+        }
         let rows: [SQLArguments] = [
             ["tok-pend", consumable, "consume", "r-pend", "pending", 2, dueAt, "HTTP 503", nil],
             ["tok-done", unlock, "acknowledge", "r-done", "done", 1, nil, nil, now.addingTimeInterval(60)],

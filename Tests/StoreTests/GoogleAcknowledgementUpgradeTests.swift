@@ -13,7 +13,7 @@ import Testing
 
     static func writeV12(_ database: any SQLDatabase) async throws {
         try await PlayAcknowledgementsAtV12.write(
-            database, catalog: Fixture.catalog, consumable: Fixture.coins, unlock: Fixture.noAds, now: t0,
+            database, consumable: Fixture.coins, unlock: Fixture.noAds, now: t0,
             dueAt: t0.addingTimeInterval(3))
     }
 

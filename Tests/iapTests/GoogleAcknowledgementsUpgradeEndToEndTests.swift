@@ -21,7 +21,7 @@ import Testing
         // Given a database written at v12 whose pending acknowledgement is due in 15 s
         let write: (any SQLDatabase) async throws -> Void = { database in
             try await PlayAcknowledgementsAtV12.write(
-                database, catalog: Self.catalog, consumable: "com.example.coins100", unlock: Self.unlock.productID,
+                database, consumable: "com.example.coins100", unlock: Self.unlock.productID,
                 now: now, dueAt: now.addingTimeInterval(15))
         }
         // When the pipeline opens it (v13 runs), with Google knowing the pending purchase
