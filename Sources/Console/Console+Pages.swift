@@ -35,7 +35,8 @@ extension OperatorConsole {
                 + HTML.escape(
                     "\(total) purchase\(total == 1 ? " is" : "s are") still unconfirmed with the store (\(stores)) "
                         + "two days after the credit, or given up on: Google refunds a Play purchase left "
-                        + "unacknowledged for three days. The fulfiller's log says why (look for \"store confirmation\").")
+                        + "unacknowledged for three days. The fulfiller's log says why (look for \"store confirmation\")."
+                )
                 + "</p>"
         }
         body += "<h2>Throughput</h2><div class=\"cards\">"

@@ -1,7 +1,7 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import PipelineCore
-import CryptoExtras
 
 /// The signed JWT a service account trades for an access token (RFC 7523): RS256 over
 /// `{"iss": client_email, "scope", "aud": token_uri, "iat", "exp"}`, valid for an hour.

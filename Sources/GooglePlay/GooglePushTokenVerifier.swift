@@ -1,8 +1,8 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import HTTPClient
 import PipelineCore
-import CryptoExtras
 
 /// Checks the OIDC token Cloud Pub/Sub sends with each push of a real-time developer
 /// notification (`Authorization: Bearer <JWT>`): RS256 by one of Google's published keys,

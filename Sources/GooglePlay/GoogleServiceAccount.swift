@@ -1,6 +1,6 @@
+import CryptoExtras
 import Foundation
 import PipelineCore
-import CryptoExtras
 
 /// A Google Cloud service account, as the JSON key file Google hands out: whose it is, the
 /// RSA key its OAuth assertions are signed with, and where they are exchanged for tokens.

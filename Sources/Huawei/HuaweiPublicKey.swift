@@ -1,6 +1,6 @@
 import Crypto
-import Foundation
 import CryptoExtras
+import Foundation
 
 /// The app's IAP public key, which checks what Huawei signs: purchase data
 /// (`dataSignature`) and subscription notifications (`notificationSignature`).

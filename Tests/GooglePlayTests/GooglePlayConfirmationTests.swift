@@ -75,7 +75,8 @@ import Testing
             configuration: .init(subscriptionProductIDs: ["vip_monthly"], consumableProductIDs: ["coins_100"]))
         let evidence = Evidence.googlePlay(
             GooglePlayPurchase(packageName: package, productID: product, purchaseToken: token))
-        let outcome = await verifier.verify(Submission(id: "r1", accountID: "a1", evidence: evidence, submittedAt: Date()))
+        let outcome = await verifier.verify(
+            Submission(id: "r1", accountID: "a1", evidence: evidence, submittedAt: Date()))
         guard case .valid(_, let transactions) = outcome, transactions.count == 1 else {
             Issue.record("expected one valid transaction, got \(outcome)")
             return nil
@@ -95,7 +96,8 @@ import Testing
                 token: "sub", GooglePlayChangesTests.subscription(latest: "GPA.3", item: "GPA.3"))
 
             // Then each owes what the catalog's kind asks for
-            #expect(try await Self.owed(fixture, token: "coin", product: "coins_100") == Self.owed(.consume, token: "coin"))
+            #expect(
+                try await Self.owed(fixture, token: "coin", product: "coins_100") == Self.owed(.consume, token: "coin"))
             let unlock = try await Self.owed(fixture, token: "unlock", product: "no_ads")
             #expect(unlock?.action == .acknowledge && unlock?.purchase.productID == "no_ads")
             let sub = try await Self.owed(fixture, token: "sub", product: "vip_monthly")

@@ -12,7 +12,9 @@ import Testing
 /// in the app's one budget, a turn too far ahead is not sent, and Huawei's `429` pauses
 /// every process and is retried.
 @Suite struct HuaweiBudgetTests {
-    static var consumable: [String: Any] { ["product_id": "coins_100", "purchase_token": "tok-1", "type": "consumable"] }
+    static var consumable: [String: Any] {
+        ["product_id": "coins_100", "purchase_token": "tok-1", "type": "consumable"]
+    }
     static var subscription: [String: Any] {
         ["product_id": "vip", "purchase_token": "sub-1", "type": "subscription", "subscription_id": "s-1"]
     }

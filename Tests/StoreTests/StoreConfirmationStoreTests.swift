@@ -66,7 +66,8 @@ import Testing
             let owed = try #require(try await store.confirmation(store: "google", transactionID: "GPA.1"))
             let twoDays: TimeInterval = 2 * 86_400
             #expect(try await store.overdue(olderThan: twoDays, now: t0.addingTimeInterval(3600)).isEmpty)
-            #expect(try await store.overdue(olderThan: twoDays, now: t0.addingTimeInterval(twoDays + 1)) == ["google": 1])
+            #expect(
+                try await store.overdue(olderThan: twoDays, now: t0.addingTimeInterval(twoDays + 1)) == ["google": 1])
 
             try await store.markFailed(owed, error: "HTTP 503", retryAt: t0.addingTimeInterval(10))
             let retried = try await store.confirmation(store: "google", transactionID: "GPA.1")

@@ -162,7 +162,8 @@ final class PipelineHarness: Sendable {
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
                         keyID: StubServerAPIConfiguration.developmentKeyID,
                         issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: bundleID)
-                    configuration.apple.serverAPI = .init(productionBaseURL: stubURL, sandboxBaseURL: "\(stubURL)/sandbox")
+                    configuration.apple.serverAPI = .init(
+                        productionBaseURL: stubURL, sandboxBaseURL: "\(stubURL)/sandbox")
                 }
                 let pipeline = try LocalPipeline(
                     configuration: configuration, database: database, logger: logger,

@@ -1,7 +1,7 @@
 import AppStore
 import Broker
-import Fulfiller
 import Foundation
+import Fulfiller
 import Intake
 import Logging
 import Notifier
@@ -30,7 +30,8 @@ import Validator
         let stub = StubAppStore(configuration: StubStoreConfiguration(bundleID: "com.example.game"))
         let url = "http://127.0.0.1:9"
         var configuration = LocalPipeline.Configuration(
-            amqp: AMQPConfiguration(), topology: PipelineTopology(prefix: "composition"), catalog: Catalog(products: []),
+            amqp: AMQPConfiguration(), topology: PipelineTopology(prefix: "composition"),
+            catalog: Catalog(products: []),
             intake: IntakeConfiguration(port: 0, apiTokens: ["composition-token-0123"]),
             verifier: .init(bundleID: "com.example.game"),
             notifier: .init(webhookURL: nil, secret: WebhookSecret.generate()))

@@ -61,7 +61,8 @@ extension AppleSetup {
         throws(SettingError) -> SignedDataVerifier?
     {
         let name = env.string("IAP_APPSTORE_ENVIRONMENT", default: defaults.appStoreEnvironment.rawValue)
-        guard let environment = AppStoreEnvironment(rawValue: name), environment == .production || environment == .sandbox
+        guard let environment = AppStoreEnvironment(rawValue: name),
+            environment == .production || environment == .sandbox
         else {
             throw SettingError(
                 variable: "IAP_APPSTORE_ENVIRONMENT", problem: "must be Production or Sandbox, got '\(name)'")
@@ -69,7 +70,8 @@ extension AppleSetup {
         var appAppleID: Int64?
         if let raw = env.optional("IAP_APP_APPLE_ID") {
             guard let id = Int64(raw), id > 0 else {
-                throw SettingError(variable: "IAP_APP_APPLE_ID", problem: "must be the app's numeric Apple id, got '\(raw)'")
+                throw SettingError(
+                    variable: "IAP_APP_APPLE_ID", problem: "must be the app's numeric Apple id, got '\(raw)'")
             }
             appAppleID = id
         }
@@ -94,7 +96,8 @@ extension AppleSetup {
             let issuerID = env.optional("IAP_APPSTORE_ISSUER_ID")
         else {
             let missing = credentials.first { env.optional($0) == nil } ?? credentials[0]
-            throw SettingError(variable: missing, problem: "is required with the other App Store Server API credentials")
+            throw SettingError(
+                variable: missing, problem: "is required with the other App Store Server API credentials")
         }
         guard let pem = FileManager.default.contents(atPath: keyPath).flatMap({ String(data: $0, encoding: .utf8) })
         else {

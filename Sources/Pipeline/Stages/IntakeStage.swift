@@ -21,7 +21,8 @@ public enum IntakeStage {
     ///     nil mounts nothing.
     ///   - onServerRunning: called with the bound port once the API listens.
     public static func services(
-        _ parts: StageParts, configuration: IntakeConfiguration, appleSignatures: SignedDataAuthenticator? = nil, relay: Relay.Configuration = .init(),
+        _ parts: StageParts, configuration: IntakeConfiguration, appleSignatures: SignedDataAuthenticator? = nil,
+        relay: Relay.Configuration = .init(),
         database: any SQLDatabase, connection: AMQPConnection, health: HealthEndpoints?,
         console: ConsoleConfiguration?, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
@@ -35,7 +36,8 @@ public enum IntakeStage {
         if let console {
             let console = OperatorConsole(
                 configuration: console,
-                review: DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: parts.topology),
+                review: DeadLetterReview(
+                    store: DeadLetterStore(database), connection: connection, topology: parts.topology),
                 database: database, catalog: parts.catalog, logger: parts.logger("console"))
             intake.additionalRoutes = { console.register(on: $0) }
         }

@@ -120,7 +120,8 @@ public struct LocalPipeline: Sendable {
         services += try FulfillerStage.services(
             parts, configuration: configuration.fulfillment, database: database,
             connection: fulfillerConnection)
-        services += try NotifierStage.services(configuration: configuration.notifier, database: database, logger: logger)
+        services += try NotifierStage.services(
+            configuration: configuration.notifier, database: database, logger: logger)
         if configuration.metrics != nil {
             services.append(
                 QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))

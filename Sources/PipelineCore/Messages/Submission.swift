@@ -92,7 +92,8 @@ extension Submission: Codable {
             case (nil, nil, nil, nil): nil
             default:
                 throw DecodingError.dataCorruptedError(
-                    forKey: .receiptData, in: container, debugDescription: "a submission carries more than one evidence")
+                    forKey: .receiptData, in: container, debugDescription: "a submission carries more than one evidence"
+                )
             }
         let found = try [
             apple,

@@ -1,9 +1,9 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import HTTPClient
 import Hummingbird
 import PipelineCore
-import CryptoExtras
 
 extension StubGooglePlay {
     /// The key id of the stub's push-signing key, as its JWKS names it.

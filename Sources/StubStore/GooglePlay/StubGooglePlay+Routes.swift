@@ -116,7 +116,8 @@ extension StubGooglePlay {
             if verb == "consume", found.productLineItem.contains(where: { $0.isConsumed }) {
                 // As Google: a purchase is consumed once.
                 return Self.error(
-                    400, "FAILED_PRECONDITION", "The purchase is not in a valid state to perform the desired operation.")
+                    400, "FAILED_PRECONDITION", "The purchase is not in a valid state to perform the desired operation."
+                )
             }
             found.acknowledgementState = "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
             if verb == "consume" {

@@ -1,9 +1,9 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import GooglePlay
 import PipelineCore
 import Synchronization
-import CryptoExtras
 
 /// Google Play's side, as the pipeline meets it: the OAuth token endpoint of a service
 /// account the stub made, and the Play Developer API's purchases (productsv2,

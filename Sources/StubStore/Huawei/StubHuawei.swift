@@ -1,8 +1,8 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import Huawei
 import Synchronization
-import CryptoExtras
 
 /// Huawei AppGallery's IAP servers, as the pipeline meets them: the OAuth token endpoint
 /// (`client_credentials` of the stub's client), the Order service (verify a purchase token,

@@ -1,9 +1,9 @@
 import AppStore
 import Crypto
+import CryptoExtras
 import Foundation
 import SwiftASN1
 @_spi(CMS) import X509
-import CryptoExtras
 
 /// A certificate authority shaped like the one that signs Apple's app receipts, made at runtime:
 /// a root, a WWDR-like intermediate carrying `1.2.840.113635.100.6.2.1` and a receipt-signing leaf

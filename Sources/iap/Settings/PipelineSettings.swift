@@ -3,8 +3,8 @@ import Foundation
 import Logging
 import Pipeline
 import PipelineCore
-import StorePlugins
 import Store
+import StorePlugins
 import StorePostgres
 import StoreSQLite
 

@@ -154,8 +154,12 @@ struct MalformedJWSTests {
         // When chains carrying it are read, many times over
         for _ in 0..<64 {
             // Then each is refused for its chain, and this process lives on
-            #expect(await reason(try signed(header: json(["alg": "ES256", "x5c": [even, x5c[1], x5c[2]]]))) == .invalidChain)
-            #expect(await reason(try signed(header: json(["alg": "ES256", "x5c": [x5c[0], even, x5c[2]]]))) == .invalidChain)
+            #expect(
+                await reason(try signed(header: json(["alg": "ES256", "x5c": [even, x5c[1], x5c[2]]]))) == .invalidChain
+            )
+            #expect(
+                await reason(try signed(header: json(["alg": "ES256", "x5c": [x5c[0], even, x5c[2]]]))) == .invalidChain
+            )
         }
     }
 
