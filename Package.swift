@@ -110,8 +110,10 @@ let package = Package(
         .target(
             name: "GooglePlay",
             dependencies: [
-                "PipelineCore", "HTTPClient", "StorePlugins",
+                "PipelineCore", "HTTPClient", "StorePlugins", "Store", "Settlement",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -121,7 +123,7 @@ let package = Package(
         .target(
             name: "StorePlugins",
             dependencies: [
-                "PipelineCore", "HTTPClient",
+                "PipelineCore", "HTTPClient", "Store",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -28,19 +28,25 @@ public struct GooglePlayStore: StorePlugin {
     /// Who may push notifications; nil where `IAP_GOOGLE_PUSH_AUDIENCE` is unset.
     public var push: GooglePushTokenVerifier.Configuration? { pushCheck?.configuration }
     private let pushCheck: GooglePushCheck?
+    /// The fulfiller's jobs for Google (GooglePlayStore+Jobs.swift).
+    public var jobs: Jobs
 
-    public init(setup: GooglePlaySetup?, push: GooglePushTokenVerifier.Configuration? = nil) {
+    public init(setup: GooglePlaySetup?, push: GooglePushTokenVerifier.Configuration? = nil, jobs: Jobs = .init()) {
         self.setup = setup
         self.pushCheck = push.map(GooglePushCheck.init)
+        self.jobs = jobs
     }
 
     /// The store as the environment configures it: ``GooglePlaySetup`` from
     /// `IAP_GOOGLE_SERVICE_ACCOUNT`, `IAP_GOOGLE_PLAY_API_URL` and `IAP_GOOGLE_PACKAGE_NAMES`;
     /// who may push from `IAP_GOOGLE_PUSH_AUDIENCE`, `IAP_GOOGLE_PUSH_SERVICE_ACCOUNT` and
-    /// `IAP_GOOGLE_CERTS_URL`. Never nil (see the type's note).
+    /// `IAP_GOOGLE_CERTS_URL`; its jobs' settings (``Jobs/init(environment:)``). Never nil
+    /// (see the type's note).
     /// - Throws: ``SettingError`` naming the variable at fault (never the key's contents).
     public init?(environment: EnvironmentReader) throws(SettingError) {
-        self.init(setup: try GooglePlaySetup(environment: environment), push: try Self.push(environment))
+        self.init(
+            setup: try GooglePlaySetup(environment: environment), push: try Self.push(environment),
+            jobs: try Jobs(environment: environment))
     }
 
     static func push(_ env: EnvironmentReader) throws(SettingError) -> GooglePushTokenVerifier.Configuration? {

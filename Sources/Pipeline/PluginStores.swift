@@ -50,15 +50,18 @@ public enum PluginStores {
     }
 
     /// The fulfiller's work for the configured stores: the confirmations their credits owe
-    /// (paid as `confirmer` says), and each store's own services, over `httpClient` (shared,
-    /// not owned). Nothing when none talks to its store.
+    /// (paid as `confirmer` says), and each store's own services (Google's voided poll and
+    /// review answers), over `httpClient` (shared, not owned), each job that runs in one
+    /// process at a time led as `leadership` says. Nothing when none talks to its store.
     public static func fulfillerServices(
         _ stores: StoreRegistry, database: any SQLDatabase, httpClient: CurlHTTPClient, catalog: Catalog,
-        logger: Logger, confirmer: StoreConfirmer.Configuration = .init()
+        logger: Logger, confirmer: StoreConfirmer.Configuration = .init(),
+        leadership: @escaping @Sendable (String) -> any Leadership
     ) -> [any Service] {
         guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
         let context = StoreContext(
-            httpClient: httpClient, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger)
+            httpClient: httpClient, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger,
+            database: database, leadership: leadership)
         return [
             StoreConfirmer(
                 store: StoreConfirmationStore(database), stores: stores, context: context, configuration: confirmer)

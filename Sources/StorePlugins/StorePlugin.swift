@@ -2,6 +2,7 @@ import HTTPClient
 import Logging
 import PipelineCore
 import ServiceLifecycle
+import Store
 
 /// A store that plugs into the pipeline: everything the stages need of it, in one module.
 ///
@@ -88,19 +89,32 @@ extension StorePlugin {
     public var runsInFulfiller: Bool { talksToStore }
 }
 
-/// What every store's verifier may use: the pipeline's one HTTP client, the call budgets
-/// every process shares, the catalog and a logger.
+/// What every store's verifier and services may use: the pipeline's one HTTP client, the
+/// call budgets every process shares, the catalog and a logger; for its services, the
+/// database and the lead of a job that runs in one process at a time.
 public struct StoreContext: Sendable {
     public var httpClient: CurlHTTPClient
     public var budgets: any CallBudgetKeeper
     public var catalog: Catalog
     public var logger: Logger
+    /// The pipeline's database, where a store's services keep their own rows; nil where the
+    /// process has none (a validator's context).
+    public var database: (any SQLDatabase)?
+    /// The lead of the job of this name: the database's where several processes share it,
+    /// always this process's where one process runs every stage.
+    public var leadership: @Sendable (String) -> any Leadership
 
-    public init(httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper, catalog: Catalog, logger: Logger) {
+    public init(
+        httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper, catalog: Catalog, logger: Logger,
+        database: (any SQLDatabase)? = nil,
+        leadership: @escaping @Sendable (String) -> any Leadership = { _ in AlwaysLeader() }
+    ) {
         self.httpClient = httpClient
         self.budgets = budgets
         self.catalog = catalog
         self.logger = logger
+        self.database = database
+        self.leadership = leadership
     }
 }
 

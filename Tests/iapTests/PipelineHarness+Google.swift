@@ -19,13 +19,23 @@ extension PipelineHarness {
     }
 
     /// Google Play as the stub speaks it: its service account and API, the test app, and
-    /// pushes checked against the stub's published key.
-    static func googlePlayStore(_ stub: StubAppStore, url: String) throws -> GooglePlayStore {
+    /// pushes checked against the stub's published key; by default without its jobs (tests
+    /// read the voided list and answer chargeback reviews themselves, on their clock).
+    static func googlePlayStore(_ stub: StubAppStore, url: String, jobs: GooglePlayStore.Jobs = noJobs) throws
+        -> GooglePlayStore
+    {
         GooglePlayStore(
             setup: try googlePlaySetup(stub, url: url),
             push: .init(
                 audience: pushAudience, serviceAccountEmail: StubGooglePlay.pushServiceAccount,
-                certsURL: url + StubGooglePlay.certsPath))
+                certsURL: url + StubGooglePlay.certsPath),
+            jobs: jobs)
+    }
+
+    static var noJobs: GooglePlayStore.Jobs {
+        var jobs = GooglePlayStore.Jobs()
+        (jobs.voidedInterval, jobs.refundReviews) = (nil, nil)
+        return jobs
     }
 
     /// `POST /v1/receipts` of a Play purchase of the harness's app, as a backend posts it.

@@ -148,10 +148,6 @@ final class PipelineHarness: Sendable {
                 configuration.console = console
                 configuration.fulfillment.storeConfirmer.interval = .milliseconds(100)
                 configuration.fulfillment.storeConfirmer.initialBackoff = 0.2
-                // Google's voided purchases are read, and its chargeback reviews answered, by the
-                // tests, on their clock.
-                configuration.fulfillment.google.voidedInterval = nil
-                configuration.fulfillment.google.refundReviews = nil
                 // Huawei and Stripe configured from their variables, pointing at the stub; else
                 // known and off, as in a deployment that does not set them.
                 configuration.stores = try PluginStores.configured(

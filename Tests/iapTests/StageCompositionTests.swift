@@ -42,7 +42,7 @@ import Validator
         configuration.fulfillment.apple.reconcileInterval = .seconds(3600)
         configuration.fulfillment.apple.answersConsumption = true
         configuration.stores = try PluginStores.configured(PipelineHarness.pluginStoreEnvironment(stub, url: url))
-            .with(PipelineHarness.googlePlayStore(stub, url: url))
+            .with(PipelineHarness.googlePlayStore(stub, url: url, jobs: .init()))
 
         // When it is composed
         let services = try LocalPipeline(configuration: configuration, database: database, logger: logger).services

@@ -12,15 +12,14 @@ import Store
 import StorePlugins
 
 /// The fulfiller's composition root: verdicts applied to accounts, the subscription
-/// scheduler, and what the stores are owed after the fact (Apple's jobs, Google Play's, the
-/// plug-ins' confirmations and services), over one HTTP client made only when one of them
-/// calls a store.
+/// scheduler, and what the stores are owed after the fact (Apple's jobs, the stores'
+/// confirmations and services), over one HTTP client made only when one of them calls a
+/// store.
 public enum FulfillerStage {
     public struct Configuration: Sendable {
         public var fulfiller = Fulfiller.Configuration()
         public var scheduler = SubscriptionScheduler.Configuration()
         public var apple = AppleJobs()
-        public var google = PluginStores.GooglePlayJobs()
         /// How the confirmations the stores' credits owe are paid (Google Play's acknowledgements among them).
         public var storeConfirmer = StoreConfirmer.Configuration()
         /// Whether the jobs that run in one process at a time (the scheduler, reconciliation,
@@ -36,8 +35,9 @@ public enum FulfillerStage {
     public static func services(
         _ parts: StageParts, configuration: Configuration, database: any SQLDatabase, connection: AMQPConnection
     ) throws -> [any Service] {
-        func leadership(_ name: String) -> any Leadership {
-            configuration.elected ? database.leadership(of: name) : AlwaysLeader()
+        let elected = configuration.elected
+        let leadership: @Sendable (String) -> any Leadership = { name in
+            elected ? database.leadership(of: name) : AlwaysLeader()
         }
         var services: [any Service] = [
             Fulfiller(
@@ -49,24 +49,17 @@ public enum FulfillerStage {
                 catalog: parts.catalog, configuration: configuration.scheduler,
                 leadership: leadership("subscription-scheduler"), logger: parts.logger("scheduler")),
         ]
-        let google = (parts.stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup
         let callsStores =
-            parts.stores.apple?.serverAPIKey != nil || google != nil
-            || parts.stores.configured.values.contains(where: \.runsInFulfiller)
+            parts.stores.apple?.serverAPIKey != nil || parts.stores.configured.values.contains(where: \.runsInFulfiller)
         guard callsStores else { return services }
         let client = try parts.httpClient(logger: parts.logger("stores"))
         // First, so that it closes after every job using it.
         services.insert(HTTPClientService(client: client), at: 0)
         services += try appleServices(
             parts, jobs: configuration.apple, database: database, client: client, leadership: leadership)
-        var googleJobs = configuration.google
-        googleJobs.elected = configuration.elected
-        services += PluginStores.googlePlayServices(
-            parts.stores, jobs: googleJobs, database: database, httpClient: client, catalog: parts.catalog,
-            logger: parts.logger("google-play"))
         services += PluginStores.fulfillerServices(
             parts.stores, database: database, httpClient: client, catalog: parts.catalog,
-            logger: parts.logger("stores"), confirmer: configuration.storeConfirmer)
+            logger: parts.logger("stores"), confirmer: configuration.storeConfirmer, leadership: leadership)
         return services
     }
 

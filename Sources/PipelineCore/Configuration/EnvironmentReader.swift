@@ -56,3 +56,27 @@ public struct EnvironmentReader: Sendable {
         return raw
     }
 }
+
+extension EnvironmentReader {
+    /// A variable that takes one of `choices`' names, each meaning its value; `fallback` when
+    /// it is unset.
+    /// - Throws: ``SettingError`` naming the variable and the names it takes.
+    public func choice<Value>(_ name: String, _ choices: [String: Value], default fallback: String) throws(SettingError)
+        -> Value
+    {
+        let raw = optional(name) ?? fallback
+        guard let value = choices[raw] else {
+            throw SettingError(
+                variable: name,
+                problem: "must be \(choices.keys.sorted().joined(separator: " or ")), got '\(raw.prefix(64))'")
+        }
+        return value
+    }
+
+    /// `IAP_CONSUMPTION_REFUND_PREFERENCE`: whether answers to the stores' refund reviews
+    /// (Apple's consumption requests, Google's chargeback reviews) state a preference: `auto`
+    /// (the default) does, `none` leaves it to the store.
+    public func prefersRefunds() throws(SettingError) -> Bool {
+        try choice("IAP_CONSUMPTION_REFUND_PREFERENCE", ["auto": true, "none": false], default: "auto")
+    }
+}

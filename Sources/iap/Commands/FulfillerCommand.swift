@@ -55,10 +55,6 @@ extension IAP {
             var configuration = FulfillerStage.Configuration()
             configuration.scheduler = try .init(environment: settings.environment)
             configuration.apple = reconcile.appleJobs
-            configuration.google.voidedInterval = .seconds(
-                try settings.environment.int("IAP_GOOGLE_VOIDED_INTERVAL_SECONDS", default: 900, range: 60...86_400))
-            // The preference Apple's consumption answers state, IAP_CONSUMPTION_REFUND_PREFERENCE.
-            configuration.google.refundReviews = .init(prefers: reconcile.prefersRefunds)
             return configuration
         }
     }

@@ -81,7 +81,8 @@ extension IAP {
                             ?? .init(
                                 audience: "http://\(intake.host):\(intake.port)/v1/google/notifications",
                                 serviceAccountEmail: StubGooglePlay.pushServiceAccount,
-                                certsURL: stubURL + StubGooglePlay.certsPath)))
+                                certsURL: stubURL + StubGooglePlay.certsPath),
+                        jobs: realGoogle?.jobs ?? .init()))
             }
             let google = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
             configuration.caFile = verifier.caFile

@@ -37,22 +37,9 @@ struct ReconcileSettings: Sendable {
         }
         self.environments = environments
         self.interval = try env.int("IAP_RECONCILE_INTERVAL_SECONDS", default: 3600, range: 0...604_800)
-        self.answersConsumption = try Self.choice(env, "IAP_CONSUMPTION_ANSWERS", ["off": false, "on": true])
-        self.prefersRefunds = try Self.choice(
-            env, "IAP_CONSUMPTION_REFUND_PREFERENCE", ["auto": true, "none": false], default: "auto")
+        self.answersConsumption = try env.choice("IAP_CONSUMPTION_ANSWERS", ["off": false, "on": true], default: "off")
+        self.prefersRefunds = try env.prefersRefunds()
         self.verifier = verifier
-    }
-
-    private static func choice(
-        _ env: EnvironmentReader, _ name: String, _ values: [String: Bool], default fallback: String = "off"
-    ) throws(SettingError) -> Bool {
-        let raw = env.optional(name) ?? fallback
-        guard let value = values[raw] else {
-            throw SettingError(
-                variable: name,
-                problem: "must be \(values.keys.sorted().joined(separator: " or ")), got '\(raw.prefix(64))'")
-        }
-        return value
     }
 
     /// The fulfiller's Apple jobs as these settings have them.

@@ -1,5 +1,4 @@
 import Foundation
-import GooglePlay
 import Logging
 import Metrics
 import PipelineCore
