@@ -287,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "HTTPClientTests",
             dependencies: [
-                "HTTPClient", "PipelineTesting",
+                "HTTPClient", "PipelineTesting", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

@@ -18,17 +18,12 @@ public enum ChildProcess {
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:]
     ) async throws -> Outcome {
         try await offloaded {
-            let pipe = Pipe()
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Outcome(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+            let (termination, output) = try SpawnedProcess.run(
+                executable.path, arguments,
+                environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+            switch termination {
+            case .exited(let code), .signaled(let code): return Outcome(status: code, output: output)
+            }
         }
     }
 

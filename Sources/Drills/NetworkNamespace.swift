@@ -97,18 +97,10 @@ public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     /// `ip arguments`, blocking; its output, or a throw naming the command and what it said.
     @discardableResult
     static func ip(_ arguments: [String]) throws -> String {
-        let pipe = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ipPath)
-        process.arguments = arguments
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (termination, output) = try SpawnedProcess.run(ipPath, arguments)
+        guard termination == .exited(0) else {
             throw NetworkFaultError(
-                "ip \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(output.suffix(300))")
+                "ip \(arguments.joined(separator: " ")) ended \(termination): \(output.suffix(300))")
         }
         return output
     }

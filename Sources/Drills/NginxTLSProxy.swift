@@ -25,7 +25,7 @@ public final class NginxTLSProxy: @unchecked Sendable {
     /// The certificate in PEM: the CA file a client trusts to reach this proxy.
     public let certificateFile: String
     private let directory: String
-    private let process: Process
+    private let process: SpawnedProcess
 
     /// `https://127.0.0.1:<port>`.
     public var url: String { "https://127.0.0.1:\(port)" }
@@ -53,18 +53,14 @@ public final class NginxTLSProxy: @unchecked Sendable {
                 directory: directory, port: port, key: key, certificate: certificateFile, upstreamPort: upstreamPort,
                 http2: http2
             ).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.executable)
-            process.arguments = ["-p", directory, "-c", directory + "/nginx.conf", "-e", directory + "/error.log"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try SpawnedProcess.start(
+                Self.executable, ["-p", directory, "-c", directory + "/nginx.conf", "-e", directory + "/error.log"])
             if Self.waitUntilListening(port: port, process: process) {
                 self.port = port
                 self.process = process
                 return
             }
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
             lastError = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
         }
@@ -80,7 +76,7 @@ public final class NginxTLSProxy: @unchecked Sendable {
     /// SIGTERM (as test runners and the pipeline's services do) inherits the block.
     public func stop() {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: directory)
@@ -135,7 +131,7 @@ public final class NginxTLSProxy: @unchecked Sendable {
     }
 
     /// Whether something accepts connections on `port` within 10 s, while `process` runs.
-    private static func waitUntilListening(port: Int, process: Process) -> Bool {
+    private static func waitUntilListening(port: Int, process: SpawnedProcess) -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, process.isRunning {
             let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -11,19 +11,15 @@ public enum SelfSignedCertificate {
     public static func write(into directory: String) throws -> (certificate: String, key: String) {
         let certificate = directory + "/cert.pem"
         let key = directory + "/key.pem"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "2",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CertificateError(description: "openssl req exited with \(process.terminationStatus)")
+        let (termination, output) = try SpawnedProcess.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", certificate, "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+        guard termination == .exited(0) else {
+            throw CertificateError(description: "openssl req ended \(termination): \(output.suffix(300))")
         }
         return (certificate, key)
     }

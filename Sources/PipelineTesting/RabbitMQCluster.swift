@@ -1,4 +1,5 @@
 import Broker
+import Drills
 import Foundation
 
 /// The three-node RabbitMQ cluster of `scripts/cluster-rabbitmq.sh`: rabbit@iap-rmqN in the
@@ -26,14 +27,10 @@ public struct RabbitMQCluster: Sendable {
         guard FileManager.default.isExecutableFile(atPath: "/usr/lib/rabbitmq/bin/rabbitmq-server") else {
             return "no /usr/lib/rabbitmq/bin/rabbitmq-server"
         }
-        let ip = Process()
-        ip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        ip.arguments = ["ip", "netns", "list"]
-        ip.standardOutput = FileHandle.nullDevice
-        ip.standardError = FileHandle.nullDevice
-        guard (try? ip.run()) != nil else { return "no ip (iproute2)" }
-        ip.waitUntilExit()
-        return ip.terminationStatus == 0 ? nil : "`ip netns list` failed"
+        guard let (ended, _) = try? SpawnedProcess.run("/usr/bin/env", ["ip", "netns", "list"]) else {
+            return "no ip (iproute2)"
+        }
+        return ended == .exited(0) ? nil : "`ip netns list` failed"
     }()
 
     static let script = URL(fileURLWithPath: #filePath)

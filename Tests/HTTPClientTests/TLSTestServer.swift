@@ -1,3 +1,4 @@
+import Drills
 import Foundation
 import PipelineTesting
 
@@ -13,7 +14,7 @@ final class TLSTestServer {
     /// The server's certificate in PEM, usable as its own CA file.
     let certificateFile: String
     private let directory: URL
-    private let process: Process
+    private let process: SpawnedProcess
 
     init() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
@@ -23,12 +24,9 @@ final class TLSTestServer {
         // Port 0 lets the kernel choose; s_server prints "ACCEPT 127.0.0.1:PORT" once listening.
         let output = directory.appendingPathComponent("server.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.openssl)
-        process.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www"]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess.start(
+            Self.openssl, ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www"],
+            output: .file(output.path), error: .null)
 
         var port: Int?
         let deadline = Date().addingTimeInterval(10)
@@ -57,10 +55,9 @@ final class TLSTestServer {
         try? FileManager.default.removeItem(at: self.directory)
     }
 
-    /// SIGKILL rather than `terminate()`: on Linux, Foundation's `Process` can start the child
-    /// with SIGTERM blocked, and then `terminate()` and `waitUntilExit()` would wait forever.
-    private static func kill(_ process: Process) {
-        _ = Foundation.kill(process.processIdentifier, SIGKILL)
+    /// SIGKILL: the server keeps nothing worth a graceful end.
+    private static func kill(_ process: SpawnedProcess) {
+        process.signal(SIGKILL)
         process.waitUntilExit()
     }
 }

@@ -1,9 +1,13 @@
+import Drills
 import Foundation
 import PipelineTesting
 
 /// The built `iap` binary, run as a child process, as an operator would.
 struct IAPProcess {
-    let process: Process
+    let process: SpawnedProcess
+
+    /// How a process ended, as the tests ask it.
+    enum Reason { case exit, uncaughtSignal }
 
     /// The `iap` executable beside this test bundle (`swift build` puts both in one folder).
     static var executable: URL {
@@ -18,20 +22,11 @@ struct IAPProcess {
 
     /// Starts `iap arguments…` with `environment` added to this process's.
     static func start(_ arguments: [String], environment: [String: String], output: URL? = nil) throws -> IAPProcess {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        if let output {
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: output)
-            process.standardOutput = handle
-            process.standardError = handle
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
+        if let output { _ = FileManager.default.createFile(atPath: output.path, contents: nil) }
+        let process = try SpawnedProcess.start(
+            executable.path, arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            output: output.map { .file($0.path) } ?? .null)
         return IAPProcess(process: process)
     }
 
@@ -45,18 +40,22 @@ struct IAPProcess {
 
     /// SIGTERM, as a supervisor stops a process; returns how it ended and how long it took.
     func terminate(timeout: Duration = .seconds(60)) async -> (
-        status: Int32, reason: Process.TerminationReason, took: Duration
+        status: Int32, reason: Reason, took: Duration
     )? {
         let start = ContinuousClock.now
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         let exited = await eventually(timeout: timeout, every: .milliseconds(50)) { !process.isRunning }
         guard exited else { return nil }
-        return (process.terminationStatus, process.terminationReason, ContinuousClock.now - start)
+        let took = ContinuousClock.now - start
+        switch process.waitUntilExit() {
+        case .exited(let status): return (status, .exit, took)
+        case .signaled(let signal): return (signal, .uncaughtSignal, took)
+        }
     }
 
     /// SIGKILL: the process gets no chance to ack, nack or close anything.
     func crash() {
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
     }
 }

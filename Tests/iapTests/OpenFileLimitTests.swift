@@ -1,3 +1,4 @@
+import Drills
 import Foundation
 import PipelineTesting
 import Testing
@@ -11,18 +12,16 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.file("intake.log")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let lowered = "ulimit -Sn \(soft); " + (hard.map { "ulimit -Hn \($0); " } ?? "")
-        process.arguments = ["-c", lowered + "exec \"$0\" intake 2>\"$1\"", IAPProcess.executable.path, log]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "IAP_DB_PATH": directory.file("iap.sqlite"), "IAP_API_TOKENS": "file-limit-token-0123456789",
-            "IAP_HTTP_PORT": "\(LoopbackPort.free())", "IAP_AMQP_URL": "amqp://guest:guest@127.0.0.1:1/",
-            "IAP_LOG_LEVEL": "info",
-        ]) { $1 }
-        try process.run()
+        let process = try SpawnedProcess.start(
+            "/bin/sh", ["-c", lowered + "exec \"$0\" intake 2>\"$1\"", IAPProcess.executable.path, log],
+            environment: ProcessInfo.processInfo.environment.merging([
+                "IAP_DB_PATH": directory.file("iap.sqlite"), "IAP_API_TOKENS": "file-limit-token-0123456789",
+                "IAP_HTTP_PORT": "\(LoopbackPort.free())", "IAP_AMQP_URL": "amqp://guest:guest@127.0.0.1:1/",
+                "IAP_LOG_LEVEL": "info",
+            ]) { $1 })
         defer {
-            process.terminate()
+            process.signal(SIGTERM)
             process.waitUntilExit()
         }
 

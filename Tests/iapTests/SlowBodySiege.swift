@@ -1,3 +1,4 @@
+import Drills
 import Foundation
 import PipelineTesting
 
@@ -26,14 +27,14 @@ final class SlowBodySiege: @unchecked Sendable {
     }
 
     static let perProcess = 10_000
-    private let processes: [Process]
+    private let processes: [SpawnedProcess]
     private let outputs: [URL]
 
     /// Starts `connections` slow bodies against `port`, their output in `directory`.
     init(port: Int, connections: Int, seconds: Int, directory: String) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Siege/slow_bodies.py").path
-        var processes: [Process] = []
+        var processes: [SpawnedProcess] = []
         var outputs: [URL] = []
         var left = connections
         while left > 0 {
@@ -41,12 +42,10 @@ final class SlowBodySiege: @unchecked Sendable {
             left -= share
             let output = URL(fileURLWithPath: directory).appendingPathComponent("siege-\(outputs.count).log")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [script, "--port", "\(port)", "--connections", "\(share)", "--seconds", "\(seconds)"]
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = process.standardOutput
-            try process.run()
+            let process = try SpawnedProcess.start(
+                "/usr/bin/python3",
+                [script, "--port", "\(port)", "--connections", "\(share)", "--seconds", "\(seconds)"],
+                output: .file(output.path))
             processes.append(process)
             outputs.append(output)
         }
@@ -73,7 +72,7 @@ final class SlowBodySiege: @unchecked Sendable {
 
     /// Stops the siege as an attacker who gives up: every connection closed at once.
     func stop() async {
-        for process in processes where process.isRunning { process.terminate() }
+        for process in processes where process.isRunning { process.signal(SIGTERM) }
         for process in processes {
             _ = await eventually(timeout: .seconds(30)) { !process.isRunning }
         }

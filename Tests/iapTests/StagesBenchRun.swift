@@ -1,3 +1,4 @@
+import Drills
 import Foundation
 import PipelineTesting
 import Testing
@@ -18,15 +19,13 @@ enum StagesBenchRun {
         let log = directory.file("bench.log")
         _ = FileManager.default.createFile(atPath: report, contents: nil)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let bench = Process()
-        bench.executableURL = IAPProcess.executable
-        bench.arguments = ["bench", "stages", "--json", "--work-directory", directory.file("run")] + arguments
-        bench.environment = ProcessInfo.processInfo.environment.merging([
-            "IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning",
-        ]) { $1 }
-        bench.standardOutput = FileHandle(forWritingAtPath: report)
-        bench.standardError = FileHandle(forWritingAtPath: log)
-        try bench.run()
+        let bench = try SpawnedProcess.start(
+            IAPProcess.executable.path,
+            ["bench", "stages", "--json", "--work-directory", directory.file("run")] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging([
+                "IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning",
+            ]) { $1 },
+            output: .file(report), error: .file(log))
         let finished = await eventually(timeout: timeout, every: .milliseconds(200)) { !bench.isRunning }
         if !finished { IAPProcess(process: bench).crash() }
         let json = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""

@@ -26,7 +26,7 @@ struct StageProcess: Sendable {
 /// stops them again. Each writes its log to the work directory.
 final class StageProcesses: @unchecked Sendable {
     private(set) var stages: [StageProcess] = []
-    private var processes: [Process] = []
+    private var processes: [SpawnedProcess] = []
     private let executable: URL
     private let environment: [String: String]
     private let directory: String
@@ -74,30 +74,26 @@ final class StageProcesses: @unchecked Sendable {
     /// SIGKILL to `name`: it gets no chance to ack, commit or close anything. Returns once it exited.
     func kill(_ name: String) async {
         guard let process = zip(stages, processes).first(where: { $0.0.name == name })?.1 else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
     private func launch(_ stage: StageProcess, replacing index: Int? = nil) throws -> StageProcess {
         let arguments = stage.arguments
-        guard let output = FileHandle(forWritingAtPath: stage.log) else {
+        guard FileManager.default.isWritableFile(atPath: stage.log) else {
             throw ValidationError("cannot write \(stage.log)")
         }
-        output.seekToEndOfFile()
-        let process = Process()
+        var (program, programArguments) = (executable, arguments)
         if let cap, let cgroup = stage.cgroup {
-            (process.executableURL, process.arguments) = cap.wrap(executable, arguments, joining: cgroup)
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
+            (program, programArguments) = cap.wrap(executable, arguments, joining: cgroup)
         }
         if let namespace = stage.namespace {
-            (process.executableURL, process.arguments) = namespace.wrap(process.executableURL!, process.arguments ?? [])
+            (program, programArguments) = namespace.wrap(program, programArguments)
         }
-        process.environment = environment.merging(stage.environment) { $1 }
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        // Appended to: a restarted stage's log goes on.
+        let process = try SpawnedProcess.start(
+            program.path, programArguments, environment: environment.merging(stage.environment) { $1 },
+            output: .file(stage.log))
         var started = stage
         started.pid = process.processIdentifier
         if let index {
@@ -136,9 +132,10 @@ final class StageProcesses: @unchecked Sendable {
         guard let process = zip(stages, processes).first(where: { $0.0.name == name })?.1, !process.isRunning else {
             return (false, "running")
         }
-        let status = process.terminationStatus
-        return process.terminationReason == .uncaughtSignal
-            ? (true, "killed by signal \(status)") : (false, "exit status \(status)")
+        switch process.waitUntilExit() {
+        case .signaled(let signal): return (true, "killed by signal \(signal)")
+        case .exited(let status): return (false, "exit status \(status)")
+        }
     }
 
     /// The stages that exited while they should be running.
@@ -149,12 +146,12 @@ final class StageProcesses: @unchecked Sendable {
     /// SIGTERM to every stage; SIGKILL to any still running after `grace`; then their
     /// cgroups are removed. Call it from a task that is not cancelled.
     func stop(grace: Duration = .seconds(15)) async {
-        for process in processes where process.isRunning { process.terminate() }
+        for process in processes where process.isRunning { process.signal(SIGTERM) }
         let deadline = ContinuousClock.now + grace
         while processes.contains(where: \.isRunning), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
         }
-        for process in processes where process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        for process in processes where process.isRunning { process.signal(SIGKILL) }
         if let cap {
             for group in cap.removeAll() {
                 FileHandle.standardError.write(Data("bench: could not remove cgroup \(group)\n".utf8))
