@@ -11,8 +11,7 @@ import Glibc
 /// child should not inherit, and copies each directory entry whole, reading past the end of
 /// glibc's buffer; now and then that is an unmapped page and the parent crashes
 /// (swift-corelibs-foundation #5472, fixed after Swift 6.3). Here glibc closes the
-/// descriptors itself (`posix_spawn_file_actions_addclosefrom_np`), or the child is told
-/// to close each one listed by Foundation's `FileManager`, which reads entries safely.
+/// descriptors itself (`posix_spawn_file_actions_addclosefrom_np`).
 ///
 /// ```swift
 /// let child = try SpawnedProcess.start("/usr/bin/env", ["true"])
@@ -93,19 +92,13 @@ public final class SpawnedProcess: Sendable {
         return SpawnedProcess(processIdentifier: pid)
     }
 
-    /// Has the child close every descriptor from 3 up: glibc's own action where it has one
-    /// (2.34 and later: Swift does not see its declaration, which wants `_GNU_SOURCE`), else
-    /// one close per descriptor open now.
+    /// Has the child close every descriptor from 3 up, with glibc's own action (2.34 and
+    /// later; Swift does not see its declaration, which wants `_GNU_SOURCE`).
     private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
-        if let closeFrom = closeFrom {
-            _ = closeFrom(&actions, 3)
-            return
+        guard let closeFrom else {
+            throw SpawnError(executable: "posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)", code: ENOSYS)
         }
-        for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
-            if let descriptor = Int32(name), descriptor > 2 {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
-        }
+        _ = closeFrom(&actions, 3)
     }
 
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32

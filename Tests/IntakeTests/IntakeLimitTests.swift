@@ -227,4 +227,27 @@ import Testing
             }
         }
     }
+
+    @Test func googleJobSettingsAreReadAndBadOnesNamed() throws {
+        // Unset: the voided list every 15 minutes, answers with a preference
+        let unset = try #require(try GooglePlayStore(environment: EnvironmentReader([:])))
+        #expect(unset.jobs.voidedInterval == .seconds(900) && unset.jobs.refundReviews?.prefers == true)
+        let set = try #require(
+            try GooglePlayStore(
+                environment: EnvironmentReader([
+                    "IAP_GOOGLE_VOIDED_INTERVAL_SECONDS": "120", "IAP_CONSUMPTION_REFUND_PREFERENCE": "none",
+                ])))
+        #expect(set.jobs.voidedInterval == .seconds(120) && set.jobs.refundReviews?.prefers == false)
+        for (variable, value) in [
+            ("IAP_GOOGLE_VOIDED_INTERVAL_SECONDS", "30"), ("IAP_GOOGLE_VOIDED_INTERVAL_SECONDS", "fast"),
+            ("IAP_CONSUMPTION_REFUND_PREFERENCE", "maybe"),
+        ] {
+            do {
+                _ = try GooglePlayStore(environment: EnvironmentReader([variable: value]))
+                Issue.record("\(variable)=\(value) was taken")
+            } catch {
+                #expect(error.variable == variable && "\(error)".contains(value), "\(error)")
+            }
+        }
+    }
 }

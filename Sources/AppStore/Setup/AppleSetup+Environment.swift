@@ -46,27 +46,19 @@ extension AppleSetup {
             if let url = try env.httpURL("IAP_APPSTORE_API_SANDBOX_URL") { serverAPI.sandboxBaseURL = url }
         }
         appReceipt = try Self.appReceipt(environment: env, bundleID: bundleID, defaultRoot: defaults.receiptRoot)
-        if let raw = env.optional("IAP_RECEIPT_VERIFICATION") {
-            guard let mode = ReceiptVerificationMode(rawValue: raw) else {
-                throw SettingError(
-                    variable: "IAP_RECEIPT_VERIFICATION",
-                    problem: "must be local, apple or local-then-apple, got '\(raw)'")
-            }
-            receiptVerification = mode
-        }
+        receiptVerification = try env.choice(
+            "IAP_RECEIPT_VERIFICATION",
+            Dictionary(uniqueKeysWithValues: ReceiptVerificationMode.allCases.map { ($0.rawValue, $0) }),
+            default: ReceiptVerificationMode.apple.rawValue)
     }
 
     /// StoreKit 2 verification, or nil in Production without `IAP_APP_APPLE_ID`.
     private static func signedData(_ env: EnvironmentReader, bundleID: String, defaults: Defaults)
         throws(SettingError) -> SignedDataVerifier?
     {
-        let name = env.string("IAP_APPSTORE_ENVIRONMENT", default: defaults.appStoreEnvironment.rawValue)
-        guard let environment = AppStoreEnvironment(rawValue: name),
-            environment == .production || environment == .sandbox
-        else {
-            throw SettingError(
-                variable: "IAP_APPSTORE_ENVIRONMENT", problem: "must be Production or Sandbox, got '\(name)'")
-        }
+        let choices: [String: AppStoreEnvironment] = ["Production": .production, "Sandbox": .sandbox]
+        let environment = try env.choice(
+            "IAP_APPSTORE_ENVIRONMENT", choices, default: defaults.appStoreEnvironment.rawValue)
         var appAppleID: Int64?
         if let raw = env.optional("IAP_APP_APPLE_ID") {
             guard let id = Int64(raw), id > 0 else {
