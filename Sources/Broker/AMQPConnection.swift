@@ -121,16 +121,33 @@ public final class AMQPConnection: Service, Sendable {
         return await send(messages, ackOnConfirm: ack)
     }
 
+    /// Publishes messages back to back and calls `completion` with each one's outcome, in
+    /// order, once the broker has settled the last: on the connection's thread, so a caller
+    /// that need not wait (the intake's relay) wakes no task to hear of it. `completion` must
+    /// be quick and must not block.
+    public func publish(
+        _ messages: [OutgoingMessage], completion: @escaping @Sendable ([Result<Void, PublishError>]) -> Void
+    ) {
+        send(messages, ackOnConfirm: nil, completion: completion)
+    }
+
     private func send(_ messages: [OutgoingMessage], ackOnConfirm: AckOnConfirm?) async
         -> [Result<Void, PublishError>]
     {
-        guard !messages.isEmpty else { return [] }
-        let collector = BatchCollector(count: messages.count)
-        return await withCheckedContinuation { continuation in
-            collector.onComplete { continuation.resume(returning: $0) }
-            loop.mailbox.send(
-                .publish(messages, ackOnConfirm: ackOnConfirm, { index, result in collector.record(index, result) }))
+        await withCheckedContinuation { continuation in
+            send(messages, ackOnConfirm: ackOnConfirm) { continuation.resume(returning: $0) }
         }
+    }
+
+    private func send(
+        _ messages: [OutgoingMessage], ackOnConfirm: AckOnConfirm?,
+        completion: @escaping @Sendable ([Result<Void, PublishError>]) -> Void
+    ) {
+        guard !messages.isEmpty else { return completion([]) }
+        let collector = BatchCollector(count: messages.count)
+        collector.onComplete(completion)
+        loop.mailbox.send(
+            .publish(messages, ackOnConfirm: ackOnConfirm, { index, result in collector.record(index, result) }))
     }
 
     // MARK: - Consuming

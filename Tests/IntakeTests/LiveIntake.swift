@@ -39,6 +39,7 @@ struct LiveIntake {
 
     static func run(
         catalog: Catalog = Catalog(products: []), _ configure: (inout IntakeConfiguration) throws -> Void = { _ in },
+        routes: @escaping @Sendable (Router<IntakeRequestContext>) -> Void = { _ in },
         _ body: @Sendable (LiveIntake) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
@@ -47,10 +48,11 @@ struct LiveIntake {
         var configuration = IntakeConfiguration(port: 0, apiTokens: [token])
         configuration.stores = stores
         try configure(&configuration)
-        let intake = Intake(
+        var intake = Intake(
             configuration: configuration, database: database, catalog: catalog,
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
             topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
+        intake.additionalRoutes = routes
         try await withRunningServer({ onPort in intake.application(onServerRunning: onPort) }) { port in
             try await body(LiveIntake(port: port, database: database))
         }

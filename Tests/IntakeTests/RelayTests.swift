@@ -86,8 +86,8 @@ import Testing
     }
 
     @Test func theSweepLeavesReceiptsOnTheFastPathToIt() async throws {
-        // Given 30 old unconfirmed receipts, 20 of them handed to the fast path, which has
-        // not run yet (as when publishing and marking take longer than the grace)
+        // Given 30 old unconfirmed receipts, 20 of them handed to the fast path, whose marks
+        // have not run yet (as when publishing and marking take longer than the grace)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
@@ -106,15 +106,16 @@ import Testing
             // When the sweep runs
             await relay.sweep()
 
-            // Then it publishes the 10 nobody holds, and only those
+            // Then it publishes the 10 nobody holds, and only those: the fast path's 20 and
+            // its 10 are 30 messages, not 50
             let left = await Set(try IntakeStore(database).unpublished(limit: 100).map(\.id))
             #expect(left == handed)
             let queued = await eventually(timeout: .seconds(10)) {
-                (try? await connection.queueStatus(topology.validateQueue).messages) == 10
+                (try? await connection.queueStatus(topology.validateQueue).messages) == 30
             }
             #expect(queued)
 
-            // And once the fast path runs, each of the 20 is published once: 30 in all
+            // And once the marks run, each of the 20 is marked, still published once: 30 in all
             let running = Task { try await relay.run() }
             defer { running.cancel() }
             let all = await eventually(timeout: .seconds(20)) {

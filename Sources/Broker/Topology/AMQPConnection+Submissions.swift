@@ -10,6 +10,17 @@ extension AMQPConnection {
     public func publishSubmissions(
         _ submissions: [Submission], topology: PipelineTopology, type: String
     ) async -> (confirmed: [String], failed: [(id: String, error: PublishError)]) {
+        await withCheckedContinuation { continuation in
+            publishSubmissions(submissions, topology: topology, type: type) { continuation.resume(returning: ($0, $1)) }
+        }
+    }
+
+    /// The same, calling `completion` on the connection's thread once every one is settled
+    /// (``publish(_:completion:)``).
+    public func publishSubmissions(
+        _ submissions: [Submission], topology: PipelineTopology, type: String,
+        completion: @escaping @Sendable (_ confirmed: [String], _ failed: [(id: String, error: PublishError)]) -> Void
+    ) {
         let encoder = WireCoding.encoder()
         let messages = submissions.compactMap { submission -> OutgoingMessage? in
             guard let body = try? encoder.encode(submission) else { return nil }
@@ -21,15 +32,17 @@ extension AMQPConnection {
                 exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
                 properties: properties)
         }
-        var confirmed: [String] = []
-        var failed: [(id: String, error: PublishError)] = []
-        for (message, result) in zip(messages, await publish(messages)) {
-            let id = message.properties.messageID ?? ""
-            switch result {
-            case .success: confirmed.append(id)
-            case .failure(let error): failed.append((id, error))
+        let ids = messages.map { $0.properties.messageID ?? "" }
+        publish(messages) { results in
+            var confirmed: [String] = []
+            var failed: [(id: String, error: PublishError)] = []
+            for (id, result) in zip(ids, results) {
+                switch result {
+                case .success: confirmed.append(id)
+                case .failure(let error): failed.append((id, error))
+                }
             }
+            completion(confirmed, failed)
         }
-        return (confirmed, failed)
     }
 }

@@ -11,10 +11,12 @@ import Synchronization
 /// the broker confirms.
 ///
 /// Two paths lead here. The fast one: the group committer hands over each commit's new
-/// receipts. The sure one: a sweep that reads every receipt the broker has not yet
-/// confirmed, which covers a crash between commit and publish, a broker that was down,
-/// and a restart of the intake. A receipt may so be published twice; the pipeline is
-/// idempotent downstream, and losing one is not an option.
+/// receipts, which go straight to the broker connection's thread; the confirms come back on
+/// that thread, so a receipt wakes no task of the relay's until its mark. The sure one: a
+/// sweep that reads every receipt the broker has not yet confirmed, which covers a crash
+/// between commit and publish, a broker that was down, and a restart of the intake. A
+/// receipt may so be published twice; the pipeline is idempotent downstream, and losing one
+/// is not an option.
 public final class Relay: Service, Sendable {
     public struct Configuration: Sendable {
         /// How often the sweep looks for unconfirmed receipts.
@@ -35,9 +37,9 @@ public final class Relay: Service, Sendable {
     private let topology: PipelineTopology
     private let configuration: Configuration
     private let logger: Logger
-    /// Committed receipts waiting for the fast path; taken together, so that publishing
-    /// and marking keep up with the commits however many arrive.
-    private let fresh = BatchBuffer<Submission>()
+    /// Publishes on the fast path not yet settled, and who waits for none to be left (the
+    /// marks, at shutdown: what was committed is published before the intake exits).
+    private let inFlight = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
     /// Ids the broker confirmed on the fast path, waiting to be marked published: all that
     /// gathered while the previous mark committed go in one transaction, in a task of their
     /// own, so that publishing never waits for one (and on SQLite the group commit goes
@@ -61,19 +63,48 @@ public final class Relay: Service, Sendable {
         self.logger = logger
     }
 
-    /// Hands newly committed receipts to the fast path.
+    /// Hands newly committed receipts to the fast path: published at once, on the caller's
+    /// thread up to the connection's mailbox; the confirms are gathered for the marks.
     func enqueue(_ submissions: [Submission]) {
+        guard !submissions.isEmpty else { return }
         inHand.withLock { $0.formUnion(submissions.lazy.map(\.id)) }
-        fresh.append(contentsOf: submissions)
+        inFlight.withLock { $0.count += 1 }
+        let (traced, spans) = IntakeTracing.startPublishing(
+            submissions, enabled: tracing, exchange: topology.workExchange, routingKey: PipelineTopology.validateKey)
+        connection.publishSubmissions(traced, topology: topology, type: "submission") { confirmed, failed in
+            IntakeTracing.endPublishing(spans, failed: failed)
+            self.notPublished(failed)
+            // What the broker did not confirm is the sweep's again.
+            self.release(failed.map(\.id))
+            self.confirmed.append(contentsOf: confirmed)
+            let waiters = self.inFlight.withLock { state in
+                state.count -= 1
+                guard state.count == 0 else { return [CheckedContinuation<Void, Never>]() }
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Returns once every publish of the fast path is settled.
+    private func settled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = inFlight.withLock { state in
+                guard state.count > 0 else { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     public func run() async throws {
         // Cancelled rather than shut down (another service of the group failed, say the HTTP
-        // port was taken): the drain must end too, or the process never exits.
+        // port was taken): the marks must end too, or the process never exits.
         await withTaskCancellationHandler {
             await drainUntilShutdown()
         } onCancel: {
-            self.fresh.finish()
             self.confirmed.finish()
         }
     }
@@ -81,20 +112,6 @@ public final class Relay: Service, Sendable {
     private func drainUntilShutdown() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask {
-                    // Drains what is queued even after shutdown began: those receipts are
-                    // committed and their senders told so.
-                    while let batch = try? await self.fresh.next(max: 2_000) {
-                        let published = await self.publish(batch)
-                        // What the broker did not confirm is the sweep's again.
-                        if published.count < batch.count {
-                            let confirmed = Set(published)
-                            self.release(batch.map(\.id).filter { !confirmed.contains($0) })
-                        }
-                        self.confirmed.append(contentsOf: published)
-                    }
-                    self.confirmed.finish()
-                }
                 group.addTask {
                     // Nothing waits on a mark: gather them for a while, one transaction for many.
                     while let ids = try? await self.confirmed.next(max: 10_000, linger: .milliseconds(50)) {
@@ -113,7 +130,12 @@ public final class Relay: Service, Sendable {
                 }
             }
         } onGracefulShutdown: {
-            self.fresh.finish()
+            // What is in flight was committed and its senders told so: it is published (or
+            // left to the next start's sweep) and marked before the marks end.
+            Task {
+                await self.settled()
+                self.confirmed.finish()
+            }
         }
     }
 
@@ -153,11 +175,15 @@ public final class Relay: Service, Sendable {
             submissions, enabled: tracing, exchange: topology.workExchange, routingKey: PipelineTopology.validateKey)
         let (confirmed, failed) = await connection.publishSubmissions(traced, topology: topology, type: "submission")
         IntakeTracing.endPublishing(spans, failed: failed)
+        notPublished(failed)
+        return confirmed
+    }
+
+    private func notPublished(_ failed: [(id: String, error: PublishError)]) {
         for (id, error) in failed {
             logger.debug(
                 "receipt not yet published; the sweep retries", metadata: ["receipt_id": "\(id)", "error": "\(error)"])
         }
-        return confirmed
     }
 
     /// Records confirmed ids as published, in one transaction.

@@ -7,7 +7,8 @@ import PipelineCore
 /// Hummingbird's HTTP/1 channel with the intake's limits: connections over the
 /// ``ConnectionLimiter``'s caps closed at accept, an idle timeout that also ends
 /// connections whose headers never finish (slowloris), a deadline for each whole request
-/// (``RequestDeadline``), bounded headers, and a ``ConnectionGuard`` before the codec.
+/// (``RequestDeadline``), bounded headers, and a ``ConnectionGuard`` before the codec; each
+/// connection handled on its own event loop.
 struct IntakeHTTPChannel: ServerChildChannel {
     /// The intake's connection settings, as ``IntakeConfiguration`` gives them.
     struct Limits: Sendable {
@@ -50,8 +51,13 @@ struct IntakeHTTPChannel: ServerChildChannel {
         }
     }
 
+    /// Handles the connection on its own event loop (``EventLoopTaskExecutor``): reading a
+    /// request, running its handler up to the database and writing the answer wake no
+    /// other thread.
     func handle(value: HTTP1Channel.Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await inner.handle(value: value, logger: logger)
+        }
     }
 }
 
