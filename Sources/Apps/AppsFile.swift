@@ -160,5 +160,7 @@ public struct AppsFile: Sendable {
         }
     }
 
-    public static func failure(_ problem: String) -> SettingError { SettingError(variable: "IAP_APPS", problem: problem) }
+    public static func failure(_ problem: String) -> SettingError {
+        SettingError(variable: "IAP_APPS", problem: problem)
+    }
 }
