@@ -223,7 +223,7 @@ let package = Package(
         .target(
             name: "Notifier",
             dependencies: [
-                "PipelineCore", "Store", "HTTPClient", "Observability",
+                "PipelineCore", "Apps", "Store", "HTTPClient", "Observability",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

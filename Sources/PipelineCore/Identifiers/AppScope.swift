@@ -37,4 +37,14 @@ public struct AppScope: Sendable, Hashable {
         let prefix = "\(id)\(Self.separator)"
         return stored.hasPrefix(prefix) ? String(stored.dropFirst(prefix.count)) : nil
     }
+
+    /// The app of a stored account id: nil for the default app's (a bare id).
+    public static func appID(of stored: String) -> String? {
+        stored.firstIndex(of: separator).map { String(stored[..<$0]) }
+    }
+
+    /// A stored account id as its app's backend sent it, whichever app it is.
+    public static func bare(_ stored: String) -> String {
+        stored.firstIndex(of: separator).map { String(stored[stored.index(after: $0)...]) } ?? stored
+    }
 }
