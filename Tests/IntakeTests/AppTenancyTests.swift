@@ -171,6 +171,56 @@ import Testing
         }
     }
 
+    @Test func anIdempotencyKeyIsEachAppsOwn() async throws {
+        try await withIntake(.sqlite) { client, _ in
+            func post(_ data: String, _ token: String) async throws -> (HTTPResponse.Status, [String: Any]) {
+                let body = #"{"account_id": "player-1", "receipt_data": "\#(data)"}"#
+                return try await client.execute(
+                    uri: "/v1/receipts", method: .post,
+                    headers: [
+                        .authorization: "Bearer \(token)", .contentType: "application/json",
+                        HTTPField.Name("Idempotency-Key")!: "checkout-1",
+                    ],
+                    body: ByteBuffer(string: body)
+                ) { response in
+                    (
+                        response.status,
+                        (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+                    )
+                }
+            }
+            let other = Data("another receipt".utf8).base64EncodedString()
+            let (first, _) = try await post(Self.receipt, Self.puzzle)
+            // Another app's key is no reuse: racer's request with it is its own receipt.
+            let (second, _) = try await post(other, Self.racer)
+            // Within one app the key still guards: puzzle's other body under it is refused.
+            let (reused, refused) = try await post(other, Self.puzzle)
+            #expect(first == .accepted && second == .accepted)
+            #expect(reused == .unprocessableContent && code(refused) == "idempotency_key_reused")
+        }
+    }
+
+    @Test func theTokensFileIsTheFirstAppsAndNeverTakesAnotherAppsToken() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("tokens")
+        try Self.racer.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            try Self.configuration(Self.appsFile, ["IAP_API_TOKENS_FILE": file])
+        } throws: { "\($0)".contains("apps puzzle and racer share an API token") }
+
+        let rotated = "puzzle-rotated-token-0002"
+        try rotated.write(toFile: file, atomically: true, encoding: .utf8)
+        let tokens = try APITokens(
+            tokens: [Self.puzzle], file: file, app: AppScope(app: "puzzle", isDefault: true),
+            others: [AppScope(app: "racer", isDefault: false): [Self.racer]], recheckInterval: .zero)
+        #expect(tokens.match(rotated)?.app.id == "puzzle")
+        // A reload that would give racer's token to puzzle is refused; the tokens read last stay.
+        try "\(rotated)\n\(Self.racer)".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(tokens.match(rotated)?.app.id == "puzzle")
+        #expect(tokens.match(Self.racer)?.app.id == "racer")
+    }
+
     @Test func anAccountIdWithASlashIsStillRefused() async throws {
         try await withIntake(.sqlite) { client, database in
             let (status, body) = try await call(

@@ -60,10 +60,11 @@ public final class APITokens: Sendable {
             throw SettingError(
                 variable: "IAP_API_TOKENS", problem: "is required: comma-separated bearer tokens for the backend")
         }
-        if let shared = Self.sharedApps(self.fixed, file: fileDigests, defaultApp: app) {
+        if let shared = Self.sharedApps(self.fixed, file: fileDigests, defaultApp: app).map({ [$0.0, $0.1].sorted() }) {
             throw SettingError(
                 variable: "IAP_APPS",
-                problem: "apps \(shared.0) and \(shared.1) share an API token (IAP_API_TOKENS and IAP_API_TOKENS_FILE "
+                problem:
+                    "apps \(shared[0]) and \(shared[1]) share an API token (IAP_API_TOKENS and IAP_API_TOKENS_FILE "
                     + "are the first app's): each must be one app's")
         }
         self.state = Mutex(State(fileDigests: fileDigests, fileContent: content, checked: .now))
