@@ -32,8 +32,10 @@ public struct AppScope: Sendable, Hashable {
     }
 
     /// A stored account id as this app's backend knows it, or nil when it is another app's.
+    /// With the single-app settings every row is the one app's, as before apps.
     public func shown(_ stored: String) -> String? {
-        guard !isDefault, let id else { return stored.contains(Self.separator) ? nil : stored }
+        guard let id else { return stored }
+        guard !isDefault else { return stored.contains(Self.separator) ? nil : stored }
         let prefix = "\(id)\(Self.separator)"
         return stored.hasPrefix(prefix) ? String(stored.dropFirst(prefix.count)) : nil
     }
