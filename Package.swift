@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "AppStore",
             dependencies: [
-                "PipelineCore", "HTTPClient", "StorePlugins",
+                "PipelineCore", "HTTPClient", "Store", "StorePlugins",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -171,7 +171,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Apps", "Broker", "Store", "Observability", "AppStore", "StorePlugins",
+                "PipelineCore", "Apps", "Broker", "Store", "Observability", "StorePlugins",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -7,10 +7,11 @@ import ServiceLifecycle
 import Store
 import StorePlugins
 
-/// Pays what plug-in stores are owed once their purchases are credited (Huawei's
-/// consumption confirmation, Google Play's acknowledgement or consumption), from the rows the credit's own transaction wrote
-/// (``StoreConfirmationStore``), through each store's ``StorePlugin/confirm(_:context:)``,
-/// until the store says it is done.
+/// Pays what stores are owed once their purchases are credited (Huawei's consumption
+/// confirmation, Google Play's acknowledgement or consumption, the app account token Apple is
+/// told for a StoreKit 2 purchase that carried none), from the rows the credit's own
+/// transaction wrote (``StoreConfirmationStore``), through each store's
+/// ``StorePlugin/confirm(_:transactionID:context:)``, until the store says it is done.
 ///
 /// Failures the store may recover from are tried again with backoff (`initialBackoff`,
 /// doubled, at most an hour); one it refuses is given up on and left for an operator
@@ -76,7 +77,8 @@ public struct StoreConfirmer: Service {
     /// One call to the store and its outcome recorded.
     func confirm(_ confirmation: StoreConfirmationStore.Confirmation) async {
         guard let plugin = stores[confirmation.store] else { return }
-        let outcome = await plugin.confirm(confirmation.payload, context: context)
+        let outcome = await plugin.confirm(
+            confirmation.payload, transactionID: confirmation.transactionID, context: context)
         let metadata: Logger.Metadata = [
             "store": "\(confirmation.store)", "transaction_id": "\(confirmation.transactionID)",
             "receipt_id": "\(confirmation.receiptID ?? "-")", "attempts": "\(confirmation.attempts)",

@@ -84,13 +84,12 @@ public struct GooglePlayStore: StorePlugin {
 
     /// The members of a push that are read (``GooglePubSubPush``): the intake checks them as
     /// strictly as every body it reads, and refuses what does not hold as `invalid_push`.
-    public var strictNotificationBody: (read: [[String]], code: String)? {
-        (
-            [
+    public var notificationBody: NotificationBody {
+        .checkedAfter(
+            read: [
                 ["subscription"], ["message", "data"], ["message", "messageId"], ["message", "message_id"],
                 ["message", "publishTime"],
-            ], "invalid_push"
-        )
+            ], code: "invalid_push")
     }
 
     /// A push authenticated by its OIDC token (Google's key, this endpoint's audience, the

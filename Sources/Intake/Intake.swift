@@ -46,7 +46,6 @@ public struct Intake: Sendable {
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
             notifications: StoreNotificationStore(database), relay: relay,
-            signatures: configuration.appleSignatures,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) }, stores: configuration.stores)
         self.pruner = NotificationPruner(
             notifications: StoreNotificationStore(database), retention: configuration.rejectedNotificationRetention,

@@ -1,4 +1,3 @@
-import AppStore
 import Apps
 import PipelineCore
 import StorePlugins
@@ -20,7 +19,7 @@ public struct IntakeConfiguration: Sendable {
     public var orderLifetime: Duration
     /// Requests per API token (`IAP_RATE_LIMIT`); nil: unlimited.
     public var rateLimit: RateLimit?
-    /// Apple notifications per client address (`IAP_NOTIFICATION_RATE_LIMIT`); nil: unlimited.
+    /// Stores' notifications per client address (`IAP_NOTIFICATION_RATE_LIMIT`); nil: unlimited.
     public var notificationRateLimit: RateLimit?
     /// A connection silent this long is closed, also one whose request headers never
     /// finish (`IAP_HTTP_IDLE_TIMEOUT`).
@@ -36,15 +35,12 @@ public struct IntakeConfiguration: Sendable {
     /// The most connections open at once from one client address, or one IPv6 /64
     /// (`IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS`); more are closed at accept.
     public var maxConnectionsPerAddress: Int
-    /// Rejected Apple notifications are deleted this long after their verdict
+    /// Rejected notifications are deleted this long after their verdict
     /// (`IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`).
     public var rejectedNotificationRetention: Duration
-    /// Who signs Apple's notifications: one stored must verify with a chain to these roots
-    /// (`IAP_APPLE_ROOT_CA`, the validator's setting; Apple Root CA - G3 by default).
-    public var appleSignatures: SignedDataAuthenticator = .appleRoot
-    /// The plug-in stores configured here: their members of `POST /v1/receipts` and their
-    /// `POST /v1/<store>/notifications` (set where the stage is composed; Google Play's
-    /// push settings are its plug-in's).
+    /// The stores configured here: their members of `POST /v1/receipts` and their
+    /// `POST /v1/<store>/notifications` (set where the stage is composed; each store's
+    /// settings are its plug-in's). None by default: such an intake takes orders only.
     public var stores: StoreRegistry = .none
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
@@ -77,8 +73,7 @@ public struct IntakeConfiguration: Sendable {
     /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
     /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS` and
-    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; `IAP_APPLE_ROOT_CA`; the apps' tokens in
-    /// `IAP_APPS`.
+    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; the apps' tokens in `IAP_APPS`.
     /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS`, the file nor `IAP_APPS` is
     ///   set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
@@ -102,12 +97,5 @@ public struct IntakeConfiguration: Sendable {
             rejectedNotificationRetention: .seconds(
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
         tokens = try Self.tokens(chosen, file: file, apps: apps)
-        if let roots = try AppleRootSetting.roots(env) {
-            do {
-                appleSignatures = try SignedDataAuthenticator(rootCertificates: roots)
-            } catch {
-                throw SettingError(variable: AppleRootSetting.variable, problem: "\(error)")
-            }
-        }
     }
 }

@@ -28,8 +28,12 @@ public enum PluginStores {
     public static func configured(_ environment: EnvironmentReader, apple: AppleSetup.Defaults = .init())
         throws(SettingError) -> StoreRegistry
     {
-        try StoreRegistry.configure(registered.filter { $0.id != AppleStore.id }, environment: environment)
-            .with(AppleStore(setup: AppleSetup(environment: environment, defaults: apple)))
+        let others = try StoreRegistry.configure(
+            registered.filter { $0.id != AppleStore.id }, environment: environment)
+        return StoreRegistry(
+            known: registered,
+            configured: [AppleStore(setup: try AppleSetup(environment: environment, defaults: apple))]
+                + others.configured.values)
     }
 
     /// Every registered store as an environment without its variables leaves it (Apple on,

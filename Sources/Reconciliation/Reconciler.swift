@@ -10,7 +10,7 @@ import Store
 /// Apple retries a notification five times over three days, then gives up; its Notification
 /// History lists, per deployment, the ones that never reached us (`onlyFailures`). Each we
 /// never stored (by payload, or by `notificationUUID` for a resend signed anew) is stored
-/// through the intake's own path, ``StoreNotificationStore/acceptNotification(id:payload:payloadHash:now:)``,
+/// through the intake's own path, ``StoreNotificationStore/acceptNotification(id:store:payload:payloadHash:now:)``,
 /// and the relay publishes it through the validate queue: the validator verifies its
 /// signature, and the settlement engine applies it once, like any other. A second run finds
 /// it stored and feeds nothing.

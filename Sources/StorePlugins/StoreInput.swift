@@ -50,11 +50,23 @@ public struct InboundNotification: Hashable, Sendable {
     /// this one finds the first row instead of making a second. Only the plug-in knows its
     /// history, so it says; empty for a store that never keyed otherwise.
     public var formerKeys: [String]
+    /// What ``messageID`` is.
+    public var keyedBy: Key
 
-    public init(messageID: String, evidence: StoreEvidence, formerKeys: [String] = []) {
+    /// What tells a notification sent again from a new one.
+    public enum Key: Hashable, Sendable {
+        /// The store's own id for it, kept as `<store>:<id>`.
+        case messageID
+        /// The hash of its payload, for a store that names none and sends the same payload
+        /// again until it is answered (Apple's `signedPayload`): ``messageID`` is that hash.
+        case payloadHash
+    }
+
+    public init(messageID: String, evidence: StoreEvidence, formerKeys: [String] = [], keyedBy: Key = .messageID) {
         self.messageID = messageID
         self.evidence = evidence
         self.formerKeys = formerKeys
+        self.keyedBy = keyedBy
     }
 }
 

@@ -6,7 +6,7 @@ import Store
 
 /// A store that plugs into the pipeline: everything the stages need of it, in one module.
 ///
-/// The intake asks it to check what backends post (``receiptMember``) and what the store
+/// The intake asks it to check what backends post (``receiptMembers``) and what the store
 /// pushes (``notification(_:)``), stores the ``StoreEvidence`` it returns, and relays it;
 /// the validator hands that evidence back to its ``verifier(_:)``; the fulfiller credits
 /// what the verifier found with the engine every store shares, and owes the store each
@@ -26,18 +26,27 @@ public protocol StorePlugin: Sendable {
     /// nil when backends post nothing (Stripe's payments arrive as the store's events).
     var receiptMember: String? { get }
 
+    /// Every member of `POST /v1/receipts` that carries this store's evidence, in the order
+    /// errors list them (Apple's `receipt_data`, `signed_transaction`); by default
+    /// ``receiptMember`` alone. A body carries one member of one store.
+    var receiptMembers: [String] { get }
+
     /// Checks the value of ``receiptMember`` (JSON as `JSONSerialization` reads it).
     /// Pure: no I/O. - Throws: ``StoreInputError`` naming the member at fault.
     func receiptEvidence(_ value: Any) throws(StoreInputError) -> StoreEvidence
 
+    /// Checks the value of `member`, one of ``receiptMembers``; by default
+    /// ``receiptEvidence(_:)``. Pure: no I/O.
+    /// - Throws: ``StoreInputError`` naming the member at fault.
+    func receiptEvidence(_ value: Any, member: String) throws(StoreInputError) -> StoreEvidence
+
     /// Whether the store pushes notifications to `POST /v1/<id>/notifications`.
     var takesNotifications: Bool { get }
 
-    /// The members of a JSON notification body that ``notification(_:)`` reads, which the
-    /// intake then checks as strictly as every body it reads (a JSON body, each key once, no
-    /// control character in what is read), refusing what does not hold with `code`; nil
-    /// when the body is the plug-in's alone (a signature over its bytes vouches for it).
-    var strictNotificationBody: (read: [[String]], code: String)? { get }
+    /// How the intake checks a notification's body before the plug-in stores it: not at all
+    /// (the default: a signature over its bytes vouches for it), or as strictly as every JSON
+    /// body it reads (``NotificationBody``).
+    var notificationBody: NotificationBody { get }
 
     /// Authenticates and reads one pushed notification. Only what this returns is stored;
     /// a request it refuses stores nothing.
@@ -49,6 +58,11 @@ public protocol StorePlugin: Sendable {
 
     /// Pays what a credited transaction's ``VerifiedTransaction/confirmation`` owes.
     func confirm(_ confirmation: String, context: StoreContext) async -> ConfirmationOutcome
+
+    /// The same, knowing the id of the transaction credited (Apple binds its account's token
+    /// to the purchase); by default ``confirm(_:context:)``. What `StoreConfirmer` calls.
+    func confirm(_ confirmation: String, transactionID: String, context: StoreContext) async
+        -> ConfirmationOutcome
 
     /// Long-running work of its own (pollers), run by the fulfiller's process.
     func services(_ context: StoreContext) -> [any Service]
@@ -68,11 +82,16 @@ public protocol StorePlugin: Sendable {
 extension StorePlugin {
     public var id: String { Self.id }
     public var receiptMember: String? { nil }
+    public var receiptMembers: [String] { receiptMember.map { [$0] } ?? [] }
     public var takesNotifications: Bool { false }
-    public var strictNotificationBody: (read: [[String]], code: String)? { nil }
+    public var notificationBody: NotificationBody { .opaque }
 
     public func receiptEvidence(_ value: Any) throws(StoreInputError) -> StoreEvidence {
         throw StoreInputError.invalid("unknown_field", "\(Self.id) takes no receipts", member: Self.id)
+    }
+
+    public func receiptEvidence(_ value: Any, member: String) throws(StoreInputError) -> StoreEvidence {
+        try receiptEvidence(value)
     }
 
     public func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
@@ -83,10 +102,33 @@ extension StorePlugin {
         .done
     }
 
+    public func confirm(_ confirmation: String, transactionID: String, context: StoreContext) async
+        -> ConfirmationOutcome
+    {
+        await confirm(confirmation, context: context)
+    }
+
     public func services(_ context: StoreContext) -> [any Service] { [] }
 
     public var talksToStore: Bool { true }
     public var runsInFulfiller: Bool { talksToStore }
+}
+
+/// How the intake checks the JSON body of a store's notification, beside what its plug-in
+/// checks: as strictly as every body it reads (a JSON object, each key once, no control
+/// character in the members `read`; members a store adds and nobody reads are neither stored
+/// nor refused).
+public enum NotificationBody: Sendable {
+    /// Not at all: the body is the plug-in's alone.
+    case opaque
+    /// After the plug-in accepted the request's credential (a header), so that one whose
+    /// credential does not hold is a 401 whatever its body; what does not hold is refused
+    /// with `code`.
+    case checkedAfter(read: [[String]], code: String)
+    /// Before the plug-in reads it, when the credential is inside the body (Apple's signed
+    /// payload): a JSON content type (else 415), then the intake's own codes (`invalid_json`,
+    /// `invalid_<member>` for a control character in a member read).
+    case checkedFirst(read: [[String]])
 }
 
 /// What every store's verifier and services may use: the pipeline's one HTTP client, the

@@ -10,10 +10,23 @@ public struct StoreRegistry: Sendable {
     public let known: [any StorePlugin.Type]
     /// The stores configured here, by id.
     public let configured: [String: any StorePlugin]
+    /// The configured stores that take receipts, by their members of `POST /v1/receipts`.
+    public let receiptMembers: [String: any StorePlugin]
+    /// The members of `POST /v1/receipts` of the configured stores, in the order the stores
+    /// are known (Apple's first), each store's in its own order: how errors list them.
+    public let memberOrder: [String]
 
     public init(known: [any StorePlugin.Type], configured: [any StorePlugin]) {
         self.known = known
-        self.configured = Dictionary(configured.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let byID = Dictionary(configured.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.configured = byID
+        let ordered =
+            known.compactMap { byID[$0.id] }
+            + configured.filter { plugin in !known.contains { $0.id == plugin.id } }
+        memberOrder = ordered.flatMap(\.receiptMembers)
+        receiptMembers = Dictionary(
+            ordered.flatMap { plugin in plugin.receiptMembers.map { ($0, plugin) } },
+            uniquingKeysWith: { first, _ in first })
     }
 
     /// Each of `known` as `environment` configures it.
@@ -41,13 +54,6 @@ public struct StoreRegistry: Sendable {
 
     /// The ids of every known store, configured or not.
     public var knownIDs: [String] { known.map { $0.id } }
-
-    /// The configured stores that take receipts, by their member of `POST /v1/receipts`.
-    public var receiptMembers: [String: any StorePlugin] {
-        Dictionary(
-            configured.values.compactMap { plugin in plugin.receiptMember.map { ($0, plugin) } },
-            uniquingKeysWith: { first, _ in first })
-    }
 
     /// The configured stores that push notifications, by id.
     public var notifying: [String: any StorePlugin] { configured.filter { $0.value.takesNotifications } }

@@ -46,7 +46,8 @@ import Testing
         _ backend: TestBackend,
         _ body: @escaping @Sendable (any TestClientProtocol, any SQLDatabase) async throws -> Void
     ) async throws {
-        let configuration = try Self.configuration()
+        var configuration = try Self.configuration()
+        configuration.stores = LiveIntake.stores
         try await withTestDatabase(backend) { database in
             let intake = Intake(
                 configuration: configuration, database: database, catalog: Self.catalog,

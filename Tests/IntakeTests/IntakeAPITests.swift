@@ -26,8 +26,10 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let connection = AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test"))
+        var configuration = IntakeConfiguration(apiTokens: [Self.token])
+        configuration.stores = LiveIntake.stores
         let intake = Intake(
-            configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database,
+            configuration: configuration, database: database,
             catalog: Catalog(products: []),
             connection: connection,
             topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))

@@ -22,6 +22,18 @@ struct LiveIntake {
     /// as `iap up` trusts the embedded stub's.
     static let apple = try! StubStoreKit(bundleID: "com.example.game")
 
+    /// The stores every test intake takes: Apple, its notifications signed under the stub's
+    /// root, and Google Play's member.
+    static let stores = StoreRegistry(
+        known: [AppleStore.self, GooglePlayStore.self], configured: [appleStore, GooglePlayStore(setup: nil)])
+
+    /// Apple as its defaults have it, but trusting the stub's root for notifications.
+    static var appleStore: AppleStore {
+        var setup = try! AppleSetup(environment: EnvironmentReader([:]))
+        setup.notificationSignatures = try! SignedDataAuthenticator(rootCertificates: [apple.rootDER])
+        return AppleStore(setup: setup)
+    }
+
     let port: Int
     let database: SQLiteDatabase
 
@@ -33,9 +45,7 @@ struct LiveIntake {
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         var configuration = IntakeConfiguration(port: 0, apiTokens: [token])
-        // Google Play's member, as every intake takes it.
-        configuration.stores = StoreRegistry.none.with(GooglePlayStore(setup: nil))
-        configuration.appleSignatures = try SignedDataAuthenticator(rootCertificates: [apple.rootDER])
+        configuration.stores = stores
         try configure(&configuration)
         let intake = Intake(
             configuration: configuration, database: database, catalog: catalog,

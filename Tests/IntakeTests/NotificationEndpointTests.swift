@@ -27,7 +27,7 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         var configuration = IntakeConfiguration(apiTokens: ["test-token-0123456789"])
-        configuration.appleSignatures = try SignedDataAuthenticator(rootCertificates: [LiveIntake.apple.rootDER])
+        configuration.stores = LiveIntake.stores
         let intake = Intake(
             configuration: configuration, database: database, catalog: Catalog(products: []),
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
@@ -65,6 +65,22 @@ import Testing
             let pending = try await IntakeStore(database).unpublished(limit: 10)
             #expect(pending.count == 1)
             #expect(pending.first?.evidence == .notification(signedPayload: Self.jws))
+        }
+    }
+
+    @Test func aNotificationAnEarlierReleaseStoredIsNotStoredAgain() async throws {
+        try await withIntake { client, database in
+            // Given Apple's notification as the release that kept it by its payload's hash stored it
+            let stored = try await StoreNotificationStore(database).acceptNotification(
+                id: "01a00000-0000-7000-8000-000000000001", payload: Self.jws,
+                payloadHash: PayloadHash.notification(Self.jws), now: Date())
+            // When Apple sends it again to Apple's plug-in route
+            let (status, body) = try await post(client, #"{"signedPayload": "\#(Self.jws)"}"#)
+            // Then it is the same notification, stored once
+            #expect(status == .ok)
+            #expect(body.contains(stored.id), "\(body)")
+            let rows = try await database.snapshot { try await $0.rows("SELECT store FROM store_notifications") }
+            #expect(rows.count == 1)
         }
     }
 

@@ -1,3 +1,4 @@
+import AppStore
 import Broker
 import Foundation
 import GooglePlay
@@ -51,9 +52,9 @@ import Yams
     /// Every plug-in store, configured (as `iap intake` does from the environment).
     static func stores() -> StoreRegistry {
         StoreRegistry(
-            known: [GooglePlayStore.self, HuaweiStore.self, StripeStore.self],
+            known: [AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self],
             configured: [
-                GooglePlayStore(setup: nil),
+                LiveIntake.appleStore, GooglePlayStore(setup: nil),
                 HuaweiStore(
                     settings: HuaweiSettings(
                         clientID: StubHuawei.clientID, clientSecret: StubHuawei.clientSecret,

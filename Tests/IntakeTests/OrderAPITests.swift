@@ -28,8 +28,10 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
+        var configuration = IntakeConfiguration(apiTokens: [Self.token])
+        configuration.stores = LiveIntake.stores
         let intake = Intake(
-            configuration: IntakeConfiguration(apiTokens: [Self.token]), database: database, catalog: Self.catalog,
+            configuration: configuration, database: database, catalog: Self.catalog,
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
             topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
         try await Application(router: intake.router()).test(.router) { client in try await body(client, database) }

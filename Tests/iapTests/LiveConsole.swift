@@ -3,6 +3,7 @@ import DeadLetters
 import Foundation
 import Intake
 import Logging
+import Pipeline
 import PipelineCore
 import PipelineTesting
 import Store
@@ -56,8 +57,10 @@ struct LiveConsole {
                 store: DeadLetterStore(database), connection: connection, topology: PipelineTopology(prefix: "unused")),
             database: database, catalog: Catalog(products: []),
             logger: Logger(label: "console") { _ in LogLines.Handler(sink: lines) }, now: now)
+        var intakeConfiguration = IntakeConfiguration(port: 0, apiTokens: ["console-doors-token-0123"])
+        intakeConfiguration.stores = PluginStores.unconfigured
         var intake = Intake(
-            configuration: IntakeConfiguration(port: 0, apiTokens: ["console-doors-token-0123"]), database: database,
+            configuration: intakeConfiguration, database: database,
             catalog: Catalog(products: []), connection: connection, topology: PipelineTopology(prefix: "unused"),
             logger: Logger(label: "test"))
         intake.additionalRoutes = { console.register(on: $0) }

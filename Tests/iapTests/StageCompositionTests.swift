@@ -48,10 +48,11 @@ import Validator
         let services = try LocalPipeline(configuration: configuration, database: database, logger: logger).services
         let names = services.map { String(describing: type(of: $0)) }
 
-        // Then each part runs once: the app account tokens owed are set by one setter (they
-        // were set twice when `iap up` composed Apple's jobs beside the pipeline's own)
+        // Then each part runs once: the app account tokens owed Apple are paid by the one
+        // StoreConfirmer, as every store's confirmations (they were set twice when `iap up`
+        // composed Apple's jobs beside the pipeline's own)
         for part in [
-            "AppAccountTokenSetter", "Fulfiller", "SubscriptionScheduler", "Validator", "Notifier", "StoreConfirmer",
+            "Fulfiller", "SubscriptionScheduler", "Validator", "Notifier", "StoreConfirmer",
             "GoogleVoidedPoller", "GoogleRefundReviewAnswerer", "Relay", "NotificationPruner",
         ] {
             #expect(names.filter { $0 == part }.count == 1, "\(part) in \(names)")
@@ -61,7 +62,7 @@ import Validator
         // And every stage's HTTP client is listed before what uses it, so it closes after them
         let clients = names.indices.filter { names[$0] == "HTTPClientService" }
         #expect(clients.count == 3, "\(names)")
-        for user in ["Validator", "Notifier", "StoreConfirmer", "AppAccountTokenSetter"] {
+        for user in ["Validator", "Notifier", "StoreConfirmer"] {
             let index = try #require(names.firstIndex(of: user))
             #expect(clients.contains { $0 < index }, "\(user) in \(names)")
         }

@@ -6,8 +6,8 @@ import StorePlugins
 ///
 /// Apple is always on: without its variables it verifies against Apple's own endpoints and
 /// roots. Its receipt members (`receipt_data`, `signed_transaction`) and its notification
-/// route (`POST /v1/apple/notifications`) are still the intake's own, and what it is owed
-/// after a credit (an app account token) is the fulfiller's `AppAccountTokenSetter`.
+/// route (`POST /v1/apple/notifications`) are in AppleStore+Intake.swift, and what it is owed
+/// after a credit (an app account token) in AppleStore+Confirmations.swift.
 public struct AppleStore: StorePlugin {
     public static let id = StoreEvidence.appleStore
 
@@ -31,9 +31,6 @@ public struct AppleStore: StorePlugin {
 
     /// Only the App Store Server API spends a budget every process shares.
     public var talksToStore: Bool { setup.serverAPIKey != nil }
-
-    /// The fulfiller's calls to Apple are its own jobs (`FulfillerStage`), not confirmations.
-    public var runsInFulfiller: Bool { false }
 }
 
 extension StoreRegistry {

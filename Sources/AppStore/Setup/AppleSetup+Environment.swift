@@ -40,6 +40,15 @@ extension AppleSetup {
                 sandboxURL: try env.httpURL("IAP_VERIFY_SANDBOX_URL", default: defaults.verifyURLs.sandbox)!,
                 sharedSecret: env.optional("IAP_SHARED_SECRET")))
         signedData = try Self.signedData(env, bundleID: bundleID, defaults: defaults)
+        if let signedData {
+            notificationSignatures = signedData.authenticator
+        } else if let roots = try AppleRootSetting.roots(env) ?? defaults.signedDataRoot.map({ [$0] }) {
+            do {
+                notificationSignatures = try SignedDataAuthenticator(rootCertificates: roots)
+            } catch {
+                throw SettingError(variable: AppleRootSetting.variable, problem: "\(error)")
+            }
+        }
         serverAPIKey = try Self.serverAPIKey(env, bundleID: bundleID)
         if serverAPIKey != nil {
             if let url = try env.httpURL("IAP_APPSTORE_API_URL") { serverAPI.productionBaseURL = url }

@@ -20,10 +20,15 @@ public struct AppleSetup: Sendable {
     /// the fulfiller's jobs that call Apple can run.
     public var serverAPIKey: AppStoreServerAPIKey?
     public var serverAPI = AppStoreServerAPIClient.Configuration()
+    /// Who signs the notifications the intake takes (`IAP_APPLE_ROOT_CA`, Apple Root CA - G3
+    /// by default): ``signedData``'s own where there is one, so that one process caches the
+    /// chains it validated once.
+    public var notificationSignatures: SignedDataAuthenticator
 
     public init(verifyReceipt: VerifyReceiptVerifier.Configuration, signedData: SignedDataVerifier? = nil) {
         self.verifyReceipt = verifyReceipt
         self.signedData = signedData
+        self.notificationSignatures = signedData?.authenticator ?? .appleRoot
     }
 
     /// The verifier of Apple's evidence (``Verifiers``) over `client`.

@@ -8,7 +8,7 @@ import PipelineCore
 /// A confirmed transaction without an `appAccountToken` (an offer code redeemed in the App
 /// Store, a purchase made outside the app) owes Apple the token of the account it is
 /// credited to: its ``VerifiedTransaction/confirmation`` says so
-/// (``AppAccountTokenOwed``), and the fulfiller's `AppAccountTokenSetter` tells Apple.
+/// (``AppAccountTokenOwed``), and Apple's plug-in tells Apple (``AppleStore/confirm(_:transactionID:context:)``).
 struct ServerConfirmedVerifier: ReceiptVerifier {
     let local: any ReceiptVerifier
     let client: AppStoreServerAPIClient

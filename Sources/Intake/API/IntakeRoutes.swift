@@ -19,7 +19,7 @@ struct IntakeRoutes: Sendable {
     let orders: OrderStore
     let committer: GroupCommitter
     let maxBodySize: Int
-    /// The plug-in stores configured here, whose members `POST /v1/receipts` takes.
+    /// The stores configured here, whose members `POST /v1/receipts` takes.
     let stores: StoreRegistry
     /// The commit's span (IntakeTracing.swift).
     let tracing: IntakeTracing
@@ -49,13 +49,7 @@ struct IntakeRoutes: Sendable {
         }
         switch outcome {
         case .created(let summary):
-            let label: PipelineMetrics.ReceiptKind? =
-                switch parsed.kind {
-                case .legacy: .legacy
-                case .storekit2: .storekit2
-                default: nil
-                }
-            (label.map(PipelineMetrics.received) ?? PipelineMetrics.received(kind: parsed.kind.rawValue)).increment()
+            PipelineMetrics.received(kind: parsed.kind.rawValue).increment()
             return try Response.json(summary, status: .accepted)
         case .duplicate(let summary):
             return try Response.json(summary, status: .ok)

@@ -1,21 +1,25 @@
 import Crypto
 import Foundation
 import Hummingbird
+import NIOCore
 import PipelineCore
 import StorePlugins
 
-/// `POST /v1/<store>/notifications`: what a plug-in store pushes (Huawei's server
-/// notifications, Stripe's events).
-///
-/// The store's plug-in is the judge of the request: it checks the credential the store
-/// sends (a signature over the body) and reads what it needs; a request it refuses is
-/// answered with its status and code and stores nothing. One it accepts is stored once per
-/// the store's own id for it, answered 200 and relayed like a receipt. The store sends
-/// again what is not answered 2xx, so a database that cannot take it gets a 503.
+/// One store's notification: its plug-in is the judge of the request. It checks the
+/// credential the store sends and reads what it needs; a request it refuses is answered with
+/// its status and code and stores nothing. One it accepts is stored once per the store's own
+/// id for it (or its payload, for a store that names none), answered 200 and relayed like a
+/// receipt.
 extension NotificationRoutes {
     func receive(_ request: Request, from store: any StorePlugin) async throws -> Response {
-        // Stores' notifications are a few KiB: Apple's limit serves.
-        let body = try await request.body.collect(upTo: Self.maxBodySize)
+        let body: ByteBuffer
+        if case .checkedFirst(let read) = store.notificationBody {
+            body = try await request.jsonBody(maxSize: Self.maxBodySize)
+            _ = try JSONFields.anyObject(body.readableBytesView, read: read)
+        } else {
+            // Stores' notifications are a few KiB: Apple's limit serves.
+            body = try await request.body.collect(upTo: Self.maxBodySize)
+        }
         var headers: [String: String] = [:]
         for field in request.headers where headers[field.name.canonicalName] == nil {
             headers[field.name.canonicalName] = field.value
@@ -28,16 +32,21 @@ extension NotificationRoutes {
             throw APIError(
                 HTTPResponse.Status(code: error.status), code: error.code, message: error.message, field: error.member)
         }
-        if let strict = store.strictNotificationBody {
-            try Self.check(request, body: body.readableBytesView, read: strict.read, code: strict.code)
+        if case .checkedAfter(let read, let code) = store.notificationBody {
+            try Self.check(request, body: body.readableBytesView, read: read, code: code)
         }
         let evidence = StoreEvidence(
             store: store.id, kind: StoreEvidence.notificationKind, payload: accepted.evidence.payload)
-        let messageID = Self.messageKey(accepted.messageID, store: store.id)
-        return try await self.store(.store(evidence), metric: nil) { id, now in
-            try await notifications.acceptStoreNotification(
-                id: id, store: store.id, messageID: messageID, formerKeys: accepted.formerKeys,
-                payload: evidence.payload, now: now)
+        return try await self.store(.store(evidence)) { id, now in
+            switch accepted.keyedBy {
+            case .payloadHash:
+                try await notifications.acceptNotification(
+                    id: id, store: store.id, payload: evidence.payload, payloadHash: accepted.messageID, now: now)
+            case .messageID:
+                try await notifications.acceptStoreNotification(
+                    id: id, store: store.id, messageID: Self.messageKey(accepted.messageID, store: store.id),
+                    formerKeys: accepted.formerKeys, payload: evidence.payload, now: now)
+            }
         }
     }
 

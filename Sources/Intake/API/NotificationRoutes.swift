@@ -1,4 +1,3 @@
-import AppStore
 import Foundation
 import Hummingbird
 import Observability
@@ -6,60 +5,38 @@ import PipelineCore
 import Store
 import StorePlugins
 
-/// `POST /v1/apple/notifications`: App Store Server Notifications V2; and the plug-in
-/// stores' (Google's, Huawei's, Stripe's) beside them (NotificationRoutes+Stores.swift).
+/// `POST /v1/<store>/notifications`: what the stores push (Apple's App Store Server
+/// Notifications, Google's real-time developer notifications, Huawei's server notifications,
+/// Stripe's events), each store's route its plug-in's (NotificationRoutes+Stores.swift).
 ///
-/// Apple sends no bearer token; the notification's JWS signature is its credential. This
-/// route checks it (the chain to the configured root and the ES256 signature; what the
-/// notification says is the validator's to judge), stores the payload durably, answers
-/// 200, and lets the relay publish it like a receipt. Apple retries anything but a 200, so
-/// a malformed or unsigned body gets a 400 and a database that cannot take it a 503.
+/// A store sends no bearer token; its plug-in checks the credential it does send (Apple's
+/// signature inside the body, Google's OIDC token, a signature over the body) and what it
+/// needs to read; what it says is the validator's to judge. The route stores the payload
+/// durably, answers 200, and lets the relay publish it like a receipt. Stores retry
+/// anything but a 2xx, so a malformed or forged body gets a 4xx and a database that cannot
+/// take it a 503.
 ///
-/// Open to anyone, so it is kept small: bodies up to 64 KiB (Apple's are a few KiB), a
-/// rate limit per client address, and nothing stored that Apple did not sign.
+/// Open to anyone, so it is kept small: bodies up to 64 KiB (a store's are a few KiB), a
+/// rate limit per client address, and nothing stored that a plug-in did not accept.
 struct NotificationRoutes: Sendable {
     /// Apple's `signedPayload` is a few KiB.
     static let maxBodySize = 64 * 1024
 
     let notifications: StoreNotificationStore
     let relay: Relay
-    /// Checks that Apple signed a notification; its cache of validated chains makes each
-    /// check after the first one ECDSA verification.
-    let signatures: SignedDataAuthenticator
     /// One limit per client address for every store's notifications.
     let limiter: RateLimiter<String>?
-    /// The plug-in stores that push notifications (NotificationRoutes+Stores.swift).
+    /// The stores configured here; those that push notifications have a route.
     let stores: StoreRegistry
 
     func register(on router: Router<some RemoteAddressRequestContext>) {
-        let plugged = stores.notifying.map { id, store in
-            ("v1/\(id)/notifications", { @Sendable request in try await receive(request, from: store) })
-        }
-        for (path, receive) in [("v1/apple/notifications", receiveApple)] + plugged
-            as [(String, @Sendable (Request) async throws -> Response)]
-        {
-            router.post(RouterPath(path)) { request, context in
+        for (id, store) in stores.notifying {
+            router.post(RouterPath("v1/\(id)/notifications")) { request, context in
                 if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
-                return try await receive(request)
+                return try await receive(request, from: store)
             }
-        }
-    }
-
-    private func receiveApple(_ request: Request) async throws -> Response {
-        let body = try await request.jsonBody(maxSize: Self.maxBodySize)
-        let payload = try Self.signedPayload(body.readableBytesView)
-        do {
-            try await signatures.authenticate(payload)
-        } catch {
-            throw APIError.invalid(
-                "invalid_signed_payload", "signedPayload is not signed by the App Store (\(error))",
-                field: "signedPayload")
-        }
-        return try await store(.notification(signedPayload: payload), metric: .notification) { id, now in
-            try await notifications.acceptNotification(
-                id: id, payload: payload, payloadHash: PayloadHash.notification(payload), now: now)
         }
     }
 
@@ -67,7 +44,7 @@ struct NotificationRoutes: Sendable {
     /// a new one, and answers `200 {"notification_id"}`; a store that fails is a `503`, so
     /// that the store sends it again.
     func store(
-        _ evidence: Evidence, metric: PipelineMetrics.ReceiptKind?,
+        _ evidence: Evidence,
         _ accept: (_ id: String, _ now: Date) async throws -> (id: String, created: Bool)
     ) async throws -> Response {
         let now = Date()
@@ -78,7 +55,7 @@ struct NotificationRoutes: Sendable {
             throw APIError.unavailable
         }
         if accepted.created {
-            (metric.map(PipelineMetrics.received) ?? PipelineMetrics.received(kind: evidence.kind)).increment()
+            PipelineMetrics.received(kind: evidence.kind).increment()
             var submission = Submission(id: accepted.id, accountID: "", evidence: evidence, submittedAt: now)
             // A store sends no trace context: its notification's trace starts at the intake's span.
             submission.traceparent = TraceParent.current
@@ -87,19 +64,5 @@ struct NotificationRoutes: Sendable {
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: #"{"notification_id":"\#(accepted.id)"}"#)))
-    }
-
-    /// The `signedPayload` of `{"signedPayload": "<JWS>"}`; other fields Apple may add are ignored.
-    static func signedPayload(_ json: some Collection<UInt8>) throws(APIError) -> String {
-        let object = try JSONFields.anyObject(json, read: [["signedPayload"]])
-        guard let payload = object["signedPayload"] as? String else {
-            throw APIError.invalid("missing_field", "signedPayload is required", field: "signedPayload")
-        }
-        guard ReceiptRequest.isCompactJWS(payload) else {
-            throw APIError.invalid(
-                "invalid_signed_payload", "signedPayload must be a compact JWS (three base64url parts)",
-                field: "signedPayload")
-        }
-        return payload
     }
 }

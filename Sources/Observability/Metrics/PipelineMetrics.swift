@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 
 /// A counter handle, for stages that pick one (they need not import swift-metrics).
 public typealias MetricCounter = CoreMetrics.Counter
@@ -10,35 +11,24 @@ public typealias MetricCounter = CoreMetrics.Counter
 /// a stage; in-process tests that bootstrap nothing record into swift-metrics' no-op
 /// handlers.
 public enum PipelineMetrics {
-    /// Receipt kinds as the intake labels them.
-    public enum ReceiptKind: String, Sendable {
-        case legacy, storekit2
-        case googlePlay = "google_play"
-        case notification
-    }
-
-    public static func received(_ kind: ReceiptKind) -> Counter {
-        switch kind {
-        case .legacy: return receivedLegacy
-        case .storekit2: return receivedStoreKit2
-        case .googlePlay: return receivedGooglePlay
-        case .notification: return receivedNotification
+    /// Receipts or notifications the intake took, by their kind as rows keep it (`legacy`,
+    /// `storekit2`, `google_play`, `notification`, `huawei.purchase`): one handle a kind,
+    /// made once (the intake counts every request).
+    public static func received(kind: String) -> Counter {
+        if let counter = receivedByKind.withLock({ $0[kind] }) { return counter }
+        let counter = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", kind)])
+        return receivedByKind.withLock { known in
+            if let first = known[kind] { return first }
+            known[kind] = counter
+            return counter
         }
     }
 
-    /// Receipts or notifications of a plug-in store, by their kind (`huawei.purchase`;
-    /// Google's `google_play` and `google_notice`).
-    public static func received(kind: String) -> Counter {
-        Counter(label: MetricName.receiptsReceived, dimensions: [("kind", kind)])
-    }
+    private static let receivedByKind = Mutex<[String: Counter]>([:])
 
-    private static let receivedLegacy = Counter(label: MetricName.receiptsReceived, dimensions: [("kind", "legacy")])
-    private static let receivedStoreKit2 = Counter(
-        label: MetricName.receiptsReceived, dimensions: [("kind", "storekit2")])
-    private static let receivedGooglePlay = Counter(
-        label: MetricName.receiptsReceived, dimensions: [("kind", "google_play")])
-    private static let receivedNotification = Counter(
-        label: MetricName.receiptsReceived, dimensions: [("kind", "notification")])
+    /// The kinds `/metrics` shows at 0 from the start: Apple's and Google Play's, which most
+    /// deployments take.
+    static let preparedKinds = ["legacy", "storekit2", "google_play", "notification"]
 
     public static let validated = Counter(label: MetricName.receiptsValidated)
     public static let rejected = Counter(label: MetricName.receiptsRejected)
@@ -65,7 +55,7 @@ public enum PipelineMetrics {
         for role in roles {
             switch role {
             case .intake:
-                for kind in [ReceiptKind.legacy, .storekit2, .googlePlay, .notification] { _ = received(kind) }
+                for kind in preparedKinds { _ = received(kind: kind) }
                 _ = [connectionsRefused(.perAddress), connectionsRefused(.total)]
                 connectionsOpen.set(0)
             case .validator:

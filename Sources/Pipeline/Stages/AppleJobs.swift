@@ -1,9 +1,9 @@
 import AppStore
 
 /// The work that talks to Apple after the fact, run beside the fulfiller when the App Store
-/// Server API is configured: the app account tokens owed for purchases the validator
-/// confirmed without one (always), reconciliation with the Notification History, and answers
-/// to Apple's consumption requests.
+/// Server API is configured: reconciliation with the Notification History, and answers to
+/// Apple's consumption requests. (The app account tokens owed for purchases credited without
+/// one are Apple's store confirmations, paid by the fulfiller's `StoreConfirmer`.)
 public struct AppleJobs: Sendable {
     /// Every how long the Notification History is reconciled (`IAP_RECONCILE_INTERVAL_SECONDS`); nil: never.
     public var reconcileInterval: Duration?

@@ -80,9 +80,7 @@ public enum FulfillerStage {
             }
             return []
         }
-        var services: [any Service] = [
-            AppAccountTokenSetter(api: api, database: database, logger: parts.logger("app-account-tokens"))
-        ]
+        var services: [any Service] = []
         if let interval = jobs.reconcileInterval {
             let reconciler = Reconciler(
                 api: api, environments: jobs.reconcileEnvironments, database: database,

@@ -1,4 +1,3 @@
-import AppStore
 import Broker
 import Console
 import DeadLetters
@@ -13,21 +12,17 @@ import Store
 /// committed, the notifications' pruner, and the operators' console on the same port.
 public enum IntakeStage {
     /// - Parameters:
-    ///   - appleSignatures: the validator's StoreKit 2 verifier's, when this process runs one:
-    ///     the intake then refuses the notifications the validator would, and shares its cache
-    ///     of chains that validated; nil keeps ``IntakeConfiguration/appleSignatures``.
     ///   - health: `/healthz`, `/readyz` and `/metrics`; nil serves none.
     ///   - console: mounted under `/console` (without operators it answers 503 and says why);
     ///     nil mounts nothing.
     ///   - onServerRunning: called with the bound port once the API listens.
     public static func services(
-        _ parts: StageParts, configuration: IntakeConfiguration, appleSignatures: SignedDataAuthenticator? = nil,
+        _ parts: StageParts, configuration: IntakeConfiguration,
         relay: Relay.Configuration = .init(),
         database: any SQLDatabase, connection: AMQPConnection, health: HealthEndpoints?,
         console: ConsoleConfiguration?, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         var configuration = configuration
-        if let appleSignatures { configuration.appleSignatures = appleSignatures }
         configuration.stores = parts.stores
         let logger = parts.logger("intake")
         var intake = Intake(

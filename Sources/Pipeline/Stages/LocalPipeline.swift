@@ -133,7 +133,7 @@ public struct LocalPipeline: Sendable {
         }
         // Last, so that it stops taking receipts first.
         services += IntakeStage.services(
-            parts, configuration: configuration.intake, appleSignatures: configuration.apple.signedData?.authenticator,
+            parts, configuration: configuration.intake,
             relay: configuration.relay, database: database, connection: intakeConnection, health: health,
             console: configuration.console, onServerRunning: onIntakeRunning)
         self.services = services

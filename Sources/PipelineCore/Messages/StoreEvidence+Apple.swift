@@ -70,6 +70,17 @@ extension StoreEvidence {
     var builtInAppleKind: String? {
         store == Self.appleStore && AppleKind(rawValue: kind) != nil ? kind : nil
     }
+
+    /// Apple's receipts as their rows have always named them (`legacy`, `storekit2`); nil
+    /// for other evidence.
+    var appleRowKind: String? {
+        guard store == Self.appleStore else { return nil }
+        switch AppleKind(rawValue: kind) {
+        case .receipt?: return "legacy"
+        case .signedTransaction?: return "storekit2"
+        default: return nil
+        }
+    }
 }
 
 extension Evidence {

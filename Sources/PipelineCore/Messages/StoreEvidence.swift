@@ -24,6 +24,10 @@ public struct StoreEvidence: Codable, Hashable, Sendable {
     /// built in (`receipt`, `signed_transaction`, ...; `google_play`, `google_notice`).
     public var receiptKind: String { builtInAppleKind ?? builtInKind ?? "\(store).\(kind)" }
 
+    /// The kind a receipts row keeps, and the intake's metrics say: ``receiptKind``, but
+    /// Apple's `legacy` and `storekit2` as they always were.
+    public var rowKind: String { appleRowKind ?? receiptKind }
+
     /// The evidence a stored `store.kind` (or `google_play`) receipt holds; nil when
     /// `receiptKind` names no plug-in.
     public init?(receiptKind: String, payload: String) {

@@ -15,22 +15,23 @@ public struct StoreNotificationStore: Sendable {
     public init(_ database: any SQLDatabase) {
         self.database = database
     }
-    /// Stores a notification Apple posted, in one transaction: when this returns it is
-    /// durable, and the intake may answer Apple 200. The relay publishes it with the
-    /// receipts (see ``unpublishedReceipts(limit:)``).
+    /// Stores a notification a store posted that names no id of its own (Apple's), in one
+    /// transaction: when this returns it is durable, and the intake may answer the store 200.
+    /// The relay publishes it with the receipts (see ``unpublishedReceipts(limit:)``).
     ///
     /// - Parameters:
     ///   - id: made by the caller (a UUID string); the notification's id if it is new.
+    ///   - store: the store's id (Apple's by default).
     ///   - payload: the `signedPayload`, untouched.
     ///   - payloadHash: lower-case hex SHA-256 of the payload. Apple posts the same payload
     ///     again until it is answered; the same hash is the same notification.
     /// - Returns: the notification's id (the stored one, for a payload seen before), and
     ///   whether this call created it.
-    public func acceptNotification(id: String, payload: String, payloadHash: String, now: Date) async throws -> (
-        id: String, created: Bool
-    ) {
+    public func acceptNotification(
+        id: String, store: String = StoreEvidence.appleStore, payload: String, payloadHash: String, now: Date
+    ) async throws -> (id: String, created: Bool) {
         try await accept(
-            InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now),
+            InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now, store: store),
             knownBy: [("SELECT id FROM store_notifications WHERE payload_hash = ?", [payloadHash])])
     }
 

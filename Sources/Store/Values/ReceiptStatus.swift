@@ -39,9 +39,9 @@ public struct ReceiptKind: RawRepresentable, Codable, Hashable, Sendable {
     /// the kind Google's plug-in evidence keeps (``StoreEvidence/receiptKind``).
     public static let googlePlay = ReceiptKind(rawValue: "google_play")
 
-    /// The kind a plug-in store's evidence is kept as.
+    /// The kind a store's evidence is kept as (``StoreEvidence/rowKind``).
     public static func store(_ evidence: StoreEvidence) -> ReceiptKind {
-        ReceiptKind(rawValue: evidence.receiptKind)
+        ReceiptKind(rawValue: evidence.rowKind)
     }
 
     public init(from decoder: any Decoder) throws {
