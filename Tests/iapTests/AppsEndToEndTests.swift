@@ -44,6 +44,28 @@ import Testing
         }
     }
 
+    @Test func aBadAppsFileStopsEveryProcessNamingTheAppAndMember() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let apps = directory.file("apps.yaml")
+        try """
+        apps:
+          - id: puzzle
+            api_tokens: [puzzle-backend-token-0001]
+          - id: racer
+            api_tokens: [racer-short]
+        """.write(toFile: apps, atomically: true, encoding: .utf8)
+        // The stages that serve apps and those that do not yet, and a command.
+        for command in ["intake", "notifier", "fulfiller", "validator", "migrate"] {
+            let run = try await IAPProcess.run(
+                [command], environment: ["IAP_APPS": apps, "IAP_DB_PATH": directory.file("\(command).sqlite")])
+            #expect(run.status != 0, "\(command): \(run.output)")
+            #expect(run.output.contains("IAP_APPS: app racer: api_tokens"), "\(command): \(run.output)")
+            #expect(!run.output.contains("racer-short") && !run.output.contains("puzzle-backend-token-0001"))
+            #expect(!FileManager.default.fileExists(atPath: directory.file("\(command).sqlite")), "\(command)")
+        }
+    }
+
     static func run(_ pipeline: ProcessPipeline, puzzleHook: WebhookReceiver, racerHook: WebhookReceiver)
         async throws
     {
