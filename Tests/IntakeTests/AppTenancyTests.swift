@@ -49,11 +49,9 @@ import Testing
         var configuration = try Self.configuration()
         configuration.stores = LiveIntake.stores
         try await withTestDatabase(backend) { database in
-            let intake = Intake(
-                configuration: configuration, database: database, catalog: Self.catalog,
-                connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
-                topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
-            try await Application(router: intake.router()).test(.router) { client in try await body(client, database) }
+            try await RouterIntake.test(configuration, database: database, catalog: Self.catalog) { client in
+                try await body(client, database)
+            }
         }
     }
 
@@ -61,16 +59,7 @@ import Testing
         _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ json: String? = nil,
         token: String
     ) async throws -> (HTTPResponse.Status, [String: Any]) {
-        var headers: HTTPFields = [.authorization: "Bearer \(token)"]
-        if json != nil { headers[.contentType] = "application/json" }
-        return try await client.execute(
-            uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }
-        ) { response in
-            (
-                response.status,
-                (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
-            )
-        }
+        try await RouterIntake.call(client, method, uri, json, token: token)
     }
 
     func code(_ body: [String: Any]) -> String? { (body["error"] as? [String: Any])?["code"] as? String }
