@@ -161,11 +161,17 @@ let package = Package(
             ]
         ),
 
+        // The apps one pipeline serves (`IAP_APPS`): read here for every stage that serves apps.
+        .target(
+            name: "Apps",
+            dependencies: ["PipelineCore", .product(name: "Yams", package: "Yams")]
+        ),
+
         // MARK: The stages
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "Observability", "StorePlugins",
+                "PipelineCore", "Apps", "Broker", "Store", "Observability", "StorePlugins",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -217,7 +223,7 @@ let package = Package(
         .target(
             name: "Notifier",
             dependencies: [
-                "PipelineCore", "Store", "HTTPClient", "Observability",
+                "PipelineCore", "Apps", "Store", "HTTPClient", "Observability",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -252,11 +258,10 @@ let package = Package(
                 "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres", "AppStore",
                 "GooglePlay", "StubStore",
                 "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console", "StorePlugins",
-                "Observability", "Drills", "Reconciliation", "TraceExport",
+                "Observability", "Drills", "Reconciliation", "TraceExport", "Apps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 

@@ -1,3 +1,4 @@
+import Apps
 import PipelineCore
 import StorePlugins
 
@@ -5,10 +6,12 @@ import StorePlugins
 public struct IntakeConfiguration: Sendable {
     public var host: String
     public var port: Int
-    /// Bearer tokens of the backends allowed to call the API (`IAP_API_TOKENS`).
+    /// Bearer tokens of the default app's backends (`IAP_API_TOKENS`, and the first app's of
+    /// `IAP_APPS`).
     public var apiTokens: [String]
-    /// The tokens as the intake checks them: digests of ``apiTokens`` and of the lines of
-    /// `IAP_API_TOKENS_FILE`, re-read when the file changes.
+    /// The tokens as the intake checks them, each with its app: digests of ``apiTokens``,
+    /// of the lines of `IAP_API_TOKENS_FILE`, re-read when the file changes, and of the
+    /// other apps' tokens in `IAP_APPS`.
     public var tokens: APITokens
     /// Larger bodies get 413; a real app receipt is a few KB.
     public var maxBodySize: Int
@@ -70,12 +73,14 @@ public struct IntakeConfiguration: Sendable {
     /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
     /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS` and
-    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`.
-    /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS` nor the file is set (local runs only).
+    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; the apps' tokens in `IAP_APPS`.
+    /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS`, the file nor `IAP_APPS` is
+    ///   set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
         let file = env.optional("IAP_API_TOKENS_FILE")
-        let listed = env.list("IAP_API_TOKENS")
-        let chosen = listed.isEmpty && file == nil ? defaultTokens : listed
+        let apps = try env.optional("IAP_APPS").map { path throws(SettingError) in try AppsFile.load(path: path) }
+        let listed = Self.defaultAppTokens(env.list("IAP_API_TOKENS"), apps: apps)
+        let chosen = listed.isEmpty && file == nil && apps == nil ? defaultTokens : listed
         self.init(
             host: env.string("IAP_HTTP_HOST", default: "127.0.0.1"),
             port: try env.int("IAP_HTTP_PORT", default: 8080, range: 0...65535),
@@ -91,6 +96,6 @@ public struct IntakeConfiguration: Sendable {
                 "IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS", default: 1_000, range: 1...1_000_000),
             rejectedNotificationRetention: .seconds(
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
-        tokens = try APITokens(tokens: chosen, file: file)
+        tokens = try Self.tokens(chosen, file: file, apps: apps)
     }
 }

@@ -1,11 +1,19 @@
 import Hummingbird
 import NIOCore
+import PipelineCore
 
-/// The intake's request context: Hummingbird's basics and the client's address, which the
-/// per-address limits (Apple's notifications, console logins) key on.
-public struct IntakeRequestContext: RequestContext, RemoteAddressRequestContext {
+/// A request context that carries the app the request acts for, as its token told.
+public protocol AppRequestContext: RequestContext {
+    var app: AppScope { get set }
+}
+
+/// The intake's request context: Hummingbird's basics, the client's address, which the
+/// per-address limits (Apple's notifications, console logins) key on, and the app of the
+/// backend's token (set by the bearer check).
+public struct IntakeRequestContext: AppRequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    public var app = AppScope.single
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

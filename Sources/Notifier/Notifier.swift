@@ -36,6 +36,8 @@ public struct Notifier: Service {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: WebhookSigner
+    /// The other apps' endpoints and signers, by app id.
+    let apps: [String: (url: String, signer: WebhookSigner)]
     /// Whether this process traces, read once (DeliverySpan.swift).
     let tracing = PipelineTracing.isEnabled
 
@@ -56,6 +58,9 @@ public struct Notifier: Service {
         self.logger = logger
         self.now = now
         self.signer = WebhookSigner(secret: configuration.secret, additionalSecrets: configuration.additionalSecrets)
+        self.apps = configuration.apps.mapValues {
+            (url: $0.url, signer: WebhookSigner(secret: $0.secret, additionalSecrets: $0.additionalSecrets))
+        }
     }
 
     // MARK: - Service
@@ -67,7 +72,7 @@ public struct Notifier: Service {
     /// shutdown.
     /// - Throws: any other database error from claiming, after the deliveries in flight end.
     public func run() async throws {
-        guard let url = configuration.webhookURL else {
+        guard configuration.delivers else {
             logger.notice("IAP_WEBHOOK_URL is not set: webhooks are disabled and notifications stay in the outbox")
             try? await gracefulShutdown()
             return
@@ -75,13 +80,15 @@ public struct Notifier: Service {
         logger.info(
             "delivering webhooks",
             metadata: [
-                "endpoint": "\(Self.endpoint(url))", "max_in_flight": "\(configuration.maxInFlight)",
+                "endpoint": "\(configuration.webhookURL.map(Self.endpoint) ?? "none")",
+                "apps": "\(apps.keys.sorted().map { "\($0) \(Self.endpoint(apps[$0]!.url))" })",
+                "max_in_flight": "\(configuration.maxInFlight)",
                 "max_attempts": "\(configuration.schedule.maxAttempts)",
             ])
         let recorder = OutcomeRecorder(database: database)
         async let recording: Void = recorder.run()
         do {
-            try await deliverUntilStopped(to: url, recorder: recorder)
+            try await deliverUntilStopped(recorder: recorder)
         } catch {
             recorder.finish()
             await recording
@@ -94,7 +101,7 @@ public struct Notifier: Service {
 
     /// The poll loop of ``run()``: returns once stopping and every delivery in flight has
     /// handed its outcome to `recorder`.
-    private func deliverUntilStopped(to url: String, recorder: OutcomeRecorder) async throws {
+    private func deliverUntilStopped(recorder: OutcomeRecorder) async throws {
         let slots = DeliverySlots(capacity: configuration.maxInFlight)
         // Claim as many as there is room for; when the outbox has more, claim again as soon
         // as a quarter of the slots (or a batch) are free instead of waiting for the poll.
@@ -109,7 +116,7 @@ public struct Notifier: Service {
                     for notification in batch {
                         slots.take()
                         group.addTask {
-                            _ = await deliver(notification, to: url, recorder: recorder) { slots.release() }
+                            _ = await deliver(notification, recorder: recorder) { slots.release() }
                         }
                     }
                     backlog = batch.count == room
@@ -136,7 +143,7 @@ public struct Notifier: Service {
     /// - Throws: a database error from claiming (a busy database included); outcomes that
     ///   cannot be recorded are logged, and the lease brings those notifications back.
     public func runOnce() async throws -> Int {
-        guard let url = configuration.webhookURL else { return 0 }
+        guard configuration.delivers else { return 0 }
         let batch = try await claim(limit: configuration.batchSize)
         let maxInFlight = configuration.maxInFlight
         let recorder = OutcomeRecorder(database: database)
@@ -148,7 +155,7 @@ public struct Notifier: Service {
                     await group.next()
                     running -= 1
                 }
-                group.addTask { _ = await deliver(notification, to: url, recorder: recorder) }
+                group.addTask { _ = await deliver(notification, recorder: recorder) }
                 running += 1
             }
         }

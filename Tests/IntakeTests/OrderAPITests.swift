@@ -30,29 +30,16 @@ import Testing
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         var configuration = IntakeConfiguration(apiTokens: [Self.token])
         configuration.stores = LiveIntake.stores
-        let intake = Intake(
-            configuration: configuration, database: database, catalog: Self.catalog,
-            connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
-            topology: PipelineTopology(prefix: "unused"), logger: Logger(label: "test"))
-        try await Application(router: intake.router()).test(.router) { client in try await body(client, database) }
+        try await RouterIntake.test(configuration, database: database, catalog: Self.catalog) { client in
+            try await body(client, database)
+        }
     }
 
     func call(
         _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ json: String? = nil,
         token: String? = token, contentType: String = "application/json"
     ) async throws -> (HTTPResponse.Status, [String: Any]) {
-        var headers: HTTPFields = [:]
-        if json != nil { headers[.contentType] = contentType }
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        return try await client.execute(
-            uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }
-        ) {
-            response in
-            (
-                response.status,
-                (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
-            )
-        }
+        try await RouterIntake.call(client, method, uri, json, token: token, contentType: contentType)
     }
 
     func code(_ body: [String: Any]) -> String? { (body["error"] as? [String: Any])?["code"] as? String }

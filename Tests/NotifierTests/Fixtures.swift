@@ -24,20 +24,22 @@ enum Fixture {
         RetrySchedule(delays: [.seconds(1)], maxAttempts: maxAttempts, jitter: 0)
     }
 
-    /// Credits `count` receipts `r1...` of account `a1`, one webhook each, and returns the
+    /// Credits `count` receipts `r1...` of account `a1` (or of `accounts(i)`), one webhook each, and returns the
     /// outbox rows, oldest first.
     @discardableResult
-    static func notifications(_ count: Int, in database: SQLiteDatabase) async throws -> [OutboxWebhook] {
+    static func notifications(
+        _ count: Int, in database: SQLiteDatabase, accounts: (Int) -> String = { _ in "a1" }
+    ) async throws -> [OutboxWebhook] {
         let receipts = (1...count).map { i in
             NewReceipt(
-                id: "r\(i)", accountID: "a1", kind: .legacy, payload: "payload-\(i)",
+                id: "r\(i)", accountID: accounts(i), kind: .legacy, payload: "payload-\(i)",
                 payloadHash: String(repeating: String(format: "%02x", i % 256), count: 32),
                 requestHash: String(repeating: String(format: "%02x", (i + 7) % 256), count: 32))
         }
         _ = try await IntakeStore(database).accept(receipts, now: t0)
         let verdicts = (1...count).map { i in
             Verdict(
-                outcome: .valid, receiptID: "r\(i)", accountID: "a1", attempts: 1, environment: "Sandbox",
+                outcome: .valid, receiptID: "r\(i)", accountID: accounts(i), attempts: 1, environment: "Sandbox",
                 transactions: [
                     VerifiedTransaction(
                         transactionID: "t\(i)", originalTransactionID: "t\(i)", productID: coins, purchaseDate: t0)

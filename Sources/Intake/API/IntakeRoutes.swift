@@ -8,11 +8,15 @@ import Store
 import StorePlugins
 
 /// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`,
-/// `PUT /v1/accounts/{id}/consumption-consent`.
+/// `PUT /v1/accounts/{id}/consumption-consent`. Each acts for the app of the request's token:
+/// the account ids it takes are that app's (``AppScope``), and what it shows is the app's
+/// alone, in the ids its backend sent; another app's receipt is not found.
 struct IntakeRoutes: Sendable {
     let accounts: LedgerStore
     let consents: ConsumptionStore
     let receipts: ReceiptStore
+    /// To check that an order a receipt names is its app's.
+    let orders: OrderStore
     let committer: GroupCommitter
     let maxBodySize: Int
     /// The stores configured here, whose members `POST /v1/receipts` takes.
@@ -20,24 +24,26 @@ struct IntakeRoutes: Sendable {
     /// The commit's span (IntakeTracing.swift).
     let tracing: IntakeTracing
 
-    func register(on v1: RouterGroup<some RequestContext>) {
-        v1.post("receipts") { request, context in try await self.submit(request) }
-        v1.get("receipts/:id") { _, context in try await self.receipt(context.pathParameter("id")) }
-        v1.get("accounts/:id") { _, context in try await self.account(context.pathParameter("id")) }
+    func register(on v1: RouterGroup<some AppRequestContext>) {
+        v1.post("receipts") { request, context in try await self.submit(request, app: context.app) }
+        v1.get("receipts/:id") { _, context in try await self.receipt(context.pathParameter("id"), app: context.app) }
+        v1.get("accounts/:id") { _, context in try await self.account(context.pathParameter("id"), app: context.app) }
         v1.put("accounts/:id/consumption-consent") { request, context in
-            try await self.consent(context.pathParameter("id"), request)
+            try await self.consent(context.pathParameter("id"), request, app: context.app)
         }
     }
 
-    private func submit(_ request: Request) async throws -> Response {
+    private func submit(_ request: Request, app: AppScope) async throws -> Response {
         let body = try await request.jsonBody(maxSize: maxBodySize)
         let parsed = try ReceiptRequest(json: body.readableBytesView, stores: stores)
         let key = try idempotencyKey(request)
         let outcome: AcceptOutcome
         do {
-            outcome = try await tracing.commit(parsed.newReceipt(id: TimeOrderedID.make(), idempotencyKey: key)) {
-                try await committer.accept($0)
-            }
+            // The account is the app's: duplicates and idempotency keys are then per app too.
+            var receipt = parsed.newReceipt(id: TimeOrderedID.make(), idempotencyKey: key)
+            receipt.accountID = app.stored(receipt.accountID)
+            receipt.orderID = try await ownOrder(receipt.orderID, app: app)
+            outcome = try await tracing.commit(receipt) { try await committer.accept($0) }
         } catch {
             throw APIError.unavailable
         }
@@ -71,16 +77,31 @@ struct IntakeRoutes: Sendable {
         return key
     }
 
-    private func receipt(_ id: String) async throws -> Response {
-        guard JSONFields.isIdentifier(id), let details = try await receipts.receipt(id: id) else {
+    /// `orderID` when its order is `app`'s or unknown (settlement then ignores it), nil when
+    /// it is another app's: a receipt never pays another app's order, as if there were none.
+    /// Only an intake serving several apps reads the order.
+    private func ownOrder(_ orderID: String?, app: AppScope) async throws -> String? {
+        guard app != .single, let orderID, let order = try await orders.order(id: orderID, now: Date()) else {
+            return orderID
+        }
+        return app.shown(order.accountID) == nil ? nil : orderID
+    }
+
+    private func receipt(_ id: String, app: AppScope) async throws -> Response {
+        guard JSONFields.isIdentifier(id), var details = try await receipts.receipt(id: id),
+            let account = app.shown(details.accountID)
+        else {
             throw APIError.notFound
         }
+        details.accountID = account
         return try Response.json(details, status: .ok)
     }
 
-    private func account(_ id: String) async throws -> Response {
+    private func account(_ id: String, app: AppScope) async throws -> Response {
         try Self.checkAccount(id)
-        guard let details = try await accounts.account(id: id) else { throw APIError.notFound }
+        guard var details = try await accounts.account(id: app.stored(id)) else { throw APIError.notFound }
+        details.accountID = id
+        details.consumptionConsent?.accountID = id
         return try Response.json(details, status: .ok)
     }
 
@@ -88,7 +109,7 @@ struct IntakeRoutes: Sendable {
     /// refund: `{"consented": true}`, or `false` to withdraw it. Without it, Apple's
     /// consumption requests about the player's purchases are not answered. An account
     /// unknown here is `404 not_found`, as `GET /v1/accounts/{id}` answers it.
-    private func consent(_ id: String, _ request: Request) async throws -> Response {
+    private func consent(_ id: String, _ request: Request, app: AppScope) async throws -> Response {
         try Self.checkAccount(id)
         let body = try await request.jsonBody(maxSize: maxBodySize)
         let object = try JSONFields.object(body.readableBytesView, allowed: ["consented"])
@@ -96,16 +117,18 @@ struct IntakeRoutes: Sendable {
             throw APIError.invalid("missing_field", "consented is required (true or false)", field: "consented")
         }
         let recorded: ConsumptionConsent?
+        let stored = app.stored(id)
         do {
             // Only for an account we know (it submitted a receipt, ordered, or was credited):
             // a typo in the id must not record a consent no purchase will ever ask for.
             recorded =
-                try await accounts.account(id: id, ledgerLimit: 0) == nil
-                ? nil : try await consents.recordConsent(accountID: id, consented: consented, now: Date())
+                try await accounts.account(id: stored, ledgerLimit: 0) == nil
+                ? nil : try await consents.recordConsent(accountID: stored, consented: consented, now: Date())
         } catch {
             throw APIError.unavailable
         }
-        guard let recorded else { throw APIError.notFound }
+        guard var recorded else { throw APIError.notFound }
+        recorded.accountID = id
         return try Response.json(recorded, status: .ok)
     }
 

@@ -6,7 +6,8 @@ import Store
 
 /// Orders before purchase and what an account may buy:
 /// `GET /v1/products?account_id=`, `POST /v1/orders`, `GET /v1/orders/{id}`,
-/// `POST /v1/orders/{id}/cancel`.
+/// `POST /v1/orders/{id}/cancel`. Each acts for the app of the request's token, in its
+/// account ids (``AppScope``); another app's order is not found.
 struct OrderRoutes: Sendable {
     let orders: OrderStore
     let catalog: Catalog
@@ -14,16 +15,16 @@ struct OrderRoutes: Sendable {
     let orderLifetime: Duration
     let maxBodySize: Int
 
-    func register(on group: RouterGroup<some RequestContext>) {
-        group.get("products") { request, _ in try await self.products(request) }
-        group.post("orders") { request, _ in try await self.create(request) }
-        group.get("orders/:id") { _, context in try await self.order(context.pathParameter("id")) }
+    func register(on group: RouterGroup<some AppRequestContext>) {
+        group.get("products") { request, context in try await self.products(request, app: context.app) }
+        group.post("orders") { request, context in try await self.create(request, app: context.app) }
+        group.get("orders/:id") { _, context in try await self.order(context.pathParameter("id"), app: context.app) }
         group.post("orders/:id/cancel") { request, context in
-            try await self.cancel(context.pathParameter("id"), request)
+            try await self.cancel(context.pathParameter("id"), request, app: context.app)
         }
     }
 
-    private func products(_ request: Request) async throws -> Response {
+    private func products(_ request: Request, app: AppScope) async throws -> Response {
         guard let accountID = request.uri.queryParameters.get("account_id") else {
             throw APIError.invalid("missing_field", "account_id is required (?account_id=)", field: "account_id")
         }
@@ -31,19 +32,24 @@ struct OrderRoutes: Sendable {
             throw APIError.invalid(
                 "invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
-        let offers = try await stored { try await orders.offers(accountID: accountID, catalog: catalog, now: Date()) }
+        let offers = try await stored {
+            try await orders.offers(accountID: app.stored(accountID), catalog: catalog, now: Date())
+        }
         return try Response.json(ProductList(accountID: accountID, products: offers), status: .ok)
     }
 
-    private func create(_ request: Request) async throws -> Response {
+    private func create(_ request: Request, app: AppScope) async throws -> Response {
         let body = try await request.jsonBody(maxSize: maxBodySize)
         let parsed = try OrderRequest(json: body.readableBytesView)
+        var order = parsed.order
+        order.accountID = app.stored(order.accountID)
         let outcome = try await stored {
-            try await orders.createOrder(parsed.order, catalog: catalog, lifetime: orderLifetime, now: Date())
+            try await orders.createOrder(order, catalog: catalog, lifetime: orderLifetime, now: Date())
         }
         switch outcome {
-        case .created(let order):
-            return try Response.json(order, status: .created)
+        case .created(var created):
+            created.accountID = parsed.order.accountID
+            return try Response.json(created, status: .created)
         case .unknownProduct:
             throw APIError(
                 .unprocessableContent, code: "unknown_product",
@@ -59,23 +65,35 @@ struct OrderRoutes: Sendable {
         }
     }
 
-    private func order(_ id: String) async throws -> Response {
-        guard JSONFields.isIdentifier(id), let order = try await stored({ try await orders.order(id: id, now: Date()) })
-        else {
-            throw APIError.notFound
-        }
+    private func order(_ id: String, app: AppScope) async throws -> Response {
+        guard let order = try await appsOrder(id, app: app) else { throw APIError.notFound }
         return try Response.json(order, status: .ok)
     }
 
-    private func cancel(_ id: String, _ request: Request) async throws -> Response {
+    /// The order `id` as `app`'s backend sees it, or nil when there is none or it is another app's.
+    private func appsOrder(_ id: String, app: AppScope) async throws -> OrderDetails? {
+        guard JSONFields.isIdentifier(id),
+            var order = try await stored({ try await orders.order(id: id, now: Date()) }),
+            let account = app.shown(order.accountID)
+        else { return nil }
+        order.accountID = account
+        return order
+    }
+
+    private func cancel(_ id: String, _ request: Request, app: AppScope) async throws -> Response {
         guard JSONFields.isIdentifier(id) else { throw APIError.notFound }
         let body = try await request.optionalJSONBody(maxSize: maxBodySize)
         let parsed = try CancelRequest(json: body.readableBytesView)
+        // Another app's order is not found, and stays open: its account never changes, so
+        // reading it first is as good as checking in the cancel's transaction.
+        if app != .single, try await appsOrder(id, app: app) == nil { throw APIError.notFound }
         let outcome = try await stored {
-            try await orders.cancelOrder(id: id, accountID: parsed.accountID, reason: parsed.reason, now: Date())
+            try await orders.cancelOrder(
+                id: id, accountID: parsed.accountID.map(app.stored), reason: parsed.reason, now: Date())
         }
         switch outcome {
-        case .cancelled(let order):
+        case .cancelled(var order):
+            order.accountID = app.shown(order.accountID) ?? order.accountID
             return try Response.json(order, status: .ok)
         case .notFound:
             throw APIError.notFound
@@ -101,6 +119,7 @@ struct OrderRoutes: Sendable {
 
 /// `GET /v1/products` answer.
 struct ProductList: Encodable {
+    /// As the backend sent it.
     var accountID: String
     var products: [ProductOffer]
 

@@ -16,6 +16,11 @@ extension Notifier {
         /// The other secret of a rotation (the second in `IAP_WEBHOOK_SECRET`): deliveries
         /// are signed with both until the rotation ends.
         public var additionalSecrets: [WebhookSecret] = []
+        /// The webhooks of the apps other than the default app (`IAP_APPS`), by app id: an
+        /// account stored `<app>/<account>` is told at its app's URL, signed with its secret.
+        /// An app without one keeps its notifications pending, as the default app does
+        /// without ``webhookURL``.
+        public var apps: [String: AppWebhook] = [:]
         /// How long to wait before looking again when no notification was due.
         public var pollInterval: Duration
         /// How long to wait before looking again while traffic flows (a poll found some in
@@ -71,5 +76,22 @@ extension Notifier {
 
         /// How long a claimed notification stays out of other polls.
         var lease: Duration { requestTimeout + leaseMargin }
+
+        /// Whether any app's webhooks are delivered.
+        var delivers: Bool { webhookURL != nil || !apps.isEmpty }
+    }
+
+    /// One app's webhook endpoint and signing secrets.
+    public struct AppWebhook: Sendable {
+        public var url: String
+        public var secret: WebhookSecret
+        /// The other secret of a rotation.
+        public var additionalSecrets: [WebhookSecret]
+
+        public init(url: String, secret: WebhookSecret, additionalSecrets: [WebhookSecret] = []) {
+            self.url = url
+            self.secret = secret
+            self.additionalSecrets = additionalSecrets
+        }
     }
 }

@@ -1,6 +1,8 @@
+import Apps
 import PipelineCore
 
-/// The notifier's settings from the environment: `IAP_WEBHOOK_URL` and `IAP_WEBHOOK_SECRET`.
+/// The notifier's settings from the environment: `IAP_WEBHOOK_URL` and `IAP_WEBHOOK_SECRET`, and
+/// each app's webhook in `IAP_APPS` (NotifierSettings+Apps.swift).
 ///
 /// Without `IAP_WEBHOOK_URL` the notifier is disabled: it says so once at start and
 /// notifications wait in the outbox. With it, `IAP_WEBHOOK_SECRET` is required, unless the
@@ -21,8 +23,11 @@ public struct NotifierSettings: Sendable {
     /// webhooks are enabled, print ``WebhookSecret/encoded`` so the receiver can verify.
     public var secretWasGenerated: Bool
 
+    /// The other apps' webhooks, by app id (`IAP_APPS`).
+    public var apps: [String: Notifier.AppWebhook] = [:]
+
     /// Whether webhooks will be delivered.
-    public var isEnabled: Bool { webhookURL != nil }
+    public var isEnabled: Bool { webhookURL != nil || !apps.isEmpty }
 
     /// Reads the settings.
     /// - Parameters:
@@ -30,10 +35,17 @@ public struct NotifierSettings: Sendable {
     ///   - generateMissingSecret: Whether a missing `IAP_WEBHOOK_SECRET` is replaced by a fresh
     ///     one while `IAP_WEBHOOK_URL` is set (for local all-in-one runs) instead of an error.
     /// - Throws: ``SettingError`` naming `IAP_WEBHOOK_URL` when it is not an http(s) URL, or
-    ///   `IAP_WEBHOOK_SECRET` when it is malformed, or missing while the URL is set.
+    ///   `IAP_WEBHOOK_SECRET` when it is malformed, or missing while the URL is set; or naming
+    ///   the app and its member of `IAP_APPS` that is.
     public init(environment: EnvironmentReader = EnvironmentReader(), generateMissingSecret: Bool = false)
         throws(SettingError)
     {
+        try self.init(single: environment, generateMissingSecret: generateMissingSecret)
+        if let path = environment.optional("IAP_APPS") { try read(AppsFile.load(path: path), over: environment) }
+    }
+
+    /// The single-app settings alone.
+    init(single environment: EnvironmentReader, generateMissingSecret: Bool) throws(SettingError) {
         let url = try environment.httpURL("IAP_WEBHOOK_URL")
         if let raw = environment.optional("IAP_WEBHOOK_SECRET") {
             // Two secrets, space or comma separated, while a rotation is under way.
@@ -66,6 +78,7 @@ public struct NotifierSettings: Sendable {
     public func configuration() -> Notifier.Configuration {
         var configuration = Notifier.Configuration(webhookURL: webhookURL, secret: secret)
         configuration.additionalSecrets = additionalSecrets
+        configuration.apps = apps
         return configuration
     }
 }

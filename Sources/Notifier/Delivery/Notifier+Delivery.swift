@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import Logging
 import Observability
+import PipelineCore
 import Store
 
 /// What became of one delivery attempt.
@@ -25,19 +26,28 @@ extension Notifier {
     /// the outcome is committed: a slot limits requests to the receiver, and the lease
     /// keeps the row from being claimed again until its outcome is recorded.
     func deliver(
-        _ notification: OutboxWebhook, to url: String, recorder: OutcomeRecorder, answered: () -> Void = {}
+        _ notification: OutboxWebhook, recorder: OutcomeRecorder, answered: () -> Void = {}
     ) async -> DeliveryOutcome {
         let attempt = notification.attempts + 1
         var logger = self.logger
         logger[metadataKey: "event_id"] = "\(notification.id)"
         logger[metadataKey: "receipt_id"] = "\(notification.receiptID ?? "-")"
         logger[metadataKey: "attempt"] = "\(attempt)"
+        let app = AppScope.appID(of: notification.accountID)
+        guard let target = endpoint(of: app) else {
+            // Never to another app's endpoint: it waits, as every webhook waits without a URL.
+            logger.debug("no webhook URL for the app; the lease brings it back", metadata: ["app": "\(app ?? "-")"])
+            answered()
+            return .abandoned
+        }
 
         let body = Array(notification.body.utf8)
         var request = HTTPRequest(
-            method: .post, url: url, headers: signer.headers(id: notification.id, timestamp: now(), body: body),
+            method: .post, url: target.url,
+            headers: target.signer.headers(id: notification.id, timestamp: now(), body: body),
             body: body, timeout: configuration.requestTimeout)
-        let traced = DeliverySpan.start(notification, url: url, attempt: attempt, request: &request, enabled: tracing)
+        let traced = DeliverySpan.start(
+            notification, url: target.url, attempt: attempt, request: &request, enabled: tracing)
 
         let answer: Result<HTTPResponse, HTTPClientError>
         do throws(HTTPClientError) {
@@ -52,7 +62,13 @@ extension Notifier {
         return outcome
     }
 
-    /// Records what came of an attempt; see ``deliver(_:to:recorder:answered:)``.
+    /// Where the webhooks of `app` (nil: the default app) go, and who signs them.
+    private func endpoint(of app: String?) -> (url: String, signer: WebhookSigner)? {
+        guard let app else { return configuration.webhookURL.map { ($0, signer) } }
+        return apps[app]
+    }
+
+    /// Records what came of an attempt; see ``deliver(_:recorder:answered:)``.
     private func record(
         _ answer: Result<HTTPResponse, HTTPClientError>, of notification: OutboxWebhook, attempt: Int,
         recorder: OutcomeRecorder, logger: Logger

@@ -43,15 +43,19 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
 
 extension OutboxEntry {
     /// A new pending notification, due at once, whose body is built here and never again:
-    /// `{"account_id", "data", "receipt_id", "type"}` with sorted keys, and for the events of
+    /// `{"account_id", "data", "receipt_id", "type"}` with sorted keys (the account as its
+    /// app's backend knows it), and for the events of
     /// a purchase or subscription (``WebhookType/isTransactionEvent``) `notification_id`
     /// too (null when no Apple notification caused it).
     init(
         type: WebhookType, receiptID: String?, notificationID: String? = nil, accountID: String,
         data: some Encodable, now: Date
     ) throws {
+        // The app's backend knows its accounts by the ids it sent: an app's prefix stays in
+        // the row (the notifier routes by it), not in the body it signs.
         let body = WebhookBody(
-            type: type, receiptID: receiptID, notificationID: notificationID, accountID: accountID, data: data)
+            type: type, receiptID: receiptID, notificationID: notificationID, accountID: AppScope.bare(accountID),
+            data: data)
         let json = try WireCoding.encoder().encode(body)
         self.init(
             id: "evt_" + TimeOrderedID.make(), type: type, receiptID: receiptID,

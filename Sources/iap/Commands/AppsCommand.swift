@@ -1,4 +1,5 @@
 import ArgumentParser
+import Apps
 import Foundation
 import PipelineCore
 

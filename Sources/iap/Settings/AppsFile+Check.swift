@@ -1,3 +1,4 @@
+import Apps
 import Foundation
 import Intake
 import PipelineCore
@@ -43,10 +44,5 @@ extension AppsFile {
             }
         }
         return summaries
-    }
-
-    /// `error` of a per-app variable, told by the member that stands for it.
-    static func named(_ error: SettingError, app: String) -> SettingError {
-        failure("app \(app): \(member(for: error.variable) ?? error.variable) \(error.problem)")
     }
 }

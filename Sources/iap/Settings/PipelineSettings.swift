@@ -1,3 +1,4 @@
+import Apps
 import Broker
 import Foundation
 import Logging
@@ -62,6 +63,9 @@ struct PipelineSettings: Sendable {
         }
         logLevel = parsed
         operations = try OperationsSettings(environment: env)
+        // Every process checks a file of apps at start, as `iap apps check` does, whether it
+        // serves apps yet or not: a bad file stops it naming the app and the member.
+        if let path = env.optional("IAP_APPS") { _ = try AppsFile.load(path: path).check(over: env) }
     }
 
     var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix, quorumGroupSize: quorumGroupSize) }

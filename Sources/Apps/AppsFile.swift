@@ -16,30 +16,35 @@ import Yams
 /// ```
 ///
 /// Every error names the app and the member at fault, never a secret's value.
-struct AppsFile: Sendable {
+public struct AppsFile: Sendable {
     /// One app: its id, and its settings as the single-app variables they stand for.
-    struct App: Sendable {
-        var id: String
+    public struct App: Sendable {
+        public var id: String
         /// Dotted member path to its value (lists joined by commas).
-        var members: [String: String]
+        public var members: [String: String]
         /// The stores and parts it names (`apple`, `apple.server_api`, `webhook`, ...).
-        var parts: Set<String>
+        public var parts: Set<String>
 
         /// The app's settings: `base` (the process's environment) without any per-app
         /// variable, and this app's members in their place.
-        func environment(over base: EnvironmentReader) -> EnvironmentReader {
+        public func environment(over base: EnvironmentReader) -> EnvironmentReader {
             var values = base.values.filter { !AppsFile.perAppVariables.contains($0.key) }
             for (path, value) in members {
                 if let member = AppsFile.members[path] { values[member.variable] = value }
             }
             return EnvironmentReader(values)
         }
+
+        /// The values of a list member (`api_tokens`, ...); none when it is not given.
+        public func list(_ path: String) -> [String] {
+            members[path].map { $0.split(separator: ",").map(String.init) } ?? []
+        }
     }
 
-    var apps: [App]
+    public var apps: [App]
 
     /// Reads and checks the file at `path`.
-    static func load(path: String) throws(SettingError) -> AppsFile {
+    public static func load(path: String) throws(SettingError) -> AppsFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SettingError(variable: "IAP_APPS", problem: "cannot read \(path)")
         }
@@ -47,7 +52,7 @@ struct AppsFile: Sendable {
     }
 
     /// Checks `text`: its shape, each app's members, and what must be unique across apps.
-    static func parse(_ text: String) throws(SettingError) -> AppsFile {
+    public static func parse(_ text: String) throws(SettingError) -> AppsFile {
         let root: Any?
         do {
             root = try Yams.load(yaml: text)
@@ -155,5 +160,7 @@ struct AppsFile: Sendable {
         }
     }
 
-    static func failure(_ problem: String) -> SettingError { SettingError(variable: "IAP_APPS", problem: problem) }
+    public static func failure(_ problem: String) -> SettingError {
+        SettingError(variable: "IAP_APPS", problem: problem)
+    }
 }

@@ -4,19 +4,19 @@ import PipelineCore
 /// setting: an app is read by the very parsers that read the environment, over the
 /// variables its members stand for, so one rule checks a setting wherever it is written.
 extension AppsFile {
-    struct Member: Sendable {
+    public struct Member: Sendable {
         /// The single-app variable it stands for.
-        var variable: String
+        public var variable: String
         /// A list (`[a, b]` in the file, comma-separated in the variable).
-        var isList = false
+        public var isList = false
         /// Never printed, not even in an error.
-        var isSecret = false
+        public var isSecret = false
         /// Each value names this app alone: two apps with one are refused.
-        var isUnique = false
+        public var isUnique = false
     }
 
     /// Every member, by its dotted path in an app.
-    static let members: [String: Member] = [
+    public static let members: [String: Member] = [
         "catalog": Member(variable: "IAP_CATALOG"),
         "api_tokens": Member(variable: "IAP_API_TOKENS", isList: true, isSecret: true, isUnique: true),
         "webhook.url": Member(variable: "IAP_WEBHOOK_URL"),
@@ -41,7 +41,7 @@ extension AppsFile {
 
     /// What an app that names a store (or a part of one) must give for it: a credential
     /// missing here would leave the store half set up for that app.
-    static let requiredWith: [(part: String, members: [String])] = [
+    public static let requiredWith: [(part: String, members: [String])] = [
         ("apple", ["apple.bundle_id"]),
         (
             "apple.server_api",
@@ -54,10 +54,15 @@ extension AppsFile {
     ]
 
     /// Every variable an app's members stand for: an app's settings hold only its own.
-    static let perAppVariables = Set(members.values.map(\.variable))
+    public static let perAppVariables = Set(members.values.map(\.variable))
 
     /// The member a per-app variable stands for, to name it in errors.
-    static func member(for variable: String) -> String? {
+    public static func member(for variable: String) -> String? {
         members.first { $0.value.variable == variable }?.key
+    }
+
+    /// `error` of a per-app variable, told by the member that stands for it.
+    public static func named(_ error: SettingError, app: String) -> SettingError {
+        failure("app \(app): \(member(for: error.variable) ?? error.variable) \(error.problem)")
     }
 }

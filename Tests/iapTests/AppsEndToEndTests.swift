@@ -1,0 +1,138 @@
+import Foundation
+import HTTPClient
+import Notifier
+import PipelineTesting
+import StubStore
+import Testing
+
+/// Two apps of one pipeline (issue 30), each stage an `iap` process with `IAP_APPS`, through
+/// the real broker, on both backends: the same player credited in each app apart, each
+/// app's webhook at its own receiver signed with its own secret, and neither app's token
+/// reading the other's receipt.
+@Suite struct AppsEndToEndTests {
+    static let racerToken = "racer-backend-token-00001"
+
+    @Test(arguments: TestBackend.allCases) func twoAppsShareThePipelineAndNeverSeeEachOther(_ backend: TestBackend)
+        async throws
+    {
+        let puzzleSecret = WebhookSecret.generate()
+        let racerSecret = WebhookSecret.generate()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await withWebhookReceiver(secret: puzzleSecret.encoded) { puzzleHook in
+            try await withWebhookReceiver(secret: racerSecret.encoded) { racerHook in
+                // The first app is the default app: ProcessPipeline's IAP_API_TOKENS is its token too.
+                let apps = directory.file("apps.yaml")
+                try """
+                apps:
+                  - id: puzzle
+                    api_tokens: [\(ProcessPipeline.token)]
+                    webhook: { url: "\(puzzleHook.url)", secret: "\(puzzleSecret.encoded)" }
+                  - id: racer
+                    api_tokens: [\(Self.racerToken)]
+                    webhook: { url: "\(racerHook.url)", secret: "\(racerSecret.encoded)" }
+                """.write(toFile: apps, atomically: true, encoding: .utf8)
+                try await Self.withDatabase(backend) { databaseEnvironment in
+                    try await ProcessPipeline.run(
+                        stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID),
+                        environment: databaseEnvironment.merging(["IAP_APPS": apps]) { $1 }
+                    ) { pipeline in
+                        try await Self.run(pipeline, puzzleHook: puzzleHook, racerHook: racerHook)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aBadAppsFileStopsEveryProcessNamingTheAppAndMember() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let apps = directory.file("apps.yaml")
+        try """
+        apps:
+          - id: puzzle
+            api_tokens: [puzzle-backend-token-0001]
+          - id: racer
+            api_tokens: [racer-short]
+        """.write(toFile: apps, atomically: true, encoding: .utf8)
+        // The stages that serve apps and those that do not yet, and a command.
+        for command in ["intake", "notifier", "fulfiller", "validator", "migrate"] {
+            let run = try await IAPProcess.run(
+                [command], environment: ["IAP_APPS": apps, "IAP_DB_PATH": directory.file("\(command).sqlite")])
+            #expect(run.status != 0, "\(command): \(run.output)")
+            #expect(run.output.contains("IAP_APPS: app racer: api_tokens"), "\(command): \(run.output)")
+            #expect(!run.output.contains("racer-short") && !run.output.contains("puzzle-backend-token-0001"))
+            #expect(!FileManager.default.fileExists(atPath: directory.file("\(command).sqlite")), "\(command)")
+        }
+    }
+
+    static func run(_ pipeline: ProcessPipeline, puzzleHook: WebhookReceiver, racerHook: WebhookReceiver)
+        async throws
+    {
+        for stage in ["intake", "validator", "fulfiller", "notifier"] { _ = try pipeline.start([stage]) }
+        #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
+
+        // The same player-1 buys 100 coins in the puzzle game and 500 in the racing game.
+        let (puzzleStatus, puzzleReceipt) = try await pipeline.submit(
+            account: "player-1", receiptData: pipeline.receipt(transaction: "apps-puzzle-1"))
+        let racer = try await call(
+            pipeline, .post, "/v1/receipts", token: racerToken,
+            body: [
+                "account_id": "player-1",
+                "receipt_data": pipeline.receipt(transaction: "apps-racer-1", product: "com.example.coins500"),
+            ])
+        #expect(puzzleStatus == 202 && racer.status == 202)
+        let racerReceipt = try #require(racer.json["receipt_id"] as? String)
+
+        // Each app's webhook arrives at its own receiver, verified with its own secret.
+        #expect(await eventually(timeout: .seconds(60)) { !puzzleHook.accepted.isEmpty && !racerHook.accepted.isEmpty })
+        for (hook, receipt) in [(puzzleHook, puzzleReceipt), (racerHook, racerReceipt)] {
+            let bodies = hook.received.map { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+            #expect(hook.received.allSatisfy { $0.signature == .valid })
+            #expect(bodies.allSatisfy { $0?["account_id"] as? String == "player-1" }, "\(bodies)")
+            #expect(bodies.allSatisfy { $0?["receipt_id"] as? String == receipt }, "\(bodies)")
+        }
+
+        // Credited apart: each token sees its own player-1.
+        for (token, coins) in [(ProcessPipeline.token, 100), (racerToken, 500)] {
+            let account = try await call(pipeline, .get, "/v1/accounts/player-1", token: token)
+            #expect(account.status == 200 && account.json["account_id"] as? String == "player-1")
+            #expect((account.json["balances"] as? [String: Any])?["coins"] as? Int == coins, "\(account.json)")
+        }
+        // And neither reads the other's receipt.
+        let hidden = try await call(pipeline, .get, "/v1/receipts/\(racerReceipt)", token: ProcessPipeline.token)
+        let shown = try await call(pipeline, .get, "/v1/receipts/\(racerReceipt)", token: racerToken)
+        #expect(hidden.status == 404 && shown.status == 200 && shown.json["status"] as? String == "credited")
+    }
+
+    /// A call to the intake with `token`: status and JSON body.
+    static func call(
+        _ pipeline: ProcessPipeline, _ method: HTTPRequest.Method, _ path: String, token: String,
+        body: [String: String]? = nil
+    ) async throws -> (status: Int, json: [String: Any]) {
+        var headers = [(name: "Authorization", value: "Bearer \(token)")]
+        if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
+        let response = try await pipeline.client.execute(
+            HTTPRequest(
+                method: method, url: "http://127.0.0.1:\(pipeline.intakePort)\(path)", headers: headers,
+                body: try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) },
+                timeout: .seconds(10)))
+        return (
+            response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+        )
+    }
+
+    /// The processes' database settings: ProcessPipeline's SQLite file, or a fresh database
+    /// on the test PostgreSQL server.
+    static func withDatabase(_ backend: TestBackend, _ body: ([String: String]) async throws -> Void) async throws {
+        switch backend {
+        case .sqlite:
+            try await body([:])
+        case .postgres:
+            try await PostgresFixture.withDatabase { database in
+                try await database.migrate()
+                try await body(["IAP_DATABASE_URL": PostgresFixture.url(of: database.location.database)])
+            }
+        }
+    }
+}
