@@ -110,15 +110,27 @@ public final class AMQPConnection: Service, Sendable {
     /// - Returns: each message's outcome, in order.
     public func publish(_ messages: [OutgoingMessage], thenAck delivery: Delivery) async -> [Result<Void, PublishError>]
     {
+        await withCheckedContinuation { continuation in
+            publish(messages, thenAck: delivery) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// The same, calling `completion` on the connection's thread (``publish(_:completion:)``):
+    /// a caller that need not wait hears of the outcome without a task woken for it.
+    public func publish(
+        _ messages: [OutgoingMessage], thenAck delivery: Delivery,
+        completion: @escaping @Sendable ([Result<Void, PublishError>]) -> Void
+    ) {
         let settler = delivery.settler
         // A delivery of another connection is acked through its own.
         guard settler.mailbox === loop.mailbox, !messages.isEmpty else {
-            let results = await publish(messages)
-            if results.allSatisfy({ (try? $0.get()) != nil }) { delivery.ack() }
-            return results
+            return publish(messages) { results in
+                if results.allSatisfy({ (try? $0.get()) != nil }) { delivery.ack() }
+                completion(results)
+            }
         }
         let ack = AckOnConfirm(channel: settler.channel, epoch: settler.epoch, tag: delivery.deliveryTag)
-        return await send(messages, ackOnConfirm: ack)
+        send(messages, ackOnConfirm: ack, completion: completion)
     }
 
     /// Publishes messages back to back and calls `completion` with each one's outcome, in

@@ -38,6 +38,9 @@ public struct Validator: Service {
     let logger: Logger
     /// Whether this process traces, read once (AttemptSpan.swift).
     let tracing = PipelineTracing.isEnabled
+    /// Messages handed on whose confirms are not yet in (``handOn(_:by:logger:then:)``):
+    /// waited for before ``run()`` returns, so that the connection closes after them.
+    let handedOn = InFlight()
 
     public init(
         connection: AMQPConnection, topology: PipelineTopology, verifier: any ReceiptVerifier,
@@ -97,6 +100,7 @@ public struct Validator: Service {
                 }
             }
         }
+        await handedOn.settled()
     }
 
     /// One attempt at one message. Never throws: every path settles the delivery.
@@ -180,19 +184,49 @@ public struct Validator: Service {
             counted = PipelineMetrics.deadLetteredByValidator
             traced?.chose("dead_letter")
         }
-        let settled = await settle(delivery, by: traced?.carried(by: messages) ?? messages, logger: logger)
-        if settled { counted.increment() }
-        traced?.end(settled: settled)
+        handOn(delivery, by: traced?.carried(by: messages) ?? messages, logger: logger) { settled in
+            if settled { counted.increment() }
+            traced?.end(settled: settled)
+        }
+    }
+
+    /// ``settle(_:by:logger:)`` without waiting: the first try's outcome is heard on the
+    /// connection's thread, which acks the delivery itself, so a message handed on wakes
+    /// no task after its publish. Only a try that fails comes back to a task, to try again.
+    private func handOn(
+        _ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger,
+        then done: @escaping @Sendable (_ settled: Bool) -> Void
+    ) {
+        handedOn.begin()
+        connection.publish(messages, thenAck: delivery) { results in
+            guard results.contains(where: { (try? $0.get()) == nil }) else {
+                done(true)
+                return handedOn.end()
+            }
+            Task {
+                done(await settle(delivery, by: messages, logger: logger, tried: results))
+                handedOn.end()
+            }
+        }
     }
 
     /// Publishes `messages` with confirms, then acks; requeues the delivery if the broker
     /// would not take them, so that nothing is acked before its successor is safe.
     /// - Returns: whether the messages were handed on (false: requeued).
+    /// - Parameter tried: the first try's outcome, when it was made already.
     @discardableResult
-    private func settle(_ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger) async -> Bool {
+    private func settle(
+        _ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger,
+        tried: [Result<Void, PublishError>]? = nil
+    ) async -> Bool {
         for attempt in 1...3 {
             // Acked by the connection's thread as the last confirm arrives.
-            let results = await connection.publish(messages, thenAck: delivery)
+            let results: [Result<Void, PublishError>]
+            if attempt == 1, let tried {
+                results = tried
+            } else {
+                results = await connection.publish(messages, thenAck: delivery)
+            }
             let failure = results.lazy.compactMap { result -> PublishError? in
                 if case .failure(let error) = result { return error }
                 return nil

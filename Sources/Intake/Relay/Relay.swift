@@ -39,7 +39,7 @@ public final class Relay: Service, Sendable {
     private let logger: Logger
     /// Publishes on the fast path not yet settled, and who waits for none to be left (the
     /// marks, at shutdown: what was committed is published before the intake exits).
-    private let inFlight = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+    private let inFlight = InFlight()
     /// Ids the broker confirmed on the fast path, waiting to be marked published: all that
     /// gathered while the previous mark committed go in one transaction, in a task of their
     /// own, so that publishing never waits for one (and on SQLite the group commit goes
@@ -68,7 +68,7 @@ public final class Relay: Service, Sendable {
     func enqueue(_ submissions: [Submission]) {
         guard !submissions.isEmpty else { return }
         inHand.withLock { $0.formUnion(submissions.lazy.map(\.id)) }
-        inFlight.withLock { $0.count += 1 }
+        inFlight.begin()
         let (traced, spans) = IntakeTracing.startPublishing(
             submissions, enabled: tracing, exchange: topology.workExchange, routingKey: PipelineTopology.validateKey)
         connection.publishSubmissions(traced, topology: topology, type: "submission") { confirmed, failed in
@@ -77,25 +77,7 @@ public final class Relay: Service, Sendable {
             // What the broker did not confirm is the sweep's again.
             self.release(failed.map(\.id))
             self.confirmed.append(contentsOf: confirmed)
-            let waiters = self.inFlight.withLock { state in
-                state.count -= 1
-                guard state.count == 0 else { return [CheckedContinuation<Void, Never>]() }
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-    }
-
-    /// Returns once every publish of the fast path is settled.
-    private func settled() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = inFlight.withLock { state in
-                guard state.count > 0 else { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
+            self.inFlight.end()
         }
     }
 
@@ -133,7 +115,7 @@ public final class Relay: Service, Sendable {
             // What is in flight was committed and its senders told so: it is published (or
             // left to the next start's sweep) and marked before the marks end.
             Task {
-                await self.settled()
+                await self.inFlight.settled()
                 self.confirmed.finish()
             }
         }
