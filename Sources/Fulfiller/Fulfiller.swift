@@ -25,6 +25,10 @@ public struct Fulfiller: Service {
         /// pages again for each (nobody waits on a credit but the webhook).
         public var linger: Duration
 
+        /// Rung after each commit, for the notifier of the same process (`iap up`): the
+        /// webhooks the commit wrote leave without waiting for its next poll.
+        public var outboxDoorbell: Doorbell?
+
         public init(batchSize: Int = 256, prefetch: Int = 1024, linger: Duration = .milliseconds(10)) {
             self.batchSize = max(1, batchSize)
             self.prefetch = max(prefetch, self.batchSize)
@@ -169,6 +173,7 @@ public struct Fulfiller: Service {
                 let started = ContinuousClock.now
                 let results = try await settlement.apply(verdicts, catalog: catalog, now: Date())
                 PipelineMetrics.fulfillerCommitDuration.record(ContinuousClock.now - started)
+                configuration.outboxDoorbell?.ring()
                 return results
             } catch {
                 logger.error(

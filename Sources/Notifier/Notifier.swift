@@ -107,10 +107,12 @@ public struct Notifier: Service {
         // as a quarter of the slots (or a batch) are free instead of waiting for the poll.
         let refill = min(configuration.batchSize, max(1, configuration.maxInFlight / 4))
         var lastFound = ContinuousClock.now - .seconds(3600)
+        var lastLook = lastFound
         try await withThrowingDiscardingTaskGroup { group in
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let room = min(configuration.batchSize, slots.available)
                 var backlog = false
+                lastLook = .now
                 if room > 0, let batch = try await claimUnlessBusy(limit: room) {
                     if !batch.isEmpty { lastFound = .now }
                     for notification in batch {
@@ -123,6 +125,18 @@ public struct Notifier: Service {
                 }
                 if backlog {
                     await slots.waitForRoom(refill)
+                } else if let doorbell = configuration.doorbell {
+                    // The fulfiller rings as it commits; the idle pace finds what comes due later
+                    // (a retry) and what another process's fulfiller wrote.
+                    await cancelWhenGracefulShutdown { await doorbell.wait(atMost: configuration.pollInterval) }
+                    // At most one look per active interval: at a high rate, the rings of several
+                    // commits are one look, as a poll would be; a lone credit leaves at once.
+                    let since = ContinuousClock.now - lastLook
+                    if since < configuration.activePollInterval {
+                        try? await cancelWhenGracefulShutdown {
+                            try await Task.sleep(for: configuration.activePollInterval - since)
+                        }
+                    }
                 } else {
                     // Traffic comes in batches (the fulfiller commits every few ms): stay quick
                     // for a second after the last find, then fall back to the idle pace.

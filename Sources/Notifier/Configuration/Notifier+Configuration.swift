@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 extension Notifier {
     /// Where and how the notifier delivers.
@@ -27,6 +28,10 @@ extension Notifier {
         /// the last second): webhooks leave within about this long of their credit, while an
         /// idle outbox is still read only every ``pollInterval``.
         public var activePollInterval: Duration
+        /// Rung by the fulfiller of the same process when it commits (`iap up`): then the
+        /// notifier looks when rung, and otherwise only every ``pollInterval``, instead of
+        /// polling every ``activePollInterval`` while traffic flows.
+        public var doorbell: Doorbell?
         /// The most notifications claimed from the outbox in one poll.
         public var batchSize: Int
         /// The most deliveries in flight at once.

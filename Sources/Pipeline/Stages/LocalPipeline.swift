@@ -117,11 +117,15 @@ public struct LocalPipeline: Sendable {
                 ], metricsToken: configuration.metricsToken)
         }
         var services: [any Service] = [intakeConnection, validatorConnection, fulfillerConnection]
+        // One process: the fulfiller tells the notifier of each commit rather than its polling.
+        let outbox = Doorbell()
+        var fulfillment = configuration.fulfillment
+        fulfillment.fulfiller.outboxDoorbell = outbox
+        var notifier = configuration.notifier
+        notifier.doorbell = outbox
         services += try FulfillerStage.services(
-            parts, configuration: configuration.fulfillment, database: database,
-            connection: fulfillerConnection)
-        services += try NotifierStage.services(
-            configuration: configuration.notifier, database: database, logger: logger)
+            parts, configuration: fulfillment, database: database, connection: fulfillerConnection)
+        services += try NotifierStage.services(configuration: notifier, database: database, logger: logger)
         if configuration.metrics != nil {
             services.append(
                 QueueDepthPoller(connection: intakeConnection, topology: configuration.topology, logger: logger))
