@@ -35,6 +35,16 @@ public struct AppsFile: Sendable {
             return EnvironmentReader(values)
         }
 
+        /// The default app's settings: `base` with this app's members in place of the
+        /// variables they stand for, the single-app variables serving it where it is silent.
+        public func environment(overlaying base: EnvironmentReader) -> EnvironmentReader {
+            var values = base.values
+            for (path, value) in members {
+                if let member = AppsFile.members[path] { values[member.variable] = value }
+            }
+            return EnvironmentReader(values)
+        }
+
         /// The values of a list member (`api_tokens`, ...); none when it is not given.
         public func list(_ path: String) -> [String] {
             members[path].map { $0.split(separator: ",").map(String.init) } ?? []
