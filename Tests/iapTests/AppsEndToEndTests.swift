@@ -132,15 +132,24 @@ import Testing
                 "receipt_data": pipeline.receipt(
                     transaction: "apps-racer-2", product: "com.example.coins500", bundleID: racerBundle),
             ])
-        let astrayReceipt = try #require(astray.json["receipt_id"] as? String)
-        #expect(
-            await eventually(timeout: .seconds(60)) {
-                let receipt = try? await call(
-                    pipeline, .get, "/v1/receipts/\(astrayReceipt)", token: ProcessPipeline.token)
-                return receipt?.json["status"] as? String == "rejected"
-            })
-        let refused = try await call(pipeline, .get, "/v1/receipts/\(astrayReceipt)", token: ProcessPipeline.token)
-        #expect(refused.json["reason"] as? String == "app_mismatch: belongs to racer", "\(refused.json)")
+        // As is a StoreKit 2 transaction of the racing game.
+        let astraySigned = try await call(
+            pipeline, .post, "/v1/receipts", token: ProcessPipeline.token,
+            body: [
+                "account_id": "player-2",
+                "signed_transaction": pipeline.stub.storeKit.signTransaction(
+                    StubTransaction(productID: "com.example.coins500"), app: racerBundle),
+            ])
+        for astrayReceipt in [astray.json["receipt_id"], astraySigned.json["receipt_id"]] {
+            let id = try #require(astrayReceipt as? String)
+            #expect(
+                await eventually(timeout: .seconds(60)) {
+                    let receipt = try? await call(pipeline, .get, "/v1/receipts/\(id)", token: ProcessPipeline.token)
+                    return receipt?.json["status"] as? String == "rejected"
+                })
+            let refused = try await call(pipeline, .get, "/v1/receipts/\(id)", token: ProcessPipeline.token)
+            #expect(refused.json["reason"] as? String == "app_mismatch: belongs to racer", "\(refused.json)")
+        }
         let player2 = try await call(pipeline, .get, "/v1/accounts/player-2", token: ProcessPipeline.token)
         #expect((player2.json["balances"] as? [String: Any])?["coins"] as? Int ?? 0 == 0, "\(player2.json)")
 

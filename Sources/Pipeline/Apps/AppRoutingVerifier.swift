@@ -21,8 +21,18 @@ struct AppRoutingVerifier: ReceiptVerifier {
             // first): tried again, and dead-lettered for an operator if it stays unknown.
             return .transient(reason: "app_not_configured: \(app)")
         }
-        if let refusal = refusal(submission.evidence.storeEvidence, app: app) { return .rejected(reason: refusal) }
-        return await verifier.verify(submission)
+        let evidence = submission.evidence.storeEvidence
+        if let refusal = refusal(evidence, app: app) { return .rejected(reason: refusal) }
+        let outcome = await verifier.verify(submission)
+        // A StoreKit 2 transaction of the wrong app is refused once its signature held:
+        // named by its app when it is another app's of the pipeline.
+        if case .rejected(let reason) = outcome, reason.hasPrefix("jws_wrong_app"),
+            case .signedTransaction(let jws)? = evidence.builtInApple,
+            let mismatch = apps.otherApps(than: app).rejection(for: TransactionPeek(jws)?.bundleID)
+        {
+            return .rejected(reason: mismatch)
+        }
+        return outcome
     }
 
     /// The app a store's notification is about, by the bundle id or package name it names

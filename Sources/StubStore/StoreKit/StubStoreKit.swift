@@ -23,9 +23,10 @@ public final class StubStoreKit: Sendable {
     /// The root to configure as trusted (DER).
     public var rootDER: [UInt8] { authority.rootDER }
 
-    /// A signed transaction as StoreKit 2 hands it to the app.
-    public func signTransaction(_ transaction: StubTransaction, signedAt: Date = Date()) -> String {
-        authority.signer.signTransaction(payload(transaction, signedAt: signedAt, app: bundleID))
+    /// A signed transaction as StoreKit 2 hands it to the app (``bundleID``, or `app`).
+    public func signTransaction(_ transaction: StubTransaction, signedAt: Date = Date(), app: String? = nil) -> String
+    {
+        authority.signer.signTransaction(payload(transaction, signedAt: signedAt, app: app ?? bundleID))
     }
 
     /// A signed App Store Server Notification V2 with its transaction and renewal info,
