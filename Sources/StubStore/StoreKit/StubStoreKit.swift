@@ -24,8 +24,7 @@ public final class StubStoreKit: Sendable {
     public var rootDER: [UInt8] { authority.rootDER }
 
     /// A signed transaction as StoreKit 2 hands it to the app (``bundleID``, or `app`).
-    public func signTransaction(_ transaction: StubTransaction, signedAt: Date = Date(), app: String? = nil) -> String
-    {
+    public func signTransaction(_ transaction: StubTransaction, signedAt: Date = Date(), app: String? = nil) -> String {
         authority.signer.signTransaction(payload(transaction, signedAt: signedAt, app: app ?? bundleID))
     }
 
