@@ -13,6 +13,7 @@ import Testing
 @Suite struct AppsEndToEndTests {
     static let racerToken = "racer-backend-token-00001"
     static let racerBundle = "com.example.racer"
+    static let racerPackage = "com.example.racer.android"
 
     @Test(arguments: TestBackend.allCases) func twoAppsShareThePipelineAndNeverSeeEachOther(_ backend: TestBackend)
         async throws
@@ -31,6 +32,8 @@ import Testing
                 {"products": [{"product_id": "com.example.coins500", "type": "consumable",
                                "grant": {"currency": "coins", "amount": 700}}]}
                 """.write(toFile: racerCatalog, atomically: true, encoding: .utf8)
+                // Written once the stub runs, which issues it.
+                let racerPlay = directory.file("racer-play.json")
                 let apps = directory.file("apps.yaml")
                 try """
                 apps:
@@ -42,6 +45,7 @@ import Testing
                     api_tokens: [\(Self.racerToken)]
                     webhook: { url: "\(racerHook.url)", secret: "\(racerSecret.encoded)" }
                     apple: { bundle_id: \(Self.racerBundle), environment: Sandbox }
+                    google_play: { package_names: [\(Self.racerPackage)], service_account: \(racerPlay) }
                     catalog: \(racerCatalog)
                 """.write(toFile: apps, atomically: true, encoding: .utf8)
                 try await Self.withDatabase(backend) { databaseEnvironment in
@@ -49,7 +53,8 @@ import Testing
                         stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID),
                         environment: databaseEnvironment.merging(["IAP_APPS": apps]) { $1 }
                     ) { pipeline in
-                        try await Self.run(pipeline, puzzleHook: puzzleHook, racerHook: racerHook)
+                        try await Self.run(
+                            pipeline, puzzleHook: puzzleHook, racerHook: racerHook, racerPlay: racerPlay)
                     }
                 }
             }
@@ -78,14 +83,19 @@ import Testing
         }
     }
 
-    static func run(_ pipeline: ProcessPipeline, puzzleHook: WebhookReceiver, racerHook: WebhookReceiver)
-        async throws
-    {
+    static func run(
+        _ pipeline: ProcessPipeline, puzzleHook: WebhookReceiver, racerHook: WebhookReceiver, racerPlay: String
+    ) async throws {
+        let stubURL = "http://127.0.0.1:\(pipeline.stubPort)"
+        try pipeline.stub.googlePlay.serviceAccountJSON(baseURL: stubURL).write(to: URL(fileURLWithPath: racerPlay))
         // The stub signs StoreKit 2 data as Sandbox, with its own root (the first app keeps
         // the single-app settings where its members are silent).
         let root = pipeline.directory.file("stub-root.der")
         try Data(pipeline.stub.storeKit.rootDER).write(to: URL(fileURLWithPath: root))
-        let storeKit = ["IAP_APPLE_ROOT_CA": root, "IAP_APPSTORE_ENVIRONMENT": "Sandbox"]
+        let storeKit = [
+            "IAP_APPLE_ROOT_CA": root, "IAP_APPSTORE_ENVIRONMENT": "Sandbox",
+            "IAP_GOOGLE_PLAY_API_URL": stubURL + "/google",
+        ]
         for stage in ["intake", "validator", "fulfiller", "notifier"] {
             _ = try pipeline.start([stage], environment: storeKit)
         }
@@ -140,8 +150,17 @@ import Testing
                 "signed_transaction": pipeline.stub.storeKit.signTransaction(
                     StubTransaction(productID: "com.example.coins500"), app: racerBundle),
             ])
-        for astrayReceipt in [astray.json["receipt_id"], astraySigned.json["receipt_id"]] {
-            let id = try #require(astrayReceipt as? String)
+        // And a Google Play purchase of its package, refused without asking Google.
+        let astrayPlay = try await call(
+            pipeline, .post, "/v1/receipts", token: ProcessPipeline.token,
+            body: [
+                "account_id": "player-2",
+                "google_play": [
+                    "package_name": racerPackage, "product_id": "com.example.coins500", "purchase_token": "apps-play-1",
+                ],
+            ])
+        for posted in [astray, astraySigned, astrayPlay] {
+            let id = try #require(posted.json["receipt_id"] as? String, "\(posted.json)")
             #expect(
                 await eventually(timeout: .seconds(60)) {
                     let receipt = try? await call(pipeline, .get, "/v1/receipts/\(id)", token: ProcessPipeline.token)
@@ -173,7 +192,7 @@ import Testing
     /// A call to the intake with `token`: status and JSON body.
     static func call(
         _ pipeline: ProcessPipeline, _ method: HTTPRequest.Method, _ path: String, token: String,
-        body: [String: String]? = nil
+        body: [String: Any]? = nil
     ) async throws -> (status: Int, json: [String: Any]) {
         var headers = [(name: "Authorization", value: "Bearer \(token)")]
         if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
