@@ -28,7 +28,14 @@ public struct AppsFile: Sendable {
         /// The app's settings: `base` (the process's environment) without any per-app
         /// variable, and this app's members in their place.
         public func environment(over base: EnvironmentReader) -> EnvironmentReader {
-            var values = base.values.filter { !AppsFile.perAppVariables.contains($0.key) }
+            let shared = base.values.filter { !AppsFile.perAppVariables.contains($0.key) }
+            return environment(overlaying: EnvironmentReader(shared))
+        }
+
+        /// The default app's settings: `base` with this app's members in place of the
+        /// variables they stand for, the single-app variables serving it where it is silent.
+        public func environment(overlaying base: EnvironmentReader) -> EnvironmentReader {
+            var values = base.values
             for (path, value) in members {
                 if let member = AppsFile.members[path] { values[member.variable] = value }
             }

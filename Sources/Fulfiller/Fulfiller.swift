@@ -40,7 +40,9 @@ public struct Fulfiller: Service {
     let topology: PipelineTopology
     let settlement: SettlementStore
     let deadLetters: DeadLetterStore
-    let catalog: Catalog
+    /// Each app's catalog: an account is credited by its app's (issue 30).
+    let catalogs: AppCatalogs
+    var catalog: Catalog { catalogs.defaultCatalog }
     let configuration: Configuration
     let logger: Logger
     /// Whether this process traces, read once, and the database's name for its spans (SettleSpans.swift).
@@ -49,14 +51,14 @@ public struct Fulfiller: Service {
 
     public init(
         connection: AMQPConnection, topology: PipelineTopology, settlement: SettlementStore,
-        deadLetters: DeadLetterStore, catalog: Catalog,
+        deadLetters: DeadLetterStore, catalog: Catalog, otherApps: [String: Catalog] = [:],
         configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection
         self.topology = topology
         self.settlement = settlement
         self.deadLetters = deadLetters
-        self.catalog = catalog
+        self.catalogs = AppCatalogs(catalog, others: otherApps)
         self.configuration = configuration
         self.logger = logger
         self.system = settlement.databaseSystem
@@ -171,7 +173,7 @@ public struct Fulfiller: Service {
         while !Task.isCancelled {
             do {
                 let started = ContinuousClock.now
-                let results = try await settlement.apply(verdicts, catalog: catalog, now: Date())
+                let results = try await settlement.apply(verdicts, catalogs: catalogs, now: Date())
                 PipelineMetrics.fulfillerCommitDuration.record(ContinuousClock.now - started)
                 configuration.outboxDoorbell?.ring()
                 return results

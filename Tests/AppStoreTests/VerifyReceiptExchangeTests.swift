@@ -39,6 +39,21 @@ import Testing
         #expect(classify(200, noBundle) == .outcome(.rejected(reason: "bundle_mismatch")))
     }
 
+    @Test func valid_ofAnotherAppOfThePipeline_isRefusedNamingIt() {
+        let body = RecordedAnswers.consumables.replacingOccurrences(of: "com.example.game", with: "com.example.racer")
+        let racer = OtherApps(["com.example.racer": "racer"])
+        let step = VerifyReceiptExchange.classify(
+            HTTPResponse(status: 200, headers: [], body: Array(body.utf8)), from: .production,
+            bundleID: "com.example.game", otherApps: racer)
+        #expect(step == .outcome(.rejected(reason: "app_mismatch: belongs to racer")))
+        // A bundle id no app of the pipeline names is still bundle_mismatch.
+        let thief = RecordedAnswers.consumables.replacingOccurrences(of: "com.example.game", with: "com.thief.app")
+        let other = VerifyReceiptExchange.classify(
+            HTTPResponse(status: 200, headers: [], body: Array(thief.utf8)), from: .production,
+            bundleID: "com.example.game", otherApps: racer)
+        #expect(other == .outcome(.rejected(reason: "bundle_mismatch")))
+    }
+
     @Test func valid_withoutReceipt_isTransient() {
         #expect(classify(200, #"{"status": 0}"#) == .outcome(.transient(reason: "invalid_response_body")))
     }

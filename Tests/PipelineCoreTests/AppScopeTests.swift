@@ -25,4 +25,21 @@ import Testing
         #expect(AppScope.appID(of: "racer/player-1") == "racer" && AppScope.appID(of: "player-1") == nil)
         #expect(AppScope.bare("racer/player-1") == "player-1" && AppScope.bare("player-1") == "player-1")
     }
+
+    @Test func anAccountIsPricedByItsAppsCatalog() {
+        let sample = Catalog(products: [])
+        let racing = Catalog(products: [], timeZone: "Europe/Paris")
+        let catalogs = AppCatalogs(sample, others: ["racer": racing])
+        #expect(catalogs.catalog(forAccount: "player-1") == sample)
+        #expect(catalogs.catalog(forAccount: "racer/player-1") == racing)
+        // An app without a catalog of its own sells what the default app sells.
+        #expect(catalogs.catalog(forAccount: "puzzle2/player-1") == sample)
+    }
+
+    @Test func anotherAppsIdentityIsRefusedNamingIt() {
+        let others = OtherApps(["com.example.racer": "racer"])
+        #expect(others.rejection(for: "com.example.racer") == "app_mismatch: belongs to racer")
+        #expect(others.rejection(for: "com.thief.app") == nil && others.rejection(for: nil) == nil)
+        #expect(OtherApps.none.rejection(for: "com.example.racer") == nil)
+    }
 }

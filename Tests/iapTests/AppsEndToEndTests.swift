@@ -6,11 +6,14 @@ import StubStore
 import Testing
 
 /// Two apps of one pipeline (issue 30), each stage an `iap` process with `IAP_APPS`, through
-/// the real broker, on both backends: the same player credited in each app apart, each
-/// app's webhook at its own receiver signed with its own secret, and neither app's token
-/// reading the other's receipt.
+/// the real broker, on both backends: the same player credited in each app apart, by its
+/// app's catalog, each app's webhook at its own receiver signed with its own secret,
+/// neither app's token reading the other's receipt, and a receipt of one app posted with
+/// the other's token refused naming the app it belongs to.
 @Suite struct AppsEndToEndTests {
     static let racerToken = "racer-backend-token-00001"
+    static let racerBundle = "com.example.racer"
+    static let racerPackage = "com.example.racer.android"
 
     @Test(arguments: TestBackend.allCases) func twoAppsShareThePipelineAndNeverSeeEachOther(_ backend: TestBackend)
         async throws
@@ -22,22 +25,36 @@ import Testing
         try await withWebhookReceiver(secret: puzzleSecret.encoded) { puzzleHook in
             try await withWebhookReceiver(secret: racerSecret.encoded) { racerHook in
                 // The first app is the default app: ProcessPipeline's IAP_API_TOKENS is its token too.
+                // The racing game sells its 500-coin product for 700 coins; the puzzle game
+                // keeps the sample catalog (IAP_CATALOG unset).
+                let racerCatalog = directory.file("racer-catalog.json")
+                try """
+                {"products": [{"product_id": "com.example.coins500", "type": "consumable",
+                               "grant": {"currency": "coins", "amount": 700}}]}
+                """.write(toFile: racerCatalog, atomically: true, encoding: .utf8)
+                // Written once the stub runs, which issues it.
+                let racerPlay = directory.file("racer-play.json")
                 let apps = directory.file("apps.yaml")
                 try """
                 apps:
                   - id: puzzle
                     api_tokens: [\(ProcessPipeline.token)]
                     webhook: { url: "\(puzzleHook.url)", secret: "\(puzzleSecret.encoded)" }
+                    apple: { bundle_id: \(PipelineHarness.bundleID) }
                   - id: racer
                     api_tokens: [\(Self.racerToken)]
                     webhook: { url: "\(racerHook.url)", secret: "\(racerSecret.encoded)" }
+                    apple: { bundle_id: \(Self.racerBundle), environment: Sandbox }
+                    google_play: { package_names: [\(Self.racerPackage)], service_account: \(racerPlay) }
+                    catalog: \(racerCatalog)
                 """.write(toFile: apps, atomically: true, encoding: .utf8)
                 try await Self.withDatabase(backend) { databaseEnvironment in
                     try await ProcessPipeline.run(
                         stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID),
                         environment: databaseEnvironment.merging(["IAP_APPS": apps]) { $1 }
                     ) { pipeline in
-                        try await Self.run(pipeline, puzzleHook: puzzleHook, racerHook: racerHook)
+                        try await Self.run(
+                            pipeline, puzzleHook: puzzleHook, racerHook: racerHook, racerPlay: racerPlay)
                     }
                 }
             }
@@ -66,21 +83,33 @@ import Testing
         }
     }
 
-    static func run(_ pipeline: ProcessPipeline, puzzleHook: WebhookReceiver, racerHook: WebhookReceiver)
-        async throws
-    {
-        for stage in ["intake", "validator", "fulfiller", "notifier"] { _ = try pipeline.start([stage]) }
+    static func run(
+        _ pipeline: ProcessPipeline, puzzleHook: WebhookReceiver, racerHook: WebhookReceiver, racerPlay: String
+    ) async throws {
+        let stubURL = "http://127.0.0.1:\(pipeline.stubPort)"
+        try pipeline.stub.googlePlay.serviceAccountJSON(baseURL: stubURL).write(to: URL(fileURLWithPath: racerPlay))
+        // The stub signs StoreKit 2 data as Sandbox, with its own root (the first app keeps
+        // the single-app settings where its members are silent).
+        let root = pipeline.directory.file("stub-root.der")
+        try Data(pipeline.stub.storeKit.rootDER).write(to: URL(fileURLWithPath: root))
+        let storeKit = [
+            "IAP_APPLE_ROOT_CA": root, "IAP_APPSTORE_ENVIRONMENT": "Sandbox",
+            "IAP_GOOGLE_PLAY_API_URL": stubURL + "/google",
+        ]
+        for stage in ["intake", "validator", "fulfiller", "notifier"] {
+            _ = try pipeline.start([stage], environment: storeKit)
+        }
         #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
 
-        // The same player-1 buys 100 coins in the puzzle game and 500 in the racing game.
+        // The same player-1 buys 100 coins in the puzzle game and the 500-coin product of
+        // the racing game, which its catalog sells for 700.
         let (puzzleStatus, puzzleReceipt) = try await pipeline.submit(
             account: "player-1", receiptData: pipeline.receipt(transaction: "apps-puzzle-1"))
+        let racerPurchase = pipeline.receipt(
+            transaction: "apps-racer-1", product: "com.example.coins500", bundleID: racerBundle)
         let racer = try await call(
             pipeline, .post, "/v1/receipts", token: racerToken,
-            body: [
-                "account_id": "player-1",
-                "receipt_data": pipeline.receipt(transaction: "apps-racer-1", product: "com.example.coins500"),
-            ])
+            body: ["account_id": "player-1", "receipt_data": racerPurchase])
         #expect(puzzleStatus == 202 && racer.status == 202)
         let racerReceipt = try #require(racer.json["receipt_id"] as? String)
 
@@ -94,7 +123,7 @@ import Testing
         }
 
         // Credited apart: each token sees its own player-1.
-        for (token, coins) in [(ProcessPipeline.token, 100), (racerToken, 500)] {
+        for (token, coins) in [(ProcessPipeline.token, 100), (racerToken, 700)] {
             let account = try await call(pipeline, .get, "/v1/accounts/player-1", token: token)
             #expect(account.status == 200 && account.json["account_id"] as? String == "player-1")
             #expect((account.json["balances"] as? [String: Any])?["coins"] as? Int == coins, "\(account.json)")
@@ -103,12 +132,67 @@ import Testing
         let hidden = try await call(pipeline, .get, "/v1/receipts/\(racerReceipt)", token: ProcessPipeline.token)
         let shown = try await call(pipeline, .get, "/v1/receipts/\(racerReceipt)", token: racerToken)
         #expect(hidden.status == 404 && shown.status == 200 && shown.json["status"] as? String == "credited")
+
+        // A receipt of the racing game posted with the puzzle game's token is refused naming
+        // its app, and credits nobody.
+        let astray = try await call(
+            pipeline, .post, "/v1/receipts", token: ProcessPipeline.token,
+            body: [
+                "account_id": "player-2",
+                "receipt_data": pipeline.receipt(
+                    transaction: "apps-racer-2", product: "com.example.coins500", bundleID: racerBundle),
+            ])
+        // As is a StoreKit 2 transaction of the racing game.
+        let astraySigned = try await call(
+            pipeline, .post, "/v1/receipts", token: ProcessPipeline.token,
+            body: [
+                "account_id": "player-2",
+                "signed_transaction": pipeline.stub.storeKit.signTransaction(
+                    StubTransaction(productID: "com.example.coins500"), app: racerBundle),
+            ])
+        // And a Google Play purchase of its package, refused without asking Google.
+        let astrayPlay = try await call(
+            pipeline, .post, "/v1/receipts", token: ProcessPipeline.token,
+            body: [
+                "account_id": "player-2",
+                "google_play": [
+                    "package_name": racerPackage, "product_id": "com.example.coins500", "purchase_token": "apps-play-1",
+                ],
+            ])
+        for posted in [astray, astraySigned, astrayPlay] {
+            let id = try #require(posted.json["receipt_id"] as? String, "\(posted.json)")
+            #expect(
+                await eventually(timeout: .seconds(60)) {
+                    let receipt = try? await call(pipeline, .get, "/v1/receipts/\(id)", token: ProcessPipeline.token)
+                    return receipt?.json["status"] as? String == "rejected"
+                })
+            let refused = try await call(pipeline, .get, "/v1/receipts/\(id)", token: ProcessPipeline.token)
+            #expect(refused.json["reason"] as? String == "app_mismatch: belongs to racer", "\(refused.json)")
+        }
+        let player2 = try await call(pipeline, .get, "/v1/accounts/player-2", token: ProcessPipeline.token)
+        #expect((player2.json["balances"] as? [String: Any])?["coins"] as? Int ?? 0 == 0, "\(player2.json)")
+
+        // Apple refunds the racing game's purchase: its notification names the racing game's
+        // bundle id, is verified as that app's and takes back what its catalog gave, from
+        // its player-1 alone.
+        var refunded = StubTransaction(transactionID: "apps-racer-1", productID: "com.example.coins500")
+        refunded.revocationDate = Date()
+        let refund = pipeline.stub.storeKit.signNotification(type: .refund, transaction: refunded, app: racerBundle)
+        let intake = "http://127.0.0.1:\(pipeline.intakePort)/v1/apple/notifications"
+        #expect(try await pipeline.stub.storeKit.send(refund, to: intake) == 200)
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                let account = try? await call(pipeline, .get, "/v1/accounts/player-1", token: racerToken)
+                return (account?.json["balances"] as? [String: Any])?["coins"] as? Int == 0
+            })
+        let puzzlePlayer = try await call(pipeline, .get, "/v1/accounts/player-1", token: ProcessPipeline.token)
+        #expect((puzzlePlayer.json["balances"] as? [String: Any])?["coins"] as? Int == 100, "\(puzzlePlayer.json)")
     }
 
     /// A call to the intake with `token`: status and JSON body.
     static func call(
         _ pipeline: ProcessPipeline, _ method: HTTPRequest.Method, _ path: String, token: String,
-        body: [String: String]? = nil
+        body: [String: Any]? = nil
     ) async throws -> (status: Int, json: [String: Any]) {
         var headers = [(name: "Authorization", value: "Bearer \(token)")]
         if body != nil { headers.append((name: "Content-Type", value: "application/json")) }

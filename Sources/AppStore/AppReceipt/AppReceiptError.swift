@@ -22,6 +22,8 @@ public struct AppReceiptError: Error, Hashable, Sendable, CustomStringConvertibl
         /// Genuine, but for another app. Spelled as the `verifyReceipt` path spells it, so
         /// both modes group alike in the dead-letter and status views.
         case bundleMismatch = "bundle_mismatch"
+        /// Genuine, but another app's of this pipeline (`IAP_APPS`): the message names it.
+        case appMismatch = "app_mismatch"
     }
 
     /// What kind of check failed.
@@ -46,7 +48,7 @@ public struct AppReceiptError: Error, Hashable, Sendable, CustomStringConvertibl
     /// detail (malformed, unsupported, chain) the detail after a colon.
     public var rejectionReason: String {
         switch reason {
-        case .malformed, .unsupported, .chainInvalid: "\(reason.rawValue): \(message)"
+        case .malformed, .unsupported, .chainInvalid, .appMismatch: "\(reason.rawValue): \(message)"
         case .signatureInvalid, .xcodeNotAllowed, .bundleMismatch: reason.rawValue
         }
     }

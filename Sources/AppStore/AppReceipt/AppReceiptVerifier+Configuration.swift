@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 extension AppReceiptVerifier {
     /// When a receipt's certificates must have been valid.
@@ -18,6 +19,9 @@ extension AppReceiptVerifier {
         public var rootCertificates: [[UInt8]]
         /// The app's bundle id (field 2); nil checks none (inspection).
         public var bundleID: String?
+        /// The other apps of the pipeline (`IAP_APPS`): a receipt of one of theirs is
+        /// refused as ``AppReceiptError/Reason/appMismatch``, naming it.
+        public var otherApps = OtherApps.none
         /// When the chain must have been valid.
         public var validationTime: ValidationTime
         /// DER certificates Xcode signs StoreKit-testing receipts with, exported from the Xcode

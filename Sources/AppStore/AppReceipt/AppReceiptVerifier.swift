@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import SwiftASN1
 import X509
 
@@ -114,6 +115,9 @@ public struct AppReceiptVerifier: Sendable {
 
     func checkBundle(_ receipt: AppReceipt) throws(AppReceiptError) {
         guard let expected = configuration.bundleID, receipt.bundleID != expected else { return }
+        if let app = receipt.bundleID.flatMap({ configuration.otherApps.byIdentity[$0] }) {
+            throw AppReceiptError(.appMismatch, "belongs to \(app)")
+        }
         throw AppReceiptError(
             .bundleMismatch, "the receipt is for '\(receipt.bundleID ?? "")', not '\(expected)'")
     }

@@ -31,17 +31,34 @@ public struct AppleSetup: Sendable {
         self.notificationSignatures = signedData?.authenticator ?? .appleRoot
     }
 
+    /// The pipeline's other apps (`IAP_APPS`), by their bundle ids: a receipt of one of
+    /// theirs is refused naming it, whether Apple or the local checks read it.
+    public var otherApps: OtherApps {
+        get { verifyReceipt.otherApps }
+        set {
+            verifyReceipt.otherApps = newValue
+            appReceipt?.otherApps = newValue
+        }
+    }
+
     /// The verifier of Apple's evidence (``Verifiers``) over `client`.
     public func verifier(client: CurlHTTPClient, budgets: any CallBudgetKeeper, logger: Logger) throws
         -> any ReceiptVerifier
     {
         let legacy = try Verifiers.legacy(
-            mode: receiptVerification, appReceipt: appReceipt ?? .init(bundleID: verifyReceipt.bundleID),
+            mode: receiptVerification, appReceipt: appReceipt ?? localChecks,
             apple: try VerifyReceiptVerifier(configuration: verifyReceipt, client: client, logger: logger),
             logger: logger)
         return Verifiers.make(
             legacy: legacy, signedData: signedData,
             serverAPI: try serverAPIClient(client: client, budgets: budgets, logger: logger))
+    }
+
+    /// The local checks when none are configured: Apple Inc. Root CA, for this app.
+    private var localChecks: AppReceiptVerifier.Configuration {
+        var checks = AppReceiptVerifier.Configuration(bundleID: verifyReceipt.bundleID)
+        checks.otherApps = otherApps
+        return checks
     }
 
     /// The App Store Server API over `client`, or nil without credentials.

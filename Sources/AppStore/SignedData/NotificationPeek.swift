@@ -7,6 +7,9 @@ import PipelineCore
 public struct NotificationPeek: Hashable, Sendable {
     public var notificationUUID: String
     public var notificationType: String
+    /// The app it says it is about (`data`, `summary` or `appData`'s `bundleId`): where a
+    /// pipeline of several apps routes it (its verifier checks it).
+    public var bundleID: String?
 
     /// The notification's UUID and type; nil when `signedPayload` is not a JWS whose
     /// payload is JSON with both.
@@ -17,5 +20,8 @@ public struct NotificationPeek: Hashable, Sendable {
         else { return nil }
         self.notificationUUID = uuid
         self.notificationType = type
+        self.bundleID =
+            ["data", "summary", "appData"].lazy
+            .compactMap { (object[$0] as? [String: Any])?["bundleId"] as? String }.first
     }
 }

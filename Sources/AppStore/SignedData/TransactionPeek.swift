@@ -12,6 +12,8 @@ public struct TransactionPeek: Hashable, Sendable {
     public var appAccountToken: String?
     /// Whether Apple refunded or revoked it (`revocationDate` is set).
     public var isRevoked: Bool
+    /// The app it says it is of (`bundleId`).
+    public var bundleID: String?
 
     /// Nil when `signedTransaction` is not a JWS whose payload is JSON with a transaction id.
     public init?(_ signedTransaction: String) {
@@ -23,5 +25,6 @@ public struct TransactionPeek: Hashable, Sendable {
         productID = object["productId"] as? String
         appAccountToken = (object["appAccountToken"] as? String)?.lowercased()
         isRevoked = object["revocationDate"] != nil && !(object["revocationDate"] is NSNull)
+        bundleID = object["bundleId"] as? String
     }
 }

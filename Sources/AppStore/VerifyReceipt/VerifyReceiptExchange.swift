@@ -26,10 +26,11 @@ public enum VerifyReceiptExchange {
     ///   - response: The HTTP answer.
     ///   - endpoint: Which endpoint answered.
     ///   - bundleID: The app's bundle id.
+    ///   - otherApps: The pipeline's other apps: a receipt of one of theirs is `app_mismatch`, naming it.
     ///   - now: The clock, for a `Retry-After` given as a date.
     public static func classify(
         _ response: HTTPResponse, from endpoint: VerifyReceiptEnvironment, bundleID: String,
-        now: Date = Date()
+        otherApps: OtherApps = .none, now: Date = Date()
     ) -> Step {
         guard response.status == 200 else {
             let retryAfter = response.header("Retry-After").flatMap { retryAfterDuration($0, now: now) }
@@ -38,7 +39,7 @@ public enum VerifyReceiptExchange {
         guard let body = try? JSONDecoder().decode(VerifyReceiptResponse.self, from: response.bodyData) else {
             return .outcome(.transient(reason: "invalid_response_body"))
         }
-        return classify(body, from: endpoint, bundleID: bundleID)
+        return classify(body, from: endpoint, bundleID: bundleID, otherApps: otherApps)
     }
 
     /// Classifies a decoded `verifyReceipt` answer of `endpoint`.
@@ -46,8 +47,10 @@ public enum VerifyReceiptExchange {
     ///   - body: The answer.
     ///   - endpoint: Which endpoint answered.
     ///   - bundleID: The app's bundle id; a valid receipt of another app is `bundle_mismatch`.
+    ///   - otherApps: The pipeline's other apps: a receipt of one of theirs is `app_mismatch`, naming it.
     public static func classify(
-        _ body: VerifyReceiptResponse, from endpoint: VerifyReceiptEnvironment, bundleID: String
+        _ body: VerifyReceiptResponse, from endpoint: VerifyReceiptEnvironment, bundleID: String,
+        otherApps: OtherApps = .none
     ) -> Step {
         switch body.status.action(isRetryable: body.isRetryable) {
         case .trySandbox:
@@ -63,7 +66,7 @@ public enum VerifyReceiptExchange {
                 return .outcome(.transient(reason: "invalid_response_body"))
             }
             guard receipt.bundleID == bundleID else {
-                return .outcome(.rejected(reason: "bundle_mismatch"))
+                return .outcome(.rejected(reason: otherApps.rejection(for: receipt.bundleID) ?? "bundle_mismatch"))
             }
             return .outcome(
                 .valid(

@@ -1,3 +1,5 @@
+import PipelineCore
+
 extension VerifyReceiptVerifier {
     /// Where Apple's `verifyReceipt` lives and what to send it.
     public struct Configuration: Sendable, CustomStringConvertible {
@@ -15,6 +17,9 @@ extension VerifyReceiptVerifier {
         public var sharedSecret: String?
         /// The app's bundle id (`IAP_BUNDLE_ID`): a receipt of another app is rejected.
         public var bundleID: String
+        /// The other apps of the pipeline (`IAP_APPS`): a receipt of one of theirs is
+        /// refused naming it instead of `bundle_mismatch`.
+        public var otherApps = OtherApps.none
         /// Sent as `exclude-old-transactions`: only the latest renewal of each subscription
         /// in `latest_receipt_info`.
         public var excludeOldTransactions: Bool

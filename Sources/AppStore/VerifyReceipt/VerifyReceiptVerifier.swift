@@ -112,7 +112,8 @@ public struct VerifyReceiptVerifier: ReceiptVerifier {
         )
         do {
             let response = try await client.execute(request)
-            let step = VerifyReceiptExchange.classify(response, from: environment, bundleID: configuration.bundleID)
+            let step = VerifyReceiptExchange.classify(
+                response, from: environment, bundleID: configuration.bundleID, otherApps: configuration.otherApps)
             if case .outcome(.transient(let reason, _)) = step, reason == "invalid_response_body" {
                 logger.warning(
                     "verifyReceipt answer is not a verifyReceipt body",

@@ -43,6 +43,7 @@ public enum FulfillerStage {
             Fulfiller(
                 connection: connection, topology: parts.topology, settlement: SettlementStore(database),
                 deadLetters: DeadLetterStore(database), catalog: parts.catalog,
+                otherApps: parts.apps?.others.mapValues(\.catalog) ?? [:],
                 configuration: configuration.fulfiller, logger: parts.logger("fulfiller")),
             SubscriptionScheduler(
                 connection: connection, topology: parts.topology, checks: SubscriptionStore(database),

@@ -21,6 +21,9 @@ public struct StageParts: Sendable {
     public var caFile: String?
     /// The logger of a part of a stage, by label (`scheduler`, `google-play`, ...).
     public var logger: @Sendable (String) -> Logger
+    /// The apps of `IAP_APPS`, each with its stores and catalog; nil with the single-app
+    /// settings. ``stores`` and ``catalog`` are then the default app's.
+    public var apps: AppsParts?
 
     public init(
         topology: PipelineTopology, catalog: Catalog, stores: StoreRegistry,

@@ -2,6 +2,7 @@ import Broker
 import Logging
 import PipelineCore
 import ServiceLifecycle
+import StorePlugins
 import Validator
 
 /// The validator's composition root: every store's evidence routed to its store's verifier
@@ -16,13 +17,30 @@ public enum ValidatorStage {
     ) throws -> [any Service] {
         let logger = parts.logger("validator")
         let client = try parts.httpClient(inFlight: configuration.concurrency, logger: logger)
-        let verifier = try PluginStores.verifier(
-            parts.stores, httpClient: client, budgets: budgets ?? LocalCallBudgetKeeper(), catalog: parts.catalog,
-            logger: logger)
+        let budgets = budgets ?? LocalCallBudgetKeeper()
+        func verifier(_ stores: StoreRegistry, _ catalog: Catalog, logger: Logger) throws -> any ReceiptVerifier {
+            try PluginStores.verifier(stores, httpClient: client, budgets: budgets, catalog: catalog, logger: logger)
+        }
+        let routed: any ReceiptVerifier
+        if let apps = parts.apps {
+            // Each app's receipts verified with its own stores and catalog, refusing the others'.
+            func appVerifier(_ app: String, _ stores: StoreRegistry, _ catalog: Catalog) throws -> any ReceiptVerifier {
+                var appLogger = logger
+                appLogger[metadataKey: "app"] = "\(app)"
+                return try verifier(stores.refusing(apps.otherApps(than: app)), catalog, logger: appLogger)
+            }
+            var others: [String: any ReceiptVerifier] = [:]
+            for (id, app) in apps.others { others[id] = try appVerifier(id, app.stores, app.catalog) }
+            routed = AppRoutingVerifier(
+                defaultApp: (apps.defaultApp, try appVerifier(apps.defaultApp, parts.stores, parts.catalog)),
+                others: others, apps: apps)
+        } else {
+            routed = try verifier(parts.stores, parts.catalog, logger: logger)
+        }
         return [
             HTTPClientService(client: client),
             Validator(
-                connection: connection, topology: parts.topology, verifier: verifier, configuration: configuration,
+                connection: connection, topology: parts.topology, verifier: routed, configuration: configuration,
                 logger: logger),
         ]
     }
@@ -30,6 +48,8 @@ public enum ValidatorStage {
     /// Whether a validator calls an API whose budget all validators share (the App Store
     /// Server API, Google's, Huawei's, Stripe's): it then needs the pipeline's database.
     public static func spendsSharedBudgets(_ parts: StageParts) -> Bool {
-        parts.stores.configured.values.contains(where: \.talksToStore)
+        ([parts.stores] + (parts.apps?.others.values.map(\.stores) ?? [])).contains {
+            $0.configured.values.contains(where: \.talksToStore)
+        }
     }
 }

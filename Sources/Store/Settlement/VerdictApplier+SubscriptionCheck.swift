@@ -60,7 +60,8 @@ extension VerdictApplier {
         let bound = try await batch.bound(originalTransactionID: check.originalTransactionID)
         let state = SettlementState(
             bound: bound, accounts: [accountID: try await batch.account(accountID, balances: false)])
-        let lapse = engine.concludeLapse(entitlement: check.entitlement, state: state, cause: cause, now: now)
+        let lapse = engine(forAccount: accountID).concludeLapse(
+            entitlement: check.entitlement, state: state, cause: cause, now: now)
         try await batch.apply(lapse.effects)
         return lapse.outcome
     }

@@ -8,23 +8,36 @@ import Settlement
 /// (``SettlementBatch``). It holds no rule of its own.
 struct VerdictApplier {
     let batch: SettlementBatch
+    /// The default app's engine, and each other app's over its own catalog (issue 30).
     let engine: SettlementEngine
+    let appEngines: [String: SettlementEngine]
     var now: Date { batch.now }
 
-    init(db: any SQLSession, catalog: Catalog, now: Date) {
-        self.engine = SettlementEngine(catalog: catalog)
+    init(db: any SQLSession, catalogs: AppCatalogs, now: Date) {
+        self.engine = SettlementEngine(catalog: catalogs.defaultCatalog)
+        self.appEngines = catalogs.others.mapValues { SettlementEngine(catalog: $0) }
         self.batch = SettlementBatch(
-            db: db, now: now, needsPurchaseHistory: catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil })
+            db: db, now: now,
+            needsPurchaseHistory: catalogs.all.contains { catalog in
+                catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil }
+            })
     }
 
     /// Runs `body` with an applier on `db`, then writes what it decided.
     static func within<T>(
-        _ db: any SQLSession, catalog: Catalog, now: Date, _ body: (VerdictApplier) async throws -> T
+        _ db: any SQLSession, catalogs: AppCatalogs, now: Date, _ body: (VerdictApplier) async throws -> T
     ) async throws -> T {
-        let applier = VerdictApplier(db: db, catalog: catalog, now: now)
+        let applier = VerdictApplier(db: db, catalogs: catalogs, now: now)
         let result = try await body(applier)
         try await applier.batch.flush()
         return result
+    }
+
+    /// ``within(_:catalogs:now:_:)`` with one catalog for every account.
+    static func within<T>(
+        _ db: any SQLSession, catalog: Catalog, now: Date, _ body: (VerdictApplier) async throws -> T
+    ) async throws -> T {
+        try await within(db, catalogs: AppCatalogs(catalog), now: now, body)
     }
 
     /// Applies each verdict, in order, each on the books as the ones before it left them.
@@ -97,7 +110,8 @@ struct VerdictApplier {
 
     /// Reads the state an event needs, lets the engine decide, keeps the effects.
     func settle(_ event: SettlementEvent) async throws -> Decision {
-        let decision = try await engine.decide(event, state: batch.state(for: event), now: now)
+        let state = try await batch.state(for: event)
+        let decision = try engine(forAccount: Self.account(of: event, state)).decide(event, state: state, now: now)
         try await batch.apply(decision.effects)
         return decision
     }
@@ -213,7 +227,7 @@ struct VerdictApplier {
         else {
             return nil
         }
-        let product = engine.catalog.product(order.productID)
+        let product = engine(forAccount: order.accountID).catalog.product(order.productID)
         var candidates: [OrderPayment.Candidate] = []
         for transaction in transactions {
             let known = try await batch.known(transaction.transactionID)
@@ -225,5 +239,25 @@ struct VerdictApplier {
             OrderClaim(orderID: order.id, accountID: order.accountID, productID: order.productID, product: product),
             paying
         )
+    }
+
+    // MARK: - Apps
+
+    /// The engine over the catalog of the app of `account` (a stored id); the default app's
+    /// when none is known.
+    func engine(forAccount account: String?) -> SettlementEngine {
+        account.flatMap(AppScope.appID(of:)).flatMap { appEngines[$0] } ?? engine
+    }
+
+    /// The account whose app prices `event`: the one it names, else the one its transaction
+    /// was credited to.
+    private static func account(of event: SettlementEvent, _ state: SettlementState) -> String? {
+        switch event {
+        case .transactionVerified(_, .receipt(_, let claimant, _, _)): claimant
+        case .transactionVerified(_, .subscriptionCheck(_, let account, _)): account
+        case .adjustment(let adjustment): adjustment.accountID
+        case .entitlementGrant(let grant): grant.accountID
+        default: state.bound?.accountID ?? state.known?.accountID
+        }
     }
 }

@@ -35,24 +35,32 @@ public struct SettlementStore: Sendable {
     /// value the database refuses when the batch is written) is applied again in halves, and
     /// theirs, until the verdict at fault stands alone and is reported `invalid` with the
     /// reason: one bad value costs a few transactions, never the batch.
-    public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
+    ///
+    /// Each account is priced by its app's catalog (``AppCatalogs``).
+    public func apply(_ verdicts: [Verdict], catalogs: AppCatalogs, now: Date) async throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
         do {
-            return try await database.transaction { db in try await apply(verdicts, catalog: catalog, now: now, db) }
+            return try await database.transaction { db in try await apply(verdicts, catalogs: catalogs, now: now, db) }
         } catch  where SQLError.blame(error) == .work {
             guard verdicts.count > 1 else { return [.invalid(receiptID: verdicts[0].receiptID, reason: "\(error)")] }
             let middle = verdicts.count / 2
-            let first = try await apply(Array(verdicts[..<middle]), catalog: catalog, now: now)
-            return first + (try await apply(Array(verdicts[middle...]), catalog: catalog, now: now))
+            let first = try await apply(Array(verdicts[..<middle]), catalogs: catalogs, now: now)
+            return first + (try await apply(Array(verdicts[middle...]), catalogs: catalogs, now: now))
         }
     }
 
-    /// ``apply(_:catalog:now:)`` in the caller's transaction: the batch's subjects, transactions
+    /// ``apply(_:catalogs:now:)`` with one catalog for every account.
+    public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
+        try await apply(verdicts, catalogs: AppCatalogs(catalog), now: now)
+    }
+
+    /// ``apply(_:catalogs:now:)`` in the caller's transaction: the batch's subjects, transactions
     /// and accounts are locked in one order as they are read (``SettlementBatch/prefetch(_:)``),
     /// so that two fulfillers given overlapping batches (a redelivery) wait for each other.
-    func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date, _ db: any SQLSession) async throws -> [VerdictResult]
+    func apply(_ verdicts: [Verdict], catalogs: AppCatalogs, now: Date, _ db: any SQLSession) async throws
+        -> [VerdictResult]
     {
-        try await VerdictApplier.within(db, catalog: catalog, now: now) { applier in
+        try await VerdictApplier.within(db, catalogs: catalogs, now: now) { applier in
             let results = try await applier.apply(verdicts)
             applier.batch.books.writes.trace(verdicts)
             return results

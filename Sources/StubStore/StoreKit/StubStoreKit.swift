@@ -23,22 +23,24 @@ public final class StubStoreKit: Sendable {
     /// The root to configure as trusted (DER).
     public var rootDER: [UInt8] { authority.rootDER }
 
-    /// A signed transaction as StoreKit 2 hands it to the app.
-    public func signTransaction(_ transaction: StubTransaction, signedAt: Date = Date()) -> String {
-        authority.signer.signTransaction(payload(transaction, signedAt: signedAt))
+    /// A signed transaction as StoreKit 2 hands it to the app (``bundleID``, or `app`).
+    public func signTransaction(_ transaction: StubTransaction, signedAt: Date = Date(), app: String? = nil) -> String {
+        authority.signer.signTransaction(payload(transaction, signedAt: signedAt, app: app ?? bundleID))
     }
 
-    /// A signed App Store Server Notification V2 with its transaction and renewal info.
+    /// A signed App Store Server Notification V2 with its transaction and renewal info,
+    /// about ``bundleID`` or another app of the stub's (`app`).
     public func signNotification(
         type: ResponseBodyV2DecodedPayload.NotificationType, subtype: ResponseBodyV2DecodedPayload.Subtype? = nil,
         transaction: StubTransaction?, gracePeriodExpiresDate: Date? = nil,
         uuid: String = UUID().uuidString.lowercased(),
-        signedAt: Date = Date()
+        signedAt: Date = Date(), app: String? = nil
     ) -> String {
         var data = ResponseBodyV2DecodedPayload.NotificationData(
-            environment: environment, bundleId: bundleID, bundleVersion: "1")
+            environment: environment, bundleId: app ?? bundleID, bundleVersion: "1")
         if let transaction {
-            data.signedTransactionInfo = signTransaction(transaction, signedAt: signedAt)
+            data.signedTransactionInfo = authority.signer.signTransaction(
+                payload(transaction, signedAt: signedAt, app: app ?? bundleID))
             if transaction.type == .autoRenewableSubscription {
                 data.signedRenewalInfo = authority.signer.signRenewalInfo(
                     JWSRenewalInfoDecodedPayload(
@@ -53,10 +55,10 @@ public final class StubStoreKit: Sendable {
                 signedDate: signedAt))
     }
 
-    private func payload(_ transaction: StubTransaction, signedAt: Date) -> JWSTransactionDecodedPayload {
+    private func payload(_ transaction: StubTransaction, signedAt: Date, app: String) -> JWSTransactionDecodedPayload {
         JWSTransactionDecodedPayload(
             originalTransactionId: transaction.originalTransactionID ?? transaction.transactionID,
-            transactionId: transaction.transactionID, bundleId: bundleID, productId: transaction.productID,
+            transactionId: transaction.transactionID, bundleId: app, productId: transaction.productID,
             purchaseDate: transaction.purchaseDate, originalPurchaseDate: transaction.purchaseDate,
             expiresDate: transaction.expiresDate, quantity: transaction.quantity, type: transaction.type,
             appAccountToken: transaction.appAccountToken, inAppOwnershipType: .purchased, signedDate: signedAt,

@@ -31,11 +31,11 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("fulfiller")
-            let verifierSettings = try VerifierSettings(environment: settings.environment)
-            let reconcile = try ReconcileSettings(environment: settings.environment, verifier: verifierSettings)
-            let parts = settings.stageParts(
-                catalog: try settings.catalog(logger: logger), stores: verifierSettings.stores,
-                caFile: verifierSettings.caFile)
+            let served = try settings.servedApps(logger: logger)
+            let reconcile = try ReconcileSettings(environment: settings.environment, verifier: served.verifier)
+            var parts = settings.stageParts(
+                catalog: served.catalog, stores: served.verifier.stores, caFile: served.verifier.caFile)
+            parts.apps = served.apps
             var configuration = try Self.stage(settings, reconcile: reconcile)
             configuration.fulfiller = .init(batchSize: batchSize, prefetch: prefetch)
             let database = try await settings.openDatabase()

@@ -29,10 +29,10 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("validator")
-            let verifierSettings = try VerifierSettings(environment: settings.environment)
-            let parts = settings.stageParts(
-                catalog: try settings.catalog(logger: logger), stores: verifierSettings.stores,
-                caFile: verifierSettings.caFile)
+            let served = try settings.servedApps(logger: logger)
+            var parts = settings.stageParts(
+                catalog: served.catalog, stores: served.verifier.stores, caFile: served.verifier.caFile)
+            parts.apps = served.apps
             // The stores' rate limits (Apple's, Google's, Huawei's) bind every validator together: with
             // credentials, the call budgets live in the pipeline's database, the one place all
             // of them see.

@@ -26,6 +26,8 @@ struct PipelineSettings: Sendable {
     var logLevel: Logger.Level
     /// Metrics, health and shutdown settings (`IAP_SHUTDOWN_GRACE`, `IAP_ADMIN_*`).
     var operations: OperationsSettings
+    /// The apps file (`IAP_APPS`), checked; nil with the single-app settings.
+    var apps: AppsFile?
 
     /// - Throws: ``SettingError`` naming the variable that is missing or malformed.
     init(environment env: EnvironmentReader = EnvironmentReader()) throws(SettingError) {
@@ -65,7 +67,11 @@ struct PipelineSettings: Sendable {
         operations = try OperationsSettings(environment: env)
         // Every process checks a file of apps at start, as `iap apps check` does, whether it
         // serves apps yet or not: a bad file stops it naming the app and the member.
-        if let path = env.optional("IAP_APPS") { _ = try AppsFile.load(path: path).check(over: env) }
+        if let path = env.optional("IAP_APPS") {
+            let file = try AppsFile.load(path: path)
+            _ = try file.check(over: env)
+            apps = file
+        }
     }
 
     var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix, quorumGroupSize: quorumGroupSize) }
@@ -136,6 +142,11 @@ struct PipelineSettings: Sendable {
 
     /// The catalog at `IAP_CATALOG`, or the built-in sample when unset.
     func catalog(logger: Logger) throws -> Catalog {
+        try catalog(in: environment, logger: logger)
+    }
+
+    /// The catalog at `IAP_CATALOG` of `environment`, or the built-in sample when unset.
+    func catalog(in environment: EnvironmentReader, logger: Logger) throws -> Catalog {
         guard let path = environment.optional("IAP_CATALOG") else {
             logger.notice("IAP_CATALOG is not set: using the built-in sample catalog (com.example.* products)")
             return SampleCatalog.catalog

@@ -62,6 +62,17 @@ import Testing
         #expect(outcome == .rejected(reason: "bundle_mismatch"))
     }
 
+    @Test func anotherAppsBundle_isRejectedNamingTheApp() async throws {
+        let store = StubAppStore()
+        var configuration = AppReceiptVerifier.Configuration(
+            rootCertificates: [store.receiptAuthority.rootDER], bundleID: "com.example.other")
+        configuration.otherApps = OtherApps(["com.example.game": "puzzle"])
+        let verifier = LocalReceiptVerifier(verifier: try AppReceiptVerifier(configuration: configuration))
+        #expect(
+            await verifier.verify(submission(store.issuePKCS7(Self.purchase)))
+                == .rejected(reason: "app_mismatch: belongs to puzzle"))
+    }
+
     /// The purchase in Production, so Apple (the stub) answers at the first endpoint.
     static var production: StubReceipt {
         var receipt = purchase

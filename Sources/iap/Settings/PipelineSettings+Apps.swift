@@ -1,0 +1,54 @@
+import AppStore
+import Apps
+import Logging
+import Pipeline
+import PipelineCore
+
+/// What the validator and the fulfiller serve (issue 30): with `IAP_APPS`, each app's own
+/// stores and catalog, as its members configure them.
+extension PipelineSettings {
+    struct ServedApps {
+        /// The default app's stores (the first app's members over the single-app variables).
+        var verifier: VerifierSettings
+        /// The default app's catalog.
+        var catalog: Catalog
+        /// Every other app's, and which app each store identity names; nil without `IAP_APPS`.
+        var apps: AppsParts?
+    }
+
+    /// - Parameter apple: Apple's defaults (``VerifierSettings/init(environment:apple:)``).
+    func servedApps(apple: AppleSetup.Defaults = .init(), logger: Logger) throws -> ServedApps {
+        guard let file = apps, let first = file.apps.first else {
+            return ServedApps(
+                verifier: try VerifierSettings(environment: environment, apple: apple),
+                catalog: try catalog(logger: logger))
+        }
+        let defaultEnvironment = first.environment(overlaying: environment)
+        let defaultCatalog = try catalog(in: defaultEnvironment, logger: logger)
+        var others: [String: AppsParts.App] = [:]
+        var identities: [String: String] = [:]
+        for app in file.apps {
+            let env = app.id == first.id ? defaultEnvironment : app.environment(over: environment)
+            do throws(SettingError) {
+                for identity in [env.optional("IAP_BUNDLE_ID")].compactMap({ $0 })
+                    + env.list("IAP_GOOGLE_PACKAGE_NAMES")
+                {
+                    identities[identity] = app.id
+                }
+                guard app.id != first.id else { continue }
+                // An app without a catalog of its own sells what the default app sells.
+                let catalog = try env.optional("IAP_CATALOG").map { path throws(SettingError) in
+                    try Self.catalog(at: path)
+                }
+                others[app.id] = AppsParts.App(
+                    stores: try VerifierSettings(environment: env, apple: apple).stores,
+                    catalog: catalog ?? defaultCatalog)
+            } catch {
+                throw AppsFile.named(error, app: app.id)
+            }
+        }
+        return ServedApps(
+            verifier: try VerifierSettings(environment: defaultEnvironment, apple: apple), catalog: defaultCatalog,
+            apps: AppsParts(defaultApp: first.id, others: others, identities: identities))
+    }
+}
