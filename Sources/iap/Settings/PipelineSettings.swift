@@ -26,6 +26,8 @@ struct PipelineSettings: Sendable {
     var logLevel: Logger.Level
     /// Metrics, health and shutdown settings (`IAP_SHUTDOWN_GRACE`, `IAP_ADMIN_*`).
     var operations: OperationsSettings
+    /// The apps of `IAP_APPS`, as the operator's commands filter and name them.
+    var apps = AppDirectory.single
 
     /// - Throws: ``SettingError`` naming the variable that is missing or malformed.
     init(environment env: EnvironmentReader = EnvironmentReader()) throws(SettingError) {
@@ -65,7 +67,11 @@ struct PipelineSettings: Sendable {
         operations = try OperationsSettings(environment: env)
         // Every process checks a file of apps at start, as `iap apps check` does, whether it
         // serves apps yet or not: a bad file stops it naming the app and the member.
-        if let path = env.optional("IAP_APPS") { _ = try AppsFile.load(path: path).check(over: env) }
+        if let path = env.optional("IAP_APPS") {
+            let file = try AppsFile.load(path: path)
+            _ = try file.check(over: env)
+            apps = AppDirectory(ids: file.apps.map(\.id))
+        }
     }
 
     var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix, quorumGroupSize: quorumGroupSize) }
