@@ -13,7 +13,9 @@ extension OperatorConsole {
         let csrf = session.csrfToken(configuration)
         let text = query.text("q")
         let naming = try naming(query)
-        var body = "<form method=\"get\" action=\"/console/accounts\">" + appPicker(naming) + "<label>Account id, receipt id, Apple "
+        var body =
+            "<form method=\"get\" action=\"/console/accounts\">" + appPicker(naming)
+            + "<label>Account id, receipt id, Apple "
         body += "transaction or original transaction id, order id, appAccountToken, Google order id or purchase token "
         body += "<input type=\"search\" "
         body += "name=\"q\" id=\"account-q\" value=\"\(HTML.escape(text ?? ""))\" size=\"48\"></label> "
@@ -95,9 +97,14 @@ extension OperatorConsole {
                     [.time(event.at), .text(event.kind.rawValue), .text(event.summary), Self.link(event.reference)]
                 )
             })
-        body += "<h2>Webhooks sent, newest first</h2>" + Self.webhookTable(story.webhooks, naming: AccountNaming(apps: configuration.apps))
+        body +=
+            "<h2>Webhooks sent, newest first</h2>"
+            + Self.webhookTable(story.webhooks, naming: AccountNaming(apps: configuration.apps))
         return ConsolePage(
-            .ok, HTML.page(title: "Account \(configuration.apps.label(id))", operatorName: session.operatorName, csrf: csrf, body: body))
+            .ok,
+            HTML.page(
+                title: "Account \(configuration.apps.label(id))", operatorName: session.operatorName, csrf: csrf,
+                body: body))
     }
 
     /// An account whose stored state cannot be read: what cannot, and the grant forms, whose

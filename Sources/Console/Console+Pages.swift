@@ -173,7 +173,8 @@ extension OperatorConsole {
                         "data-receipt=\"\(HTML.escape(letter.receiptID ?? ""))\"",
                         [
                             .link(letter.id, to: "/console/dead/" + letter.id), .text(letter.receiptID ?? "—"),
-                            .text(letter.accountID.map(naming.name) ?? "—"), .text(letter.reason), .number(letter.attempts),
+                            .text(letter.accountID.map(naming.name) ?? "—"), .text(letter.reason),
+                            .number(letter.attempts),
                             .time(letter.deadAt), .text(letter.status.rawValue),
                             HTML.Cell(html: actions(letter, csrf: csrf)),
                         ]

@@ -50,7 +50,10 @@ import Testing
         ] {
             let posted = try await AppsEndToEndTests.call(
                 pipeline, .post, "/v1/receipts", token: token,
-                body: ["account_id": "player-1", "receipt_data": pipeline.receipt(transaction: transaction, product: product)])
+                body: [
+                    "account_id": "player-1",
+                    "receipt_data": pipeline.receipt(transaction: transaction, product: product),
+                ])
             receipts.append((token, try #require(posted.json["receipt_id"] as? String, "\(posted.json)")))
         }
         for (token, id) in receipts {

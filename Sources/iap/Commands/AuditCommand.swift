@@ -27,7 +27,8 @@ extension IAP {
                 throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
             }
             let scope = try app.scope(in: settings.apps)
-            let books = AuditByApp(apps: settings.apps, findings: try await LedgerStore(settings.openDatabase()).audit())
+            let books = AuditByApp(
+                apps: settings.apps, findings: try await LedgerStore(settings.openDatabase()).audit())
             let findings = scope.map(books.findings(of:)) ?? books.findings
             let place = settings.databaseDescription + (scope?.id.map { ", app \($0)" } ?? "")
             if let metricsFile { try Self.write(findings: findings.count, to: metricsFile) }

@@ -60,7 +60,8 @@ extension IAP.Dlq {
                     DlqOutput.table(
                         ["RECEIPT", ""],
                         [
-                            ["id", receipt.receiptID], ["account", naming.name(receipt.accountID)], ["kind", receipt.kind.rawValue],
+                            ["id", receipt.receiptID], ["account", naming.name(receipt.accountID)],
+                            ["kind", receipt.kind.rawValue],
                             ["status", receipt.status.rawValue], ["reason", receipt.reason ?? "-"],
                             ["attempts", String(receipt.attempts)], ["product", receipt.productID ?? "-"],
                             ["order", receipt.orderID ?? "-"], ["received at", DlqOutput.time(receipt.createdAt)],
