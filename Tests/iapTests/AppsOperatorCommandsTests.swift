@@ -38,10 +38,11 @@ import Testing
 
     /// player-1 credited 100 coins in puzzle (the default app) and 500 in racer, and a dead
     /// letter of each.
-    static func givenPlayerOneCreditedInBothApps(_ pipeline: ProcessPipeline, _ database: any SQLDatabase)
-        async throws
-    {
-        for stage in ["intake", "validator", "fulfiller"] { _ = try pipeline.start([stage]) }
+    static func givenPlayerOneCreditedInBothApps(
+        _ pipeline: ProcessPipeline, _ database: any SQLDatabase,
+        stages: [[String]] = [["intake"], ["validator"], ["fulfiller"]]
+    ) async throws {
+        for stage in stages { _ = try pipeline.start(stage) }
         #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
         var receipts: [(token: String, id: String)] = []
         for (token, transaction, product) in [
