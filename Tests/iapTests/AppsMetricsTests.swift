@@ -15,16 +15,9 @@ import Testing
         defer { directory.remove() }
         try await withWebhookReceiver(secret: puzzleSecret.encoded) { puzzleHook in
             try await withWebhookReceiver(secret: racerSecret.encoded) { racerHook in
-                let apps = directory.file("apps.yaml")
-                try """
-                apps:
-                  - id: puzzle
-                    api_tokens: [\(ProcessPipeline.token)]
-                    webhook: { url: "\(puzzleHook.url)", secret: "\(puzzleSecret.encoded)" }
-                  - id: racer
-                    api_tokens: [\(AppsEndToEndTests.racerToken)]
-                    webhook: { url: "\(racerHook.url)", secret: "\(racerSecret.encoded)" }
-                """.write(toFile: apps, atomically: true, encoding: .utf8)
+                let apps = try AppsOperatorCommandsTests.writeApps(
+                    in: directory,
+                    webhooks: [(puzzleHook.url, puzzleSecret.encoded), (racerHook.url, racerSecret.encoded)])
                 try await ProcessPipeline.run(
                     stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), environment: ["IAP_APPS": apps]
                 ) { pipeline in

@@ -13,14 +13,7 @@ import Testing
     {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let apps = directory.file("apps.yaml")
-        try """
-        apps:
-          - id: puzzle
-            api_tokens: [\(ProcessPipeline.token)]
-          - id: racer
-            api_tokens: [\(AppsEndToEndTests.racerToken)]
-        """.write(toFile: apps, atomically: true, encoding: .utf8)
+        let apps = try Self.writeApps(in: directory)
         try await Self.withDatabase(backend) { database, databaseEnvironment in
             try await ProcessPipeline.run(
                 stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID),
@@ -172,6 +165,25 @@ import Testing
         // An app the file does not list is refused by name.
         let unknown = try await get("/console/webhooks?app=chess")
         #expect(unknown.status == 400 && unknown.body.contains("chess"), "\(unknown.status) \(unknown.body)")
+    }
+
+    /// Writes the apps file of these tests: puzzle, the default app with ProcessPipeline's
+    /// token, and racer; each with the webhook given. Returns its path.
+    static func writeApps(in directory: TemporaryDirectory, webhooks: [(url: String, secret: String)] = [])
+        throws -> String
+    {
+        let path = directory.file("apps.yaml")
+        var text = "apps:\n"
+        for (index, (id, token)) in [("puzzle", ProcessPipeline.token), ("racer", AppsEndToEndTests.racerToken)]
+            .enumerated()
+        {
+            text += "  - id: \(id)\n    api_tokens: [\(token)]\n"
+            if index < webhooks.count {
+                text += "    webhook: { url: \"\(webhooks[index].url)\", secret: \"\(webhooks[index].secret)\" }\n"
+            }
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
     }
 
     /// The test's handle on the processes' database (nil: ProcessPipeline's SQLite file), and
