@@ -29,6 +29,41 @@ import Testing
         }
     }
 
+    @Test func receiptInspectChecksTheBundleIDOfTheAppNamed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let apps = directory.file("apps.yaml")
+        try """
+        apps:
+          - id: weeka
+            api_tokens: [weeka-backend-token-00001]
+            apple: { bundle_id: dev.bonzer.weeka.app }
+          - id: racer
+            api_tokens: [\(AppsEndToEndTests.racerToken)]
+            apple: { bundle_id: com.example.racer }
+          - id: web
+            api_tokens: [web-backend-token-000001]
+        """.write(toFile: apps, atomically: true, encoding: .utf8)
+        let receipt = ReceiptCommandTests.vector("TPInAppReceipt/receipt-sandbox-g5")
+        func inspect(_ options: [String]) async throws -> (status: Int32, output: String) {
+            let run = try await IAPProcess.run(
+                ["receipt", "inspect", receipt] + options, environment: ["IAP_APPS": apps])
+            return (run.status, run.output)
+        }
+        let own = try await inspect(["--app", "weeka"])
+        #expect(own.status == 0 && own.output.contains("verdict       valid"), "\(own.output)")
+        let other = try await inspect(["--app", "racer"])
+        #expect(other.status == 1 && other.output.contains("bundle_mismatch"), "\(other.output)")
+        for (options, message) in [
+            (["--app", "chess"], "no app 'chess' in IAP_APPS (apps: weeka, racer, web)"),
+            (["--app", "web"], "app web has no apple.bundle_id"),
+            (["--app", "weeka", "--bundle-id", "dev.bonzer.weeka.app"], "give --app or --bundle-id, not both"),
+        ] {
+            let refused = try await inspect(options)
+            #expect(refused.status != 0 && refused.output.contains(message), "\(options): \(refused.output)")
+        }
+    }
+
     /// player-1 credited 100 coins in puzzle (the default app) and 500 in racer, and a dead
     /// letter of each.
     static func givenPlayerOneCreditedInBothApps(
