@@ -24,7 +24,8 @@ extension IAP {
 
             func run() async throws {
                 let context = try await DlqContext()
-                let naming = AccountNaming(apps: context.settings.apps, scope: try app.scope(in: context.settings.apps))
+                let naming = AccountNaming(
+                    apps: context.settings.appDirectory, scope: try app.scope(in: context.settings.appDirectory))
                 let history = AccountHistoryStore(context.database)
                 let exact = naming.stored(id)
                 let found = try await history.accounts(matching: id, naming: naming)

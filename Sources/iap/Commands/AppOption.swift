@@ -21,3 +21,8 @@ struct AppOption: ParsableArguments {
         return scope
     }
 }
+
+extension PipelineSettings {
+    /// The apps of `IAP_APPS` as the operator's commands filter and name them.
+    var appDirectory: AppDirectory { AppDirectory(ids: apps?.apps.map(\.id) ?? []) }
+}

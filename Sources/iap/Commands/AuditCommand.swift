@@ -26,9 +26,9 @@ extension IAP {
             guard settings.postgres != nil || FileManager.default.fileExists(atPath: settings.databasePath) else {
                 throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
             }
-            let scope = try app.scope(in: settings.apps)
+            let scope = try app.scope(in: settings.appDirectory)
             let books = AuditByApp(
-                apps: settings.apps, findings: try await LedgerStore(settings.openDatabase()).audit())
+                apps: settings.appDirectory, findings: try await LedgerStore(settings.openDatabase()).audit())
             let findings = scope.map(books.findings(of:)) ?? books.findings
             let place = settings.databaseDescription + (scope?.id.map { ", app \($0)" } ?? "")
             if let metricsFile { try Self.write(findings: findings.count, to: metricsFile) }
@@ -48,7 +48,7 @@ extension IAP {
                     if group.count > 50 { print("    … and \(group.count - 50) more (use --json for all)") }
                 }
             }
-            if !json, scope == nil, settings.apps.hasApps { print(books.summary) }
+            if !json, scope == nil, settings.appDirectory.hasApps { print(books.summary) }
             if !findings.isEmpty { throw ExitCode(1) }
         }
 

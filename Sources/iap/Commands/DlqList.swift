@@ -27,8 +27,8 @@ extension IAP.Dlq {
         func run() async throws {
             let context = try await DlqContext()
             let statuses: Set<DeadLetter.Status> = all ? Set(DeadLetter.Status.allCases) : [.waiting, .replaying]
-            let selection = try filter.filter(in: context.settings.apps)
-            let naming = AccountNaming(apps: context.settings.apps, scope: selection.app)
+            let selection = try filter.filter(in: context.settings.appDirectory)
+            let naming = AccountNaming(apps: context.settings.appDirectory, scope: selection.app)
             let query = selection.query(now: Date(), statuses: statuses)
             let groups = try await context.letters.deadLetterGroups(query)
             let letters: [DeadLetter] = (limit == 0 ? [] : try await context.letters.deadLetters(query, limit: limit))

@@ -63,7 +63,7 @@ extension IAP.Dlq {
                 }
                 return
             }
-            let selection = try filter.filter(in: context.settings.apps)
+            let selection = try filter.filter(in: context.settings.appDirectory)
             let reporter = ProgressReporter(verb: "replayed")
             let summary = try await context.withBroker { review in
                 try await review.replay(selection, by: name, progress: reporter.report)

@@ -19,7 +19,8 @@ extension IAP.Dlq {
             guard let letter = try await context.letters.deadLetter(id: id) else {
                 throw DlqFailure("no dead letter with id \(id) (see `iap dlq list`)")
             }
-            let naming = AccountNaming(apps: context.settings.apps, scope: try app.scope(in: context.settings.apps))
+            let naming = AccountNaming(
+                apps: context.settings.appDirectory, scope: try app.scope(in: context.settings.appDirectory))
             // Another app's letter is not there for this app, as the intake's 404 says.
             if let scope = naming.scope, letter.accountID.flatMap(scope.shown) == nil {
                 throw DlqFailure("no dead letter with id \(id) in app \(app.app ?? "") (see `iap dlq list --app`)")

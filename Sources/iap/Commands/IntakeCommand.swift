@@ -22,7 +22,7 @@ extension IAP {
                 stores: try PluginStores.configured(settings.environment))
             // Mounted even when no operator is configured: it then answers 503 and says why.
             var console = try ConsoleConfiguration(environment: settings.environment)
-            console.apps = settings.apps
+            console.apps = settings.appDirectory
             let database = try await settings.openDatabase()
             let connection = settings.connection("intake")
             let health = HealthEndpoints(

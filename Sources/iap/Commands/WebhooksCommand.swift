@@ -17,7 +17,7 @@ extension IAP {
         /// The log and how its accounts are named, for `--app` or for every app.
         static func store(_ option: AppOption) async throws -> (WebhookLogStore, AccountNaming) {
             let context = try await DlqContext()
-            let apps = context.settings.apps
+            let apps = context.settings.appDirectory
             return (WebhookLogStore(context.database), AccountNaming(apps: apps, scope: try option.scope(in: apps)))
         }
 

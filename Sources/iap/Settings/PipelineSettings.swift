@@ -26,8 +26,8 @@ struct PipelineSettings: Sendable {
     var logLevel: Logger.Level
     /// Metrics, health and shutdown settings (`IAP_SHUTDOWN_GRACE`, `IAP_ADMIN_*`).
     var operations: OperationsSettings
-    /// The apps of `IAP_APPS`, as the operator's commands filter and name them.
-    var apps = AppDirectory.single
+    /// The apps file (`IAP_APPS`), checked; nil with the single-app settings.
+    var apps: AppsFile?
 
     /// - Throws: ``SettingError`` naming the variable that is missing or malformed.
     init(environment env: EnvironmentReader = EnvironmentReader()) throws(SettingError) {
@@ -70,7 +70,7 @@ struct PipelineSettings: Sendable {
         if let path = env.optional("IAP_APPS") {
             let file = try AppsFile.load(path: path)
             _ = try file.check(over: env)
-            apps = AppDirectory(ids: file.apps.map(\.id))
+            apps = file
         }
     }
 
