@@ -38,14 +38,9 @@ public enum PipelineMetrics {
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "validator")])
     public static let deadLetteredByBroker = Counter(
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "broker")])
-    /// Credits of the default app (every app's until the caller names one: ``credited(app:)``).
+    /// Credits of the default app; a caller that knows the account's app names it with
+    /// ``credited(app:)`` (the fulfiller does not yet, so all its credits count here).
     public static var credited: Counter { credited(app: nil) }
-    /// Webhooks delivered, of the default app.
-    public static var webhooksDelivered: Counter { webhooksDelivered(app: nil) }
-    /// Webhook attempts failed with another to come, of the default app.
-    public static var webhooksFailedRetrying: Counter { webhooksFailed(app: nil, final: false) }
-    /// Webhooks given up on, of the default app.
-    public static var webhooksFailedFinal: Counter { webhooksFailed(app: nil, final: true) }
 
     /// Which stages a process runs, for ``prepare(_:)``.
     public enum Role: Sendable {
