@@ -1,5 +1,5 @@
-import ArgumentParser
 import Apps
+import ArgumentParser
 import Foundation
 import PipelineCore
 
