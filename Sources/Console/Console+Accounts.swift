@@ -7,10 +7,15 @@ import Store
 // MARK: - Accounts: find one by any id, read its story, grant and take back
 
 extension OperatorConsole {
-    /// Finds accounts by any id that leads to one; a single match opens its page.
-    func accountSearch(_ session: ConsoleSession, _ text: String?) async throws -> ConsolePage {
+    /// Finds accounts by any id that leads to one, in one app or in every app (a player id
+    /// finds the player's account in each); a single match opens its page.
+    func accountSearch(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
-        var body = "<form method=\"get\" action=\"/console/accounts\"><label>Account id, receipt id, Apple "
+        let text = query.text("q")
+        let naming = try naming(query)
+        var body =
+            "<form method=\"get\" action=\"/console/accounts\">" + appPicker(naming)
+            + "<label>Account id, receipt id, Apple "
         body += "transaction or original transaction id, order id, appAccountToken, Google order id or purchase token "
         body += "<input type=\"search\" "
         body += "name=\"q\" id=\"account-q\" value=\"\(HTML.escape(text ?? ""))\" size=\"48\"></label> "
@@ -19,7 +24,7 @@ extension OperatorConsole {
             guard text.count <= 256 else {
                 throw FilterError(field: "q", problem: "is longer than 256 characters; no id is")
             }
-            let found = try await AccountHistoryStore(database).accounts(matching: text)
+            let found = try await AccountHistoryStore(database).accounts(matching: text, naming: naming)
             if found.count == 1 {
                 return ConsolePage(
                     .seeOther, "", headers: [.location: "/console/accounts/" + HTML.query(found[0])])
@@ -27,10 +32,12 @@ extension OperatorConsole {
             if found.isEmpty {
                 body += "<p>No account found for “\(HTML.escape(text))”.</p>"
             } else {
-                body += "<p>“\(HTML.escape(text))” leads to \(found.count) accounts (a purchase claimed by one "
-                body += "and credited to another):</p><ul id=\"accounts\">"
+                body += "<p>“\(HTML.escape(text))” leads to \(found.count) accounts (a player of several apps, or "
+                body += "a purchase claimed by one and credited to another):</p><ul id=\"accounts\">"
                 for id in found {
-                    body += "<li><a href=\"/console/accounts/\(HTML.query(id))\">\(HTML.escape(id))</a></li>"
+                    let app = naming.apps.appID(of: id).map { " data-app=\"\(HTML.escape($0))\"" } ?? ""
+                    body += "<li\(app)><a href=\"/console/accounts/\(HTML.query(id))\">"
+                    body += "\(HTML.escape(naming.name(id)))</a></li>"
                 }
                 body += "</ul>"
             }
@@ -90,9 +97,14 @@ extension OperatorConsole {
                     [.time(event.at), .text(event.kind.rawValue), .text(event.summary), Self.link(event.reference)]
                 )
             })
-        body += "<h2>Webhooks sent, newest first</h2>" + Self.webhookTable(story.webhooks)
+        body +=
+            "<h2>Webhooks sent, newest first</h2>"
+            + Self.webhookTable(story.webhooks, naming: AccountNaming(apps: configuration.apps))
         return ConsolePage(
-            .ok, HTML.page(title: "Account \(id)", operatorName: session.operatorName, csrf: csrf, body: body))
+            .ok,
+            HTML.page(
+                title: "Account \(configuration.apps.label(id))", operatorName: session.operatorName, csrf: csrf,
+                body: body))
     }
 
     /// An account whose stored state cannot be read: what cannot, and the grant forms, whose

@@ -143,16 +143,19 @@ extension OperatorConsole {
 
     func deadLetters(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
-        let filter = try DeadLetterFilter(
+        let naming = try naming(query)
+        var filter = try DeadLetterFilter(
             reason: query["reason"], accountID: query["account"], olderThan: query["older_than"],
             newerThan: query["newer_than"])
+        filter.app = naming.scope
+        filter.accountID = filter.accountID.map(naming.stored)
         let letters = try await review.letters(filter, limit: 500)
         func field(_ name: String, _ label: String, _ placeholder: String) -> String {
             let value = HTML.escape(query[name] ?? "")
             return "<label>\(label) <input type=\"text\" name=\"\(name)\" value=\"\(value)\" "
                 + "placeholder=\"\(placeholder)\"></label> "
         }
-        var body = "<form method=\"get\" action=\"/console/dead\">"
+        var body = "<form method=\"get\" action=\"/console/dead\">" + appPicker(naming)
         body += field("reason", "Reason", "exact reason") + field("account", "Account", "account id")
         body += field("older_than", "Older than", "e.g. 2h") + field("newer_than", "Newer than", "e.g. 7d")
         body += "<button type=\"submit\">Filter</button></form>"
@@ -170,7 +173,8 @@ extension OperatorConsole {
                         "data-receipt=\"\(HTML.escape(letter.receiptID ?? ""))\"",
                         [
                             .link(letter.id, to: "/console/dead/" + letter.id), .text(letter.receiptID ?? "—"),
-                            .text(letter.accountID ?? "—"), .text(letter.reason), .number(letter.attempts),
+                            .text(letter.accountID.map(naming.name) ?? "—"), .text(letter.reason),
+                            .number(letter.attempts),
                             .time(letter.deadAt), .text(letter.status.rawValue),
                             HTML.Cell(html: actions(letter, csrf: csrf)),
                         ]

@@ -22,9 +22,13 @@ extension OperatorConsole {
             }
             return date
         }
+        let naming = try naming(query)
         let entries = try await WebhookLogStore(database).list(
-            .init(status: status, accountID: query["account"], since: since, limit: 500))
-        var body = "<form method=\"get\" action=\"/console/webhooks\"><label>Status <select name=\"status\">"
+            .init(
+                status: status, accountID: query.text("account").map(naming.stored), since: since, limit: 500,
+                app: naming.scope))
+        var body = "<form method=\"get\" action=\"/console/webhooks\">" + appPicker(naming)
+        body += "<label>Status <select name=\"status\">"
         body += "<option value=\"\">any</option>"
         for option in WebhookLogEntry.Status.allCases {
             let selected = option == status ? " selected" : ""
@@ -39,12 +43,12 @@ extension OperatorConsole {
                 button: "Send again every failed one of the last 24 hours",
                 confirm: "Send every webhook given up on in the last 24 hours again, with the same ids?",
                 fields: HTML.hidden("since", "24h")) + "</p>"
-        body += Self.webhookTable(entries)
+        body += Self.webhookTable(entries, naming: naming)
         return ConsolePage(
             .ok, HTML.page(title: "Webhooks", operatorName: session.operatorName, csrf: csrf, body: body))
     }
 
-    static func webhookTable(_ entries: [WebhookLogEntry]) -> String {
+    static func webhookTable(_ entries: [WebhookLogEntry], naming: AccountNaming) -> String {
         guard !entries.isEmpty else { return "<p>No webhook matches.</p>" }
         return HTML.table(
             id: "webhooks",
@@ -57,7 +61,7 @@ extension OperatorConsole {
                     "data-type=\"\(entry.type.rawValue)\"",
                     [
                         .link(entry.id, to: "/console/webhooks/" + HTML.query(entry.id)), .text(entry.type.rawValue),
-                        .link(entry.accountID, to: "/console/accounts/" + HTML.query(entry.accountID)),
+                        accountLink(entry.accountID, naming),
                         .text(entry.status.rawValue), .number(entry.attempts), .text(entry.lastError ?? ""),
                         .time(entry.nextAttemptAt), .time(entry.createdAt),
                     ]
@@ -73,7 +77,7 @@ extension OperatorConsole {
                 .notFound, title: "No such webhook", message: "No webhook has the id “\(id)”.",
                 operatorName: session.operatorName, csrf: csrf)
         }
-        var body = Self.webhookTable([entry])
+        var body = Self.webhookTable([entry], naming: AccountNaming(apps: configuration.apps))
         body +=
             "<p>"
             + HTML.confirmForm(

@@ -66,16 +66,16 @@ public struct OperatorConsole: Sendable {
             try await page(request) { try await deadLetters($0, FormValues(request.uri.query)) }
         }
         console.get("dead/:id") { request, context in
-            try await page(request) { try await deadLetter($0, id: context.parameters.get("id") ?? "") }
+            try await page(request) { try await deadLetter($0, id: pathID(context)) }
         }
         console.post("dead/:id/replay") { request, context in
             try await change(request) { session, _ in
-                try await replay(session, id: context.parameters.get("id") ?? "")
+                try await replay(session, id: pathID(context))
             }
         }
         console.post("dead/:id/discard") { request, context in
             try await change(request) { session, form in
-                try await discard(session, id: context.parameters.get("id") ?? "", reason: form.text("reason"))
+                try await discard(session, id: pathID(context), reason: form.text("reason"))
             }
         }
         console.post("groups/replay") { request, _ in
@@ -91,30 +91,37 @@ public struct OperatorConsole: Sendable {
             try await page(request) { try await webhookLog($0, FormValues(request.uri.query)) }
         }
         console.get("webhooks/:id") { request, context in
-            try await page(request) { try await webhook($0, id: context.parameters.get("id") ?? "") }
+            try await page(request) { try await webhook($0, id: pathID(context)) }
         }
         console.post("webhooks/:id/replay") { request, context in
             try await change(request) { session, form in
-                try await replayWebhooks(session, id: context.parameters.get("id") ?? "", form)
+                try await replayWebhooks(session, id: pathID(context), form)
             }
         }
         console.post("webhooks/replay-failed") { request, _ in
             try await change(request) { session, form in try await replayWebhooks(session, id: nil, form) }
         }
         console.get("accounts") { request, _ in
-            try await page(request) { try await accountSearch($0, FormValues(request.uri.query).text("q")) }
+            try await page(request) { try await accountSearch($0, FormValues(request.uri.query)) }
         }
         console.get("accounts/:id") { request, context in
             try await page(request) {
                 try await accountPage(
-                    $0, id: context.parameters.get("id") ?? "", query: FormValues(request.uri.query))
+                    $0, id: pathID(context), query: FormValues(request.uri.query))
             }
         }
         console.post("accounts/:id/adjust") { request, context in
             try await change(request) { session, form in
-                try await adjust(session, accountID: context.parameters.get("id") ?? "", form)
+                try await adjust(session, accountID: pathID(context), form)
             }
         }
+    }
+
+    /// The `:id` of a path, percent-decoded: a link writes another app's `racer/player-1`
+    /// as `racer%2Fplayer-1`, one path component, which the router hands over as written.
+    private func pathID(_ context: some RequestContext) -> String {
+        let raw = context.parameters.get("id") ?? ""
+        return raw.removingPercentEncoding ?? raw
     }
 
     // MARK: - Sessions and CSRF

@@ -25,6 +25,8 @@ public struct ConsoleConfiguration: Sendable {
     /// Whether the session cookie is `Secure` (sent over HTTPS only): `IAP_CONSOLE_SECURE_COOKIE`,
     /// on unless the intake listens on loopback.
     public var secureCookie: Bool
+    /// The apps of `IAP_APPS` the lists filter by and name accounts with; one app by default.
+    public var apps = AppDirectory.single
     /// When failed logins start to wait, and how long.
     var loginThrottle = LoginThrottle.Policy()
     /// Signs session cookies and CSRF tokens; derived from the operators' secrets, so that

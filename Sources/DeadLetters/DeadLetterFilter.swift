@@ -11,6 +11,8 @@ public struct DeadLetterFilter: Hashable, Sendable {
     public var olderThan: TimeInterval?
     /// Only letters that died at most this long ago.
     public var newerThan: TimeInterval?
+    /// Only this app's letters; every app's when nil.
+    public var app: AppScope?
 
     public init(
         reason: String? = nil, accountID: String? = nil, olderThan: TimeInterval? = nil, newerThan: TimeInterval? = nil
@@ -45,11 +47,13 @@ public struct DeadLetterFilter: Hashable, Sendable {
     public func query(now: Date, statuses: Set<DeadLetter.Status> = [.waiting, .replaying]) -> DeadLetterQuery {
         DeadLetterQuery(
             reason: reason, accountID: accountID, deadBefore: olderThan.map { now.addingTimeInterval(-$0) },
-            deadSince: newerThan.map { now.addingTimeInterval(-$0) }, statuses: statuses)
+            deadSince: newerThan.map { now.addingTimeInterval(-$0) }, statuses: statuses, app: app)
     }
 
     /// Whether it selects every letter.
-    public var isEmpty: Bool { reason == nil && accountID == nil && olderThan == nil && newerThan == nil }
+    public var isEmpty: Bool {
+        reason == nil && accountID == nil && olderThan == nil && newerThan == nil && app == nil
+    }
 
     /// `45s`, `30m`, `2h`, `7d` or `2w`: a whole number and one unit.
     static func age(_ text: String, field: String) throws(FilterError) -> TimeInterval {

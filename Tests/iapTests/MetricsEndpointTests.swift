@@ -85,6 +85,8 @@ import Testing
                     return parsed.value("iap_receipts_credited_total") == Double(good)
                 }
                 #expect(fulfillerMetrics.value("iap_receipts_credited_total") == Double(good))
+                // With the single-app settings the app label is `default`.
+                #expect(fulfillerMetrics.value("iap_receipts_credited_total", ["app": "default"]) == Double(good))
                 #expect(fulfillerMetrics.value("iap_end_to_end_duration_seconds_count") == Double(good))
 
                 // Every final receipt is a webhook; the notifier counts each one the receiver took.

@@ -79,7 +79,7 @@ extension Notifier {
             if response.isSuccess {
                 return await record(logger) {
                     _ = try await recorder.record(DeliveryRecord(id: notification.id, outcome: .delivered, at: now()))
-                    PipelineMetrics.webhooksDelivered.increment()
+                    PipelineMetrics.webhooksDelivered(app: AppScope.appID(of: notification.accountID)).increment()
                     PipelineMetrics.webhookDeliveryLag.record(
                         .milliseconds(max(0, now().timeIntervalSince(notification.createdAt) * 1000)))
                     logger.debug("webhook delivered", metadata: ["status": "\(response.status)"])
@@ -95,6 +95,7 @@ extension Notifier {
             problem = error.description
         }
 
+        let app = AppScope.appID(of: notification.accountID)
         return await record(logger) {
             let failedAt = now()
             let next = configuration.schedule.nextAttempt(afterAttempt: attempt, at: failedAt)
@@ -102,13 +103,13 @@ extension Notifier {
                 DeliveryRecord(id: notification.id, outcome: .failed(error: problem, nextAttemptAt: next), at: failedAt)
             )
             if let next {
-                PipelineMetrics.webhooksFailedRetrying.increment()
+                PipelineMetrics.webhooksFailed(app: app, final: false).increment()
                 logger.info(
                     "webhook delivery failed, will retry",
                     metadata: ["error": "\(problem)", "next_attempt_at": "\(next)"])
                 return .retrying(at: next)
             }
-            PipelineMetrics.webhooksFailedFinal.increment()
+            PipelineMetrics.webhooksFailed(app: app, final: true).increment()
             logger.warning("webhook delivery failed for good, attempts used up", metadata: ["error": "\(problem)"])
             return .failed
         }

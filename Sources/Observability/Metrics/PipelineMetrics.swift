@@ -38,11 +38,9 @@ public enum PipelineMetrics {
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "validator")])
     public static let deadLetteredByBroker = Counter(
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "broker")])
-    public static let credited = Counter(label: MetricName.receiptsCredited)
-    public static let webhooksDelivered = Counter(label: MetricName.webhooksDelivered)
-    public static let webhooksFailedRetrying = Counter(
-        label: MetricName.webhooksFailed, dimensions: [("final", "false")])
-    public static let webhooksFailedFinal = Counter(label: MetricName.webhooksFailed, dimensions: [("final", "true")])
+    /// Credits of the default app; a caller that knows the account's app names it with
+    /// ``credited(app:)`` (the fulfiller does not yet, so all its credits count here).
+    public static var credited: Counter { credited(app: nil) }
 
     /// Which stages a process runs, for ``prepare(_:)``.
     public enum Role: Sendable {
@@ -61,9 +59,13 @@ public enum PipelineMetrics {
             case .validator:
                 _ = [validated, rejected, retried, deferred, deadLetteredByValidator]
             case .fulfiller:
-                _ = [credited, deadLetteredByBroker]
+                _ = [deadLetteredByBroker]
+                for app in appLabels.withLock({ $0 }) { _ = credited(app: app) }
             case .notifier:
-                _ = [webhooksDelivered, webhooksFailedRetrying, webhooksFailedFinal]
+                for app in appLabels.withLock({ $0 }) {
+                    _ = [webhooksDelivered(app: app), webhooksFailed(app: app, final: false)]
+                    _ = webhooksFailed(app: app, final: true)
+                }
             }
         }
     }

@@ -343,6 +343,10 @@ public struct DeadLetterStore: Sendable {
             clauses.append("account_id = ?")
             arguments += [account]
         }
+        if let app = query.app?.sqlCondition(column: "account_id") {
+            clauses.append(app.sql)
+            arguments += app.arguments
+        }
         if let before = query.deadBefore {
             clauses.append("dead_at < ?")
             arguments += [before]

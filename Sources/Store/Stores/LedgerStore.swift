@@ -68,7 +68,8 @@ public struct LedgerStore: Sendable {
 
             for row in try await db.rows(
                 """
-                SELECT transaction_id, kind, COUNT(*) AS entries, \(db.dialect.concat("account_id", distinct: true)) AS accounts
+                SELECT transaction_id, kind, COUNT(*) AS entries, MIN(account_id) AS account,
+                    \(db.dialect.concat("account_id", distinct: true)) AS accounts
                 FROM ledger_entries
                 WHERE transaction_id IS NOT NULL AND kind NOT IN ('refund', 'revoke', 'write_off')
                 GROUP BY transaction_id, kind
@@ -81,9 +82,10 @@ public struct LedgerStore: Sendable {
                         try row.get("transaction_id"), try row.get("kind"), try row.get("entries"),
                         try row.get("accounts")
                     )
+                // The first account names the app an audit per app counts it under.
                 findings.append(
                     AuditFinding(
-                        kind: .transactionCreditedTwice, transactionID: transaction,
+                        kind: .transactionCreditedTwice, accountID: try row.get("account"), transactionID: transaction,
                         detail: "Apple transaction \(transaction) has \(entries) \(kind) entries (accounts \(accounts))"
                     ))
             }
@@ -94,7 +96,7 @@ public struct LedgerStore: Sendable {
                 """
                 SELECT d.transaction_id, COUNT(*) AS entries, -SUM(d.amount) AS debited,
                     COALESCE(MAX(p.amount), 0) AS credited, \(db.dialect.concat("d.kind")) AS kinds,
-                    \(db.dialect.concat("d.account_id", distinct: true)) AS accounts
+                    \(db.dialect.concat("d.account_id", distinct: true)) AS accounts, MIN(d.account_id) AS account
                 FROM ledger_entries d
                 LEFT JOIN ledger_entries p ON p.transaction_id = d.transaction_id AND p.kind = 'purchase'
                 WHERE d.transaction_id IS NOT NULL AND d.kind IN ('refund', 'revoke')
@@ -112,7 +114,7 @@ public struct LedgerStore: Sendable {
                         )
                 findings.append(
                     AuditFinding(
-                        kind: .transactionRefundedTwice, transactionID: transaction,
+                        kind: .transactionRefundedTwice, accountID: try row.get("account"), transactionID: transaction,
                         detail:
                             "transaction \(transaction) has \(entries) debits (\(kinds); accounts \(accounts)) "
                             + "taking \(debited) of the \(credited) it credited"))
@@ -142,23 +144,24 @@ public struct LedgerStore: Sendable {
                             + "to \(account) were never debited"))
             }
 
-            for id: String in try await db.rows(
+            for row in try await db.rows(
                 """
-                SELECT r.id FROM receipts r
+                SELECT r.id, r.account_id FROM receipts r
                 WHERE r.status = 'credited' AND NOT EXISTS (
                     SELECT 1 FROM receipt_transactions t WHERE t.receipt_id = r.id AND t.outcome = 'credited')
                 ORDER BY r.id
-                """
-            ).map({ try $0.get("id") }) {
+                """)
+            {
+                let id: String = try row.get("id")
                 findings.append(
                     AuditFinding(
-                        kind: .creditedReceiptWithoutCredit, receiptID: id,
+                        kind: .creditedReceiptWithoutCredit, accountID: try row.get("account_id"), receiptID: id,
                         detail: "receipt \(id) is credited but no transaction of it credited anything"))
             }
 
             for row in try await db.rows(
                 """
-                SELECT r.id, r.status FROM receipts r
+                SELECT r.id, r.status, r.account_id FROM receipts r
                 WHERE r.status IN ('credited', 'rejected', 'dead') AND NOT EXISTS (
                     SELECT 1 FROM notification_outbox o
                     WHERE o.receipt_id = r.id AND o.type = 'receipt.' || r.status)
@@ -168,7 +171,7 @@ public struct LedgerStore: Sendable {
                 let (id, status): (String, String) = (try row.get("id"), try row.get("status"))
                 findings.append(
                     AuditFinding(
-                        kind: .finalReceiptWithoutNotification, receiptID: id,
+                        kind: .finalReceiptWithoutNotification, accountID: try row.get("account_id"), receiptID: id,
                         detail: "receipt \(id) is \(status) but has no receipt.\(status) notification"))
             }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import Settlement
 
 // MARK: - The webhook log: every outbox row, and replays with the same webhook id
@@ -23,11 +24,14 @@ public struct WebhookLogStore: Sendable {
         public var since: Date?
         public var until: Date?
         public var limit: Int
+        /// Only this app's webhooks; every app's when nil.
+        public var app: AppScope?
 
         public init(
             status: WebhookLogEntry.Status? = nil, accountID: String? = nil, since: Date? = nil, until: Date? = nil,
-            limit: Int = 100
+            limit: Int = 100, app: AppScope? = nil
         ) {
+            self.app = app
             self.status = status
             self.accountID = accountID
             self.since = since
@@ -52,6 +56,10 @@ public struct WebhookLogStore: Sendable {
         if let account = filter.accountID {
             conditions.append("account_id = ?")
             arguments.append(account)
+        }
+        if let app = filter.app?.sqlCondition(column: "account_id") {
+            conditions.append(app.sql)
+            arguments += app.arguments
         }
         if let since = filter.since {
             conditions.append("created_at >= ?")

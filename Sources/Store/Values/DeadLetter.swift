@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// A dead-lettered message as the archive keeps it (a row of `dead_letters`): the original
 /// body and headers, why it died, and what an operator did about it.
@@ -121,12 +122,15 @@ public struct DeadLetterQuery: Hashable, Sendable {
     /// Only letters that died at or after this moment (`--newer-than`).
     public var deadSince: Date?
     public var statuses: Set<DeadLetter.Status>
+    /// Only this app's letters (a letter without an account is no app's); every app's when nil.
+    public var app: AppScope?
 
     /// By default, the letters that still need an operator.
     public init(
         reason: String? = nil, accountID: String? = nil, deadBefore: Date? = nil, deadSince: Date? = nil,
-        statuses: Set<DeadLetter.Status> = [.waiting, .replaying]
+        statuses: Set<DeadLetter.Status> = [.waiting, .replaying], app: AppScope? = nil
     ) {
+        self.app = app
         self.reason = reason
         self.accountID = accountID
         self.deadBefore = deadBefore

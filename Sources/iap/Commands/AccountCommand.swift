@@ -19,24 +19,34 @@ extension IAP {
             )
 
             @Argument(help: "The account, or an id that leads to it.") var id: String
+            @OptionGroup var app: AppOption
             @Flag(help: "Print JSON.") var json = false
 
             func run() async throws {
-                let database = try await DlqContext().database
-                let history = AccountHistoryStore(database)
-                let found = try await history.accounts(matching: id)
-                guard !found.isEmpty else { throw DlqFailure("no account found for '\(id.prefix(64))'") }
-                if found.count > 1, !found.contains(id) {
+                let context = try await DlqContext()
+                let naming = AccountNaming(
+                    apps: context.settings.appDirectory, scope: try app.scope(in: context.settings.appDirectory))
+                let history = AccountHistoryStore(context.database)
+                let exact = naming.stored(id)
+                let found = try await history.accounts(matching: id, naming: naming)
+                guard !found.isEmpty else {
                     throw DlqFailure(
-                        "'\(id.prefix(64))' leads to \(found.count) accounts: \(found.joined(separator: ", ")); show one of them"
-                    )
+                        "no account found for '\(id.prefix(64))'" + (app.app.map { " in app \($0)" } ?? ""))
                 }
-                let accountID = found.contains(id) ? id : found[0]
+                if found.count > 1, !found.contains(exact) {
+                    throw DlqFailure(
+                        "'\(id.prefix(64))' leads to \(found.count) accounts: "
+                            + "\(found.map(naming.name).joined(separator: ", ")); show one of them")
+                }
+                let accountID = found.contains(exact) ? exact : found[0]
                 guard let story = try await history.story(of: accountID, now: Date()) else {
-                    throw DlqFailure("no account \(accountID)")
+                    throw DlqFailure("no account \(naming.name(accountID))")
                 }
                 if json { return try WebhooksOutput.printJSON(story) }
-                print(AccountOutput.text(story))
+                print(AccountOutput.text(story, name: naming.name))
+                // The same player in the studio's other games, for the support desk.
+                let others = found.filter { $0 != accountID && AppScope.bare($0) == AppScope.bare(accountID) }
+                if !others.isEmpty { print("\nalso in other apps: \(others.map(naming.name).joined(separator: ", "))") }
             }
         }
 
@@ -108,9 +118,9 @@ extension IAP {
 
 /// How `iap account` prints.
 enum AccountOutput {
-    static func text(_ story: AccountStory) -> String {
+    static func text(_ story: AccountStory, name: (String) -> String = { $0 }) -> String {
         let account = story.account
-        var lines = ["account \(account.accountID)"]
+        var lines = ["account \(name(account.accountID))"]
         let balances = account.balances.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         lines.append("balances: " + (balances.isEmpty ? "none" : balances.joined(separator: ", ")))
         let entitlements = account.entitlements.map {

@@ -13,6 +13,8 @@ extension IAP {
         )
 
         @Flag(help: "Print the findings as JSON.") var json = false
+        /// Every app's books by default, each said clean or not.
+        @OptionGroup var app: AppOption
         @Option(
             help:
                 "Also write the findings' count and this run's time to this file, in Prometheus' text format, for node_exporter's textfile collector."
@@ -24,18 +26,20 @@ extension IAP {
             guard settings.postgres != nil || FileManager.default.fileExists(atPath: settings.databasePath) else {
                 throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
             }
-            let findings = try await LedgerStore(settings.openDatabase()).audit()
+            let scope = try app.scope(in: settings.appDirectory)
+            let books = AuditByApp(
+                apps: settings.appDirectory, findings: try await LedgerStore(settings.openDatabase()).audit())
+            let findings = scope.map(books.findings(of:)) ?? books.findings
+            let place = settings.databaseDescription + (scope?.id.map { ", app \($0)" } ?? "")
             if let metricsFile { try Self.write(findings: findings.count, to: metricsFile) }
             if json {
                 let encoder = WireCoding.encoder()
                 encoder.outputFormatting.insert(.prettyPrinted)
                 print(String(decoding: try encoder.encode(findings), as: UTF8.self))
             } else if findings.isEmpty {
-                print("audit: \(settings.databaseDescription): the books balance")
+                print("audit: \(place): the books balance")
             } else {
-                print(
-                    "audit: \(settings.databaseDescription): \(findings.count) finding\(findings.count == 1 ? "" : "s")"
-                )
+                print("audit: \(place): \(findings.count) finding\(findings.count == 1 ? "" : "s")")
                 for (kind, group) in Dictionary(grouping: findings, by: \.kind).sorted(by: {
                     $0.key.rawValue < $1.key.rawValue
                 }) {
@@ -44,6 +48,7 @@ extension IAP {
                     if group.count > 50 { print("    … and \(group.count - 50) more (use --json for all)") }
                 }
             }
+            if !json, scope == nil, settings.appDirectory.hasApps { print(books.summary) }
             if !findings.isEmpty { throw ExitCode(1) }
         }
 

@@ -30,6 +30,7 @@ struct DlqFilterOptions: ParsableArguments {
     @Option(help: "Only letters of this account.") var account: String?
     @Option(help: "Only letters that died longer ago than this (30m, 2h, 7d).") var olderThan: String?
     @Option(help: "Only letters that died at most this long ago (30m, 2h, 7d).") var newerThan: String?
+    @OptionGroup var app: AppOption
 
     /// - Throws: `ValidationError` naming the malformed option.
     func filter() throws -> DeadLetterFilter {
@@ -41,7 +42,17 @@ struct DlqFilterOptions: ParsableArguments {
         }
     }
 
-    var isEmpty: Bool { reason == nil && account == nil && olderThan == nil && newerThan == nil }
+    /// The filter of one app's letters (`--account` as that app's backend names it) with `--app`.
+    /// - Throws: `ValidationError` naming a malformed option or an app IAP_APPS does not list.
+    func filter(in apps: AppDirectory) throws -> DeadLetterFilter {
+        var filter = try filter()
+        let naming = AccountNaming(apps: apps, scope: try app.scope(in: apps))
+        filter.app = naming.scope
+        filter.accountID = filter.accountID.map(naming.stored)
+        return filter
+    }
+
+    var isEmpty: Bool { reason == nil && account == nil && olderThan == nil && newerThan == nil && app.app == nil }
 }
 
 /// What `iap dlq` needs from the settings: the database (which must exist) and, for replays, the broker.

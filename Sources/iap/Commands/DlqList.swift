@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeadLetters
 import Foundation
+import PipelineCore
 import Store
 
 extension IAP.Dlq {
@@ -26,9 +27,16 @@ extension IAP.Dlq {
         func run() async throws {
             let context = try await DlqContext()
             let statuses: Set<DeadLetter.Status> = all ? Set(DeadLetter.Status.allCases) : [.waiting, .replaying]
-            let query = try filter.filter().query(now: Date(), statuses: statuses)
+            let selection = try filter.filter(in: context.settings.appDirectory)
+            let naming = AccountNaming(apps: context.settings.appDirectory, scope: selection.app)
+            let query = selection.query(now: Date(), statuses: statuses)
             let groups = try await context.letters.deadLetterGroups(query)
-            let letters: [DeadLetter] = limit == 0 ? [] : try await context.letters.deadLetters(query, limit: limit)
+            let letters: [DeadLetter] = (limit == 0 ? [] : try await context.letters.deadLetters(query, limit: limit))
+                .map { letter in
+                    var named = letter
+                    named.accountID = letter.accountID.map(naming.name)
+                    return named
+                }
             if output.json {
                 try DlqOutput.printJSON([
                     "groups": groups.map(DlqOutput.groupJSON),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeadLetters
 import Foundation
+import PipelineCore
 import Store
 
 extension IAP.Dlq {
@@ -62,7 +63,7 @@ extension IAP.Dlq {
                 }
                 return
             }
-            let selection = try filter.filter()
+            let selection = try filter.filter(in: context.settings.appDirectory)
             let reporter = ProgressReporter(verb: "replayed")
             let summary = try await context.withBroker { review in
                 try await review.replay(selection, by: name, progress: reporter.report)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeadLetters
 import Foundation
+import PipelineCore
 import Store
 
 extension IAP.Dlq {
@@ -10,12 +11,19 @@ extension IAP.Dlq {
             abstract: "Show a dead letter: its receipt, every attempt's death and error, its body and headers.")
 
         @Argument(help: "The dead letter's id (see `iap dlq list`).") var id: String
+        @OptionGroup var app: AppOption
         @OptionGroup var output: DlqOutputOptions
 
         func run() async throws {
             let context = try await DlqContext()
             guard let letter = try await context.letters.deadLetter(id: id) else {
                 throw DlqFailure("no dead letter with id \(id) (see `iap dlq list`)")
+            }
+            let naming = AccountNaming(
+                apps: context.settings.appDirectory, scope: try app.scope(in: context.settings.appDirectory))
+            // Another app's letter is not there for this app, as the intake's 404 says.
+            if let scope = naming.scope, letter.accountID.flatMap(scope.shown) == nil {
+                throw DlqFailure("no dead letter with id \(id) in app \(app.app ?? "") (see `iap dlq list --app`)")
             }
             var receipt: ReceiptDetails?
             var notification: NotificationDetails?
@@ -53,7 +61,8 @@ extension IAP.Dlq {
                     DlqOutput.table(
                         ["RECEIPT", ""],
                         [
-                            ["id", receipt.receiptID], ["account", receipt.accountID], ["kind", receipt.kind.rawValue],
+                            ["id", receipt.receiptID], ["account", naming.name(receipt.accountID)],
+                            ["kind", receipt.kind.rawValue],
                             ["status", receipt.status.rawValue], ["reason", receipt.reason ?? "-"],
                             ["attempts", String(receipt.attempts)], ["product", receipt.productID ?? "-"],
                             ["order", receipt.orderID ?? "-"], ["received at", DlqOutput.time(receipt.createdAt)],

@@ -21,7 +21,8 @@ extension IAP {
                 catalog: try settings.catalog(logger: settings.logger("intake")),
                 stores: try PluginStores.configured(settings.environment))
             // Mounted even when no operator is configured: it then answers 503 and says why.
-            let console = try ConsoleConfiguration(environment: settings.environment)
+            var console = try ConsoleConfiguration(environment: settings.environment)
+            console.apps = settings.appDirectory
             let database = try await settings.openDatabase()
             let connection = settings.connection("intake")
             let health = HealthEndpoints(

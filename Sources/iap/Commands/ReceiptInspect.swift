@@ -1,6 +1,8 @@
 import AppStore
+import Apps
 import ArgumentParser
 import Foundation
+import PipelineCore
 
 extension IAP.ReceiptCommand {
     /// `iap receipt inspect FILE|-`: what a receipt says, and whether its signature, chain and
@@ -16,6 +18,7 @@ extension IAP.ReceiptCommand {
 
         @Argument(help: "The receipt file, or - for standard input.") var file: String
         @Option(help: "The app's bundle id; when given, a receipt of another app fails.") var bundleID: String?
+        @Option(help: "Check against this app's apple.bundle_id in IAP_APPS, as --bundle-id does.") var app: String?
         @Option(help: "A root certificate (PEM or DER) to trust instead of Apple Inc. Root CA.") var root: String?
         @Option(help: "Check the chain at this moment (RFC 3339, or 'now') instead of the receipt's creation date.")
         var at: String?
@@ -26,7 +29,7 @@ extension IAP.ReceiptCommand {
         func run() async throws {
             let der = Self.receiptBytes(try read(file))
             var configuration = AppReceiptVerifier.Configuration(
-                bundleID: bundleID, validationTime: try validationTime())
+                bundleID: try appBundleID() ?? bundleID, validationTime: try validationTime())
             if let root { configuration.rootCertificates = [try certificate(root)] }
             if let xcodeCert { configuration.xcodeCertificates = [try certificate(xcodeCert)] }
             let verifier: AppReceiptVerifier
@@ -54,6 +57,26 @@ extension IAP.ReceiptCommand {
                 throw ValidationError("--at must be an RFC 3339 date such as 2024-02-23T17:27:16Z, or 'now'")
             }
             return .fixed(date)
+        }
+
+        /// The bundle id of `--app`'s Apple app in the apps file; nil without `--app`.
+        /// - Throws: `ValidationError` naming an app the file does not list, or one without Apple.
+        private func appBundleID() throws -> String? {
+            guard let app else { return nil }
+            guard bundleID == nil else { throw ValidationError("give --app or --bundle-id, not both") }
+            guard let path = EnvironmentReader().optional("IAP_APPS") else {
+                throw ValidationError("--app: IAP_APPS is not set; name the bundle id with --bundle-id")
+            }
+            let file = try AppsFile.load(path: path)
+            guard let found = file.apps.first(where: { $0.id == app }) else {
+                throw ValidationError(
+                    "--app: no app '\(app.prefix(64))' in IAP_APPS (apps: \(file.apps.map(\.id).joined(separator: ", ")))"
+                )
+            }
+            guard let bundle = found.members["apple.bundle_id"] else {
+                throw ValidationError("--app: app \(app) has no apple.bundle_id")
+            }
+            return bundle
         }
 
         private func read(_ path: String) throws -> Data {

@@ -96,8 +96,10 @@ extension IAP {
                     operators: [Self.developmentOperator], roles: [Self.developmentOperator.name: [.adjust]],
                     secureCookie: try ConsoleConfiguration.secureCookie(environment: env))
                 : try ConsoleConfiguration(environment: env)
+            configuration.console?.apps = settings.appDirectory
             configuration.metrics = MetricsBootstrap.prometheus()
             configuration.metricsToken = settings.operations.metricsToken
+            PipelineMetrics.useApps(settings.appDirectory.ids)
             PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
             // Opened once every setting has been read: a malformed one creates nothing.
             let database = try await settings.openDatabase()

@@ -14,6 +14,13 @@ extension IAP {
             WebhookLogStore(try await DlqContext().database)
         }
 
+        /// The log and how its accounts are named, for `--app` or for every app.
+        static func store(_ option: AppOption) async throws -> (WebhookLogStore, AccountNaming) {
+            let context = try await DlqContext()
+            let apps = context.settings.appDirectory
+            return (WebhookLogStore(context.database), AccountNaming(apps: apps, scope: try option.scope(in: apps)))
+        }
+
         static func date(_ text: String?, option: String, now: Date) throws -> Date? {
             guard let text else { return nil }
             guard let date = Age.date(text, now: now) else {
@@ -31,15 +38,22 @@ extension IAP {
             @Option(help: "Written since: an age (2h, 7d) or an ISO 8601 date.") var since: String?
             @Option(help: "Written before: the same forms.") var until: String?
             @Option(help: "At most this many (1-10000).") var limit = 100
+            @OptionGroup var app: AppOption
             @Flag(help: "Print JSON.") var json = false
 
             func run() async throws {
                 guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be 1...10000") }
                 let now = Date()
+                let (store, naming) = try await Webhooks.store(app)
                 let filter = WebhookLogStore.Filter(
-                    status: status, accountID: account, since: try Webhooks.date(since, option: "--since", now: now),
-                    until: try Webhooks.date(until, option: "--until", now: now), limit: limit)
-                let entries = try await Webhooks.store().list(filter)
+                    status: status, accountID: account.map(naming.stored),
+                    since: try Webhooks.date(since, option: "--since", now: now),
+                    until: try Webhooks.date(until, option: "--until", now: now), limit: limit, app: naming.scope)
+                let entries = try await store.list(filter).map { entry in
+                    var named = entry
+                    named.accountID = naming.name(entry.accountID)
+                    return named
+                }
                 if json { return try WebhooksOutput.printJSON(entries) }
                 print(
                     DlqOutput.table(
@@ -58,12 +72,18 @@ extension IAP {
             static let configuration = CommandConfiguration(abstract: "Show one webhook whole, with its body.")
 
             @Argument(help: "The webhook's id (evt_...).") var id: String
+            @OptionGroup var app: AppOption
             @Flag(help: "Print JSON.") var json = false
 
             func run() async throws {
-                guard let entry = try await Webhooks.store().webhook(id: id) else {
+                let (store, naming) = try await Webhooks.store(app)
+                guard var entry = try await store.webhook(id: id) else {
                     throw DlqFailure("no webhook with id \(id) (see `iap webhooks list`)")
                 }
+                if let scope = naming.scope, scope.shown(entry.accountID) == nil {
+                    throw DlqFailure("no webhook with id \(id) in app \(app.app ?? "") (see `iap webhooks list --app`)")
+                }
+                entry.accountID = naming.name(entry.accountID)
                 if json { return try WebhooksOutput.printJSON(entry) }
                 print(
                     DlqOutput.table(

@@ -62,6 +62,7 @@ extension PipelineSettings {
         servesAdmin: Bool = true
     ) -> [any Service] {
         let registry = MetricsBootstrap.prometheus()
+        PipelineMetrics.useApps(appDirectory.ids)
         PipelineMetrics.prepare([role])
         var services: [any Service] = []
         if let connection {
