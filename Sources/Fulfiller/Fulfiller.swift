@@ -112,13 +112,13 @@ public struct Fulfiller: Service {
             for delivery in batch { delivery.nack(requeue: true) }
             return
         }
-        for (delivery, result) in zip(carried, results) {
+        for ((delivery, verdict), result) in zip(zip(carried, verdicts), results) {
             switch result {
             case .invalid(let receiptID, let reason):
                 logger.error("verdict refused", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
                 refused.append((delivery, reason))
             case .applied(let receiptID, let status, let reason):
-                Self.record(status, of: delivery)
+                Self.record(status, of: delivery, account: verdict.accountID)
                 logger.debug(
                     "receipt \(status.rawValue)",
                     metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason ?? "")"])
@@ -191,10 +191,11 @@ public struct Fulfiller: Service {
     /// unreachable, full): 50 ms, doubling, at most 5 s.
     static let databaseBackoff = Backoff(base: .milliseconds(50), cap: .seconds(5))
 
-    /// Counts a credit and its end-to-end latency, from the intake's commit.
-    private static func record(_ status: ReceiptStatus, of delivery: Delivery) {
+    /// Counts a credit, under the app of the account that posted it, and its end-to-end
+    /// latency, from the intake's commit.
+    private static func record(_ status: ReceiptStatus, of delivery: Delivery, account: String) {
         guard status == .credited else { return }
-        PipelineMetrics.credited.increment()
+        PipelineMetrics.credited(app: AppScope.appID(of: account)).increment()
         if let submitted = delivery.properties.headers[MessageHeader.submittedAt]?.intValue {
             let elapsed = Date().timeIntervalSince1970 * 1000 - Double(submitted)
             PipelineMetrics.endToEndDuration.record(.milliseconds(max(0, elapsed)))

@@ -38,8 +38,8 @@ public enum PipelineMetrics {
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "validator")])
     public static let deadLetteredByBroker = Counter(
         label: MetricName.receiptsDeadLettered, dimensions: [("source", "broker")])
-    /// Credits of the default app; a caller that knows the account's app names it with
-    /// ``credited(app:)`` (the fulfiller does not yet, so all its credits count here).
+    /// Credits of the default app (the fulfiller counts each under its account's app with
+    /// ``credited(app:)``).
     public static var credited: Counter { credited(app: nil) }
 
     /// Which stages a process runs, for ``prepare(_:)``.
