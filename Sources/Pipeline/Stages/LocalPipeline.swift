@@ -42,6 +42,9 @@ public struct LocalPipeline: Sendable {
         /// The plug-in stores configured (``PluginStores/configured(_:)``); by default as an
         /// empty environment leaves them (Google on, rejecting its purchases; the others off).
         public var stores = PluginStores.unconfigured
+        /// The apps of `IAP_APPS` other than the default app, each with its stores and catalog
+        /// (``AppsParts``); nil with the single-app settings.
+        public var apps: AppsParts?
 
         /// Google Play's service account and API, as its plug-in in ``stores`` has them; nil
         /// rejects Play purchases as not configured.
@@ -99,10 +102,11 @@ public struct LocalPipeline: Sendable {
             return AMQPConnection(
                 configuration: configuration.amqp, topology: configuration.topology.topology, logger: connectionLogger)
         }
-        let parts = StageParts(
+        var parts = StageParts(
             topology: configuration.topology, catalog: configuration.catalog,
             stores: configuration.stores.with(AppleStore(setup: configuration.apple)),
             caFile: configuration.caFile, logger: { _ in logger })
+        parts.apps = configuration.apps
         let intakeConnection = connection("intake")
         let validatorConnection = connection("validator")
         let fulfillerConnection = connection("fulfiller")

@@ -56,15 +56,18 @@ extension IAP {
             apple.appStoreEnvironment = embedsStub ? .sandbox : .production
             apple.signedDataRoot = stub?.storeKit.rootDER
             apple.receiptRoot = receiptRoot
-            let verifier = try VerifierSettings(environment: env, apple: apple)
+            // With IAP_APPS, the default app's stores and catalog, and every other app's.
+            let served = try settings.servedApps(apple: apple, logger: logger)
+            let verifier = served.verifier
             let intake = try IntakeConfiguration(environment: env, defaultTokens: [Self.developmentToken])
             let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
             var configuration = LocalPipeline.Configuration(
-                amqp: settings.amqp, topology: settings.topology, catalog: try settings.catalog(logger: logger),
+                amqp: settings.amqp, topology: settings.topology, catalog: served.catalog,
                 intake: intake, verifier: verifier.apple.verifyReceipt,
                 validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
                 notifier: notifier.configuration())
             configuration.apple = verifier.apple
+            configuration.apps = served.apps
             configuration.stores = try stub.map { try Self.stores(env, stub: $0, url: stubURL) } ?? verifier.stores
             let realGoogle = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
             if let stub, realGoogle?.setup == nil || realGoogle?.push == nil {
