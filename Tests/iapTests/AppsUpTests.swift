@@ -33,15 +33,23 @@ import Testing
             _ = try pipeline.start(["up", "--stub-port", "\(ProcessPipeline.freePort())"])
             #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
 
+            // A receipt of the racing game's 500-coin product, posted with `token`.
+            func postRacerPurchase(token: String, account: String, transaction: String) async throws
+                -> (status: Int, json: [String: Any])
+            {
+                try await AppsEndToEndTests.call(
+                    pipeline, .post, "/v1/receipts", token: token,
+                    body: [
+                        "account_id": account,
+                        "receipt_data": pipeline.receipt(
+                            transaction: transaction, product: "com.example.coins500",
+                            bundleID: AppsEndToEndTests.racerBundle),
+                    ])
+            }
+
             // When the racing game posts its 500-coin product, which its catalog sells for 700
-            let racer = try await AppsEndToEndTests.call(
-                pipeline, .post, "/v1/receipts", token: AppsEndToEndTests.racerToken,
-                body: [
-                    "account_id": "player-1",
-                    "receipt_data": pipeline.receipt(
-                        transaction: "up-racer-1", product: "com.example.coins500",
-                        bundleID: AppsEndToEndTests.racerBundle),
-                ])
+            let racer = try await postRacerPurchase(
+                token: AppsEndToEndTests.racerToken, account: "player-1", transaction: "up-racer-1")
             #expect(racer.status == 202, "\(racer.json)")
 
             // Then its player-1 is credited 700, and the puzzle game's player-1 nothing
@@ -56,14 +64,8 @@ import Testing
             #expect(puzzle.status == 404, "\(puzzle.json)")
 
             // And a racing game's receipt posted with the puzzle game's token is refused naming its app
-            let astray = try await AppsEndToEndTests.call(
-                pipeline, .post, "/v1/receipts", token: ProcessPipeline.token,
-                body: [
-                    "account_id": "player-2",
-                    "receipt_data": pipeline.receipt(
-                        transaction: "up-racer-2", product: "com.example.coins500",
-                        bundleID: AppsEndToEndTests.racerBundle),
-                ])
+            let astray = try await postRacerPurchase(
+                token: ProcessPipeline.token, account: "player-2", transaction: "up-racer-2")
             let id = try #require(astray.json["receipt_id"] as? String, "\(astray.json)")
             let refused = await eventually(timeout: .seconds(60)) {
                 let receipt = try? await AppsEndToEndTests.call(

@@ -7,8 +7,7 @@ import NIOCore
 ///
 /// Only what never blocks belongs here: the intake's handlers await the database and the
 /// broker, which run on threads of their own.
-final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked: immutable; an event loop is thread-safe to enqueue on.
+final class EventLoopTaskExecutor: TaskExecutor, Sendable {
     let eventLoop: any EventLoop
 
     init(_ eventLoop: any EventLoop) {
