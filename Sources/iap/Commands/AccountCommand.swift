@@ -52,7 +52,13 @@ extension IAP {
 
         /// What `adjust` and `entitle` share: the account, the reason, the operator, the key.
         struct Common: ParsableArguments {
-            @Argument(help: "The account's id.") var id: String
+            @Argument(help: "The account's id (<app>/<account> for another app's, without --app).") var id: String
+            @Option(
+                help: """
+                    The account's app (an id of IAP_APPS): its catalog checks the currency or the \
+                    entitlement. Without it, a bare id is the default app's.
+                    """)
+            var app: String?
             @Option(help: "Why (kept on the record, sent in the webhook).") var reason: String?
             @Option(help: "The operator's name; $USER by default.") var by: String?
             @Option(help: "The same key again counts once; a fresh one by default.") var idempotencyKey: String?
@@ -60,7 +66,7 @@ extension IAP {
 
             func apply(currency: String?, amount: String?, entitlement: String?, until: String?) async throws {
                 let name = try operatorName(by)
-                let request: AdjustmentStore.Request
+                var request: AdjustmentStore.Request
                 do {
                     request = try .parse(
                         accountID: id, currency: currency, amount: amount, entitlement: entitlement, until: until,
@@ -68,15 +74,22 @@ extension IAP {
                         idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
                 } catch { throw ValidationError(error.description) }
                 let context = try await DlqContext()
+                if let scope = try AppOption.scope(app, in: context.settings.appDirectory) {
+                    // The id as the app's backend knows it: a stored `<app>/` id would name two apps.
+                    guard !id.contains(AppScope.separator) else {
+                        throw ValidationError("with --app, give the account as app \(app ?? "") knows it, without '/'")
+                    }
+                    request.accountID = scope.stored(id)
+                }
                 // The command's own output is its answer: the catalog's notices stay out of it.
                 var logger = context.settings.logger("account")
                 logger.logLevel = .error
-                let catalog = try context.settings.catalog(logger: logger)
+                let catalogs = try context.settings.appCatalogs(logger: logger)
                 let record: AdjustmentStore.Record
                 do {
-                    record = try await AdjustmentStore(context.database).apply(request, catalog: catalog, now: Date())
+                    record = try await AdjustmentStore(context.database).apply(request, catalogs: catalogs, now: Date())
                 } catch let refusal as AdjustmentStore.Refusal {
-                    throw DlqFailure("refused, nothing changed: \(refusal)")
+                    throw DlqFailure("refused, nothing changed: \(refusal)" + (app.map { " (app \($0))" } ?? ""))
                 }
                 if json { return try WebhooksOutput.printJSON(AccountOutput.Adjusted(record)) }
                 print(AccountOutput.text(record))
