@@ -122,16 +122,8 @@ import Testing
         }
         _ = try await IntakeStore(database).accept(receipts.map(\.0), now: t0)
         let results = try await SettlementStore(database).apply(
-            receipts.map { receipt, product in
-                Verdict(
-                    outcome: .valid, receiptID: receipt.id, accountID: receipt.accountID, attempts: 1,
-                    environment: "Sandbox",
-                    transactions: [
-                        VerifiedTransaction(
-                            transactionID: "t-\(receipt.id)", originalTransactionID: "t-\(receipt.id)",
-                            productID: product, purchaseDate: t0)
-                    ], decidedAt: t0)
-            }, catalogs: catalogs, now: t0)
+            receipts.map { receipt, product in .fixture(receipt, [("t-\(receipt.id)", product)], at: t0) },
+            catalogs: catalogs, now: t0)
         #expect(results.count == 2)
     }
 

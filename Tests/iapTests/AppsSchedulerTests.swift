@@ -37,11 +37,11 @@ import Testing
             let catalogs = AppCatalogs(Self.puzzle, others: ["racer": Self.racer])
             let results = try await SettlementStore(database).apply(
                 [
-                    Self.verdict(puzzleReceipt, [("t-puzzle-vip", "com.example.vip.monthly")], end: end),
-                    Self.verdict(
+                    .fixture(puzzleReceipt, [("t-puzzle-vip", "com.example.vip.monthly")], at: Self.t0, expires: end),
+                    .fixture(
                         racerReceipt,
                         [("t-racer-season", "com.example.racer.season"), ("t-racer-vip", "com.example.racer.vip")],
-                        end: end),
+                        at: Self.t0, expires: end),
                 ], catalogs: catalogs, now: Self.t0)
             #expect(results.count == 2)
 
@@ -61,19 +61,6 @@ import Testing
             #expect(season.allSatisfy { $0.accountID == "racer/player-1" && $0.entitlement == "season" })
             #expect(try await checks.subscriptionChecks(originalTransactionID: "t-racer-vip").isEmpty)
         }
-    }
-
-    /// A valid verdict of `receipt` buying each (transaction, product), ending at `end`.
-    static func verdict(_ receipt: NewReceipt, _ purchases: [(String, String)], end: Date) -> Verdict {
-        Verdict(
-            outcome: .valid, receiptID: receipt.id, accountID: receipt.accountID, attempts: 1,
-            environment: "Sandbox",
-            transactions: purchases.map { transaction, product in
-                VerifiedTransaction(
-                    transactionID: transaction, originalTransactionID: transaction, productID: product, quantity: 1,
-                    purchaseDate: t0, expiresDate: end)
-            },
-            decidedAt: t0)
     }
 
     /// The scheduler of the fulfiller stage of puzzle (the default app) and racer.

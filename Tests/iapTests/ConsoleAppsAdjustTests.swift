@@ -24,16 +24,8 @@ extension ConsoleTests {
             let receipt = NewReceipt.fixture(accountID: "racer/desk-player")
             _ = try await IntakeStore(pipeline.database).accept([receipt], now: Date())
             _ = try await SettlementStore(pipeline.database).apply(
-                [
-                    Verdict(
-                        outcome: .valid, receiptID: receipt.id, accountID: receipt.accountID, attempts: 1,
-                        environment: "Sandbox",
-                        transactions: [
-                            VerifiedTransaction(
-                                transactionID: "desk-gems-1", originalTransactionID: "desk-gems-1",
-                                productID: "com.example.gems10", purchaseDate: Date())
-                        ], decidedAt: Date())
-                ], catalogs: desk.catalogs!, now: Date())
+                [.fixture(receipt, [("desk-gems-1", "com.example.gems10")], at: Date())], catalogs: desk.catalogs!,
+                now: Date())
             #expect(try await pipeline.balance("racer/desk-player", "gems") == 10)
             let alice = try await logIn(pipeline)
             let path = "/console/accounts/racer%2Fdesk-player"
