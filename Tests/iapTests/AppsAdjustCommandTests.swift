@@ -66,12 +66,16 @@ import Testing
                 "2030-01-01", "--reason", "outage",
             ])
             #expect(season.status == 0 && season.output.contains("granted season"), "\(season.output)")
-            // And puzzle's player-1, without --app or with it, by puzzle's
-            for arguments in [[], ["--app", "puzzle"]] {
-                let coins = try await run(
-                    ["account", "adjust", "player-1", "--currency", "coins", "--amount", "1", "--reason", "goodwill"]
+            // And puzzle's player-1, without --app or with it, by puzzle's; either by its
+            // name across apps too
+            for (account, arguments) in [
+                ("player-1", []), ("player-1", ["--app", "puzzle"]), ("puzzle/player-1", []), ("racer/player-1", []),
+            ] {
+                let currency = account.hasPrefix("racer/") ? "gems" : "coins"
+                let adjusted = try await run(
+                    ["account", "adjust", account, "--currency", currency, "--amount", "1", "--reason", "goodwill"]
                         + arguments)
-                #expect(coins.status == 0 && coins.output.contains("balance 10"), "\(coins.output)")
+                #expect(adjusted.status == 0 && adjusted.output.contains("granted 1 \(currency)"), "\(adjusted.output)")
             }
 
             // Then what racer's catalog lacks is refused naming the app, an unknown app by
@@ -104,10 +108,10 @@ import Testing
                 let refused = try await run(arguments)
                 #expect(refused.status != 0 && refused.output.contains(message), "\(arguments): \(refused.output)")
             }
-            #expect(try await balances("racer/player-1") == ["gems": 15])
-            #expect(try await balances("player-1") == ["coins": 102])
-            #expect(try await AdjustmentStore(database).adjustments(of: "racer/player-1").count == 2)
-            #expect(try await AdjustmentStore(database).adjustments(of: "player-1").count == 2)
+            #expect(try await balances("racer/player-1") == ["gems": 16])
+            #expect(try await balances("player-1") == ["coins": 103])
+            #expect(try await AdjustmentStore(database).adjustments(of: "racer/player-1").count == 3)
+            #expect(try await AdjustmentStore(database).adjustments(of: "player-1").count == 3)
             let entitlements = try await LedgerStore(database).account(id: "racer/player-1")?.entitlements
             #expect(entitlements?.map(\.name) == ["season"], "\(String(describing: entitlements))")
             let audit = try await run(["audit"])

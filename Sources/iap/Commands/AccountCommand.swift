@@ -74,13 +74,14 @@ extension IAP {
                         idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
                 } catch { throw ValidationError(error.description) }
                 let context = try await DlqContext()
-                if let scope = try AppOption.scope(app, in: context.settings.appDirectory) {
-                    // The id as the app's backend knows it: a stored `<app>/` id would name two apps.
-                    guard !id.contains(AppScope.separator) else {
-                        throw ValidationError("with --app, give the account as app \(app ?? "") knows it, without '/'")
-                    }
-                    request.accountID = scope.stored(id)
+                let apps = context.settings.appDirectory
+                let scope = try AppOption.scope(app, in: apps)
+                // With --app, the id as the app's backend knows it: an `<app>/` id would name two apps.
+                if scope != nil, id.contains(AppScope.separator) {
+                    throw ValidationError("with --app, give the account as app \(app ?? "") knows it, without '/'")
                 }
+                // Without it, a bare id is the default app's and `<app>/<account>` that app's, as `show` reads them.
+                request.accountID = AccountNaming(apps: apps, scope: scope).stored(id)
                 // The command's own output is its answer: the catalog's notices stay out of it.
                 var logger = context.settings.logger("account")
                 logger.logLevel = .error
