@@ -94,6 +94,10 @@ import Testing
                     "(app racer)"
                 ),
                 (
+                    ["account", "adjust", "racer/player-1", "--currency", "coins", "--amount", "5", "--reason", "x"],
+                    "no product grants the currency 'coins' (known: gems) (app racer)"
+                ),
+                (
                     adjust + ["--app", "chess", "--currency", "gems", "--amount", "5"],
                     "--app: no app 'chess' in IAP_APPS (apps: puzzle, racer)"
                 ),

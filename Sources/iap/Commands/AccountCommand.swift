@@ -90,7 +90,9 @@ extension IAP {
                 do {
                     record = try await AdjustmentStore(context.database).apply(request, catalogs: catalogs, now: Date())
                 } catch let refusal as AdjustmentStore.Refusal {
-                    throw DlqFailure("refused, nothing changed: \(refusal)" + (app.map { " (app \($0))" } ?? ""))
+                    // Named by the account's app where it is not the default's bare id.
+                    let named = app ?? AppScope.appID(of: request.accountID)
+                    throw DlqFailure("refused, nothing changed: \(refusal)" + (named.map { " (app \($0))" } ?? ""))
                 }
                 if json { return try WebhooksOutput.printJSON(AccountOutput.Adjusted(record)) }
                 print(AccountOutput.text(record))
