@@ -39,14 +39,17 @@ public struct Intake: Sendable {
         self.routes = IntakeRoutes(
             accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
             orders: OrderStore(database), committer: GroupCommitter(database: database) { relay.enqueue($0) },
-            maxBodySize: configuration.maxBodySize, stores: configuration.stores,
+            maxBodySize: configuration.maxBodySize, stores: { configuration.stores(of: $0) },
             tracing: IntakeTracing(database: database))
         self.orders = OrderRoutes(
-            orders: OrderStore(database), catalog: catalog, orderLifetime: configuration.orderLifetime,
+            orders: OrderStore(database),
+            catalog: { app in app.isDefault ? catalog : app.id.flatMap { configuration.appCatalogs[$0] } ?? catalog },
+            orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
             notifications: StoreNotificationStore(database), relay: relay,
-            limiter: configuration.notificationRateLimit.map { RateLimiter($0) }, stores: configuration.stores)
+            limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
+            stores: [configuration.stores] + configuration.appStores.keys.sorted().map { configuration.appStores[$0]! })
         self.pruner = NotificationPruner(
             notifications: StoreNotificationStore(database), retention: configuration.rejectedNotificationRetention,
             logger: logger)

@@ -42,6 +42,19 @@ public struct IntakeConfiguration: Sendable {
     /// `POST /v1/<store>/notifications` (set where the stage is composed; each store's
     /// settings are its plug-in's). None by default: such an intake takes orders only.
     public var stores: StoreRegistry = .none
+    /// The stores of each app of `IAP_APPS` but the default app, by app id: a token of the
+    /// app posts its receipts with their members, and a store's notification is taken when
+    /// any app's credential for it holds (the validator routes it to its app).
+    public var appStores: [String: StoreRegistry] = [:]
+    /// What each app but the default app sells, by app id: its orders and offers are priced
+    /// by it (the default app's is the intake's catalog).
+    public var appCatalogs: [String: Catalog] = [:]
+
+    /// The stores a request acting for `app` posts receipts to.
+    func stores(of app: AppScope) -> StoreRegistry {
+        guard !app.isDefault, let id = app.id else { return stores }
+        return appStores[id] ?? stores
+    }
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
     public static let defaultNotificationRateLimit = RateLimit(perSecond: 50, burst: 200)

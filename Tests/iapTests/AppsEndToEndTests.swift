@@ -47,7 +47,11 @@ import Testing
                     api_tokens: [\(Self.racerToken)]
                     webhook: { url: "\(racerHook.url)", secret: "\(racerSecret.encoded)" }
                     apple: { bundle_id: \(Self.racerBundle), environment: Sandbox }
-                    google_play: { package_names: [\(Self.racerPackage)], service_account: \(racerPlay) }
+                    google_play:
+                      package_names: [\(Self.racerPackage)]
+                      service_account: \(racerPlay)
+                      push_audience: \(Self.racerPushAudience)
+                      push_service_account: \(Self.racerPushAccount)
                     catalog: \(racerCatalog)
                 """.write(toFile: apps, atomically: true, encoding: .utf8)
                 try await Self.withDatabase(backend) { databaseEnvironment in
@@ -95,7 +99,8 @@ import Testing
         let root = pipeline.directory.file("stub-root.der")
         try Data(pipeline.stub.storeKit.rootDER).write(to: URL(fileURLWithPath: root))
         // Google's pushes come to the one endpoint of the intake, whatever the app: the
-        // intake checks Pub/Sub's token, the validator routes by package name.
+        // intake checks Pub/Sub's token against each app's subscription (the default app's
+        // from these variables, racer's from its entry), the validator routes by package name.
         let storeKit = [
             "IAP_APPLE_ROOT_CA": root, "IAP_APPSTORE_ENVIRONMENT": "Sandbox",
             "IAP_GOOGLE_PLAY_API_URL": stubURL + "/google", "IAP_GOOGLE_CERTS_URL": stubURL + StubGooglePlay.certsPath,
@@ -197,6 +202,10 @@ import Testing
         try await googlePushReachesItsApp(pipeline, puzzleHook: puzzleHook, racerHook: racerHook)
     }
 
+    /// Racer's own Pub/Sub push subscription: another project's audience and service account.
+    static let racerPushAudience = "https://racer.example.com/v1/google/notifications"
+    static let racerPushAccount = "rtdn-push@racer-project.iam.gserviceaccount.com"
+
     static func googlePushURL(_ pipeline: ProcessPipeline) -> String {
         "http://127.0.0.1:\(pipeline.intakePort)/v1/google/notifications"
     }
@@ -242,7 +251,15 @@ import Testing
                 "purchaseToken": "apps-play-3", "orderId": order, "productType": 2, "refundType": 1,
             ],
         ]
-        let pushed = try await play.push(notice, to: googlePushURL(pipeline), http: pipeline.client)
+        // Racer's Pub/Sub subscription is its own: its audience and service account, not the
+        // default app's; a push for an audience no app has is refused.
+        let stranger = try await play.push(
+            notice, to: googlePushURL(pipeline), audience: "https://elsewhere.example.com/push",
+            email: racerPushAccount, http: pipeline.client)
+        #expect(stranger.status == 401)
+        let pushed = try await play.push(
+            notice, to: googlePushURL(pipeline), audience: racerPushAudience, email: racerPushAccount,
+            http: pipeline.client)
         #expect(pushed.status == 200)
         #expect(
             await eventually(timeout: .seconds(60)) { await coins(racerToken) == 0 },

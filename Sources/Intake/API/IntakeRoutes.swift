@@ -19,8 +19,8 @@ struct IntakeRoutes: Sendable {
     let orders: OrderStore
     let committer: GroupCommitter
     let maxBodySize: Int
-    /// The stores configured here, whose members `POST /v1/receipts` takes.
-    let stores: StoreRegistry
+    /// The stores configured here, whose members `POST /v1/receipts` takes, by app.
+    let stores: @Sendable (AppScope) -> StoreRegistry
     /// The commit's span (IntakeTracing.swift).
     let tracing: IntakeTracing
 
@@ -35,7 +35,7 @@ struct IntakeRoutes: Sendable {
 
     private func submit(_ request: Request, app: AppScope) async throws -> Response {
         let body = try await request.jsonBody(maxSize: maxBodySize)
-        let parsed = try ReceiptRequest(json: body.readableBytesView, stores: stores)
+        let parsed = try ReceiptRequest(json: body.readableBytesView, stores: stores(app))
         let key = try idempotencyKey(request)
         let outcome: AcceptOutcome
         do {

@@ -11,7 +11,10 @@ import StorePlugins
 /// id for it (or its payload, for a store that names none), answered 200 and relayed like a
 /// receipt.
 extension NotificationRoutes {
-    func receive(_ request: Request, from store: any StorePlugin) async throws -> Response {
+    /// - Parameter candidates: the store's plug-in of each app that has it, the default
+    ///   app's first: the first whose credential holds takes the request.
+    func receive(_ request: Request, from candidates: [any StorePlugin]) async throws -> Response {
+        let store = candidates[0]
         let body: ByteBuffer
         if case .checkedFirst(let read) = store.notificationBody {
             body = try await request.jsonBody(maxSize: Self.maxBodySize)
@@ -24,10 +27,10 @@ extension NotificationRoutes {
         for field in request.headers where headers[field.name.canonicalName] == nil {
             headers[field.name.canonicalName] = field.value
         }
+        let inbound = InboundRequest(headers: headers, body: Array(body.readableBytesView))
         let accepted: InboundNotification
         do {
-            accepted = try await store.notification(
-                InboundRequest(headers: headers, body: Array(body.readableBytesView)))
+            accepted = try await Self.firstAccepting(candidates, inbound)
         } catch {
             throw APIError(
                 HTTPResponse.Status(code: error.status), code: error.code, message: error.message, field: error.member)
@@ -48,6 +51,23 @@ extension NotificationRoutes {
                     formerKeys: accepted.formerKeys, payload: evidence.payload, now: now)
             }
         }
+    }
+
+    /// The notification as the first app's plug-in whose credential holds reads it. Only a
+    /// credential that does not hold (401) passes the request on to the next app's; anything
+    /// else is the answer. All refusing it, the default app's refusal is.
+    static func firstAccepting(_ candidates: [any StorePlugin], _ request: InboundRequest)
+        async throws(StoreInputError) -> InboundNotification
+    {
+        var first: StoreInputError?
+        for plugin in candidates {
+            do {
+                return try await plugin.notification(request)
+            } catch  where error.status == 401 {
+                first = first ?? error
+            }
+        }
+        throw first ?? .unauthorized("no app takes this store's notifications")
     }
 
     /// A JSON body checked as strictly as every body the intake reads: one reading of each

@@ -26,16 +26,20 @@ struct NotificationRoutes: Sendable {
     let relay: Relay
     /// One limit per client address for every store's notifications.
     let limiter: RateLimiter<String>?
-    /// The stores configured here; those that push notifications have a route.
-    let stores: StoreRegistry
+    /// The stores configured here, the default app's first, then each other app's (`IAP_APPS`);
+    /// each store that pushes notifications in any of them has a route.
+    let stores: [StoreRegistry]
 
     func register(on router: Router<some RemoteAddressRequestContext>) {
-        for (id, store) in stores.notifying {
+        let ids = Set(stores.flatMap(\.notifying.keys)).sorted()
+        for id in ids {
+            // Every app's plug-in for the store: its own credential (a push audience, a secret).
+            let candidates = stores.compactMap { $0.notifying[id] }
             router.post(RouterPath("v1/\(id)/notifications")) { request, context in
                 if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
-                return try await receive(request, from: store)
+                return try await receive(request, from: candidates)
             }
         }
     }

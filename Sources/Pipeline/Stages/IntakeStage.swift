@@ -24,6 +24,8 @@ public enum IntakeStage {
     ) -> [any Service] {
         var configuration = configuration
         configuration.stores = parts.stores
+        configuration.appStores = parts.apps?.others.mapValues(\.stores) ?? [:]
+        configuration.appCatalogs = parts.apps?.others.mapValues(\.catalog) ?? [:]
         let logger = parts.logger("intake")
         var intake = Intake(
             configuration: configuration, database: database, catalog: parts.catalog, connection: connection,

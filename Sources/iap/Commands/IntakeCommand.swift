@@ -17,9 +17,10 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
-            let parts = settings.stageParts(
-                catalog: try settings.catalog(logger: settings.logger("intake")),
-                stores: try PluginStores.configured(settings.environment))
+            // With IAP_APPS, the default app's stores and each other app's, as the validator has them.
+            let served = try settings.servedApps(logger: settings.logger("intake"))
+            var parts = settings.stageParts(catalog: served.catalog, stores: served.verifier.stores)
+            parts.apps = served.apps
             // Mounted even when no operator is configured: it then answers 503 and says why.
             var console = try ConsoleConfiguration(environment: settings.environment)
             console.apps = settings.appDirectory
