@@ -5,8 +5,8 @@ import Store
 import Testing
 
 /// Schema v15: each store confirmation names the app of the account its credit went to, so
-/// that the app's own stores pay it; rows written before (at v14) are the default app's. On
-/// both backends.
+/// that the app's own stores pay it, and each reconciliation run the app whose History it
+/// read; rows written before (at v14) are the default app's. On both backends.
 @Suite struct ConfirmationAppTests {
     let t0 = Fixture.t0
 
@@ -18,7 +18,7 @@ import Testing
         """
     }
 
-    @Test(arguments: TestBackend.allCases) func aConfirmationWrittenAtV14IsTheDefaultApps(_ backend: TestBackend)
+    @Test(arguments: TestBackend.allCases) func rowsWrittenAtV14AreTheDefaultApps(_ backend: TestBackend)
         async throws
     {
         let t0 = t0
@@ -33,6 +33,12 @@ import Testing
                             store, transaction_id, payload, receipt_id, status, attempts, next_attempt_at, created_at)
                         VALUES ('google', 'GPA.old', ?, NULL, 'pending', 1, ?, ?)
                         """, [Self.payload("tok-old"), t0, t0])
+                    _ = try await db.execute(
+                        """
+                        INSERT INTO reconciliation_runs (
+                            trigger, mode, window_start, window_end, examined, missing, fed, started_at, finished_at)
+                        VALUES ('schedule', 'apply', ?, ?, 0, 0, 0, ?, ?)
+                        """, [t0, t0.addingTimeInterval(3600), t0, t0])
                 }
             }
         ) { database, _ in
@@ -45,6 +51,9 @@ import Testing
             #expect(try await store.claimDue(stores: ["google"], app: "racing", now: t0, limit: 10).isEmpty)
             #expect(
                 try await store.claimDue(stores: ["google"], now: t0, limit: 10).map(\.transactionID) == ["GPA.old"])
+            // And the reconciliation run written then was the default app's: it goes on from it
+            #expect(try await ReconciliationStore(database).coveredUntil() == t0.addingTimeInterval(3600))
+            #expect(try await ReconciliationStore(database, app: "racer").coveredUntil() == nil)
         }
     }
 

@@ -100,6 +100,7 @@ public enum FulfillerStage {
         if let interval = jobs.reconcileInterval {
             let reconciler = Reconciler(
                 api: api, environments: jobs.reconcileEnvironments, database: database,
+                app: app.scope.flatMap { $0.isDefault ? nil : $0.id },
                 logger: parts.logger("reconcile").with(app: app.scope))
             services.append(
                 AppleJobService(
