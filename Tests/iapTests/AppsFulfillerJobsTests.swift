@@ -1,3 +1,4 @@
+import AppStore
 import Broker
 import Foundation
 import Logging
@@ -8,20 +9,32 @@ import Testing
 
 @testable import GooglePlay
 @testable import Pipeline
+@testable import Reconciliation
 
 /// The fulfiller's store jobs once per app (issue 30), composed as `iap fulfiller` composes
 /// them over PostgreSQL, where jobs are elected: each app's Google voided poll reads its own
-/// packages within its own budgets, and each is elected under its own name, so both lead at
-/// once, while the default app's keeps today's name (`google-voided`).
+/// packages within its own budgets, and each app's jobs (Google's, Apple's reconciliation
+/// and consumption answers) are elected under their own names, so both apps' lead at once,
+/// while the default app's keep today's names (`google-voided`, `reconciliation`).
 @Suite struct AppsFulfillerJobsTests {
     let logger = Logger(label: "apps-fulfiller-jobs")
 
-    @Test func eachAppsVoidedPollReadsItsOwnPackagesAndIsElectedUnderItsOwnName() async throws {
+    @Test func eachAppsStoreJobsRunWithItsOwnSettingsElectedUnderTheirOwnNames() async throws {
         let stub = StubAppStore(configuration: StubStoreConfiguration(bundleID: "com.example.game"))
         let url = "http://127.0.0.1:9"
         let stores = try PluginStores.configured(PipelineHarness.pluginStoreEnvironment(stub, url: url))
+        // Each app with its App Store Server API key, for its bundle id.
+        func apple(_ bundleID: String) throws -> AppleStore {
+            var setup = try #require(stores.apple)
+            setup.serverAPIKey = try AppStoreServerAPIKey(
+                privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
+                keyID: StubServerAPIConfiguration.developmentKeyID,
+                issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: bundleID)
+            return AppleStore(setup: setup)
+        }
         let puzzle = stores.with(try PipelineHarness.googlePlayStore(stub, url: url, jobs: .init()))
-        let racer = stores.with(
+            .with(try apple(PipelineHarness.bundleID))
+        let racer = stores.with(try apple(AppsEndToEndTests.racerBundle)).with(
             GooglePlayStore(
                 setup: GooglePlaySetup(
                     account: try GoogleServiceAccount(
@@ -38,8 +51,11 @@ import Testing
         try await PostgresFixture.withDatabase { database in
             try await database.migrate()
             // When the fulfiller is composed
+            var configuration = FulfillerStage.Configuration()
+            configuration.apple.reconcileInterval = .seconds(3600)
+            configuration.apple.answersConsumption = true
             let services = try FulfillerStage.services(
-                parts, configuration: .init(), database: database,
+                parts, configuration: configuration, database: database,
                 connection: AMQPConnection(configuration: AMQPConfiguration(), logger: logger))
 
             // Then each app has its voided poll and its refund-review answers, one confirmer
@@ -62,6 +78,18 @@ import Testing
             #expect(await !database.leadership(of: "google-voided/racer").isLeader())
             #expect(await database.leadership(of: "google-voided/puzzle").isLeader())
             for poll in polls { await poll.leadership.resign() }
+
+            // And Apple's jobs run for each app, the racing game's elected under its own names
+            let apple = services.compactMap { $0 as? AppleJobService }
+            #expect(
+                apple.map(\.name) == [
+                    "reconciliation", "consumption answers", "reconciliation", "consumption answers",
+                ])
+            for job in apple { #expect(await job.leadership.isLeader(), "\(job.name)") }
+            for name in ["reconciliation", "consumption-answers", "reconciliation/racer", "consumption-answers/racer"] {
+                #expect(await !database.leadership(of: name).isLeader(), "\(name)")
+            }
+            for job in apple { await job.leadership.resign() }
         }
     }
 }
