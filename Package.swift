@@ -354,7 +354,7 @@ let package = Package(
         .testTarget(name: "FulfillerTests", dependencies: ["StoreSQLite", "Fulfiller", "PipelineTesting"]),
         .testTarget(
             name: "NotifierTests",
-            dependencies: ["StoreSQLite", "Notifier", "PipelineTesting", "HTTPClient"]
+            dependencies: ["StoreSQLite", "StorePostgres", "Notifier", "PipelineTesting", "HTTPClient"]
         ),
         .testTarget(
             name: "ObservabilityTests",

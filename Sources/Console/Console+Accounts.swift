@@ -141,6 +141,7 @@ extension OperatorConsole {
             return "<p id=\"read-only\">Read-only: granting and taking back needs the <code>adjust</code> role "
                 + "(<code>IAP_CONSOLE_OPERATORS=name:secret:adjust</code>).</p>"
         }
+        let catalog = catalogs.catalog(forAccount: accountID)
         let (currencies, entitlements) = (catalog.currencies.sorted(), catalog.entitlements.sorted())
         func options(_ values: [String]) -> String {
             values.map { "<option value=\"\(HTML.escape($0))\">\(HTML.escape($0))</option>" }.joined()
@@ -177,7 +178,7 @@ extension OperatorConsole {
             accountID: accountID, currency: form["currency"], amount: form["amount"], entitlement: form["entitlement"],
             until: form["until"], reason: form["reason"], operatorName: session.operatorName,
             idempotencyKey: form["key"] ?? "")
-        let record = try await AdjustmentStore(database).apply(request, catalog: catalog, now: now())
+        let record = try await AdjustmentStore(database).apply(request, catalogs: catalogs, now: now())
         logger.info(
             "console: adjusted",
             metadata: [

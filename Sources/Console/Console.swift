@@ -26,8 +26,8 @@ public struct OperatorConsole: Sendable {
     let configuration: ConsoleConfiguration
     let review: DeadLetterReview
     let database: any SQLDatabase
-    /// What operators may grant: its currencies and entitlements.
-    let catalog: Catalog
+    /// What operators may grant an account: the currencies and entitlements of its app's catalog.
+    let catalogs: AppCatalogs
     let logger: Logger
     let now: @Sendable () -> Date
     /// Failed logins per client address and operator name.
@@ -44,7 +44,7 @@ public struct OperatorConsole: Sendable {
         self.configuration = configuration
         self.review = review
         self.database = database
-        self.catalog = catalog
+        self.catalogs = configuration.catalogs ?? AppCatalogs(catalog)
         self.logger = logger
         self.now = now
         self.throttle = LoginThrottle(policy: configuration.loginThrottle)

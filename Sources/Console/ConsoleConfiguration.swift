@@ -27,6 +27,9 @@ public struct ConsoleConfiguration: Sendable {
     public var secureCookie: Bool
     /// The apps of `IAP_APPS` the lists filter by and name accounts with; one app by default.
     public var apps = AppDirectory.single
+    /// Each app's catalog, what an operator may grant an account of that app; nil: the
+    /// stage's catalog for every account.
+    public var catalogs: AppCatalogs?
     /// When failed logins start to wait, and how long.
     var loginThrottle = LoginThrottle.Policy()
     /// Signs session cookies and CSRF tokens; derived from the operators' secrets, so that

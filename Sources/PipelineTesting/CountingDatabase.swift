@@ -32,6 +32,7 @@ public final class CountingDatabase: SQLDatabase {
     }
 
     public func leadership(of name: String) -> any Leadership { base.leadership(of: name) }
+    public var commitSignals: (any CommitSignals)? { base.commitSignals }
 }
 
 final class StatementCounter: Sendable {
@@ -72,4 +73,9 @@ struct CountingSession: SQLSession {
     }
 
     func stored(_ date: Date) -> SQLValue { base.stored(date) }
+
+    func signal(_ channel: CommitChannel) async throws {
+        counter.add(1)
+        try await base.signal(channel)
+    }
 }

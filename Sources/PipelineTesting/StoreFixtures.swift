@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PipelineCore
 import Store
 
 /// Hex SHA-256, as the intake computes payload and request hashes.
@@ -18,5 +19,22 @@ extension NewReceipt {
         return NewReceipt(
             id: id, accountID: accountID, kind: .legacy, payload: payload, payloadHash: sha256Hex("legacy:" + payload),
             requestHash: sha256Hex(accountID + payload))
+    }
+}
+
+extension Verdict {
+    /// The validator's valid verdict of `receipt`: each (transaction, product) bought at
+    /// `date`, its own original, ending at `expires` if given.
+    public static func fixture(
+        _ receipt: NewReceipt, _ purchases: [(transaction: String, product: String)], at date: Date,
+        expires: Date? = nil
+    ) -> Verdict {
+        Verdict(
+            outcome: .valid, receiptID: receipt.id, accountID: receipt.accountID, attempts: 1, environment: "Sandbox",
+            transactions: purchases.map {
+                VerifiedTransaction(
+                    transactionID: $0.transaction, originalTransactionID: $0.transaction, productID: $0.product,
+                    purchaseDate: date, expiresDate: expires)
+            }, decidedAt: date)
     }
 }

@@ -19,7 +19,8 @@ import Store
 ///
 /// ```swift
 /// let scheduler = SubscriptionScheduler(
-///     connection: amqp, topology: topology, database: database, catalog: catalog, logger: logger)
+///     connection: amqp, topology: topology, checks: SubscriptionStore(database),
+///     catalogs: AppCatalogs(catalog, others: otherApps), logger: logger)
 /// ```
 public struct SubscriptionScheduler: Service {
     public struct Configuration: Sendable {
@@ -54,20 +55,21 @@ public struct SubscriptionScheduler: Service {
     let connection: AMQPConnection
     let topology: PipelineTopology
     let checks: SubscriptionStore
-    let catalog: Catalog
+    /// Each app's catalog: a subscription is judged by its account's app's (issue 30).
+    let catalogs: AppCatalogs
     let configuration: Configuration
     let leadership: any Leadership
     let logger: Logger
 
     public init(
-        connection: AMQPConnection, topology: PipelineTopology, checks: SubscriptionStore, catalog: Catalog,
+        connection: AMQPConnection, topology: PipelineTopology, checks: SubscriptionStore, catalogs: AppCatalogs,
         configuration: Configuration = .init(), leadership: any Leadership = AlwaysLeader(), logger: Logger
     ) {
         self.leadership = leadership
         self.connection = connection
         self.topology = topology
         self.checks = checks
-        self.catalog = catalog
+        self.catalogs = catalogs
         self.configuration = configuration
         self.logger = logger
     }
@@ -85,7 +87,7 @@ public struct SubscriptionScheduler: Service {
     public func tick(now: Date = Date()) async {
         do {
             let planned = try await checks.scheduleSubscriptionChecks(
-                catalog: catalog, lead: configuration.lead, lag: configuration.lag, now: now)
+                catalogs: catalogs, lead: configuration.lead, lag: configuration.lag, now: now)
             if planned > 0 { logger.debug("subscription checks planned", metadata: ["count": "\(planned)"]) }
             while true {
                 let due = try await checks.claimDueSubscriptionChecks(now: now, limit: configuration.batchSize)

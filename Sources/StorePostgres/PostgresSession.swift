@@ -62,6 +62,11 @@ struct PostgresSession: SQLSession {
 
     func stored(_ date: Date) -> SQLValue { .date(date) }
 
+    /// Delivered by the server at commit; several in one transaction are delivered once.
+    func signal(_ channel: CommitChannel) async throws {
+        _ = try await run("NOTIFY \(channel.rawValue)")
+    }
+
     /// Runs one statement and returns its rows.
     func run(_ sql: String, _ values: [SQLValue] = []) async throws -> [PostgresRow] {
         try await result(sql, values).rows

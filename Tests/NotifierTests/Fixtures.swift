@@ -28,8 +28,19 @@ enum Fixture {
     /// outbox rows, oldest first.
     @discardableResult
     static func notifications(
-        _ count: Int, in database: SQLiteDatabase, accounts: (Int) -> String = { _ in "a1" }
+        _ count: Int, in database: any SQLDatabase, accounts: (Int) -> String = { _ in "a1" }
     ) async throws -> [OutboxWebhook] {
+        try await credit(count, in: database, accounts: accounts)
+        // Read a day ahead: a running notifier may have claimed (leased) them already.
+        let rows = try await OutboxStore(database).dueWebhooks(now: t0.addingTimeInterval(86_400), limit: count + 10)
+        guard rows.count == count else { throw FixtureError("expected \(count) outbox rows, found \(rows.count)") }
+        return rows
+    }
+
+    /// Credits `count` receipts `r1...` of account `a1` (or of `accounts(i)`), one webhook each.
+    static func credit(
+        _ count: Int, in database: any SQLDatabase, accounts: (Int) -> String = { _ in "a1" }
+    ) async throws {
         let receipts = (1...count).map { i in
             NewReceipt(
                 id: "r\(i)", accountID: accounts(i), kind: .legacy, payload: "payload-\(i)",
@@ -46,10 +57,6 @@ enum Fixture {
                 ], decidedAt: t0)
         }
         _ = try await SettlementStore(database).apply(verdicts, catalog: catalog, now: t0)
-        // Read a day ahead: a running notifier may have claimed (leased) them already.
-        let rows = try await OutboxStore(database).dueWebhooks(now: t0.addingTimeInterval(86_400), limit: count + 10)
-        guard rows.count == count else { throw FixtureError("expected \(count) outbox rows, found \(rows.count)") }
-        return rows
     }
 
     /// A logger that keeps what it is given, at every level.

@@ -1,4 +1,5 @@
 import Foundation
+import GooglePlay
 import HTTPClient
 import Notifier
 import PipelineTesting
@@ -9,7 +10,8 @@ import Testing
 /// the real broker, on both backends: the same player credited in each app apart, by its
 /// app's catalog, each app's webhook at its own receiver signed with its own secret,
 /// neither app's token reading the other's receipt, and a receipt of one app posted with
-/// the other's token refused naming the app it belongs to.
+/// the other's token refused naming the app it belongs to; Apple's notification and
+/// Google's push of the second app applied to its accounts alone.
 @Suite struct AppsEndToEndTests {
     static let racerToken = "racer-backend-token-00001"
     static let racerBundle = "com.example.racer"
@@ -92,9 +94,13 @@ import Testing
         // the single-app settings where its members are silent).
         let root = pipeline.directory.file("stub-root.der")
         try Data(pipeline.stub.storeKit.rootDER).write(to: URL(fileURLWithPath: root))
+        // Google's pushes come to the one endpoint of the intake, whatever the app: the
+        // intake checks Pub/Sub's token, the validator routes by package name.
         let storeKit = [
             "IAP_APPLE_ROOT_CA": root, "IAP_APPSTORE_ENVIRONMENT": "Sandbox",
-            "IAP_GOOGLE_PLAY_API_URL": stubURL + "/google",
+            "IAP_GOOGLE_PLAY_API_URL": stubURL + "/google", "IAP_GOOGLE_CERTS_URL": stubURL + StubGooglePlay.certsPath,
+            "IAP_GOOGLE_PUSH_AUDIENCE": googlePushURL(pipeline),
+            "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": StubGooglePlay.pushServiceAccount,
         ]
         for stage in ["intake", "validator", "fulfiller", "notifier"] {
             _ = try pipeline.start([stage], environment: storeKit)
@@ -187,6 +193,69 @@ import Testing
             })
         let puzzlePlayer = try await call(pipeline, .get, "/v1/accounts/player-1", token: ProcessPipeline.token)
         #expect((puzzlePlayer.json["balances"] as? [String: Any])?["coins"] as? Int == 100, "\(puzzlePlayer.json)")
+
+        try await googlePushReachesItsApp(pipeline, puzzleHook: puzzleHook, racerHook: racerHook)
+    }
+
+    static func googlePushURL(_ pipeline: ProcessPipeline) -> String {
+        "http://127.0.0.1:\(pipeline.intakePort)/v1/google/notifications"
+    }
+
+    /// Google refunds the racing game's Play purchase of player-3 and pushes the notice: it
+    /// names racer's package, is read with racer's service account and debits racer's
+    /// player-3 alone; puzzle's player-3 keeps its coins and its webhook hears nothing of it.
+    static func googlePushReachesItsApp(
+        _ pipeline: ProcessPipeline, puzzleHook: WebhookReceiver, racerHook: WebhookReceiver
+    ) async throws {
+        func coins(_ token: String) async -> Int? {
+            let account = try? await call(pipeline, .get, "/v1/accounts/player-3", token: token)
+            return (account?.json["balances"] as? [String: Any])?["coins"] as? Int
+        }
+        let order = "GPA.3333-0000-1111-22222"
+        let play = pipeline.stub.googlePlay
+        play.register(
+            token: "apps-play-3",
+            ProductPurchaseV2(
+                productLineItem: [.init(productId: "com.example.coins500", productOfferDetails: .init(quantity: 1))],
+                purchaseState: "PURCHASED", orderId: order))
+        _ = try await pipeline.submit(account: "player-3", receiptData: pipeline.receipt(transaction: "apps-puzzle-3"))
+        let bought = try await call(
+            pipeline, .post, "/v1/receipts", token: racerToken,
+            body: [
+                "account_id": "player-3",
+                "google_play": [
+                    "package_name": racerPackage, "product_id": "com.example.coins500", "purchase_token": "apps-play-3",
+                ],
+            ])
+        #expect(bought.status == 202, "\(bought.json)")
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                let (racer, puzzle) = (await coins(racerToken), await coins(ProcessPipeline.token))
+                return racer == 700 && puzzle == 100
+            }, "\(pipeline.logs().suffix(2000))")
+
+        play.void(token: "apps-play-3", at: Date().addingTimeInterval(-1))
+        let notice: [String: Any] = [
+            "version": "1.0", "packageName": racerPackage,
+            "eventTimeMillis": String(Int64(Date().timeIntervalSince1970 * 1000)),
+            "voidedPurchaseNotification": [
+                "purchaseToken": "apps-play-3", "orderId": order, "productType": 2, "refundType": 1,
+            ],
+        ]
+        let pushed = try await play.push(notice, to: googlePushURL(pipeline), http: pipeline.client)
+        #expect(pushed.status == 200)
+        #expect(
+            await eventually(timeout: .seconds(60)) { await coins(racerToken) == 0 },
+            "\(pipeline.logs().suffix(2000))")
+        #expect(await coins(ProcessPipeline.token) == 100)
+        // Its webhook, the 700 coins taken back from the bare id, goes to racer's receiver only.
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                racerHook.accepted.contains {
+                    $0.bodyString.contains("\"account_id\":\"player-3\"") && $0.bodyString.contains("\"amount\":-700")
+                }
+            })
+        #expect(!puzzleHook.received.contains { $0.bodyString.contains(order) })
     }
 
     /// A call to the intake with `token`: status and JSON body.

@@ -47,7 +47,8 @@ public enum FulfillerStage {
                 configuration: configuration.fulfiller, logger: parts.logger("fulfiller")),
             SubscriptionScheduler(
                 connection: connection, topology: parts.topology, checks: SubscriptionStore(database),
-                catalog: parts.catalog, configuration: configuration.scheduler,
+                catalogs: AppCatalogs(parts.catalog, others: parts.apps?.others.mapValues(\.catalog) ?? [:]),
+                configuration: configuration.scheduler,
                 leadership: leadership("subscription-scheduler"), logger: parts.logger("scheduler")),
         ]
         let everyAppsStores = [parts.stores] + (parts.apps?.others.values.map(\.stores) ?? [])

@@ -18,4 +18,11 @@ public struct AppCatalogs: Sendable {
 
     /// Every catalog, the default app's first.
     public var all: [Catalog] { [defaultCatalog] + others.keys.sorted().map { others[$0]! } }
+
+    /// Whether `entitlement` of `account` (a stored id) is an auto-renewable subscription's
+    /// by the catalog of the account's app: the same name may renew in one app and be
+    /// granted for good in another.
+    public func renews(_ entitlement: String, forAccount account: String) -> Bool {
+        catalog(forAccount: account).renewingEntitlements.contains(entitlement)
+    }
 }

@@ -29,6 +29,12 @@ public struct Catalog: Codable, Hashable, Sendable {
     /// Every entitlement a product grants.
     public var entitlements: Set<String> { Set(products.compactMap(\.entitlement)) }
 
+    /// Every entitlement an auto-renewable subscription grants: what the scheduler asks the
+    /// store about around its expiry.
+    public var renewingEntitlements: Set<String> {
+        Set(products.filter { $0.kind == .autoRenewable }.compactMap(\.entitlement))
+    }
+
     /// The IANA time zone whose days the daily limits count; UTC when omitted.
     public var rawTimeZone: String?
     /// `allow` or `clamp`: see ``negativeBalance``.

@@ -26,9 +26,14 @@ public protocol SQLDatabase: Sendable {
     /// Who runs a job only one process may run at a time (the subscription scheduler, the
     /// Google voided poll), among the processes sharing this database.
     func leadership(of name: String) -> any Leadership
+
+    /// Where the commits that signal a channel can be heard; nil when they cannot (SQLite).
+    var commitSignals: (any CommitSignals)? { get }
 }
 
 extension SQLDatabase {
+    public var commitSignals: (any CommitSignals)? { nil }
+
     /// A durable write transaction at normal priority (see ``transaction(priority:sync:_:)``).
     @discardableResult
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws

@@ -28,9 +28,15 @@ public protocol SQLSession {
 
     /// A date as this database stores it: bind the result many times, convert once.
     func stored(_ date: Date) -> SQLValue
+
+    /// Tells the listeners of `channel` (``CommitSignals``) once this transaction commits;
+    /// nothing if it rolls back. Does nothing where the database has no listeners (SQLite).
+    func signal(_ channel: CommitChannel) async throws
 }
 
 extension SQLSession {
+    public func signal(_ channel: CommitChannel) async throws {}
+
     @discardableResult public func execute(_ sql: String) async throws -> Int { try await execute(sql, []) }
 
     public func rows(_ sql: String) async throws -> [SQLRow] { try await rows(sql, []) }

@@ -35,6 +35,7 @@ extension PendingWrites {
         try await writeOrders(db, stamp: stamp)
         try await writeSubjects(db, stamp: stamp)
         try await db.insert(contentsOf: outbox, into: "notification_outbox")
+        if !outbox.isEmpty { try await db.signal(.outbox) }
         try await db.insert(
             into: "store_confirmations",
             columns: [

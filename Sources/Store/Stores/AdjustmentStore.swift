@@ -80,9 +80,16 @@ public struct AdjustmentStore: Sendable {
         }
     }
 
-    /// Applies `request` once.
+    /// Applies `request` once, with one catalog for every account.
     /// - Throws: ``Refusal`` (nothing changed), or the database's error.
     public func apply(_ request: Request, catalog: Catalog, now: Date) async throws -> Record {
+        try await apply(request, catalogs: AppCatalogs(catalog), now: now)
+    }
+
+    /// Applies `request` once, its currency or entitlement checked against the catalog of
+    /// the account's app (issue 30).
+    /// - Throws: ``Refusal`` (nothing changed), or the database's error.
+    public func apply(_ request: Request, catalogs: AppCatalogs, now: Date) async throws -> Record {
         try await database.transaction { db in
             try await db.lock(["account:\(request.accountID)"])
             if let existing = try await Self.record(key: request.idempotencyKey, in: db) {
@@ -109,7 +116,7 @@ public struct AdjustmentStore: Sendable {
                 }
             let decision: Decision
             do {
-                decision = try await VerdictApplier.within(db, catalog: catalog, now: now) {
+                decision = try await VerdictApplier.within(db, catalogs: catalogs, now: now) {
                     try await $0.settle(event)
                 }
             } catch let refusal as SettlementRefusal {

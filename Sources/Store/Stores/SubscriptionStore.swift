@@ -17,13 +17,15 @@ public struct SubscriptionStore: Sendable {
     /// Plans a check an hour (`lead`) before and an hour (`lag`) after the expiry of every
     /// auto-renewable entitlement expiring soon. Each expiry gets each check once (the
     /// schema's unique key), however often this runs; an expiry already past gets only
-    /// its after-check (a scheduler that was down catches up).
+    /// its after-check (a scheduler that was down catches up). Each account's entitlements
+    /// are judged by its app's catalog (``AppCatalogs``, issue 30).
     /// - Returns: how many checks were added.
     @discardableResult
     public func scheduleSubscriptionChecks(
-        catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
+        catalogs: AppCatalogs, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
     ) async throws -> Int {
-        let names = Array(Set(catalog.products.filter { $0.kind == .autoRenewable }.compactMap(\.entitlement)))
+        // Every app's renewing names narrow the read; each row is then judged by its own app.
+        let names = Array(catalogs.all.reduce(into: Set<String>()) { $0.formUnion($1.renewingEntitlements) })
         guard !names.isEmpty else { return 0 }
         return try await database.transaction { db in
             let marks = names.map { _ in "?" }.joined(separator: ", ")
@@ -40,9 +42,9 @@ public struct SubscriptionStore: Sendable {
                     ])
             var added = 0
             for entitlement in expiring {
-                guard let expiresAt = entitlement.expiresAt, let original = entitlement.originalTransactionID else {
-                    continue
-                }
+                guard let expiresAt = entitlement.expiresAt, let original = entitlement.originalTransactionID,
+                    catalogs.renews(entitlement.name, forAccount: entitlement.accountID)
+                else { continue }
                 var phases: [(SubscriptionCheck.Phase, Date)] = [(.after, expiresAt.addingTimeInterval(lag.seconds))]
                 if expiresAt > now { phases.insert((.before, expiresAt.addingTimeInterval(-lead.seconds)), at: 0) }
                 for (phase, due) in phases {
@@ -62,6 +64,15 @@ public struct SubscriptionStore: Sendable {
             }
             return added
         }
+    }
+
+    /// ``scheduleSubscriptionChecks(catalogs:lead:lag:horizon:now:)`` with one catalog for every account.
+    @discardableResult
+    public func scheduleSubscriptionChecks(
+        catalog: Catalog, lead: Duration, lag: Duration, horizon: Duration = .seconds(86_400), now: Date
+    ) async throws -> Int {
+        try await scheduleSubscriptionChecks(
+            catalogs: AppCatalogs(catalog), lead: lead, lag: lag, horizon: horizon, now: now)
     }
 
     /// Takes the checks that are due (and those whose publish was not confirmed), marks

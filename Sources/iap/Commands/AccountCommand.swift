@@ -52,7 +52,13 @@ extension IAP {
 
         /// What `adjust` and `entitle` share: the account, the reason, the operator, the key.
         struct Common: ParsableArguments {
-            @Argument(help: "The account's id.") var id: String
+            @Argument(help: "The account's id (<app>/<account> for another app's, without --app).") var id: String
+            @Option(
+                help: """
+                    The account's app (an id of IAP_APPS): its catalog checks the currency or the \
+                    entitlement. Without it, a bare id is the default app's.
+                    """)
+            var app: String?
             @Option(help: "Why (kept on the record, sent in the webhook).") var reason: String?
             @Option(help: "The operator's name; $USER by default.") var by: String?
             @Option(help: "The same key again counts once; a fresh one by default.") var idempotencyKey: String?
@@ -60,7 +66,7 @@ extension IAP {
 
             func apply(currency: String?, amount: String?, entitlement: String?, until: String?) async throws {
                 let name = try operatorName(by)
-                let request: AdjustmentStore.Request
+                var request: AdjustmentStore.Request
                 do {
                     request = try .parse(
                         accountID: id, currency: currency, amount: amount, entitlement: entitlement, until: until,
@@ -68,15 +74,25 @@ extension IAP {
                         idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased())
                 } catch { throw ValidationError(error.description) }
                 let context = try await DlqContext()
+                let apps = context.settings.appDirectory
+                let scope = try AppOption.scope(app, in: apps)
+                // With --app, the id as the app's backend knows it: an `<app>/` id would name two apps.
+                if scope != nil, id.contains(AppScope.separator) {
+                    throw ValidationError("with --app, give the account as app \(app ?? "") knows it, without '/'")
+                }
+                // Without it, a bare id is the default app's and `<app>/<account>` that app's, as `show` reads them.
+                request.accountID = AccountNaming(apps: apps, scope: scope).stored(id)
                 // The command's own output is its answer: the catalog's notices stay out of it.
                 var logger = context.settings.logger("account")
                 logger.logLevel = .error
-                let catalog = try context.settings.catalog(logger: logger)
+                let catalogs = try context.settings.appCatalogs(logger: logger)
                 let record: AdjustmentStore.Record
                 do {
-                    record = try await AdjustmentStore(context.database).apply(request, catalog: catalog, now: Date())
+                    record = try await AdjustmentStore(context.database).apply(request, catalogs: catalogs, now: Date())
                 } catch let refusal as AdjustmentStore.Refusal {
-                    throw DlqFailure("refused, nothing changed: \(refusal)")
+                    // Named by the account's app where it is not the default's bare id.
+                    let named = app ?? AppScope.appID(of: request.accountID)
+                    throw DlqFailure("refused, nothing changed: \(refusal)" + (named.map { " (app \($0))" } ?? ""))
                 }
                 if json { return try WebhooksOutput.printJSON(AccountOutput.Adjusted(record)) }
                 print(AccountOutput.text(record))

@@ -13,6 +13,12 @@ struct AppOption: ParsableArguments {
     /// The app asked for, or nil for every app.
     /// - Throws: `ValidationError` naming an id the apps file does not list.
     func scope(in apps: AppDirectory) throws -> AppScope? {
+        try Self.scope(app, in: apps)
+    }
+
+    /// The scope of `app` given as `--app`, or nil when it is not given.
+    /// - Throws: `ValidationError` naming an id the apps file does not list.
+    static func scope(_ app: String?, in apps: AppDirectory) throws -> AppScope? {
         guard let app else { return nil }
         guard let scope = apps.scope(app) else {
             let known = apps.hasApps ? apps.ids.joined(separator: ", ") : AppDirectory.singleAppName

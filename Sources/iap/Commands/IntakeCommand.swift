@@ -23,6 +23,7 @@ extension IAP {
             // Mounted even when no operator is configured: it then answers 503 and says why.
             var console = try ConsoleConfiguration(environment: settings.environment)
             console.apps = settings.appDirectory
+            console.catalogs = try settings.consoleCatalogs()
             let database = try await settings.openDatabase()
             let connection = settings.connection("intake")
             let health = HealthEndpoints(

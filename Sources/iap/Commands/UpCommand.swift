@@ -100,6 +100,7 @@ extension IAP {
                     secureCookie: try ConsoleConfiguration.secureCookie(environment: env))
                 : try ConsoleConfiguration(environment: env)
             configuration.console?.apps = settings.appDirectory
+            configuration.console?.catalogs = try settings.consoleCatalogs()
             configuration.metrics = MetricsBootstrap.prometheus()
             configuration.metricsToken = settings.operations.metricsToken
             PipelineMetrics.useApps(settings.appDirectory.ids)

@@ -24,7 +24,7 @@ extension PipelineSettings {
                 catalog: try catalog(logger: logger))
         }
         let defaultEnvironment = first.environment(overlaying: environment)
-        let defaultCatalog = try catalog(in: defaultEnvironment, logger: logger)
+        let catalogs = try appCatalogs(logger: logger)
         var others: [String: AppsParts.App] = [:]
         var identities: [String: String] = [:]
         for app in file.apps {
@@ -36,19 +36,44 @@ extension PipelineSettings {
                     identities[identity] = app.id
                 }
                 guard app.id != first.id else { continue }
-                // An app without a catalog of its own sells what the default app sells.
-                let catalog = try env.optional("IAP_CATALOG").map { path throws(SettingError) in
-                    try Self.catalog(at: path)
-                }
                 others[app.id] = AppsParts.App(
                     stores: try VerifierSettings(environment: env, apple: apple).stores,
-                    catalog: catalog ?? defaultCatalog)
+                    catalog: catalogs.others[app.id] ?? catalogs.defaultCatalog)
             } catch {
                 throw AppsFile.named(error, app: app.id)
             }
         }
         return ServedApps(
-            verifier: try VerifierSettings(environment: defaultEnvironment, apple: apple), catalog: defaultCatalog,
+            verifier: try VerifierSettings(environment: defaultEnvironment, apple: apple),
+            catalog: catalogs.defaultCatalog,
             apps: AppsParts(defaultApp: first.id, others: others, identities: identities))
+    }
+
+    /// Each app's catalog (the single-app settings' one without `IAP_APPS`): what the
+    /// fulfiller prices by and an operator's adjustment is checked against.
+    func appCatalogs(logger: Logger) throws -> AppCatalogs {
+        guard let file = apps, let first = file.apps.first else { return AppCatalogs(try catalog(logger: logger)) }
+        let defaultCatalog = try catalog(in: first.environment(overlaying: environment), logger: logger)
+        var others: [String: Catalog] = [:]
+        for app in file.apps.dropFirst() {
+            // An app without a catalog of its own sells what the default app sells.
+            guard let path = app.environment(over: environment).optional("IAP_CATALOG") else { continue }
+            do throws(SettingError) {
+                others[app.id] = try Self.catalog(at: path)
+            } catch {
+                throw AppsFile.named(error, app: app.id)
+            }
+        }
+        return AppCatalogs(defaultCatalog, others: others)
+    }
+
+    /// What the console's grants are checked against with `IAP_APPS`: each app's catalog;
+    /// nil with the single-app settings, where the stage's one catalog serves.
+    func consoleCatalogs() throws -> AppCatalogs? {
+        guard apps != nil else { return nil }
+        // Read after the stage's own catalog, whose notices are logged already.
+        var quiet = logger("console")
+        quiet.logLevel = .error
+        return try appCatalogs(logger: quiet)
     }
 }

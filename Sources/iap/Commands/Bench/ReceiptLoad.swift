@@ -11,19 +11,23 @@ import Synchronization
 /// vouches for, post them from many clients at once, wait until all are credited, report.
 struct ReceiptLoad {
     let bodies: [[UInt8]]
+    /// Whose receipts they are, when an apps file spreads them (body `i` is `apps.app(of: i)`'s,
+    /// posted with its token).
+    let apps: BenchApps?
 
     /// `count` receipt bodies of one 100-coin purchase each; body `i` is for account
     /// `accountPrefix-(i % accounts)`. With `pkcs7`, receipts are PKCS #7 containers signed
     /// as Apple signs them (an RSA signature each: about a millisecond a receipt to mint).
     init(
         count: Int, minter: StubAppStore, bundleID: String, transactionPrefix: String, accountPrefix: String,
-        accounts: Int = 1_000, pkcs7: Bool = false
+        accounts: Int = 1_000, pkcs7: Bool = false, apps: BenchApps? = nil
     ) {
+        self.apps = apps
         bodies = (0..<count).map { index in
             let issue = pkcs7 ? minter.issuePKCS7 : minter.issue
             let data = issue(
                 StubReceipt(
-                    bundleID: bundleID,
+                    bundleID: apps?.app(of: index).bundleID ?? bundleID,
                     transactions: [
                         StubReceipt.Transaction(
                             transactionID: "\(transactionPrefix)-\(index)", productID: "com.example.coins100")
@@ -75,9 +79,12 @@ struct ReceiptLoad {
         }
         let client = try CurlHTTPClient(configuration: .init(maxConnections: workers, maxConnectionsPerHost: workers))
         let next = Cursor()
-        let headers = [
-            (name: "Authorization", value: "Bearer \(token)"), (name: "Content-Type", value: "application/json"),
-        ]
+        let headers: @Sendable (Int) -> [(name: String, value: String)] = { index in
+            [
+                (name: "Authorization", value: "Bearer \(apps?.app(of: index).token ?? token)"),
+                (name: "Content-Type", value: "application/json"),
+            ]
+        }
         do {
             let samples = try await withThrowingTaskGroup(of: [Sample].self) { tasks in
                 for worker in 0..<workers {
@@ -96,7 +103,8 @@ struct ReceiptLoad {
                                 start = .now
                             }
                             let response = try await client.execute(
-                                HTTPClient.HTTPRequest(method: .post, url: url, headers: headers, body: bodies[index]))
+                                HTTPClient.HTTPRequest(
+                                    method: .post, url: url, headers: headers(index), body: bodies[index]))
                             guard response.status == 202 else {
                                 throw ValidationError("intake answered \(response.status): \(response.bodyString)")
                             }

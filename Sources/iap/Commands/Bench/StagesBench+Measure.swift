@@ -11,14 +11,15 @@ extension IAP.Bench.StagesBench {
     /// Posts the load to running stages, waits for every webhook, and reads what each
     /// process spent, what PostgreSQL ran, and what the books say.
     func measure(
-        _ stages: StageProcesses, _ pipeline: StagesPipeline, minter: StubAppStore, client: CurlHTTPClient,
+        _ stages: StageProcesses, _ pipeline: StagesPipeline, minter: StubAppStore, apps: BenchApps?,
+        client: CurlHTTPClient,
         webhooks: WebhookCounter, settings: PipelineSettings, proxy: NginxTLSProxy?
     ) async throws -> StagesReport {
         let count = rate.map { max(1, Int($0 * seconds)) } ?? receipts
         let load = ReceiptLoad(
             count: count, minter: minter, bundleID: pipeline.bundleID,
             transactionPrefix: "stages-\(UUID().uuidString.prefix(8).lowercased())", accountPrefix: "player",
-            accounts: accounts, pkcs7: verification != .apple)
+            accounts: accounts, pkcs7: verification != .apple, apps: apps)
         // Let the workers settle after start before their idle memory is read.
         try await Task.sleep(for: .seconds(1))
         var watched = stages.stages.map { Watched($0, cap: stages.cap) } + [Watched.broker()]
@@ -83,7 +84,7 @@ extension IAP.Bench.StagesBench {
                 pipelineCPUMsPerReceipt: pipelineCPU * 1000 / Double(count),
                 machineCPUMsPerReceipt: machineAfter.busySeconds(since: machineBefore) * 1000 / Double(count),
                 machineBusy: machineAfter.busyShare(since: machineBefore),
-                books: try await books(pipeline, count: count, notified: arrivals.count, tally: tally),
+                books: try await books(pipeline, count: count, apps: apps, notified: arrivals.count, tally: tally),
                 validatorAlone: alone, endpoint: proxy.map { StagesReport.Endpoint($0.requests()) },
                 verifyRequests: verified, statements: statements, statementsMissing: missing)
         }
@@ -131,24 +132,29 @@ extension IAP.Bench.StagesBench {
             mode: rate == nil ? "count" : "rate", receipts: count, clients: rate == nil ? clients : nil, rate: rate,
             validators: validators, concurrency: concurrency, verification: verification.rawValue,
             stubLatencyMs: stubLatencyMs, stubErrorRate: stubErrorRate,
-            cores: ProcessInfo.processInfo.activeProcessorCount, replicas: replicas,
+            cores: ProcessInfo.processInfo.activeProcessorCount, replicas: replicas, apps: apps > 0 ? apps : nil,
             database: databaseURL == nil ? "sqlite" : "postgresql", cpuLimit: cap?.cores, cgroup: cap?.version.rawValue)
     }
 
-    /// Every receipt credited, the audit clean (so none twice), each account holding 100 coins per
-    /// receipt it sent, one webhook per receipt.
-    private func books(_ pipeline: StagesPipeline, count: Int, notified: Int, tally: WebhookCounter.Tally)
-        async throws -> StagesReport.Books
-    {
+    /// Every receipt credited, the audit clean (so none twice), each account (of each app)
+    /// holding 100 coins per receipt it sent, one webhook per receipt.
+    private func books(
+        _ pipeline: StagesPipeline, count: Int, apps: BenchApps?, notified: Int, tally: WebhookCounter.Tally
+    ) async throws -> StagesReport.Books {
         let database = try await pipeline.stageSettings().openDatabase()
         let credited = try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]
         let findings = try await LedgerStore(database).audit()
         let ledger = LedgerStore(database)
+        // Stored account id → receipts it sent, as ReceiptLoad spread them.
+        var sent: [String: Int] = [:]
+        for index in 0..<count {
+            let account = "player-\(index % accounts)"
+            sent[apps?.app(of: index).scope.stored(account) ?? account, default: 0] += 1
+        }
         var wrongBalances = 0
-        for account in 0..<min(accounts, count) {
-            let sent = count / accounts + (account < count % accounts ? 1 : 0)
-            let coins = try await ledger.account(id: "player-\(account)", ledgerLimit: 0)?.balances["coins"] ?? 0
-            if coins != sent * 100 { wrongBalances += 1 }
+        for (account, receipts) in sent {
+            let coins = try await ledger.account(id: account, ledgerLimit: 0)?.balances["coins"] ?? 0
+            if coins != receipts * 100 { wrongBalances += 1 }
         }
         return StagesReport.Books(
             credited: credited, notCredited: count - credited, auditFindings: findings.count,

@@ -37,7 +37,12 @@ extension IAP.Bench {
         @Option(help: "Verify requests in flight per validator.") var concurrency = 256
         @Option(help: "Milliseconds the stub store waits before each answer.") var stubLatencyMs = 0
         @Option(help: "Share of verify requests (0...0.5) the stub store answers 503.") var stubErrorRate = 0.0
-        @Option(help: "Accounts the receipts are spread over.") var accounts = 1_000
+        @Option(help: "Accounts the receipts are spread over (in each app, with --apps).") var accounts = 1_000
+        @Option(
+            help:
+                "Spread the receipts over this many apps of an apps file (IAP_APPS), each with its own bundle id, token and webhook secret; 0: the single-app settings."
+        )
+        var apps = 0
         @Option(help: "Seconds to wait for the last webhook.") var timeout = 600
         @Option(help: "Keep the database and logs in this directory (default: a temporary one, removed).")
         var workDirectory: String?
@@ -71,6 +76,7 @@ extension IAP.Bench {
             guard receipts > 0, clients > 0, validators > 0, accounts > 0, timeout > 0 else {
                 throw ValidationError("--receipts, --clients, --validators, --accounts and --timeout must be positive")
             }
+            guard (0...100).contains(apps) else { throw ValidationError("--apps must be 0...100") }
             guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
             if let rate, !(rate > 0 && seconds > 0) { throw ValidationError("--rate and --seconds must be positive") }
             guard (1...8).contains(replicas), replicas == 1 || databaseURL != nil else {
@@ -112,10 +118,15 @@ extension IAP.Bench {
                 receiptSettings["IAP_VERIFY_SANDBOX_URL"] = proxy.url + "/sandbox/verifyReceipt"
                 receiptSettings["IAP_VERIFY_CA_FILE"] = proxy.certificateFile
             }
+            let webhookURL = "http://127.0.0.1:\(try await webhooks.port())/webhooks"
+            let benchApps = apps > 0 ? BenchApps(count: apps, bundleID: StagesPipeline.bundleID) : nil
+            if let benchApps {
+                receiptSettings["IAP_APPS"] = directory + "/apps.yaml"
+                try benchApps.write(to: directory + "/apps.yaml", webhookURL: webhookURL)
+            }
             let pipeline = StagesPipeline(
-                label: "stages", directory: directory, databaseURL: databaseURL,
-                webhookURL: "http://127.0.0.1:\(try await webhooks.port())/webhooks", settings: settings,
-                extra: receiptSettings, stubPort: stubPort, intakes: replicas)
+                label: "stages", directory: directory, databaseURL: databaseURL, webhookURL: webhookURL,
+                settings: settings, extra: receiptSettings, stubPort: stubPort, intakes: replicas)
             let stages = pipeline.processes(cap: cap)
             let client = try CurlHTTPClient()
             // Ctrl-C or SIGTERM ends the measuring only: the stages still stop and the cgroups go.
@@ -124,8 +135,8 @@ extension IAP.Bench {
                 try await start(stages, pipeline)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 return try await measure(
-                    stages, pipeline, minter: minter, client: client, webhooks: webhooks, settings: settings,
-                    proxy: proxy)
+                    stages, pipeline, minter: minter, apps: benchApps, client: client, webhooks: webhooks,
+                    settings: settings, proxy: proxy)
             }
             await stages.stop()
             await client.shutdown()

@@ -17,7 +17,8 @@ struct StagesPipeline: Sendable {
     let intakePorts: [Int]
     var intakePort: Int { intakePorts[0] }
     let token = "bench-token-0123456789"
-    let bundleID = "com.example.game"
+    static let bundleID = "com.example.game"
+    var bundleID: String { Self.bundleID }
     /// PostgreSQL instead of the SQLite file in ``directory``.
     let databaseURL: String?
     /// Every stage's environment.
@@ -49,7 +50,7 @@ struct StagesPipeline: Sendable {
             "IAP_AMQP_URL": settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL),
             "IAP_QUEUE_PREFIX": prefix, "IAP_DB_PATH": directory + "/iap.sqlite",
             "IAP_DATABASE_URL": databaseURL ?? "",
-            "IAP_HTTP_PORT": "\(intakePorts[0])", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": bundleID,
+            "IAP_HTTP_PORT": "\(intakePorts[0])", "IAP_API_TOKENS": token, "IAP_BUNDLE_ID": Self.bundleID,
             "IAP_VERIFY_URL": "http://\(stubHost):\(stubPort)/verifyReceipt",
             "IAP_VERIFY_SANDBOX_URL": "http://\(stubHost):\(stubPort)/sandbox/verifyReceipt",
             "IAP_WEBHOOK_URL": webhookURL,

@@ -18,6 +18,8 @@ struct StagesReport: Codable, Sendable {
         var cores: Int
         /// Intakes, fulfillers and notifiers: this many of each.
         var replicas: Int
+        /// `--apps`: the load spread over this many apps of an apps file.
+        var apps: Int?
         /// `postgresql` or `sqlite`.
         var database: String
         /// `--cpu-limit`: each stage process in a cgroup of its own, capped at this share of a core.
@@ -129,7 +131,7 @@ struct StagesReport: Codable, Sendable {
         let cap =
             run.cpuLimit.map { ", each stage capped at \(col($0, 0, 2)) core (cgroup \(run.cgroup ?? "?"))" } ?? ""
         print(
-            "  \(run.replicas) intake(s), fulfiller(s) and notifier(s) on \(run.database == "postgresql" ? "PostgreSQL" : "SQLite")\(cap)"
+            "  \(run.replicas) intake(s), fulfiller(s) and notifier(s) on \(run.database == "postgresql" ? "PostgreSQL" : "SQLite")\(cap)\(run.apps.map { ", the load spread over \($0) app(s)" } ?? "")"
         )
         print("                          receipts/s     p50 ms     p99 ms     max ms")
         for (name, flow) in [("submit (202)", submit), ("end to end (webhook)", endToEnd)] {
