@@ -30,32 +30,54 @@ public struct StoreConfirmer: Service {
         public init() {}
     }
 
+    /// What one app's confirmations are paid with: its stores, over a context with its
+    /// catalog and call budgets.
+    public struct App: Sendable {
+        let stores: [String: any StorePlugin]
+        public let context: StoreContext
+
+        public init(stores: StoreRegistry, context: StoreContext) {
+            // A store that cannot talk to its store here (Google without a service account) is
+            // left to a process that can.
+            self.stores = stores.configured.filter { $0.value.runsInFulfiller }
+            self.context = context
+        }
+    }
+
     let store: StoreConfirmationStore
-    let stores: [String: any StorePlugin]
+    /// Every app served, by its id as rows name it (`""`: the default app).
+    let apps: [String: App]
+    /// The default app's context, for what is not one app's (the loop's own logs).
     let context: StoreContext
     let configuration: Configuration
     let now: @Sendable () -> Date
 
+    /// - Parameters:
+    ///   - stores: The default app's stores (the only app's, with the single-app settings).
+    ///   - others: Every other app's (issue 30), by app id: each row is paid by its own app's.
     public init(
-        store: StoreConfirmationStore, stores: StoreRegistry, context: StoreContext,
+        store: StoreConfirmationStore, stores: StoreRegistry, context: StoreContext, others: [String: App] = [:],
         configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
-        // A store that cannot talk to its store here (Google without a service account) is
-        // left to a process that can.
-        self.stores = stores.configured.filter { $0.value.runsInFulfiller }
+        self.apps = others.merging(["": App(stores: stores, context: context)]) { _, own in own }
         self.context = context
         self.configuration = configuration
         self.now = now
     }
 
     public func run() async throws {
-        let ids = stores.keys.sorted()
+        let ids = Set(apps.values.flatMap(\.stores.keys)).sorted()
         context.logger.info("confirming plug-in stores' purchases", metadata: ["stores": "\(ids)"])
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             var worked = false
             do {
-                let due = try await store.claimDue(stores: ids, now: now(), limit: configuration.batch)
+                var due: [StoreConfirmationStore.Confirmation] = []
+                for (app, served) in apps.sorted(by: { $0.key < $1.key }) where !served.stores.isEmpty {
+                    due += try await store.claimDue(
+                        stores: served.stores.keys.sorted(), app: app.isEmpty ? nil : app, now: now(),
+                        limit: configuration.batch)
+                }
                 worked = !due.isEmpty
                 await withTaskGroup(of: Void.self) { group in
                     for confirmation in due { group.addTask { await confirm(confirmation) } }
@@ -76,13 +98,15 @@ public struct StoreConfirmer: Service {
 
     /// One call to the store and its outcome recorded.
     func confirm(_ confirmation: StoreConfirmationStore.Confirmation) async {
-        guard let plugin = stores[confirmation.store] else { return }
+        guard let app = apps[confirmation.app ?? ""], let plugin = app.stores[confirmation.store] else { return }
+        let context = app.context
         let outcome = await plugin.confirm(
             confirmation.payload, transactionID: confirmation.transactionID, context: context)
-        let metadata: Logger.Metadata = [
+        var metadata: Logger.Metadata = [
             "store": "\(confirmation.store)", "transaction_id": "\(confirmation.transactionID)",
             "receipt_id": "\(confirmation.receiptID ?? "-")", "attempts": "\(confirmation.attempts)",
         ]
+        if let id = confirmation.app { metadata["app"] = "\(id)" }
         do {
             switch outcome {
             case .done:

@@ -33,7 +33,7 @@ extension GooglePlayStore {
             services.append(
                 GoogleRefundReviewAnswerer(
                     client: client, store: GoogleRefundReviewStore(database), configuration: reviews,
-                    leadership: context.leadership("google-refund-reviews"), logger: context.logger))
+                    app: context.app, leadership: context.leadership("google-refund-reviews"), logger: context.logger))
         }
         if let interval = jobs.voidedInterval {
             services.append(

@@ -57,19 +57,56 @@ public enum PluginStores {
     /// (paid as `confirmer` says), and each store's own services (Google's voided poll and
     /// review answers), over `httpClient` (shared, not owned), each job that runs in one
     /// process at a time led as `leadership` says. Nothing when none talks to its store.
+    ///
+    /// `stores` and `catalog` are the default app's; every other app of `apps` (issue 30) is
+    /// served the same way with its own stores, catalog and call budgets: its confirmations
+    /// are paid with its credentials, and its services elected under their own names
+    /// (`google-voided/<app>`).
     public static func fulfillerServices(
         _ stores: StoreRegistry, database: any SQLDatabase, httpClient: CurlHTTPClient, catalog: Catalog,
-        logger: Logger, confirmer: StoreConfirmer.Configuration = .init(),
+        logger: Logger, confirmer: StoreConfirmer.Configuration = .init(), apps: AppsParts? = nil,
         leadership: @escaping @Sendable (String) -> any Leadership
     ) -> [any Service] {
-        guard stores.configured.values.contains(where: \.runsInFulfiller) else { return [] }
-        let context = StoreContext(
+        let others = apps?.others ?? [:]
+        guard ([stores] + others.values.map(\.stores)).contains(where: \.runsInFulfiller) else { return [] }
+        var context = StoreContext(
             httpClient: httpClient, budgets: MeteredCallBudgets.shared(database), catalog: catalog, logger: logger,
             database: database, leadership: leadership)
-        return [
+        if let apps { context.app = AppScope(app: apps.defaultApp, isDefault: true) }
+        var confirming: [String: StoreConfirmer.App] = [:]
+        for (id, app) in others {
+            confirming[id] = StoreConfirmer.App(stores: app.stores, context: context.of(app: id, catalog: app.catalog))
+        }
+        var services: [any Service] = [
             StoreConfirmer(
-                store: StoreConfirmationStore(database), stores: stores, context: context, configuration: confirmer)
+                store: StoreConfirmationStore(database), stores: stores, context: context, others: confirming,
+                configuration: confirmer)
         ]
-            + stores.configured.keys.sorted().flatMap { stores.configured[$0]!.services(context) }
+        let served = [(stores, context)] + others.keys.sorted().map { (others[$0]!.stores, confirming[$0]!.context) }
+        for (registry, context) in served {
+            services += registry.configured.keys.sorted().flatMap { registry.configured[$0]!.services(context) }
+        }
+        return services
+    }
+}
+
+extension StoreRegistry {
+    /// Whether one of its stores has work in the fulfiller.
+    var runsInFulfiller: Bool { configured.values.contains(where: \.runsInFulfiller) }
+}
+
+extension StoreContext {
+    /// This (the default app's) context as the non-default app `app` uses it: its catalog,
+    /// its call budgets (``AppCallBudgets``), its jobs elected as `<job>/<app>`, its logs
+    /// labelled with it.
+    func of(app: String, catalog: Catalog) -> StoreContext {
+        var context = self
+        context.catalog = catalog
+        context.app = AppScope(app: app, isDefault: false)
+        context.budgets = AppCallBudgets.of(context.app, in: budgets)
+        let leadership = self.leadership
+        context.leadership = { leadership("\($0)/\(app)") }
+        context.logger[metadataKey: "app"] = "\(app)"
+        return context
     }
 }

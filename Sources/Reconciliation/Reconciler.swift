@@ -23,13 +23,15 @@ public struct Reconciler: Sendable {
     /// Pages asked per deployment at most: a token that never ends the list must not loop.
     static let maximumPages = 1_000
 
+    /// - Parameter app: The app whose History `api` reads (issue 30), its runs recorded as its
+    ///   own; nil for the default app.
     public init(
         api: AppStoreServerAPIClient, environments: [AppStoreServerAPIEnvironment], database: any SQLDatabase,
-        logger: Logger
+        app: String? = nil, logger: Logger
     ) {
         self.api = api
         self.environments = environments
-        self.runs = ReconciliationStore(database)
+        self.runs = ReconciliationStore(database, app: app)
         self.notifications = StoreNotificationStore(database)
         self.logger = logger
     }

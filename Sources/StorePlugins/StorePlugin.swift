@@ -145,6 +145,9 @@ public struct StoreContext: Sendable {
     /// The lead of the job of this name: the database's where several processes share it,
     /// always this process's where one process runs every stage.
     public var leadership: @Sendable (String) -> any Leadership
+    /// The app whose stores these are (issue 30): a store's services take only its accounts'
+    /// work. The one app of the single-app settings by default.
+    public var app: AppScope = .single
 
     public init(
         httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper, catalog: Catalog, logger: Logger,

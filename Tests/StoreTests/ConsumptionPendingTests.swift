@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import PipelineTesting
 import Store
 import Testing
@@ -34,6 +35,40 @@ import Testing
             // A longer window takes the old one in; more attempts allowed, the one given up on
             let all = try await store.pending(since: t0.addingTimeInterval(-3 * 86_400), maxAttempts: 6, limit: 10)
             #expect(all.map(\.notificationID) == ["n0", "n1", "n3", "n4"])
+        }
+    }
+
+    @Test(arguments: TestBackend.allCases) func eachAppsAnswererWaitsOnlyForItsAccountsRequests(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
+            // Given t1 credited to the racing game's p1, t2 to the default app's p2, and Apple
+            // asking about both and about t3, which nobody was credited
+            try await database.acceptNew([
+                Fixture.receipt("r1", account: "racer/p1"), Fixture.receipt("r2", account: "p2"),
+            ])
+            _ = try await SettlementStore(database).apply(
+                [
+                    Fixture.valid("r1", account: "racer/p1", [Fixture.purchase("t1")]),
+                    Fixture.valid("r2", account: "p2", [Fixture.purchase("t2")]),
+                ], catalog: Fixture.catalog, now: t0)
+            try await database.acceptNewNotifications(["n1", "n2", "n3"], now: t0)
+            _ = try await SettlementStore(database).apply(
+                (1...3).map {
+                    Fixture.notified("n\($0)", "CONSUMPTION_REQUEST", uuid: "U\($0)", Fixture.purchase("t\($0)"))
+                },
+                catalog: Fixture.catalog, now: t0)
+
+            // Then the racing game's answerer waits for its player's alone, the default app's
+            // for its own and the one of no known account, as before apps
+            let store = ConsumptionStore(database)
+            func pending(_ app: AppScope) async throws -> [String] {
+                try await store.pending(since: t0.addingTimeInterval(-60), maxAttempts: 5, limit: 10, app: app)
+                    .map(\.notificationID)
+            }
+            #expect(try await pending(AppScope(app: "racer", isDefault: false)) == ["n1"])
+            #expect(try await pending(AppScope(app: "puzzle", isDefault: true)) == ["n2", "n3"])
+            #expect(try await pending(.single) == ["n1", "n2", "n3"])
         }
     }
 }

@@ -60,4 +60,25 @@ import Testing
             #expect(try await store.latest() == failed)
         }
     }
+
+    @Test(arguments: TestBackend.allCases) func eachAppsScheduledRunStartsWhereItsOwnLastOneEnded(
+        _ backend: TestBackend
+    ) async throws {
+        try await withTestDatabase(backend) { database in
+            // Given the default app's run to t0 + 1 h, and the racing game's reaching further
+            let t0 = Fixture.t0
+            let run = ReconciliationRun(
+                trigger: .schedule, dryRun: false, windowStart: t0, windowEnd: t0.addingTimeInterval(3600),
+                examined: 0, missing: 0, fed: 0, startedAt: t0, finishedAt: t0.addingTimeInterval(1))
+            try await ReconciliationStore(database).record(run)
+            var racerRun = run
+            racerRun.windowEnd = t0.addingTimeInterval(7200)
+            try await ReconciliationStore(database, app: "racer").record(racerRun)
+
+            // Then each app goes on from its own, and an app that never ran starts afresh
+            #expect(try await ReconciliationStore(database).coveredUntil() == t0.addingTimeInterval(3600))
+            #expect(try await ReconciliationStore(database, app: "racer").coveredUntil() == t0.addingTimeInterval(7200))
+            #expect(try await ReconciliationStore(database, app: "chess").coveredUntil() == nil)
+        }
+    }
 }

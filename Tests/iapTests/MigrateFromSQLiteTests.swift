@@ -48,6 +48,13 @@ import Testing
                 VALUES ('google', 't0', ?, ?, 'pending', 2, ?, 'HTTP 503', ?)
                 """,
                 [PlayAcknowledgementsAtV12.payload("consume", "coins", "tok-0"), first, Date(), Date()])
+            // And one owed for another app's credit, paid by that app's stores.
+            try await db.execute(
+                """
+                INSERT INTO store_confirmations (
+                    store, transaction_id, app, payload, status, attempts, next_attempt_at, created_at)
+                VALUES ('google', 't1', 'racer', ?, 'pending', 0, ?, ?)
+                """, [PlayAcknowledgementsAtV12.payload("consume", "coins", "tok-1"), Date(), Date()])
         }
     }
 
@@ -63,7 +70,7 @@ import Testing
             #expect(copy.status == 0, "\(copy.output)")
             #expect(copy.output.contains("receipts               42 / 42"), "\(copy.output)")
             #expect(copy.output.contains("ledger_entries         41 / 41"), "\(copy.output)")
-            #expect(copy.output.contains("store_confirmations    1 / 1"), "\(copy.output)")
+            #expect(copy.output.contains("store_confirmations    2 / 2"), "\(copy.output)")
             #expect(copy.output.contains("audit: sqlite 0 finding(s), postgres 0 finding(s)"))
             #expect(!copy.output.contains("DIFFERS"))
             // Then PostgreSQL holds the same books, and new ledger lines continue after the copied ones
@@ -71,6 +78,9 @@ import Testing
             #expect(account.balances == ["coins": 770])
             let owed = try await StoreConfirmationStore(target).confirmation(store: "google", transactionID: "t0")
             #expect(owed?.status == .pending && owed?.attempts == 2 && owed?.lastError == "HTTP 503")
+            #expect(owed?.app == nil)
+            let racer = StoreConfirmationStore(target)
+            #expect(try await racer.confirmation(store: "google", transactionID: "t1")?.app == "racer")
             _ = try await AdjustmentStore(target).apply(
                 .init(
                     accountID: "player-1", change: .currency("coins", amount: 5), reason: "after the move",

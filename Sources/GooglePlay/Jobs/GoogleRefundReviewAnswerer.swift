@@ -38,17 +38,21 @@ public struct GoogleRefundReviewAnswerer: Service {
     let client: GooglePlayClient
     let store: GoogleRefundReviewStore
     let configuration: Configuration
+    /// Whose reviews it answers: its app's accounts' (another app's are its own answerer's).
+    let app: AppScope
     let leadership: any Leadership
     let logger: Logger
     let now: @Sendable () -> Date
 
     public init(
         client: GooglePlayClient, store: GoogleRefundReviewStore, configuration: Configuration = .init(),
-        leadership: any Leadership = AlwaysLeader(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+        app: AppScope = .single, leadership: any Leadership = AlwaysLeader(), logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.client = client
         self.store = store
         self.configuration = configuration
+        self.app = app
         self.leadership = leadership
         self.logger = logger
         self.now = now
@@ -73,7 +77,7 @@ public struct GoogleRefundReviewAnswerer: Service {
     /// Answers every review due now; returns what it recorded.
     public func answerPending() async throws -> [GoogleRefundReviewStore.Answer] {
         let pending = try await store.pending(
-            since: now().addingTimeInterval(-Self.deadline), now: now(), limit: configuration.batch)
+            since: now().addingTimeInterval(-Self.deadline), now: now(), limit: configuration.batch, app: app)
         var recorded: [GoogleRefundReviewStore.Answer] = []
         for review in pending {
             let decided = RefundReviewAnswer.decide(try await store.facts(for: review), prefers: configuration.prefers)

@@ -51,29 +51,44 @@ public enum FulfillerStage {
                 configuration: configuration.scheduler,
                 leadership: leadership("subscription-scheduler"), logger: parts.logger("scheduler")),
         ]
-        let callsStores =
-            parts.stores.apple?.serverAPIKey != nil || parts.stores.configured.values.contains(where: \.runsInFulfiller)
-        guard callsStores else { return services }
+        let everyAppsStores = [parts.stores] + (parts.apps?.others.values.map(\.stores) ?? [])
+        guard everyAppsStores.contains(where: { $0.apple?.serverAPIKey != nil || $0.runsInFulfiller }) else {
+            return services
+        }
         let client = try parts.httpClient(logger: parts.logger("stores"))
         // First, so that it closes after every job using it.
         services.insert(HTTPClientService(client: client), at: 0)
         services += try appleServices(
+            AppleJobsApp(stores: parts.stores, scope: parts.apps.map { AppScope(app: $0.defaultApp, isDefault: true) }),
             parts, jobs: configuration.apple, database: database, client: client, leadership: leadership)
+        // Each other app's with its own App Store key, elected under its own names.
+        for (id, app) in (parts.apps?.others ?? [:]).sorted(by: { $0.key < $1.key }) {
+            services += try appleServices(
+                AppleJobsApp(stores: app.stores, scope: AppScope(app: id, isDefault: false)), parts,
+                jobs: configuration.apple, database: database, client: client,
+                leadership: { leadership("\($0)/\(id)") })
+        }
         services += PluginStores.fulfillerServices(
             parts.stores, database: database, httpClient: client, catalog: parts.catalog,
-            logger: parts.logger("stores"), confirmer: configuration.storeConfirmer, leadership: leadership)
+            logger: parts.logger("stores"), confirmer: configuration.storeConfirmer, apps: parts.apps,
+            leadership: leadership)
         return services
     }
 
-    /// Apple's jobs (``AppleJobs``), when the App Store Server API is configured.
+    /// The app Apple's jobs are run for: its stores, and its scope (nil: the single-app settings).
+    struct AppleJobsApp {
+        var stores: StoreRegistry
+        var scope: AppScope?
+    }
+
+    /// Apple's jobs (``AppleJobs``) for `app`, when its App Store Server API is configured.
     static func appleServices(
-        _ parts: StageParts, jobs: AppleJobs, database: any SQLDatabase, client: CurlHTTPClient,
-        leadership: (String) -> any Leadership
+        _ app: AppleJobsApp, _ parts: StageParts, jobs: AppleJobs, database: any SQLDatabase,
+        client: CurlHTTPClient, leadership: (String) -> any Leadership
     ) throws -> [any Service] {
-        let logger = parts.logger("apple-jobs")
-        guard
-            let api = try parts.stores.apple?.serverAPIClient(
-                client: client, budgets: MeteredCallBudgets.shared(database), logger: logger)
+        let logger = parts.logger("apple-jobs").with(app: app.scope)
+        let budgets = AppCallBudgets.of(app.scope, in: MeteredCallBudgets.shared(database))
+        guard let api = try app.stores.apple?.serverAPIClient(client: client, budgets: budgets, logger: logger)
         else {
             if jobs.reconcileInterval != nil || jobs.answersConsumption {
                 logger.notice(
@@ -86,7 +101,8 @@ public enum FulfillerStage {
         if let interval = jobs.reconcileInterval {
             let reconciler = Reconciler(
                 api: api, environments: jobs.reconcileEnvironments, database: database,
-                logger: parts.logger("reconcile"))
+                app: app.scope.flatMap { $0.isDefault ? nil : $0.id },
+                logger: parts.logger("reconcile").with(app: app.scope))
             services.append(
                 AppleJobService(
                     name: "reconciliation", interval: interval, leadership: leadership("reconciliation"),
@@ -94,7 +110,8 @@ public enum FulfillerStage {
         }
         if jobs.answersConsumption {
             let responder = ConsumptionResponder(
-                api: api, database: database, prefers: jobs.prefersRefunds, logger: parts.logger("consumption"))
+                api: api, database: database, prefers: jobs.prefersRefunds, app: app.scope ?? .single,
+                logger: parts.logger("consumption").with(app: app.scope))
             services.append(
                 AppleJobService(
                     name: "consumption answers", interval: .seconds(60),
@@ -102,5 +119,14 @@ public enum FulfillerStage {
                     job: { _ = try await responder.answerPending() }))
         }
         return services
+    }
+}
+
+extension Logger {
+    /// This logger, its lines labelled with `app` (as it is, with the single-app settings).
+    func with(app: AppScope?) -> Logger {
+        var logger = self
+        if let id = app?.id { logger[metadataKey: "app"] = "\(id)" }
+        return logger
     }
 }

@@ -18,8 +18,13 @@ public enum ValidatorStage {
         let logger = parts.logger("validator")
         let client = try parts.httpClient(inFlight: configuration.concurrency, logger: logger)
         let budgets = budgets ?? LocalCallBudgetKeeper()
-        func verifier(_ stores: StoreRegistry, _ catalog: Catalog, logger: Logger) throws -> any ReceiptVerifier {
-            try PluginStores.verifier(stores, httpClient: client, budgets: budgets, catalog: catalog, logger: logger)
+        func verifier(_ stores: StoreRegistry, _ catalog: Catalog, logger: Logger, app: AppScope? = nil) throws
+            -> any ReceiptVerifier
+        {
+            // Each app's calls counted in its own budgets, as the stores count them.
+            try PluginStores.verifier(
+                stores, httpClient: client, budgets: AppCallBudgets.of(app, in: budgets), catalog: catalog,
+                logger: logger)
         }
         let routed: any ReceiptVerifier
         if let apps = parts.apps {
@@ -27,7 +32,9 @@ public enum ValidatorStage {
             func appVerifier(_ app: String, _ stores: StoreRegistry, _ catalog: Catalog) throws -> any ReceiptVerifier {
                 var appLogger = logger
                 appLogger[metadataKey: "app"] = "\(app)"
-                return try verifier(stores.refusing(apps.otherApps(than: app)), catalog, logger: appLogger)
+                return try verifier(
+                    stores.refusing(apps.otherApps(than: app)), catalog, logger: appLogger,
+                    app: AppScope(app: app, isDefault: app == apps.defaultApp))
             }
             var others: [String: any ReceiptVerifier] = [:]
             for (id, app) in apps.others { others[id] = try appVerifier(id, app.stores, app.catalog) }

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import Logging
 import Observability
+import PipelineCore
 import Settlement
 import Store
 
@@ -18,21 +19,28 @@ public struct ConsumptionResponder: Sendable {
     let store: ConsumptionStore
     /// Whether answers carry a refund preference (`GRANT_FULL`, `GRANT_PRORATED`, `DECLINE`).
     let prefers: Bool
+    /// Whose requests it answers: its app's accounts' (another app's are answered with that
+    /// app's App Store key).
+    let app: AppScope
     let logger: Logger
     static let deadline: TimeInterval = 12 * 3_600
     static let maxAttempts = 5
 
-    public init(api: AppStoreServerAPIClient, database: any SQLDatabase, prefers: Bool, logger: Logger) {
+    public init(
+        api: AppStoreServerAPIClient, database: any SQLDatabase, prefers: Bool, app: AppScope = .single,
+        logger: Logger
+    ) {
         self.api = api
         self.store = ConsumptionStore(database)
         self.prefers = prefers
+        self.app = app
         self.logger = logger
     }
 
     /// Answers every pending request; returns what it recorded.
     public func answerPending(now: @Sendable () -> Date = { Date() }) async throws -> [ConsumptionAnswerRecord] {
         let pending = try await store.pending(
-            since: now().addingTimeInterval(-Self.deadline), maxAttempts: Self.maxAttempts, limit: 100)
+            since: now().addingTimeInterval(-Self.deadline), maxAttempts: Self.maxAttempts, limit: 100, app: app)
         var recorded: [ConsumptionAnswerRecord] = []
         for request in pending {
             guard let transactionID = request.transactionID else { continue }

@@ -39,11 +39,11 @@ extension PendingWrites {
         try await db.insert(
             into: "store_confirmations",
             columns: [
-                "store", "transaction_id", "payload", "receipt_id", "status", "attempts", "next_attempt_at",
+                "store", "transaction_id", "app", "payload", "receipt_id", "status", "attempts", "next_attempt_at",
                 "created_at",
             ],
             rows: confirmations.map {
-                [$0.store, $0.transactionID, $0.payload, $0.receiptID, "pending", 0, stamp, stamp]
+                [$0.store, $0.transactionID, $0.app, $0.payload, $0.receiptID, "pending", 0, stamp, stamp]
             },
             suffix: "ON CONFLICT (store, transaction_id) DO NOTHING")
     }

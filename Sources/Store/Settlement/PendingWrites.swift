@@ -107,6 +107,8 @@ struct ReceiptTransactionRow {
 struct OwedConfirmation {
     var store: String
     var transactionID: String
+    /// The app of the credited account (`''`: the default app's).
+    var app: String
     var payload: String
     var receiptID: String?
 }

@@ -91,7 +91,7 @@ extension VerdictApplier {
             // shop's payment refunded before it was read): the row names it, so it exists.
             if let concerned = decision.accountID { try await batch.apply([.openAccount(concerned)]) }
             if decision.credit != nil, let transaction = notification.transaction {
-                oweConfirmation(transaction, store: row.store, receiptID: nil)
+                oweConfirmation(transaction, store: row.store, receiptID: nil, account: decision.accountID)
             }
         case .nothing(let reason):
             row.reason = reason

@@ -192,19 +192,22 @@ struct VerdictApplier {
         if let store = StoreEvidence(receiptKind: receipt.kind.rawValue, payload: receipt.payload)?.store
             ?? (receipt.kind == .storekit2 ? "apple" : nil)
         {
-            for (transaction, row) in zip(transactions, carried) where row.outcome.isDelivered {
-                oweConfirmation(transaction, store: store, receiptID: receipt.id)
+            for (index, transaction) in transactions.enumerated() where carried[index].outcome.isDelivered {
+                oweConfirmation(
+                    transaction, store: store, receiptID: receipt.id, account: decisions[index].accountID)
             }
         }
     }
 
     /// What the transaction's store asked for once it is credited (now or before), owed in
-    /// this same transaction so that it cannot be lost (``StoreConfirmationStore``).
-    func oweConfirmation(_ transaction: VerifiedTransaction, store: String, receiptID: String?) {
+    /// this same transaction so that it cannot be lost (``StoreConfirmationStore``), under
+    /// the app of `account` (the credited one), whose stores pay it.
+    func oweConfirmation(_ transaction: VerifiedTransaction, store: String, receiptID: String?, account: String?) {
         guard let payload = transaction.confirmation else { return }
         batch.books.writes.confirmations.append(
             OwedConfirmation(
-                store: store, transactionID: transaction.transactionID, payload: payload, receiptID: receiptID))
+                store: store, transactionID: transaction.transactionID,
+                app: account.flatMap(AppScope.appID(of:)) ?? "", payload: payload, receiptID: receiptID))
     }
 
     /// A transaction named by its id alone (Google's voided purchases name their order),

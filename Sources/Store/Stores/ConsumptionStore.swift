@@ -46,22 +46,27 @@ public struct ConsumptionStore: Sendable {
     }
 
     /// Consumption requests received since `since` and applied, still to answer: none
-    /// sent or withheld, and fewer than `maxAttempts` failures. Oldest first.
-    public func pending(since: Date, maxAttempts: Int, limit: Int) async throws -> [ConsumptionRequest] {
+    /// sent or withheld, and fewer than `maxAttempts` failures, of `app`'s accounts. Oldest first.
+    public func pending(since: Date, maxAttempts: Int, limit: Int, app: AppScope = .single) async throws
+        -> [ConsumptionRequest]
+    {
+        let scope = app.jobCondition(column: "n.account_id")
         // One query over the window only: the partial index on CONSUMPTION_REQUESTs by time
         // keeps it small however many notifications the store holds.
-        try await database.snapshot { db in
+        return try await database.snapshot { db in
             try await db.records(
                 InboundNotification.self,
                 """
                 SELECT n.* FROM store_notifications n
                 WHERE n.type = ? AND n.notification_uuid IS NOT NULL AND n.transaction_id IS NOT NULL
-                    AND n.created_at >= ?
+                    AND n.created_at >= ? AND \(scope.sql)
                     AND NOT EXISTS (
                         SELECT 1 FROM consumption_answers a WHERE a.notification_id = n.id
                             AND (a.status IN ('sent', 'withheld') OR a.attempts >= ?))
                 ORDER BY n.created_at, n.id LIMIT ?
-                """, [StoreNotification.Kind.consumptionRequest.rawValue, since, maxAttempts, limit]
+                """,
+                ([StoreNotification.Kind.consumptionRequest.rawValue, since] as SQLArguments) + scope.arguments
+                    + [maxAttempts, limit]
             ).compactMap(StoreNotificationStore.consumptionRequest)
         }
     }

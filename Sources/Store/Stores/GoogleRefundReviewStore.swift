@@ -71,18 +71,20 @@ public struct GoogleRefundReviewStore: Sendable {
     }
 
     /// Reviews received since `since` and applied, still to answer at `now`: none sent or
-    /// refused, and a failed one only once its next attempt is due. Oldest first.
-    public func pending(since: Date, now: Date, limit: Int) async throws -> [Review] {
-        try await database.snapshot { db in
+    /// refused, and a failed one only once its next attempt is due, of `app`'s accounts.
+    /// Oldest first.
+    public func pending(since: Date, now: Date, limit: Int, app: AppScope = .single) async throws -> [Review] {
+        let scope = app.jobCondition(column: "n.account_id")
+        return try await database.snapshot { db in
             try await db.rows(
                 """
                 SELECT n.id, n.payload, n.account_id, n.created_at, a.attempts
                 FROM store_notifications n LEFT JOIN google_refund_reviews a ON a.notification_id = n.id
                 WHERE n.type = 'PENDING_REFUND_REVIEW' AND n.store = 'google' AND n.status = 'applied'
-                    AND n.notification_uuid IS NOT NULL AND n.created_at >= ?
+                    AND n.notification_uuid IS NOT NULL AND n.created_at >= ? AND \(scope.sql)
                     AND (a.notification_id IS NULL OR (a.status = 'failed' AND a.next_attempt_at <= ?))
                 ORDER BY n.created_at, n.id LIMIT ?
-                """, [since, now, limit]
+                """, ([since] as SQLArguments) + scope.arguments + [now, limit]
             ).compactMap { row -> Review? in
                 guard let notice = GoogleNotice(canonicalJSON: try row.get("payload")), let order = notice.orderID,
                     let token = notice.pendingRefundToken

@@ -11,9 +11,14 @@ import PipelineCore
 /// intake's own path, and the relay publishes them like any other.
 public struct ReconciliationStore: Sendable {
     let database: any SQLDatabase
+    /// The app whose runs this records and continues (`''`: the default app's).
+    let app: String
 
-    public init(_ database: any SQLDatabase) {
+    /// - Parameter app: The app whose Notification History is read (issue 30); nil for the
+    ///   default app (or the single-app settings' one).
+    public init(_ database: any SQLDatabase, app: String? = nil) {
         self.database = database
+        self.app = app ?? ""
     }
 
     /// A notification Apple listed: the hash its payload is stored under, and its
@@ -45,31 +50,32 @@ public struct ReconciliationStore: Sendable {
         }
     }
 
-    /// Records a run.
+    /// Records a run, as this store's app's.
     public func record(_ run: ReconciliationRun) async throws {
-        try await database.transaction { db in
+        try await database.transaction { [app] db in
             try await db.execute(
                 """
                 INSERT INTO reconciliation_runs (
-                    trigger, mode, window_start, window_end, examined, missing, fed, error, started_at, finished_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    trigger, mode, window_start, window_end, examined, missing, fed, error, started_at, finished_at,
+                    app)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     run.trigger.rawValue, run.dryRun ? "dry_run" : "apply", run.windowStart, run.windowEnd,
-                    run.examined, run.missing, run.fed, run.error, run.startedAt, run.finishedAt,
+                    run.examined, run.missing, run.fed, run.error, run.startedAt, run.finishedAt, app,
                 ])
         }
     }
 
-    /// Where the last complete run that fed what it found ended: the next scheduled one
-    /// starts there.
+    /// Where this app's last complete run that fed what it found ended: its next scheduled
+    /// one starts there (another app's run, over another History, covers nothing of it).
     public func coveredUntil() async throws -> Date? {
-        try await database.snapshot { db in
+        try await database.snapshot { [app] db in
             try await db.row(
                 """
-                SELECT window_end FROM reconciliation_runs WHERE mode = 'apply' AND error IS NULL
+                SELECT window_end FROM reconciliation_runs WHERE mode = 'apply' AND error IS NULL AND app = ?
                 ORDER BY window_end DESC LIMIT 1
-                """)?.get("window_end", as: Date.self)
+                """, [app])?.get("window_end", as: Date.self)
         }
     }
 

@@ -21,6 +21,9 @@ public struct StoreConfirmationStore: Sendable {
 
         public var store: String
         public var transactionID: String
+        /// The app of the credited account, whose stores pay it (``PipelineCore/AppScope``); nil
+        /// for the default app's (stored `''`).
+        public var app: String?
         /// What the store's plug-in asked to be handed back (opaque here).
         public var payload: String
         public var receiptID: String?
@@ -35,17 +38,18 @@ public struct StoreConfirmationStore: Sendable {
     /// How long a claimed row is kept from other workers.
     public static let lease: TimeInterval = 60
 
-    /// Up to `limit` rows of `stores` due by `now`, each leased for ``lease`` and counted as
-    /// an attempt (a store not configured here is left to a process that has it).
-    public func claimDue(stores: [String], now: Date, limit: Int) async throws -> [Confirmation] {
+    /// Up to `limit` rows of `app`'s `stores` due by `now` (nil: the default app's), each
+    /// leased for ``lease`` and counted as an attempt (a store not configured here is left to
+    /// a process that has it).
+    public func claimDue(stores: [String], app: String? = nil, now: Date, limit: Int) async throws -> [Confirmation] {
         guard !stores.isEmpty else { return [] }
         return try await database.transaction { db in
             let due = try await db.rows(
                 """
                 SELECT \(Self.columns) FROM store_confirmations
-                WHERE status = 'pending' AND next_attempt_at <= ? AND store IN (?)
+                WHERE status = 'pending' AND next_attempt_at <= ? AND app = ? AND store IN (?)
                 ORDER BY next_attempt_at LIMIT ?
-                """, in: stores, before: [now], after: [limit]
+                """, in: stores, before: [now, app ?? ""], after: [limit]
             ).map(Self.confirmation)
             for row in due {
                 try await db.execute(
@@ -116,12 +120,14 @@ public struct StoreConfirmationStore: Sendable {
     }
 
     static let columns = """
-        store, transaction_id, payload, receipt_id, status, attempts, next_attempt_at, last_error, created_at, done_at
+        store, transaction_id, app, payload, receipt_id, status, attempts, next_attempt_at, last_error, created_at, done_at
         """
 
     static func confirmation(_ row: SQLRow) throws -> Confirmation {
         Confirmation(
-            store: try row.get("store"), transactionID: try row.get("transaction_id"), payload: try row.get("payload"),
+            store: try row.get("store"), transactionID: try row.get("transaction_id"),
+            app: try row.get("app", as: String?.self).flatMap { $0.isEmpty ? nil : $0 },
+            payload: try row.get("payload"),
             receiptID: try row.get("receipt_id"),
             status: Confirmation.Status(rawValue: try row.get("status")) ?? .pending,
             attempts: try row.get("attempts"), nextAttemptAt: try row.get("next_attempt_at"),

@@ -47,11 +47,14 @@ extension StubGooglePlay {
         }
         for kind in ["products", "subscriptions"] {
             router.post(RouterPath(Self.applications + "/\(kind)/:product/tokens/:action")) { request, context in
-                try await self.gate(request, "\(kind).action") {
-                    self.act(
-                        on: context.parameters.get("action") ?? "", product: context.parameters.get("product") ?? "",
-                        subscription: kind == "subscriptions")
-                }
+                try await self.gate(
+                    request, "\(kind).action",
+                    by: { account in
+                        self.act(
+                            on: context.parameters.get("action") ?? "",
+                            product: context.parameters.get("product") ?? "", subscription: kind == "subscriptions",
+                            by: account)
+                    })
             }
         }
         router.get(RouterPath(Self.applications + "/voidedpurchases")) { request, _ in
@@ -64,7 +67,14 @@ extension StubGooglePlay {
 
     /// Authentication, the configured failures and latency, then `answer`.
     func gate(_ request: Request, _ call: String, _ answer: () -> Response) async throws -> Response {
-        guard admits(request.headers[.authorization]) else {
+        try await gate(request, call, by: { _ in answer() })
+    }
+
+    /// The same, `answer` told the service account that called.
+    func gate(_ request: Request, _ call: String, by answer: (_ account: String) -> Response) async throws
+        -> Response
+    {
+        guard let account = admits(request.headers[.authorization]) else {
             return Self.error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
         }
         let settings = configuration.withLock { $0 }
@@ -82,12 +92,12 @@ extension StubGooglePlay {
             var response = Self.error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Queries'.")
             response.headers[.retryAfter] = String(settings.retryAfterSeconds)
             return response
-        default: return answer()
+        default: return answer(account)
         }
     }
 
     /// `{token}:acknowledge` or `{token}:consume`.
-    private func act(on action: String, product: String, subscription: Bool) -> Response {
+    private func act(on action: String, product: String, subscription: Bool, by account: String) -> Response {
         guard let colon = action.lastIndex(of: ":") else {
             return Self.error(404, "NOT_FOUND", "Unknown method.")
         }
@@ -109,6 +119,7 @@ extension StubGooglePlay {
                 found.acknowledgementState = "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
                 state.subscriptions[token] = found
                 state.stats.acknowledged.append(token)
+                state.stats.confirmedBy[token] = account
                 return Self.encoded([String: String]())
             }
             guard var found = state.products[token], found.productLineItem.contains(where: { $0.productId == product })
@@ -131,6 +142,7 @@ extension StubGooglePlay {
                 state.stats.acknowledged.append(token)
             }
             state.products[token] = found
+            state.stats.confirmedBy[token] = account
             return Self.encoded([String: String]())
         }
     }

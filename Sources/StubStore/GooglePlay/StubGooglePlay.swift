@@ -42,18 +42,29 @@ public final class StubGooglePlay: Sendable {
         public var refusedTokens = 0
         public var acknowledged: [String] = []
         public var consumed: [String] = []
+        /// The service account whose access token acknowledged or consumed each purchase
+        /// token (its `client_email`), the last call's.
+        public var confirmedBy: [String: String] = [:]
         /// The `orders.reviewrefund` answers accepted, in order.
         public var refundReviewAnswers: [RefundReviewAnswer] = []
     }
 
     /// The service account's address.
     public let clientEmail = "iap-stub@stub-project.iam.gserviceaccount.com"
+    /// Another service account's address (``serviceAccountJSON(baseURL:account:)``).
+    public static func clientEmail(of account: String) -> String {
+        "\(account)@stub-project.iam.gserviceaccount.com"
+    }
     public let configuration: Mutex<Configuration>
     /// The service account's key, and the key that signs the OIDC tokens of Pub/Sub pushes
     /// (``pushToken(audience:email:issuedAt:lifetime:issuer:)``): made on first use, as RSA
     /// keys take a moment and most stubs never speak Google.
     private let keys = Mutex<[String: _RSA.Signing.PrivateKey]>([:])
     var key: _RSA.Signing.PrivateKey { lazyKey("service") }
+    /// The key of the service account `email`, nil for one the stub never made.
+    func key(of email: String) -> _RSA.Signing.PrivateKey? {
+        email == clientEmail ? key : keys.withLock { $0["service:" + email] }
+    }
     var pushKey: _RSA.Signing.PrivateKey { lazyKey("push") }
 
     private func lazyKey(_ name: String) -> _RSA.Signing.PrivateKey {
@@ -72,7 +83,8 @@ public final class StubGooglePlay: Sendable {
         var products: [String: ProductPurchaseV2] = [:]
         var subscriptions: [String: SubscriptionPurchaseV2] = [:]
         var voided: [VoidedPurchase] = []
-        var accessTokens: [String: Date] = [:]
+        /// Each token's expiry and the service account it was issued to.
+        var accessTokens: [String: (expiry: Date, account: String)] = [:]
         var stats = Stats()
         var apiCalls = 0
         var acknowledgeCalls = 0
@@ -85,11 +97,14 @@ public final class StubGooglePlay: Sendable {
         self.now = now
     }
 
-    /// The key file of the stub's service account, with its token endpoint under `baseURL`.
-    public func serviceAccountJSON(baseURL: String) -> Data {
+    /// The key file of the stub's service account, with its token endpoint under `baseURL`;
+    /// of another account named `account` (an app of its own, with its own key), if given.
+    public func serviceAccountJSON(baseURL: String, account: String? = nil) -> Data {
+        let email = account.map(Self.clientEmail(of:)) ?? clientEmail
+        let signer = account == nil ? key : lazyKey("service:" + email)
         let file: [String: String] = [
             "type": "service_account", "project_id": "stub-project", "private_key_id": "stub-key-1",
-            "private_key": key.pemRepresentation, "client_email": clientEmail,
+            "private_key": signer.pemRepresentation, "client_email": email,
             "token_uri": baseURL + Self.tokenPath,
         ]
         return (try? JSONSerialization.data(withJSONObject: file, options: .sortedKeys)) ?? Data()
@@ -185,12 +200,16 @@ public final class StubGooglePlay: Sendable {
         else { return refuse("Invalid JWT: not three base64url parts of JSON") }
         guard header["alg"] as? String == "RS256" else { return refuse("Invalid JWT: alg must be RS256") }
         let input = Array("\(parts[0]).\(parts[1])".utf8)
+        // Checked with the key of the account it claims to be (the stub's own for one it
+        // never made, which then fails as an unknown issuer).
+        let issuer = claims["iss"] as? String ?? ""
+        let signer = key(of: issuer) ?? key
         guard
-            key.publicKey.isValidSignature(
+            signer.publicKey.isValidSignature(
                 _RSA.Signing.RSASignature(rawRepresentation: signatureBytes), for: SHA256.hash(data: input),
                 padding: .insecurePKCS1v1_5)
         else { return refuse("Invalid JWT Signature.") }
-        guard claims["iss"] as? String == clientEmail else { return refuse("Invalid issuer") }
+        guard key(of: issuer) != nil else { return refuse("Invalid issuer") }
         guard claims["aud"] as? String == audience else { return refuse("Invalid audience: \(audience) expected") }
         guard
             (claims["scope"] as? String)?.split(separator: " ").contains(
@@ -205,22 +224,23 @@ public final class StubGooglePlay: Sendable {
         let lifetime = configuration.withLock { $0.tokenLifetime }
         let token = "ya29.stub-" + UUID().uuidString.lowercased()
         state.withLock { state in
-            state.accessTokens[token] = Date(timeIntervalSince1970: now + Double(lifetime))
+            state.accessTokens[token] = (Date(timeIntervalSince1970: now + Double(lifetime)), issuer)
             state.stats.tokenExchanges += 1
         }
         return (200, ["access_token": token, "expires_in": lifetime, "token_type": "Bearer"])
     }
 
-    /// Whether `authorization` carries a live token this stub issued.
-    func admits(_ authorization: String?) -> Bool {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
+    /// The service account of the live token `authorization` carries, nil when this stub
+    /// never issued it or it expired.
+    func admits(_ authorization: String?) -> String? {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return nil }
         let token = String(authorization.dropFirst("Bearer ".count))
         return state.withLock { state in
-            guard let expiry = state.accessTokens[token], expiry > now() else {
+            guard let issued = state.accessTokens[token], issued.expiry > now() else {
                 state.stats.refusedTokens += 1
-                return false
+                return nil
             }
-            return true
+            return issued.account
         }
     }
 
