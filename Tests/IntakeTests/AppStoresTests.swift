@@ -36,11 +36,9 @@ import Testing
 
         func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
             guard request.headers["x-key"] == key else { throw .unauthorized("the key is not \(key.prefix(6))...") }
-            let id = String(decoding: request.body, as: UTF8.self)
-            return InboundNotification(
-                messageID: id,
-                evidence: StoreEvidence(
-                    store: Self.id, kind: "notification", payload: StoreInput.canonicalJSON(["id": id])))
+            var read = try await StoreNotificationRouteTests.EchoStore().notification(request)
+            read.evidence.store = Self.id
+            return read
         }
 
         func verifier(_ context: StoreContext) throws -> any ReceiptVerifier { throw CancellationError() }

@@ -200,6 +200,16 @@ import Testing
         #expect((puzzlePlayer.json["balances"] as? [String: Any])?["coins"] as? Int == 100, "\(puzzlePlayer.json)")
 
         try await googlePushReachesItsApp(pipeline, puzzleHook: puzzleHook, racerHook: racerHook)
+
+        // After purchases, refunds and pushes in both apps, the operator's audit finds the
+        // books clean for each app and for all.
+        let all = try await IAPProcess.run(["audit"], environment: pipeline.environment)
+        #expect(all.status == 0 && all.output.contains("the books balance"), "\(all.output)")
+        #expect(all.output.contains("puzzle: clean") && all.output.contains("racer: clean"), "\(all.output)")
+        for app in ["puzzle", "racer"] {
+            let one = try await IAPProcess.run(["audit", "--app", app], environment: pipeline.environment)
+            #expect(one.status == 0 && one.output.contains("app \(app): the books balance"), "\(one.output)")
+        }
     }
 
     /// Racer's own Pub/Sub push subscription: another project's audience and service account.
