@@ -5,10 +5,11 @@ import Reconciliation
 
 extension IAP.Reconcile {
     /// `iap reconcile --account`: one account against Apple's Transaction History.
-    static func reconcile(account: String, dryRun: Bool, json: Bool, settings: PipelineSettings) async throws {
+    /// - Parameter account: the account as stored (`<app>/<account>` for another app's).
+    static func reconcile(
+        account: String, dryRun: Bool, json: Bool, settings: PipelineSettings, reconcile: ReconcileSettings
+    ) async throws {
         let logger = settings.logger("reconcile")
-        let reconcile = try ReconcileSettings(
-            environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
         let database = try await settings.openDatabase()
         guard let (reconciler, client) = try reconcile.makeAccountReconciler(database: database, logger: logger) else {
             throw missingCredentials

@@ -29,6 +29,12 @@ extension IAP {
         @Option(help: "End of the window (the same forms); now by default.") var until: String?
         @Option(help: "Compare this account's Apple purchases with Apple's Transaction History.")
         var account: String?
+        @Option(
+            help: """
+                The app of IAP_APPS to reconcile: its App Store key asks, within its call budgets, from its \
+                own last run; --account is its account. The default app without it.
+                """)
+        var app: String?
         @Flag(help: "Only report what is missing; store nothing.") var dryRun = false
         @Flag(help: "Print the report as JSON.") var json = false
 
@@ -46,8 +52,15 @@ extension IAP {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("reconcile")
+            let scope = try AppOption.scope(app, in: settings.appDirectory) ?? settings.appDirectory.scopes[0]
+            var reconcile = try ReconcileSettings(
+                environment: settings.environment(of: scope),
+                verifier: VerifierSettings(environment: settings.environment(of: scope)))
+            reconcile.app = scope
             if let account {
-                try await Self.reconcile(account: account, dryRun: dryRun, json: json, settings: settings)
+                try await Self.reconcile(
+                    account: scope.stored(account), dryRun: dryRun, json: json, settings: settings, reconcile: reconcile
+                )
                 return
             }
             let now = Date()
@@ -55,8 +68,6 @@ extension IAP {
                 since: ReconciliationWindow.parse(since ?? "7d", now: now),
                 until: until.map { text throws(ReconciliationError) in try ReconciliationWindow.parse(text, now: now) },
                 now: now)
-            let reconcile = try ReconcileSettings(
-                environment: settings.environment, verifier: VerifierSettings(environment: settings.environment))
             let database = try await settings.openDatabase()
             guard let (reconciler, client) = try reconcile.makeReconciler(database: database, logger: logger) else {
                 throw Self.missingCredentials

@@ -49,6 +49,16 @@ extension PipelineSettings {
             apps: AppsParts(defaultApp: first.id, others: others, identities: identities))
     }
 
+    /// The settings `app` is served with: its members over the settings that are not per app
+    /// (the default app's over the single-app variables); the environment itself without `IAP_APPS`.
+    func environment(of app: AppScope) -> EnvironmentReader {
+        guard let file = apps, let first = file.apps.first else { return environment }
+        guard !app.isDefault, let entry = file.apps.first(where: { $0.id == app.id }) else {
+            return first.environment(overlaying: environment)
+        }
+        return entry.environment(over: environment)
+    }
+
     /// Each app's catalog (the single-app settings' one without `IAP_APPS`): what the
     /// fulfiller prices by and an operator's adjustment is checked against.
     func appCatalogs(logger: Logger) throws -> AppCatalogs {

@@ -19,6 +19,8 @@ struct ReconcileSettings: Sendable {
     /// `IAP_CONSUMPTION_REFUND_PREFERENCE`: `auto` (the default) sends one, `none` leaves it to Apple.
     var prefersRefunds: Bool
     var verifier: VerifierSettings
+    /// The app of `IAP_APPS` these credentials are (`iap reconcile --app`); nil for the default app.
+    var app: AppScope?
 
     init(environment env: EnvironmentReader, verifier: VerifierSettings) throws(SettingError) {
         let names = env.list("IAP_RECONCILE_ENVIRONMENTS")
@@ -58,7 +60,9 @@ struct ReconcileSettings: Sendable {
         guard let (api, client) = try makeAPI(budgets: MeteredCallBudgets.shared(database), logger: logger) else {
             return nil
         }
-        return (Reconciler(api: api, environments: environments, database: database, logger: logger), client)
+        // Each app's runs are its own: another app's last complete run is not where this one goes on.
+        let runs = app.flatMap { $0.isDefault ? nil : $0.id }
+        return (Reconciler(api: api, environments: environments, database: database, app: runs, logger: logger), client)
     }
 
     /// The account reconciler and the HTTP client it owns (shut it down after), or nil
@@ -79,7 +83,8 @@ struct ReconcileSettings: Sendable {
         let client = try CurlHTTPClient(logger: logger)
         return (
             try AppStoreServerAPIClient(
-                key: key, configuration: verifier.apple.serverAPI, httpClient: client, budgets: budgets, logger: logger),
+                key: key, configuration: verifier.apple.serverAPI, httpClient: client,
+                budgets: AppCallBudgets.of(app, in: budgets), logger: logger),
             client
         )
     }
