@@ -43,7 +43,7 @@ public struct Intake: Sendable {
             tracing: IntakeTracing(database: database))
         self.orders = OrderRoutes(
             orders: OrderStore(database),
-            catalog: { app in app.isDefault ? catalog : app.id.flatMap { configuration.appCatalogs[$0] } ?? catalog },
+            catalogs: AppCatalogs(catalog, others: configuration.appCatalogs),
             orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(

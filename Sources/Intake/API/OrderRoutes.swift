@@ -10,8 +10,8 @@ import Store
 /// account ids (``AppScope``); another app's order is not found.
 struct OrderRoutes: Sendable {
     let orders: OrderStore
-    /// What the request's app sells.
-    let catalog: @Sendable (AppScope) -> Catalog
+    /// What each app sells: an account's orders and offers are priced by its app's catalog.
+    let catalogs: AppCatalogs
     /// How long an order stays open for its payment.
     let orderLifetime: Duration
     let maxBodySize: Int
@@ -34,7 +34,9 @@ struct OrderRoutes: Sendable {
                 "invalid_account_id", "account_id must be 1-128 of A-Z a-z 0-9 . _ : -", field: "account_id")
         }
         let offers = try await stored {
-            try await orders.offers(accountID: app.stored(accountID), catalog: catalog(app), now: Date())
+            try await orders.offers(
+                accountID: app.stored(accountID), catalog: catalogs.catalog(forAccount: app.stored(accountID)),
+                now: Date())
         }
         return try Response.json(ProductList(accountID: accountID, products: offers), status: .ok)
     }
@@ -45,7 +47,8 @@ struct OrderRoutes: Sendable {
         var order = parsed.order
         order.accountID = app.stored(order.accountID)
         let outcome = try await stored {
-            try await orders.createOrder(order, catalog: catalog(app), lifetime: orderLifetime, now: Date())
+            try await orders.createOrder(
+                order, catalog: catalogs.catalog(forAccount: order.accountID), lifetime: orderLifetime, now: Date())
         }
         switch outcome {
         case .created(var created):

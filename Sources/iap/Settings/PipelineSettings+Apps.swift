@@ -23,12 +23,12 @@ extension PipelineSettings {
                 verifier: try VerifierSettings(environment: environment, apple: apple),
                 catalog: try catalog(logger: logger))
         }
-        let defaultEnvironment = first.environment(overlaying: environment)
+        let defaultEnvironment = environment(of: AppScope(app: first.id, isDefault: true))
         let catalogs = try appCatalogs(logger: logger)
         var others: [String: AppsParts.App] = [:]
         var identities: [String: String] = [:]
         for app in file.apps {
-            let env = app.id == first.id ? defaultEnvironment : app.environment(over: environment)
+            let env = environment(of: AppScope(app: app.id, isDefault: app.id == first.id))
             do throws(SettingError) {
                 for identity in [env.optional("IAP_BUNDLE_ID")].compactMap({ $0 })
                     + env.list("IAP_GOOGLE_PACKAGE_NAMES")
@@ -63,11 +63,13 @@ extension PipelineSettings {
     /// fulfiller prices by and an operator's adjustment is checked against.
     func appCatalogs(logger: Logger) throws -> AppCatalogs {
         guard let file = apps, let first = file.apps.first else { return AppCatalogs(try catalog(logger: logger)) }
-        let defaultCatalog = try catalog(in: first.environment(overlaying: environment), logger: logger)
+        let defaultCatalog = try catalog(in: environment(of: AppScope(app: first.id, isDefault: true)), logger: logger)
         var others: [String: Catalog] = [:]
         for app in file.apps.dropFirst() {
             // An app without a catalog of its own sells what the default app sells.
-            guard let path = app.environment(over: environment).optional("IAP_CATALOG") else { continue }
+            guard let path = environment(of: AppScope(app: app.id, isDefault: false)).optional("IAP_CATALOG") else {
+                continue
+            }
             do throws(SettingError) {
                 others[app.id] = try Self.catalog(at: path)
             } catch {
