@@ -60,7 +60,10 @@ let package = Package(
         .target(name: "Store", dependencies: ["PipelineCore", "Settlement"]),
         .target(
             name: "StoreSQLite",
-            dependencies: ["Store", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Store", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "StorePostgres",

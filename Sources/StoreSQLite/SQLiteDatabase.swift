@@ -20,17 +20,23 @@ public struct SQLiteDatabase: Sendable {
     let writeGate = WriteGate()
     /// Every process's write transactions, one at a time (see ``FileLock``).
     private let writerLock: FileLock
+    /// Checkpoints the WAL outside `writerLock`.
+    let checkpointer: Checkpointer
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
     /// - Throws: a database error when the file cannot be opened, is not an SQLite
     ///   database, or was written by a newer version of the schema.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        try self.init(path: path, configuration: configuration, checkpointer: Checkpointer(path: path))
+    }
+
+    init(path: String, configuration: StoreConfiguration, checkpointer: Checkpointer) throws {
         try Self.createPrivately(path)
         // Switching a new file to WAL takes a lock SQLite does not wait for ("database is
         // locked"), so processes that open one file at the same moment open it in turn.
         let pool = try FileLock(path: path + ".migrate-lock").hold {
-            try DatabasePool(path: path, configuration: Self.makeConfiguration(configuration))
+            try DatabasePool(path: path, configuration: Self.makeConfiguration(configuration, checkpointer))
         }
         // GRDB sets `synchronous = NORMAL` on the writer when it enables WAL, after any
         // `prepareDatabase` hook has run. With NORMAL a commit is not synced, and a power
@@ -42,6 +48,7 @@ public struct SQLiteDatabase: Sendable {
         try Self.migrate(pool, path: path)
         self.dbWriter = pool
         self.writerLock = FileLock(path: path + ".write-lock")
+        self.checkpointer = checkpointer
     }
 
     /// Creates the database file readable and writable by its owner only (0600), whatever
@@ -62,7 +69,9 @@ public struct SQLiteDatabase: Sendable {
         }
     }
 
-    private static func makeConfiguration(_ options: StoreConfiguration) -> Configuration {
+    private static func makeConfiguration(_ options: StoreConfiguration, _ checkpointer: Checkpointer)
+        -> Configuration
+    {
         var config = Configuration()
         // Statements are cached per connection (`cachedStatement`); they are authorized
         // once, when compiled.
@@ -70,6 +79,7 @@ public struct SQLiteDatabase: Sendable {
             // 16 MiB of page cache per connection instead of SQLite's 2 MiB: the receipts'
             // indexes and the fulfiller's tables stay in memory across transactions.
             try db.execute(sql: "PRAGMA cache_size = -16384")
+            checkpointer.watch(db)
         }
         config.label = "SQLiteDatabase"
         config.busyMode = .timeout(options.busyTimeout)

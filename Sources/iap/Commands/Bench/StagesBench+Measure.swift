@@ -133,7 +133,8 @@ extension IAP.Bench.StagesBench {
             validators: validators, concurrency: concurrency, verification: verification.rawValue,
             stubLatencyMs: stubLatencyMs, stubErrorRate: stubErrorRate,
             cores: ProcessInfo.processInfo.activeProcessorCount, replicas: replicas, apps: apps > 0 ? apps : nil,
-            database: databaseURL == nil ? "sqlite" : "postgresql", cpuLimit: cap?.cores, cgroup: cap?.version.rawValue)
+            database: databaseURL == nil ? "sqlite" : "postgresql", cpuLimit: cap?.cores, cgroup: cap?.version.rawValue,
+            up: up ? true : nil)
     }
 
     /// Every receipt credited, the audit clean (so none twice), each account (of each app)

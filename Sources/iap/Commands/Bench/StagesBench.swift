@@ -17,8 +17,8 @@ extension IAP.Bench {
             commandName: "stages",
             abstract: "Receipts per second, latency, CPU and memory with every stage its own process.",
             discussion: """
-                Starts `iap stub-store`, `iap intake`, N `iap validator`, `iap fulfiller` and `iap notifier` on a
-                fresh database and queue prefix (the broker of IAP_AMQP_URL), posts receipts to the intake and
+                Starts `iap stub-store`, `iap intake`, N `iap validator`, `iap fulfiller` and `iap notifier` (or, with
+                --up, one `iap up` in their place) on a fresh database and queue prefix (the broker of IAP_AMQP_URL), posts receipts to the intake and
                 takes the webhooks itself. On PostgreSQL (--database-url), --replicas runs several intakes (the load
                 spread across them), fulfillers and notifiers, and the report adds PostgreSQL's CPU and the
                 statements pg_stat_statements counted. --cpu-limit caps every stage process at a share of a core,
@@ -70,6 +70,11 @@ extension IAP.Bench {
                 "Verify over TLS with HTTP/2, as Apple serves verifyReceipt: Debian's nginx in front of the stub store."
         )
         var http2 = false
+        @Flag(
+            help:
+                "Run every stage in one `iap up` process (against the same stub store) instead of a process each, to compare the two."
+        )
+        var up = false
         @Flag(help: "Print the report as JSON.") var json = false
 
         func validate() throws {
@@ -86,6 +91,10 @@ extension IAP.Bench {
                 throw ValidationError(
                     "--cpu-limit must be within 0.01...\(ProcessInfo.processInfo.activeProcessorCount) (cores of this machine)"
                 )
+            }
+            if up, validators != 1 || replicas != 1 || validatorAlone || cpuLimit != nil {
+                throw ValidationError(
+                    "--up runs one process: it takes no --validators, --replicas, --validator-alone or --cpu-limit")
             }
             guard stubLatencyMs >= 0, (0...0.5).contains(stubErrorRate) else {
                 throw ValidationError(
@@ -160,6 +169,10 @@ extension IAP.Bench {
         private func start(_ stages: StageProcesses, _ pipeline: StagesPipeline) async throws {
             try pipeline.startStubStore(
                 stages, arguments: ["--latency-ms", "\(stubLatencyMs)", "--error-rate", "\(stubErrorRate)"])
+            if up {
+                try pipeline.startUp(stages, concurrency: concurrency)
+                return
+            }
             try pipeline.startIntakes(stages)
             // Alone, the validator and the stages after it start once the queue is full.
             guard !validatorAlone else { return }

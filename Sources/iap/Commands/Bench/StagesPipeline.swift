@@ -127,6 +127,13 @@ struct StagesPipeline: Sendable {
         }
     }
 
+    /// Every stage in one `iap up` process, verifying against the stub store of ``startStubStore(_:arguments:)``.
+    func startUp(_ stages: StageProcesses, concurrency: Int) throws {
+        try stages.start(
+            "up", ["up", "--concurrency", "\(concurrency)"],
+            readiness: "http://\(network.address(of: "intake")):\(intakePort)/readyz")
+    }
+
     @discardableResult
     func startValidator(_ stages: StageProcesses, index: Int, concurrency: Int) throws -> StageProcess {
         try startWorker(stages, name: "validator-\(index)", ["validator", "--concurrency", "\(concurrency)"])

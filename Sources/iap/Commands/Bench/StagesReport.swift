@@ -26,6 +26,8 @@ struct StagesReport: Codable, Sendable {
         var cpuLimit: Double?
         /// `v1` or `v2`, with `--cpu-limit`.
         var cgroup: String?
+        /// `--up`: every stage in one `iap up` process.
+        var up: Bool?
     }
 
     /// Requests per second and latency in milliseconds.
@@ -130,8 +132,11 @@ struct StagesReport: Codable, Sendable {
         )
         let cap =
             run.cpuLimit.map { ", each stage capped at \(col($0, 0, 2)) core (cgroup \(run.cgroup ?? "?"))" } ?? ""
+        let stages =
+            run.up == true
+            ? "every stage in one `iap up` process" : "\(run.replicas) intake(s), fulfiller(s) and notifier(s)"
         print(
-            "  \(run.replicas) intake(s), fulfiller(s) and notifier(s) on \(run.database == "postgresql" ? "PostgreSQL" : "SQLite")\(cap)\(run.apps.map { ", the load spread over \($0) app(s)" } ?? "")"
+            "  \(stages) on \(run.database == "postgresql" ? "PostgreSQL" : "SQLite")\(cap)\(run.apps.map { ", the load spread over \($0) app(s)" } ?? "")"
         )
         print("                          receipts/s     p50 ms     p99 ms     max ms")
         for (name, flow) in [("submit (202)", submit), ("end to end (webhook)", endToEnd)] {
