@@ -180,6 +180,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // MARK: Dead-letter review: the archive's operations, and the web console

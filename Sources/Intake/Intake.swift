@@ -38,7 +38,10 @@ public struct Intake: Sendable {
         self.relay = relay
         self.routes = IntakeRoutes(
             accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
-            orders: OrderStore(database), committer: GroupCommitter(database: database) { relay.enqueue($0) },
+            orders: OrderStore(database),
+            committer: GroupCommitter(database: database, maxWait: configuration.commitWait) {
+                relay.enqueue($0)
+            },
             maxBodySize: configuration.maxBodySize, stores: { configuration.stores(of: $0) },
             tracing: IntakeTracing(database: database))
         self.orders = OrderRoutes(

@@ -38,6 +38,9 @@ public struct IntakeConfiguration: Sendable {
     /// Rejected notifications are deleted this long after their verdict
     /// (`IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`).
     public var rejectedNotificationRetention: Duration
+    /// The longest a commit of one receipt waits for the next, when the arrival rate says it
+    /// is due that soon (`IAP_INTAKE_COMMIT_WAIT_MS`; zero: never).
+    public var commitWait: Duration = .milliseconds(3)
     /// The stores configured here: their members of `POST /v1/receipts` and their
     /// `POST /v1/<store>/notifications` (set where the stage is composed; each store's
     /// settings are its plug-in's). None by default: such an intake takes orders only.
@@ -85,8 +88,9 @@ public struct IntakeConfiguration: Sendable {
     /// Reads `IAP_HTTP_HOST`, `IAP_HTTP_PORT`, `IAP_API_TOKENS`, `IAP_API_TOKENS_FILE`,
     /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
-    /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS` and
-    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`; the apps' tokens in `IAP_APPS`.
+    /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS`,
+    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS` and `IAP_INTAKE_COMMIT_WAIT_MS`; the apps'
+    /// tokens in `IAP_APPS`.
     /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS`, the file nor `IAP_APPS` is
     ///   set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
@@ -110,5 +114,6 @@ public struct IntakeConfiguration: Sendable {
             rejectedNotificationRetention: .seconds(
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
         tokens = try Self.tokens(chosen, file: file, apps: apps)
+        commitWait = .milliseconds(try env.int("IAP_INTAKE_COMMIT_WAIT_MS", default: 3, range: 0...50))
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Observability
 import PipelineCore
 import Store
@@ -6,26 +8,33 @@ import Synchronization
 
 /// Commits receipts from many concurrent requests in few transactions: one fsync for
 /// every request that arrived while the previous commit was running. No request is
-/// answered before its row is durable, and none waits for a timer.
+/// answered before its row is durable. A commit of a single receipt waits for the next
+/// when the arrival rate says it is due within a few milliseconds (``CommitPacing``).
 final class GroupCommitter: Sendable {
     typealias Waiter = CheckedContinuation<AcceptOutcome, any Error>
 
     private struct Pending {
         var items: [(receipt: NewReceipt, waiter: Waiter)] = []
         var committing = false
+        /// A receipt waits for the next before its commit starts (``CommitPacing``).
+        var waiting = false
+        var pacing: CommitPacing
     }
 
     private let database: any SQLDatabase
     private let maxBatch: Int
-    private let pending = Mutex(Pending())
+    private let pending: Mutex<Pending>
     private let onCommitted: @Sendable ([Submission]) -> Void
 
     /// - Parameters:
+    ///   - maxWait: the longest a commit of one receipt waits for a second (zero: never).
     ///   - onCommitted: receives the newly stored receipts after each commit (the relay's fast path).
     init(
-        database: any SQLDatabase, maxBatch: Int = 512, onCommitted: @escaping @Sendable ([Submission]) -> Void
+        database: any SQLDatabase, maxBatch: Int = 512, maxWait: Duration = .zero,
+        onCommitted: @escaping @Sendable ([Submission]) -> Void
     ) {
         self.database = database
+        self.pending = Mutex(Pending(pacing: CommitPacing(maxWait: maxWait)))
         self.maxBatch = maxBatch
         self.onCommitted = onCommitted
     }
@@ -35,19 +44,66 @@ final class GroupCommitter: Sendable {
         let started = ContinuousClock.now
         defer { PipelineMetrics.intakeCommitDuration.record(ContinuousClock.now - started) }
         return try await withCheckedThrowingContinuation { waiter in
-            let start = pending.withLock { pending in
+            let start = pending.withLock { pending -> Start in
                 pending.items.append((receipt, waiter))
-                guard !pending.committing else { return false }
+                pending.pacing.arrived(at: .now)
+                if pending.committing { return .none }
+                if !pending.waiting, let wait = pending.pacing.wait(pending: pending.items.count) {
+                    pending.waiting = true
+                    return .after(wait)
+                }
+                // Idle, or a receipt waited for this one: the two go together.
+                pending.waiting = false
                 pending.committing = true
-                return true
+                return .now
             }
-            // One drain at a time, started by the request that found none running; it ends
-            // when nothing waits (so an idle intake holds no task). It starts on this thread
-            // and leaves it at the database call, instead of waking another for its first
-            // steps; a task of its own all the same, so that this request's cancellation
-            // cannot cancel a commit that others wait on.
-            if start { Task.immediate { await self.drain() } }
+            switch start {
+            case .none: break
+            case .now: startDrain()
+            case .after(let wait): startDrain(after: wait)
+            }
         }
+    }
+
+    private enum Start {
+        case none, now
+        case after(Duration)
+    }
+
+    /// One drain at a time, started by the request that found none running; it ends when
+    /// nothing waits (so an idle intake holds no task). It starts on this thread and leaves
+    /// it at the database call, instead of waking another for its first steps; a task of its
+    /// own all the same, so that this request's cancellation cannot cancel a commit that
+    /// others wait on.
+    private func startDrain() {
+        Task.immediate { await self.drain() }
+    }
+
+    /// Starts the drain after `wait` unless the next receipt has started it: on the request's
+    /// own event loop, whose timers cost no thread of their own (or on the task pool, off one).
+    private func startDrain(after wait: Duration) {
+        if let loop = MultiThreadedEventLoopGroup.currentEventLoop {
+            let (seconds, attoseconds) = wait.components
+            loop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+                self.waitIsOver()
+            }
+        } else {
+            Task {
+                try? await Task.sleep(for: wait)
+                self.waitIsOver()
+            }
+        }
+    }
+
+    /// The receipt that waited commits now, unless the next one started its commit meanwhile.
+    private func waitIsOver() {
+        let start = pending.withLock { pending -> Bool in
+            guard pending.waiting else { return false }
+            pending.waiting = false
+            pending.committing = true
+            return true
+        }
+        if start { startDrain() }
     }
 
     /// Commits batch after batch until nothing is waiting.
