@@ -1,11 +1,14 @@
 import Foundation
 import GRDB
 import Store
+import Synchronization
 
 /// A ``SQLSession`` over an open GRDB transaction on the SQLite file. Statements are
 /// prepared once per connection and cached.
 struct GRDBSession: SQLSession {
     let db: Database
+    /// The channels this write transaction signalled, rung once it commits; nil in a read.
+    var raised: RaisedSignals?
 
     var dialect: SQLDialect { .sqlite }
 
@@ -36,6 +39,12 @@ struct GRDBSession: SQLSession {
             }
             throw error
         }
+    }
+
+    /// Rung by ``SQLiteDatabase`` after the commit. One raised in a savepoint rolled back is
+    /// still rung: a look that finds nothing.
+    func signal(_ channel: CommitChannel) async throws {
+        raised?.raise(channel)
     }
 
     /// SQLite has one writer at a time: nothing to lock.
@@ -120,5 +129,19 @@ extension SQLiteDatabase {
         } catch let error as DatabaseError {
             throw GRDBSession.translate(error)
         }
+    }
+}
+
+/// The channels a transaction signalled.
+final class RaisedSignals: Sendable {
+    private let raised = Mutex<Set<CommitChannel>>([])
+
+    func raise(_ channel: CommitChannel) {
+        raised.withLock { _ = $0.insert(channel) }
+    }
+
+    /// Nil when none was raised.
+    var channels: Set<CommitChannel>? {
+        raised.withLock { $0.isEmpty ? nil : $0 }
     }
 }

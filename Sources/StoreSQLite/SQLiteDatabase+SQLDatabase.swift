@@ -12,14 +12,20 @@ extension SQLiteDatabase: SQLDatabase {
     public func transaction<T: Sendable>(
         priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
     ) async throws -> T {
-        try await Self.translatingErrors {
+        let raised = RaisedSignals()
+        let result = try await Self.translatingErrors {
             try await writeGate.pass(priority) {
                 try await write(sync: sync) { db in
                     let connection = SameThread(value: db)
-                    return try CallerThreadExecutor.run { try await body(GRDBSession(db: connection.value)) }
+                    return try CallerThreadExecutor.run {
+                        try await body(GRDBSession(db: connection.value, raised: raised))
+                    }
                 }
             }
         }
+        // Committed: now the listeners may look.
+        if let bell, let channels = raised.channels { bell.ring(channels) }
+        return result
     }
 
     /// One read transaction, on a snapshot that writers do not disturb, on a reader's queue.
@@ -33,7 +39,16 @@ extension SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// Commits that signalled a channel ring a socket beside the file (``CommitBell``).
+    public var commitSignals: (any CommitSignals)? { bell == nil ? nil : self }
+
     /// One host, one file: every process may run any job; its claims are transactions on
     /// the one writer, so two never take the same row.
     public func leadership(of name: String) -> any Leadership { AlwaysLeader() }
+}
+
+extension SQLiteDatabase: CommitSignals {
+    public func listen(to channel: CommitChannel, heard: @escaping @Sendable () -> Void) async {
+        await bell?.listen(to: channel, heard: heard)
+    }
 }

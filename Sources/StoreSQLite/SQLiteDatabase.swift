@@ -22,6 +22,9 @@ public struct SQLiteDatabase: Sendable {
     private let writerLock: FileLock
     /// Checkpoints the WAL outside `writerLock`.
     let checkpointer: Checkpointer
+    /// Tells other processes of commits that signalled a channel; nil where the path is too
+    /// long for a socket beside it.
+    let bell: CommitBell?
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
@@ -49,6 +52,7 @@ public struct SQLiteDatabase: Sendable {
         self.dbWriter = pool
         self.writerLock = FileLock(path: path + ".write-lock")
         self.checkpointer = checkpointer
+        self.bell = CommitBell(databasePath: path)
     }
 
     /// Creates the database file readable and writable by its owner only (0600), whatever

@@ -69,7 +69,7 @@ import Testing
 }
 
 /// How many times the listener was told to look.
-private final class Heard: Sendable {
+final class Heard: Sendable {
     private let value = Mutex(0)
 
     var count: Int { value.withLock { $0 } }

@@ -6,8 +6,9 @@ import ServiceLifecycle
 import Store
 
 /// The notifier's composition root: the outbox delivered as signed webhooks. It reads no
-/// catalog and calls no store. Where the database tells of commits (PostgreSQL), the
-/// notifier is rung by the fulfillers' commits, in any process, instead of polling.
+/// catalog and calls no store. Where the database tells of commits (PostgreSQL; SQLite on
+/// one machine), the notifier is rung by the fulfillers' commits, in any process, instead of
+/// polling.
 public enum NotifierStage {
     public static func services(
         configuration: Notifier.Configuration, database: any SQLDatabase, logger: Logger

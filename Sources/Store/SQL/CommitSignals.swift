@@ -1,7 +1,7 @@
 /// What a committed transaction may tell processes waiting for it, so that they need not
-/// poll: PostgreSQL's `NOTIFY`, heard by the sessions that `LISTEN`. SQLite has no such
-/// thing across processes; there the waiters poll (and, in one process, a ``Doorbell`` of
-/// the pipeline's own rings).
+/// poll: PostgreSQL's `NOTIFY`, heard by the sessions that `LISTEN`; on SQLite, a datagram
+/// to a socket beside the file, which one process on the machine listens to (in one
+/// process, a ``Doorbell`` of the pipeline's own rings as well).
 public enum CommitChannel: String, Sendable, CaseIterable {
     /// Webhooks were written to the outbox: the notifiers have work.
     case outbox = "iap_outbox"

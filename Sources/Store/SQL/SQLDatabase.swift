@@ -27,7 +27,7 @@ public protocol SQLDatabase: Sendable {
     /// Google voided poll), among the processes sharing this database.
     func leadership(of name: String) -> any Leadership
 
-    /// Where the commits that signal a channel can be heard; nil when they cannot (SQLite).
+    /// Where the commits that signal a channel can be heard; nil when they cannot.
     var commitSignals: (any CommitSignals)? { get }
 }
 

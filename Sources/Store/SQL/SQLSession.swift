@@ -30,7 +30,7 @@ public protocol SQLSession {
     func stored(_ date: Date) -> SQLValue
 
     /// Tells the listeners of `channel` (``CommitSignals``) once this transaction commits;
-    /// nothing if it rolls back. Does nothing where the database has no listeners (SQLite).
+    /// nothing if it rolls back. Does nothing where the database has no listeners.
     func signal(_ channel: CommitChannel) async throws
 }
 

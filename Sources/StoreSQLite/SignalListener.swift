@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+
+/// The listening end of a ``CommitBell`` channel: the lock held, the socket bound, and a
+/// thread of its own blocked in `poll` until a ring or the end comes.
+final class SignalListener: Sendable {
+    private let socketFD: Int32
+    private let lockFD: Int32
+    /// A pipe: its write end ends the receiving thread, which polls its read end.
+    private let stopRead: Int32
+    private let stopWrite: Int32
+
+    /// Nil when another process listens (it holds the lock) or the socket cannot be bound.
+    init?(path: String) {
+        lockFD = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockFD >= 0 else { return nil }
+        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0, var address = CommitBell.address(path) else {
+            close(lockFD)
+            return nil
+        }
+        // Holding the lock, a socket file left there is a dead listener's.
+        unlink(path)
+        socketFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var pipeFDs: [Int32] = [-1, -1]
+        if pipe(&pipeFDs) == 0 {
+            for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+        (stopRead, stopWrite) = (pipeFDs[0], pipeFDs[1])
+        let bound =
+            socketFD >= 0 && stopRead >= 0
+            && withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+                }
+            }
+        guard bound else {
+            for fd in [socketFD, stopRead, stopWrite] where fd >= 0 { close(fd) }
+            close(lockFD)
+            return nil
+        }
+        // The database's own mode: only its owner may ring.
+        chmod(path, 0o600)
+    }
+
+    deinit {
+        for fd in [socketFD, stopRead, stopWrite, lockFD] { close(fd) }
+    }
+
+    /// Calls `heard` once per burst of rings until the task is cancelled; then gives the
+    /// lock up, so that another process can listen.
+    func receive(_ heard: @escaping @Sendable () -> Void) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let thread = Thread { [self] in
+                    receiveUntilStopped(heard)
+                    done.resume()
+                }
+                thread.name = "iap-commit-signals"
+                thread.start()
+            }
+        } onCancel: {
+            var one: UInt8 = 1
+            _ = write(stopWrite, &one, 1)
+        }
+    }
+
+    static let pauseMilliseconds: Int32 = 20
+
+    private func receiveUntilStopped(_ heard: () -> Void) {
+        var fds = [
+            pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
+        ]
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while true {
+            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents != 0 else { continue }
+            // Every ring that came meanwhile is one look.
+            while recv(socketFD, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {}
+            heard()
+            // Then a pause, the notifier's own pace while traffic flows: at a hundred commits a
+            // second this thread wakes fifty times, and the rings of the pause are one look.
+            guard poll(&fds[1], 1, Self.pauseMilliseconds) == 0 || errno == EINTR else { return }
+        }
+    }
+}
