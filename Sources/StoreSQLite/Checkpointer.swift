@@ -24,6 +24,8 @@ final class Checkpointer: Sendable {
         /// The WAL size at which to ask again: past `threshold`, or past what a checkpoint
         /// left behind (pages readers still needed) by `threshold` more.
         var nextAt: Int
+        /// The WAL's size at the last commit.
+        var pages = 0
     }
 
     private let path: String
@@ -73,6 +75,7 @@ final class Checkpointer: Sendable {
         if walPages >= backstop { return true }
         let start = state.withLock { state -> Bool in
             // A smaller WAL than the last mark means it was started over: ask at the threshold.
+            state.pages = walPages
             if walPages + threshold < state.nextAt { state.nextAt = threshold }
             guard walPages >= state.nextAt else { return false }
             guard !state.running else {
@@ -91,10 +94,12 @@ final class Checkpointer: Sendable {
         while true {
             let outcome = checkpoint()
             let again = state.withLock { state -> Bool in
-                // A failed checkpoint is asked for again at the next commit past the mark; the
-                // backstop bounds the WAL meanwhile.
-                if case .success(let (wal, copied)) = outcome {
+                switch outcome {
+                case .success(let (wal, copied)):
                     state.nextAt = copied < wal ? wal + threshold : threshold
+                case .failure:
+                    // Tried again once the WAL has grown by as much; the backstop bounds it.
+                    state.nextAt = state.pages + threshold
                 }
                 if state.again {
                     state.again = false

@@ -4,6 +4,7 @@ import Glibc
 /// The listening end of a ``CommitBell`` channel: the lock held, the socket bound, and a
 /// thread of its own blocked in `poll` until a ring or the end comes.
 final class SignalListener: Sendable {
+    private let path: String
     private let socketFD: Int32
     private let lockFD: Int32
     /// A pipe: its write end ends the receiving thread, which polls its read end.
@@ -12,37 +13,41 @@ final class SignalListener: Sendable {
 
     /// Nil when another process listens (it holds the lock) or the socket cannot be bound.
     init?(path: String) {
-        lockFD = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lockFD >= 0 else { return nil }
-        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0, var address = CommitBell.address(path) else {
-            close(lockFD)
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { return nil }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0, var address = CommitBell.address(path) else {
+            close(lock)
             return nil
         }
         // Holding the lock, a socket file left there is a dead listener's.
         unlink(path)
-        socketFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let receiving = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var pipeFDs: [Int32] = [-1, -1]
         if pipe(&pipeFDs) == 0 {
             for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         }
-        (stopRead, stopWrite) = (pipeFDs[0], pipeFDs[1])
         let bound =
-            socketFD >= 0 && stopRead >= 0
+            receiving >= 0 && pipeFDs[0] >= 0
             && withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+                    bind(receiving, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
                 }
             }
         guard bound else {
-            for fd in [socketFD, stopRead, stopWrite] where fd >= 0 { close(fd) }
-            close(lockFD)
+            for fd in [receiving, pipeFDs[0], pipeFDs[1], lock] where fd >= 0 { close(fd) }
             return nil
         }
         // The database's own mode: only its owner may ring.
         chmod(path, 0o600)
+        self.path = path
+        lockFD = lock
+        socketFD = receiving
+        (stopRead, stopWrite) = (pipeFDs[0], pipeFDs[1])
     }
 
     deinit {
+        // Removed while the lock is still held: the next listener binds a socket of its own.
+        unlink(path)
         for fd in [socketFD, stopRead, stopWrite, lockFD] { close(fd) }
     }
 
