@@ -107,14 +107,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
-    @Test func aMalformedSchedulerSetting_stopsTheFulfiller_beforeItOpensAnything() async throws {
+    @Test(arguments: [
+        ("IAP_SCHEDULER_INTERVAL_SECONDS", "soon"), ("IAP_FULFILLER_COMMIT_WAIT_MS", "soon"),
+        ("IAP_FULFILLER_COMMIT_WAIT_MS", "5000"),
+    ])
+    func aMalformedFulfillerSetting_stopsTheFulfiller_beforeItOpensAnything(variable: String, value: String)
+        async throws
+    {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try await IAPProcess.run(
-            ["fulfiller"],
-            environment: ["IAP_SCHEDULER_INTERVAL_SECONDS": "soon", "IAP_DB_PATH": directory.file("x.sqlite")])
+            ["fulfiller"], environment: [variable: value, "IAP_DB_PATH": directory.file("x.sqlite")])
         #expect(result.status != 0)
-        #expect(result.output.contains("IAP_SCHEDULER_INTERVAL_SECONDS"))
+        #expect(result.output.contains(variable))
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 

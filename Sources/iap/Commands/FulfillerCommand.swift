@@ -37,7 +37,8 @@ extension IAP {
                 catalog: served.catalog, stores: served.verifier.stores, caFile: served.verifier.caFile)
             parts.apps = served.apps
             var configuration = try Self.stage(settings, reconcile: reconcile)
-            configuration.fulfiller = .init(batchSize: batchSize, prefetch: prefetch)
+            configuration.fulfiller = .init(
+                batchSize: batchSize, prefetch: prefetch, linger: configuration.fulfiller.linger)
             let database = try await settings.openDatabase()
             let connection = settings.connection("fulfiller")
             let operations = settings.operationsServices(
@@ -53,6 +54,11 @@ extension IAP {
             -> FulfillerStage.Configuration
         {
             var configuration = FulfillerStage.Configuration()
+            // Below saturation a commit's cost is the same for one verdict as for ten, most of it
+            // in the sync (BENCHMARKS.md, "The fulfiller waits longer for company").
+            configuration.fulfiller = .init(
+                linger: .milliseconds(
+                    try settings.environment.int("IAP_FULFILLER_COMMIT_WAIT_MS", default: 50, range: 0...1000)))
             configuration.scheduler = try .init(environment: settings.environment)
             configuration.apple = reconcile.appleJobs
             return configuration
