@@ -29,14 +29,15 @@ public struct AMQPConfiguration: Hashable, Sendable {
     /// How long single acks may wait to go out together. An ack late by this much costs
     /// nothing but a prefetch slot held a little longer (and, should the connection drop
     /// meanwhile, a redelivery, which every consumer here tolerates); a settlement other than a
-    /// single ack, and a close, send the waiting ones first.
+    /// single ack, and a close, send the waiting ones first. 50 ms: at 100 deliveries a second
+    /// five acks share a frame and a Raft command (BENCHMARKS.md, issue 29, seventh session).
     public var ackLinger: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 5672, user: String = "guest", password: String = "guest",
         vhost: String = "/", heartbeat: Int = 10, connectTimeout: Duration = .seconds(5),
         rpcTimeout: Duration = .seconds(15), reconnectDelay: ClosedRange<Duration> = .milliseconds(100) ... .seconds(5),
-        ackLinger: Duration = .milliseconds(10)
+        ackLinger: Duration = .milliseconds(50)
     ) {
         self.nodes = [AMQPNode(host: host, port: port)]
         self.user = user
