@@ -23,13 +23,15 @@ public struct Fulfiller: Service {
         /// How long a batch that is not full waits for more verdicts before it is
         /// committed: below saturation, one transaction per verdict would write the same
         /// pages again for each (nobody waits on a credit but the webhook).
+        /// `IAP_FULFILLER_COMMIT_WAIT_MS`; 50 ms took a quarter off the stages' CPU per
+        /// receipt at 100 receipts/s against 10 (BENCHMARKS.md, issue 29).
         public var linger: Duration
 
         /// Rung after each commit, for the notifier of the same process (`iap up`): the
         /// webhooks the commit wrote leave without waiting for its next poll.
         public var outboxDoorbell: Doorbell?
 
-        public init(batchSize: Int = 256, prefetch: Int = 1024, linger: Duration = .milliseconds(10)) {
+        public init(batchSize: Int = 256, prefetch: Int = 1024, linger: Duration = .milliseconds(50)) {
             self.batchSize = max(1, batchSize)
             self.prefetch = max(prefetch, self.batchSize)
             self.linger = max(.zero, linger)

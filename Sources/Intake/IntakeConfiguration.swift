@@ -40,7 +40,7 @@ public struct IntakeConfiguration: Sendable {
     public var rejectedNotificationRetention: Duration
     /// The longest a commit of one receipt waits for the next, when the arrival rate says it
     /// is due that soon (`IAP_INTAKE_COMMIT_WAIT_MS`; zero: never).
-    public var commitWait: Duration = .milliseconds(3)
+    public var commitWait: Duration = defaultCommitWait
     /// The stores configured here: their members of `POST /v1/receipts` and their
     /// `POST /v1/<store>/notifications` (set where the stage is composed; each store's
     /// settings are its plug-in's). None by default: such an intake takes orders only.
@@ -60,6 +60,7 @@ public struct IntakeConfiguration: Sendable {
     }
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
+    public static let defaultCommitWait: Duration = .milliseconds(3)
     public static let defaultNotificationRateLimit = RateLimit(perSecond: 50, burst: 200)
 
     public init(
@@ -114,6 +115,8 @@ public struct IntakeConfiguration: Sendable {
             rejectedNotificationRetention: .seconds(
                 3600 * (try env.int("IAP_REJECTED_NOTIFICATION_RETENTION_HOURS", default: 168, range: 1...87_600))))
         tokens = try Self.tokens(chosen, file: file, apps: apps)
-        commitWait = .milliseconds(try env.int("IAP_INTAKE_COMMIT_WAIT_MS", default: 3, range: 0...50))
+        commitWait = .milliseconds(
+            try env.int(
+                "IAP_INTAKE_COMMIT_WAIT_MS", default: Int(Self.defaultCommitWait.milliseconds), range: 0...50))
     }
 }

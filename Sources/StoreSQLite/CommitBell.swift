@@ -16,15 +16,20 @@ final class CommitBell: Sendable {
     static let retryInterval: Duration = .seconds(2)
 
     private let databasePath: String
+    /// Each channel's socket.
+    private let addresses: [CommitChannel: UnixSocketAddress]
     /// Sends, unbound; opened at the first ring.
     private let sender = Mutex<Int32>(-1)
 
     /// Nil when `databasePath` is too long for a socket's name beside it.
     init?(databasePath: String) {
-        guard CommitChannel.allCases.allSatisfy({ Self.address(Self.socketPath(databasePath, $0)) != nil }) else {
-            return nil
+        var addresses: [CommitChannel: UnixSocketAddress] = [:]
+        for channel in CommitChannel.allCases {
+            guard let address = UnixSocketAddress(path: Self.socketPath(databasePath, channel)) else { return nil }
+            addresses[channel] = address
         }
         self.databasePath = databasePath
+        self.addresses = addresses
     }
 
     deinit {
@@ -41,14 +46,9 @@ final class CommitBell: Sendable {
             if fd < 0 { fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
             guard fd >= 0 else { return }
             for channel in channels {
-                guard var address = Self.address(Self.socketPath(databasePath, channel)) else { continue }
                 var byte: UInt8 = 1
                 // No listener (ENOENT, ECONNREFUSED) or its buffer full (EAGAIN): nothing to do.
-                _ = withUnsafePointer(to: &address) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, &byte, 1, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                    }
-                }
+                _ = addresses[channel]?.withSockaddr { sendto(fd, &byte, 1, Int32(MSG_DONTWAIT), $0, $1) }
             }
         }
     }
@@ -58,23 +58,12 @@ final class CommitBell: Sendable {
     func listen(to channel: CommitChannel, heard: @escaping @Sendable () -> Void) async {
         let path = Self.socketPath(databasePath, channel)
         while !Task.isCancelled {
-            if let listener = SignalListener(path: path) {
+            if let address = addresses[channel], let listener = SignalListener(path: path, address: address) {
                 heard()  // whatever was signalled before the socket was bound
                 await listener.receive(heard)
             } else {
                 try? await Task.sleep(for: Self.retryInterval)
             }
         }
-    }
-
-    static func address(_ path: String) -> sockaddr_un? {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        return address
     }
 }

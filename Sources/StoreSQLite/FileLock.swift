@@ -33,4 +33,10 @@ final class FileLock: Sendable {
         defer { flock(fd, LOCK_UN) }
         return try body()
     }
+
+    /// Takes the lock without waiting and keeps it until this `FileLock` is released (or its
+    /// process dies); false when another holds it, or the file could not be opened.
+    func take() -> Bool {
+        fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
 }

@@ -5,20 +5,17 @@ import Glibc
 /// thread of its own blocked in `poll` until a ring or the end comes.
 final class SignalListener: Sendable {
     private let path: String
+    /// Held while listening: another process's listener takes it only once this one ends.
+    private let lock: FileLock
     private let socketFD: Int32
-    private let lockFD: Int32
     /// A pipe: its write end ends the receiving thread, which polls its read end.
     private let stopRead: Int32
     private let stopWrite: Int32
 
     /// Nil when another process listens (it holds the lock) or the socket cannot be bound.
-    init?(path: String) {
-        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { return nil }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0, var address = CommitBell.address(path) else {
-            close(lock)
-            return nil
-        }
+    init?(path: String, address: UnixSocketAddress) {
+        let lock = FileLock(path: path + ".lock")
+        guard lock.take() else { return nil }
         // Holding the lock, a socket file left there is a dead listener's.
         unlink(path)
         let receiving = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -26,29 +23,23 @@ final class SignalListener: Sendable {
         if pipe(&pipeFDs) == 0 {
             for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         }
-        let bound =
-            receiving >= 0 && pipeFDs[0] >= 0
-            && withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(receiving, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-                }
-            }
-        guard bound else {
-            for fd in [receiving, pipeFDs[0], pipeFDs[1], lock] where fd >= 0 { close(fd) }
+        guard receiving >= 0, pipeFDs[0] >= 0, address.withSockaddr({ bind(receiving, $0, $1) }) == 0 else {
+            for fd in [receiving, pipeFDs[0], pipeFDs[1]] where fd >= 0 { close(fd) }
             return nil
         }
         // The database's own mode: only its owner may ring.
         chmod(path, 0o600)
         self.path = path
-        lockFD = lock
+        self.lock = lock
         socketFD = receiving
         (stopRead, stopWrite) = (pipeFDs[0], pipeFDs[1])
     }
 
     deinit {
-        // Removed while the lock is still held: the next listener binds a socket of its own.
+        // Removed while the lock is still held (it goes with this listener, after the body):
+        // the next listener binds a socket of its own.
         unlink(path)
-        for fd in [socketFD, stopRead, stopWrite, lockFD] { close(fd) }
+        for fd in [socketFD, stopRead, stopWrite] { close(fd) }
     }
 
     /// Calls `heard` once per burst of rings until the task is cancelled; then gives the
@@ -78,7 +69,10 @@ final class SignalListener: Sendable {
         ]
         var buffer = [UInt8](repeating: 0, count: 64)
         while true {
-            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
+            if poll(&fds, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                return
+            }
             if fds[1].revents != 0 { return }
             guard fds[0].revents != 0 else { continue }
             // Every ring that came meanwhile is one look.
@@ -86,7 +80,7 @@ final class SignalListener: Sendable {
             heard()
             // Then a pause, the notifier's own pace while traffic flows: at a hundred commits a
             // second this thread wakes fifty times, and the rings of the pause are one look.
-            guard poll(&fds[1], 1, Self.pauseMilliseconds) == 0 || errno == EINTR else { return }
+            if poll(&fds[1], 1, Self.pauseMilliseconds) > 0 { return }
         }
     }
 }

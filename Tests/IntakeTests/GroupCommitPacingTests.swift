@@ -77,7 +77,8 @@ import Testing
         #expect(Set(stored.map(\.id)) == Set(receipts.map(\.id)))
         let sizes = commits.withLock { $0 }
         #expect(sizes.reduce(0, +) == 40)
-        #expect(sizes.count < 40, "every receipt was committed alone: \(sizes)")
+        // Most went two to a commit (alone, 2 ms apart, nearly all commit one at a time).
+        #expect(sizes.filter { $0 > 1 }.reduce(0, +) >= 20, "commits: \(sizes)")
     }
 
     @Test func theWaitIsASettingAndABadValueIsNamed() throws {

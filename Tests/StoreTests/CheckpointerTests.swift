@@ -36,7 +36,8 @@ import Testing
             suspended = false
             let grown = try await eventually(timeout: .seconds(20)) { try fileSize(path) > before + 8_000_000 }
             #expect(grown, "the database file did not take the WAL's pages while the write lock was held")
-            #expect(database.checkpointer.checkpointsRun >= 1)
+            // Counted once the checkpoint has returned, a moment after its last page is copied.
+            #expect(await eventually(timeout: .seconds(20)) { database.checkpointer.checkpointsRun >= 1 })
             flock(lock, LOCK_UN)
 
             // Once copied, the WAL starts over: more rounds leave it no larger than the first did.

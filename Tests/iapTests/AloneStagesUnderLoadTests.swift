@@ -56,4 +56,21 @@ struct AloneStagesUnderLoadTests {
         }
         #expect(total == 500_000)
     }
+
+    /// `--up`: the same load through one `iap up` process in place of the stages.
+    @Test func aThousandReceiptsThroughOneUpProcessAreEachCreditedAndNotifiedOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (parsed, _) = try await StagesBenchRun.run(
+            ["--receipts", "1000", "--accounts", "100", "--up"], as: Report.self, in: directory, label: "up",
+            timeout: .seconds(600))
+        #expect(parsed.books.credited == 1000)
+        #expect(parsed.books.webhooksMissing == 0 && parsed.books.webhooksDuplicated == 0)
+        let names = Set(parsed.processes.map(\.name))
+        #expect(names.isSuperset(of: ["stub-store", "up", "rabbitmq"]))
+        #expect(names.isDisjoint(with: ["intake", "validator-1", "fulfiller", "notifier"]))
+        let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
+        #expect(try await ReceiptStore(database).receiptStatusCounts() == [.credited: 1000])
+        #expect(try await LedgerStore(database).audit().isEmpty)
+    }
 }

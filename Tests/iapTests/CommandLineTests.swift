@@ -123,6 +123,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
+    @Test func benchUpRefusesWhatOneProcessCannotRun() async throws {
+        for extra in [["--validators", "2"], ["--replicas", "2", "--database-url", "postgres://x@127.0.0.1/x"]] {
+            let result = try await IAPProcess.run(["bench", "stages", "--up"] + extra, environment: [:])
+            #expect(result.status != 0)
+            #expect(result.output.contains("--up runs one process"), "\(result.output)")
+        }
+    }
+
     @Test func migrateCreatesTheDatabase() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

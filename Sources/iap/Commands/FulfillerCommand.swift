@@ -54,11 +54,10 @@ extension IAP {
             -> FulfillerStage.Configuration
         {
             var configuration = FulfillerStage.Configuration()
-            // Below saturation a commit's cost is the same for one verdict as for ten, most of it
-            // in the sync (BENCHMARKS.md, "The fulfiller waits longer for company").
+            let wait = Int(configuration.fulfiller.linger.milliseconds)
             configuration.fulfiller = .init(
                 linger: .milliseconds(
-                    try settings.environment.int("IAP_FULFILLER_COMMIT_WAIT_MS", default: 50, range: 0...1000)))
+                    try settings.environment.int("IAP_FULFILLER_COMMIT_WAIT_MS", default: wait, range: 0...1000)))
             configuration.scheduler = try .init(environment: settings.environment)
             configuration.apple = reconcile.appleJobs
             return configuration
