@@ -59,8 +59,10 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let commits = Mutex<[Int]>([])
-        // A wait far longer than the gaps: each commit of one receipt is joined by the next.
-        let committer = GroupCommitter(database: database, maxWait: .milliseconds(50)) { created in
+        // A wait far longer than the gaps, even on a machine so busy that a 2 ms sleep takes
+        // most of a second (seen under a parallel build): each commit of one receipt is
+        // joined by the next. The last one waits for the timer.
+        let committer = GroupCommitter(database: database, maxWait: .seconds(1)) { created in
             commits.withLock { $0.append(created.count) }
         }
         let receipts = (0..<40).map { index in NewReceipt.fixture(accountID: "player-\(index % 7)") }

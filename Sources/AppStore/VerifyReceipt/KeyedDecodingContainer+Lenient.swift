@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// Apple writes numbers as strings (`"quantity": "1"`, `"purchase_date_ms": "1700000000000"`)
 /// and has been seen to change a field's type; these read what is meant and treat a value of
@@ -11,12 +12,10 @@ extension KeyedDecodingContainer {
         return nil
     }
 
+    // Strings first, as Apple writes them: a failed attempt builds a DecodingError.
     func lenientInt(_ key: Key) -> Int? {
-        if let value = try? decodeIfPresent(Int.self, forKey: key) { return value }
-        if let text = try? decodeIfPresent(String.self, forKey: key) {
-            return Int(text.trimmingCharacters(in: .whitespaces))
-        }
-        return nil
+        if let text = try? decodeIfPresent(String.self, forKey: key) { return Int(text.trimmedOfWhitespace) }
+        return try? decodeIfPresent(Int.self, forKey: key)
     }
 
     func lenientBool(_ key: Key) -> Bool? {
@@ -32,10 +31,10 @@ extension KeyedDecodingContainer {
     /// A date from milliseconds since 1970, written as a string or a number.
     func lenientMilliseconds(_ key: Key) -> Date? {
         let milliseconds: Int64?
-        if let value = try? decodeIfPresent(Int64.self, forKey: key) {
+        if let text = try? decodeIfPresent(String.self, forKey: key) {
+            milliseconds = Int64(text.trimmedOfWhitespace)
+        } else if let value = try? decodeIfPresent(Int64.self, forKey: key) {
             milliseconds = value
-        } else if let text = try? decodeIfPresent(String.self, forKey: key) {
-            milliseconds = Int64(text.trimmingCharacters(in: .whitespaces))
         } else {
             milliseconds = nil
         }

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import PipelineCore
 
 extension Request {
     /// The body of a JSON request, at most `maxSize` bytes.
@@ -17,7 +18,7 @@ extension Request {
     }
 
     var isJSON: Bool {
-        headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        headers[.contentType]?.split(separator: ";").first?.trimmedOfWhitespace.lowercased()
             == "application/json"
     }
 

@@ -44,34 +44,3 @@ extension WireJSONStored {
         self = decoded
     }
 }
-
-/// ISO 8601 timestamps with milliseconds, in UTC.
-public enum Timestamp {
-    /// `2026-11-24T19:11:33.729Z`: rounded to the nearest millisecond, so that what is read
-    /// back is written again the same (Foundation's fractional seconds truncate, and a
-    /// parsed `.730` may be a hair under it: read and written again, it became `.729`; found
-    /// by the message fuzz target).
-    public static func format(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        let seconds = (milliseconds / 1000).rounded(.down)
-        let fraction = Int(milliseconds - seconds * 1000)
-        let whole = Date(timeIntervalSince1970: seconds).formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
-        // `...T15:57:38Z` becomes `...T15:57:38.729Z`.
-        let digits = String(fraction)
-        return String(whole.dropLast()) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
-    }
-
-    /// Reads ISO 8601 with a zone (`Z` or an offset such as `+08:00`), with or without
-    /// fractional seconds. A time without a zone is ambiguous and refused.
-    public static func parse(_ text: String) -> Date? {
-        // The zone must be part of the style: without it the offset is silently ignored.
-        if let date = try? Date(
-            text,
-            strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
-        ) {
-            return date
-        }
-        return try? Date(text, strategy: .iso8601)
-    }
-}

@@ -39,7 +39,7 @@ public enum VerdictStep: Hashable, Sendable {
     }
 
     static func nonEmpty(_ text: String?) -> String? {
-        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        guard let text, !text.trimmedOfWhitespaceAndNewlines.isEmpty else { return nil }
         return text
     }
 }

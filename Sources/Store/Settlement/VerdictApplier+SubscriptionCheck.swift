@@ -20,7 +20,7 @@ extension VerdictApplier {
             check.reason = reason ?? check.reason
         case .ended(let ending, _):
             check.status = .failed
-            let given = verdict.reason?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let given = verdict.reason?.trimmedOfWhitespaceAndNewlines ?? ""
             check.reason = given.isEmpty ? ending.rawValue : verdict.reason
         case .settle:
             check.outcome = try await settle(verdict.transactions, of: check)

@@ -39,7 +39,7 @@ extension StubReceipt {
     ///   - signingKey: The key receipts must be signed with.
     /// - Returns: The receipt, or why it cannot be believed, which maps onto Apple's statuses.
     public static func decode(receiptData: String, signingKey: String) -> Result<StubReceipt, StubReceiptError> {
-        guard let data = Data(base64Encoded: receiptData.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let data = Data(base64Encoded: receiptData.trimmedOfWhitespaceAndNewlines) else {
             return .failure(.malformed("receipt-data is not base64"))
         }
         let bytes = Array(data)
