@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PipelineCore
 import Store
 import Synchronization
 
@@ -67,7 +68,7 @@ struct GRDBSession: SQLSession {
         case .text(let text): text.databaseValue
         case .blob(let bytes): Data(bytes).databaseValue
         // GRDB's text format ("yyyy-MM-dd HH:mm:ss.SSS", UTC), as the records store dates.
-        case .date(let date): date.databaseValue
+        case .date(let date): StoredDate.text(date)?.databaseValue ?? date.databaseValue
         case .bool(let flag): flag.databaseValue
         }
     }

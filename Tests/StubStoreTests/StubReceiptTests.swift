@@ -1,6 +1,7 @@
 import Foundation
-import StubStore
 import Testing
+
+@testable import StubStore
 
 @Suite struct StubReceiptTests {
     let key = "test-key"
@@ -59,5 +60,24 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+/// Apple's three forms of a date, written by arithmetic, agree with a calendar's reading.
+struct AppleDateTests {
+    @Test func theZonesWrittenAreWhatACalendarReads() {
+        var random = SystemRandomNumberGenerator()
+        for zone in ["Etc/GMT", "America/Los_Angeles"] {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: zone)!
+            for _ in 0..<5_000 {
+                let date = Date(timeIntervalSince1970: Double.random(in: 0..<4_102_444_800, using: &random))
+                let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+                let fields = String(
+                    format: "%04d-%02d-%02d %02d:%02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+                let expected = fields + " " + zone
+                #expect(AppleDate.format(date, zone: zone) == expected)
+            }
+        }
     }
 }

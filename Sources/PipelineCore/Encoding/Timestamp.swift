@@ -13,7 +13,7 @@ public enum Timestamp {
     /// by the message fuzz target).
     public static func format(_ date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard milliseconds.magnitude < 1e15, let text = CivilTime(milliseconds: Int64(milliseconds))?.text else {
+        guard milliseconds.magnitude < 1e15, let text = CivilTime(milliseconds: Int64(milliseconds))?.iso8601 else {
             return foundationFormat(milliseconds: milliseconds)
         }
         return text
@@ -48,11 +48,11 @@ public enum Timestamp {
 
 /// A UTC instant between the years 1600 and 9999, to the millisecond, as its calendar fields
 /// (before the Gregorian reform Foundation counts in the Julian calendar: left to it).
-struct CivilTime: Equatable {
-    var year, month, day, hour, minute, second, millisecond: Int
+public struct CivilTime: Equatable, Sendable {
+    public var year, month, day, hour, minute, second, millisecond: Int
 
     /// The fields of `milliseconds` since 1970, or nil outside the years 1600-9999.
-    init?(milliseconds: Int64) {
+    public init?(milliseconds: Int64) {
         let (seconds, millisecond) = Self.floorDivision(milliseconds, 1000)
         let (days, secondOfDay) = Self.floorDivision(seconds, 86_400)
         (year, month, day) = Self.civil(fromDays: Int(days))
@@ -77,7 +77,13 @@ struct CivilTime: Equatable {
         return seconds * 1000 + Int64(millisecond)
     }
 
-    var text: String {
+    /// `2026-11-24T19:11:33.729Z`.
+    public var iso8601: String { text(separator: "T", zone: "Z") }
+
+    /// `2026-11-24 19:11:33.729`: how GRDB stores a date in SQLite.
+    public var sqlite: String { text(separator: " ", zone: nil) }
+
+    private func text(separator: Unicode.Scalar, zone: Unicode.Scalar?) -> String {
         var bytes = [UInt8]()
         bytes.reserveCapacity(24)
         func digits(_ value: Int, _ count: Int) {
@@ -93,7 +99,7 @@ struct CivilTime: Equatable {
         digits(month, 2)
         bytes.append(UInt8(ascii: "-"))
         digits(day, 2)
-        bytes.append(UInt8(ascii: "T"))
+        bytes.append(UInt8(ascii: separator))
         digits(hour, 2)
         bytes.append(UInt8(ascii: ":"))
         digits(minute, 2)
@@ -101,7 +107,7 @@ struct CivilTime: Equatable {
         digits(second, 2)
         bytes.append(UInt8(ascii: "."))
         digits(millisecond, 3)
-        bytes.append(UInt8(ascii: "Z"))
+        if let zone { bytes.append(UInt8(ascii: zone)) }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -78,9 +78,19 @@ extension SQLValue {
         switch self {
         case .date(let date) where !Self.storableDates.contains(date):
             throw .unstorable("the date \(date.timeIntervalSince1970) s since 1970 is outside years 1970-9999")
-        case .text(let text) where text.utf8.contains(0):
+        case .text(let text) where Self.holdsNUL(text):
             throw .unstorable("a text holds NUL: \(text.prefix { $0 != "\0" }.prefix(40))...")
         default: return
+        }
+    }
+
+    /// memchr over the bytes: a byte at a time through the UTF-8 view showed in the
+    /// fulfiller's profile, whose rows carry whole webhook bodies and receipts.
+    private static func holdsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
         }
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import StoreSQLite
+
+/// The dates written to SQLite by arithmetic are the text GRDB's formatter wrote, and where
+/// the arithmetic cannot be sure, GRDB still writes them.
+struct StoredDateTests {
+    @Test func whatTheArithmeticWritesIsWhatGRDBWrites() {
+        var random = SystemRandomNumberGenerator()
+        var written = 0
+        let samples = 60_000
+        for index in 0..<samples {
+            let milliseconds = Int64.random(in: 0...253_402_300_799_999, using: &random)
+            // A third at a whole millisecond (as parsed from a store), the rest anywhere.
+            let seconds =
+                index % 3 == 0
+                ? Double(milliseconds) / 1000
+                : Double(milliseconds) / 1000 + Double.random(in: 0..<0.001, using: &random)
+            let date = Date(timeIntervalSince1970: seconds)
+            guard let text = StoredDate.text(date) else { continue }
+            written += 1
+            #expect(text.databaseValue == date.databaseValue, "\(seconds)")
+        }
+        #expect(written > samples / 2, "the arithmetic wrote only \(written) of \(samples)")
+        // Bound through the session, what is stored is GRDB's text either way.
+        let now = Date()
+        #expect(GRDBSession.databaseValue(.date(now)) == now.databaseValue)
+        #expect(StoredDate.text(Date(timeIntervalSince1970: 1_700_000_000)) == "2023-11-14 22:13:20.000")
+        #expect(StoredDate.text(Date(timeIntervalSince1970: -30_000_000_000)) == nil)
+    }
+}
