@@ -62,7 +62,7 @@ let package = Package(
             name: "StoreSQLite",
             dependencies: [
                 "Store", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import Store
 import Synchronization
 
@@ -57,13 +58,27 @@ final class CommitBell: Sendable {
     /// until the task is cancelled.
     func listen(to channel: CommitChannel, heard: @escaping @Sendable () -> Void) async {
         let path = Self.socketPath(databasePath, channel)
+        guard let address = addresses[channel] else { return }
+        var reported: String?
         while !Task.isCancelled {
-            if let address = addresses[channel], let listener = SignalListener(path: path, address: address) {
+            switch SignalListener.open(path: path, address: address) {
+            case .success(let listener):
+                reported = nil
                 heard()  // whatever was signalled before the socket was bound
                 await listener.receive(heard)
-            } else {
+            case .failure(let refusal):
+                // Said once, not every retry: until it binds, this process's notifier looks
+                // at its idle pace and another process's commits reach it late.
+                if case .cannotBind(let reason) = refusal, reported != reason {
+                    reported = reason
+                    Self.logger.warning(
+                        "cannot listen for commits on the SQLite file's socket; webhooks wait for the notifier's next look",
+                        metadata: ["socket": "\(path)", "error": "\(reason)"])
+                }
                 try? await Task.sleep(for: Self.retryInterval)
             }
         }
     }
+
+    private static let logger = Logger(label: "iap.sqlite.commit-signals")
 }

@@ -12,10 +12,22 @@ final class SignalListener: Sendable {
     private let stopRead: Int32
     private let stopWrite: Int32
 
-    /// Nil when another process listens (it holds the lock) or the socket cannot be bound.
-    init?(path: String, address: UnixSocketAddress) {
+    /// Why a process is not the listener.
+    enum Refusal: Error, Equatable {
+        /// Another process holds the lock: it listens.
+        case otherListens
+        /// The lock is this process's, but the socket could not be made or bound.
+        case cannotBind(String)
+    }
+
+    /// The listener, or why this process cannot be it.
+    static func open(path: String, address: UnixSocketAddress) -> Result<SignalListener, Refusal> {
         let lock = FileLock(path: path + ".lock")
-        guard lock.take() else { return nil }
+        guard lock.take() else { return .failure(.otherListens) }
+        return Result { () throws(Refusal) in try SignalListener(path: path, address: address, lock: lock) }
+    }
+
+    private init(path: String, address: UnixSocketAddress, lock: FileLock) throws(Refusal) {
         // Holding the lock, a socket file left there is a dead listener's.
         unlink(path)
         let receiving = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -24,8 +36,9 @@ final class SignalListener: Sendable {
             for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         }
         guard receiving >= 0, pipeFDs[0] >= 0, address.withSockaddr({ bind(receiving, $0, $1) }) == 0 else {
+            let reason = String(cString: strerror(errno))
             for fd in [receiving, pipeFDs[0], pipeFDs[1]] where fd >= 0 { close(fd) }
-            return nil
+            throw .cannotBind(reason)
         }
         // The database's own mode: only its owner may ring.
         chmod(path, 0o600)

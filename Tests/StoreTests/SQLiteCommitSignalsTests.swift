@@ -84,5 +84,27 @@ import Testing
         #expect(try SQLiteDatabase(path: directory.path + "/iap.sqlite").commitSignals != nil)
     }
 
+    @Test func aProcessThatCannotListenKnowsWhetherAnotherListensOrTheSocketFailed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = CommitBell.socketPath(directory.path + "/iap.sqlite", .outbox)
+        let address = try #require(UnixSocketAddress(path: path))
+        // A directory where the socket goes: the lock is taken, the bind fails, and why is said.
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        guard case .failure(.cannotBind(let reason)) = SignalListener.open(path: path, address: address) else {
+            Issue.record("bound over a directory")
+            return
+        }
+        #expect(!reason.isEmpty)
+        try FileManager.default.removeItem(atPath: path)
+        // Bound, then asked again: the lock is held, so another listens (nothing to report).
+        let listener = try SignalListener.open(path: path, address: address).get()
+        guard case .failure(.otherListens) = SignalListener.open(path: path, address: address) else {
+            Issue.record("a second listener while the first holds the lock")
+            return
+        }
+        withExtendedLifetime(listener) {}
+    }
+
     private struct Rollback: Error {}
 }
