@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PipelineCore
 
 /// A date as GRDB writes it to SQLite (`yyyy-MM-dd HH:mm:ss.SSS`, UTC, to the nearest
@@ -13,5 +14,10 @@ enum StoredDate {
         let fraction = milliseconds - milliseconds.rounded(.down)
         guard abs(fraction - 0.5) > 1e-3 else { return nil }
         return CivilTime(milliseconds: Int64(milliseconds.rounded()))?.sqlite
+    }
+
+    /// GRDB's own text for `date`, which ``text(_:)`` stands in for (and the tests compare).
+    static func grdbText(_ date: Date) -> String {
+        String.fromDatabaseValue(date.databaseValue) ?? ""
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// The dates inside an app receipt: IA5Strings in RFC 3339, as `2024-02-23T17:27:16Z`.
 ///
@@ -30,7 +31,7 @@ enum ReceiptDate {
             guard index > start else { return nil }
         }
         guard let offset = zoneOffset(bytes[index...]) else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilTime.days(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
@@ -40,7 +41,7 @@ enum ReceiptDate {
         let total = Int(date.timeIntervalSince1970.rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let rest = total - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilTime.civil(fromDays: days)
         return String(
             format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, rest / 3600, rest / 60 % 60, rest % 60)
     }
@@ -72,27 +73,5 @@ enum ReceiptDate {
         else { return nil }
         let seconds = (hours * 60 + minutes) * 60
         return zone[0] == UInt8(ascii: "+") ? seconds : -seconds
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -153,7 +153,9 @@ public struct CivilTime: Equatable, Sendable {
     }
 
     // Howard Hinnant's days_from_civil and civil_from_days (proleptic Gregorian calendar).
-    private static func days(year: Int, month: Int, day: Int) -> Int {
+
+    /// Days since 1970-01-01 of a date in the proleptic Gregorian calendar.
+    public static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -162,7 +164,8 @@ public struct CivilTime: Equatable, Sendable {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    /// The proleptic Gregorian date `days` after 1970-01-01.
+    public static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
