@@ -70,8 +70,13 @@ struct AppleDateTests {
         for zone in ["Etc/GMT", "America/Los_Angeles"] {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: zone)!
-            for _ in 0..<5_000 {
-                let date = Date(timeIntervalSince1970: Double.random(in: 0..<4_102_444_800, using: &random))
+            // A year before 1600 (a calendar writes it), then random dates 1970-2100.
+            let dates =
+                [Date(timeIntervalSince1970: -15_000_000_000)]
+                + (0..<5_000).map { _ in
+                    Date(timeIntervalSince1970: Double.random(in: 0..<4_102_444_800, using: &random))
+                }
+            for date in dates {
                 let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
                 let fields = String(
                     format: "%04d-%02d-%02d %02d:%02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)

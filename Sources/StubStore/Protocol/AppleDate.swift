@@ -31,12 +31,24 @@ struct AppleDate: Sendable {
     /// date, then a cached one, were a tenth and then a twentieth of the stub's CPU under
     /// `iap bench`).
     static func format(_ date: Date, zone: String) -> String {
-        let offset = (zones[zone] ?? timeZone(zone)).secondsFromGMT(for: date)
-        let local = ((date.timeIntervalSince1970 + Double(offset)) * 1000).rounded(.down)
+        let timeZone = zones[zone] ?? timeZone(zone)
+        let local = ((date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))) * 1000).rounded(.down)
         guard local.magnitude < 1e15, let civil = CivilTime(milliseconds: Int64(local)) else {
-            return "1970-01-01 00:00:00 \(zone)"
+            return calendarFormat(date, timeZone: timeZone, zone: zone)  // outside the years 1600-9999
         }
         // `2023-11-14 22:13:20.000` without its milliseconds: Apple writes whole seconds.
         return civil.sqlite.dropLast(4) + " " + zone
+    }
+
+    private static func calendarFormat(_ date: Date, timeZone: TimeZone, zone: String) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String {
+            let value = value ?? 0
+            return value < 10 ? "0\(value)" : "\(value)"
+        }
+        return
+            "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) \(zone)"
     }
 }
