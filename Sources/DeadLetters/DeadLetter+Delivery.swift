@@ -13,19 +13,34 @@ extension DeadLetter {
     /// redelivering the same letter archives it once; a receipt that dies again after a
     /// replay dies with other headers (a new death time and the replay's marks).
     public init(delivery: Delivery, now: Date) {
-        var headers = delivery.properties.headers
+        self.init(body: delivery.body, properties: delivery.properties, now: now)
+    }
+
+    /// The archive's records of a delivery from the dead-letter queue: one for each receipt
+    /// of a validate-queue message that carried several (``SubmissionMessages``), which only
+    /// the broker dead-letters whole (the delivery limit), so that each receipt is marked
+    /// dead, reviewed and replayed on its own; otherwise the one ``init(delivery:now:)`` makes.
+    public static func letters(of delivery: Delivery, now: Date) -> [DeadLetter] {
+        guard delivery.properties.headers[SubmissionMessages.countHeader] != nil,
+            let parts = delivery.submissionParts, parts.count > 1
+        else { return [DeadLetter(delivery: delivery, now: now)] }
+        return parts.map { DeadLetter(body: $0.body, properties: $0.properties, now: now) }
+    }
+
+    init(body: [UInt8], properties: MessageProperties, now: Date) {
+        var headers = properties.headers
         headers["x-delivery-count"] = nil
         let headersJSON = AMQPHeadersJSON.encode(headers)
         var hasher = SHA256()
-        hasher.update(data: delivery.body)
+        hasher.update(data: body)
         hasher.update(data: [UInt8(0)])
         hasher.update(data: Array(headersJSON.utf8))
         hasher.update(data: [UInt8(0)])
-        hasher.update(data: Array((delivery.properties.messageID ?? "").utf8))
+        hasher.update(data: Array((properties.messageID ?? "").utf8))
         let digest = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
 
-        let death = delivery.deaths.first
-        let receiptID = delivery.properties.messageID.flatMap { $0.isEmpty || $0.count > 128 ? nil : $0 }
+        let death = properties.deaths.first
+        let receiptID = properties.messageID.flatMap { $0.isEmpty || $0.count > 128 ? nil : $0 }
         let reason =
             headers[MessageHeader.deadReason]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             ?? death.map { "\($0.reason) in \($0.queue)" } ?? "dead-lettered"
@@ -38,7 +53,7 @@ extension DeadLetter {
             attempts: Int(max(0, attempts)),
             lastError: headers[MessageHeader.lastError]?.stringValue.map(Self.storable),
             sourceQueue: (headers[MessageHeader.sourceQueue]?.stringValue ?? death?.queue).map(Self.storable),
-            body: Data(delivery.body), headers: Self.storable(headersJSON),
+            body: Data(body), headers: Self.storable(headersJSON),
             deadAt: deadAt.map { SQLValue.storableDates.contains($0) ? $0 : now } ?? now, createdAt: now)
     }
 

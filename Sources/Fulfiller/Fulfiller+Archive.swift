@@ -21,12 +21,14 @@ extension Fulfiller {
     /// Archives one batch, retrying until the database takes it, then acks it at once.
     func archive(_ batch: [Delivery]) async {
         guard let last = batch.last else { return }
-        let letters = batch.map { DeadLetter(delivery: $0, now: Date()) }
+        // A message that carried several receipts is archived as one letter each.
+        let lettered = batch.flatMap { delivery in DeadLetter.letters(of: delivery, now: Date()).map { (delivery, $0) } }
+        let letters = lettered.map(\.1)
         var failures = 0
         while !Task.isCancelled {
             do {
                 let results = try await deadLetters.archive(letters, catalog: catalog, now: Date())
-                for (delivery, result) in zip(batch, results) where result != nil {
+                for ((delivery, _), result) in zip(lettered, results) where result != nil {
                     // RabbitMQ's own dead letters (delivery limit); the validator counts its own.
                     if delivery.properties.headers[MessageHeader.deadReason] == nil, !delivery.deaths.isEmpty {
                         PipelineMetrics.deadLetteredByBroker.increment()

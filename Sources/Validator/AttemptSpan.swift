@@ -8,17 +8,18 @@ import Tracing
 /// store's answer and what the validator chose (verdict, retry tier and its delay, wait,
 /// dead letter). Every message the attempt publishes carries this span's context, so the
 /// next attempt and the fulfiller continue it. Nil when tracing is off: no span, no attribute.
-struct AttemptSpan {
+struct AttemptSpan: Sendable {
     let span: any Span
 
-    static func start(_ delivery: Delivery, queue: String, attempt: Int, enabled: Bool) -> AttemptSpan? {
+    /// - Parameter part: one receipt of the message (``SubmissionMessages``), with its own trace context.
+    static func start(_ part: SubmissionMessages.Part, queue: String, attempt: Int, enabled: Bool) -> AttemptSpan? {
         guard enabled else { return nil }
         let span = startSpan(
-            SpanName.process(queue), context: TraceParent.context(delivery.properties.headers), ofKind: .consumer)
+            SpanName.process(queue), context: TraceParent.context(part.properties.headers), ofKind: .consumer)
         span.attributes.messaging(
-            operation: "process", destination: queue, messageID: delivery.properties.messageID,
-            bodySize: delivery.body.count)
-        span.attributes["iap.receipt.id"] = delivery.properties.messageID
+            operation: "process", destination: queue, messageID: part.properties.messageID,
+            bodySize: part.body.count)
+        span.attributes["iap.receipt.id"] = part.submission.id
         span.attributes["iap.verify.attempt"] = attempt
         return AttemptSpan(span: span)
     }

@@ -65,19 +65,20 @@ public struct Validator: Service {
                 "queue": "\(topology.validateQueue)", "concurrency": "\(configuration.concurrency)",
                 "prefetch": "\(configuration.prefetch)",
             ])
-        // Child tasks return false when a message is settled, true when the grace timer ends.
-        try await withThrowingTaskGroup(of: Bool.self) { group in
+        // Child tasks return the verifications they finished, the grace timer -1 when it ends.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            // Verifications, not messages: a message may carry several receipts (SubmissionMessages).
             var inFlight = 0
             for try await delivery in consumer.cancelOnGracefulShutdown() {
-                if inFlight >= configuration.concurrency {
-                    _ = try await group.next()
-                    inFlight -= 1
+                while inFlight >= configuration.concurrency, let finished = try await group.next() {
+                    inFlight -= finished
                 }
+                let weight = min(max(1, delivery.receiptCount), configuration.concurrency)
                 group.addTask {
                     await handle(delivery)
-                    return false
+                    return weight
                 }
-                inFlight += 1
+                inFlight += weight
             }
             consumer.cancel()
             guard inFlight > 0 else { return }
@@ -85,17 +86,17 @@ public struct Validator: Service {
             let grace = configuration.shutdownGrace
             group.addTask {
                 try? await Task.sleep(for: grace)
-                return true
+                return -1
             }
-            while let timerFired = try await group.next() {
-                if timerFired {
+            while let finished = try await group.next() {
+                if finished < 0 {
                     guard inFlight > 0 else { continue }  // the timer, stopped after the last one finished
                     logger.warning(
                         "shutdown grace period over, requeueing unfinished messages",
                         metadata: ["in_flight": "\(inFlight)"])
                     group.cancelAll()
                 } else {
-                    inFlight -= 1
+                    inFlight -= finished
                     if inFlight == 0 { group.cancelAll() }  // stops the timer
                 }
             }
@@ -103,97 +104,10 @@ public struct Validator: Service {
         await handedOn.settled()
     }
 
-    /// One attempt at one message. Never throws: every path settles the delivery.
-    func handle(_ delivery: Delivery) async {
-        let previousAttempts = Int(delivery.properties.headers[MessageHeader.attempts]?.intValue ?? 0)
-        guard let submission = try? WireCoding.decoder().decode(Submission.self, from: Data(delivery.body)) else {
-            var logger = logger
-            logger[metadataKey: "receipt_id"] = "\(delivery.properties.messageID ?? "unknown")"
-            logger.warning("unparseable message on the validate queue, dead-lettering it")
-            let settled = await settle(
-                delivery,
-                by: deadLetter(delivery, reason: "unparseable_message", attempts: previousAttempts, lastError: nil),
-                logger: logger)
-            if settled { PipelineMetrics.deadLetteredByValidator.increment() }
-            return
-        }
-        var logger = logger
-        logger[metadataKey: "receipt_id"] = "\(submission.id)"
-        let attempts = previousAttempts + 1
-        // Checked here too, so that tracing off does not even build the queue's name.
-        let traced =
-            tracing ? AttemptSpan.start(delivery, queue: topology.validateQueue, attempt: attempts, enabled: true) : nil
-        let started = ContinuousClock.now
-        let outcome = await verifier.verify(submission)
-        let elapsed = ContinuousClock.now - started
-        traced?.verified(outcome, store: submission.evidence.store, elapsed: elapsed)
-        guard !Task.isCancelled else {
-            traced?.end(settled: false)
-            // Shutting down past the grace period: the answer may be an artefact of the
-            // cancellation, so decide nothing and let another validator take the message.
-            logger.info("verification abandoned at shutdown, requeueing")
-            delivery.nack(requeue: true)
-            return
-        }
-        PipelineMetrics.verifyDuration(store: submission.evidence.store, outcome: outcome.label).record(elapsed)
-        logger.debug("verified", metadata: ["outcome": "\(outcome.label)", "ms": "\(elapsed.milliseconds)"])
-
-        let messages: [OutgoingMessage]
-        let counted: MetricCounter
-        switch configuration.retryPolicy.disposition(after: outcome, attempts: attempts) {
-        case .done:
-            messages = [verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts), submission)]
-            if case .rejected(let reason) = outcome {
-                logger.info("receipt rejected", metadata: ["reason": "\(reason)"])
-            }
-            counted = outcome.reason == nil ? PipelineMetrics.validated : PipelineMetrics.rejected
-            traced?.chose("verdict")
-        case .retry(let attempt):
-            let reason = outcome.reason ?? "transient"
-            let chosen = retryTier(after: attempt, hint: outcome.retryAfter)
-            let tier = chosen.queue
-            traced?.chose("retry", tier: chosen)
-            logger.info(
-                "transient failure, retrying",
-                metadata: ["attempts": "\(attempts)", "reason": "\(reason)", "tier": "\(tier)"])
-            var headers = delivery.properties.republishableHeaders
-            headers[MessageHeader.attempts] = .int(Int64(attempts))
-            headers[MessageHeader.lastError] = .string(reason)
-            headers = MessageHeader.appendingAttempt(attempts, error: reason, at: Date(), to: headers)
-            var properties = delivery.properties
-            properties.headers = headers
-            messages = [
-                OutgoingMessage(exchange: "", routingKey: tier, body: delivery.body, properties: properties),
-                verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts, retrying: true), submission),
-            ]
-            counted = PipelineMetrics.retried
-        case .later(let delay):
-            // Not an attempt: the budget had no room, so the message waits, its count unchanged.
-            let tier = topology.delayTier(atMost: delay)
-            traced?.chose("wait", tier: (tier, delay))
-            logger.debug(
-                "over the call budget, deferring", metadata: ["tier": "\(tier)", "reason": "\(outcome.reason ?? "")"])
-            var properties = delivery.properties
-            properties.headers = delivery.properties.republishableHeaders
-            messages = [OutgoingMessage(exchange: "", routingKey: tier, body: delivery.body, properties: properties)]
-            counted = PipelineMetrics.deferred
-        case .deadLetter(let reason):
-            logger.warning(
-                "attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
-            messages = deadLetter(delivery, reason: reason, attempts: attempts, lastError: outcome.reason)
-            counted = PipelineMetrics.deadLetteredByValidator
-            traced?.chose("dead_letter")
-        }
-        handOn(delivery, by: traced?.carried(by: messages) ?? messages, logger: logger) { settled in
-            if settled { counted.increment() }
-            traced?.end(settled: settled)
-        }
-    }
-
     /// ``settle(_:by:logger:)`` without waiting: the first try's outcome is heard on the
     /// connection's thread, which acks the delivery itself, so a message handed on wakes
     /// no task after its publish. Only a try that fails comes back to a task, to try again.
-    private func handOn(
+    func handOn(
         _ delivery: Delivery, by messages: [OutgoingMessage], logger: Logger,
         then done: @escaping @Sendable (_ settled: Bool) -> Void
     ) {
@@ -242,7 +156,7 @@ public struct Validator: Service {
         return false
     }
 
-    private func verdictMessage(_ verdict: Verdict, _ submission: Submission) -> OutgoingMessage {
+    func verdictMessage(_ verdict: Verdict, _ submission: Submission) -> OutgoingMessage {
         let body = (try? WireCoding.encoder().encode(verdict)).map(Array.init) ?? []
         var properties = MessageProperties(messageID: verdict.receiptID, type: "verdict", timestamp: Date())
         properties.headers[MessageHeader.submittedAt] = .int(Int64(submission.submittedAt.timeIntervalSince1970 * 1000))
@@ -250,7 +164,7 @@ public struct Validator: Service {
             exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: body, properties: properties)
     }
 
-    private func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?)
+    func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?)
         -> [OutgoingMessage]
     {
         [
@@ -261,7 +175,7 @@ public struct Validator: Service {
     }
 
     /// The delay tier after `attempt`, or a longer one when the endpoint asked for more time.
-    private func retryTier(after attempt: Int, hint: Duration?) -> (queue: String, delay: Duration) {
+    func retryTier(after attempt: Int, hint: Duration?) -> (queue: String, delay: Duration) {
         var tier = topology.retryTier(afterAttempt: attempt)
         guard let hint else { return tier }
         var next = attempt

@@ -31,9 +31,7 @@ public struct Delivery: Sendable {
     }
 
     /// The broker's `x-death` history: one entry per queue and reason, newest first.
-    public var deaths: [Death] {
-        (properties.headers["x-death"]?.arrayValue ?? []).compactMap { $0.tableValue.map(Death.init) }
-    }
+    public var deaths: [Death] { properties.deaths }
 
     /// One entry of RabbitMQ's `x-death` header.
     public struct Death: Hashable, Sendable {
@@ -49,6 +47,13 @@ public struct Delivery: Sendable {
             count = Int(table["count"]?.intValue ?? 0)
             exchange = table["exchange"]?.stringValue ?? ""
         }
+    }
+}
+
+extension MessageProperties {
+    /// The broker's `x-death` history in these headers: one entry per queue and reason, newest first.
+    public var deaths: [Delivery.Death] {
+        (headers["x-death"]?.arrayValue ?? []).compactMap { $0.tableValue.map(Delivery.Death.init) }
     }
 }
 
