@@ -17,13 +17,13 @@ extension DeadLetter {
     }
 
     /// The archive's records of a delivery from the dead-letter queue: one for each receipt
-    /// of a validate-queue message that carried several (``SubmissionMessages``), which only
-    /// the broker dead-letters whole (the delivery limit), so that each receipt is marked
-    /// dead, reviewed and replayed on its own; otherwise the one ``init(delivery:now:)`` makes.
+    /// of a pack (``MessagePack``), which only the broker dead-letters whole (the delivery
+    /// limit), so that each receipt is marked dead, reviewed and replayed on its own;
+    /// otherwise, and for a pack that cannot be read, the one ``init(delivery:now:)`` makes.
     public static func letters(of delivery: Delivery, now: Date) -> [DeadLetter] {
-        guard delivery.properties.headers[SubmissionMessages.countHeader] != nil,
-            let parts = delivery.submissionParts, parts.count > 1
-        else { return [DeadLetter(delivery: delivery, now: now)] }
+        guard delivery.properties.headers[MessagePack.partIDsHeader] != nil, let parts = delivery.parts else {
+            return [DeadLetter(delivery: delivery, now: now)]
+        }
         return parts.map { DeadLetter(body: $0.body, properties: $0.properties, now: now) }
     }
 

@@ -75,7 +75,7 @@ public struct Fulfiller: Service {
 
     /// Consumes `queue` in batches until graceful shutdown; the batch in hand is committed
     /// and acked before returning.
-    private func consume(_ queue: String, decode: @escaping @Sendable (Delivery) -> Verdict?) async throws {
+    private func consume(_ queue: String, decode: @escaping @Sendable (MessagePart) -> Verdict?) async throws {
         // Deliveries land in the batch buffer from the connection's thread: no task between.
         let consumer = connection.consumeInBatches(queue: queue, prefetch: configuration.prefetch)
         try await consumer.eachBatch(max: configuration.batchSize, linger: configuration.linger) { batch in
@@ -83,27 +83,42 @@ public struct Fulfiller: Service {
         }
     }
 
-    /// Commits one batch, then settles it: poison and refused messages are dead-lettered
+    /// Commits one batch, then settles it: poison and refused verdicts are dead-lettered
     /// one by one, the rest acked together.
-    func apply(_ batch: [Delivery], decode: (Delivery) -> Verdict?) async {
+    func apply(_ batch: [Delivery], decode: (MessagePart) -> Verdict?) async {
         let started = DefaultTracerClock.now
         var verdicts: [Verdict] = []
-        var carried: [Delivery] = []
+        var carried: [(delivery: Delivery, part: MessagePart)] = []
+        // Nacked without requeue, for the broker to dead-letter: what came alone and cannot be read.
         var rejected: [Delivery] = []
-        var refused: [(delivery: Delivery, reason: String)] = []
+        // Dead-lettered by us, each alone and with its reason: what the engine refused, and the
+        // parts of a pack that cannot be read (the pack's other verdicts are applied).
+        var refused: [(delivery: Delivery, part: MessagePart, reason: String)] = []
         for delivery in batch {
-            if let verdict = decode(delivery) {
-                verdicts.append(verdict)
-                carried.append(delivery)
-            } else {
+            guard let parts = delivery.parts else {
+                logger.warning("unreadable pack of verdicts, dead-lettering it")
+                rejected.append(delivery)
+                continue
+            }
+            for part in parts {
+                if let verdict = decode(part) {
+                    verdicts.append(verdict)
+                    carried.append((delivery, part))
+                    continue
+                }
                 logger.warning(
                     "unparseable message, dead-lettering it",
-                    metadata: ["receipt_id": "\(delivery.properties.messageID ?? "unknown")"])
-                rejected.append(delivery)
+                    metadata: ["receipt_id": "\(part.properties.messageID ?? "unknown")"])
+                if parts.count == 1 {
+                    rejected.append(delivery)
+                } else {
+                    refused.append((delivery, part, "unparseable_message"))
+                }
             }
         }
         let traced = await SettleSpans.start(
-            carried, verdicts: &verdicts, queue: topology.fulfilQueue, system: system, enabled: tracing,
+            carried.map(\.part), messages: batch.count, verdicts: &verdicts, queue: topology.fulfilQueue,
+            system: system, enabled: tracing,
             startedAt: started)
         let results = await commit(verdicts)
         traced?.committed(results)
@@ -114,13 +129,13 @@ public struct Fulfiller: Service {
             for delivery in batch { delivery.nack(requeue: true) }
             return
         }
-        for ((delivery, verdict), result) in zip(zip(carried, verdicts), results) {
+        for ((delivery, part), (verdict, result)) in zip(carried, zip(verdicts, results)) {
             switch result {
             case .invalid(let receiptID, let reason):
                 logger.error("verdict refused", metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason)"])
-                refused.append((delivery, reason))
+                refused.append((delivery, part, "refused: \(reason)"))
             case .applied(let receiptID, let status, let reason):
-                Self.record(status, of: delivery, account: verdict.accountID)
+                Self.record(status, of: part, account: verdict.accountID)
                 logger.debug(
                     "receipt \(status.rawValue)",
                     metadata: ["receipt_id": "\(receiptID)", "reason": "\(reason ?? "")"])
@@ -138,25 +153,35 @@ public struct Fulfiller: Service {
                 break
             }
         }
-        rejected += await deadLetter(refused)
+        // A letter the broker would not take: a message alone is rejected instead, and a pack
+        // goes back to the queue (its applied verdicts apply once when it returns).
+        var requeued: [UInt64: Delivery] = [:]
+        for delivery in await deadLetter(refused) {
+            if delivery.partCount > 1 {
+                requeued[delivery.deliveryTag] = delivery
+            } else {
+                rejected.append(delivery)
+            }
+        }
         for delivery in rejected { delivery.nack(requeue: false) }
-        let rejectedTags = Set(rejected.map(\.deliveryTag))
+        for delivery in requeued.values { delivery.nack(requeue: true) }
+        let unacked = Set(rejected.map(\.deliveryTag)).union(requeued.keys)
         // One multiple-ack settles every delivery of the batch that was not dead-lettered.
-        if let last = batch.last(where: { !rejectedTags.contains($0.deliveryTag) }) {
+        if let last = batch.last(where: { !unacked.contains($0.deliveryTag) }) {
             last.ack(multiple: true)
         }
     }
 
-    /// Sends the verdicts the engine refused to the dead-letter queue with its reason, so that
-    /// the archive, the receipt's status and the operators name the problem.
-    /// - Returns: those the broker did not confirm: rejected instead, the broker dead-letters
-    ///   them itself (with only `rejected` for a reason, but nothing is lost).
-    private func deadLetter(_ refused: [(delivery: Delivery, reason: String)]) async -> [Delivery] {
+    /// Sends each verdict the engine refused (or could not read) to the dead-letter queue
+    /// alone, with its reason, so that the archive, the receipt's status and the operators
+    /// name the problem.
+    /// - Returns: the deliveries of those the broker did not confirm.
+    private func deadLetter(_ refused: [(delivery: Delivery, part: MessagePart, reason: String)]) async -> [Delivery] {
         guard !refused.isEmpty else { return [] }
-        let letters = refused.map { delivery, reason in
-            delivery.deadLetter(
-                to: topology.deadExchange, from: topology.fulfilQueue, reason: "refused: \(reason)",
-                attempts: Int(delivery.properties.headers[MessageHeader.attempts]?.intValue ?? 0))
+        let letters = refused.map { _, part, reason in
+            OutgoingMessage.deadLetter(
+                body: part.body, properties: part.properties, to: topology.deadExchange, from: topology.fulfilQueue,
+                reason: reason, attempts: Int(part.properties.headers[MessageHeader.attempts]?.intValue ?? 0))
         }
         let published = await connection.publish(letters)
         return zip(refused, published).compactMap { refused, result in
@@ -195,10 +220,10 @@ public struct Fulfiller: Service {
 
     /// Counts a credit, under the app of the account that posted it, and its end-to-end
     /// latency, from the intake's commit.
-    private static func record(_ status: ReceiptStatus, of delivery: Delivery, account: String) {
+    private static func record(_ status: ReceiptStatus, of part: MessagePart, account: String) {
         guard status == .credited else { return }
         PipelineMetrics.credited(app: AppScope.appID(of: account)).increment()
-        if let submitted = delivery.properties.headers[MessageHeader.submittedAt]?.intValue {
+        if let submitted = part.properties.headers[MessageHeader.submittedAt]?.intValue {
             let elapsed = Date().timeIntervalSince1970 * 1000 - Double(submitted)
             PipelineMetrics.endToEndDuration.record(.milliseconds(max(0, elapsed)))
         }
@@ -206,7 +231,7 @@ public struct Fulfiller: Service {
 
     // MARK: - Decoding
 
-    static func verdict(_ delivery: Delivery) -> Verdict? {
-        try? WireCoding.decoder().decode(Verdict.self, from: Data(delivery.body))
+    static func verdict(_ part: MessagePart) -> Verdict? {
+        try? WireCoding.decoder().decode(Verdict.self, from: Data(part.body))
     }
 }

@@ -14,21 +14,24 @@ struct SettleSpans {
     private var spans: [(process: any Span, settle: any Span)]
 
     /// Starts the spans and gives each verdict its settlement span's context.
+    /// - Parameters:
+    ///   - parts: each verdict's message, alone or out of a pack (``MessagePack``).
+    ///   - messages: the batch's messages.
     static func start(
-        _ deliveries: [Delivery], verdicts: inout [Verdict], queue: String, system: DatabaseSystemName,
+        _ parts: [MessagePart], messages: Int, verdicts: inout [Verdict], queue: String, system: DatabaseSystemName,
         enabled: Bool, startedAt: DefaultTracerClock.Instant
     ) async -> SettleSpans? {
         guard enabled, !verdicts.isEmpty else { return nil }
         let system = await system.value
         var spans: [(process: any Span, settle: any Span)] = []
-        for (index, delivery) in deliveries.enumerated() {
+        for (index, part) in parts.enumerated() {
             let process = startSpan(
-                SpanName.process(queue), at: startedAt, context: TraceParent.context(delivery.properties.headers),
+                SpanName.process(queue), at: startedAt, context: TraceParent.context(part.properties.headers),
                 ofKind: .consumer)
             process.attributes.messaging(
-                operation: "process", destination: queue, messageID: delivery.properties.messageID,
-                bodySize: delivery.body.count)
-            process.attributes["messaging.batch.message_count"] = deliveries.count
+                operation: "process", destination: queue, messageID: part.properties.messageID,
+                bodySize: part.body.count)
+            process.attributes["messaging.batch.message_count"] = messages
             process.attributes["iap.receipt.id"] = verdicts[index].receiptID
             let settle = startSpan(SpanName.settle, context: process.context, ofKind: .client)
             settle.attributes.database(

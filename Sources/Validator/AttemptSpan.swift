@@ -11,15 +11,17 @@ import Tracing
 struct AttemptSpan: Sendable {
     let span: any Span
 
-    /// - Parameter part: one receipt of the message (``SubmissionMessages``), with its own trace context.
-    static func start(_ part: SubmissionMessages.Part, queue: String, attempt: Int, enabled: Bool) -> AttemptSpan? {
+    /// - Parameter part: one receipt's part of the message (``MessagePack``), with its own trace context.
+    static func start(
+        _ part: MessagePart, _ submission: Submission, queue: String, attempt: Int, enabled: Bool
+    ) -> AttemptSpan? {
         guard enabled else { return nil }
         let span = startSpan(
             SpanName.process(queue), context: TraceParent.context(part.properties.headers), ofKind: .consumer)
         span.attributes.messaging(
             operation: "process", destination: queue, messageID: part.properties.messageID,
             bodySize: part.body.count)
-        span.attributes["iap.receipt.id"] = part.submission.id
+        span.attributes["iap.receipt.id"] = submission.id
         span.attributes["iap.verify.attempt"] = attempt
         return AttemptSpan(span: span)
     }

@@ -9,47 +9,59 @@ extension Validator {
     /// published together and the message acked after its confirms. Never throws: every
     /// path settles the delivery.
     func handle(_ delivery: Delivery) async {
-        guard let parts = delivery.submissionParts else {
+        guard let parts = delivery.parts else {
             var logger = logger
             logger[metadataKey: "receipt_id"] = "\(delivery.properties.messageID ?? "unknown")"
-            logger.warning("unparseable message on the validate queue, dead-lettering it")
-            let previousAttempts = Int(delivery.properties.headers[MessageHeader.attempts]?.intValue ?? 0)
-            handOn(
-                delivery,
-                by: deadLetter(delivery, reason: "unparseable_message", attempts: previousAttempts, lastError: nil),
-                logger: logger
-            ) { settled in
+            logger.warning("unreadable pack on the validate queue, dead-lettering it")
+            handOn(delivery, by: [unparseable(delivery.body, delivery.properties)], logger: logger) { settled in
                 if settled { PipelineMetrics.deadLetteredByValidator.increment() }
             }
             return
         }
+        let decoder = WireCoding.decoder()
+        var readable: [(MessagePart, Submission)] = []
+        var unreadable: [Decision] = []
+        for part in parts {
+            if let submission = try? decoder.decode(Submission.self, from: Data(part.body)) {
+                readable.append((part, submission))
+            } else {
+                logger.warning(
+                    "unparseable message on the validate queue, dead-lettering it",
+                    metadata: ["receipt_id": "\(part.properties.messageID ?? "unknown")"])
+                unreadable.append(
+                    Decision(
+                        verdict: nil, others: [unparseable(part.body, part.properties)],
+                        counted: PipelineMetrics.deadLetteredByValidator, traced: nil))
+            }
+        }
         let attempts: [Attempt]
-        if parts.count == 1, let part = parts.first {
-            attempts = [await attempt(part)]
+        if readable.count == 1, let (part, submission) = readable.first {
+            attempts = [await attempt(part, submission)]
         } else {
             attempts = await withTaskGroup(of: (Int, Attempt).self) { group in
-                for (index, part) in parts.enumerated() {
-                    group.addTask { (index, await attempt(part)) }
+                for (index, (part, submission)) in readable.enumerated() {
+                    group.addTask { (index, await attempt(part, submission)) }
                 }
-                var attempts = [Attempt?](repeating: nil, count: parts.count)
+                var attempts = [Attempt?](repeating: nil, count: readable.count)
                 for await (index, attempt) in group { attempts[index] = attempt }
                 return attempts.compactMap { $0 }
             }
         }
+        let ids = readable.map(\.1.id).joined(separator: ",")
         guard !Task.isCancelled else {
             // Shutting down past the grace period: an answer may be an artefact of the
             // cancellation, so decide nothing and let another validator take the message.
             for attempt in attempts { attempt.traced?.end(settled: false) }
-            logger.info(
-                "verification abandoned at shutdown, requeueing",
-                metadata: ["receipt_id": "\(parts.map(\.submission.id).joined(separator: ","))"])
+            logger.info("verification abandoned at shutdown, requeueing", metadata: ["receipt_id": "\(ids)"])
             delivery.nack(requeue: true)
             return
         }
-        let decisions = attempts.map(decide)
+        let decisions = unreadable + attempts.map(decide)
         var logger = logger
-        logger[metadataKey: "receipt_id"] = "\(parts.map(\.submission.id).joined(separator: ","))"
-        handOn(delivery, by: decisions.flatMap(\.messages), logger: logger) { settled in
+        logger[metadataKey: "receipt_id"] = "\(ids)"
+        // Each receipt's retry, wait or dead letter alone; their verdicts together.
+        let verdicts = MessagePack.pack(decisions.compactMap(\.verdict)).map(\.message)
+        handOn(delivery, by: decisions.flatMap(\.others) + verdicts, logger: logger) { settled in
             for decision in decisions {
                 if settled { decision.counted.increment() }
                 decision.traced?.end(settled: settled)
@@ -57,9 +69,18 @@ extension Validator {
         }
     }
 
+    /// A message nobody can read, as a dead letter: at once, no attempt spent on it.
+    private func unparseable(_ body: [UInt8], _ properties: MessageProperties) -> OutgoingMessage {
+        .deadLetter(
+            body: body, properties: properties, to: topology.deadExchange, from: topology.validateQueue,
+            reason: "unparseable_message",
+            attempts: Int(properties.headers[MessageHeader.attempts]?.intValue ?? 0))
+    }
+
     /// One receipt's verification and its span.
     struct Attempt: Sendable {
-        let part: SubmissionMessages.Part
+        let part: MessagePart
+        let submission: Submission
         /// This one included.
         let attempts: Int
         let outcome: VerificationOutcome
@@ -69,19 +90,22 @@ extension Validator {
 
     /// What one receipt's attempt sends on, and the counter it counts in once confirmed.
     struct Decision: Sendable {
-        let messages: [OutgoingMessage]
+        /// For the fulfiller: packed with the others' (``MessagePack``).
+        let verdict: OutgoingMessage?
+        /// A copy to a delay tier, or a dead letter: alone.
+        let others: [OutgoingMessage]
         let counted: MetricCounter
         let traced: AttemptSpan?
     }
 
-    private func attempt(_ part: SubmissionMessages.Part) async -> Attempt {
-        let submission = part.submission
+    private func attempt(_ part: MessagePart, _ submission: Submission) async -> Attempt {
         var logger = logger
         logger[metadataKey: "receipt_id"] = "\(submission.id)"
         let attempts = Int(part.properties.headers[MessageHeader.attempts]?.intValue ?? 0) + 1
         // Checked here too, so that tracing off does not even build the queue's name.
         let traced =
-            tracing ? AttemptSpan.start(part, queue: topology.validateQueue, attempt: attempts, enabled: true) : nil
+            tracing
+            ? AttemptSpan.start(part, submission, queue: topology.validateQueue, attempt: attempts, enabled: true) : nil
         let started = ContinuousClock.now
         let outcome = await verifier.verify(submission)
         let elapsed = ContinuousClock.now - started
@@ -90,20 +114,22 @@ extension Validator {
             PipelineMetrics.verifyDuration(store: submission.evidence.store, outcome: outcome.label).record(elapsed)
             logger.debug("verified", metadata: ["outcome": "\(outcome.label)", "ms": "\(elapsed.milliseconds)"])
         }
-        return Attempt(part: part, attempts: attempts, outcome: outcome, traced: traced, logger: logger)
+        return Attempt(
+            part: part, submission: submission, attempts: attempts, outcome: outcome, traced: traced, logger: logger)
     }
 
     /// The retry policy's choice for one attempt, as the messages that carry it out: each
     /// the receipt's alone, whatever message it came in.
     private func decide(_ attempt: Attempt) -> Decision {
         let (part, submission, outcome, attempts, traced, logger) = (
-            attempt.part, attempt.part.submission, attempt.outcome, attempt.attempts, attempt.traced, attempt.logger
+            attempt.part, attempt.submission, attempt.outcome, attempt.attempts, attempt.traced, attempt.logger
         )
-        let messages: [OutgoingMessage]
+        var verdict: OutgoingMessage?
+        var others: [OutgoingMessage] = []
         let counted: MetricCounter
         switch configuration.retryPolicy.disposition(after: outcome, attempts: attempts) {
         case .done:
-            messages = [verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts), submission)]
+            verdict = verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts), submission)
             if case .rejected(let reason) = outcome {
                 logger.info("receipt rejected", metadata: ["reason": "\(reason)"])
             }
@@ -121,11 +147,11 @@ extension Validator {
             properties.headers = part.properties.republishableHeaders
             properties.headers[MessageHeader.attempts] = .int(Int64(attempts))
             properties.headers[MessageHeader.lastError] = .string(reason)
-            properties.headers = MessageHeader.appendingAttempt(attempts, error: reason, at: Date(), to: properties.headers)
-            messages = [
-                OutgoingMessage(exchange: "", routingKey: tier, body: part.body, properties: properties),
-                verdictMessage(Verdict(submission, outcome: outcome, attempts: attempts, retrying: true), submission),
-            ]
+            properties.headers = MessageHeader.appendingAttempt(
+                attempts, error: reason, at: Date(), to: properties.headers)
+            others = [OutgoingMessage(exchange: "", routingKey: tier, body: part.body, properties: properties)]
+            verdict = verdictMessage(
+                Verdict(submission, outcome: outcome, attempts: attempts, retrying: true), submission)
             counted = PipelineMetrics.retried
         case .later(let delay):
             // Not an attempt: the budget had no room, so the message waits, its count unchanged.
@@ -135,12 +161,12 @@ extension Validator {
                 "over the call budget, deferring", metadata: ["tier": "\(tier)", "reason": "\(outcome.reason ?? "")"])
             var properties = part.properties
             properties.headers = part.properties.republishableHeaders
-            messages = [OutgoingMessage(exchange: "", routingKey: tier, body: part.body, properties: properties)]
+            others = [OutgoingMessage(exchange: "", routingKey: tier, body: part.body, properties: properties)]
             counted = PipelineMetrics.deferred
         case .deadLetter(let reason):
             logger.warning(
                 "attempts used up, dead-lettering", metadata: ["attempts": "\(attempts)", "reason": "\(reason)"])
-            messages = [
+            others = [
                 .deadLetter(
                     body: part.body, properties: part.properties, to: topology.deadExchange,
                     from: topology.validateQueue, reason: reason, attempts: attempts, lastError: outcome.reason)
@@ -148,13 +174,9 @@ extension Validator {
             counted = PipelineMetrics.deadLetteredByValidator
             traced?.chose("dead_letter")
         }
-        return Decision(messages: traced?.carried(by: messages) ?? messages, counted: counted, traced: traced)
-    }
-}
-
-extension Delivery {
-    /// How many receipts this validate-queue message carries, as its header says.
-    var receiptCount: Int {
-        Int(clamping: properties.headers[SubmissionMessages.countHeader]?.intValue ?? 1)
+        guard let traced else { return Decision(verdict: verdict, others: others, counted: counted, traced: nil) }
+        return Decision(
+            verdict: verdict.map { traced.carried(by: [$0])[0] }, others: traced.carried(by: others), counted: counted,
+            traced: traced)
     }
 }

@@ -67,13 +67,13 @@ public struct Validator: Service {
             ])
         // Child tasks return the verifications they finished, the grace timer -1 when it ends.
         try await withThrowingTaskGroup(of: Int.self) { group in
-            // Verifications, not messages: a message may carry several receipts (SubmissionMessages).
+            // Verifications, not messages: a message may carry several receipts (MessagePack).
             var inFlight = 0
             for try await delivery in consumer.cancelOnGracefulShutdown() {
                 while inFlight >= configuration.concurrency, let finished = try await group.next() {
                     inFlight -= finished
                 }
-                let weight = min(max(1, delivery.receiptCount), configuration.concurrency)
+                let weight = min(max(1, delivery.partCount), configuration.concurrency)
                 group.addTask {
                     await handle(delivery)
                     return weight
@@ -162,16 +162,6 @@ public struct Validator: Service {
         properties.headers[MessageHeader.submittedAt] = .int(Int64(submission.submittedAt.timeIntervalSince1970 * 1000))
         return OutgoingMessage(
             exchange: topology.workExchange, routingKey: PipelineTopology.fulfilKey, body: body, properties: properties)
-    }
-
-    func deadLetter(_ delivery: Delivery, reason: String, attempts: Int, lastError: String?)
-        -> [OutgoingMessage]
-    {
-        [
-            delivery.deadLetter(
-                to: topology.deadExchange, from: topology.validateQueue, reason: reason, attempts: attempts,
-                lastError: lastError)
-        ]
     }
 
     /// The delay tier after `attempt`, or a longer one when the endpoint asked for more time.

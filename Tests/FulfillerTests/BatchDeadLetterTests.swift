@@ -16,10 +16,11 @@ extension FulfillerTests {
             let submissions = ids.map {
                 Submission(id: $0, accountID: "player", evidence: .receipt("YQ=="), submittedAt: Date())
             }
-            let batch = SubmissionMessages.messages(submissions, topology: topology, type: "submission")
-            #expect(batch.count == 1)
-            _ = try #require(await connection.publish(batch.map(\.message)).first).get()
+            let (confirmed, _) = await connection.publishSubmissions(
+                submissions, topology: topology, type: "submission")
+            #expect(confirmed == ids)
             for try await delivery in connection.consume(queue: topology.validateQueue, prefetch: 1) {
+                #expect(delivery.partCount == 3)
                 delivery.nack(requeue: false)
                 break
             }
@@ -41,6 +42,61 @@ extension FulfillerTests {
                 #expect(body.id == id && body.evidence == .receipt("YQ=="))
             }
             let drained = await eventually { (try? await connection.queueStatus(topology.deadQueue).messages) == 0 }
+            #expect(drained)
+        }
+    }
+}
+
+extension FulfillerTests {
+    @Test func aPackOfVerdicts_isAppliedPartByPart_andEachBadPartDeadLetteredAlone() async throws {
+        try await withFulfiller(receipts: 3) { connection, topology, database, ids in
+            let receipts = ReceiptStore(database)
+            // Given one message with a good verdict, one the engine refuses, one nobody can
+            // read, and a second good one
+            func valid(_ id: String, _ transaction: String, product: String) throws -> OutgoingMessage {
+                var message = try verdictMessage(
+                    Verdict(
+                        outcome: .valid, receiptID: id, accountID: "player", attempts: 1,
+                        transactions: [
+                            VerifiedTransaction(
+                                transactionID: transaction, originalTransactionID: transaction, productID: product)
+                        ],
+                        decidedAt: Date()),
+                    topology)
+                message.properties.headers[MessageHeader.submittedAt] = .int(Int64(Date().timeIntervalSince1970 * 1000))
+                return message
+            }
+            var garbage = try valid("not-a-receipt", "t-x", product: "com.example.coins100")
+            garbage.body = Array("garbage".utf8)
+            let pack = MessagePack.pack([
+                try valid(ids[0], "t-good", product: "com.example.coins100"),
+                try valid(ids[1], "t-bad", product: ""),
+                garbage,
+                try valid(ids[2], "t-good-2", product: "com.example.coins100"),
+            ])
+            #expect(pack.map(\.count) == [4])
+            #expect(await connection.publish(pack.map(\.message)).allSatisfy { (try? $0.get()) != nil })
+
+            // Then the good ones are credited, the refused one is dead with its reason, and the
+            // unreadable part is archived alone, its body as it was
+            let settled = await eventually(timeout: .seconds(20)) {
+                let dead = (try? await receipts.receipt(id: ids[1])?.status) == .dead
+                let archived = (try? await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt"))?.count
+                return dead && archived == 1
+            }
+            #expect(settled)
+            #expect(try await receipts.receipt(id: ids[0])?.status == .credited)
+            #expect(try await receipts.receipt(id: ids[2])?.status == .credited)
+            #expect(try await receipts.receipt(id: ids[1])?.reason == "refused: transaction t-bad has no product id")
+            let unreadable = try #require(
+                try await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt").first)
+            #expect(unreadable.reason == "unparseable_message")
+            #expect(unreadable.body == Data("garbage".utf8))
+            #expect(unreadable.sourceQueue == topology.fulfilQueue)
+            let account = try #require(try await LedgerStore(database).account(id: "player"))
+            #expect(Set(account.ledger.map(\.transactionID)) == ["t-good", "t-good-2"])
+            #expect(try await LedgerStore(database).audit().isEmpty)
+            let drained = await eventually { (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0 }
             #expect(drained)
         }
     }

@@ -22,9 +22,11 @@ import Testing
     ) async throws -> [String] {
         var ids: [String] = []
         for try await delivery in connection.consume(queue: topology.validateQueue, prefetch: 100) {
-            let parts = try #require(delivery.submissionParts)
-            for part in parts { #expect(part.properties.messageID == part.submission.id) }
-            ids += parts.map(\.submission.id)
+            for part in try #require(delivery.parts) {
+                let submission = try WireCoding.decoder().decode(Submission.self, from: Data(part.body))
+                #expect(part.properties.messageID == submission.id)
+                ids.append(submission.id)
+            }
             delivery.ack()
             if ids.count >= count { break }
         }

@@ -2,8 +2,8 @@ import Foundation
 import PipelineCore
 
 extension AMQPConnection {
-    /// Publishes submissions to the validate queue with confirms, several to a message
-    /// (``SubmissionMessages``). What the relay and the subscription scheduler both do before
+    /// Publishes submissions to the validate queue with confirms, each with its receipt's
+    /// id as the message id, packed (``MessagePack``). What the relay and the subscription scheduler both do before
     /// they mark their rows published.
     /// - Parameter type: the message's `type` property (`submission`, `subscription_check`).
     /// - Returns: the ids the broker confirmed, and the others with why.
@@ -21,9 +21,26 @@ extension AMQPConnection {
         _ submissions: [Submission], topology: PipelineTopology, type: String,
         completion: @escaping @Sendable (_ confirmed: [String], _ failed: [(id: String, error: PublishError)]) -> Void
     ) {
-        let carried = SubmissionMessages.messages(submissions, topology: topology, type: type)
-        let ids = carried.map(\.ids)
-        publish(carried.map(\.message)) { results in
+        let encoder = WireCoding.encoder()
+        let messages = submissions.compactMap { submission -> OutgoingMessage? in
+            guard let body = try? encoder.encode(submission) else { return nil }
+            var properties = MessageProperties(messageID: submission.id, type: type, timestamp: Date())
+            if let traceparent = submission.traceparent {
+                properties.headers[MessageHeader.traceparent] = .string(traceparent)
+            }
+            return OutgoingMessage(
+                exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
+                properties: properties)
+        }
+        let packs = MessagePack.pack(messages)
+        var grouped: [[String]] = []
+        var next = 0
+        for (count, _) in packs {
+            grouped.append(messages[next..<next + count].map { $0.properties.messageID ?? "" })
+            next += count
+        }
+        let ids = grouped
+        publish(packs.map(\.message)) { results in
             var confirmed: [String] = []
             var failed: [(id: String, error: PublishError)] = []
             for (ids, result) in zip(ids, results) {
