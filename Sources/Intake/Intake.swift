@@ -31,6 +31,8 @@ public struct Intake: Sendable {
         topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(),
         health: HealthEndpoints? = nil, logger: Logger
     ) {
+        var relayConfiguration = relayConfiguration
+        relayConfiguration.packWait = configuration.packWait
         let relay = Relay(
             connection: connection, database: database, topology: topology,
             configuration: relayConfiguration, logger: logger)

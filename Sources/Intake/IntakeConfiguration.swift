@@ -41,6 +41,9 @@ public struct IntakeConfiguration: Sendable {
     /// The longest a commit of one receipt waits for the next, when the arrival rate says it
     /// is due that soon (`IAP_INTAKE_COMMIT_WAIT_MS`; zero: never).
     public var commitWait: Duration = defaultCommitWait
+    /// How long committed receipts wait for company before the relay publishes them
+    /// (`IAP_RELAY_PACK_WAIT_MS`; zero: never), ``Relay/Configuration/packWait``.
+    public var packWait: Duration = defaultPackWait
     /// The stores configured here: their members of `POST /v1/receipts` and their
     /// `POST /v1/<store>/notifications` (set where the stage is composed; each store's
     /// settings are its plug-in's). None by default: such an intake takes orders only.
@@ -61,6 +64,7 @@ public struct IntakeConfiguration: Sendable {
 
     public static let defaultRateLimit = RateLimit(perSecond: 1000, burst: 5000)
     public static let defaultCommitWait: Duration = .milliseconds(3)
+    public static let defaultPackWait: Duration = .milliseconds(20)
     public static let defaultNotificationRateLimit = RateLimit(perSecond: 50, burst: 200)
 
     public init(
@@ -90,8 +94,8 @@ public struct IntakeConfiguration: Sendable {
     /// `IAP_ORDER_TTL_SECONDS`, `IAP_RATE_LIMIT`, `IAP_NOTIFICATION_RATE_LIMIT`,
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
     /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS`,
-    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS` and `IAP_INTAKE_COMMIT_WAIT_MS`; the apps'
-    /// tokens in `IAP_APPS`.
+    /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`, `IAP_INTAKE_COMMIT_WAIT_MS` and
+    /// `IAP_RELAY_PACK_WAIT_MS`; the apps' tokens in `IAP_APPS`.
     /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS`, the file nor `IAP_APPS` is
     ///   set (local runs only).
     public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
@@ -118,5 +122,7 @@ public struct IntakeConfiguration: Sendable {
         commitWait = .milliseconds(
             try env.int(
                 "IAP_INTAKE_COMMIT_WAIT_MS", default: Int(Self.defaultCommitWait.milliseconds), range: 0...50))
+        packWait = .milliseconds(
+            try env.int("IAP_RELAY_PACK_WAIT_MS", default: Int(Self.defaultPackWait.milliseconds), range: 0...1000))
     }
 }

@@ -16,7 +16,7 @@ import Testing
             && a.routingKey == b.routingKey
     }
 
-    @Test func aMessageAloneTravelsAsItWas() {
+    @Test func aSingleMessageTravelsAsItWas() {
         let alone = message("r-0", headers: ["traceparent": "00-a-b-01"])
         let packed = MessagePack.pack([alone])
         #expect(packed.count == 1 && packed[0].count == 1)
@@ -26,7 +26,7 @@ import Testing
         #expect(MessagePack.count(alone.properties) == 1)
     }
 
-    @Test func manyAreSplitIntoPacksOfAtMostTheLimit_andALastOneGoesAlone() {
+    @Test func manyAreSplitIntoPacksOfAtMostTheLimit_andALastOneGoesUnpacked() {
         let messages = (0..<70).map { message("r-\($0)") }
         #expect(MessagePack.pack(messages).map(\.count) == [32, 32, 6])
         #expect(MessagePack.pack(Array(messages.prefix(33))).map(\.count) == [32, 1])

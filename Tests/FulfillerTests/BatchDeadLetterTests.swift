@@ -48,7 +48,7 @@ extension FulfillerTests {
 }
 
 extension FulfillerTests {
-    @Test func aPackOfVerdicts_isAppliedPartByPart_andEachBadPartDeadLetteredAlone() async throws {
+    @Test func aPackOfVerdicts_isAppliedPartByPart_andEachBadPartDeadLetteredByItself() async throws {
         try await withFulfiller(receipts: 3) { connection, topology, database, ids in
             let receipts = ReceiptStore(database)
             // Given one message with a good verdict, one the engine refuses, one nobody can

@@ -74,7 +74,7 @@ import Testing
         }
     }
 
-    @Test func aHopelessReceiptOfAMessageIsDeadLetteredAlone() async throws {
+    @Test func aHopelessReceiptOfAMessageIsDeadLetteredByItself() async throws {
         let transaction = helpers.transaction
         try await helpers.withValidator(
             maxAttempts: 1,

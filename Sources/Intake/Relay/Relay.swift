@@ -24,11 +24,20 @@ public final class Relay: Service, Sendable {
         /// Receipts younger than this are left to the fast path.
         public var sweepGrace: Duration
         public var sweepBatch: Int
+        /// How long committed receipts may wait for company before they are published, so
+        /// that below saturation several share a message (``MessagePack``), and downstream
+        /// a delivery, a verdict message and an ack; a pack that fills goes at once. Zero:
+        /// each commit's receipts are published as it ends (`IAP_RELAY_PACK_WAIT_MS`).
+        public var packWait: Duration
 
-        public init(sweepInterval: Duration = .seconds(2), sweepGrace: Duration = .seconds(5), sweepBatch: Int = 500) {
+        public init(
+            sweepInterval: Duration = .seconds(2), sweepGrace: Duration = .seconds(5), sweepBatch: Int = 500,
+            packWait: Duration = .zero
+        ) {
             self.sweepInterval = sweepInterval
             self.sweepGrace = sweepGrace
             self.sweepBatch = sweepBatch
+            self.packWait = max(.zero, packWait)
         }
     }
 
@@ -49,6 +58,8 @@ public final class Relay: Service, Sendable {
     /// a publish and its mark can take longer than the grace, and the sweep would publish
     /// them a second time (each duplicate one more verification asked of Apple).
     private let inHand = Mutex<Set<String>>([])
+    /// Committed receipts waiting for company (``Configuration/packWait``).
+    private let waiting = BatchBuffer<Submission>()
     /// Whether this process traces (read once): the publish spans (IntakeTracing.swift).
     private let tracing = PipelineTracing.isEnabled
 
@@ -64,10 +75,17 @@ public final class Relay: Service, Sendable {
     }
 
     /// Hands newly committed receipts to the fast path: published at once, on the caller's
-    /// thread up to the connection's mailbox; the confirms are gathered for the marks.
+    /// thread up to the connection's mailbox, or after waiting for company
+    /// (``Configuration/packWait``); the confirms are gathered for the marks.
     func enqueue(_ submissions: [Submission]) {
         guard !submissions.isEmpty else { return }
         inHand.withLock { $0.formUnion(submissions.lazy.map(\.id)) }
+        guard configuration.packWait > .zero else { return publishNow(submissions) }
+        waiting.append(contentsOf: submissions)
+    }
+
+    /// Publishes on the fast path, one piece of ``inFlight`` until the broker answered.
+    private func publishNow(_ submissions: [Submission]) {
         inFlight.begin()
         let (traced, spans) = IntakeTracing.startPublishing(
             submissions, enabled: tracing, exchange: topology.workExchange, routingKey: PipelineTopology.validateKey)
@@ -87,6 +105,7 @@ public final class Relay: Service, Sendable {
         await withTaskCancellationHandler {
             await drainUntilShutdown()
         } onCancel: {
+            self.waiting.finish()
             self.confirmed.finish()
         }
     }
@@ -94,6 +113,10 @@ public final class Relay: Service, Sendable {
     private func drainUntilShutdown() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
+                if configuration.packWait > .zero {
+                    inFlight.begin()
+                    group.addTask { await self.publishPacks() }
+                }
                 group.addTask {
                     // Nothing waits on a mark: gather them for a while, one transaction for many.
                     while let ids = try? await self.confirmed.next(max: 10_000, linger: .milliseconds(50)) {
@@ -115,10 +138,24 @@ public final class Relay: Service, Sendable {
             // What is in flight was committed and its senders told so: it is published (or
             // left to the next start's sweep) and marked before the marks end.
             Task {
+                self.waiting.finish()
                 await self.inFlight.settled()
                 self.confirmed.finish()
             }
         }
+    }
+
+    /// Publishes what waited for company, a pack at a time, until shutdown has taken the
+    /// last. Itself a piece of ``inFlight`` meanwhile, so that shutdown waits for what still
+    /// waits. (A commit that ends after that is published by the next start's sweep.)
+    private func publishPacks() async {
+        // At shutdown the wait is cut short: what is left goes at once.
+        while let pack = try? await cancelWhenGracefulShutdown({
+            try await self.waiting.next(max: MessagePack.limit, linger: self.configuration.packWait)
+        }) {
+            publishNow(pack)
+        }
+        inFlight.end()
     }
 
     /// Publishes every receipt older than the grace period that the broker has not confirmed.
