@@ -34,6 +34,17 @@ import Testing
         #expect(MessagePack.pack([]).isEmpty)
     }
 
+    @Test func largePartsGoFewerToAPack_andOneLargerThanTheLimitGoesUnpacked() {
+        let body = #"{"receipt_data":""# + String(repeating: "A", count: 300_000) + #""}"#
+        let large = (0..<7).map { message("r-\($0)", body: body) }
+        // About 1 MiB a pack: three of 300 KB, not four
+        #expect(MessagePack.pack(large).map(\.count) == [3, 3, 1])
+        let huge = message("r-huge", body: #"{"receipt_data":""# + String(repeating: "A", count: 1_100_000) + #""}"#)
+        let mixed = MessagePack.pack([message("r-a"), huge, message("r-b"), message("r-c")])
+        #expect(mixed.map(\.count) == [1, 1, 2])
+        #expect(mixed[1].message.properties.messageID == "r-huge")
+    }
+
     @Test func eachPartReadsBackAsTheMessageItWas() throws {
         let messages = [
             message("r-0", headers: ["x-iap-submitted-at": .int(7)]),

@@ -18,6 +18,10 @@ public enum MessagePack {
     /// The most parts one pack carries: enough that the broker's share per receipt is small,
     /// few enough that a pack redelivered after a crash asks the store again for little.
     public static let limit = 32
+    /// The most body bytes a pack gathers: large receipts go fewer to a message, so that a
+    /// pack stays far below the broker's message size limit and a consumer's memory. A part
+    /// larger than this goes alone.
+    public static let byteLimit = 1 << 20
 
     /// On a pack: its parts' message ids, in order (an array of strings).
     public static let partIDsHeader = "x-iap-part-ids"
@@ -25,15 +29,23 @@ public enum MessagePack {
     public static let partHeadersHeader = "x-iap-part-headers"
 
     /// `messages` (each one receipt's JSON, all to the same exchange and routing key) packed
-    /// in order, at most `limit` to a pack; a group of one goes as it was.
+    /// in order, at most `limit` parts and about `byteLimit` bytes to a pack; a group of one
+    /// goes as it was.
     /// - Returns: each message sent and how many of `messages` it carries.
-    public static func pack(_ messages: [OutgoingMessage], limit: Int = limit) -> [(
-        count: Int, message: OutgoingMessage
-    )] {
+    public static func pack(
+        _ messages: [OutgoingMessage], limit: Int = limit, byteLimit: Int = byteLimit
+    ) -> [(count: Int, message: OutgoingMessage)] {
         var packed: [(count: Int, message: OutgoingMessage)] = []
         var start = messages.startIndex
         while start < messages.endIndex {
-            let end = min(start + max(1, limit), messages.endIndex)
+            var end = start + 1
+            var bytes = messages[start].body.count
+            while end < messages.endIndex, end - start < max(1, limit),
+                bytes + 1 + messages[end].body.count <= byteLimit
+            {
+                bytes += 1 + messages[end].body.count
+                end += 1
+            }
             let group = messages[start..<end]
             start = end
             guard let first = group.first else { continue }
