@@ -22,9 +22,10 @@ extension Fulfiller {
     func archive(_ batch: [Delivery]) async {
         guard let last = batch.last else { return }
         // A message that carried several receipts is archived as one letter each.
-        let lettered = batch.flatMap { delivery in DeadLetter.letters(of: delivery, now: Date()).map { (delivery, $0) }
+        let lettered = batch.flatMap { delivery in
+            DeadLetter.letters(of: delivery, now: Date()).map { (delivery: delivery, letter: $0) }
         }
-        let letters = lettered.map(\.1)
+        let letters = lettered.map(\.letter)
         var failures = 0
         while !Task.isCancelled {
             do {

@@ -89,10 +89,10 @@ public struct Fulfiller: Service {
         let started = DefaultTracerClock.now
         var verdicts: [Verdict] = []
         var carried: [(delivery: Delivery, part: MessagePart)] = []
-        // Nacked without requeue, for the broker to dead-letter: what came alone and cannot be read.
+        // Nacked without requeue, for the broker to dead-letter: a pack whose parts cannot be told apart.
         var rejected: [Delivery] = []
-        // Dead-lettered by us, each alone and with its reason: what the engine refused, and the
-        // parts of a pack that cannot be read (the pack's other verdicts are applied).
+        // Dead-lettered by us, each alone and with its reason: what cannot be read, and what the
+        // engine refused (the other verdicts of its pack are applied).
         var refused: [(delivery: Delivery, part: MessagePart, reason: String)] = []
         for delivery in batch {
             guard let parts = delivery.parts else {
@@ -109,11 +109,7 @@ public struct Fulfiller: Service {
                 logger.warning(
                     "unparseable message, dead-lettering it",
                     metadata: ["receipt_id": "\(part.properties.messageID ?? "unknown")"])
-                if parts.count == 1 {
-                    rejected.append(delivery)
-                } else {
-                    refused.append((delivery, part, "unparseable_message"))
-                }
+                refused.append((delivery, part, "unparseable_message"))
             }
         }
         let traced = await SettleSpans.start(
@@ -153,16 +149,11 @@ public struct Fulfiller: Service {
                 break
             }
         }
-        // A letter the broker would not take: a message alone is rejected instead, and a pack
-        // goes back to the queue (its applied verdicts apply once when it returns).
+        // A letter the broker would not take: its message goes back to the queue to be tried
+        // again (its applied verdicts apply once); the delivery limit ends a hopeless one in the
+        // dead-letter queue, a pack as a letter per receipt.
         var requeued: [UInt64: Delivery] = [:]
-        for delivery in await deadLetter(refused) {
-            if delivery.partCount > 1 {
-                requeued[delivery.deliveryTag] = delivery
-            } else {
-                rejected.append(delivery)
-            }
-        }
+        for delivery in await deadLetter(refused) { requeued[delivery.deliveryTag] = delivery }
         for delivery in rejected { delivery.nack(requeue: false) }
         for delivery in requeued.values { delivery.nack(requeue: true) }
         let unacked = Set(rejected.map(\.deliveryTag)).union(requeued.keys)

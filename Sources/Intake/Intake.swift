@@ -31,6 +31,7 @@ public struct Intake: Sendable {
         topology: PipelineTopology, relayConfiguration: Relay.Configuration = .init(),
         health: HealthEndpoints? = nil, logger: Logger
     ) {
+        // The wait for company is an operator's setting of the intake's (`IAP_RELAY_PACK_WAIT_MS`).
         var relayConfiguration = relayConfiguration
         relayConfiguration.packWait = configuration.packWait
         let relay = Relay(

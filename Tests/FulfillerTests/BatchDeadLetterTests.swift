@@ -74,7 +74,7 @@ extension FulfillerTests {
                 garbage,
                 try valid(ids[2], "t-good-2", product: "com.example.coins100"),
             ])
-            #expect(pack.map(\.count) == [4])
+            #expect(pack.map(\.ids.count) == [4])
             #expect(await connection.publish(pack.map(\.message)).allSatisfy { (try? $0.get()) != nil })
 
             // Then the good ones are credited, the refused one is dead with its reason, and the

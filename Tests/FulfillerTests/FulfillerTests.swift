@@ -115,13 +115,13 @@ import Testing
                 (try? await ReceiptStore(database).receipt(id: ids[0])?.status) == .rejected
             }
             #expect(applied)
-            // The poison verdict is dead-lettered by the broker (x-death) and archived
+            // The poison verdict is dead-lettered with its reason and archived
             let archived = await eventually {
                 ((try? await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
             }
             #expect(archived)
             let letter = try await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt").first
-            #expect(letter?.reason == "rejected in \(topology.fulfilQueue)")
+            #expect(letter?.reason == "unparseable_message")
             #expect(letter?.sourceQueue == topology.fulfilQueue)
             #expect(letter?.body == Data("garbage".utf8))
             #expect(try await connection.queueStatus(topology.fulfilQueue).messages == 0)

@@ -3,8 +3,8 @@ import PipelineCore
 
 extension AMQPConnection {
     /// Publishes submissions to the validate queue with confirms, each with its receipt's
-    /// id as the message id, packed (``MessagePack``). What the relay and the subscription scheduler both do before
-    /// they mark their rows published.
+    /// id as the message id, packed (``MessagePack``). What the relay and the subscription
+    /// scheduler both do before they mark their rows published.
     /// - Parameter type: the message's `type` property (`submission`, `subscription_check`).
     /// - Returns: the ids the broker confirmed, and the others with why.
     public func publishSubmissions(
@@ -33,13 +33,7 @@ extension AMQPConnection {
                 properties: properties)
         }
         let packs = MessagePack.pack(messages)
-        var grouped: [[String]] = []
-        var next = 0
-        for (count, _) in packs {
-            grouped.append(messages[next..<next + count].map { $0.properties.messageID ?? "" })
-            next += count
-        }
-        let ids = grouped
+        let ids = packs.map(\.ids)
         publish(packs.map(\.message)) { results in
             var confirmed: [String] = []
             var failed: [(id: String, error: PublishError)] = []

@@ -31,11 +31,11 @@ public enum MessagePack {
     /// `messages` (each one receipt's JSON, all to the same exchange and routing key) packed
     /// in order, at most `limit` parts and about `byteLimit` bytes to a pack; a group of one
     /// goes as it was.
-    /// - Returns: each message sent and how many of `messages` it carries.
+    /// - Returns: each message sent and the message ids of those of `messages` it carries.
     public static func pack(
         _ messages: [OutgoingMessage], limit: Int = limit, byteLimit: Int = byteLimit
-    ) -> [(count: Int, message: OutgoingMessage)] {
-        var packed: [(count: Int, message: OutgoingMessage)] = []
+    ) -> [(ids: [String], message: OutgoingMessage)] {
+        var packed: [(ids: [String], message: OutgoingMessage)] = []
         var start = messages.startIndex
         while start < messages.endIndex {
             var end = start + 1
@@ -49,8 +49,9 @@ public enum MessagePack {
             let group = messages[start..<end]
             start = end
             guard let first = group.first else { continue }
+            let ids = group.map { $0.properties.messageID ?? "" }
             guard group.count > 1 else {
-                packed.append((1, first))
+                packed.append((ids, first))
                 continue
             }
             var body: [UInt8] = [UInt8(ascii: "[")]
@@ -63,12 +64,12 @@ public enum MessagePack {
             var properties = first.properties
             properties.messageID = nil
             properties.headers = [
-                partIDsHeader: .array(group.map { .string($0.properties.messageID ?? "") }),
+                partIDsHeader: .array(ids.map { .string($0) }),
                 partHeadersHeader: .array(group.map { .table($0.properties.headers) }),
             ]
             packed.append(
                 (
-                    group.count,
+                    ids,
                     OutgoingMessage(
                         exchange: first.exchange, routingKey: first.routingKey, body: body, properties: properties)
                 ))
