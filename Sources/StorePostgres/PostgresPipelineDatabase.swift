@@ -55,7 +55,8 @@ public final class PostgresPipelineDatabase: SQLDatabase {
         var begin: [String] {
             switch self {
             case .read: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
-            case .write(.durable): ["BEGIN"]
+            // PostgreSQL's commit waits for the WAL flush without blocking other writers already.
+            case .write(.durable), .write(.durableAfterUnlock): ["BEGIN"]
             // Its loss only repeats work (a published mark): the commit does not wait for
             // the WAL flush. The next durable commit flushes it too.
             case .write(.relaxed): ["BEGIN", "SET LOCAL synchronous_commit = off"]

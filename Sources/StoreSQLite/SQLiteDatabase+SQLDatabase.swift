@@ -23,6 +23,8 @@ extension SQLiteDatabase: SQLDatabase {
                 }
             }
         }
+        // Durable before anyone is told; the lock is free meanwhile.
+        if sync == .durableAfterUnlock, let walSync { try await walSync.sync() }
         // Committed: now the listeners may look.
         if let bell, let channels = raised.channels { bell.ring(channels) }
         return result

@@ -22,6 +22,9 @@ public struct SQLiteDatabase: Sendable {
     private let writerLock: FileLock
     /// Checkpoints the WAL outside `writerLock`.
     let checkpointer: Checkpointer
+    /// Syncs the WAL outside `writerLock`, for `.durableAfterUnlock` commits; nil where the
+    /// database is no plain file (those commits are synced in the lock then).
+    let walSync: WALSync?
     /// Tells other processes of commits that signalled a channel; nil where the path is too
     /// long for a socket beside it.
     let bell: CommitBell?
@@ -53,6 +56,12 @@ public struct SQLiteDatabase: Sendable {
         self.writerLock = FileLock(path: path + ".write-lock")
         self.checkpointer = checkpointer
         self.bell = CommitBell(databasePath: path)
+        self.walSync = Self.isPlainFile(path) ? WALSync(databasePath: path) : nil
+    }
+
+    /// A path naming a file, not a temporary or in-memory database or a URI.
+    private static func isPlainFile(_ path: String) -> Bool {
+        !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:")
     }
 
     /// Creates the database file readable and writable by its owner only (0600), whatever
@@ -60,7 +69,7 @@ public struct SQLiteDatabase: Sendable {
     /// it creates later the main file's mode, so they are 0600 too. An existing file keeps
     /// the mode its operator gave it.
     private static func createPrivately(_ path: String) throws {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        guard isPlainFile(path) else { return }
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST { return }
@@ -118,9 +127,11 @@ public struct SQLiteDatabase: Sendable {
 
     /// `updates` in one immediate transaction, holding the processes' write lock.
     private func transaction<T>(_ db: Database, sync: CommitSync, _ updates: (Database) throws -> T) throws -> T {
-        try writerLock.hold {
-            if sync == .relaxed { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            defer { if sync == .relaxed { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
+        // Unsynced at commit: relaxed, or synced by `walSync` once the lock is let go.
+        let unsynced = sync == .relaxed || (sync == .durableAfterUnlock && walSync != nil)
+        return try writerLock.hold {
+            if unsynced { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            defer { if unsynced { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
             var result: T?
             try db.inTransaction(.immediate) {
                 result = try updates(db)

@@ -10,6 +10,14 @@ public enum CommitSync: Sendable {
     /// whose loss only repeats work: the relay's published marks, the notifier's delivered
     /// marks. The next durable commit of any process syncs it too, since the WAL is one file.
     case relaxed
+    /// Synced before the commit returns, like `.durable`, but after the write lock is let
+    /// go: other writers' transactions run during the sync, and the syncs of several
+    /// writers overlap. Others may read the rows before they are on disk, so this is only
+    /// for writes that nobody outside acts on before a sync of their own: the intake's
+    /// receipts (each answer, publish or duplicate's answer follows a sync that holds the
+    /// rows it saw, since the WAL is one file). A credit is not: the notifier would announce
+    /// it.
+    case durableAfterUnlock
 }
 
 /// Which writes go first when several wait for the database in one process.

@@ -33,13 +33,14 @@ public struct IntakeStore: Sendable {
         guard !receipts.isEmpty else { return [] }
         do {
             // Ahead of other writes waiting in this process: requests are waiting on this commit.
-            return try await database.transaction(priority: .urgent, sync: .durable) { db in
+            // Its sync leaves the write lock to the fulfiller and the notifier meanwhile.
+            return try await database.transaction(priority: .urgent, sync: .durableAfterUnlock) { db in
                 try await IntakeBatch(receipts, stamp: db.stored(now)).accept(db)
             }
         } catch SQLError.constraint {
             // A receipt the schema refuses fails its batch's statement: the batch again, one
             // receipt at a time, so that it alone is refused.
-            return try await database.transaction(priority: .urgent, sync: .durable) { db in
+            return try await database.transaction(priority: .urgent, sync: .durableAfterUnlock) { db in
                 let stamp = db.stored(now)
                 var outcomes: [AcceptOutcome] = []
                 for receipt in receipts { outcomes.append(try await Self.accept(receipt, stamp: stamp, db)) }
