@@ -31,6 +31,7 @@ public final class CountingDatabase: SQLDatabase {
         return try await base.snapshot { [counter] db in try await body(CountingSession(base: db, counter: counter)) }
     }
 
+    public func syncCommitted() async throws { try await base.syncCommitted() }
     public func leadership(of name: String) -> any Leadership { base.leadership(of: name) }
     public var commitSignals: (any CommitSignals)? { base.commitSignals }
 }

@@ -23,11 +23,15 @@ extension SQLiteDatabase: SQLDatabase {
                 }
             }
         }
-        // Durable before anyone is told; the lock is free meanwhile.
-        if sync == .durableAfterUnlock, let walSync { try await walSync.sync() }
         // Committed: now the listeners may look.
         if let bell, let channels = raised.channels { bell.ring(channels) }
         return result
+    }
+
+    /// Syncs the WAL outside the write lock (``WALSync``); without one (no plain file) every
+    /// commit was synced in it.
+    public func syncCommitted() async throws {
+        try await walSync?.sync()
     }
 
     /// One read transaction, on a snapshot that writers do not disturb, on a reader's queue.

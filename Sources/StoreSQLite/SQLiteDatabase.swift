@@ -22,7 +22,7 @@ public struct SQLiteDatabase: Sendable {
     private let writerLock: FileLock
     /// Checkpoints the WAL outside `writerLock`.
     let checkpointer: Checkpointer
-    /// Syncs the WAL outside `writerLock`, for `.durableAfterUnlock` commits; nil where the
+    /// Syncs the WAL outside `writerLock`, for `.deferred` commits; nil where the
     /// database is no plain file (those commits are synced in the lock then).
     let walSync: WALSync?
     /// Tells other processes of commits that signalled a channel; nil where the path is too
@@ -128,7 +128,7 @@ public struct SQLiteDatabase: Sendable {
     /// `updates` in one immediate transaction, holding the processes' write lock.
     private func transaction<T>(_ db: Database, sync: CommitSync, _ updates: (Database) throws -> T) throws -> T {
         // Unsynced at commit: relaxed, or synced by `walSync` once the lock is let go.
-        let unsynced = sync == .relaxed || (sync == .durableAfterUnlock && walSync != nil)
+        let unsynced = sync == .relaxed || (sync == .deferred && walSync != nil)
         return try writerLock.hold {
             if unsynced { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             defer { if unsynced { try? db.execute(sql: "PRAGMA synchronous = FULL") } }

@@ -3,7 +3,7 @@ import Glibc
 import Store
 import Synchronization
 
-/// Syncs the WAL file outside the write lock, for commits made `.durableAfterUnlock`.
+/// Syncs the WAL file outside the write lock, for commits made `.deferred`.
 ///
 /// A `synchronous = FULL` commit syncs the WAL while it holds the write lock, and every
 /// other process's writer waits the sync out: on this machine the intake's syncs were a

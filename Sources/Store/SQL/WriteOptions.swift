@@ -10,14 +10,16 @@ public enum CommitSync: Sendable {
     /// whose loss only repeats work: the relay's published marks, the notifier's delivered
     /// marks. The next durable commit of any process syncs it too, since the WAL is one file.
     case relaxed
-    /// Synced before the commit returns, like `.durable`, but after the write lock is let
-    /// go: other writers' transactions run during the sync, and the syncs of several
-    /// writers overlap. Others may read the rows before they are on disk, so this is only
-    /// for writes that nobody outside acts on before a sync of their own: the intake's
-    /// receipts (each answer, publish or duplicate's answer follows a sync that holds the
-    /// rows it saw, since the WAL is one file). A credit is not: the notifier would announce
-    /// it.
-    case durableAfterUnlock
+    /// Durable once ``SQLDatabase/syncCommitted()`` returns, which its writer calls before
+    /// telling anyone of it: the intake's receipts, before the answers. On SQLite it is
+    /// written to the WAL unsynced and the sync runs after the write lock is let go, so that
+    /// the other processes' writers do not wait it out; PostgreSQL's commit is durable
+    /// already and holds no other writer up while it flushes. Others may read it before it
+    /// is on disk, so only for rows that nobody tells the outside world of before a sync of
+    /// their own: a duplicate's answer and the relay's publish follow the intake's sync,
+    /// which holds every frame written before it, since the WAL is one file. Not for credits:
+    /// the notifier would announce one a power cut can take back.
+    case deferred
 }
 
 /// Which writes go first when several wait for the database in one process.
