@@ -31,7 +31,6 @@ public final class CountingDatabase: SQLDatabase {
         return try await base.snapshot { [counter] db in try await body(CountingSession(base: db, counter: counter)) }
     }
 
-    public func syncCommitted() async throws { try await base.syncCommitted() }
     public func leadership(of name: String) -> any Leadership { base.leadership(of: name) }
     public var commitSignals: (any CommitSignals)? { base.commitSignals }
 }

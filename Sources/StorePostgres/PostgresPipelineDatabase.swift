@@ -55,8 +55,8 @@ public final class PostgresPipelineDatabase: SQLDatabase {
         var begin: [String] {
             switch self {
             case .read: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
-            // A commit waits for its WAL flush holding no other writer up: deferred is durable.
-            case .write(.durable), .write(.deferred): ["BEGIN"]
+            // A commit waits for its WAL flush holding no other writer up: it is durable.
+            case .write(.durable), .write(.durableAfterUnlock): ["BEGIN"]
             // Its loss only repeats work (a published mark): the commit does not wait for
             // the WAL flush. The next durable commit flushes it too.
             case .write(.relaxed): ["BEGIN", "SET LOCAL synchronous_commit = off"]
@@ -163,10 +163,6 @@ public final class PostgresPipelineDatabase: SQLDatabase {
             throw CancellationError()
         }
     }
-
-    /// Nothing to do: every commit but a relaxed one waited for its flush, and a relaxed
-    /// one is never announced.
-    public func syncCommitted() async throws {}
 
     public func leadership(of name: String) -> any Leadership {
         PostgresLeadership(primary: primary, name: name, logger: logger)

@@ -28,12 +28,6 @@ extension SQLiteDatabase: SQLDatabase {
         return result
     }
 
-    /// Syncs the WAL outside the write lock (``WALSync``); without one (no plain file) every
-    /// commit was synced in it.
-    public func syncCommitted() async throws {
-        try await walSync?.sync()
-    }
-
     /// One read transaction, on a snapshot that writers do not disturb, on a reader's queue.
     public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws -> T
     {

@@ -22,7 +22,7 @@ public struct SQLiteDatabase: Sendable {
     private let writerLock: FileLock
     /// Checkpoints the WAL outside `writerLock`.
     let checkpointer: Checkpointer
-    /// Syncs the WAL outside `writerLock`, for `.deferred` commits; nil where the
+    /// Syncs the WAL outside `writerLock`, for `.durableAfterUnlock` commits; nil where the
     /// database is no plain file (those commits are synced in the lock then).
     let walSync: WALSync?
     /// Tells other processes of commits that signalled a channel; nil where the path is too
@@ -122,13 +122,18 @@ public struct SQLiteDatabase: Sendable {
     func write<T: Sendable>(sync: CommitSync, _ updates: @escaping @Sendable (Database) throws -> T) async throws
         -> T
     {
-        try await dbWriter.writeWithoutTransaction { db in try self.transaction(db, sync: sync, updates) }
+        try await dbWriter.writeWithoutTransaction { db in
+            let result = try self.transaction(db, sync: sync, updates)
+            // On this thread (no hop to another), the other processes' writers no longer waiting.
+            if sync == .durableAfterUnlock { try walSync?.sync() }
+            return result
+        }
     }
 
     /// `updates` in one immediate transaction, holding the processes' write lock.
     private func transaction<T>(_ db: Database, sync: CommitSync, _ updates: (Database) throws -> T) throws -> T {
         // Unsynced at commit: relaxed, or synced by `walSync` once the lock is let go.
-        let unsynced = sync == .relaxed || (sync == .deferred && walSync != nil)
+        let unsynced = sync == .relaxed || (sync == .durableAfterUnlock && walSync != nil)
         return try writerLock.hold {
             if unsynced { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             defer { if unsynced { try? db.execute(sql: "PRAGMA synchronous = FULL") } }

@@ -53,8 +53,5 @@ public struct SQLiteFile: SQLDatabase {
         }
     }
 
-    /// Nothing to do: a commit is as synced as the connection's `synchronous` makes it.
-    public func syncCommitted() async throws {}
-
     public func leadership(of name: String) -> any Leadership { AlwaysLeader() }
 }

@@ -9,18 +9,17 @@ import Testing
 @testable import Store
 @testable import StoreSQLite
 
-/// The intake's commits are synced after the write lock is let go (``WALSync``): another
-/// process writes during the sync, the commit still returns only once synced, and callers
-/// waiting together share one sync. Two `SQLiteDatabase`s on one path stand for two
-/// processes, as in ``WriteLockTests``.
+/// The intake's commits are synced after the processes' write lock is let go (``WALSync``):
+/// another process writes during the sync, and the commit still returns only once synced.
+/// Two `SQLiteDatabase`s on one path stand for two processes, as in ``WriteLockTests``.
 @Suite struct WALSyncTests {
     @Test func anotherProcessWritesWhileAnIntakeCommitIsBeingSyncedAndTheCommitReturnsAfterTheSync() async throws {
         try await withTemporaryDatabase { intake, path in
             let other = try SQLiteDatabase(path: path)
             let walSync = try #require(intake.walSync)
-            // Holds the sync thread, so that the intake's commit waits in its sync.
+            // Holds the intake's sync, so that its commit waits in it.
             let release = DispatchSemaphore(value: 0)
-            walSync.queue.async { release.wait() }
+            walSync.beforeSync.withLock { $0 = { release.wait() } }
             let returned = Flag()
             let accepted = Task {
                 let outcomes = try await IntakeStore(intake).accept(
@@ -38,43 +37,37 @@ import Testing
             }
             let returnedEarly = returned.value.load(ordering: .acquiring)
             #expect(!returnedEarly, "the commit returned before its sync")
+            walSync.beforeSync.withLock { $0 = nil }
             release.signal()
             let outcomes = try await accepted.value
             #expect(outcomes.count == 1)
             let syncs = walSync.completed.load(ordering: .relaxed)
-            #expect(syncs >= 1)
+            #expect(syncs == 1)
             #expect(try intake.connectionSettings().synchronous == 2, "the writer is back at FULL")
         }
     }
 
-    @Test func callersWaitingTogetherShareOneSync() async throws {
+    @Test func otherWritesAreSyncedInTheLockAsBefore() async throws {
         try await withTemporaryDatabase { database in
             let walSync = try #require(database.walSync)
-            let release = DispatchSemaphore(value: 0)
-            walSync.queue.async { release.wait() }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<10 { group.addTask { try await walSync.sync() } }
-                // Every caller is waiting before the first sync can start.
-                try await Task.sleep(for: .milliseconds(100))
-                release.signal()
-                try await group.waitForAll()
+            try await database.transaction { db in
+                try await db.execute("INSERT INTO accounts (id, created_at) VALUES ('a', ?)", [Date()])
             }
+            _ = try await IntakeStore(database).accept([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
+            try await IntakeStore(database).markPublished(["r-1"], at: Fixture.t0)
             let syncs = walSync.completed.load(ordering: .relaxed)
-            #expect(syncs == 1)
+            #expect(syncs == 1, "only the intake's commit is synced outside the lock")
         }
     }
 
-    @Test func aWALThatCannotBeOpenedFailsTheCommitAsUnavailable() async throws {
-        try await withTemporaryDatabase { database, path in
-            let walSync = try #require(database.walSync)
+    @Test func aWALThatCannotBeOpenedFailsTheSyncAsUnavailable() async throws {
+        try await withTemporaryDatabase { _, path in
             // A WAL path that loops: open fails with ELOOP, not "no WAL".
             let loop = path + "-loop"
-            let broken = WALSync(databasePath: loop)
             #expect(symlink(loop + "-wal", loop + "-wal") == 0)
-            await #expect(throws: SQLError.self) { try await broken.sync() }
+            #expect(throws: SQLError.self) { try WALSync(databasePath: loop).sync() }
             // With no WAL file at all there is nothing to sync.
-            try await WALSync(databasePath: path + "-absent").sync()
-            try await walSync.sync()
+            try WALSync(databasePath: path + "-absent").sync()
         }
     }
 

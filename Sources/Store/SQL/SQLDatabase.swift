@@ -20,10 +20,6 @@ public protocol SQLDatabase: Sendable {
         priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
     ) async throws -> T
 
-    /// Returns once every commit this process has made, and every one it has read, is on
-    /// disk: for `.deferred` commits, before their writer tells anyone of them.
-    func syncCommitted() async throws
-
     /// Runs `body` in one read-only transaction, on a consistent snapshot.
     func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws -> T
 

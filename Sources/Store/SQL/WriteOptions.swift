@@ -10,16 +10,15 @@ public enum CommitSync: Sendable {
     /// whose loss only repeats work: the relay's published marks, the notifier's delivered
     /// marks. The next durable commit of any process syncs it too, since the WAL is one file.
     case relaxed
-    /// Durable once ``SQLDatabase/syncCommitted()`` returns, which its writer calls before
-    /// telling anyone of it: the intake's receipts, before the answers. On SQLite it is
-    /// written to the WAL unsynced and the sync runs after the write lock is let go, so that
-    /// the other processes' writers do not wait it out; PostgreSQL's commit is durable
-    /// already and holds no other writer up while it flushes. Others may read it before it
-    /// is on disk, so only for rows that nobody tells the outside world of before a sync of
-    /// their own: a duplicate's answer and the relay's publish follow the intake's sync,
-    /// which holds every frame written before it, since the WAL is one file. Not for credits:
-    /// the notifier would announce one a power cut can take back.
-    case deferred
+    /// Durable before the commit returns, like `.durable`, but on SQLite synced after the
+    /// processes' write lock is let go, so that their other writers do not wait the sync
+    /// out (PostgreSQL's commit holds no other writer up while it flushes: there it is
+    /// `.durable`). Others may read the rows before they are on disk, so only for rows that
+    /// nobody tells the outside world of before a sync of their own: the intake's receipts.
+    /// A duplicate's answer follows its own batch's sync, which holds every frame written
+    /// before it, since the WAL is one file. Not for credits: the notifier would announce
+    /// one a power cut can take back.
+    case durableAfterUnlock
 }
 
 /// Which writes go first when several wait for the database in one process.

@@ -35,22 +35,18 @@ public struct IntakeStore: Sendable {
             // Ahead of other writes waiting in this process: requests are waiting on this commit.
             // Its sync leaves the write lock to the fulfiller and the notifier meanwhile; the
             // answers wait for it (a duplicate's too: it may have read another's unsynced row).
-            let outcomes = try await database.transaction(priority: .urgent, sync: .deferred) { db in
+            return try await database.transaction(priority: .urgent, sync: .durableAfterUnlock) { db in
                 try await IntakeBatch(receipts, stamp: db.stored(now)).accept(db)
             }
-            try await database.syncCommitted()
-            return outcomes
         } catch SQLError.constraint {
             // A receipt the schema refuses fails its batch's statement: the batch again, one
             // receipt at a time, so that it alone is refused.
-            let outcomes = try await database.transaction(priority: .urgent, sync: .deferred) { db in
+            return try await database.transaction(priority: .urgent, sync: .durableAfterUnlock) { db in
                 let stamp = db.stored(now)
                 var outcomes: [AcceptOutcome] = []
                 for receipt in receipts { outcomes.append(try await Self.accept(receipt, stamp: stamp, db)) }
                 return outcomes
             }
-            try await database.syncCommitted()
-            return outcomes
         }
     }
 
