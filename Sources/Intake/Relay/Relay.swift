@@ -26,8 +26,8 @@ public final class Relay: Service, Sendable {
         public var sweepBatch: Int
         /// How long committed receipts may wait for company before they are published, so
         /// that below saturation several share a message (``MessagePack``), and downstream
-        /// a delivery, a verdict message and an ack; under load, when a full pack is already
-        /// waiting, it goes at once. Zero: each commit's receipts are published as it ends
+        /// a delivery, a verdict message and an ack; a pack goes as soon as it is full, so
+        /// under load none waits. Zero: each commit's receipts are published as it ends
         /// (`IAP_RELAY_PACK_WAIT_MS`).
         public var packWait: Duration
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Items handed over one or many at a time and taken in batches: whatever has arrived,
@@ -10,6 +11,16 @@ public final class BatchBuffer<Element: Sendable>: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         var finished = false
         var failure: (any Error)?
+        /// The consumer waiting for its batch to fill (``next(max:linger:)``).
+        var filling: Filling?
+        var fillings = 0
+    }
+
+    /// A batch waiting to fill: it needs `missing` more items.
+    private struct Filling {
+        let id: Int
+        let waiter: CheckedContinuation<Void, Never>
+        let missing: Int
     }
 
     private let state = Mutex(State())
@@ -21,23 +32,30 @@ public final class BatchBuffer<Element: Sendable>: Sendable {
     }
 
     public func append(contentsOf items: some Sequence<Element>) {
-        let waiter = state.withLock { state in
+        let (waiter, filled) = state.withLock { state in
             state.items.append(contentsOf: items)
+            var filled: CheckedContinuation<Void, Never>?
+            if let filling = state.filling, state.items.count >= filling.missing {
+                filled = filling.waiter
+                state.filling = nil
+            }
             defer { state.waiter = nil }
-            return state.waiter
+            return (state.waiter, filled)
         }
         waiter?.resume()
+        filled?.resume()
     }
 
     /// No more items will come; `next` returns what is left, then nil (or throws `error`).
     public func finish(throwing error: (any Error)? = nil) {
-        let waiter = state.withLock { state in
+        let (waiter, filling) = state.withLock { state in
             state.finished = true
             state.failure = error
-            defer { state.waiter = nil }
-            return state.waiter
+            defer { (state.waiter, state.filling) = (nil, nil) }
+            return (state.waiter, state.filling)
         }
         waiter?.resume()
+        filling?.waiter.resume()
     }
 
     /// Whatever is waiting now, at most `max` items, without waiting for more (maybe none).
@@ -73,16 +91,56 @@ public final class BatchBuffer<Element: Sendable>: Sendable {
         }
     }
 
-    /// The next batch like ``next(max:)``, but one that is not full waits `linger` for
-    /// more before it is handed out. For writers nobody waits on: at a few hundred items a
-    /// second, one transaction per item writes the same table and index pages again for
-    /// each; a few milliseconds of patience write them once for several.
+    /// The next batch like ``next(max:)``, but one that is not full waits up to `linger` for
+    /// more before it is handed out, and goes as soon as it is full. For writers nobody waits
+    /// on: at a few hundred items a second, one transaction per item writes the same table
+    /// and index pages again for each; a few milliseconds of patience write them once for
+    /// several. Cancelling the consumer's task ends the wait.
     public func next(max: Int, linger: Duration) async throws -> [Element]? {
         guard var batch = try await next(max: max) else { return nil }
-        if batch.count < max && linger > .zero {
-            try? await Task.sleep(for: linger)
+        if linger > .zero && batch.count < max {
+            await fill(missing: max - batch.count, within: linger)
             batch += takeNow(max: max - batch.count)
         }
         return batch
+    }
+
+    /// Returns once `missing` items are waiting, after `linger`, on finish or on
+    /// cancellation, whichever is first.
+    private func fill(missing: Int, within linger: Duration) async {
+        let id = state.withLock { state in
+            state.fillings += 1
+            return state.fillings
+        }
+        let timer = DispatchWorkItem { self.endFilling(id) }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state in
+                    if state.finished || Task.isCancelled || state.items.count >= missing { return true }
+                    state.filling = Filling(id: id, waiter: continuation, missing: missing)
+                    return false
+                }
+                if now {
+                    continuation.resume()
+                } else {
+                    let (seconds, attoseconds) = linger.components
+                    let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: timer)
+                }
+            }
+        } onCancel: {
+            endFilling(id)
+        }
+        timer.cancel()
+    }
+
+    /// Ends the wait `id` if it is still on: its time is up or its task was cancelled.
+    private func endFilling(_ id: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let filling = state.filling, filling.id == id else { return nil }
+            state.filling = nil
+            return filling.waiter
+        }
+        waiter?.resume()
     }
 }
