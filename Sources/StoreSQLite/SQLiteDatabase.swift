@@ -125,6 +125,8 @@ public struct SQLiteDatabase: Sendable {
         try await dbWriter.writeWithoutTransaction { db in
             let result = try self.transaction(db, sync: sync, updates)
             // On this thread (no hop to another), the other processes' writers no longer waiting.
+            // A failed sync fails the call though the rows are committed: the intake answers
+            // an error, its sweep publishes them, and the backend's retry finds them stored.
             if sync == .durableAfterUnlock { try walSync?.sync() }
             return result
         }
