@@ -15,9 +15,7 @@ import Synchronization
 /// database before the WAL is reused.
 final class WALSync: Sendable {
     private let path: String
-    /// Syncs done, for tests.
-    let completed = Atomic<Int>(0)
-    /// Runs before each sync, for tests that hold one.
+    /// Runs before each sync, for tests that hold or count them.
     let beforeSync = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// - Parameter databasePath: the database file; its WAL is beside it, `<path>-wal`.
@@ -28,7 +26,6 @@ final class WALSync: Sendable {
     /// Returns once everything written to the WAL before the call is on disk.
     func sync() throws {
         beforeSync.withLock { $0 }?()
-        defer { completed.add(1, ordering: .relaxed) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             // No WAL: the last connection checkpointed it into the database, synced, and
