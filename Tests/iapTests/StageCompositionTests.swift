@@ -26,6 +26,7 @@ import Validator
         // Given `iap up`'s pipeline with the App Store Server API, Apple's jobs, and the
         // plug-in stores against a stub
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stub = StubAppStore(configuration: StubStoreConfiguration(bundleID: "com.example.game"))
         let url = "http://127.0.0.1:9"
@@ -74,6 +75,7 @@ import Validator
         // Given a fulfiller without the Server API (Apple as an empty environment leaves it)
         // and with no plug-in store that calls its store
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let parts = StageParts(
             topology: PipelineTopology(prefix: "composition"), catalog: Catalog(products: []),
