@@ -21,6 +21,8 @@ GROUPS = {
     "GRDB's date formatting": ["$s20FoundationEssentials4DateV4GRDBE13databaseValue"],
     "NUL scan": ["$sSTsSQ7ElementRpzrlE8containsySbABFSS8UTF8ViewV_Tg5"],
     "JSON coding": ["JSONEncoder", "JSONDecoder", "JSONWriter"],
+    "binding arguments": ["GRDBSessionV9arguments"],
+    "key-path projection": ["swift_getAtKeyPath"],
 }
 # Where the messages between stages are coded: the caller just above Foundation's JSON frames.
 MESSAGES = {"intake: Submission encoded": ("6Intake", "publishSubmissions"),

@@ -19,6 +19,9 @@ before=$1 after=$2
 shift 2
 rounds=3
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then rounds=$1; shift; fi
+case $rounds in
+    '' | *[!0-9]* | 0) echo "rounds must be a whole number above 0, not '$rounds'" >&2; exit 2 ;;
+esac
 [ $# -gt 0 ] && [ "$1" = "--" ] && shift
 [ $# -gt 0 ] || set -- --receipts 10000
 for binary in "$before" "$after"; do

@@ -51,12 +51,8 @@ struct GRDBSession: SQLSession {
     /// SQLite has one writer at a time: nothing to lock.
     func lock(_ keys: [String]) async throws {}
 
-    func stored(_ date: Date) -> SQLValue {
-        // By arithmetic, as bound dates are: GRDB's DateFormatter was 4 % of the intake at 100/s.
-        if let text = StoredDate.text(date) { return .text(text) }
-        guard case .string(let text) = date.databaseValue.storage else { return .date(date) }
-        return .text(text)
-    }
+    /// As bound dates are (``StoredDate``): GRDB's DateFormatter was 3 % of the intake at 100/s.
+    func stored(_ date: Date) -> SQLValue { .text(StoredDate.stored(date)) }
 
     private static func arguments(_ arguments: SQLArguments) throws -> StatementArguments {
         // As existentials: GRDB maps a sequence of one concrete type through a key path, whose
@@ -72,7 +68,7 @@ struct GRDBSession: SQLSession {
         case .text(let text): text.databaseValue
         case .blob(let bytes): Data(bytes).databaseValue
         // GRDB's text format ("yyyy-MM-dd HH:mm:ss.SSS", UTC), as the records store dates.
-        case .date(let date): StoredDate.text(date)?.databaseValue ?? date.databaseValue
+        case .date(let date): StoredDate.stored(date).databaseValue
         case .bool(let flag): flag.databaseValue
         }
     }

@@ -16,6 +16,11 @@ enum StoredDate {
         return CivilTime(milliseconds: Int64(milliseconds.rounded()))?.sqlite
     }
 
+    /// The text a date is stored as: ``text(_:)``, or GRDB's where that is not certain.
+    static func stored(_ date: Date) -> String {
+        text(date) ?? grdbText(date)
+    }
+
     /// GRDB's own text for `date`, which ``text(_:)`` stands in for (and the tests compare).
     static func grdbText(_ date: Date) -> String {
         String.fromDatabaseValue(date.databaseValue) ?? ""

@@ -26,4 +26,17 @@ struct StoredDateTests {
         #expect(StoredDate.text(Date(timeIntervalSince1970: 1_700_000_000)) == "2023-11-14 22:13:20.000")
         #expect(StoredDate.text(Date(timeIntervalSince1970: -30_000_000_000)) == nil)
     }
+
+    @Test func aDateTheArithmeticLeavesIsStoredAsGRDBWritesIt() {
+        // Year 1019, and one on a half-millisecond: GRDB's formatter decides those.
+        let old = Date(timeIntervalSince1970: -30_000_000_000)
+        let half = Date(timeIntervalSince1970: 1_700_000_000.0005)
+        for date in [old, half] {
+            #expect(StoredDate.text(date) == nil)
+            #expect(StoredDate.stored(date) == StoredDate.grdbText(date))
+        }
+        #expect(StoredDate.stored(old).hasPrefix("1019-"))
+        #expect(StoredDate.stored(half).hasPrefix("2023-11-14 22:13:20.00"))
+        #expect(StoredDate.stored(Date(timeIntervalSince1970: 1_700_000_000)) == "2023-11-14 22:13:20.000")
+    }
 }
