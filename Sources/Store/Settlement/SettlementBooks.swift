@@ -113,7 +113,7 @@ extension SettlementBooks {
             }
             writes.closeOrder(closing)
         case .send(let webhook):
-            writes.outbox.append(try OutboxEntry(webhook, now: now))
+            writes.outbox.append(OutboxEntry(webhook, now: now))
         }
     }
 }
