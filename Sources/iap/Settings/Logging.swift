@@ -1,4 +1,5 @@
 import Logging
+import PipelineCore
 import ServiceLifecycle
 
 /// Runs `services` in order until SIGTERM or SIGINT, then shuts them down in reverse:
