@@ -53,7 +53,9 @@ public enum WebhookType: String, Codable, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// The `data` of a webhook, one shape per kind of event.
+/// The `data` of a webhook, one shape per kind of event. The `Encodable` conformances here
+/// state each shape; the outbox writes them with `JSONText` (`Webhook+JSONText.swift`), and
+/// `WebhookJSONTests` holds the two to the same bytes.
 public enum WebhookData: Hashable, Sendable, Encodable {
     case credited(CreditedData)
     case ended(EndedData)
