@@ -34,14 +34,43 @@ struct JSONTextTests {
         var json = JSONText()
         json.array { json in
             json.date(date)
-            json.date(nil)
-            json.string(nil)
-            json.int(nil)
+            json.null()
             json.bool(true)
             json.bool(false)
         }
-        #expect(json.text == "[\(try Self.encoded(date)),null,null,null,true,false]")
+        #expect(json.text == "[\(try Self.encoded(date)),null,true,false]")
         #expect(json.text.hasPrefix("[\"2025-11-24T"))
+    }
+
+    /// A missing optional is null as a member's value, and leaves the member out with
+    /// `ifPresent`, as `encode(_:forKey:)` and `encodeIfPresent` do.
+    @Test func optionalMembersAreNullOrLeftOutAsTheEncoderDoes() throws {
+        struct Shape: Encodable {
+            var always: String?
+            var list: [Int]
+            var present: Date?
+            var absent: Int?
+
+            enum CodingKeys: String, CodingKey { case absent, always, list, present }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(absent, forKey: .absent)
+                try container.encode(always, forKey: .always)
+                try container.encode(list, forKey: .list)
+                try container.encodeIfPresent(present, forKey: .present)
+            }
+        }
+        let value = Shape(always: nil, list: [3, 1], present: Date(timeIntervalSince1970: 0), absent: nil)
+        var json = JSONText()
+        json.object { json in
+            json.member("absent", ifPresent: value.absent)
+            json.member("always", value.always)
+            json.member("list", value.list)
+            json.member("present", ifPresent: value.present)
+        }
+        #expect(json.text == (try Self.encoded(value)))
+        #expect(json.text == #"{"always":null,"list":[3,1],"present":"1970-01-01T00:00:00.000Z"}"#)
     }
 
     @Test func membersAndElementsAreSeparatedAtEveryDepth() throws {

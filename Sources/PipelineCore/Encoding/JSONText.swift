@@ -8,7 +8,8 @@ import Foundation
 /// It writes what ``WireCoding/encoder()`` writes, byte for byte: no spaces, slashes not
 /// escaped, control characters escaped as Foundation escapes them, dates as ``Timestamp``.
 /// The caller names an object's keys in ascending order (`sortedKeys`), as the tests of each
-/// shape check against `JSONEncoder`.
+/// shape check against `JSONEncoder`; a shape writes its members with
+/// ``member(_:_:)`` and ``member(_:ifPresent:)`` (``JSONTextValue``).
 public struct JSONText: Sendable {
     public private(set) var bytes: [UInt8] = []
     /// A value was just written: what comes next in the same object or array needs a comma.
@@ -90,18 +91,6 @@ public struct JSONText: Sendable {
     /// As ``WireCoding`` writes a date: ``Timestamp/format(_:)`` as a string.
     public mutating func date(_ value: Date) {
         string(Timestamp.format(value))
-    }
-
-    public mutating func string(_ value: String?) {
-        if let value { string(value) } else { null() }
-    }
-
-    public mutating func int(_ value: Int?) {
-        if let value { int(value) } else { null() }
-    }
-
-    public mutating func date(_ value: Date?) {
-        if let value { date(value) } else { null() }
     }
 
     // MARK: Writing

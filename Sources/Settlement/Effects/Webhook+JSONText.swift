@@ -1,9 +1,10 @@
 import PipelineCore
 
 // The webhook bodies as `JSONText` writes them: the same bytes as their `Encodable`
-// conformances through `WireCoding.encoder()` (keys sorted, optional members left out
-// where the synthesized coding leaves them out), without `JSONEncoder`'s cost inside the
-// fulfiller's transaction. `WebhookJSONTests` holds the two to each other.
+// conformances through `WireCoding.encoder()` (keys sorted; `member(_:ifPresent:)` where
+// the coding leaves a missing member out, `member(_:_:)` where it writes null), without
+// `JSONEncoder`'s cost inside the fulfiller's transaction. `WebhookJSONTests` holds the two
+// to each other.
 
 extension Webhook {
     /// The body the outbox stores and the notifier signs: `{"account_id", "data",
@@ -13,27 +14,21 @@ extension Webhook {
     public func body(accountID: String) -> String {
         var json = JSONText()
         json.object { json in
-            json.key("account_id")
-            json.string(accountID)
-            json.key("data")
-            data.write(into: &json)
+            json.member("account_id", accountID)
+            json.member("data", data)
             if type.isTransactionEvent {
-                json.key("notification_id")
-                json.string(notificationID)
-                json.key("receipt_id")
-                json.string(receiptID)
-            } else if let receiptID {
-                json.key("receipt_id")
-                json.string(receiptID)
+                json.member("notification_id", notificationID)
+                json.member("receipt_id", receiptID)
+            } else {
+                json.member("receipt_id", ifPresent: receiptID)
             }
-            json.key("type")
-            json.string(type.rawValue)
+            json.member("type", type.rawValue)
         }
         return json.text
     }
 }
 
-extension WebhookData {
+extension WebhookData: JSONTextValue {
     public func write(into json: inout JSONText) {
         switch self {
         case .credited(let data): data.write(into: &json)
@@ -44,8 +39,8 @@ extension WebhookData {
     }
 }
 
-extension CreditedData {
-    func write(into json: inout JSONText) {
+extension CreditedData: JSONTextValue {
+    public func write(into json: inout JSONText) {
         json.object { json in
             json.key("balances")
             json.object { json in
@@ -54,147 +49,77 @@ extension CreditedData {
                     json.int(amount)
                 }
             }
-            if let order {
-                json.key("order")
-                order.write(into: &json)
-            }
-            json.key("transactions")
-            json.array { json in
-                for transaction in transactions { transaction.write(into: &json) }
-            }
+            json.member("order", ifPresent: order)
+            json.member("transactions", transactions)
         }
     }
 }
 
-extension EndedData {
-    func write(into json: inout JSONText) {
+extension EndedData: JSONTextValue {
+    public func write(into json: inout JSONText) {
         json.object { json in
-            json.key("attempts")
-            json.int(attempts)
-            json.key("reason")
-            json.string(reason)
-            if let transactions {
-                json.key("transactions")
-                json.array { json in
-                    for transaction in transactions { transaction.write(into: &json) }
-                }
-            }
+            json.member("attempts", attempts)
+            json.member("reason", reason)
+            json.member("transactions", ifPresent: transactions)
         }
     }
 }
 
-extension OrderEventData {
-    func write(into json: inout JSONText) {
+extension OrderEventData: JSONTextValue {
+    public func write(into json: inout JSONText) {
         json.object { json in
-            if let creditedProductID {
-                json.key("credited_product_id")
-                json.string(creditedProductID)
-            }
-            json.key("mismatched")
-            json.bool(mismatched)
-            json.key("order_id")
-            json.string(orderID)
-            json.key("product_id")
-            json.string(productID)
-            json.key("status")
-            json.string(status)
+            json.member("credited_product_id", ifPresent: creditedProductID)
+            json.member("mismatched", mismatched)
+            json.member("order_id", orderID)
+            json.member("product_id", productID)
+            json.member("status", status)
         }
     }
 }
 
-extension TransactionEventData {
-    func write(into json: inout JSONText) {
+extension TransactionEventData: JSONTextValue {
+    public func write(into json: inout JSONText) {
         json.object { json in
-            json.key("amount")
-            json.int(amount)
-            if let balance {
-                json.key("balance")
-                json.int(balance)
-            }
-            json.key("currency")
-            json.string(currency)
-            json.key("entitlement")
-            json.string(entitlement)
-            json.key("expires_at")
-            json.date(expiresAt)
-            json.key("notification_uuid")
-            json.string(notificationUUID)
-            json.key("original_transaction_id")
-            json.string(originalTransactionID)
-            json.key("product_id")
-            json.string(productID)
-            json.key("transaction_id")
-            json.string(transactionID)
-            if let writtenOff {
-                json.key("written_off")
-                json.int(writtenOff)
-            }
+            json.member("amount", amount)
+            json.member("balance", ifPresent: balance)
+            json.member("currency", currency)
+            json.member("entitlement", entitlement)
+            json.member("expires_at", expiresAt)
+            json.member("notification_uuid", notificationUUID)
+            json.member("original_transaction_id", originalTransactionID)
+            json.member("product_id", productID)
+            json.member("transaction_id", transactionID)
+            json.member("written_off", ifPresent: writtenOff)
         }
     }
 }
 
-extension CarriedTransaction {
-    func write(into json: inout JSONText) {
+extension CarriedTransaction: JSONTextValue {
+    public func write(into json: inout JSONText) {
         json.object { json in
-            if let amount {
-                json.key("amount")
-                json.int(amount)
-            }
-            if let currency {
-                json.key("currency")
-                json.string(currency)
-            }
-            if let entitlement {
-                json.key("entitlement")
-                json.string(entitlement)
-            }
-            if let expiresAt {
-                json.key("expires_at")
-                json.date(expiresAt)
-            }
-            json.key("outcome")
-            json.string(outcome.rawValue)
-            json.key("product_id")
-            json.string(productID)
-            json.key("transaction_id")
-            json.string(transactionID)
+            json.member("amount", ifPresent: amount)
+            json.member("currency", ifPresent: currency)
+            json.member("entitlement", ifPresent: entitlement)
+            json.member("expires_at", ifPresent: expiresAt)
+            json.member("outcome", outcome.rawValue)
+            json.member("product_id", productID)
+            json.member("transaction_id", transactionID)
         }
     }
 }
 
-extension AdjustmentEventData {
-    func write(into json: inout JSONText) {
+extension AdjustmentEventData: JSONTextValue {
+    public func write(into json: inout JSONText) {
         json.object { json in
-            json.key("adjustment_id")
-            json.string(adjustmentID)
-            if let amount {
-                json.key("amount")
-                json.int(amount)
-            }
-            if let balance {
-                json.key("balance")
-                json.int(balance)
-            }
-            if let currency {
-                json.key("currency")
-                json.string(currency)
-            }
-            if let entitlement {
-                json.key("entitlement")
-                json.string(entitlement)
-            }
-            if let expiresAt {
-                json.key("expires_at")
-                json.date(expiresAt)
-            }
-            json.key("operator")
-            json.string(operatorName)
-            json.key("reason")
-            json.string(reason)
-            if let writtenOff {
-                json.key("written_off")
-                json.int(writtenOff)
-            }
+            json.member("adjustment_id", adjustmentID)
+            json.member("amount", ifPresent: amount)
+            json.member("balance", ifPresent: balance)
+            json.member("currency", ifPresent: currency)
+            json.member("entitlement", ifPresent: entitlement)
+            json.member("expires_at", ifPresent: expiresAt)
+            json.member("operator", operatorName)
+            json.member("reason", reason)
+            json.member("written_off", ifPresent: writtenOff)
         }
     }
 }
