@@ -82,6 +82,19 @@ public final class NginxTLSProxy: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// The requests served once `count` are logged, or after 5 s: nginx writes a request's
+    /// line after its answer has left, so a client can hold every answer before the last
+    /// line is written.
+    public func requests(awaiting count: Int) async -> [ServedRequest] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        var served = requests()
+        while served.count < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+            served = requests()
+        }
+        return served
+    }
+
     /// Every request served so far, in the order nginx logged them.
     public func requests() -> [ServedRequest] {
         let log = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""

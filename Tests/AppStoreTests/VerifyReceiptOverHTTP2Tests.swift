@@ -37,7 +37,7 @@ struct VerifyReceiptOverHTTP2Tests {
             #expect(outcomes.count == 100)
             #expect(outcomes.allSatisfy { if case .valid = $0 { true } else { false } })
             #expect(stub.store.stats.production.requests == 100)
-            let served = proxy.requests()
+            let served = await proxy.requests(awaiting: 100)
             #expect(served.count == 100)
             #expect(Set(served.map(\.httpProtocol)) == ["HTTP/2.0"])
             #expect(Set(served.map(\.connection)).count == 1)

@@ -20,7 +20,7 @@ struct CurlHTTPClientHTTP2Tests {
 
                 #expect(responses.count == 50)
                 #expect(responses.allSatisfy { $0.status == 200 && $0.version == "2" })
-                let served = proxy.requests()
+                let served = await proxy.requests(awaiting: 50)
                 #expect(served.count == 50)
                 #expect(Set(served.map(\.httpProtocol)) == ["HTTP/2.0"])
                 #expect(Set(served.map(\.connection)).count == 1)

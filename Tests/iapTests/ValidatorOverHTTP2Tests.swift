@@ -35,7 +35,7 @@ struct ValidatorOverHTTP2Tests {
             #expect(allCredited)
             #expect(try await pipeline.balance("player-h2") == count * 100)
             #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
-            let served = proxy.requests()
+            let served = await proxy.requests(awaiting: count)
             #expect(served.count == count)
             #expect(Set(served.map(\.httpProtocol)) == ["HTTP/2.0"])
 
