@@ -31,12 +31,20 @@ public struct StoreEvidence: Codable, Hashable, Sendable {
     /// The evidence a stored `store.kind` (or `google_play`) receipt holds; nil when
     /// `receiptKind` names no plug-in.
     public init?(receiptKind: String, payload: String) {
-        if receiptKind == Self.googlePlayReceiptKind {
-            self.init(store: Self.googlePlayStore, kind: Self.googlePlayPurchaseKind, payload: payload)
-            return
-        }
+        guard let (store, kind) = Self.storeAndKind(ofReceiptKind: receiptKind) else { return nil }
+        self.init(store: store, kind: kind, payload: payload)
+    }
+
+    /// The plug-in store a stored `store.kind` (or `google_play`) receipt is of; nil when
+    /// `receiptKind` names no plug-in.
+    public static func store(ofReceiptKind receiptKind: String) -> String? {
+        storeAndKind(ofReceiptKind: receiptKind)?.store
+    }
+
+    private static func storeAndKind(ofReceiptKind receiptKind: String) -> (store: String, kind: String)? {
+        if receiptKind == googlePlayReceiptKind { return (googlePlayStore, googlePlayPurchaseKind) }
         let parts = receiptKind.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
-        self.init(store: String(parts[0]), kind: String(parts[1]), payload: payload)
+        return (String(parts[0]), String(parts[1]))
     }
 }

@@ -25,7 +25,7 @@ struct PendingWrites {
     private(set) var orderClosings: [String: OrderClosing] = [:]
     var outbox: [OutboxEntry] = []
     /// Rows the batch ended or moved on, as they end up.
-    var receipts: [String: Receipt] = [:]
+    var receipts: [String: SettlingReceipt] = [:]
     var receiptTransactions: [ReceiptTransactionRow] = []
     var notifications: [String: InboundNotification] = [:]
     var checks: [String: SubscriptionCheck] = [:]

@@ -43,7 +43,7 @@ final class SettlementBatch {
 
     // MARK: - Subjects
 
-    func receipt(_ id: String) async throws -> Receipt? {
+    func receipt(_ id: String) async throws -> SettlingReceipt? {
         if let cached = books.receipts[id] { return cached }
         try await loadSubjects([id])
         return books.receipts[id] ?? nil
@@ -66,9 +66,9 @@ final class SettlementBatch {
     func loadSubjects(_ ids: [String]) async throws {
         var rest = ids.filter { books.receipts[$0] == nil }
         guard !rest.isEmpty else { return }
-        for receipt in try await db.rows("SELECT * FROM receipts WHERE id IN (?)", in: rest).map({
-            try $0.decode(Receipt.self)
-        }) {
+        for receipt in try await db.rows("SELECT \(SettlingReceipt.columns) FROM receipts WHERE id IN (?)", in: rest)
+            .map({ try $0.decode(SettlingReceipt.self) })
+        {
             books.receipts[receipt.id] = receipt
         }
         for id in rest where books.receipts[id] == nil { books.receipts[id] = .some(nil) }

@@ -17,7 +17,7 @@ struct SettlementBooks {
     var tokenOwners: [String: String?] = [:]
     /// Accounts with what they hold (entitlements, products bought) and their balances.
     var accounts: [String: AccountState] = [:]
-    var receipts: [String: Receipt?] = [:]
+    var receipts: [String: SettlingReceipt?] = [:]
     var notifications: [String: InboundNotification?] = [:]
     var checks: [String: SubscriptionCheck?] = [:]
     var orders: [String: Order?] = [:]

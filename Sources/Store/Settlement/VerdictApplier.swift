@@ -118,7 +118,7 @@ struct VerdictApplier {
 
     // MARK: - Receipts
 
-    private func apply(_ verdict: Verdict, to receipt: Receipt) async throws -> VerdictResult {
+    private func apply(_ verdict: Verdict, to receipt: SettlingReceipt) async throws -> VerdictResult {
         var receipt = receipt
         let step = VerdictStep(verdict, hasEnded: receipt.status.isFinal)
         switch step {
@@ -146,14 +146,13 @@ struct VerdictApplier {
         case .alreadyEnded, .unknownOutcome:
             break
         }
-        receipt.updatedAt = now
         batch.books.receipts[receipt.id] = receipt
         batch.books.writes.receipts[receipt.id] = receipt
         return .applied(receiptID: receipt.id, status: receipt.status, reason: receipt.reason)
     }
 
     /// Settles every transaction of a verified receipt, then ends the receipt.
-    private func settle(_ transactions: [VerifiedTransaction], of receipt: inout Receipt) async throws {
+    private func settle(_ transactions: [VerifiedTransaction], of receipt: inout SettlingReceipt) async throws {
         try await batch.apply([.openAccount(receipt.accountID)])
         // A legacy receipt may list one transaction twice (in_app and latest_receipt_info).
         var seen: Set<String> = []
@@ -189,7 +188,7 @@ struct VerdictApplier {
         try await batch.apply([.send(conclusion.webhook)])
         // A plug-in store's confirmation, or Apple's Set App Account Token (a StoreKit 2
         // purchase without a token, when the Server API confirmed it).
-        if let store = StoreEvidence(receiptKind: receipt.kind.rawValue, payload: receipt.payload)?.store
+        if let store = StoreEvidence.store(ofReceiptKind: receipt.kind.rawValue)
             ?? (receipt.kind == .storekit2 ? "apple" : nil)
         {
             for (index, transaction) in transactions.enumerated() where carried[index].outcome.isDelivered {
@@ -222,7 +221,7 @@ struct VerdictApplier {
 
     /// The order the receipt names, if it is still unpaid, and the transaction that pays it.
     private func orderClaim(
-        of receipt: Receipt, _ transactions: [VerifiedTransaction]
+        of receipt: SettlingReceipt, _ transactions: [VerifiedTransaction]
     ) async throws -> (claim: OrderClaim, payingTransactionID: String)? {
         guard let id = receipt.orderID,
             let order = try await batch.order(id),
