@@ -37,6 +37,9 @@ public struct StubStoreConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// How the App Store Server API behaves: whose tokens it accepts, page size, throttle.
     public var serverAPI: StubServerAPIConfiguration
+    /// Further DER roots whose PKCS #7 receipts `verifyReceipt` reads as its own: another
+    /// stub's ``StubAppStore/receiptAuthority``, so that receipts one process mints verify at another.
+    public var receiptRoots: [[UInt8]]
 
     /// Creates a configuration. Rates outside `0...1` are clamped into it.
     /// - Parameters:
@@ -50,6 +53,7 @@ public struct StubStoreConfiguration: Sendable {
     ///   - seed: The seed of the chaos, or `nil` for a random one.
     ///   - now: The clock.
     ///   - serverAPI: The App Store Server API's key and knobs; the development key by default.
+    ///   - receiptRoots: Further roots of PKCS #7 receipts to read.
     public init(
         signingKey: String = StubStoreConfiguration.developmentSigningKey,
         bundleID: String = "com.example.game",
@@ -60,7 +64,8 @@ public struct StubStoreConfiguration: Sendable {
         hangDuration: Duration = .seconds(60),
         seed: UInt64? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
-        serverAPI: StubServerAPIConfiguration = .development
+        serverAPI: StubServerAPIConfiguration = .development,
+        receiptRoots: [[UInt8]] = []
     ) {
         self.signingKey = signingKey
         self.bundleID = bundleID
@@ -72,5 +77,6 @@ public struct StubStoreConfiguration: Sendable {
         self.seed = seed
         self.now = now
         self.serverAPI = serverAPI
+        self.receiptRoots = receiptRoots
     }
 }

@@ -54,4 +54,19 @@ import Testing
             #expect(noise["status"] as? Int == 21002)
         }
     }
+
+    /// `receiptRoots`: receipts one process minted read at another, as `iap bench --pkcs7-receipts` needs.
+    @Test func pkcs7ReceiptUnderAnExtraRoot_isVouchedFor() async throws {
+        let minter = StubAppStore()
+        let receipt = minter.issuePKCS7(
+            StubReceipt(bundleID: "com.example.game", transactions: [.init(transactionID: "7", productID: "x")]))
+        let app = makeStubStoreApplication(
+            configuration: StubStoreConfiguration(seed: 1, receiptRoots: [minter.receiptAuthority.rootDER]), port: 0)
+        try await app.test(.router) { client async throws in
+            let body = try await client.verify(body: verifyBody(receipt))
+            #expect(body["status"] as? Int == 0)
+            let inApp = try #require(((body["receipt"] as? [String: Any])?["in_app"] as? [[String: Any]])?.first)
+            #expect(inApp["transaction_id"] as? String == "7")
+        }
+    }
 }

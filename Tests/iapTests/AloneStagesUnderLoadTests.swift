@@ -19,6 +19,8 @@ struct AloneStagesUnderLoadTests {
             var webhooksDuplicated: Int
             var malformedWebhooks: Int
         }
+        struct Run: Decodable { var requestBytes: Int }
+        var run: Run
         var books: Books
         var processes: [Process]
         struct Process: Decodable { var name: String }
@@ -57,13 +59,15 @@ struct AloneStagesUnderLoadTests {
         #expect(total == 500_000)
     }
 
-    /// `--up`: the same load through one `iap up` process in place of the stages.
+    /// `--up`: the same load through one `iap up` process in place of the stages, with
+    /// receipts of Apple's size (`--pkcs7-receipts`), which the stub store reads at `verifyReceipt`.
     @Test func aThousandReceiptsThroughOneUpProcessAreEachCreditedAndNotifiedOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (parsed, _) = try await StagesBenchRun.run(
-            ["--receipts", "1000", "--accounts", "100", "--up"], as: Report.self, in: directory, label: "up",
-            timeout: .seconds(600))
+            ["--receipts", "1000", "--accounts", "100", "--up", "--pkcs7-receipts"], as: Report.self, in: directory,
+            label: "up", timeout: .seconds(600))
+        #expect(parsed.run.requestBytes > 4_000, "PKCS #7 receipts are kilobytes, not \(parsed.run.requestBytes) bytes")
         #expect(parsed.books.credited == 1000)
         #expect(parsed.books.webhooksMissing == 0 && parsed.books.webhooksDuplicated == 0)
         let names = Set(parsed.processes.map(\.name))

@@ -123,6 +123,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
     }
 
+    @Test func aStubStoreGivenAReceiptRootThatIsNoCertificate_stopsNamingTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = directory.file("root.der")
+        try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: text))
+        for (path, problem) in [(text, "is not a DER X.509 certificate"), (directory.file("none.der"), "cannot read")] {
+            let result = try await IAPProcess.run(
+                ["stub-store", "--port", "0", "--receipt-root", path], environment: [:])
+            #expect(result.status != 0)
+            #expect(result.output.contains("--receipt-root: ") && result.output.contains(path), "\(result.output)")
+            #expect(result.output.contains(problem), "\(result.output)")
+        }
+    }
+
     @Test func benchUpRefusesWhatOneProcessCannotRun() async throws {
         for extra in [["--validators", "2"], ["--replicas", "2", "--database-url", "postgres://x@127.0.0.1/x"]] {
             let result = try await IAPProcess.run(["bench", "stages", "--up"] + extra, environment: [:])

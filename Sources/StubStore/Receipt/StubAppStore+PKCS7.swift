@@ -31,7 +31,8 @@ extension StubAppStore {
     }
 
     /// `receiptData` as a ``StubReceipt`` when it is a PKCS #7 receipt signed by this store's
-    /// authority (whatever its bundle id: checking that is the verifier's business); otherwise the
+    /// authority or under one of ``StubStoreConfiguration/receiptRoots`` (whatever its bundle id:
+    /// checking that is the verifier's business); otherwise the
     /// status Apple answers: `21003` for a receipt that reads but is not this store's (another
     /// chain, a bad signature), `21002` for one that does not read.
     func pkcs7Receipt(_ receiptData: String) async -> Result<StubReceipt, StubReceiptError> {
@@ -39,7 +40,8 @@ extension StubAppStore {
         // a well-formed receipt from noise.
         let root = pkcs7Authority.withLock { $0?.rootDER } ?? AppReceiptVerifier.appleIncRootCA
         do {
-            let verifier = try AppReceiptVerifier(configuration: .init(rootCertificates: [root], bundleID: nil))
+            let verifier = try AppReceiptVerifier(
+                configuration: .init(rootCertificates: [root] + configuration.receiptRoots, bundleID: nil))
             return .success(StubReceipt(try await verifier.verify(base64: receiptData)))
         } catch let error as AppReceiptError where error.isDecided {
             return .failure(.unauthenticated("\(error)"))

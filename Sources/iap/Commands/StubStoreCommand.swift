@@ -1,3 +1,4 @@
+import AppStore
 import ArgumentParser
 import Foundation
 import Logging
@@ -40,6 +41,11 @@ extension IAP {
         @Option(help: "HMAC key receipts are signed with (default: the fixed development key).")
         var signingKey = StubStoreConfiguration.developmentSigningKey
         @Option(help: "Seed for the error and timeout draws, for repeatable runs.") var seed: UInt64?
+        @Option(
+            help:
+                "A DER root certificate (another stub store's /stub/receipt-root) whose PKCS #7 receipts verifyReceipt also reads."
+        )
+        var receiptRoot: String?
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
@@ -50,6 +56,21 @@ extension IAP {
                 throw ValidationError("--error-rate and --timeout-rate must be within 0...1")
             }
             guard !signingKey.isEmpty else { throw ValidationError("--signing-key must not be empty") }
+            if let receiptRoot { _ = try Self.readRoot(receiptRoot) }
+        }
+
+        /// The DER root certificate at `path`, or an error that names the file.
+        static func readRoot(_ path: String) throws -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("--receipt-root: cannot read \(path)")
+            }
+            let der = [UInt8](data)
+            do {
+                _ = try AppReceiptVerifier(configuration: .init(rootCertificates: [der], bundleID: nil))
+            } catch {
+                throw ValidationError("--receipt-root: \(path) is not a DER X.509 certificate (\(error))")
+            }
+            return der
         }
 
         func run() async throws {
@@ -62,7 +83,8 @@ extension IAP {
                 errorRate: errorRate,
                 timeoutRate: timeoutRate,
                 hangDuration: .seconds(hangSeconds),
-                seed: seed
+                seed: seed,
+                receiptRoots: try receiptRoot.map { [try Self.readRoot($0)] } ?? []
             )
             let host = self.host
             let logger = Logger(label: "stub-store")

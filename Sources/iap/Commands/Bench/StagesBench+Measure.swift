@@ -19,7 +19,7 @@ extension IAP.Bench.StagesBench {
         let load = ReceiptLoad(
             count: count, minter: minter, bundleID: pipeline.bundleID,
             transactionPrefix: "stages-\(UUID().uuidString.prefix(8).lowercased())", accountPrefix: "player",
-            accounts: accounts, pkcs7: verification != .apple, apps: apps)
+            accounts: accounts, pkcs7: pkcs7Receipts || verification != .apple, apps: apps)
         // Let the workers settle after start before their idle memory is read.
         try await Task.sleep(for: .seconds(1))
         var watched = stages.stages.map { Watched($0, cap: stages.cap) } + [Watched.broker()]
@@ -76,7 +76,7 @@ extension IAP.Bench.StagesBench {
             var missing: String?
             if case .failure(let error) = counter { missing = "\(error)" }
             return StagesReport(
-                run: runFigures(count: count, cap: stages.cap),
+                run: runFigures(count: count, cap: stages.cap, load: load),
                 submit: StagesReport.flow(samples.map(\.latency), count: count, over: submitted - start),
                 endToEnd: StagesReport.flow(
                     arrivals.map { $0.0 - $0.1 }, count: arrivals.count, over: lastArrival - start),
@@ -127,9 +127,11 @@ extension IAP.Bench.StagesBench {
             throttled: after.throttling?.share(since: before?.throttling))
     }
 
-    private func runFigures(count: Int, cap: CPUCap?) -> StagesReport.Run {
+    private func runFigures(count: Int, cap: CPUCap?, load: ReceiptLoad) -> StagesReport.Run {
         StagesReport.Run(
-            mode: rate == nil ? "count" : "rate", receipts: count, clients: rate == nil ? clients : nil, rate: rate,
+            mode: rate == nil ? "count" : "rate", receipts: count,
+            requestBytes: load.bodies.reduce(0) { $0 + $1.count } / max(1, load.bodies.count),
+            clients: rate == nil ? clients : nil, rate: rate,
             validators: validators, concurrency: concurrency, verification: verification.rawValue,
             stubLatencyMs: stubLatencyMs, stubErrorRate: stubErrorRate,
             cores: ProcessInfo.processInfo.activeProcessorCount, replicas: replicas, apps: apps > 0 ? apps : nil,

@@ -56,6 +56,11 @@ extension IAP.Bench {
                 "How validators verify receipts: apple (the stub's verifyReceipt), local or local-then-apple (PKCS #7 receipts checked in the validator)."
         )
         var verification = ReceiptVerificationMode.apple
+        @Flag(
+            help:
+                "Post PKCS #7 receipts as Apple's devices do (about 4.6 KB each; Apple's own are 5-10 KB) instead of the stub store's 0.5 KB ones; --verification apple has the stub store read them."
+        )
+        var pkcs7Receipts = false
         @Option(help: "Run the stages on this empty PostgreSQL database (it is migrated first) instead of SQLite.")
         var databaseURL: String?
         @Option(help: "Intake, fulfiller and notifier processes of each (more than 1 needs --database-url).")
@@ -111,13 +116,14 @@ extension IAP.Bench {
             let webhooks = WebhookCounter()
             let receiver = Task { try await webhooks.run() }
             defer { receiver.cancel() }
-            // The load's receipts come from this minter; local verification trusts its receipt root.
+            // The load's receipts come from this minter; local verification, and the stub store
+            // reading PKCS #7 receipts, trust its receipt root.
             let minter = StubAppStore(configuration: StubStoreConfiguration(bundleID: "com.example.game"))
             var receiptSettings = ["IAP_RECEIPT_VERIFICATION": verification.rawValue]
-            if verification != .apple {
-                let root = directory + "/receipt-root.der"
-                try Data(minter.receiptAuthority.rootDER).write(to: URL(fileURLWithPath: root))
-                receiptSettings["IAP_RECEIPT_ROOT_CA"] = root
+            let receiptRoot = pkcs7Receipts || verification != .apple ? directory + "/receipt-root.der" : nil
+            if let receiptRoot {
+                try Data(minter.receiptAuthority.rootDER).write(to: URL(fileURLWithPath: receiptRoot))
+                if verification != .apple { receiptSettings["IAP_RECEIPT_ROOT_CA"] = receiptRoot }
             }
             let stubPort = StageProcesses.freePort()
             let proxy = try http2 ? NginxTLSProxy(upstreamPort: stubPort) : nil
@@ -141,7 +147,7 @@ extension IAP.Bench {
             // Ctrl-C or SIGTERM ends the measuring only: the stages still stop and the cgroups go.
             let measured = await Interruption.cancellable {
                 try await pipeline.prepareDatabase(settings: settings)
-                try await start(stages, pipeline)
+                try await start(stages, pipeline, receiptRoot: receiptRoot)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 return try await measure(
                     stages, pipeline, minter: minter, apps: benchApps, client: client, webhooks: webhooks,
@@ -166,9 +172,11 @@ extension IAP.Bench {
             if !report.books.isRight { throw ExitCode(1) }
         }
 
-        private func start(_ stages: StageProcesses, _ pipeline: StagesPipeline) async throws {
+        private func start(_ stages: StageProcesses, _ pipeline: StagesPipeline, receiptRoot: String?) async throws {
             try pipeline.startStubStore(
-                stages, arguments: ["--latency-ms", "\(stubLatencyMs)", "--error-rate", "\(stubErrorRate)"])
+                stages,
+                arguments: ["--latency-ms", "\(stubLatencyMs)", "--error-rate", "\(stubErrorRate)"]
+                    + (receiptRoot.map { ["--receipt-root", $0] } ?? []))
             if up {
                 try pipeline.startUp(stages, concurrency: concurrency)
                 return

@@ -7,6 +7,8 @@ struct StagesReport: Codable, Sendable {
     struct Run: Codable, Sendable {
         var mode: String
         var receipts: Int
+        /// The mean size of a request's body (the receipt and its account), in bytes.
+        var requestBytes: Int
         var clients: Int?
         var rate: Double?
         var validators: Int
@@ -128,7 +130,7 @@ struct StagesReport: Codable, Sendable {
             run.rate.map { "open loop at \(Int($0)) receipts/s" }
             ?? "as fast as accepted, \(run.clients ?? 0) connections"
         print(
-            "stages benchmark: \(run.receipts) receipts, \(pace); \(run.validators) validator(s) x \(run.concurrency) verifying \(run.verification), stub latency \(run.stubLatencyMs) ms, error rate \(run.stubErrorRate), \(run.cores) cores"
+            "stages benchmark: \(run.receipts) receipts of \(run.requestBytes) bytes, \(pace); \(run.validators) validator(s) x \(run.concurrency) verifying \(run.verification), stub latency \(run.stubLatencyMs) ms, error rate \(run.stubErrorRate), \(run.cores) cores"
         )
         let cap =
             run.cpuLimit.map { ", each stage capped at \(col($0, 0, 2)) core (cgroup \(run.cgroup ?? "?"))" } ?? ""
