@@ -132,8 +132,14 @@ struct StrictJSON {
     /// Whether `text` holds a C0 or C1 control character or DEL (Unicode's `Cc`: U+0000-001F,
     /// U+007F-009F), read from its UTF-8 bytes: a receipt is a megabyte of them.
     static func hasControlCharacter(_ text: String, allowingLineBreaks: Bool) -> Bool {
+        // A native string's bytes in place: iterating `utf8` cost a receipt's intake 2 %.
+        text.utf8.withContiguousStorageIfAvailable { hasControlCharacter($0, allowingLineBreaks: allowingLineBreaks) }
+            ?? hasControlCharacter(text.utf8, allowingLineBreaks: allowingLineBreaks)
+    }
+
+    private static func hasControlCharacter(_ utf8: some Sequence<UInt8>, allowingLineBreaks: Bool) -> Bool {
         var previous: UInt8 = 0
-        for byte in text.utf8 {
+        for byte in utf8 {
             switch byte {
             case 0x0A where allowingLineBreaks, 0x0D where allowingLineBreaks: break
             case 0x00...0x1F, 0x7F: return true
@@ -181,7 +187,19 @@ struct StrictJSON {
     /// A string, decoded, so that `"a"` and `"\u0061"` are the same key.
     private mutating func string() throws(APIError) -> String {
         index += 1
-        var utf8: [UInt8] = []
+        // Most strings (a receipt's kilobytes of base64 among them) hold no escape: found to
+        // their end in one pass and copied once, not appended byte by byte.
+        let start = index
+        while index < bytes.count, bytes[index] >= 0x20, bytes[index] != UInt8(ascii: "\""),
+            bytes[index] != UInt8(ascii: "\\")
+        {
+            index += 1
+        }
+        if current == UInt8(ascii: "\"") {
+            index += 1
+            return String(decoding: bytes[start..<index - 1], as: UTF8.self)
+        }
+        var utf8 = Array(bytes[start..<index])
         while true {
             guard let byte = current else { throw Self.invalid("unterminated string") }
             index += 1
