@@ -142,6 +142,21 @@ import Testing
         }
     }
 
+    /// The request body is written by hand (`JSONText`): a secret that needs escaping arrives as it was.
+    @Test func aSharedSecretWithQuotesAndBackslashesArrivesIntact() async throws {
+        let secret = "s3\"cr\\et/+\u{1}é"
+        try await StubStoreFixture.run(.init(sharedSecret: secret, seed: 1)) { stub in
+            let receipt = submission(stub.receiptData(coins()))
+            guard case .valid = try await stub.verifier(sharedSecret: secret).verify(receipt) else {
+                Issue.record("expected valid with the secret as configured")
+                return
+            }
+            #expect(
+                try await stub.verifier(sharedSecret: "s3\"cr\\et/+").verify(receipt)
+                    == .rejected(reason: "apple_status_21004"))
+        }
+    }
+
     @Test func subscriptionWithRefundedRenewal_carriesExpiryAndCancellation() async throws {
         try await StubStoreFixture.run { stub in
             // Given a subscription bought and renewed, the renewal refunded

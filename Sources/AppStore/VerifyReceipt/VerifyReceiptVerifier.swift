@@ -126,25 +126,16 @@ public struct VerifyReceiptVerifier: ReceiptVerifier {
         }
     }
 
+    /// `{"receipt-data": ..., "password": ..., "exclude-old-transactions": ...}`, written
+    /// straight to bytes: `JSONEncoder`'s escaping of a receipt's kilobytes was 4 % of the validator.
     private func requestBody(_ receiptData: String) -> [UInt8] {
-        struct Body: Encodable {
-            var receiptData: String
-            var password: String?
-            var excludeOldTransactions: Bool
-
-            enum CodingKeys: String, CodingKey {
-                case receiptData = "receipt-data"
-                case password
-                case excludeOldTransactions = "exclude-old-transactions"
-            }
+        var json = JSONText(capacity: receiptData.utf8.count + 128)
+        json.object { json in
+            json.member("exclude-old-transactions", configuration.excludeOldTransactions)
+            json.member("password", ifPresent: configuration.sharedSecret)
+            json.member("receipt-data", receiptData)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        let body = Body(
-            receiptData: receiptData, password: configuration.sharedSecret,
-            excludeOldTransactions: configuration.excludeOldTransactions)
-        // Strings and a Bool always encode.
-        return (try? encoder.encode(body)).map(Array.init) ?? []
+        return json.bytes
     }
 
     private func log(_ outcome: VerificationOutcome, from environment: VerifyReceiptEnvironment, logger: Logger) {
