@@ -287,11 +287,11 @@ let package = Package(
         .testTarget(
             name: "SettlementTests",
             dependencies: [
-                "Settlement",
+                "Settlement", "PipelineTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore"]),
+        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "PipelineTesting"]),
         .testTarget(name: "BrokerTests", dependencies: ["Broker", "PipelineTesting"]),
         .testTarget(
             name: "HTTPClientTests",

@@ -157,7 +157,7 @@ public struct Validator: Service {
     }
 
     func verdictMessage(_ verdict: Verdict, _ submission: Submission) -> OutgoingMessage {
-        let body = (try? WireCoding.encoder().encode(verdict)).map(Array.init) ?? []
+        let body = verdict.wireJSON
         var properties = MessageProperties(messageID: verdict.receiptID, type: "verdict", timestamp: Date())
         properties.headers[MessageHeader.submittedAt] = .int(Int64(submission.submittedAt.timeIntervalSince1970 * 1000))
         return OutgoingMessage(

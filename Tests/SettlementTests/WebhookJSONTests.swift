@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import PipelineTesting
 import Testing
 
 @testable import Settlement
@@ -42,7 +43,7 @@ struct WebhookJSONTests {
     }
 
     @Test func everyShapeIsWrittenAsTheEncoderWritesIt() throws {
-        var random = Random(seed: 29)
+        var random = FuzzRandom(seed: 29)
         for round in 0..<3_000 {
             let webhook = random.webhook()
             let written = webhook.body(accountID: webhook.accountID)
@@ -67,57 +68,25 @@ struct WebhookJSONTests {
     }
 }
 
-/// A small seeded generator, so that a failure names a round that comes back.
-private struct Random {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
-
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func coin() -> Bool { below(2) == 0 }
-    mutating func maybe<T>(_ make: (inout Random) -> T) -> T? { coin() ? make(&self) : nil }
-
-    /// Plain ids most of the time, and now and then what needs escaping or is not ASCII.
-    mutating func text() -> String {
-        let pieces = [
-            "abc", "gems_100", "2000000123456789", "a/b", "quote\"d", "back\\slash", "line\nbreak", "tab\t",
-            "\u{0}\u{1}\u{1f}\u{7f}", "\u{8}\u{c}\r", "é", "日本", "😀", "\u{2028}", " ", "",
-        ]
-        return (0..<(1 + below(3))).map { _ in pieces[below(pieces.count)] }.joined()
-    }
-
-    mutating func int() -> Int {
-        [0, 1, -1, Int.max, Int.min, 100, -250, Int(truncatingIfNeeded: next())][below(8)]
-    }
-
-    mutating func date() -> Date {
-        Date(timeIntervalSince1970: Double(below(4_000_000_000_000)) / 1000 - 1_000_000_000)
-    }
-
+/// The webhooks' shapes from a seeded generator, so that a failure names a round that comes back.
+extension FuzzRandom {
     mutating func carried() -> CarriedTransaction {
         CarriedTransaction(
-            transactionID: text(), productID: text(),
-            outcome: TransactionOutcome.allCases[below(TransactionOutcome.allCases.count)],
-            currency: maybe { $0.text() }, amount: maybe { $0.int() }, entitlement: maybe { $0.text() },
-            expiresAt: maybe { $0.date() })
+            transactionID: wireText(), productID: wireText(),
+            outcome: pick(TransactionOutcome.allCases),
+            currency: maybe { $0.wireText() }, amount: maybe { $0.wireInt() }, entitlement: maybe { $0.wireText() },
+            expiresAt: maybe { $0.wireDate() })
     }
 
     mutating func data() -> WebhookData {
         switch below(4) {
         case 0:
             var balances: [String: Int] = [:]
-            for _ in 0..<below(4) { balances[text()] = int() }
+            for _ in 0..<below(4) { balances[wireText()] = wireInt() }
             let order = maybe {
                 OrderEventData(
-                    orderID: $0.text(), status: $0.text(), productID: $0.text(),
-                    creditedProductID: $0.maybe { $0.text() },
+                    orderID: $0.wireText(), status: $0.wireText(), productID: $0.wireText(),
+                    creditedProductID: $0.maybe { $0.wireText() },
                     mismatched: $0.coin())
             }
             return .credited(
@@ -125,27 +94,30 @@ private struct Random {
         case 1:
             return .ended(
                 EndedData(
-                    reason: text(), attempts: int(),
+                    reason: wireText(), attempts: wireInt(),
                     transactions: maybe { r in (0..<r.below(3)).map { _ in r.carried() } }))
         case 2:
             return .transaction(
                 TransactionEventData(
-                    transactionID: text(), originalTransactionID: text(), productID: text(),
-                    currency: maybe { $0.text() },
-                    amount: maybe { $0.int() }, entitlement: maybe { $0.text() }, expiresAt: maybe { $0.date() },
-                    notificationUUID: maybe { $0.text() }, balance: maybe { $0.int() }, writtenOff: maybe { $0.int() }))
+                    transactionID: wireText(), originalTransactionID: wireText(), productID: wireText(),
+                    currency: maybe { $0.wireText() },
+                    amount: maybe { $0.wireInt() }, entitlement: maybe { $0.wireText() },
+                    expiresAt: maybe { $0.wireDate() },
+                    notificationUUID: maybe { $0.wireText() }, balance: maybe { $0.wireInt() },
+                    writtenOff: maybe { $0.wireInt() }))
         default:
             return .adjusted(
                 AdjustmentEventData(
-                    adjustmentID: text(), currency: maybe { $0.text() }, amount: maybe { $0.int() },
-                    balance: maybe { $0.int() }, writtenOff: maybe { $0.int() }, entitlement: maybe { $0.text() },
-                    expiresAt: maybe { $0.date() }, reason: text(), operatorName: text()))
+                    adjustmentID: wireText(), currency: maybe { $0.wireText() }, amount: maybe { $0.wireInt() },
+                    balance: maybe { $0.wireInt() }, writtenOff: maybe { $0.wireInt() },
+                    entitlement: maybe { $0.wireText() },
+                    expiresAt: maybe { $0.wireDate() }, reason: wireText(), operatorName: wireText()))
         }
     }
 
     mutating func webhook() -> Webhook {
         Webhook(
-            type: WebhookType.allCases[below(WebhookType.allCases.count)], accountID: text(),
-            receiptID: maybe { $0.text() }, notificationID: maybe { $0.text() }, data: data())
+            type: pick(WebhookType.allCases), accountID: wireText(),
+            receiptID: maybe { $0.wireText() }, notificationID: maybe { $0.wireText() }, data: data())
     }
 }
