@@ -21,15 +21,13 @@ extension AMQPConnection {
         _ submissions: [Submission], topology: PipelineTopology, type: String,
         completion: @escaping @Sendable (_ confirmed: [String], _ failed: [(id: String, error: PublishError)]) -> Void
     ) {
-        let encoder = WireCoding.encoder()
-        let messages = submissions.compactMap { submission -> OutgoingMessage? in
-            guard let body = try? encoder.encode(submission) else { return nil }
+        let messages = submissions.map { submission -> OutgoingMessage in
             var properties = MessageProperties(messageID: submission.id, type: type, timestamp: Date())
             if let traceparent = submission.traceparent {
                 properties.headers[MessageHeader.traceparent] = .string(traceparent)
             }
             return OutgoingMessage(
-                exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: Array(body),
+                exchange: topology.workExchange, routingKey: PipelineTopology.validateKey, body: submission.wireJSON,
                 properties: properties)
         }
         let packs = MessagePack.pack(messages)
