@@ -33,6 +33,7 @@ import Testing
         #expect(try Self.paths("{\"a\": {\"b\": \"\(prefix)\u{7F}\"}}") == [["a", "b"]])
         #expect(try Self.paths("{\"a\": [\"ok\", \"\(prefix)\u{85}\(prefix)\"]}") == [["a", "[1]"]])
         #expect(try Self.paths(#"{"\#(prefix)\t": 1}"#) == [["\(prefix)\t"]])
+        #expect(try Self.paths("{\"\(prefix)\u{7F}\": 1, \"é\u{85}\": 2}") == [["\(prefix)\u{7F}"], ["é\u{85}"]])
     }
 
     @Test(arguments: [0, 6_000])

@@ -55,7 +55,8 @@ struct StrictJSON {
         case UInt8(ascii: "{"): try object(depth: depth + 1)
         case UInt8(ascii: "["): try array(depth: depth + 1)
         case UInt8(ascii: "\""):
-            if try Self.hasControlCharacter(string(), allowingLineBreaks: true) { noteControlCharacter(at: path) }
+            let (text, plain) = try string()
+            if !plain, Self.hasControlCharacter(text, allowingLineBreaks: true) { noteControlCharacter(at: path) }
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
@@ -76,7 +77,7 @@ struct StrictJSON {
             guard current == UInt8(ascii: "\"") else {
                 throw Self.invalid(keys.isEmpty ? "expected a key" : "trailing comma in an object")
             }
-            let key = try string()
+            let (key, plainKey) = try string()
             guard keys.insert(key).inserted else {
                 throw APIError.invalid(
                     "duplicate_key", "the key \(key.prefix(64)) appears twice in one object",
@@ -85,7 +86,9 @@ struct StrictJSON {
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':' after a key")
             skipWhitespace()
-            if Self.hasControlCharacter(key, allowingLineBreaks: false) { noteControlCharacter(at: path + [key]) }
+            if !plainKey, Self.hasControlCharacter(key, allowingLineBreaks: false) {
+                noteControlCharacter(at: path + [key])
+            }
             path.append(key)
             try value(depth: depth)
             path.removeLast()
@@ -185,26 +188,29 @@ struct StrictJSON {
     }
 
     /// A string, decoded, so that `"a"` and `"\u0061"` are the same key.
-    private mutating func string() throws(APIError) -> String {
+    /// The string that starts here, and whether it is plain: no escape, no DEL, no C1 control
+    /// (whose UTF-8 starts 0xC2), so that it holds no control character at all (a raw C0 one
+    /// is refused here).
+    private mutating func string() throws(APIError) -> (String, plain: Bool) {
         index += 1
-        // Most strings (a receipt's kilobytes of base64 among them) hold no escape: found to
-        // their end in one pass and copied once, not appended byte by byte.
+        // Most strings (a receipt's kilobytes of base64 among them) are plain: found to their
+        // end in one pass and copied once, not appended byte by byte, nor scanned again.
         let start = index
         while index < bytes.count, bytes[index] >= 0x20, bytes[index] != UInt8(ascii: "\""),
-            bytes[index] != UInt8(ascii: "\\")
+            bytes[index] != UInt8(ascii: "\\"), bytes[index] != 0x7F, bytes[index] != 0xC2
         {
             index += 1
         }
         if current == UInt8(ascii: "\"") {
             index += 1
-            return String(decoding: bytes[start..<index - 1], as: UTF8.self)
+            return (String(decoding: bytes[start..<index - 1], as: UTF8.self), true)
         }
         var utf8 = Array(bytes[start..<index])
         while true {
             guard let byte = current else { throw Self.invalid("unterminated string") }
             index += 1
             switch byte {
-            case UInt8(ascii: "\""): return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\""): return (String(decoding: utf8, as: UTF8.self), false)
             case UInt8(ascii: "\\"): utf8 += String(try escape()).utf8
             case 0x00...0x1F: throw Self.invalid("control character in a string")
             default: utf8.append(byte)
