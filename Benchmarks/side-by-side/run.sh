@@ -11,8 +11,9 @@
 # builds. Side by side each gets about half of it, and the sums below move together. They
 # share the broker of IAP_AMQP_URL (each its own queue prefix), so the broker's CPU is left
 # out: "stages" is intake, validator, fulfiller and notifier; "all" adds the stub store and
-# the load generator. Throughput is each one's under the other's load, for telling the two
-# apart only. Every round must end with the books right, or the line says so.
+# the load generator; each stage's own seconds follow on a line of their own. Throughput is
+# each one's under the other's load, for telling the two apart only. Every round must end
+# with the books right, or the line says so.
 set -eu
 [ $# -ge 2 ] || { sed -n 2,8p "$0" >&2; exit 2; }
 before=$1 after=$2
@@ -54,6 +55,11 @@ while [ $round -le "$rounds" ]; do
     wait $first || true
     wait $second || true
     echo "round $round  before: $(summary "$work/before.$round")  |  after: $(summary "$work/after.$round")"
+    for stage in intake 'validator-[0-9]+' fulfiller notifier; do
+        printf '  %s %s/%s' "$(echo "$stage" | cut -d- -f1)" \
+            "$(seconds "$work/before.$round" "$stage")" "$(seconds "$work/after.$round" "$stage")"
+    done
+    echo " s (before/after)"
     round=$((round + 1))
 done
 if grep -L 'books: right' "$work"/before.* "$work"/after.* | grep -q .; then

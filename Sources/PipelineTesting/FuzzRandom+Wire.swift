@@ -4,10 +4,8 @@ import Foundation
 /// the time, and now and then what needs escaping or is not ASCII; integers at their extremes;
 /// dates with and without milliseconds, before and after 1970.
 extension FuzzRandom {
-    public mutating func coin() -> Bool { below(2) == 0 }
-
     /// `make`'s value half of the time, else nil.
-    public mutating func maybe<T>(_ make: (inout FuzzRandom) -> T) -> T? { coin() ? make(&self) : nil }
+    public mutating func maybe<T>(_ make: (inout FuzzRandom) -> T) -> T? { oneIn(2) ? make(&self) : nil }
 
     public mutating func wireText() -> String {
         let pieces = [

@@ -87,7 +87,7 @@ extension FuzzRandom {
                 OrderEventData(
                     orderID: $0.wireText(), status: $0.wireText(), productID: $0.wireText(),
                     creditedProductID: $0.maybe { $0.wireText() },
-                    mismatched: $0.coin())
+                    mismatched: $0.oneIn(2))
             }
             return .credited(
                 CreditedData(transactions: (0..<below(3)).map { _ in carried() }, balances: balances, order: order))

@@ -7,6 +7,15 @@ public protocol JSONTextValue {
     func write(into json: inout JSONText)
 }
 
+extension JSONTextValue {
+    /// The value's JSON, written into a buffer that starts with room for `capacity` bytes.
+    public func jsonBytes(capacity: Int = 256) -> [UInt8] {
+        var json = JSONText(capacity: capacity)
+        write(into: &json)
+        return json.bytes
+    }
+}
+
 extension JSONText {
     /// `"key":value`, `null` for a missing optional (as `encode(_:forKey:)` writes it).
     @inlinable

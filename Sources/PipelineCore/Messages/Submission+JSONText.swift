@@ -5,11 +5,7 @@
 
 extension Submission: JSONTextValue {
     /// The body of a validate-queue message.
-    public var wireJSON: [UInt8] {
-        var json = JSONText(capacity: evidence.storeEvidence.payload.utf8.count + 256)
-        write(into: &json)
-        return json.bytes
-    }
+    public var wireJSON: [UInt8] { jsonBytes(capacity: evidence.storeEvidence.payload.utf8.count + 256) }
 
     public func write(into json: inout JSONText) {
         let evidence = evidence.storeEvidence

@@ -5,11 +5,7 @@
 
 extension Verdict: JSONTextValue {
     /// The body of a fulfil-queue message.
-    public var wireJSON: [UInt8] {
-        var json = JSONText(capacity: 512)
-        write(into: &json)
-        return json.bytes
-    }
+    public var wireJSON: [UInt8] { jsonBytes(capacity: 512) }
 
     public func write(into json: inout JSONText) {
         json.object { json in
