@@ -55,8 +55,8 @@ while [ $round -le "$rounds" ]; do
     wait $first || true
     wait $second || true
     echo "round $round  before: $(summary "$work/before.$round")  |  after: $(summary "$work/after.$round")"
-    for stage in intake 'validator-[0-9]+' fulfiller notifier; do
-        printf '  %s %s/%s' "$(echo "$stage" | cut -d- -f1)" \
+    for stage in intake 'validator-[0-9]+' fulfiller notifier stub-store 'bench: load, webhooks'; do
+        printf '  %s %s/%s' "$(echo "$stage" | sed 's/-[[]0-9.*//; s/bench: load, webhooks/load/')" \
             "$(seconds "$work/before.$round" "$stage")" "$(seconds "$work/after.$round" "$stage")"
     done
     echo " s (before/after)"

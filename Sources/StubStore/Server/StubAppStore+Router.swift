@@ -67,7 +67,7 @@ extension StubAppStore {
         }
         switch fate {
         case .answer:
-            return Self.json(await verify(body: Data(buffer: body), at: environment))
+            return Self.json(written: await verify(body: Data(buffer: body), at: environment))
         case .hang:
             try await Task.sleep(for: configuration.hangDuration)
             return Self.unavailable()
@@ -102,6 +102,13 @@ extension StubAppStore {
         return Response(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `value` written by ``JSONText``: the bytes ``json(_:status:)`` would send, for less.
+    static func json(written value: some JSONTextValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes(capacity: 2048))))
     }
 
     private static func unavailable() -> Response {
