@@ -81,7 +81,7 @@ public final class CurlHTTPClient: Sendable {
         let loop = self.lanes[lane]
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                transfer.continuation = continuation
+                transfer.completion = { continuation.resume(returning: $0) }
                 if !loop.submit(transfer) {
                     transfer.finish(.failure(HTTPClientError(.shutdown, message: "the HTTP client was shut down")))
                 }
@@ -90,6 +90,34 @@ public final class CurlHTTPClient: Sendable {
             loop.cancel(transfer)
         }
         return try outcome.get()
+    }
+
+    /// Sends a request and calls `completion` with its outcome on the client's own thread, so
+    /// that a caller sending many requests keeps no task per request (a load generator: a
+    /// task's wake-up per answer was most of what it cost at a steady rate).
+    ///
+    /// `completion` is called once: with the response, whatever its status, or with the
+    /// ``HTTPClientError`` ``execute(_:)`` would throw (at once, on this thread, for a request
+    /// that cannot be sent). It runs where the client's transfers do, so it must be quick; it
+    /// may send the next request.
+    public func send(
+        _ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTPClientError>) -> Void
+    ) {
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(request, configuration: self.configuration)
+        } catch {
+            return completion(.failure(error))
+        }
+        let lane = inFlight.take()
+        let inFlight = self.inFlight
+        transfer.completion = { outcome in
+            inFlight.release(lane)
+            completion(outcome)
+        }
+        if !lanes[lane].submit(transfer) {
+            transfer.finish(.failure(HTTPClientError(.shutdown, message: "the HTTP client was shut down")))
+        }
     }
 
     /// Stops the client: fails queued and in-flight requests with

@@ -88,7 +88,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Hands a transfer to the loop.
     /// - Returns: `false` if the loop is stopping or stopped; the caller then still owns the
-    ///   transfer's continuation and must resume it.
+    ///   transfer's completion and must call it.
     func submit(_ transfer: CurlTransfer) -> Bool {
         self.lock.lock()
         defer { self.lock.unlock() }
@@ -98,7 +98,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         return true
     }
 
-    /// Asks the loop to abandon a transfer and resume it with ``HTTPClientError/Code/cancelled``.
+    /// Asks the loop to abandon a transfer and complete it with ``HTTPClientError/Code/cancelled``.
     /// Does nothing if the transfer has finished (or finishes first).
     func cancel(_ transfer: CurlTransfer) {
         self.lock.lock()

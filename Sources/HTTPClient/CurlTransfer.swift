@@ -4,9 +4,10 @@ import CCurl
 ///
 /// Ownership, which is why `@unchecked Sendable` is sound:
 /// - the `let`s are fixed in `init`, on the caller's thread, and only read afterwards;
-/// - `continuation` is set by the caller before the transfer is handed to the loop through its
-///   locked mailbox, and after that only the loop thread touches it (or, if the loop refused
-///   the transfer, the caller again);
+/// - `completion` (an awaiting task's continuation, or a caller's callback) is set by the
+///   caller before the transfer is handed to the loop through its locked mailbox, and after
+///   that only the loop thread touches it (or, if the loop refused the transfer, the caller
+///   again);
 /// - everything under "Loop thread only" is touched by the loop thread alone, including from
 ///   the libcurl callbacks, which run inside `curl_multi_perform` on that thread.
 final class CurlTransfer: @unchecked Sendable {
@@ -24,7 +25,7 @@ final class CurlTransfer: @unchecked Sendable {
     let connectTimeoutMilliseconds: Int
     let maxResponseBodySize: Int
 
-    var continuation: UnsafeContinuation<Outcome, Never>?
+    var completion: ((Outcome) -> Void)?
 
     // MARK: Loop thread only
 
@@ -33,7 +34,7 @@ final class CurlTransfer: @unchecked Sendable {
         case new
         /// Added to the multi handle.
         case active
-        /// The continuation has been resumed.
+        /// The completion has been called.
         case finished
     }
 
@@ -112,11 +113,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// Resumes the waiting task; called exactly once per transfer.
     func finish(_ outcome: Outcome) {
         self.state = .finished
-        guard let continuation = self.continuation else {
+        guard let completion = self.completion else {
             preconditionFailure("transfer finished twice")
         }
-        self.continuation = nil
-        continuation.resume(returning: outcome)
+        self.completion = nil
+        completion(outcome)
     }
 
     // MARK: libcurl callbacks

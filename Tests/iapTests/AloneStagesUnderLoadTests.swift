@@ -20,7 +20,9 @@ struct AloneStagesUnderLoadTests {
             var malformedWebhooks: Int
         }
         struct Run: Decodable { var requestBytes: Int }
+        struct Flow: Decodable { var seconds: Double }
         var run: Run
+        var submit: Flow
         var books: Books
         var processes: [Process]
         struct Process: Decodable { var name: String }
@@ -76,5 +78,22 @@ struct AloneStagesUnderLoadTests {
         let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
         #expect(try await ReceiptStore(database).receiptStatusCounts() == [.credited: 1000])
         #expect(try await LedgerStore(database).audit().isEmpty)
+    }
+
+    /// `--rate`: an open loop, its schedule kept by one thread, each answer taken on the HTTP
+    /// client's thread. Every receipt is posted once and credited once, and none is posted
+    /// before it is due: 1,000 at 250 a second take at least 3.996 s to post, however fast the
+    /// machine (a bound from below, not a timing).
+    @Test func anOpenLoopPostsEachReceiptOnceOnItsSchedule() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (parsed, _) = try await StagesBenchRun.run(
+            ["--rate", "250", "--seconds", "4", "--accounts", "100"], as: Report.self, in: directory,
+            label: "open", timeout: .seconds(600))
+        #expect(parsed.books.credited == 1000)
+        #expect(parsed.books.webhooksMissing == 0 && parsed.books.webhooksDuplicated == 0)
+        #expect(parsed.submit.seconds >= 3.99, "1,000 posts due over 3.996 s took \(parsed.submit.seconds) s")
+        let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
+        #expect(try await ReceiptStore(database).receiptStatusCounts() == [.credited: 1000])
     }
 }

@@ -29,15 +29,26 @@ struct ProcessUsage: Sendable {
         started = Int(fields[19]) ?? 0
         residentBytes = Self.number(after: "VmRSS:", in: status) * 1024
         peakResidentBytes = Self.number(after: "VmHWM:", in: status) * 1024
+        // /proc has each live thread's count; the benchmark's own process, whose load
+        // generator's threads end before the last reading, asks the kernel for all of them.
+        var own = rusage()
+        if pid == getpid(), getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &own) == 0 {
+            contextSwitches = own.ru_nvcsw + own.ru_nivcsw
+        } else {
+            contextSwitches = Self.liveThreadSwitches(pid: pid)
+        }
+        let io = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
+        diskWrittenBytes = Self.number(after: "write_bytes:", in: io)
+    }
+
+    private static func liveThreadSwitches(pid: Int32) -> Int {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        contextSwitches = threads.reduce(0) { total, thread in
+        return threads.reduce(0) { total, thread in
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
             else { return total }
             return total + Self.number(after: "voluntary_ctxt_switches:", in: status)
                 + Self.number(after: "nonvoluntary_ctxt_switches:", in: status)
         }
-        let io = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
-        diskWrittenBytes = Self.number(after: "write_bytes:", in: io)
     }
 
     private init(

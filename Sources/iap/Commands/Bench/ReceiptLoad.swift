@@ -5,7 +5,6 @@ import HTTPClient
 import Logging
 import Store
 import StubStore
-import Synchronization
 
 /// What both pipeline benchmarks do to a running intake: mint receipts the stub store
 /// vouches for, post them from many clients at once, wait until all are credited, report.
@@ -63,71 +62,38 @@ struct ReceiptLoad {
         try await post(to: [url], token: token, pace: pace)
     }
 
-    /// Posts every body at `pace` to several intakes, connection `i` to `urls[i % urls.count]`
-    /// as a round-robin balancer would; returns each request's sample once all were answered 202.
+    /// Posts every body at `pace` to several intakes, request `i` to `urls[i % urls.count]` as a
+    /// round-robin balancer would; returns each request's sample once all were answered 202.
+    ///
+    /// No task per request: the HTTP client calls back on its own thread, where a closed loop
+    /// sends the next body, and an open loop's schedule is kept by one thread of its own
+    /// (``Posting``). A task and a timer per request cost the load generator more than the
+    /// intake at a steady rate (BENCHMARKS.md, issue 29, fourteenth session).
     func post(to urls: [String], token: String, pace: Pace) async throws -> [Sample] {
-        let workers: Int
-        let due: @Sendable (Int) -> ContinuousClock.Instant?
-        let origin = ContinuousClock.now
+        let limit: Int
         switch pace {
-        case .closed(let clients):
-            workers = clients
-            due = { _ in nil }
-        case .open(let rate, let inFlight):
-            workers = inFlight
-            due = { origin + .seconds(Double($0) / rate) }
+        case .closed(let clients): limit = clients
+        case .open(_, let inFlight): limit = inFlight
         }
-        let client = try CurlHTTPClient(configuration: .init(maxConnections: workers, maxConnectionsPerHost: workers))
-        let next = Cursor()
-        let headers: @Sendable (Int) -> [(name: String, value: String)] = { index in
-            [
-                (name: "Authorization", value: "Bearer \(apps?.app(of: index).token ?? token)"),
-                (name: "Content-Type", value: "application/json"),
-            ]
+        let client = try CurlHTTPClient(configuration: .init(maxConnections: limit, maxConnectionsPerHost: limit))
+        let requests: @Sendable (Int) -> HTTPClient.HTTPRequest = { index in
+            HTTPClient.HTTPRequest(
+                method: .post, url: urls[index % urls.count],
+                headers: [
+                    (name: "Authorization", value: "Bearer \(apps?.app(of: index).token ?? token)"),
+                    (name: "Content-Type", value: "application/json"),
+                ],
+                body: bodies[index])
         }
-        do {
-            let samples = try await withThrowingTaskGroup(of: [Sample].self) { tasks in
-                for worker in 0..<workers {
-                    let url = urls[worker % urls.count]
-                    tasks.addTask {
-                        var samples: [Sample] = []
-                        while true {
-                            try Task.checkCancellation()
-                            let index = next.value.add(1, ordering: .relaxed).oldValue
-                            guard index < bodies.count else { return samples }
-                            let start: ContinuousClock.Instant
-                            if let due = due(index) {
-                                try await Task.sleep(until: due, clock: .continuous)
-                                start = due
-                            } else {
-                                start = .now
-                            }
-                            let response = try await client.execute(
-                                HTTPClient.HTTPRequest(
-                                    method: .post, url: url, headers: headers(index), body: bodies[index]))
-                            guard response.status == 202 else {
-                                throw ValidationError("intake answered \(response.status): \(response.bodyString)")
-                            }
-                            samples.append(
-                                Sample(
-                                    receiptID: Self.receiptID(in: response.body) ?? "", start: start,
-                                    latency: .now - start))
-                        }
-                    }
-                }
-                return try await tasks.reduce(into: []) { $0 += $1 }
-            }
-            await client.shutdown()
-            return samples
-        } catch {
-            await client.shutdown()
-            throw error
-        }
+        let posting = Posting(count: bodies.count, client: client, request: requests)
+        let outcome = await Result { try await posting.run(pace) }
+        await client.shutdown()
+        return try outcome.get()
     }
 
     private struct Accepted: Decodable { var receipt_id: String }
 
-    private static func receiptID(in body: [UInt8]) -> String? {
+    static func receiptID(in body: [UInt8]) -> String? {
         (try? JSONDecoder().decode(Accepted.self, from: Data(body)))?.receipt_id
     }
 
@@ -183,9 +149,4 @@ struct ReceiptLoad {
         }
         await connection.close()
     }
-}
-
-/// The next body to post, shared by the clients.
-private final class Cursor: Sendable {
-    let value = Atomic<Int>(0)
 }

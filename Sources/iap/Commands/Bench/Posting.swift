@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import HTTPClient
+import PipelineCore
+import Synchronization
+
+/// One run of ``ReceiptLoad``'s posts: each body sent once, the answers taken on the HTTP
+/// client's thread, the run over at the last answer or at the first that is not 202.
+///
+/// A closed loop sends the next body from the answer of the one before. An open loop's
+/// schedule is kept by a thread of its own that sleeps until each request is due, with at most
+/// `inFlight` unanswered; a request waiting for room still counts its latency from when it was
+/// due, so a stall is not hidden.
+final class Posting: Sendable {
+    typealias Sample = ReceiptLoad.Sample
+
+    private struct State {
+        var samples: [Sample] = []
+        var failure: (any Error)?
+        var waiter: CheckedContinuation<[Sample], any Error>?
+    }
+
+    private let count: Int
+    private let client: CurlHTTPClient
+    private let request: @Sendable (Int) -> HTTPRequest
+    private let state = Mutex(State())
+    /// The next body a closed loop sends.
+    private let next = Atomic<Int>(0)
+    /// Set at the first failure or on cancellation: nothing more is sent.
+    private let stopped = Atomic<Bool>(false)
+
+    /// - Parameter request: the request carrying body `i`.
+    init(count: Int, client: CurlHTTPClient, request: @escaping @Sendable (Int) -> HTTPRequest) {
+        self.count = count
+        self.client = client
+        self.request = request
+        state.withLock { $0.samples.reserveCapacity(count) }
+    }
+
+    /// Sends every body at `pace`; returns each request's sample once all were answered 202.
+    /// - Throws: the first failure: an answer other than 202, an ``HTTPClientError``, or
+    ///   `CancellationError`.
+    func run(_ pace: ReceiptLoad.Pace) async throws -> [Sample] {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { waiter in
+                let failed = state.withLock { state -> (any Error)? in
+                    if state.failure == nil { state.waiter = waiter }
+                    return state.failure
+                }
+                if let failed { return waiter.resume(throwing: failed) }
+                guard count > 0 else { return finishIfDone() }
+                switch pace {
+                case .closed(let clients):
+                    for _ in 0..<min(max(clients, 1), count) { sendNext() }
+                case .open(let rate, let inFlight):
+                    let pacer = Thread { self.keepSchedule(rate: rate, inFlight: max(inFlight, 1)) }
+                    pacer.name = "bench-pacer"
+                    pacer.start()
+                }
+            }
+        } onCancel: {
+            fail(CancellationError())
+        }
+    }
+
+    /// Closed loop: the next body, if any is left.
+    private func sendNext() {
+        guard !stopped.load(ordering: .relaxed) else { return }
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < count else { return }
+        send(index, start: .now) { self.sendNext() }
+    }
+
+    /// Open loop: body `i` at `origin + i / rate`, on this thread.
+    private func keepSchedule(rate: Double, inFlight: Int) {
+        let room = DispatchSemaphore(value: inFlight)
+        let origin = ContinuousClock.now
+        for index in 0..<count {
+            let due = origin + .seconds(Double(index) / rate)
+            let wait = due - .now
+            if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
+            room.wait()
+            guard !stopped.load(ordering: .relaxed) else { return }
+            send(index, start: due) { room.signal() }
+        }
+    }
+
+    private func send(_ index: Int, start: ContinuousClock.Instant, then: @escaping @Sendable () -> Void) {
+        client.send(request(index)) { outcome in
+            switch outcome {
+            case .success(let response) where response.status == 202:
+                let sample = Sample(
+                    receiptID: ReceiptLoad.receiptID(in: response.body) ?? "", start: start, latency: .now - start)
+                self.state.withLock { $0.samples.append(sample) }
+                self.finishIfDone()
+            case .success(let response):
+                self.fail(ValidationError("intake answered \(response.status): \(response.bodyString)"))
+            case .failure(let error):
+                self.fail(error)
+            }
+            then()
+        }
+    }
+
+    private func finishIfDone() {
+        let done = state.withLock { state -> (CheckedContinuation<[Sample], any Error>, [Sample])? in
+            guard state.samples.count == count, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return (waiter, state.samples)
+        }
+        if let (waiter, samples) = done { waiter.resume(returning: samples) }
+    }
+
+    private func fail(_ error: any Error) {
+        stopped.store(true, ordering: .relaxed)
+        let waiter = state.withLock { state -> CheckedContinuation<[Sample], any Error>? in
+            guard state.failure == nil else { return nil }
+            state.failure = error
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: error)
+    }
+}
