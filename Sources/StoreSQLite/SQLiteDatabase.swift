@@ -89,8 +89,11 @@ public struct SQLiteDatabase: Sendable {
         // Statements are cached per connection (`cachedStatement`); they are authorized
         // once, when compiled.
         config.prepareDatabase { db in
-            // 16 MiB of page cache per connection instead of SQLite's 2 MiB: the receipts'
-            // indexes and the fulfiller's tables stay in memory across transactions.
+            // 16 MiB of page cache per connection instead of SQLite's 2 MiB, for large
+            // transactions. It does not last between them when another connection (another
+            // process) has written meanwhile: SQLite then drops it, and the pages are read
+            // again, about 80 `pread`s per fulfiller transaction at 400 receipts/s. Reading
+            // through a memory map (`mmap_size`) instead cost more (BENCHMARKS.md, issue 29).
             try db.execute(sql: "PRAGMA cache_size = -16384")
             checkpointer.watch(db)
         }
