@@ -1,3 +1,4 @@
+import Drills
 import Foundation
 import PipelineTesting
 import Store
@@ -95,5 +96,58 @@ struct AloneStagesUnderLoadTests {
         #expect(parsed.submit.seconds >= 3.99, "1,000 posts due over 3.996 s took \(parsed.submit.seconds) s")
         let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
         #expect(try await ReceiptStore(database).receiptStatusCounts() == [.credited: 1000])
+    }
+}
+
+/// A load that fails midway ends the benchmark with the failure named and its stages stopped:
+/// the intake killed under an open loop (whose pacer holds room for the next post) and under
+/// a closed one.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["IAP_TEST_ALONE"] == "1"))
+struct AloneBenchLoadFailureTests {
+    @Test(arguments: [["--rate", "200", "--seconds", "60"], ["--receipts", "200000"]])
+    func anIntakeThatDiesEndsTheRunWithItsError(load: [String]) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let broker = BrokerFixture(label: "load-failure")
+        let log = directory.file("bench.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let bench = try SpawnedProcess.start(
+            IAPProcess.executable.path, ["bench", "stages", "--work-directory", directory.file("run")] + load,
+            environment: ProcessInfo.processInfo.environment.merging(["IAP_AMQP_URL": broker.url]) { $1 },
+            output: .file(directory.file("report.txt")), error: .file(log))
+        defer { bench.signal(SIGKILL) }
+
+        // When the load is under way, the intake dies.
+        var intake: Int32?
+        for _ in 0..<1200 where intake == nil {
+            intake = Self.child(of: bench.processIdentifier, running: "intake")
+            if intake == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let pid = try #require(intake, "no intake started")
+        try await Task.sleep(for: .seconds(3))
+        kill(pid, SIGKILL)
+
+        // Then the bench exits 1 (not a crash) naming why, and leaves no stage behind.
+        let ended = await eventually(timeout: .seconds(120), every: .milliseconds(200)) { !bench.isRunning }
+        let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(ended && bench.termination == .exited(1), "\(String(describing: bench.termination)): \(logged)")
+        #expect(logged.contains("connect"), "the error names the refused connection: \(logged)")
+        #expect(Self.child(of: bench.processIdentifier, running: "fulfiller") == nil)
+    }
+
+    /// The pid of `parent`'s child whose command line holds `word`, from /proc.
+    static func child(of parent: Int32, running word: String) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")"),
+                Int32(stat[stat.index(close, offsetBy: 2)...].split(separator: " ")[1]) == parent,
+                let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+                command.split(separator: "\0").contains(where: { $0 == word })
+            else { continue }
+            return pid
+        }
+        return nil
     }
 }

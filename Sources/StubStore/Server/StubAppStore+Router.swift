@@ -31,7 +31,7 @@ extension StubAppStore {
                 try await self.handleVerify(request, at: environment)
             }
             router.get(path) { _, _ in
-                Self.json(StubVerifyResponse(status: 21000, environment: environment.rawValue))
+                Self.json(written: StubVerifyResponse(status: 21000, environment: environment.rawValue))
             }
         }
         storeKit.registerRoutes(on: router)
@@ -97,18 +97,18 @@ extension StubAppStore {
     // MARK: Responses
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let encoder = WireCoding.encoder()
-        let bytes = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        json(bytes: (try? WireCoding.encoder().encode(value)).map(Array.init) ?? Array("{}".utf8), status: status)
     }
 
     /// `value` written by ``JSONText``: the bytes ``json(_:status:)`` would send, for less.
     static func json(written value: some JSONTextValue, status: HTTPResponse.Status = .ok) -> Response {
+        json(bytes: value.jsonBytes(capacity: 2048), status: status)
+    }
+
+    private static func json(bytes: [UInt8], status: HTTPResponse.Status) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes(capacity: 2048))))
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     private static func unavailable() -> Response {

@@ -26,8 +26,6 @@ final class Posting: Sendable {
     private let state = Mutex(State())
     /// The next body a closed loop sends.
     private let next = Atomic<Int>(0)
-    /// Set at the first failure or on cancellation: nothing more is sent.
-    private let stopped = Atomic<Bool>(false)
 
     /// - Parameter request: the request carrying body `i`.
     init(count: Int, client: CurlHTTPClient, request: @escaping @Sendable (Int) -> HTTPRequest) {
@@ -63,9 +61,12 @@ final class Posting: Sendable {
         }
     }
 
+    /// Once a post has failed or the run was cancelled, nothing more is sent.
+    private var stopped: Bool { state.withLock { $0.failure != nil } }
+
     /// Closed loop: the next body, if any is left.
     private func sendNext() {
-        guard !stopped.load(ordering: .relaxed) else { return }
+        guard !stopped else { return }
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < count else { return }
         send(index, start: .now) { self.sendNext() }
@@ -80,7 +81,12 @@ final class Posting: Sendable {
             let wait = due - .now
             if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
             room.wait()
-            guard !stopped.load(ordering: .relaxed) else { return }
+            // The room taken is given back: a semaphore freed below its starting count ends
+            // the process (libdispatch), where a failed post must end the run with its error.
+            guard !stopped else {
+                room.signal()
+                return
+            }
             send(index, start: due) { room.signal() }
         }
     }
@@ -112,7 +118,6 @@ final class Posting: Sendable {
     }
 
     private func fail(_ error: any Error) {
-        stopped.store(true, ordering: .relaxed)
         let waiter = state.withLock { state -> CheckedContinuation<[Sample], any Error>? in
             guard state.failure == nil else { return nil }
             state.failure = error
