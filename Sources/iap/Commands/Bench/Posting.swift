@@ -36,8 +36,8 @@ final class Posting: Sendable {
     }
 
     /// Sends every body at `pace`; returns each request's sample once all were answered 202.
-    /// - Throws: the first failure: an answer other than 202, an ``HTTPClientError``, or
-    ///   `CancellationError`.
+    /// - Throws: the first failure, a ``PostFailure`` (an answer other than 202, or a post that
+    ///   could not be made), or `CancellationError`.
     func run(_ pace: ReceiptLoad.Pace) async throws -> [Sample] {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { waiter in
@@ -92,7 +92,8 @@ final class Posting: Sendable {
     }
 
     private func send(_ index: Int, start: ContinuousClock.Instant, then: @escaping @Sendable () -> Void) {
-        client.send(request(index)) { outcome in
+        let request = request(index)
+        client.send(request) { outcome in
             switch outcome {
             case .success(let response) where response.status == 202:
                 let sample = Sample(
@@ -100,9 +101,10 @@ final class Posting: Sendable {
                 self.state.withLock { $0.samples.append(sample) }
                 self.finishIfDone()
             case .success(let response):
-                self.fail(ValidationError("intake answered \(response.status): \(response.bodyString)"))
+                self.fail(
+                    PostFailure("the intake answered \(response.status) to \(request.url): \(response.bodyString)"))
             case .failure(let error):
-                self.fail(error)
+                self.fail(PostFailure("cannot post to \(request.url) (is the intake running?): \(error)"))
             }
             then()
         }
@@ -126,4 +128,10 @@ final class Posting: Sendable {
         }
         waiter?.resume(throwing: error)
     }
+}
+
+/// A post the load generator could not make, or the intake refused: the run ends with it.
+struct PostFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
