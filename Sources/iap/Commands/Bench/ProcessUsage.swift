@@ -126,34 +126,3 @@ struct ProcessUsage: Sendable {
         }
     }
 }
-
-/// The whole machine's CPU time from the first line of `/proc/stat`, in clock ticks.
-struct MachineTimes: Sendable {
-    var busy: Int
-    var total: Int
-
-    init() {
-        let line = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?.split(separator: "\n").first ?? ""
-        // cpu user nice system idle iowait irq softirq steal ...
-        let ticks = line.split(separator: " ").dropFirst().prefix(8).map { Int($0) ?? 0 }
-        guard ticks.count == 8 else {
-            busy = 0
-            total = 0
-            return
-        }
-        let idle = ticks[3] + ticks[4]
-        total = ticks.reduce(0, +)
-        busy = total - idle
-    }
-
-    /// The busy share of all cores between `earlier` and `self`, 0...1.
-    func busyShare(since earlier: MachineTimes) -> Double {
-        let total = self.total - earlier.total
-        return total > 0 ? Double(busy - earlier.busy) / Double(total) : 0
-    }
-
-    /// CPU seconds all cores spent busy between `earlier` and `self`.
-    func busySeconds(since earlier: MachineTimes) -> Double {
-        Double(busy - earlier.busy) / Double(ProcessUsage.ticksPerSecond)
-    }
-}
