@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MESSAGE = 1024, FILE_SPAN = 8 << 20 };
+enum { MESSAGE = 1024, FILE_SPAN = 8 << 20, MOST = 64 };
 
 static void fail(const char *what) { perror(what); exit(1); }
 
@@ -87,7 +87,6 @@ static void machine(long long *busy, long long *total, long long *steal, long lo
 // One link: reads each message from `in`, syncs if asked, passes it to `out` (-1: the last).
 // Whatever else is already waiting goes with it, one sync for all, as a group commit.
 static void link_run(int in, int out, int sync_fd, size_t sync_bytes) {
-  enum { MOST = 64 };
   char *msgs = malloc(MESSAGE * MOST);
   char *page = sync_fd >= 0 ? calloc(MOST, sync_bytes) : NULL;
   off_t at = 0;
@@ -122,7 +121,11 @@ int main(int argc, char **argv) {
   size_t sync_bytes = argc > 5 ? (size_t)atol(argv[5]) : 36 * 1024;
   const char *dir = argc > 6 ? argv[6] : ".";
   long messages = rate > 0 ? (long)(rate * seconds) : 20000;
-  if (hops < 1 || hops > 64 || messages < 1) { fprintf(stderr, "floor: bad arguments\n"); return 2; }
+  if (hops < 1 || hops > 64 || messages < 1 || sync_bytes < 1 || sync_bytes > FILE_SPAN / MOST) {
+    fprintf(stderr, "floor: HOPS 1-64, RATE and SECONDS giving at least one message, SYNC_BYTES 1-%d\n", FILE_SPAN / MOST);
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);  // a link that failed is reported by the write to it, not a silent end
 
   // The synced links' files, written once ahead as a reused WAL is (a sync then carries no
   // size change), before anything is measured.
@@ -175,7 +178,11 @@ int main(int argc, char **argv) {
     full_write(first, msg, MESSAGE);
   }
   close(first);
-  for (int i = 1; i <= hops; i++) waitpid(pids[i], NULL, 0);
+  for (int i = 1; i <= hops; i++) {
+    int status = 0;
+    waitpid(pids[i], &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "floor: link %d failed\n", i); return 1; }
+  }
   machine(&busy1, &total1, &steal1, &sw1);
   struct timespec end;
   clock_gettime(CLOCK_MONOTONIC, &end);

@@ -92,8 +92,8 @@ final class Posting: Sendable {
     }
 
     private func send(_ index: Int, start: ContinuousClock.Instant, then: @escaping @Sendable () -> Void) {
-        let request = request(index)
-        client.send(request) { outcome in
+        let post = request(index)
+        client.send(post) { outcome in
             switch outcome {
             case .success(let response) where response.status == 202:
                 let sample = Sample(
@@ -102,9 +102,9 @@ final class Posting: Sendable {
                 self.finishIfDone()
             case .success(let response):
                 self.fail(
-                    PostFailure("the intake answered \(response.status) to \(request.url): \(response.bodyString)"))
+                    PostFailure("the intake answered \(response.status) to \(post.url): \(response.bodyString)"))
             case .failure(let error):
-                self.fail(PostFailure("cannot post to \(request.url) (is the intake running?): \(error)"))
+                self.fail(PostFailure("cannot post to \(post.url) (is the intake running?): \(error)"))
             }
             then()
         }
