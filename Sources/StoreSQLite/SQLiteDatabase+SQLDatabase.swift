@@ -39,6 +39,9 @@ extension SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// A task that writes again and again (the intake's group commit) runs here.
+    public var writeExecutor: (any TaskExecutor)? { writerThread }
+
     /// Commits that signalled a channel ring a socket beside the file (``CommitBell``).
     public var commitSignals: (any CommitSignals)? { bell == nil ? nil : self }
 

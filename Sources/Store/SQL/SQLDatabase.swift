@@ -29,10 +29,15 @@ public protocol SQLDatabase: Sendable {
 
     /// Where the commits that signal a channel can be heard; nil when they cannot.
     var commitSignals: (any CommitSignals)? { get }
+
+    /// Where a task that writes again and again runs its writes with the fewest hops; nil:
+    /// anywhere.
+    var writeExecutor: (any TaskExecutor)? { get }
 }
 
 extension SQLDatabase {
     public var commitSignals: (any CommitSignals)? { nil }
+    public var writeExecutor: (any TaskExecutor)? { nil }
 
     /// A durable write transaction at normal priority (see ``transaction(priority:sync:_:)``).
     @discardableResult
