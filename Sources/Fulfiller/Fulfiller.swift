@@ -68,7 +68,10 @@ public struct Fulfiller: Service {
 
     public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { try await consume(topology.fulfilQueue, decode: Self.verdict) }
+            // On SQLite, on a writer thread of its own: each batch's transaction runs there, inline.
+            group.addTask(executorPreference: settlement.makeWriteExecutor()) {
+                try await consume(topology.fulfilQueue, decode: Self.verdict)
+            }
             group.addTask { try await archiveDeadLetters() }
         }
     }

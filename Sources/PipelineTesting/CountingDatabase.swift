@@ -33,6 +33,7 @@ public final class CountingDatabase: SQLDatabase {
 
     public func leadership(of name: String) -> any Leadership { base.leadership(of: name) }
     public var commitSignals: (any CommitSignals)? { base.commitSignals }
+    public func makeWriteExecutor() -> (any TaskExecutor)? { base.makeWriteExecutor() }
 }
 
 final class StatementCounter: Sendable {

@@ -10,18 +10,12 @@ import Synchronization
 /// queue as GRDB requires, and since SQLite's calls never suspend, the body goes from start
 /// to end without leaving the thread. Should it await something elsewhere (an actor), the
 /// thread waits until its continuation comes back.
-final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
-    /// Guards `jobs` and `done`, and wakes the waiting thread.
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var done = false
+final class CallerThreadExecutor: TaskExecutor, Sendable {
+    private let queue = JobQueue()
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
+        // The caller runs the jobs (`run`), whether or not it has started yet.
+        _ = queue.append(UnownedJob(job))
     }
 
     /// Runs `body` on this thread and returns what it returned.
@@ -36,33 +30,10 @@ final class CallerThreadExecutor: TaskExecutor, @unchecked Sendable {
                 result = .failure(error)
             }
             outcome.withLock { $0 = result }
-            executor.finish()
+            executor.queue.close()
         }
-        executor.runJobs()
+        executor.queue.runJobs(on: executor.asUnownedTaskExecutor())
         return try outcome.withLock { $0! }.get()
-    }
-
-    private func finish() {
-        condition.lock()
-        done = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Runs every job as it comes, until the body's task has finished.
-    private func runJobs() {
-        let unowned = asUnownedTaskExecutor()
-        while true {
-            condition.lock()
-            while jobs.isEmpty && !done { condition.wait() }
-            guard !jobs.isEmpty else {
-                condition.unlock()
-                return
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: unowned)
-        }
     }
 }
 

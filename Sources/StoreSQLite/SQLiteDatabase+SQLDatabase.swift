@@ -39,8 +39,8 @@ extension SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// A task that writes again and again (the intake's group commit) runs here.
-    public var writeExecutor: (any TaskExecutor)? { writerThread }
+    /// A thread of its own for a task that writes again and again: its writes run inline.
+    public func makeWriteExecutor() -> (any TaskExecutor)? { WriterThread() }
 
     /// Commits that signalled a channel ring a socket beside the file (``CommitBell``).
     public var commitSignals: (any CommitSignals)? { bell == nil ? nil : self }

@@ -28,9 +28,6 @@ public struct SQLiteDatabase: Sendable {
     /// Tells other processes of commits that signalled a channel; nil where the path is too
     /// long for a socket beside it.
     let bell: CommitBell?
-    /// Where a task that writes again and again runs its writes inline.
-    private let writer = WriterThreadLifetime()
-    var writerThread: WriterThread { writer.thread }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
@@ -124,7 +121,7 @@ public struct SQLiteDatabase: Sendable {
     // MARK: - Transactions
 
     /// One write transaction, run on the writer's own queue: the calling task is suspended,
-    /// never its thread; on ``writerThread`` it runs there, inline, the thread being ours.
+    /// never its thread; on a ``WriterThread`` it runs there, inline, the thread being ours.
     func write<T: Sendable>(sync: CommitSync, _ updates: @escaping @Sendable (Database) throws -> T) async throws
         -> T
     {
@@ -136,11 +133,11 @@ public struct SQLiteDatabase: Sendable {
             if sync == .durableAfterUnlock { try walSync?.sync() }
             return result
         }
-        if writerThread.isCurrent { return try writeInline(body) }
+        if WriterThread.isCurrent { return try writeInline(body) }
         return try await dbWriter.writeWithoutTransaction(body)
     }
 
-    /// GRDB's queue taken synchronously: from ``writerThread``, the write runs right here.
+    /// GRDB's queue taken synchronously: from a ``WriterThread``, the write runs right here.
     private func writeInline<T>(_ body: (Database) throws -> T) throws -> T {
         try dbWriter.writeWithoutTransaction(body)
     }

@@ -1,81 +1,66 @@
 import Foundation
-import Synchronization
 
-/// A thread of the database's own where a task that writes again and again (the intake's
-/// group commit) runs, so that its writes run inline, GRDB's queue taken synchronously from
-/// here, instead of each hopping to GRDB's queue and then to the task pool to resume: one
-/// wake-up fewer per commit. At 100 receipts/s the intake spent 5-9 % less CPU, and in count
-/// mode 3-5 % less with 4-7 % more receipts a second (BENCHMARKS.md, issue 29, fifteenth session).
+/// A thread of its own for a task that writes again and again (the intake's group commit,
+/// the fulfiller's batches), where ``SQLiteDatabase``'s writes run inline, GRDB's queue taken
+/// synchronously from here, instead of each hopping to GRDB's queue and then to the task
+/// pool to resume: one wake-up fewer per commit. At 100 receipts/s the intake spent 5-9 %
+/// less CPU, and in count mode 3-5 % less with 4-7 % more receipts a second (BENCHMARKS.md,
+/// issue 29, fifteenth session).
 ///
-/// Started by the first job, ended by ``stop()`` (the database's last copy going away); a job
-/// after that starts it again.
-final class WriterThread: TaskExecutor, @unchecked Sendable {
-    private struct State {
-        var jobs: [UnownedJob] = []
-        var thread: pthread_t?
-        var started = false
-        var stopped = false
-    }
+/// Started by the first job; it ends once no job has come for `idle`, and the next starts
+/// it again, so an idle owner holds no thread and a dropped one leaks none.
+final class WriterThread: TaskExecutor, Sendable {
+    private let queue = JobQueue()
+    /// The thread's name, as `top -H` and `perf` show it (at most 15 bytes).
+    private let name: String
+    private let idle: Duration
 
-    /// Guards `state`, and wakes the thread.
-    private let condition = NSCondition()
-    private var state = State()
+    init(name: String = "iap-writer", idle: Duration = .seconds(2)) {
+        self.name = name
+        self.idle = idle
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        state.jobs.append(job)
-        let start = !state.started
-        state.started = true
-        condition.signal()
-        condition.unlock()
-        if start {
-            let thread = Thread { self.run() }
-            thread.name = "SQLiteDatabase.writer"
-            thread.start()
+        guard queue.append(UnownedJob(job)) else { return }
+        let thread = Thread { [self] in
+            Self.nameThisThread(name)
+            Self.current.set(self)
+            queue.runJobs(on: asUnownedTaskExecutor(), idle: idle)
+            Self.current.set(nil)
         }
+        thread.start()
     }
 
-    /// Whether the caller runs on this thread.
-    var isCurrent: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    /// Gives the calling thread `name` in the kernel, where `top -H` and `perf` read it.
+    /// Foundation's `Thread.name` does not: it reaches the kernel only when set after `start()`
+    /// has returned, a race with the thread itself.
+    private static func nameThisThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 
-    /// Lets the thread end once it has run the jobs it has.
-    func stop() {
-        condition.lock()
-        state.stopped = true
-        condition.signal()
-        condition.unlock()
-    }
+    /// Whether the caller runs on a writer thread, any: one that may block on GRDB's queue.
+    static var isCurrent: Bool { current.get() != nil }
 
-    private func run() {
-        condition.lock()
-        state.thread = pthread_self()
-        condition.unlock()
-        let executor = asUnownedTaskExecutor()
-        while true {
-            condition.lock()
-            while state.jobs.isEmpty && !state.stopped { condition.wait() }
-            guard !state.jobs.isEmpty else {
-                // A job that comes after this starts the thread again.
-                state.thread = nil
-                state.started = false
-                state.stopped = false
-                condition.unlock()
-                return
-            }
-            let job = state.jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: executor)
-        }
-    }
+    private static let current = ThreadSpecific()
 }
 
-/// Stops the ``WriterThread`` when the last copy of the database that owns it goes away.
-final class WriterThreadLifetime: Sendable {
-    let thread = WriterThread()
-    deinit { thread.stop() }
+/// A pointer kept per thread (POSIX thread-specific data): which ``WriterThread`` a thread runs.
+private struct ThreadSpecific: @unchecked Sendable {
+    private let key: pthread_key_t
+
+    init() {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "out of thread-specific keys")
+        self.key = key
+    }
+
+    func get() -> UnsafeMutableRawPointer? { pthread_getspecific(key) }
+
+    func set(_ writer: WriterThread?) {
+        pthread_setspecific(key, writer.map { Unmanaged.passUnretained($0).toOpaque() })
+    }
 }

@@ -15,9 +15,11 @@ import Testing
         Product(productID: "com.example.coins100", kind: .consumable, grant: Grant(currency: "coins", amount: 100))
     ])
 
-    /// A database with `count` accepted receipts, and a fulfiller consuming for `body`.
+    /// A database with `count` accepted receipts, and a fulfiller consuming for `body`; the
+    /// fulfiller reaches the database through `wrap`.
     func withFulfiller(
-        receipts count: Int, _ body: (AMQPConnection, PipelineTopology, SQLiteDatabase, [String]) async throws -> Void
+        receipts count: Int, batchSize: Int = 64, through wrap: (any SQLDatabase) -> any SQLDatabase = { $0 },
+        _ body: (AMQPConnection, PipelineTopology, SQLiteDatabase, [String]) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -29,12 +31,26 @@ import Testing
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
             let fulfiller = Fulfiller(
-                connection: connection, topology: topology, settlement: SettlementStore(database),
-                deadLetters: DeadLetterStore(database), catalog: catalog,
-                configuration: .init(batchSize: 64), logger: Logger(label: "test"))
+                connection: connection, topology: topology, settlement: SettlementStore(wrap(database)),
+                deadLetters: DeadLetterStore(wrap(database)), catalog: catalog,
+                configuration: .init(batchSize: batchSize), logger: Logger(label: "test"))
             let running = Task { try await fulfiller.run() }
             defer { running.cancel() }
             try await body(connection, topology, database, ids)
+        }
+    }
+
+    /// A valid verdict for each receipt, each crediting 100 coins to "player".
+    func coinVerdicts(_ ids: [String]) -> [Verdict] {
+        ids.enumerated().map { index, id in
+            Verdict(
+                outcome: .valid, receiptID: id, accountID: "player", attempts: 1, environment: "Production",
+                transactions: [
+                    VerifiedTransaction(
+                        transactionID: "t\(index)", originalTransactionID: "t\(index)",
+                        productID: "com.example.coins100")
+                ],
+                decidedAt: Date())
         }
     }
 
@@ -49,17 +65,7 @@ import Testing
         try await withFulfiller(receipts: 300) { connection, topology, database, ids in
             let ledger = LedgerStore(database)
             // Given 300 valid verdicts, each published twice (a redelivery after a crash)
-            let verdicts = ids.enumerated().map { index, id in
-                Verdict(
-                    outcome: .valid, receiptID: id, accountID: "player", attempts: 1, environment: "Production",
-                    transactions: [
-                        VerifiedTransaction(
-                            transactionID: "t\(index)", originalTransactionID: "t\(index)",
-                            productID: "com.example.coins100")
-                    ],
-                    decidedAt: Date())
-            }
-            let messages = try verdicts.map { try verdictMessage($0, topology) }
+            let messages = try coinVerdicts(ids).map { try verdictMessage($0, topology) }
             #expect(await connection.publish(messages + messages).allSatisfy { (try? $0.get()) != nil })
 
             // Then each is credited once, and the queue is drained

@@ -6,25 +6,26 @@ import Testing
 
 @testable import StoreSQLite
 
-/// A task on the database's writer thread (the intake's group commit) writes inline, on
-/// that thread; any other task's writes go to GRDB's queue as before. The thread starts with
-/// its first job and, once stopped, starts again for the next.
+/// A task on a writer thread (the intake's group commit, the fulfiller's batches) writes
+/// inline, on that thread; any other task's writes go to GRDB's queue as before. The thread
+/// starts with its first job, ends once idle, and starts again for the next.
 @Suite struct WriterThreadTests {
-    @Test func aTaskOnTheWriterThreadWritesOnItAndOthersDoNot() async throws {
+    @Test func aTaskOnAWriterThreadWritesOnItAndOthersDoNot() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.path + "/iap.sqlite")
-        let executor = try #require(database.writeExecutor)
+        let executor = try #require(database.makeWriteExecutor())
 
-        let (caller, body) = try await Task(executorPreference: executor) {
+        let (caller, body, onWriter) = try await Task(executorPreference: executor) {
             let caller = Self.thread()
             let body = try await database.transaction(priority: .urgent, sync: .durable) { session in
                 try await session.execute("SELECT 1")
                 return Self.thread()
             }
-            return (caller, body)
+            return (caller, body, WriterThread.isCurrent)
         }.value
-        #expect(database.writerThread.isCurrent == false)
+        #expect(onWriter)
+        #expect(WriterThread.isCurrent == false)
         #expect(caller == body, "the write ran on the caller's thread, the writer thread")
 
         let elsewhere = try await Task {
@@ -33,15 +34,62 @@ import Testing
         #expect(elsewhere != caller, "a task elsewhere writes on GRDB's queue")
     }
 
-    @Test func aStoppedThreadStartsAgainForTheNextJob() async throws {
-        let writer = WriterThread()
-        let first = await Task(executorPreference: writer) { writer.isCurrent }.value
-        writer.stop()
-        // Whether the thread has ended yet or not, the next job runs.
-        let second = await Task(executorPreference: writer) { writer.isCurrent }.value
-        #expect(first && second)
+    @Test func eachWriteExecutorIsAThreadOfItsOwn() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try SQLiteDatabase(path: directory.path + "/iap.sqlite")
+        let first = try #require(database.makeWriteExecutor())
+        let second = try #require(database.makeWriteExecutor())
+        // Both held busy at once: two threads, or the second would wait for the first.
+        let gate = Gate()
+        async let one = Task(executorPreference: first) { (gate.meet(), Self.thread()) }.value
+        async let two = Task(executorPreference: second) { (gate.meet(), Self.thread()) }.value
+        let (met, threads) = await ([one.0, two.0], [one.1, two.1])
+        #expect(met == [true, true], "each met the other")
+        #expect(threads[0] != threads[1])
+    }
+
+    @Test func anIdleThreadEndsAndTheNextJobStartsAnother() async throws {
+        let name = "idle-writer-t"
+        let writer = WriterThread(name: name, idle: .milliseconds(20))
+        let first = await Task(executorPreference: writer) { (WriterThread.isCurrent, Self.threadName()) }.value
+        #expect(first == (true, name), "the job ran on the writer thread, named for `top -H` and `perf`")
+        // No job for longer than `idle`: the thread ends.
+        var waited = 0
+        while Self.threads(named: name) > 0 && waited < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(Self.threads(named: name) == 0, "the idle thread ended")
+        let second = await Task(executorPreference: writer) { (WriterThread.isCurrent, Self.threadName()) }.value
+        #expect(second == (true, name), "the next job started another")
     }
 
     /// This thread's id.
     private static func thread() -> UInt { UInt(pthread_self()) }
+
+    /// This process's threads named `name`, as the kernel lists them.
+    private static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { comm("/proc/self/task/\($0)/comm") == name }.count
+    }
+
+    /// The calling thread's name, as the kernel has it.
+    private static func threadName() -> String { comm("/proc/thread-self/comm") ?? "?" }
+
+    private static func comm(_ path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Two threads meet: each `meet()` blocks its thread until the other has come too, and
+/// says whether it came (it gives up after ten seconds, should the two share one thread).
+private final class Gate: Sendable {
+    private let arrived = Mutex(0)
+
+    func meet() -> Bool {
+        arrived.withLock { $0 += 1 }
+        for _ in 0..<100_000 where arrived.withLock({ $0 }) < 2 { usleep(100) }
+        return arrived.withLock { $0 } >= 2
+    }
 }

@@ -22,6 +22,8 @@ final class GroupCommitter: Sendable {
     }
 
     private let database: any SQLDatabase
+    /// Where the drain runs: on SQLite a writer thread of its own (``SQLDatabase/makeWriteExecutor()``).
+    private let writeExecutor: (any TaskExecutor)?
     private let maxBatch: Int
     private let pending: Mutex<Pending>
     private let onCommitted: @Sendable ([Submission]) -> Void
@@ -34,6 +36,7 @@ final class GroupCommitter: Sendable {
         onCommitted: @escaping @Sendable ([Submission]) -> Void
     ) {
         self.database = database
+        self.writeExecutor = database.makeWriteExecutor()
         self.pending = Mutex(Pending(pacing: CommitPacing(maxWait: maxWait)))
         self.maxBatch = maxBatch
         self.onCommitted = onCommitted
@@ -73,11 +76,11 @@ final class GroupCommitter: Sendable {
     /// One drain at a time, started by the request that found none running; it ends when
     /// nothing waits (so an idle intake holds no task). A task of its own, so that this
     /// request's cancellation cannot cancel a commit that others wait on. On SQLite it runs on
-    /// the database's writer thread, where its commits run inline and it answers the requests
+    /// a writer thread of its own, where its commits run inline and it answers the requests
     /// (one wake-up per commit fewer than GRDB's queue and the task pool); elsewhere it starts
     /// on this thread and leaves it at the database call.
     private func startDrain() {
-        if let executor = database.writeExecutor {
+        if let executor = writeExecutor {
             Task(executorPreference: executor) { await self.drain() }
         } else {
             Task.immediate { await self.drain() }

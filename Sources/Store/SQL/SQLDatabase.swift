@@ -30,14 +30,14 @@ public protocol SQLDatabase: Sendable {
     /// Where the commits that signal a channel can be heard; nil when they cannot.
     var commitSignals: (any CommitSignals)? { get }
 
-    /// Where a task that writes again and again runs its writes with the fewest hops; nil:
-    /// anywhere.
-    var writeExecutor: (any TaskExecutor)? { get }
+    /// Where a task that writes again and again (the intake's group commit, the fulfiller's
+    /// batches) runs its writes with the fewest hops, one for each such task; nil: anywhere.
+    func makeWriteExecutor() -> (any TaskExecutor)?
 }
 
 extension SQLDatabase {
     public var commitSignals: (any CommitSignals)? { nil }
-    public var writeExecutor: (any TaskExecutor)? { nil }
+    public func makeWriteExecutor() -> (any TaskExecutor)? { nil }
 
     /// A durable write transaction at normal priority (see ``transaction(priority:sync:_:)``).
     @discardableResult

@@ -18,6 +18,9 @@ public struct SettlementStore: Sendable {
 
     /// The database's name for the fulfiller's spans.
     public var databaseSystem: DatabaseSystemName { DatabaseSystemName(database) }
+    /// Where a loop applying batch after batch runs its transactions with the fewest hops
+    /// (``SQLDatabase/makeWriteExecutor()``).
+    public func makeWriteExecutor() -> (any TaskExecutor)? { database.makeWriteExecutor() }
     /// Applies a batch of verdicts in one transaction, in order.
     ///
     /// Each verdict changes what it is about (a receipt, an App Store Server Notification
