@@ -85,17 +85,9 @@ public struct Notifier: Service {
                 "max_in_flight": "\(configuration.maxInFlight)",
                 "max_attempts": "\(configuration.schedule.maxAttempts)",
             ])
-        let recorder = OutcomeRecorder(database: database)
-        async let recording: Void = recorder.run()
-        do {
+        try await OutcomeRecorder.recording(into: database) { recorder in
             try await deliverUntilStopped(recorder: recorder)
-        } catch {
-            recorder.finish()
-            await recording
-            throw error
         }
-        recorder.finish()
-        await recording
         logger.info("webhook delivery stopped")
     }
 
@@ -160,21 +152,19 @@ public struct Notifier: Service {
         guard configuration.delivers else { return 0 }
         let batch = try await claim(limit: configuration.batchSize)
         let maxInFlight = configuration.maxInFlight
-        let recorder = OutcomeRecorder(database: database)
-        async let recording: Void = recorder.run()
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for notification in batch {
-                if running >= maxInFlight {
-                    await group.next()
-                    running -= 1
+        await OutcomeRecorder.recording(into: database) { recorder in
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                for notification in batch {
+                    if running >= maxInFlight {
+                        await group.next()
+                        running -= 1
+                    }
+                    group.addTask { _ = await deliver(notification, recorder: recorder) }
+                    running += 1
                 }
-                group.addTask { _ = await deliver(notification, recorder: recorder) }
-                running += 1
             }
         }
-        recorder.finish()
-        await recording
         return batch.count
     }
 

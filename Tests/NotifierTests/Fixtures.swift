@@ -126,7 +126,7 @@ struct NotifierHarness {
     /// A notifier on this harness's database (or another handle on its file), client and clock.
     func notifier(
         url: String?, schedule: RetrySchedule = Fixture.schedule(), batchSize: Int = 256, maxInFlight: Int = 64,
-        pollInterval: Duration = .milliseconds(20), database: SQLiteDatabase? = nil
+        pollInterval: Duration = .milliseconds(20), database: (any SQLDatabase)? = nil
     ) -> Notifier {
         Notifier(
             configuration: Notifier.Configuration(

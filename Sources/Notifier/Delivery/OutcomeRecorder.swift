@@ -26,6 +26,27 @@ final class OutcomeRecorder: Sendable {
         self.linger = linger
     }
 
+    /// Runs `body` with a recorder whose batches commit on a writer thread of their own
+    /// (``Store/SQLDatabase/makeWriteExecutor()``: on SQLite each batch's transaction runs there,
+    /// inline); returns once every outcome handed to it is recorded.
+    static func recording<T>(
+        into database: any SQLDatabase, _ body: (OutcomeRecorder) async throws -> T
+    ) async rethrows -> T {
+        let recorder = OutcomeRecorder(database: database)
+        let committing = Task(executorPreference: database.makeWriteExecutor()) { await recorder.run() }
+        let result: T
+        do {
+            result = try await body(recorder)
+        } catch {
+            recorder.finish()
+            await committing.value
+            throw error
+        }
+        recorder.finish()
+        await committing.value
+        return result
+    }
+
     /// Records `record` with the others of its batch; returns once committed.
     /// - Returns: what ``Store/OutboxStore/recordDeliveries(_:)`` said of this record.
     /// - Throws: the batch's database error; nothing of the batch was recorded.

@@ -1,0 +1,57 @@
+import Foundation
+import Store
+import Synchronization
+
+/// A database that records, for each write transaction, the names of the thread that asked
+/// for it and of the one its body ran on.
+public final class ThreadRecordingDatabase: SQLDatabase {
+    let base: any SQLDatabase
+    let threads: ThreadLog
+
+    public init(_ base: any SQLDatabase, log: ThreadLog) {
+        self.base = base
+        self.threads = log
+    }
+
+    public func transaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
+    ) async throws -> T {
+        let caller = Self.threadName()
+        return try await base.transaction(priority: priority, sync: sync) { [threads] session in
+            threads.add(caller: caller, body: Self.threadName())
+            return try await body(session)
+        }
+    }
+
+    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws -> T
+    {
+        try await base.snapshot(body)
+    }
+
+    public func leadership(of name: String) -> any Leadership { base.leadership(of: name) }
+    public var commitSignals: (any CommitSignals)? { base.commitSignals }
+    public func makeWriteExecutor() -> (any TaskExecutor)? { base.makeWriteExecutor() }
+
+    /// The calling thread's name, as the kernel has it.
+    private static func threadName() -> String {
+        let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+    }
+}
+
+/// Thread names, a pair per transaction.
+public final class ThreadLog: Sendable {
+    private let pairs = Mutex<[(caller: String, body: String)]>([])
+
+    public init() {}
+
+    func add(caller: String, body: String) { pairs.withLock { $0.append((caller, body)) } }
+
+    /// The pairs so far, and starts afresh.
+    public func take() -> [(caller: String, body: String)] {
+        pairs.withLock { pairs in
+            defer { pairs = [] }
+            return pairs
+        }
+    }
+}
