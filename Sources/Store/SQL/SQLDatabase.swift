@@ -31,7 +31,8 @@ public protocol SQLDatabase: Sendable {
     var commitSignals: (any CommitSignals)? { get }
 
     /// Where a task that writes again and again (the intake's group commit, the fulfiller's
-    /// batches) runs its writes with the fewest hops, one for each such task; nil: anywhere.
+    /// batches, the notifier's outcomes) runs its writes with the fewest hops, a new one for
+    /// each such task; nil: anywhere.
     func makeWriteExecutor() -> (any TaskExecutor)?
 }
 
