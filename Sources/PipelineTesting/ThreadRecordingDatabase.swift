@@ -16,9 +16,9 @@ public final class ThreadRecordingDatabase: SQLDatabase {
     public func transaction<T: Sendable>(
         priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
     ) async throws -> T {
-        let caller = Self.threadName()
+        let caller = currentThreadName()
         return try await base.transaction(priority: priority, sync: sync) { [threads] session in
-            threads.add(caller: caller, body: Self.threadName())
+            threads.add(caller: caller, body: currentThreadName())
             return try await body(session)
         }
     }
@@ -31,12 +31,12 @@ public final class ThreadRecordingDatabase: SQLDatabase {
     public func leadership(of name: String) -> any Leadership { base.leadership(of: name) }
     public var commitSignals: (any CommitSignals)? { base.commitSignals }
     public func makeWriteExecutor() -> (any TaskExecutor)? { base.makeWriteExecutor() }
+}
 
-    /// The calling thread's name, as the kernel has it.
-    private static func threadName() -> String {
-        let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
-        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-    }
+/// The calling thread's name, as the kernel has it (what `top -H` and `perf` show).
+public func currentThreadName() -> String {
+    let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+    return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
 }
 
 /// Thread names, a pair per transaction.

@@ -40,7 +40,6 @@ final class JobQueue: @unchecked Sendable {
     private func next(idle: Duration?) -> UnownedJob? {
         condition.lock()
         defer { condition.unlock() }
-        running = true
         let deadline = idle.map {
             Date(
                 timeIntervalSinceNow: Double($0.components.seconds)

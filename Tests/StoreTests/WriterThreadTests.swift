@@ -52,7 +52,7 @@ import Testing
     @Test func anIdleThreadEndsAndTheNextJobStartsAnother() async throws {
         let name = "idle-writer-t"
         let writer = WriterThread(name: name, idle: .milliseconds(20))
-        let first = await Task(executorPreference: writer) { (WriterThread.isCurrent, Self.threadName()) }.value
+        let first = await Task(executorPreference: writer) { (WriterThread.isCurrent, currentThreadName()) }.value
         #expect(first == (true, name), "the job ran on the writer thread, named for `top -H` and `perf`")
         // No job for longer than `idle`: the thread ends.
         var waited = 0
@@ -61,7 +61,7 @@ import Testing
             waited += 1
         }
         #expect(Self.threads(named: name) == 0, "the idle thread ended")
-        let second = await Task(executorPreference: writer) { (WriterThread.isCurrent, Self.threadName()) }.value
+        let second = await Task(executorPreference: writer) { (WriterThread.isCurrent, currentThreadName()) }.value
         #expect(second == (true, name), "the next job started another")
     }
 
@@ -73,9 +73,6 @@ import Testing
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.filter { comm("/proc/self/task/\($0)/comm") == name }.count
     }
-
-    /// The calling thread's name, as the kernel has it.
-    private static func threadName() -> String { comm("/proc/thread-self/comm") ?? "?" }
 
     private static func comm(_ path: String) -> String? {
         (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
