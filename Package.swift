@@ -52,7 +52,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "HTTPClient", dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "PipelineCore", .product(name: "Logging", package: "swift-log")]),
         // The money rules, pure: events in, effects out (no database, no broker, no I/O).
         .target(name: "Settlement", dependencies: ["PipelineCore"]),
         // The stores, the settlement writer and the schema, over one seam (SQLDatabase):

@@ -36,8 +36,7 @@ public final class AMQPConnection: Service, Sendable {
         started.withLock { thread in
             guard thread == nil else { return }
             let loop = self.loop
-            let newThread = Thread { loop.run() }
-            newThread.name = "amqp-\(configuration.nodes[0])"
+            let newThread = Thread(named: "iap-amqp") { loop.run() }
             newThread.start()
             thread = newThread
         }

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Logging
+import PipelineCore
 
 /// The thread that owns a libcurl multi handle and drives every transfer of one lane of a client.
 ///
@@ -77,11 +78,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Starts the loop thread. The thread keeps `self` alive until it ends.
     func start() {
-        let thread = Thread { [self] in
-            self.run()
-        }
-        thread.name = "HTTPClient.curl-multi"
-        thread.start()
+        Thread(named: "iap-curl-multi") { [self] in self.run() }.start()
     }
 
     // MARK: Mailbox (any thread)

@@ -35,8 +35,17 @@ public final class ThreadRecordingDatabase: SQLDatabase {
 
 /// The calling thread's name, as the kernel has it (what `top -H` and `perf` show).
 public func currentThreadName() -> String {
-    let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
-    return comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+    threadName(at: "/proc/thread-self/comm") ?? "?"
+}
+
+/// How many of this process's threads the kernel names `name`.
+public func threadCount(named name: String) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.filter { threadName(at: "/proc/self/task/\($0)/comm") == name }.count
+}
+
+private func threadName(at path: String) -> String? {
+    (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Thread names, a pair per transaction.

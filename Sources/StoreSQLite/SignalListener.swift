@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PipelineCore
 
 /// The listening end of a ``CommitBell`` channel: the lock held, the socket bound, and a
 /// thread of its own blocked in `poll` until a ring or the end comes.
@@ -60,12 +61,10 @@ final class SignalListener: Sendable {
     func receive(_ heard: @escaping @Sendable () -> Void) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                let thread = Thread { [self] in
+                Thread(named: "iap-commit-bell") { [self] in
                     receiveUntilStopped(heard)
                     done.resume()
-                }
-                thread.name = "iap-commit-signals"
-                thread.start()
+                }.start()
             }
         } onCancel: {
             var one: UInt8 = 1

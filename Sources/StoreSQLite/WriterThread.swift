@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// A thread of its own for a task that writes again and again (the intake's group commit,
 /// the fulfiller's batches), where ``SQLiteDatabase``'s writes run inline, GRDB's queue taken
@@ -22,24 +23,12 @@ final class WriterThread: TaskExecutor, Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         guard queue.append(UnownedJob(job)) else { return }
-        let thread = Thread { [self] in
-            Self.nameThisThread(name)
+        let thread = Thread(named: name) { [self] in
             Self.current.set(self)
             queue.runJobs(on: asUnownedTaskExecutor(), idle: idle)
             Self.current.set(nil)
         }
         thread.start()
-    }
-
-    /// Gives the calling thread `name` in the kernel, where `top -H` and `perf` read it.
-    /// Foundation's `Thread.name` does not: it reaches the kernel only when set after `start()`
-    /// has returned, a race with the thread itself.
-    private static func nameThisThread(_ name: String) {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 
     /// Whether the caller runs on a writer thread, any: one that may block on GRDB's queue.

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineTesting
 import Testing
 
 @testable import HTTPClient
@@ -88,6 +89,8 @@ import Testing
             let client = try CurlHTTPClient()
             loop = client.lanes[0]
             _ = try await client.execute(HTTPRequest(url: server.url("/hello")))
+            // Its thread is named where `top -H` and `perf` show it
+            #expect(threadCount(named: "iap-curl-multi") >= 1)
         }
 
         // When the last reference goes (above), without `shutdown()`

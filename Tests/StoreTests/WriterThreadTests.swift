@@ -56,27 +56,17 @@ import Testing
         #expect(first == (true, name), "the job ran on the writer thread, named for `top -H` and `perf`")
         // No job for longer than `idle`: the thread ends.
         var waited = 0
-        while Self.threads(named: name) > 0 && waited < 500 {
+        while threadCount(named: name) > 0 && waited < 500 {
             try await Task.sleep(for: .milliseconds(10))
             waited += 1
         }
-        #expect(Self.threads(named: name) == 0, "the idle thread ended")
+        #expect(threadCount(named: name) == 0, "the idle thread ended")
         let second = await Task(executorPreference: writer) { (WriterThread.isCurrent, currentThreadName()) }.value
         #expect(second == (true, name), "the next job started another")
     }
 
     /// This thread's id.
     private static func thread() -> UInt { UInt(pthread_self()) }
-
-    /// This process's threads named `name`, as the kernel lists them.
-    private static func threads(named name: String) -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { comm("/proc/self/task/\($0)/comm") == name }.count
-    }
-
-    private static func comm(_ path: String) -> String? {
-        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 }
 
 /// Two threads meet: each `meet()` blocks its thread until the other has come too, and

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import Synchronization
 
 /// Gives memory back to the system after a flood of connections drops. glibc's malloc keeps
@@ -38,7 +39,7 @@ final class MemoryTrimmer: Sendable {
             return max(earliest - .now, .seconds(1))
         }
         guard let delay else { return }
-        Thread.detachNewThread { [self] in
+        Thread(named: "iap-mem-trim") { [self] in
             Thread.sleep(
                 forTimeInterval: Double(delay.components.seconds) + 1e-18 * Double(delay.components.attoseconds))
             trim()
@@ -47,7 +48,7 @@ final class MemoryTrimmer: Sendable {
                 state.last = .now
                 state.highMark = 0
             }
-        }
+        }.start()
     }
 
     /// glibc's `malloc_trim`, looked up at run time: other C libraries have none.

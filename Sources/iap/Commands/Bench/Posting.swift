@@ -51,9 +51,7 @@ final class Posting: Sendable {
                 case .closed(let clients):
                     for _ in 0..<min(max(clients, 1), count) { sendNext() }
                 case .open(let rate, let inFlight):
-                    let pacer = Thread { self.keepSchedule(rate: rate, inFlight: max(inFlight, 1)) }
-                    pacer.name = "bench-pacer"
-                    pacer.start()
+                    Thread(named: "bench-pacer") { self.keepSchedule(rate: rate, inFlight: max(inFlight, 1)) }.start()
                 }
             }
         } onCancel: {
