@@ -145,6 +145,24 @@ import Testing
         }
     }
 
+    @Test func benchAnswersDecodesEachWayAlike_andRefusesWhatItCannotRead() async throws {
+        let result = try await IAPProcess.run(["bench", "answers", "--count", "20", "--purchases", "3"], environment: [:])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("µs each") && result.output.contains("times the tape's"), "\(result.output)")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = directory.file("answer.json")
+        try Data(#"{"environment": "Production"}"#.utf8).write(to: URL(fileURLWithPath: text))
+        for (arguments, problem) in [
+            (["--purchases", "0"], "--purchases 1...10000"), (["--file", directory.file("none.json")], "cannot read"),
+            (["--file", text], "does not decode"),
+        ] {
+            let refused = try await IAPProcess.run(["bench", "answers"] + arguments, environment: [:])
+            #expect(refused.status != 0)
+            #expect(refused.output.contains(problem), "\(refused.output)")
+        }
+    }
+
     @Test func migrateCreatesTheDatabase() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

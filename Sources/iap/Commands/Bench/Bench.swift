@@ -7,6 +7,7 @@ extension IAP {
             abstract: "Measure throughput on this machine.",
             subcommands: [
                 StagesBench.self, PipelineBench.self, LoadBench.self, BrokerBench.self, ReceiptVerifyBench.self,
+                AnswerDecodeBench.self,
             ],
             defaultSubcommand: StagesBench.self
         )
