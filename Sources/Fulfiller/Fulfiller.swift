@@ -226,6 +226,6 @@ public struct Fulfiller: Service {
     // MARK: - Decoding
 
     static func verdict(_ part: MessagePart) -> Verdict? {
-        try? WireCoding.decoder().decode(Verdict.self, from: Data(part.body))
+        Verdict.decode(part.body)
     }
 }

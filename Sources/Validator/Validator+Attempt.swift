@@ -18,11 +18,10 @@ extension Validator {
             }
             return
         }
-        let decoder = WireCoding.decoder()
         var readable: [(MessagePart, Submission)] = []
         var unreadable: [Decision] = []
         for part in parts {
-            if let submission = try? decoder.decode(Submission.self, from: Data(part.body)) {
+            if let submission = Submission.decode(part.body) {
                 readable.append((part, submission))
             } else {
                 logger.warning(

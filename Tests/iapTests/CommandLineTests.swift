@@ -146,7 +146,8 @@ import Testing
     }
 
     @Test func benchAnswersDecodesEachWayAlike_andRefusesWhatItCannotRead() async throws {
-        let result = try await IAPProcess.run(["bench", "answers", "--count", "20", "--purchases", "3"], environment: [:])
+        let result = try await IAPProcess.run(
+            ["bench", "answers", "--count", "20", "--purchases", "3"], environment: [:])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("µs each") && result.output.contains("times the tape's"), "\(result.output)")
         let directory = try TemporaryDirectory()
