@@ -56,12 +56,10 @@ extension StubReceipt {
         guard HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: signed, using: key(signingKey)) else {
             return .failure(.unauthenticated("the signature does not match"))
         }
-        do {
-            let payload = Data(signed.dropFirst(formatPrefix.count))
-            return .success(try WireCoding.decoder().decode(StubReceipt.self, from: payload))
-        } catch {
+        guard let receipt = decode(payload: Array(signed.dropFirst(formatPrefix.count))) else {
             return .failure(.malformed("the signed payload is not a receipt"))
         }
+        return .success(receipt)
     }
 
     private static func key(_ signingKey: String) -> SymmetricKey {
