@@ -19,7 +19,7 @@ import Testing
             let tape = try #require(JSONTape(bytes))
             let expected = try #require(Self.reference(bytes))
             #expect(try StubReceipt(tape.root) == expected, "round \(round)")
-            #expect(StubReceipt.decode(payload: bytes) == expected, "round \(round)")
+            #expect(StubReceipt.decode(bytes) == expected, "round \(round)")
         }
     }
 
@@ -29,7 +29,7 @@ import Testing
         for round in 0..<2_000 {
             let written = Array(try WireCoding.encoder().encode(random.stubReceipt()))
             let bytes = random.oneIn(4) ? random.damaged(written) : try random.changed(written)
-            #expect(StubReceipt.decode(payload: bytes) == Self.reference(bytes), "round \(round)")
+            #expect(StubReceipt.decode(bytes) == Self.reference(bytes), "round \(round)")
             if let tape = JSONTape(bytes), (try? StubReceipt(tape.root)) != nil { answeredByTape += 1 }
         }
         #expect(answeredByTape > 2_000 / 4, "the tape answered \(answeredByTape) of 2000")

@@ -36,7 +36,7 @@ public enum VerifyReceiptExchange {
             let retryAfter = response.header("Retry-After").flatMap { retryAfterDuration($0, now: now) }
             return .outcome(.transient(reason: "http_\(response.status)", retryAfter: retryAfter))
         }
-        guard let body = VerifyReceiptResponse.decode(response.body) else {
+        guard let body = VerifyReceiptResponse.decode(response.body, orWith: JSONDecoder()) else {
             return .outcome(.transient(reason: "invalid_response_body"))
         }
         return classify(body, from: endpoint, bundleID: bundleID, otherApps: otherApps)

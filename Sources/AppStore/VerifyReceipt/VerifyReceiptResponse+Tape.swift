@@ -1,20 +1,12 @@
 import Foundation
 import PipelineCore
 
-extension VerifyReceiptResponse {
-    /// Decodes an answer's body, as `JSONDecoder` does (nil where it throws), first from a
-    /// ``JSONTape``: in the validator `JSONDecoder` spent a sixth of the process on these
-    /// answers. What the tape will not judge goes to `JSONDecoder` (`VerifyReceiptTapeTests`
-    /// compares the two on random answers).
-    public static func decode(_ body: [UInt8]) -> VerifyReceiptResponse? {
-        if let tape = JSONTape(body), let answer = try? VerifyReceiptResponse(tape.root) { return answer }
-        return try? JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(body))
-    }
-
-    /// What `init(from:)` reads, from a tape.
-    /// - Throws: ``JSONTape/Unsure`` where the tape will not judge, or the answer has no status
-    ///   (which `init(from:)` refuses).
-    init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {
+/// In the validator `JSONDecoder` spent a sixth of the process on these answers
+/// (`VerifyReceiptResponse.decode(body, orWith: JSONDecoder())`; `VerifyReceiptTapeTests`
+/// compare the two ways on random answers).
+extension VerifyReceiptResponse: TapeDecodable {
+    /// - Throws: ``JSONTape/Unsure`` also where the answer has no status, which `init(from:)` refuses.
+    public init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {
         guard value.kind == .object, let status = try value.lenientInt("status") else { throw JSONTape.Unsure() }
         self.init(
             status: VerifyReceiptStatus(rawValue: status),

@@ -1,15 +1,8 @@
 import Foundation
 
-extension Verdict {
-    /// Decodes a verdict's message body as ``WireCoding/decoder()`` does (nil where it throws),
-    /// first from a ``JSONTape``: in the fulfiller `JSONDecoder` spent 8-9 % of the process on
-    /// verdicts. What the tape will not judge goes to `JSONDecoder`.
-    public static func decode(_ body: [UInt8]) -> Verdict? {
-        if let tape = JSONTape(body), let verdict = try? Verdict(tape.root) { return verdict }
-        return try? WireCoding.decoder().decode(Verdict.self, from: Data(body))
-    }
-
-    init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {
+/// In the fulfiller `JSONDecoder` spent 8-9 % of the process on verdicts (`Verdict.decode`).
+extension Verdict: TapeDecodable {
+    public init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {
         // Any outcome's text is read, as `JSONDecoder` reads it; `outcome` judges it later.
         let rawOutcome = try value.string("outcome")
         self.init(

@@ -56,7 +56,7 @@ extension StubReceipt {
         guard HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: signed, using: key(signingKey)) else {
             return .failure(.unauthenticated("the signature does not match"))
         }
-        guard let receipt = decode(payload: Array(signed.dropFirst(formatPrefix.count))) else {
+        guard let receipt = decode(Array(signed.dropFirst(formatPrefix.count))) else {
             return .failure(.malformed("the signed payload is not a receipt"))
         }
         return .success(receipt)

@@ -1,17 +1,10 @@
 import Foundation
 import PipelineCore
 
-extension StubReceipt {
-    /// Decodes a stub receipt's signed payload as ``WireCoding/decoder()`` does (nil where it
-    /// throws), first from a ``JSONTape``: `JSONDecoder` was a sixth of the stub store's CPU in
-    /// count mode, which `iap bench` counts in the whole machine's. What the tape will not judge
-    /// goes to `JSONDecoder`.
-    static func decode(payload: [UInt8]) -> StubReceipt? {
-        if let tape = JSONTape(payload), let receipt = try? StubReceipt(tape.root) { return receipt }
-        return try? WireCoding.decoder().decode(StubReceipt.self, from: Data(payload))
-    }
-
-    init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {
+/// `JSONDecoder` was a sixth of the stub store's CPU in count mode, which `iap bench` counts in
+/// the whole machine's (`StubReceipt.decode` of a signed payload).
+extension StubReceipt: TapeDecodable {
+    public init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {
         self.init(
             bundleID: try value.string("bundle_id"), applicationVersion: try value.string("application_version"),
             transactions: try value.array("transactions") { v throws(JSONTape.Unsure) in try Transaction(v) },
