@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Store
 
 /// The pipeline's SQLite database: receipts, accounts, the ledger and the notification outbox.
@@ -161,6 +162,25 @@ public struct SQLiteDatabase: Sendable {
     /// One read transaction, on a snapshot, run on a reader's own queue.
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await dbWriter.read(value)
+    }
+
+    /// The statements the writer connection holds prepared, and the bytes they take: GRDB
+    /// keeps every statement it has prepared once, so this is bounded only by how few
+    /// shapes the statements come in (``SQLRows``). For tests and diagnostics.
+    public func preparedStatements() -> (count: Int, bytes: Int) {
+        dbWriter.writeWithoutTransaction { db in
+            guard let connection = db.sqliteConnection else { return (0, 0) }
+            var count = 0
+            var statement = sqlite3_next_stmt(connection, nil)
+            while let current = statement {
+                count += 1
+                statement = sqlite3_next_stmt(connection, current)
+            }
+            var bytes: Int32 = 0
+            var highwater: Int32 = 0
+            sqlite3_db_status(connection, SQLITE_DBSTATUS_STMT_USED, &bytes, &highwater, 0)
+            return (count, Int(bytes))
+        }
     }
 
     /// The settings of the writer connection, for a start-up log line and for tests.

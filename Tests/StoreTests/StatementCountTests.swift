@@ -7,6 +7,7 @@ import Testing
 /// A batch costs a few statements whatever its size (issue 24): the intake's group commit,
 /// the relay's marks, the fulfiller's verdicts and the notifier's claims and outcomes, on
 /// both databases, counted as the database would see them (`BEGIN` and `COMMIT` included).
+/// (How few shapes those statements come in on SQLite: ``StatementShapeTests``.)
 @Suite struct StatementCountTests {
     @Test(arguments: TestBackend.allCases) func aBatchOfAHundredCostsAFewStatementsAtEveryStage(_ backend: TestBackend)
         async throws
@@ -42,12 +43,15 @@ import Testing
             print(
                 "statements \(backend): accept \(accepted) mark \(marked) apply \(applied) claim \(claimed) record \(recorded)"
             )
-            // Then each batch cost a handful of statements, not one or more per receipt
-            #expect(accepted <= 6, "group commit: \(accepted)")
+            // Then each batch cost a handful of statements, not one or more per receipt. On
+            // SQLite a write over n rows is a statement per set bit of n (SQLRows: 100 rows are
+            // 64, 32 and 4), so that a kind of statement comes in few prepared shapes.
+            let sqlite = backend == .sqlite
+            #expect(accepted <= (sqlite ? 8 : 6), "group commit: \(accepted)")
             #expect(marked <= 4, "marks: \(marked)")
-            #expect(applied <= 24, "verdicts: \(applied)")
+            #expect(applied <= (sqlite ? 30 : 24), "verdicts: \(applied)")
             #expect(claimed <= 4, "claim: \(claimed)")
-            #expect(recorded <= 4, "outcomes: \(recorded)")
+            #expect(recorded <= (sqlite ? 5 : 4), "outcomes: \(recorded)")
             #expect(try await LedgerStore(base).audit() == [])
             #expect(try await LedgerStore(base).account(id: "a1")?.balances["coins"] == 300)
         }

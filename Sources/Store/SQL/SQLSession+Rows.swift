@@ -4,8 +4,8 @@ import Foundation
 /// (one round trip each on PostgreSQL), not one or more per row.
 ///
 /// The SQL is the same on both databases: multi-row `VALUES`, `IN (...)` lists, and
-/// `UPDATE ... FROM (VALUES ...)` (SQLite 3.33 and later). A batch too big for one
-/// statement's arguments is cut into several.
+/// `UPDATE ... FROM (VALUES ...)` (SQLite 3.33 and later). A batch is cut into statements
+/// as ``SQLRows`` says: to fit one statement's arguments, and on SQLite into few shapes.
 extension SQLSession {
     /// Inserts `rows` into `table`, one statement per chunk.
     /// - Parameters:
@@ -16,7 +16,7 @@ extension SQLSession {
         into table: String, columns: [String], rows: [[(any SQLConvertible)?]], suffix: String = ""
     ) async throws -> [SQLRow] {
         var returned: [SQLRow] = []
-        for chunk in SQLRows.chunks(rows, width: columns.count) {
+        for chunk in SQLRows.chunks(rows, width: columns.count, dialect: dialect) {
             let sql = """
                 INSERT INTO \(table) (\(columns.joined(separator: ", ")))
                 VALUES \(SQLRows.placeholders(rows: chunk.count, width: columns.count)) \(suffix)
@@ -40,7 +40,7 @@ extension SQLSession {
             (columns.enumerated().map { index, column in
                 "\(column.name) = \(dialect.cast("v.column\(index + 2)", to: column.type))"
             } + also).joined(separator: ", ")
-        for chunk in SQLRows.chunks(rows, width: columns.count + 1) {
+        for chunk in SQLRows.chunks(rows, width: columns.count + 1, dialect: dialect) {
             changed += try await execute(
                 """
                 UPDATE \(table) SET \(assignments)
@@ -52,14 +52,15 @@ extension SQLSession {
     }
 
     /// The rows of `sql` for every value of `keys`: `sql` holds `IN (?)` once, which takes
-    /// as many placeholders as a chunk of keys has, between the arguments `before` it and
-    /// those `after` it.
+    /// as many placeholders as a chunk of keys has (on SQLite padded to a power of two, a key
+    /// repeated: ``SQLRows/lookupChunks(_:width:dialect:)``), between the arguments `before`
+    /// it and those `after` it.
     public func rows(
         _ sql: String, in keys: [any SQLConvertible], before: SQLArguments = [], after: SQLArguments = []
     ) async throws -> [SQLRow] {
         guard !keys.isEmpty else { return [] }
         var result: [SQLRow] = []
-        for chunk in SQLRows.chunks(keys, width: 1) {
+        for chunk in SQLRows.lookupChunks(keys, width: 1, dialect: dialect) {
             let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
             let arguments: SQLArguments = before + chunk.map { $0 } + after
             result += try await rows(sql.replacingOccurrences(of: "IN (?)", with: "IN (\(list))"), arguments)
@@ -99,24 +100,6 @@ extension SQLDialect {
             case .blob: "bytea"
             }
         return "\(expression)::\(name)"
-    }
-}
-
-/// How rows are cut into statements.
-public enum SQLRows {
-    /// The most values bound to one statement: SQLite takes 32,766, PostgreSQL 65,535.
-    public static let maximumArguments = 30_000
-
-    /// `(?, ?), (?, ?)`: `rows` rows of `width` placeholders.
-    public static func placeholders(rows: Int, width: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
-        return Array(repeating: row, count: rows).joined(separator: ", ")
-    }
-
-    /// `rows` in chunks that fit one statement's arguments.
-    public static func chunks<Row>(_ rows: [Row], width: Int) -> [ArraySlice<Row>] {
-        let size = max(1, maximumArguments / max(1, width))
-        return stride(from: 0, to: rows.count, by: size).map { rows[$0..<min($0 + size, rows.count)] }
     }
 }
 

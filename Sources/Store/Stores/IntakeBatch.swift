@@ -104,20 +104,25 @@ struct IntakeBatch {
     /// The stored receipts this batch's repeat, in one statement. The batch's keys lead the
     /// join: SQLite answers `(a, b) IN (VALUES ...)` by scanning the table, which grows.
     private func stored(_ db: any SQLSession) async throws -> Known {
-        let withKeys = receipts.filter { $0.idempotencyKey != nil }
+        // Padded on SQLite, so that the statement comes in few shapes (``SQLRows``); at most
+        // 512 receipts a commit, so one statement.
+        let byPayload = SQLRows.padded(receipts.map { [$0.accountID, $0.payloadHash] }, dialect: db.dialect)
+        let byKey = SQLRows.padded(
+            receipts.compactMap { receipt in receipt.idempotencyKey.map { [receipt.accountID, $0] } },
+            dialect: db.dialect)
         var sql = """
-            SELECT \(Self.readColumns) FROM (VALUES \(SQLRows.placeholders(rows: receipts.count, width: 2))) AS v
+            SELECT \(Self.readColumns) FROM (VALUES \(SQLRows.placeholders(rows: byPayload.count, width: 2))) AS v
             JOIN receipts r ON r.account_id = v.column1 AND r.payload_hash = v.column2
             """
-        var arguments: SQLArguments = receipts.flatMap { [$0.accountID, $0.payloadHash] }
-        if !withKeys.isEmpty {
+        var arguments: SQLArguments = byPayload.flatMap { $0 }
+        if !byKey.isEmpty {
             sql += """
 
                 UNION ALL
-                SELECT \(Self.readColumns) FROM (VALUES \(SQLRows.placeholders(rows: withKeys.count, width: 2))) AS v
+                SELECT \(Self.readColumns) FROM (VALUES \(SQLRows.placeholders(rows: byKey.count, width: 2))) AS v
                 JOIN receipts r ON r.account_id = v.column1 AND r.idempotency_key = v.column2
                 """
-            arguments += withKeys.flatMap { [$0.accountID, $0.idempotencyKey] }
+            arguments += byKey.flatMap { $0 }
         }
         var known = Known()
         for row in try await db.rows(sql, arguments) {

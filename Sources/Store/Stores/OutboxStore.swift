@@ -71,7 +71,8 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    /// The delivered in one statement, the failed in another: each counts one attempt.
+    /// The delivered in a statement (or a few, ``SQLRows``), the failed in another: each
+    /// counts one attempt.
     private static func record(_ records: [DeliveryRecord], _ db: any SQLSession) async throws -> [Bool] {
         var delivered: [[(any SQLConvertible)?]] = []
         var failed: [[(any SQLConvertible)?]] = []
@@ -82,39 +83,39 @@ public struct OutboxStore: Sendable {
             }
         }
         var known = Set<String>()
-        if !delivered.isEmpty {
+        for chunk in SQLRows.chunks(delivered, width: 2, dialect: db.dialect) {
             for row in try await db.rows(
                 """
                 UPDATE notification_outbox
                 SET status = 'delivered', attempts = attempts + 1,
                     delivered_at = \(db.dialect.cast("v.column2", to: .timestamp)), next_attempt_at = NULL,
                     last_error = NULL
-                FROM (VALUES \(SQLRows.placeholders(rows: delivered.count, width: 2))) AS v
+                FROM (VALUES \(SQLRows.placeholders(rows: chunk.count, width: 2))) AS v
                 WHERE notification_outbox.id = v.column1 AND notification_outbox.status <> 'delivered'
                 RETURNING notification_outbox.id
-                """, delivered.flatMap { $0 })
+                """, chunk.flatMap { $0 })
             {
                 known.insert(try row.get("id"))
             }
-            // Delivered before (a second delivery after a lease ran out) counts as known.
-            let rest = records.filter { if case .delivered = $0.outcome { !known.contains($0.id) } else { false } }
-                .map(\.id)
-            for row in try await db.rows("SELECT id FROM notification_outbox WHERE id IN (?)", in: rest) {
-                known.insert(try row.get("id"))
-            }
+        }
+        // Delivered before (a second delivery after a lease ran out) counts as known.
+        let rest = records.filter { if case .delivered = $0.outcome { !known.contains($0.id) } else { false } }
+            .map(\.id)
+        for row in try await db.rows("SELECT id FROM notification_outbox WHERE id IN (?)", in: rest) {
+            known.insert(try row.get("id"))
         }
         var pending = Set<String>()
-        if !failed.isEmpty {
+        for chunk in SQLRows.chunks(failed, width: 4, dialect: db.dialect) {
             for row in try await db.rows(
                 """
                 UPDATE notification_outbox
                 SET attempts = attempts + 1, last_error = v.column2,
                     next_attempt_at = \(db.dialect.cast("v.column3", to: .timestamp)),
                     status = CASE WHEN \(db.dialect.cast("v.column4", to: .boolean)) THEN 'failed' ELSE status END
-                FROM (VALUES \(SQLRows.placeholders(rows: failed.count, width: 4))) AS v
+                FROM (VALUES \(SQLRows.placeholders(rows: chunk.count, width: 4))) AS v
                 WHERE notification_outbox.id = v.column1 AND notification_outbox.status = 'pending'
                 RETURNING notification_outbox.id
-                """, failed.flatMap { $0 })
+                """, chunk.flatMap { $0 })
             {
                 pending.insert(try row.get("id"))
             }
