@@ -22,7 +22,11 @@ struct GRDBSession: SQLSession {
 
     func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow] {
         try translatingErrors {
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: try Self.arguments(arguments)).map(Self.row)
+            // Each row read where the cursor stands: `Row.fetchAll` copies every row first.
+            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: try Self.arguments(arguments))
+            var rows: [SQLRow] = []
+            while let row = try cursor.next() { rows.append(Self.row(row)) }
+            return rows
         }
     }
 
@@ -55,9 +59,17 @@ struct GRDBSession: SQLSession {
     func stored(_ date: Date) -> SQLValue { .text(StoredDate.stored(date)) }
 
     private static func arguments(_ arguments: SQLArguments) throws -> StatementArguments {
-        // As existentials: GRDB maps a sequence of one concrete type through a key path, whose
-        // projection was a third of binding the fulfiller's arguments (BENCHMARKS.md, issue 29).
-        StatementArguments(try arguments.storableValues().map { databaseValue($0) as (any DatabaseValueConvertible)? })
+        // One pass, each value checked as `storableValues()` does. As existentials: GRDB maps a
+        // sequence of one concrete type through a key path, whose projection was a third of
+        // binding the fulfiller's arguments (BENCHMARKS.md, issue 29).
+        var values: [(any DatabaseValueConvertible)?] = []
+        values.reserveCapacity(arguments.count)
+        for argument in arguments {
+            let value = argument?.sqlValue ?? .null
+            try value.checkStorable()
+            values.append(databaseValue(value))
+        }
+        return StatementArguments(values)
     }
 
     static func databaseValue(_ value: SQLValue) -> DatabaseValue {
