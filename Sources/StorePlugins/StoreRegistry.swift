@@ -15,6 +15,9 @@ public struct StoreRegistry: Sendable {
     /// The members of `POST /v1/receipts` of the configured stores, in the order the stores
     /// are known (Apple's first), each store's in its own order: how errors list them.
     public let memberOrder: [String]
+    /// The ids of the stores built in but not configured here (and no member of one that
+    /// is), sorted: a request naming one is told so rather than of an unknown field.
+    public let unconfiguredIDs: [String]
 
     public init(known: [any StorePlugin.Type], configured: [any StorePlugin]) {
         self.known = known
@@ -24,9 +27,13 @@ public struct StoreRegistry: Sendable {
             known.compactMap { byID[$0.id] }
             + configured.filter { plugin in !known.contains { $0.id == plugin.id } }
         memberOrder = ordered.flatMap(\.receiptMembers)
-        receiptMembers = Dictionary(
+        let members = Dictionary(
             ordered.flatMap { plugin in plugin.receiptMembers.map { ($0, plugin) } },
             uniquingKeysWith: { first, _ in first })
+        receiptMembers = members
+        // Computed once: the intake reads them for every receipt it is posted.
+        unconfiguredIDs = Set(known.map { $0.id }).subtracting(members.keys).subtracting(members.values.map { $0.id })
+            .sorted()
     }
 
     /// Each of `known` as `environment` configures it.

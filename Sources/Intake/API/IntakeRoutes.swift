@@ -50,9 +50,9 @@ struct IntakeRoutes: Sendable {
         switch outcome {
         case .created(let summary):
             PipelineMetrics.received(kind: parsed.kind.rawValue).increment()
-            return try Response.json(summary, status: .accepted)
+            return Response.json(written: summary, status: .accepted)
         case .duplicate(let summary):
-            return try Response.json(summary, status: .ok)
+            return Response.json(written: summary, status: .ok)
         case .idempotencyConflict(let existing):
             throw APIError(
                 .unprocessableContent, code: "idempotency_key_reused",

@@ -20,13 +20,13 @@ struct ReceiptRequest: Equatable, Sendable {
     /// members carry the evidence.
     /// - Throws: ``APIError`` (400) naming the field at fault.
     init(json: some Collection<UInt8>, stores: StoreRegistry) throws(APIError) {
-        let members = stores.receiptMembers
         // A store built in but not configured here is named as such, not as an unknown field
         // (a configured store's id is no member unless it is its member).
-        let off = Set(stores.knownIDs).subtracting(members.keys)
-            .subtracting(members.values.map { $0.id })
-        let object = try JSONFields.object(json, allowed: Self.fields.union(members.keys).union(off))
-        if let store = off.sorted().first(where: { object[$0] != nil }) {
+        let off = stores.unconfiguredIDs
+        let object = try JSONFields.object(json) { key in
+            Self.fields.contains(key) || stores.receiptMembers[key] != nil || off.contains(key)
+        }
+        if let store = off.first(where: { object[$0] != nil }) {
             throw APIError.invalid(
                 "store_not_configured", "\(store) is not configured on this intake (docs/\(store).md)", field: store)
         }

@@ -10,4 +10,12 @@ extension Response {
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    /// A JSON answer written by its own ``JSONTextValue`` conformance, which writes what
+    /// ``json(_:status:)`` would: for the answers of the hot path.
+    static func json(written value: some JSONTextValue, status: HTTPResponse.Status) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes(capacity: 64))))
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strict RFC 8259 syntax check run before `JSONSerialization`, which accepts more than
 /// JSON (trailing commas, in some versions) and keeps the last of duplicate keys silently:
 /// a body whose two `account_id`s a proxy and the intake read differently is refused here.
@@ -5,12 +7,16 @@
 /// the strings holding a control character (`\u0000` truncates a string in every C API it
 /// reaches, SQLite's included), for the caller to refuse naming the member.
 ///
-/// One scan, no allocation but the keys of the object being read and the current path. Pure.
+/// One scan, no allocation but the keys of the object being read and the current path; or,
+/// with ``read(_:)``, the body's values built in the same scan. Pure.
 struct StrictJSON {
     static let maximumDepth = 32
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Whether the values are being built: from the start with ``read(_:)``, until a value
+    /// that is not built (a number, a boolean, text that is not UTF-8) is met.
+    private var building = false
     /// The members from the root to the value being read: `google_play`, `product_id`, `[2]`.
     private var path: [String] = []
     /// The strings holding a control character, and the keys holding one, in body order.
@@ -24,10 +30,25 @@ struct StrictJSON {
     static func check(_ json: some Collection<UInt8>) throws(APIError) -> [[String]] {
         var scanner = StrictJSON(bytes: Array(json))
         scanner.skipWhitespace()
-        try scanner.value(depth: 0)
+        _ = try scanner.value(depth: 0)
         scanner.skipWhitespace()
         guard scanner.index == scanner.bytes.count else { throw invalid("unexpected data after the JSON value") }
         return scanner.controlCharacterPaths
+    }
+
+    /// ``check(_:)``, and the body as `JSONSerialization` reads it, built in the same scan:
+    /// a JSON object whose values are strings, objects, arrays and nulls, as the intake's
+    /// bodies are. Nil for any other body (a number or a boolean in it, text that is not
+    /// UTF-8, a body that is not an object), for the caller to read with `JSONSerialization`,
+    /// whose numbers come in five types and whose refusals are its own.
+    static func read(_ json: some Collection<UInt8>) throws(APIError) -> (object: [String: Any]?, paths: [[String]]) {
+        var scanner = StrictJSON(bytes: Array(json))
+        scanner.building = true
+        scanner.skipWhitespace()
+        let value = try scanner.value(depth: 0)
+        scanner.skipWhitespace()
+        guard scanner.index == scanner.bytes.count else { throw invalid("unexpected data after the JSON value") }
+        return (scanner.building ? value as? [String: Any] : nil, scanner.controlCharacterPaths)
     }
 
     private init(bytes: [UInt8]) {
@@ -49,28 +70,36 @@ struct StrictJSON {
         index += 1
     }
 
-    private mutating func value(depth: Int) throws(APIError) {
+    /// The value that starts here; built while ``building``, else nil.
+    private mutating func value(depth: Int) throws(APIError) -> Any? {
         guard depth < Self.maximumDepth else { throw Self.invalid("nested deeper than \(Self.maximumDepth) levels") }
         switch current {
-        case UInt8(ascii: "{"): try object(depth: depth + 1)
-        case UInt8(ascii: "["): try array(depth: depth + 1)
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
         case UInt8(ascii: "\""):
             let (text, plain) = try string()
             if !plain, Self.hasControlCharacter(text, allowingLineBreaks: true) { noteControlCharacter(at: path) }
+            return building ? text : nil
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
-        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return building ? NSNull() : nil
         case .some(let byte) where byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte): try number()
         default: throw Self.invalid("expected a value")
         }
+        // A number or a boolean: `JSONSerialization`'s to read.
+        building = false
+        return nil
     }
 
-    private mutating func object(depth: Int) throws(APIError) {
+    private mutating func object(depth: Int) throws(APIError) -> [String: Any]? {
         index += 1
         skipWhitespace()
+        var members: [String: Any] = [:]
         if current == UInt8(ascii: "}") {
             index += 1
-            return
+            return building ? members : nil
         }
         var keys: Set<String> = []
         while true {
@@ -90,7 +119,8 @@ struct StrictJSON {
                 noteControlCharacter(at: path + [key])
             }
             path.append(key)
-            try value(depth: depth)
+            let member = try value(depth: depth)
+            if building { members[key] = member }
             path.removeLast()
             skipWhitespace()
             if current == UInt8(ascii: ",") {
@@ -99,22 +129,24 @@ struct StrictJSON {
                 continue
             }
             try expect(UInt8(ascii: "}"), "',' or '}'")
-            return
+            return building ? members : nil
         }
     }
 
-    private mutating func array(depth: Int) throws(APIError) {
+    private mutating func array(depth: Int) throws(APIError) -> [Any]? {
         index += 1
         skipWhitespace()
+        var elements: [Any] = []
         if current == UInt8(ascii: "]") {
             index += 1
-            return
+            return building ? elements : nil
         }
         var element = 0
         while true {
             if current == UInt8(ascii: "]") { throw Self.invalid("trailing comma in an array") }
             path.append("[\(element)]")
-            try value(depth: depth)
+            let value = try value(depth: depth)
+            if building, let value { elements.append(value) }
             path.removeLast()
             element += 1
             skipWhitespace()
@@ -124,7 +156,7 @@ struct StrictJSON {
                 continue
             }
             try expect(UInt8(ascii: "]"), "',' or ']'")
-            return
+            return building ? elements : nil
         }
     }
 
@@ -203,19 +235,29 @@ struct StrictJSON {
         }
         if current == UInt8(ascii: "\"") {
             index += 1
-            return (String(decoding: bytes[start..<index - 1], as: UTF8.self), true)
+            return (text(bytes[start..<index - 1]), true)
         }
         var utf8 = Array(bytes[start..<index])
         while true {
             guard let byte = current else { throw Self.invalid("unterminated string") }
             index += 1
             switch byte {
-            case UInt8(ascii: "\""): return (String(decoding: utf8, as: UTF8.self), false)
+            case UInt8(ascii: "\""): return (text(utf8[...]), false)
             case UInt8(ascii: "\\"): utf8 += String(try escape()).utf8
             case 0x00...0x1F: throw Self.invalid("control character in a string")
             default: utf8.append(byte)
             }
         }
+    }
+
+    /// `utf8` as text; while building, text that is not UTF-8 stops the building
+    /// (`JSONSerialization` refuses it; the check reads it with replacement characters).
+    private mutating func text(_ utf8: ArraySlice<UInt8>) -> String {
+        if building {
+            if let text = String(validating: utf8, as: UTF8.self) { return text }
+            building = false
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     private mutating func escape() throws(APIError) -> Unicode.Scalar {
