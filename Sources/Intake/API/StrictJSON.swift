@@ -1,8 +1,9 @@
 import Foundation
 
-/// A strict RFC 8259 syntax check run before `JSONSerialization`, which accepts more than
-/// JSON (trailing commas, in some versions) and keeps the last of duplicate keys silently:
-/// a body whose two `account_id`s a proxy and the intake read differently is refused here.
+/// A strict RFC 8259 syntax check. `JSONSerialization` accepts more than JSON (trailing
+/// commas, in some versions) and keeps the last of duplicate keys silently: a body whose two
+/// `account_id`s a proxy and the intake read differently is refused here, before
+/// `JSONSerialization` reads it, or in its place (``read(_:)`` builds the values itself).
 /// Also bounds nesting, so no body can exhaust the stack of a recursive parser, and finds
 /// the strings holding a control character (`\u0000` truncates a string in every C API it
 /// reaches, SQLite's included), for the caller to refuse naming the member.
@@ -28,12 +29,7 @@ struct StrictJSON {
     /// - Throws: ``APIError`` 400 `invalid_json` (naming what is wrong) or `duplicate_key`.
     @discardableResult
     static func check(_ json: some Collection<UInt8>) throws(APIError) -> [[String]] {
-        var scanner = StrictJSON(bytes: Array(json))
-        scanner.skipWhitespace()
-        _ = try scanner.value(depth: 0)
-        scanner.skipWhitespace()
-        guard scanner.index == scanner.bytes.count else { throw invalid("unexpected data after the JSON value") }
-        return scanner.controlCharacterPaths
+        try scan(json, building: false).paths
     }
 
     /// ``check(_:)``, and the body as `JSONSerialization` reads it, built in the same scan:
@@ -42,13 +38,22 @@ struct StrictJSON {
     /// UTF-8, a body that is not an object), for the caller to read with `JSONSerialization`,
     /// whose numbers come in five types and whose refusals are its own.
     static func read(_ json: some Collection<UInt8>) throws(APIError) -> (object: [String: Any]?, paths: [[String]]) {
+        let (value, paths) = try scan(json, building: true)
+        return (value as? [String: Any], paths)
+    }
+
+    /// The whole body: its value if `building` and nothing stopped the building, and its
+    /// control characters' paths.
+    private static func scan(_ json: some Collection<UInt8>, building: Bool) throws(APIError) -> (
+        Any?, paths: [[String]]
+    ) {
         var scanner = StrictJSON(bytes: Array(json))
-        scanner.building = true
+        scanner.building = building
         scanner.skipWhitespace()
         let value = try scanner.value(depth: 0)
         scanner.skipWhitespace()
         guard scanner.index == scanner.bytes.count else { throw invalid("unexpected data after the JSON value") }
-        return (scanner.building ? value as? [String: Any] : nil, scanner.controlCharacterPaths)
+        return (scanner.building ? value : nil, scanner.controlCharacterPaths)
     }
 
     private init(bytes: [UInt8]) {
