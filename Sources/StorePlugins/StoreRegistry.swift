@@ -59,9 +59,6 @@ public struct StoreRegistry: Sendable {
         return StoreRegistry(known: types, configured: [plugin] + others)
     }
 
-    /// The ids of every known store, configured or not.
-    public var knownIDs: [String] { known.map { $0.id } }
-
     /// The configured stores that push notifications, by id.
     public var notifying: [String: any StorePlugin] { configured.filter { $0.value.takesNotifications } }
 

@@ -59,17 +59,9 @@ struct GRDBSession: SQLSession {
     func stored(_ date: Date) -> SQLValue { .text(StoredDate.stored(date)) }
 
     private static func arguments(_ arguments: SQLArguments) throws -> StatementArguments {
-        // One pass, each value checked as `storableValues()` does. As existentials: GRDB maps a
-        // sequence of one concrete type through a key path, whose projection was a third of
-        // binding the fulfiller's arguments (BENCHMARKS.md, issue 29).
-        var values: [(any DatabaseValueConvertible)?] = []
-        values.reserveCapacity(arguments.count)
-        for argument in arguments {
-            let value = argument?.sqlValue ?? .null
-            try value.checkStorable()
-            values.append(databaseValue(value))
-        }
-        return StatementArguments(values)
+        // As existentials: GRDB maps a sequence of one concrete type through a key path, whose
+        // projection was a third of binding the fulfiller's arguments (BENCHMARKS.md, issue 29).
+        StatementArguments(try arguments.storableValues().map { databaseValue($0) as (any DatabaseValueConvertible)? })
     }
 
     static func databaseValue(_ value: SQLValue) -> DatabaseValue {
