@@ -4,7 +4,8 @@ import Synchronization
 
 /// A database that counts the statements the stores send through it, as another backend
 /// would see them: each transaction's `BEGIN` and `COMMIT` too. For tests that pin how
-/// many statements a batch costs.
+/// many statements a batch costs, and keeps their text and arguments for tests that ask
+/// the database how it would run them.
 public final class CountingDatabase: SQLDatabase {
     let base: any SQLDatabase
     let counter = StatementCounter()
@@ -15,6 +16,10 @@ public final class CountingDatabase: SQLDatabase {
 
     /// Statements since the last call, and starts counting afresh.
     public func take() -> Int { counter.take() }
+
+    /// The statements sent since the last call (but `BEGIN`, `COMMIT` and savepoints), in
+    /// order, and starts afresh.
+    public func takeStatements() -> [SentStatement] { counter.takeStatements() }
 
     public func transaction<T: Sendable>(
         priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
@@ -36,12 +41,29 @@ public final class CountingDatabase: SQLDatabase {
     public func makeWriteExecutor() -> (any TaskExecutor)? { base.makeWriteExecutor() }
 }
 
+/// A statement as a store sent it.
+public struct SentStatement: Sendable {
+    public let sql: String
+    public let arguments: SQLArguments
+}
+
 final class StatementCounter: Sendable {
     private let count = Mutex(0)
+    private let sent = Mutex<[SentStatement]>([])
     func add(_ statements: Int) { count.withLock { $0 += statements } }
+    func add(_ sql: String, _ arguments: SQLArguments) {
+        add(1)
+        sent.withLock { $0.append(SentStatement(sql: sql, arguments: arguments)) }
+    }
     func take() -> Int {
         count.withLock { value in
             defer { value = 0 }
+            return value
+        }
+    }
+    func takeStatements() -> [SentStatement] {
+        sent.withLock { value in
+            defer { value = [] }
             return value
         }
     }
@@ -54,12 +76,12 @@ struct CountingSession: SQLSession {
     var dialect: SQLDialect { base.dialect }
 
     func execute(_ sql: String, _ arguments: SQLArguments) async throws -> Int {
-        counter.add(1)
+        counter.add(sql, arguments)
         return try await base.execute(sql, arguments)
     }
 
     func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow] {
-        counter.add(1)
+        counter.add(sql, arguments)
         return try await base.rows(sql, arguments)
     }
 

@@ -34,12 +34,13 @@ import Testing
 
         // And every row is as it was, under v10's table names, with v11's empty trace
         // columns, v13's Google acknowledgements (none) among the store confirmations, v14's
-        // steps and v15's apps of confirmations (none) (v10 to v15 the only migrations recorded
-        // since), and the books balance
+        // steps, v15's apps of confirmations (none) and v16's indexes (v10 to v16 the only
+        // migrations recorded since), and the books balance
         var expected = Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))))
         expected["grdb_migrations", default: []] += [
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
             ["identifier": .text("v13")], ["identifier": .text("v14")], ["identifier": .text("v15")],
+            ["identifier": .text("v16")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])
