@@ -29,25 +29,35 @@ public struct SQLiteToPostgres: Sendable {
     /// Rows per table, as one side holds them.
     public typealias Counts = [String: Int]
 
+    /// Reads SQLite a page of `pageSize` rows at a time, in the order they were written (so
+    /// that PostgreSQL's own ids follow it), and writes each page in as few statements as
+    /// PostgreSQL's limit on arguments allows: memory holds one page, whatever the file's size.
+    /// The pages are snapshots of their own, so the stages must be stopped (as the docs say);
+    /// the counts and audits that follow show a copy that missed a write.
+    ///
     /// - Throws: ``SQLiteToPostgresError/targetNotEmpty(_:)`` when PostgreSQL already holds
     ///   rows (nothing is copied), or what either database reported.
     /// - Returns: the rows copied, per table.
-    public func copy() async throws -> Counts {
-        let tables = Self.tables
-        let rows: [String: [SQLRow]] = try await source.snapshot { db in
-            var rows: [String: [SQLRow]] = [:]
-            // In the order they were written, so that PostgreSQL's own ids follow it.
-            for table in tables { rows[table] = try await db.rows("SELECT * FROM \(table) ORDER BY rowid") }
-            return rows
-        }
-        return try await target.transaction { db in
+    public func copy(pageSize: Int = 2000) async throws -> Counts {
+        try await target.transaction { [source] db in
             let present = try await Self.counts(db).filter { $0.value > 0 }
             guard present.isEmpty else { throw SQLiteToPostgresError.targetNotEmpty(present) }
             var copied: Counts = [:]
-            for table in tables {
+            for table in Self.tables {
                 let types = try await Self.columnTypes(table, db)
-                for row in rows[table] ?? [] { try await Self.insert(row, into: table, types: types, db) }
-                copied[table] = rows[table]?.count ?? 0
+                var after = Int64.min
+                copied[table] = 0
+                while true {
+                    let page = try await source.snapshot { [after] db in
+                        try await db.rows(
+                            "SELECT rowid AS copied_rowid, * FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                            [after, pageSize])
+                    }
+                    guard let last = page.last else { break }
+                    try await Self.insert(page, into: table, types: types, db)
+                    copied[table]! += page.count
+                    after = try last.get("copied_rowid")
+                }
                 if let column = Self.keptIdentities[table] {
                     try await db.execute(
                         """
@@ -88,21 +98,19 @@ public struct SQLiteToPostgres: Sendable {
     }
 
     private static func insert(
-        _ row: SQLRow, into table: String, types: [String: (type: String, identity: Bool)], _ db: any SQLSession
+        _ rows: [SQLRow], into table: String, types: [String: (type: String, identity: Bool)], _ db: any SQLSession
     ) async throws {
         // SQLite's columns that PostgreSQL has; an identity PostgreSQL makes itself is left out
         // unless its values are kept.
-        let columns = row.columns.keys.sorted().filter { name in
+        let columns = rows[0].columns.keys.sorted().filter { name in
             guard let type = types[name] else { return false }
             return !type.identity || keptIdentities[table] == name
         }
-        let values = try columns.map { try convert(row.columns[$0] ?? .null, to: types[$0]!.type, column: $0) }
-        let overriding = keptIdentities[table] != nil ? " OVERRIDING SYSTEM VALUE" : ""
-        try await db.execute(
-            """
-            INSERT INTO \(table) (\(columns.joined(separator: ", ")))\(overriding)
-            VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
-            """, values)
+        let values: [[(any SQLConvertible)?]] = try rows.map { row in
+            try columns.map { try convert(row.columns[$0] ?? .null, to: types[$0]!.type, column: $0) }
+        }
+        try await db.insert(
+            into: table, columns: columns, rows: values, overridingIdentity: keptIdentities[table] != nil)
     }
 
     /// A value as SQLite stored it, as PostgreSQL's column takes it.

@@ -96,6 +96,33 @@ import Testing
         }
     }
 
+    @Test func aCopyInPagesSmallerThanEveryTableKeepsEveryRowItsOrderAndTheLedgersIDs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("iap.sqlite")
+        try await history(at: path)
+        let source = try SQLiteDatabase(path: path)
+        try await PostgresFixture.withDatabase { target in
+            try await target.migrate()
+            // When the file is copied three rows at a time (a page boundary inside each table)
+            let copied = try await SQLiteToPostgres(from: source, to: target).copy(pageSize: 3)
+
+            // Then every table holds what SQLite holds, row for row, in the order written
+            let before = try await SQLiteToPostgres.counts(in: source)
+            #expect(copied == before)
+            #expect(try await SQLiteToPostgres.counts(in: target) == before)
+            let order = "SELECT id FROM receipts ORDER BY created_at, id"
+            let ledger = "SELECT id, account_id, amount FROM ledger_entries ORDER BY id"
+            for sql in [order, ledger] {
+                let sqlite = try await source.snapshot { db in try await db.rows(sql).map(\.columns) }
+                let postgres = try await target.snapshot { db in try await db.rows(sql).map(\.columns) }
+                #expect(sqlite == postgres, "\(sql)")
+            }
+            #expect(try await LedgerStore(target).audit() == [])
+            #expect(try await LedgerStore(target).account(id: "player-1")?.balances == ["coins": 770])
+        }
+    }
+
     @Test func withoutADatabaseURLTheCopyIsRefusedNamingIt() async throws {
         let refused = try await IAPProcess.run(["migrate", "--from-sqlite", "/nonexistent.sqlite"], environment: [:])
         #expect(refused.status != 0)

@@ -9,16 +9,20 @@ import Foundation
 extension SQLSession {
     /// Inserts `rows` into `table`, one statement per chunk.
     /// - Parameters:
+    ///   - overridingIdentity: PostgreSQL only: the values given for an identity column are
+    ///     kept (`OVERRIDING SYSTEM VALUE`), as a copy of another database's rows needs.
     ///   - suffix: what follows the values (`ON CONFLICT (id) DO NOTHING`, `RETURNING id`).
     /// - Returns: the rows the statements returned (with a `RETURNING` suffix).
     @discardableResult
     public func insert(
-        into table: String, columns: [String], rows: [[(any SQLConvertible)?]], suffix: String = ""
+        into table: String, columns: [String], rows: [[(any SQLConvertible)?]], overridingIdentity: Bool = false,
+        suffix: String = ""
     ) async throws -> [SQLRow] {
         var returned: [SQLRow] = []
+        let overriding = overridingIdentity ? " OVERRIDING SYSTEM VALUE" : ""
         for chunk in SQLRows.chunks(rows, width: columns.count, dialect: dialect) {
             let sql = """
-                INSERT INTO \(table) (\(columns.joined(separator: ", ")))
+                INSERT INTO \(table) (\(columns.joined(separator: ", ")))\(overriding)
                 VALUES \(SQLRows.placeholders(rows: chunk.count, width: columns.count)) \(suffix)
                 """
             returned += try await self.rows(sql, chunk.flatMap { $0 })
