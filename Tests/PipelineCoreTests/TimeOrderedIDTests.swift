@@ -29,4 +29,18 @@ struct TimeOrderedIDTests {
         let ids = (0..<10_000).map { _ in TimeOrderedID.make(at: moment) }
         #expect(Set(ids).count == ids.count)
     }
+
+    @Test func theLeastIDOfAMillisecondSortsBeforeEveryIDMadeThenOrLaterAndAfterEveryEarlierOne() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let milliseconds = 1_700_000_000_000 + Int64.random(in: 0..<100_000_000_000, using: &generator)
+            let moment = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let least = TimeOrderedID.least(at: moment)
+            let later = Date(timeIntervalSince1970: Double(milliseconds + .random(in: 0..<5_000)) / 1000)
+            let earlier = Date(timeIntervalSince1970: Double(milliseconds - .random(in: 1..<5_000)) / 1000)
+            #expect(TimeOrderedID.make(at: moment) >= least)
+            #expect(TimeOrderedID.make(at: later) >= least)
+            #expect(TimeOrderedID.make(at: earlier) < least)
+        }
+    }
 }

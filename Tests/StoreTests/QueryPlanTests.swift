@@ -24,12 +24,26 @@ import Testing
             _ = try await GoogleRefundReviewStore(database).pending(since: now, now: now, limit: 100)
             _ = try await DeadLetterStore(database).deadLetters(DeadLetterQuery())
             _ = try await DeadLetterStore(database).deadLetterGroups(DeadLetterQuery())
+            _ = try await ActivityStore(database).activity(.month, now: now)
             let statements = database.takeStatements()
             #expect(statements.count >= 15)
 
             for statement in statements {
                 let plan = try await QueryPlan.explain(statement.sql, statement.arguments, in: base)
                 #expect(plan.nestedScans.isEmpty, "\(plan.nestedScans) in\n\(statement.sql)\n\(plan)")
+            }
+        }
+    }
+
+    @Test func theConsolesThroughputReadsOnlyItsWindow() async throws {
+        try await withTemporaryDatabase { base in
+            let database = CountingDatabase(base)
+            _ = try await ReceiptStore(database).throughput(since: Fixture.t0)
+            let statements = database.takeStatements()
+            #expect(statements.count == 3)
+            for statement in statements {
+                let plan = try await QueryPlan.explain(statement.sql, statement.arguments, in: base)
+                #expect(!plan.lines.contains { $0.detail.hasPrefix("SCAN ") }, "\(statement.sql)\n\(plan)")
             }
         }
     }

@@ -12,12 +12,19 @@ public enum TimeOrderedID {
     /// A new id, `0193f1e4-7c2a-7d3e-9f10-5b6c7d8e9f01` style.
     public static func make(at date: Date = Date()) -> String {
         var generator = SystemRandomNumberGenerator()
-        let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded())) & 0xFFFF_FFFF_FFFF
         let randomA = generator.next() & 0x0FFF
         let randomB = generator.next() & 0x3FFF_FFFF_FFFF_FFFF
-        let high = milliseconds << 16 | 0x7000 | randomA
-        let low = 0x8000_0000_0000_0000 | randomB
-        return format(high: high, low: low)
+        return format(high: milliseconds(date) << 16 | 0x7000 | randomA, low: 0x8000_0000_0000_0000 | randomB)
+    }
+
+    /// The least id ``make(at:)`` returns in `date`'s millisecond: every id made then or later
+    /// sorts at or after it, so a range of an id column reads a window of time by its index.
+    public static func least(at date: Date) -> String {
+        format(high: milliseconds(date) << 16 | 0x7000, low: 0x8000_0000_0000_0000)
+    }
+
+    private static func milliseconds(_ date: Date) -> UInt64 {
+        UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded())) & 0xFFFF_FFFF_FFFF
     }
 
     /// The 128 bits as 8-4-4-4-12 lower-case hex.

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 // MARK: - Activity over time: what the console's charts draw
 
@@ -54,6 +55,9 @@ public struct ActivityStore: Sendable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = window.hourly ? "yyyy-MM-dd HH" : "yyyy-MM-dd"
         let index = Dictionary(uniqueKeysWithValues: buckets.enumerated().map { (formatter.string(from: $1), $0) })
+        // Receipt ids are time-ordered: the window's receipts are a range of the primary key
+        // (``ReceiptStore/throughput(since:)`` says more).
+        let firstID = TimeOrderedID.least(at: start.addingTimeInterval(-1))
         let rows = try await database.snapshot { db in
             let created = db.dialect.truncated("created_at", toHour: window.hourly)
             let dead = db.dialect.truncated("dead_at", toHour: window.hourly)
@@ -62,8 +66,8 @@ public struct ActivityStore: Sendable {
                     """
                     SELECT \(created) AS bucket, CASE WHEN status IN ('credited', 'rejected', 'dead') THEN status
                         ELSE 'in progress' END AS series, COUNT(*) AS value
-                    FROM receipts WHERE created_at >= ? GROUP BY 1, 2
-                    """, [start]),
+                    FROM receipts WHERE id >= ? AND created_at >= ? GROUP BY 1, 2
+                    """, [firstID, start]),
                 credited: try await db.rows(
                     """
                     SELECT \(created) AS bucket, currency AS series, CAST(SUM(amount) AS BIGINT) AS value
