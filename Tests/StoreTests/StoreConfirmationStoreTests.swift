@@ -78,4 +78,39 @@ import Testing
             #expect(try await store.overdue(olderThan: twoDays, now: t0.addingTimeInterval(60)) == ["google": 1])
         }
     }
+
+    @Test(arguments: TestBackend.allCases) func aHundredDueAreClaimedInOneUpdate(_ backend: TestBackend) async throws {
+        try await withTestDatabase(backend) { base in
+            // Given a hundred credited Play purchases, each owing its consumption
+            let tokens = (0..<100).map { "tok-\($0)" }
+            try await base.acceptNew(
+                tokens.map { token in
+                    let purchase = GooglePlayPurchase(
+                        packageName: "com.example.game", productID: Fixture.coins, purchaseToken: token)
+                    return Fixture.receipt(
+                        "r-\(token)", account: "a1", payload: purchase.canonicalJSON, kind: .googlePlay)
+                })
+            _ = try await SettlementStore(base).apply(
+                tokens.map { token in
+                    Fixture.valid(
+                        "r-\(token)", account: "a1",
+                        [
+                            VerifiedTransaction(
+                                transactionID: "GPA.\(token)", originalTransactionID: token, productID: Fixture.coins,
+                                confirmation: payload)
+                        ])
+                }, catalog: Fixture.catalog, now: t0)
+
+            // When they are claimed at once
+            let database = CountingDatabase(base)
+            let claimed = try await StoreConfirmationStore(database).claimDue(stores: ["google"], now: t0, limit: 100)
+
+            // Then each is claimed once, by one read and one update (and the transaction's two)
+            #expect(Set(claimed.map(\.transactionID)) == Set(tokens.map { "GPA.\($0)" }))
+            #expect(claimed.allSatisfy { $0.attempts == 1 })
+            #expect(database.take() == 4)
+            // And all are leased: none is due again at once
+            #expect(try await StoreConfirmationStore(base).claimDue(stores: ["google"], now: t0, limit: 100).isEmpty)
+        }
+    }
 }

@@ -62,14 +62,33 @@ extension SQLSession {
     public func rows(
         _ sql: String, in keys: [any SQLConvertible], before: SQLArguments = [], after: SQLArguments = []
     ) async throws -> [SQLRow] {
-        guard !keys.isEmpty else { return [] }
         var result: [SQLRow] = []
+        try await forEachChunk(sql, in: keys, before: before, after: after) { result += try await rows($0, $1) }
+        return result
+    }
+
+    /// Runs `sql`, which returns no rows, for every value of `keys`, as
+    /// ``rows(_:in:before:after:)`` reads them (a key repeated to pad a chunk is one key of
+    /// an `IN` list: nothing changes twice).
+    /// - Returns: how many rows it changed.
+    @discardableResult
+    public func execute(
+        _ sql: String, in keys: [any SQLConvertible], before: SQLArguments = [], after: SQLArguments = []
+    ) async throws -> Int {
+        var changed = 0
+        try await forEachChunk(sql, in: keys, before: before, after: after) { changed += try await execute($0, $1) }
+        return changed
+    }
+
+    private func forEachChunk(
+        _ sql: String, in keys: [any SQLConvertible], before: SQLArguments, after: SQLArguments,
+        _ body: (String, SQLArguments) async throws -> Void
+    ) async throws {
         for chunk in SQLRows.lookupChunks(keys, width: 1, dialect: dialect) {
             let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let arguments: SQLArguments = before + chunk.map { $0 } + after
-            result += try await rows(sql.replacingOccurrences(of: "IN (?)", with: "IN (\(list))"), arguments)
+            try await body(
+                sql.replacingOccurrences(of: "IN (?)", with: "IN (\(list))"), before + chunk.map { $0 } + after)
         }
-        return result
     }
 }
 

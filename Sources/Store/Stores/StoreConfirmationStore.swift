@@ -51,12 +51,12 @@ public struct StoreConfirmationStore: Sendable {
                 ORDER BY next_attempt_at LIMIT ?
                 """, in: stores, before: [now, app ?? ""], after: [limit]
             ).map(Self.confirmation)
-            for row in due {
+            for (store, rows) in Dictionary(grouping: due, by: \.store) {
                 try await db.execute(
                     """
                     UPDATE store_confirmations SET attempts = attempts + 1, next_attempt_at = ?
-                    WHERE store = ? AND transaction_id = ?
-                    """, [now.addingTimeInterval(Self.lease), row.store, row.transactionID])
+                    WHERE store = ? AND transaction_id IN (?)
+                    """, in: rows.map(\.transactionID), before: [now.addingTimeInterval(Self.lease), store])
             }
             return due.map {
                 var claimed = $0

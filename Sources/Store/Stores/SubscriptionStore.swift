@@ -116,9 +116,8 @@ public struct SubscriptionStore: Sendable {
     public func markSubscriptionChecksPublished(_ ids: [String], at now: Date) async throws {
         guard !ids.isEmpty else { return }
         try await database.transaction { db in
-            for id in ids {
-                try await db.execute("UPDATE subscription_checks SET published_at = ? WHERE id = ?", [now, id])
-            }
+            try await db.execute(
+                "UPDATE subscription_checks SET published_at = ? WHERE id IN (?)", in: ids, before: [now])
         }
     }
 
