@@ -92,16 +92,17 @@ public struct WebhookLogStore: Sendable {
     /// Sends these webhooks again, with the same ids: each is pending, due now, with its
     /// attempts counted afresh. Returns the ids that exist (and so will be sent).
     public func replay(ids: [String], now: Date) async throws -> [String] {
-        try await database.transaction { db in
-            try await ids.asyncFilter { id in
-                try await db.execute(
-                    """
-                    UPDATE notification_outbox SET status = 'pending', attempts = 0, next_attempt_at = ?,
-                        delivered_at = NULL
-                    WHERE id = ?
-                    """, [now, id]) > 0
-            }
+        let found = try await database.transaction { db in
+            try await db.rows(
+                """
+                UPDATE notification_outbox SET status = 'pending', attempts = 0, next_attempt_at = ?,
+                    delivered_at = NULL
+                WHERE id IN (?) RETURNING id
+                """, in: ids, before: [now]
+            ).map { try $0.get("id", as: String.self) }
         }
+        let replayed = Set(found)
+        return ids.filter { replayed.contains($0) }
     }
 
     /// Sends again every webhook given up on (`failed`) that was written in `since..<until`.
