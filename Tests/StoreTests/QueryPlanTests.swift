@@ -48,6 +48,22 @@ import Testing
         }
     }
 
+    @Test func aPageOfTheWebhookLogReadsItsRowsByAnIndexNotTheWholeOutbox() async throws {
+        try await withTemporaryDatabase { base in
+            let database = CountingDatabase(base)
+            let log = WebhookLogStore(database)
+            _ = try await log.list(.init())
+            _ = try await log.list(.init(accountID: "alice"))
+            _ = try await log.list(.init(status: .failed))
+            _ = try await log.list(.init(since: Fixture.t0))
+            for statement in database.takeStatements() {
+                let plan = try await QueryPlan.explain(statement.sql, statement.arguments, in: base)
+                let whole = plan.lines.filter { $0.detail.hasPrefix("SCAN ") && !$0.detail.contains("USING INDEX") }
+                #expect(whole.isEmpty, "\(statement.sql)\n\(plan)")
+            }
+        }
+    }
+
     @Test func aScanInACorrelatedSubqueryOrAfterAnotherLoopIsFound() async throws {
         try await withTemporaryDatabase { database in
             let correlated = try await QueryPlan.explain(
