@@ -14,6 +14,11 @@ import Testing
 @Suite struct QueryPlanTests {
     @Test func wholeDatabaseStatementsNeverReadATableWholeForEachRowOfAnother() async throws {
         try await withTemporaryDatabase { base in
+            // An account with a credited receipt, so that its story reads everything
+            try await base.acceptNew([Fixture.receipt("r1", account: "alice")])
+            _ = try await SettlementStore(base).apply(
+                [Fixture.valid("r1", account: "alice", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
+                now: Fixture.t0)
             let database = CountingDatabase(base)
             let now = Fixture.t0
             _ = try await LedgerStore(database).audit()
@@ -25,6 +30,11 @@ import Testing
             _ = try await DeadLetterStore(database).deadLetters(DeadLetterQuery())
             _ = try await DeadLetterStore(database).deadLetterGroups(DeadLetterQuery())
             _ = try await ActivityStore(database).activity(.month, now: now)
+            _ = try await AccountHistoryStore(database).story(of: "alice", now: now)
+            _ = try await WebhookLogStore(database).failingReceiver(for: 600, now: now)
+            _ = try await StoreConfirmationStore(database).overdue(olderThan: 86_400, now: now)
+            _ = try await DeadLetterStore(database).deadLetterIDs(DeadLetterQuery())
+            _ = try await OrderStore(database).bindingConflicts()
             let statements = database.takeStatements()
             #expect(statements.count >= 15)
 
