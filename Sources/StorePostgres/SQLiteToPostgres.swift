@@ -39,7 +39,8 @@ public struct SQLiteToPostgres: Sendable {
     ///   rows (nothing is copied), or what either database reported.
     /// - Returns: the rows copied, per table.
     public func copy(pageSize: Int = 2000) async throws -> Counts {
-        try await target.transaction { [source] db in
+        precondition(pageSize > 0, "a page holds at least one row")
+        return try await target.transaction { [source] db in
             let present = try await Self.counts(db).filter { $0.value > 0 }
             guard present.isEmpty else { throw SQLiteToPostgresError.targetNotEmpty(present) }
             var copied: Counts = [:]

@@ -42,6 +42,9 @@ struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
 }
 
 extension OutboxEntry {
+    /// What every webhook's id starts with, before its ``TimeOrderedID``.
+    static let idPrefix = "evt_"
+
     /// A webhook the settlement engine decided, as a pending outbox row due at once, whose
     /// body is written here and never again (``Webhook/body(accountID:)``).
     init(_ webhook: Webhook, now: Date) {
@@ -49,7 +52,7 @@ extension OutboxEntry {
         // the row (the notifier routes by it), not in the body it signs.
         let body = webhook.body(accountID: AppScope.bare(webhook.accountID))
         self.init(
-            id: "evt_" + TimeOrderedID.make(), type: webhook.type, receiptID: webhook.receiptID,
+            id: Self.idPrefix + TimeOrderedID.make(), type: webhook.type, receiptID: webhook.receiptID,
             notificationID: webhook.notificationID, accountID: webhook.accountID, body: body,
             status: .pending, attempts: 0, nextAttemptAt: now, lastError: nil, createdAt: now, deliveredAt: nil)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import PipelineCore
 
 // MARK: - Activity over time: what the console's charts draw
 
@@ -55,9 +54,8 @@ public struct ActivityStore: Sendable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = window.hourly ? "yyyy-MM-dd HH" : "yyyy-MM-dd"
         let index = Dictionary(uniqueKeysWithValues: buckets.enumerated().map { (formatter.string(from: $1), $0) })
-        // Receipt ids are time-ordered: the window's receipts are a range of the primary key
-        // (``ReceiptStore/throughput(since:)`` says more).
-        let firstID = TimeOrderedID.least(at: start.addingTimeInterval(-1))
+        // Receipt ids are time-ordered: the window's receipts are a range of the primary key.
+        let firstID = ReceiptStore.firstID(since: start)
         let rows = try await database.snapshot { db in
             let created = db.dialect.truncated("created_at", toHour: window.hourly)
             let dead = db.dialect.truncated("dead_at", toHour: window.hourly)

@@ -87,14 +87,11 @@ public struct ReceiptStore: Sendable {
     /// Receipts received and credited (their `receipt.credited` webhooks), and messages
     /// dead-lettered, since `moment`.
     ///
-    /// Receipts and webhooks have no index by time, but their ids are made in time order
-    /// (``TimeOrderedID``): a range of the primary key from a second before `moment` reads the
-    /// window's rows and no others, and the dates decide. (Ids written before ids were
-    /// time-ordered sort anywhere: those after the window's first are read and their dates
-    /// decide; those before it, under one in a hundred, go uncounted, which matters only in
-    /// the hour after such an upgrade.)
+    /// Receipts and webhooks have no index by time, but their ids are made in time order:
+    /// a range of the primary key from ``firstID(since:)`` reads the window's rows and the
+    /// dates decide.
     public func throughput(since moment: Date) async throws -> Throughput {
-        let first = TimeOrderedID.least(at: moment.addingTimeInterval(-1))
+        let first = Self.firstID(since: moment)
         return try await database.snapshot { db in
             Throughput(
                 received: try await db.value(
@@ -103,8 +100,18 @@ public struct ReceiptStore: Sendable {
                     """
                     SELECT COUNT(*) FROM notification_outbox
                     WHERE id >= ? AND type = 'receipt.credited' AND created_at >= ?
-                    """, ["evt_" + first, moment]) ?? 0,
+                    """, [OutboxEntry.idPrefix + first, moment]) ?? 0,
                 deadLettered: try await db.value("SELECT COUNT(*) FROM dead_letters WHERE dead_at >= ?", [moment]) ?? 0)
         }
+    }
+
+    /// The least id (``TimeOrderedID``, a webhook's after ``OutboxEntry/idPrefix``) of a
+    /// row written at or after `moment`: a second earlier, as a row's id and its date are
+    /// read from the clock at two moments. Ids written before ids were time-ordered sort
+    /// anywhere: those after this one are read and their dates decide; those before it,
+    /// under one in a hundred, go uncounted, which matters only in the hour after upgrading
+    /// from such a release.
+    static func firstID(since moment: Date) -> String {
+        TimeOrderedID.least(at: moment.addingTimeInterval(-1))
     }
 }
