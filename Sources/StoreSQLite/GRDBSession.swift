@@ -15,7 +15,7 @@ struct GRDBSession: SQLSession {
 
     @discardableResult func execute(_ sql: String, _ arguments: SQLArguments) async throws -> Int {
         try translatingErrors {
-            try db.cachedStatement(sql: sql).execute(arguments: try Self.arguments(arguments))
+            try statement(sql, arguments).execute()
             return db.changesCount
         }
     }
@@ -23,7 +23,7 @@ struct GRDBSession: SQLSession {
     func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow] {
         try translatingErrors {
             // Each row read where the cursor stands: `Row.fetchAll` copies every row first.
-            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: try Self.arguments(arguments))
+            let cursor = try Row.fetchCursor(statement(sql, arguments))
             var rows: [SQLRow] = []
             while let row = try cursor.next() { rows.append(Self.row(row)) }
             return rows
@@ -58,23 +58,11 @@ struct GRDBSession: SQLSession {
     /// As bound dates are (``StoredDate``): GRDB's DateFormatter was 3 % of the intake at 100/s.
     func stored(_ date: Date) -> SQLValue { .text(StoredDate.stored(date)) }
 
-    private static func arguments(_ arguments: SQLArguments) throws -> StatementArguments {
-        // As existentials: GRDB maps a sequence of one concrete type through a key path, whose
-        // projection was a third of binding the fulfiller's arguments (BENCHMARKS.md, issue 29).
-        StatementArguments(try arguments.storableValues().map { databaseValue($0) as (any DatabaseValueConvertible)? })
-    }
-
-    static func databaseValue(_ value: SQLValue) -> DatabaseValue {
-        switch value {
-        case .null: .null
-        case .integer(let number): number.databaseValue
-        case .real(let number): number.databaseValue
-        case .text(let text): text.databaseValue
-        case .blob(let bytes): Data(bytes).databaseValue
-        // GRDB's text format ("yyyy-MM-dd HH:mm:ss.SSS", UTC), as the records store dates.
-        case .date(let date): StoredDate.stored(date).databaseValue
-        case .bool(let flag): flag.databaseValue
-        }
+    /// The connection's prepared statement for `sql`, `arguments` bound (``Statement/bind(_:)``).
+    private func statement(_ sql: String, _ arguments: SQLArguments) throws -> Statement {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.bind(arguments.storableValues())
+        return statement
     }
 
     static func row(_ row: Row) -> SQLRow {
