@@ -22,10 +22,13 @@ struct GRDBSession: SQLSession {
 
     func rows(_ sql: String, _ arguments: SQLArguments) async throws -> [SQLRow] {
         try translatingErrors {
-            // Each row read where the cursor stands: `Row.fetchAll` copies every row first.
-            let cursor = try Row.fetchCursor(statement(sql, arguments))
+            let statement = try statement(sql, arguments)
+            // GRDB steps (its errors, its transaction bookkeeping); each row is read where the
+            // cursor stands, through SQLite's own calls (``Statement/row(names:)``).
+            let cursor = try Row.fetchCursor(statement)
+            let names = statement.columnNames
             var rows: [SQLRow] = []
-            while let row = try cursor.next() { rows.append(Self.row(row)) }
+            while try cursor.next() != nil { rows.append(statement.row(names: names)) }
             return rows
         }
     }
@@ -63,21 +66,6 @@ struct GRDBSession: SQLSession {
         let statement = try db.cachedStatement(sql: sql)
         try statement.bind(arguments.storableValues())
         return statement
-    }
-
-    static func row(_ row: Row) -> SQLRow {
-        var columns: [String: SQLValue] = [:]
-        for (name, value) in row {
-            columns[name] =
-                switch value.storage {
-                case .null: .null
-                case .int64(let number): .integer(number)
-                case .double(let number): .real(number)
-                case .string(let text): .text(text)
-                case .blob(let data): .blob([UInt8](data))
-                }
-        }
-        return SQLRow(columns)
     }
 
     /// SQLite's errors as ``SQLError``, so that stores handle both backends alike.

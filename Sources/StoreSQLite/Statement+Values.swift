@@ -66,3 +66,35 @@ extension Statement {
 
 /// SQLite's `SQLITE_TRANSIENT`, which the C macro spells as a cast Swift does not import.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+extension Statement {
+    /// The row the statement stands on, read through SQLite's own calls: GRDB's `Row` makes a
+    /// `DatabaseValue` of each column first (a C string measured again, a blob copied twice).
+    /// `names` are the statement's column names, read once per run.
+    func row(names: [String]) -> SQLRow {
+        let handle = sqliteStatement
+        var columns: [String: SQLValue] = Dictionary(minimumCapacity: names.count)
+        for (index, name) in zip(CInt(0)..., names) {
+            columns[name] =
+                switch sqlite3_column_type(handle, index) {
+                case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, index))
+                case SQLITE_FLOAT: .real(sqlite3_column_double(handle, index))
+                case SQLITE_TEXT:
+                    .text(
+                        String(
+                            decoding: UnsafeBufferPointer(
+                                start: sqlite3_column_text(handle, index),
+                                count: Int(sqlite3_column_bytes(handle, index))),
+                            as: UTF8.self))
+                case SQLITE_BLOB:
+                    .blob(
+                        [UInt8](
+                            UnsafeRawBufferPointer(
+                                start: sqlite3_column_blob(handle, index),
+                                count: Int(sqlite3_column_bytes(handle, index)))))
+                default: .null
+                }
+        }
+        return SQLRow(columns)
+    }
+}
