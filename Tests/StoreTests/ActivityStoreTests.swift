@@ -55,4 +55,46 @@ import Testing
             #expect(values(month.credited, "coins").last == 100)
         }
     }
+
+    /// The ledger's window is a range of its ids (``SQLSession/firstID(of:datedBy:since:slack:)``):
+    /// over ids with gaps and dates out of order by up to two minutes, every row of the window
+    /// is at or above the bound, and the rows above it are no older than the slack allows.
+    @Test(arguments: TestBackend.allCases) func theFirstDatedIDBoundsEveryRowOfTheWindow(_ backend: TestBackend)
+        async throws
+    {
+        try await withTestDatabase(backend) { database in
+            var generator = FuzzRandom(seed: 29)
+            var rows: [(id: Int64, at: Date)] = []
+            var id: Int64 = 1
+            var trend = t0.addingTimeInterval(-2 * 86_400)
+            for _ in 0..<3_000 {
+                id += Int64.random(in: 1...5, using: &generator)
+                trend += TimeInterval.random(in: 0...60, using: &generator)
+                rows.append((id, trend.addingTimeInterval(-TimeInterval(Int.random(in: 0...120, using: &generator)))))
+            }
+            let slack: TimeInterval = 300
+            let written = rows
+            try await database.transaction { db in
+                let dated = db.dialect == .sqlite ? "DATETIME" : "TIMESTAMPTZ"
+                try await db.execute("CREATE TABLE dated_probe (id BIGINT PRIMARY KEY, at \(dated) NOT NULL)")
+                #expect(try await db.firstID(of: "dated_probe", datedBy: "at", since: t0, slack: slack) == 0)
+                _ = try await db.insert(
+                    into: "dated_probe", columns: ["id", "at"], rows: written.map { [$0.id, $0.at] })
+            }
+            var moments = (0..<100).map { _ in
+                rows.randomElement(using: &generator)!.at.addingTimeInterval(
+                    -TimeInterval.random(in: 0...120, using: &generator))
+            }
+            moments += [rows[0].at.addingTimeInterval(-86_400), rows[rows.count - 1].at.addingTimeInterval(60), t0]
+            for moment in moments {
+                let bound = try await database.snapshot { db in
+                    try await db.firstID(of: "dated_probe", datedBy: "at", since: moment, slack: slack)
+                }
+                #expect(rows.allSatisfy { $0.at < moment || $0.id >= bound }, "a row of the window below \(bound)")
+                #expect(
+                    rows.allSatisfy { $0.id < bound || $0.at >= moment.addingTimeInterval(-slack - 120) },
+                    "a row far older than the window at or above \(bound)")
+            }
+        }
+    }
 }

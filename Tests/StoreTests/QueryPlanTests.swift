@@ -12,13 +12,18 @@ import Testing
 /// another loop or in a correlated subquery is quadratic: the audit's check of final
 /// webhooks was one, 107 s over 30,000 receipts.
 @Suite struct QueryPlanTests {
+    /// A receipt credited to alice: a row in every table a credit writes.
+    static func creditReceipt(in database: any SQLDatabase) async throws {
+        try await database.acceptNew([Fixture.receipt("r1", account: "alice")])
+        _ = try await SettlementStore(database).apply(
+            [Fixture.valid("r1", account: "alice", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
+            now: Fixture.t0)
+    }
+
     @Test func wholeDatabaseStatementsNeverReadATableWholeForEachRowOfAnother() async throws {
         try await withTemporaryDatabase { base in
             // An account with a credited receipt, so that its story reads everything
-            try await base.acceptNew([Fixture.receipt("r1", account: "alice")])
-            _ = try await SettlementStore(base).apply(
-                [Fixture.valid("r1", account: "alice", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
-                now: Fixture.t0)
+            try await Self.creditReceipt(in: base)
             let database = CountingDatabase(base)
             let now = Fixture.t0
             _ = try await LedgerStore(database).audit()
@@ -41,6 +46,21 @@ import Testing
             for statement in statements {
                 let plan = try await QueryPlan.explain(statement.sql, statement.arguments, in: base)
                 #expect(plan.nestedScans.isEmpty, "\(plan.nestedScans) in\n\(statement.sql)\n\(plan)")
+            }
+        }
+    }
+
+    @Test func theConsolesChartsReadTheLedgerAndTheReceiptsOnlyInTheirWindow() async throws {
+        try await withTemporaryDatabase { base in
+            try await Self.creditReceipt(in: base)
+            let database = CountingDatabase(base)
+            _ = try await ActivityStore(database).activity(.month, now: Fixture.t0)
+            let statements = database.takeStatements()
+            #expect(statements.count >= 5)
+            for statement in statements {
+                let plan = try await QueryPlan.explain(statement.sql, statement.arguments, in: base)
+                let scans = plan.lines.filter { ["SCAN ledger_entries", "SCAN receipts"].contains($0.detail) }
+                #expect(scans.isEmpty, "\(statement.sql)\n\(plan)")
             }
         }
     }

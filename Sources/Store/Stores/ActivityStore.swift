@@ -4,8 +4,8 @@ import Foundation
 
 /// Counts and sums per hour (the last 24 hours) or per day (the last 30 days), as the
 /// console's overview charts them: receipts by outcome, credited value per currency,
-/// refunds, dead letters by reason. One snapshot, four grouped queries; empty buckets are
-/// zeros, so every series has one value per bucket.
+/// refunds, dead letters by reason. One snapshot, four grouped queries over the window's
+/// rows; empty buckets are zeros, so every series has one value per bucket.
 public struct ActivityStore: Sendable {
     let database: any SQLDatabase
 
@@ -44,6 +44,10 @@ public struct ActivityStore: Sendable {
         public var deadLetters: [Series]
     }
 
+    /// How much later than an entry written after it a ledger entry may be dated (a writer
+    /// waiting for the lock, a host's clock): ten minutes, beside windows of a day or more.
+    static let ledgerSlack: TimeInterval = 600
+
     public func activity(_ window: Window, now: Date) async throws -> Activity {
         let step = window.bucketSeconds
         let last = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / step).rounded(.down) * step)
@@ -57,6 +61,9 @@ public struct ActivityStore: Sendable {
         // Receipt ids are time-ordered: the window's receipts are a range of the primary key.
         let firstID = ReceiptStore.firstID(since: start)
         let rows = try await database.snapshot { db in
+            // Ledger entries are numbered as written: the window's are a range of the key too.
+            let firstEntry = try await db.firstID(
+                of: "ledger_entries", datedBy: "created_at", since: start, slack: Self.ledgerSlack)
             let created = db.dialect.truncated("created_at", toHour: window.hourly)
             let dead = db.dialect.truncated("dead_at", toHour: window.hourly)
             return (
@@ -69,13 +76,14 @@ public struct ActivityStore: Sendable {
                 credited: try await db.rows(
                     """
                     SELECT \(created) AS bucket, currency AS series, CAST(SUM(amount) AS BIGINT) AS value
-                    FROM ledger_entries WHERE kind = 'purchase' AND created_at >= ? GROUP BY 1, 2
-                    """, [start]),
+                    FROM ledger_entries WHERE id >= ? AND kind = 'purchase' AND created_at >= ? GROUP BY 1, 2
+                    """, [firstEntry, start]),
                 refunds: try await db.rows(
                     """
                     SELECT \(created) AS bucket, kind AS series, COUNT(*) AS value
-                    FROM ledger_entries WHERE kind IN ('refund', 'revoke') AND created_at >= ? GROUP BY 1, 2
-                    """, [start]),
+                    FROM ledger_entries WHERE id >= ? AND kind IN ('refund', 'revoke') AND created_at >= ?
+                    GROUP BY 1, 2
+                    """, [firstEntry, start]),
                 deadLetters: try await db.rows(
                     """
                     SELECT \(dead) AS bucket, reason AS series, COUNT(*) AS value
