@@ -11,7 +11,7 @@ import Testing
         "ledger_entries", "notification_outbox", "store_notifications", "dead_letters",
     ]
     static let migrations = [
-        "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16",
+        "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17",
     ]
 
     /// The migrations the file records, in the order they ran.

@@ -65,6 +65,24 @@ import Testing
         }
     }
 
+    /// An operator's search by any id reads the rows it finds through an index: over a million
+    /// receipts it read three tables whole, 0.6 s warm and 6 s cold.
+    @Test func theOperatorsSearchesReadOnlyTheRowsTheyFind() async throws {
+        try await withTemporaryDatabase { base in
+            try await Self.creditReceipt(in: base)
+            let database = CountingDatabase(base)
+            _ = try await ReceiptStore(database).searchReceipts("t1")
+            _ = try await AccountHistoryStore(database).accounts(matching: "t1")
+            let statements = database.takeStatements()
+            #expect(statements.count == 2)
+            for statement in statements {
+                let plan = try await QueryPlan.explain(statement.sql, statement.arguments, in: base)
+                let scans = plan.lines.filter { $0.detail.hasPrefix("SCAN ") && !$0.detail.contains("INDEX") }
+                #expect(scans.isEmpty, "\(statement.sql)\n\(plan)")
+            }
+        }
+    }
+
     @Test func theConsolesThroughputReadsOnlyItsWindow() async throws {
         try await withTemporaryDatabase { base in
             let database = CountingDatabase(base)

@@ -41,7 +41,7 @@ import Testing
         // Both read something: a reader that saw nothing would find no difference.
         #expect(sqlite.tables.count == 24, "\(sqlite.tables.keys.sorted())")
         #expect(sqlite.tables["ledger_entries"]?.columns.count == 10)
-        #expect(postgres.tables["receipts"]?.indexes.count == 3)
+        #expect(postgres.tables["receipts"]?.indexes.count == 4)
         for shape in [sqlite, postgres] {
             #expect(shape.tables["balances"]?.foreignKeys.map(\.table) == ["accounts"])
             // v14: once per transaction and kind by a partial index, debits once per step.

@@ -34,13 +34,13 @@ import Testing
 
         // And every row is as it was, under v10's table names, with v11's empty trace
         // columns, v13's Google acknowledgements (none) among the store confirmations, v14's
-        // steps, v15's apps of confirmations (none) and v16's indexes (v10 to v16 the only
+        // steps, v15's apps of confirmations (none) and v16's and v17's indexes (v10 to v17 the only
         // migrations recorded since), and the books balance
         var expected = Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))))
         expected["grdb_migrations", default: []] += [
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
             ["identifier": .text("v13")], ["identifier": .text("v14")], ["identifier": .text("v15")],
-            ["identifier": .text("v16")],
+            ["identifier": .text("v16")], ["identifier": .text("v17")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])

@@ -57,21 +57,29 @@ public struct ReceiptStore: Sendable {
     }
 
     /// Receipts and Apple notifications whose id, account id, order id or store transaction id is
-    /// `text`, newest first.
+    /// `text`, newest first. Each kind of id is looked up by its own index (schema v17), so a
+    /// search reads the rows it finds, not the tables.
     public func searchReceipts(_ text: String, limit: Int = 100) async throws -> [ReceiptSearchHit] {
         try await database.snapshot { db in
             let rows = try await db.rows(
                 """
                 SELECT 'receipt' AS kind, id, account_id, status, reason, attempts, created_at, updated_at
                 FROM receipts
-                WHERE id = ? OR account_id = ? OR order_id = ?
-                    OR id IN (SELECT receipt_id FROM receipt_transactions WHERE transaction_id = ?)
-                    OR id IN (SELECT receipt_id FROM store_transactions
-                              WHERE transaction_id = ? OR original_transaction_id = ?)
+                WHERE id IN (
+                    SELECT id FROM receipts WHERE id = ?
+                    UNION SELECT id FROM receipts WHERE account_id = ?
+                    UNION SELECT id FROM receipts WHERE order_id = ?
+                    UNION SELECT receipt_id FROM receipt_transactions WHERE transaction_id = ?
+                    UNION SELECT receipt_id FROM store_transactions WHERE transaction_id = ?
+                    UNION SELECT receipt_id FROM store_transactions WHERE original_transaction_id = ?)
                 UNION ALL
                 SELECT 'notification', id, account_id, status, reason, attempts, created_at, updated_at
                 FROM store_notifications
-                WHERE id = ? OR account_id = ? OR transaction_id = ? OR original_transaction_id = ?
+                WHERE id IN (
+                    SELECT id FROM store_notifications WHERE id = ?
+                    UNION SELECT id FROM store_notifications WHERE account_id = ?
+                    UNION SELECT id FROM store_notifications WHERE transaction_id = ?
+                    UNION SELECT id FROM store_notifications WHERE original_transaction_id = ?)
                 ORDER BY created_at DESC LIMIT ?
                 """, Array(repeating: text, count: 10) + [limit])
             return try rows.map { row in
