@@ -1,10 +1,11 @@
 extension Schema {
     /// v17: indexes for the operators' search by any id a player or a store gives them.
     ///
-    /// `iap receipts search`, the console's search box and the account finder take a receipt,
-    /// account, order or transaction id and look in every column that may hold it. Four of
-    /// those columns had no index, so each search read `receipts`, `receipt_transactions` and
-    /// `store_notifications` whole: 0.6 s warm and 6 s cold over a million receipts.
+    /// The console's search box and the account finder (`iap account show`, the console's
+    /// accounts page) take a receipt, account, order or transaction id and look in every
+    /// column that may hold it. Four of those columns had no index, so each search read
+    /// `receipts`, `receipt_transactions` and `store_notifications` whole: 0.6 s warm and 6 s
+    /// cold over a million receipts.
     /// - `receipt_transactions_on_transaction`: every receipt that carried a transaction, the
     ///   one that credited it and those that came again with it. Each receipt's commit in the
     ///   fulfiller writes one more index entry per transaction.
