@@ -38,7 +38,8 @@ extension GooglePlayStore {
         if let interval = jobs.voidedInterval {
             services.append(
                 GoogleVoidedPoller(
-                    client: client, store: GoogleVoidedStore(database), packageNames: setup.packageNames,
+                    client: client, store: GoogleVoidedStore(database, app: context.app),
+                    packageNames: setup.packageNames,
                     catalog: context.catalog, interval: interval, leadership: context.leadership("google-voided"),
                     logger: context.logger))
         }

@@ -25,9 +25,11 @@ public final class HuaweiClient: Sendable {
     /// The limit on one call.
     public let timeout: Duration
     let budgets: any CallBudgetKeeper
+    /// Whether its calls read purchases for notifications, booked in their own budget.
+    let forNotices: Bool
     let now: @Sendable () -> Date
-    private let tokens: HuaweiAccessTokens
-    private let http: CurlHTTPClient
+    let tokens: HuaweiAccessTokens
+    let http: CurlHTTPClient
 
     /// - Parameters:
     ///   - httpClient: Shared, not owned: its owner shuts it down.
@@ -47,11 +49,12 @@ public final class HuaweiClient: Sendable {
 
     init(
         settings: HuaweiSettings, httpClient: CurlHTTPClient, timeout: Duration, budgets: any CallBudgetKeeper,
-        now: @escaping @Sendable () -> Date, tokens: HuaweiAccessTokens
+        now: @escaping @Sendable () -> Date, tokens: HuaweiAccessTokens, forNotices: Bool = false
     ) {
         self.settings = settings
         self.timeout = timeout
         self.budgets = budgets
+        self.forNotices = forNotices
         self.now = now
         self.tokens = tokens
         self.http = httpClient

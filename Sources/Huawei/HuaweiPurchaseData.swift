@@ -59,6 +59,9 @@ public struct HuaweiPurchaseData: Decodable, Sendable, Hashable {
 
     public var isSandbox: Bool { purchaseType == 0 }
 
+    /// Whether Huawei says the purchase was refunded or cancelled.
+    public var isCancelled: Bool { purchaseState == Self.refunded || purchaseState == Self.cancelled }
+
     static func date(_ millis: Int64?) -> Date? {
         millis.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) }
     }

@@ -51,12 +51,18 @@ public struct HuaweiStore: StorePlugin {
 
     public var takesNotifications: Bool { true }
 
-    /// A version 2 server notification, authenticated by the IAP public key (``HuaweiNotice``).
+    /// A version 2 server notification (``HuaweiNotice``): a subscription's, authenticated by
+    /// this app's IAP public key; an order's, which Huawei does not sign, a hint about the
+    /// purchase its token names, believed of the app that recorded that purchase only.
     public func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
         let notice = try HuaweiNotice(body: request.body, key: settings.publicKey)
-        return InboundNotification(
+        var accepted = InboundNotification(
             messageID: notice.messageID,
             evidence: StoreEvidence(store: Self.id, kind: "notification", payload: notice.payload))
+        if notice.event == .order {
+            accepted.proof = .hint(originalTransactionID: HuaweiVerifier.originalTransactionID(of: notice))
+        }
+        return accepted
     }
 
     // MARK: Verification and confirmation

@@ -14,6 +14,10 @@ extension HuaweiVerifier {
     /// type is recorded under Huawei's name. Huawei's failures retry, as for a purchase; a
     /// notice whose purchase cannot be read back is recorded with no transaction, unless it
     /// announces a purchase, which is then rejected with the reason.
+    ///
+    /// The notice is a hint: a refund or cancellation is what the signed purchase data says,
+    /// with Huawei's own date (`cancelTime`), never the notice's word or its `notifyTime`. A
+    /// notice of a refund whose purchase reads as still purchased takes nothing back.
     func verify(_ notice: HuaweiNotice) async -> VerificationOutcome {
         let kind = Self.kind(notice)
         var notification = StoreNotification(
@@ -49,8 +53,10 @@ extension HuaweiVerifier {
         switch kind {
         case .refund, .revoke:
             if data.purchaseState == HuaweiPurchaseData.refunded { notification.rawType = "REFUND" }
-            transaction.cancellationDate =
-                transaction.cancellationDate ?? notice.cancellationDate ?? notice.notifyTime
+            // Signed data that says cancelled but names no time: cancelled as of this reading.
+            // Data that says it is still bought leaves no date, and the engine takes nothing
+            // back (`not_cancelled_by_store`).
+            if data.isCancelled { transaction.cancellationDate = transaction.cancellationDate ?? Date() }
         case .subscribed where data.purchaseState != HuaweiPurchaseData.purchased:
             return Self.refusal(data, named) ?? .rejected(reason: "huawei_unknown_state")
         default:

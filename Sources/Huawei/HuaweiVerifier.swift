@@ -36,7 +36,8 @@ public struct HuaweiVerifier: ReceiptVerifier {
             guard let notice = HuaweiNotice(payload: evidence.payload) else {
                 return .rejected(reason: "huawei_notice_unreadable")
             }
-            return await verify(notice)
+            // Read back in the notices' own budget: a flood of notices never delays a purchase.
+            return await HuaweiVerifier(client: client.readingNotices).verify(notice)
         default:
             return .rejected(reason: "huawei_unknown_evidence")
         }
@@ -102,6 +103,12 @@ public struct HuaweiVerifier: ReceiptVerifier {
         }
         guard let order = data.orderId, !order.isEmpty else { return .rejected(reason: "huawei_no_order") }
         return nil
+    }
+
+    /// The original transaction id the purchase a notice names is recorded under (the
+    /// subscription's id, else the purchase token), as ``transaction(_:_:)`` writes it.
+    public static func originalTransactionID(of notice: HuaweiNotice) -> String {
+        "huawei:" + (notice.subscriptionID ?? notice.purchaseToken)
     }
 
     /// The transaction signed purchase data stands for.

@@ -55,7 +55,8 @@ public struct Intake: Sendable {
         self.notifications = NotificationRoutes(
             notifications: StoreNotificationStore(database), relay: relay,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
-            stores: [configuration.stores] + configuration.appStores.keys.sorted().map { configuration.appStores[$0]! })
+            stores: [("", configuration.stores)]
+                + configuration.appStores.keys.sorted().map { ($0, configuration.appStores[$0]!) })
         self.pruner = NotificationPruner(
             notifications: StoreNotificationStore(database), retention: configuration.rejectedNotificationRetention,
             logger: logger)

@@ -19,6 +19,8 @@ public struct Reconciler: Sendable {
     let environments: [AppStoreServerAPIEnvironment]
     let runs: ReconciliationStore
     let notifications: StoreNotificationStore
+    /// The app whose History is read (``AppScope/key``): what it feeds is that app's.
+    let app: String
     let logger: Logger
     /// Pages asked per deployment at most: a token that never ends the list must not loop.
     static let maximumPages = 1_000
@@ -32,6 +34,7 @@ public struct Reconciler: Sendable {
         self.api = api
         self.environments = environments
         self.runs = ReconciliationStore(database, app: app)
+        self.app = app ?? ""
         self.notifications = StoreNotificationStore(database)
         self.logger = logger
     }
@@ -100,7 +103,8 @@ public struct Reconciler: Sendable {
                 notificationType: peek?.notificationType, notificationID: nil)
             if !dryRun {
                 let accepted = try await notifications.acceptNotification(
-                    id: TimeOrderedID.make(), payload: found.signedPayload, payloadHash: item.payloadHash, now: now())
+                    id: TimeOrderedID.make(), app: app, payload: found.signedPayload, payloadHash: item.payloadHash,
+                    now: now())
                 missing.notificationID = accepted.id
                 if accepted.created { result.fed += 1 }
             }

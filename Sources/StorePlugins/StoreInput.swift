@@ -52,6 +52,8 @@ public struct InboundNotification: Hashable, Sendable {
     public var formerKeys: [String]
     /// What ``messageID`` is.
     public var keyedBy: Key
+    /// What vouches for it: the plug-in's app's credential, or nothing.
+    public var proof: Proof = .credential
 
     /// What tells a notification sent again from a new one.
     public enum Key: Hashable, Sendable {
@@ -60,6 +62,19 @@ public struct InboundNotification: Hashable, Sendable {
         /// The hash of its payload, for a store that names none and sends the same payload
         /// again until it is answered (Apple's `signedPayload`): ``messageID`` is that hash.
         case payloadHash
+    }
+
+    /// What vouches for a notification, and so which app it belongs to.
+    public enum Proof: Hashable, Sendable {
+        /// The credential of the plug-in's app held (a signature by its key, a token for its
+        /// audience, a signed identity of its own): the notification is that app's.
+        case credential
+        /// Nothing the store signed (Huawei's order notifications): a hint about the purchase
+        /// `originalTransactionID` names (as the store's verifier records it), believed only
+        /// of the app that recorded that purchase, and only as far as what is read back from
+        /// the store with that app's credentials says. A hint about a purchase no app recorded
+        /// is dropped unstored, without a call to the store.
+        case hint(originalTransactionID: String)
     }
 
     public init(messageID: String, evidence: StoreEvidence, formerKeys: [String] = [], keyedBy: Key = .messageID) {

@@ -197,7 +197,7 @@ import Testing
             #expect(credited == [.applied(receiptID: ids[0], status: .credited, reason: nil)])
             let notificationID = UUID().uuidString.lowercased()
             let accepted = try await notifications.acceptNotification(
-                id: notificationID, payload: "signed-refund", payloadHash: String(repeating: "ab", count: 32),
+                id: notificationID, app: "", payload: "signed-refund", payloadHash: String(repeating: "ab", count: 32),
                 now: Date())
             #expect(accepted.created)
 
@@ -236,7 +236,7 @@ import Testing
             let notifications = StoreNotificationStore(database)
             let notificationID = UUID().uuidString.lowercased()
             _ = try await notifications.acceptNotification(
-                id: notificationID, payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32),
+                id: notificationID, app: "", payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32),
                 now: Date())
             try await connection.publish(
                 OutgoingMessage(

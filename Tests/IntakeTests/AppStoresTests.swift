@@ -115,10 +115,14 @@ import Testing
         let puzzle = KeyedStore(key: "puzzle-key")
         let racer = KeyedStore(key: "racer-key")
         let request = InboundRequest(headers: ["x-key": "racer-key"], body: Array("evt-3".utf8))
-        #expect(try await NotificationRoutes.firstAccepting([puzzle, racer], request).messageID == "evt-3")
+        let candidates: [(app: String, plugin: any StorePlugin)] = [("", puzzle), ("racer", racer)]
+        let accepted = try await NotificationRoutes.firstAccepting(candidates, request)
+        #expect(accepted.notification.messageID == "evt-3")
+        // The notification is the app's whose credential held, never the default app's for want of one.
+        #expect(accepted.app == "racer")
         let stranger = InboundRequest(headers: ["x-key": "nobody"], body: Array("evt-4".utf8))
         await #expect(throws: StoreInputError.unauthorized("the key is not puzzle...")) {
-            try await NotificationRoutes.firstAccepting([puzzle, racer], stranger)
+            try await NotificationRoutes.firstAccepting(candidates, stranger)
         }
     }
 }

@@ -72,7 +72,7 @@ import Testing
         try await withIntake { client, database in
             // Given Apple's notification as the release that kept it by its payload's hash stored it
             let stored = try await StoreNotificationStore(database).acceptNotification(
-                id: "01a00000-0000-7000-8000-000000000001", payload: Self.jws,
+                id: "01a00000-0000-7000-8000-000000000001", app: "", payload: Self.jws,
                 payloadHash: PayloadHash.notification(Self.jws), now: Date())
             // When Apple sends it again to Apple's plug-in route
             let (status, body) = try await post(client, #"{"signedPayload": "\#(Self.jws)"}"#)

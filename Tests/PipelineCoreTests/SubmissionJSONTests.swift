@@ -23,6 +23,7 @@ struct SubmissionJSONTests {
             let submission = random.submission()
             let read = try WireCoding.decoder().decode(Submission.self, from: Data(submission.wireJSON))
             #expect(read.id == submission.id && read.evidence.kind == submission.evidence.kind)
+            #expect(read.app == submission.app)
             #expect(read.evidence.storeEvidence.payload == submission.evidence.storeEvidence.payload)
         }
     }
@@ -58,8 +59,10 @@ extension FuzzRandom {
     }
 
     mutating func submission() -> Submission {
-        Submission(
+        var submission = Submission(
             id: wireText(), accountID: wireText(), evidence: .store(evidence()), orderID: maybe { $0.wireText() },
             productID: maybe { $0.wireText() }, submittedAt: wireDate())
+        submission.app = maybe { $0.wireText() }
+        return submission
     }
 }

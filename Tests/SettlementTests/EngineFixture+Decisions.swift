@@ -38,13 +38,13 @@ extension EngineFixture {
         _ id: String = "t1", product: String = coins, original: String? = nil, state: TransactionState = .credited,
         account: String? = "a1", receipt: String? = "r0", expires: Date? = nil, entitlement: String? = nil,
         purchase: Money? = Money(currency: "coins", amount: 100), debit: Money? = nil, reversed: Bool = false,
-        writtenOff: Money? = nil, steps: Int? = nil, quantity: Int = 1
+        writtenOff: Money? = nil, steps: Int? = nil, quantity: Int = 1, app: String = ""
     ) -> KnownTransaction {
         KnownTransaction(
             transactionID: id, originalTransactionID: original ?? id, productID: product, state: state,
             accountID: account, receiptID: receipt, expiresDate: expires, entitlement: entitlement,
             purchase: purchase, debit: debit, writtenOff: writtenOff, reversed: reversed, quantity: quantity,
-            debitSteps: steps)
+            debitSteps: steps, app: app)
     }
 
     /// A subscription period credited to `account`, granting `vip` (no ledger money).
@@ -75,7 +75,8 @@ extension EngineFixture {
         binding: BindingPath? = nil
     ) -> TransactionRecord {
         TransactionRecord(
-            transactionID: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
+            app: cause.app, transactionID: transaction.transactionID,
+            originalTransactionID: transaction.originalTransactionID,
             productID: transaction.productID, quantity: transaction.quantity, environment: cause.environment,
             receiptID: cause.receiptID, notificationID: cause.notificationID, accountID: account,
             purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,

@@ -14,7 +14,6 @@ import Testing
 
     static let takeBackDates: [F.Named<(cancelled: Date?, end: Date)>] = [
         F.Named("cancelled half a day in", (F.at(days: 0.5), F.at(days: 0.5))),
-        F.Named("no cancellation date: now", (nil, F.now)),
         F.Named("cancelled in the future: now", (F.at(days: 3), F.now)),
     ]
 
@@ -38,6 +37,25 @@ import Testing
         #expect(decision.reason == "refunded_before_credit")
         #expect(decision.accountID == nil)
         #expect(decision.outcome == nil)
+    }
+
+    @Test(arguments: [TakeBackKind.refund, .revoke])
+    func aTakeBackWithoutTheStoresCancellation_takesNothing(_ kind: TakeBackKind) throws {
+        // Given vip and 100 coins credited to a1, and a transaction never seen
+        let credited = SettlementState(
+            known: F.knownVIP(), bound: F.knownVIP(), accounts: ["a1": F.holder(vipUntil: F.at(days: 30))])
+
+        // When a notice says it is refunded, but neither the store's signed data nor what was
+        // read back from it names a cancellation
+        let known = try F.decide(
+            .takenBack(F.purchase("s1", product: F.vip, expires: F.at(days: 30)), kind: kind, cause: Self.cause),
+            credited)
+        let unknown = try F.decide(.takenBack(F.purchase("t1"), kind: kind, cause: Self.cause))
+
+        // Then nothing is taken back, recorded or told: a notice is a hint, never a fact
+        #expect(known.effects == [] && unknown.effects == [])
+        #expect(known.reason == "not_cancelled_by_store" && unknown.reason == "not_cancelled_by_store")
+        #expect(known.accountID == "a1" && unknown.accountID == nil)
     }
 
     @Test(arguments: [TakeBackKind.refund, .revoke])
@@ -139,8 +157,6 @@ import Testing
         EntitlementCase(
             name: "ends at the cancellation", current: F.at(days: 30), cancelled: F.at(days: 0.5), set: F.at(days: 0.5),
             told: F.at(days: 0.5)),
-        EntitlementCase(
-            name: "no cancellation date: ends now", current: F.at(days: 30), cancelled: nil, set: F.now, told: F.now),
         EntitlementCase(
             name: "future cancellation: ends now", current: F.at(days: 30), cancelled: F.at(days: 3), set: F.now,
             told: F.now),

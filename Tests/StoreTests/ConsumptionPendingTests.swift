@@ -43,7 +43,7 @@ import Testing
     ) async throws {
         try await withTestDatabase(backend) { database in
             // Given t1 credited to the racing game's p1, t2 to the default app's p2, and Apple
-            // asking about both and about t3, which nobody was credited
+            // asking each app about its own and the default app about t3, which nobody was credited
             try await database.acceptNew([
                 Fixture.receipt("r1", account: "racer/p1"), Fixture.receipt("r2", account: "p2"),
             ])
@@ -52,15 +52,16 @@ import Testing
                     Fixture.valid("r1", account: "racer/p1", [Fixture.purchase("t1")]),
                     Fixture.valid("r2", account: "p2", [Fixture.purchase("t2")]),
                 ], catalog: Fixture.catalog, now: t0)
-            try await database.acceptNewNotifications(["n1", "n2", "n3"], now: t0)
+            try await database.acceptNewNotifications(["n1"], now: t0, app: "racer")
+            try await database.acceptNewNotifications(["n2", "n3"], now: t0)
             _ = try await SettlementStore(database).apply(
                 (1...3).map {
                     Fixture.notified("n\($0)", "CONSUMPTION_REQUEST", uuid: "U\($0)", Fixture.purchase("t\($0)"))
                 },
                 catalog: Fixture.catalog, now: t0)
 
-            // Then the racing game's answerer waits for its player's alone, the default app's
-            // for its own and the one of no known account, as before apps
+            // Then the racing game's answerer waits for its own alone, the default app's for its
+            // own, the one of no known account included
             let store = ConsumptionStore(database)
             func pending(_ app: AppScope) async throws -> [String] {
                 try await store.pending(since: t0.addingTimeInterval(-60), maxAttempts: 5, limit: 10, app: app)

@@ -228,7 +228,8 @@ import Testing
             let notifications = StoreNotificationStore(database)
             // Given an accepted App Store notification that died
             let accepted = try await notifications.acceptNotification(
-                id: "n1", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"), now: Fixture.t0)
+                id: "n1", app: "", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"),
+                now: Fixture.t0)
             #expect(accepted.created)
             let results = try await deadLetters.archive(
                 [Self.letter("dl_n", receipt: "n1")], catalog: Fixture.catalog, now: Fixture.t0)

@@ -119,11 +119,13 @@ extension SQLDatabase {
 
 extension SQLDatabase {
     /// Accepts notifications (their payload made from the id unless given) that must all be new.
-    func acceptNewNotifications(_ ids: [String], payloads: [String]? = nil, now: Date = Fixture.t0) async throws {
+    func acceptNewNotifications(
+        _ ids: [String], payloads: [String]? = nil, now: Date = Fixture.t0, app: String = ""
+    ) async throws {
         for (index, id) in ids.enumerated() {
             let payload = payloads?[index] ?? "signed-payload-of-\(id)"
             let accepted = try await StoreNotificationStore(self).acceptNotification(
-                id: id, payload: payload, payloadHash: Fixture.hash(payload), now: now)
+                id: id, app: app, payload: payload, payloadHash: Fixture.hash(payload), now: now)
             guard accepted == (id, true) else { throw FixtureError("\(id) was not created: \(accepted)") }
         }
     }

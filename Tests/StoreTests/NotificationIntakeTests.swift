@@ -15,11 +15,11 @@ import Testing
             let notifications = StoreNotificationStore(database)
             // When Apple posts a payload, posts it again, and posts another
             let first = try await notifications.acceptNotification(
-                id: "n1", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
+                id: "n1", app: "", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
             let resent = try await notifications.acceptNotification(
-                id: "n2", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
+                id: "n2", app: "", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
             let other = try await notifications.acceptNotification(
-                id: "n3", payload: "JWS-B", payloadHash: Fixture.hash("JWS-B"), now: t0)
+                id: "n3", app: "", payload: "JWS-B", payloadHash: Fixture.hash("JWS-B"), now: t0)
 
             // Then the resend is the first row, and the other is new
             #expect(first == ("n1", true))
@@ -172,7 +172,7 @@ import Testing
             // And an id cannot be both a receipt's and a notification's
             await #expect(throws: (any Error).self) {
                 try await StoreNotificationStore(database).acceptNotification(
-                    id: "r1", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
+                    id: "r1", app: "", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
             }
             let outcomes = try await IntakeStore(database).accept([Fixture.receipt("n1", account: "a1")], now: t0)
             guard case .invalid = outcomes.first else {
@@ -188,7 +188,8 @@ import Testing
         try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n1"])
             _ = try await SettlementStore(database).apply(
-                [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1"))], catalog: catalog, now: t0)
+                [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))], catalog: catalog,
+                now: t0)
             let details = try #require(try await StoreNotificationStore(database).notification(id: "n1"))
             let json = try Fixture.json(
                 String(decoding: try WireCoding.encoder().encode(details), as: UTF8.self))
@@ -208,16 +209,16 @@ import Testing
             // Given a push the release with Google built in stored under Pub/Sub's bare message id
             let payload = #"{"kind":"test","message_id":"42","package_name":"com.example.game"}"#
             let old = InboundNotification(
-                id: "old", payload: payload, payloadHash: Fixture.hash(payload), now: t0, store: "google",
+                id: "old", app: "", payload: payload, payloadHash: Fixture.hash(payload), now: t0, store: "google",
                 messageID: "42")
             try await database.transaction { db in try await db.insert(old, into: "store_notifications") }
             let notifications = StoreNotificationStore(database)
 
             // When another store's message of that id names the same former key, then Google's again
             let other = try await notifications.acceptStoreNotification(
-                id: "h1", store: "huawei", messageID: "42", formerKeys: ["42"], payload: payload, now: t0)
+                id: "h1", app: "", store: "huawei", messageID: "42", formerKeys: ["42"], payload: payload, now: t0)
             let again = try await notifications.acceptStoreNotification(
-                id: "g1", store: "google", messageID: "42", formerKeys: ["42"], payload: payload, now: t0)
+                id: "g1", app: "", store: "google", messageID: "42", formerKeys: ["42"], payload: payload, now: t0)
 
             // Then Google's finds the old row and stores nothing; the other store's is its own
             #expect(other == ("h1", true))

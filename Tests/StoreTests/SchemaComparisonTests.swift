@@ -21,11 +21,6 @@ import Testing
         "call_budgets.name: NOT NULL only in PostgreSQL":
             "one statement for both, and SQLite's PRIMARY KEY does not imply NOT NULL (an old SQLite quirk "
             + "kept for compatibility); the store never writes a NULL name",
-        "store_notifications: unique (message_id) only in PostgreSQL":
-            "SQLite's ALTER TABLE ADD COLUMN cannot add a UNIQUE column, so v9 added a unique index (v10 "
-            + "store_notifications_message_id); PostgreSQL's column carries the constraint: the same rule",
-        "index store_notifications_message_id: only in SQLite":
-            "the other half of the message_id difference above",
     ]
 
     @Test func aFreshSQLiteFileAndAFreshPostgreSQLDatabaseHoldTheSameSchema() async throws {

@@ -34,13 +34,13 @@ import Testing
 
         // And every row is as it was, under v10's table names, with v11's empty trace
         // columns, v13's Google acknowledgements (none) among the store confirmations, v14's
-        // steps, v15's apps of confirmations (none) and v16's and v17's indexes (v10 to v17 the only
-        // migrations recorded since), and the books balance
-        var expected = Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))))
+        // steps, v15's apps of confirmations (none) and v16's and v17's indexes (v10 to v18 the only
+        // migrations recorded since), v18's apps (the default app's, every row), and the books balance
+        var expected = Self.appsByV18(Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before)))))
         expected["grdb_migrations", default: []] += [
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
             ["identifier": .text("v13")], ["identifier": .text("v14")], ["identifier": .text("v15")],
-            ["identifier": .text("v16")], ["identifier": .text("v17")],
+            ["identifier": .text("v16")], ["identifier": .text("v17")], ["identifier": .text("v18")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerStore(database).audit() == [])
@@ -92,7 +92,8 @@ import Testing
             // the books balance
             #expect(
                 try await Self.postgresRows(database)
-                    == Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))), sqlite: false))
+                    == Self.appsByV18(
+                        Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))), sqlite: false)))
             #expect(try await LedgerStore(database).audit() == [])
             #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
         }
@@ -180,6 +181,16 @@ extension SchemaUpgradeTests {
     /// `rows` as v14 leaves them: each debit and write-off its transaction's step 1, every
     /// other entry step 0. SQLite's rebuilt `ledger_entries` takes a new `sqlite_sequence`
     /// row, last.
+    /// v18's `app` of each token, notification and store transaction: the default app's
+    /// (`''`) for every row of a release before apps, whose accounts are all bare.
+    static func appsByV18(_ rows: [String: [[String: SQLValue]]]) -> [String: [[String: SQLValue]]] {
+        var owned = rows
+        for table in ["app_account_tokens", "store_notifications", "store_transactions"] {
+            owned[table] = rows[table]?.map { $0.merging(["app": .text("")]) { old, _ in old } }
+        }
+        return owned
+    }
+
     static func steppedByV14(_ rows: [String: [[String: SQLValue]]], sqlite: Bool = true)
         -> [String: [[String: SQLValue]]]
     {

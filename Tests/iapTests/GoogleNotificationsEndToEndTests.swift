@@ -230,7 +230,7 @@ import Testing
             let stored = try GooglePubSubPush.notice(from: Array(StubGooglePlay.pushBody(notice, messageID: "8001")))
             let payload = stored.canonicalJSON
             let old = Store.InboundNotification(
-                id: TimeOrderedID.make(), payload: payload, payloadHash: PayloadHash.notification(payload),
+                id: TimeOrderedID.make(), app: "", payload: payload, payloadHash: PayloadHash.notification(payload),
                 now: Date(), store: "google", messageID: stored.messageID)
             try await pipeline.database.transaction { db in try await db.insert(old, into: "store_notifications") }
 

@@ -41,7 +41,9 @@ extension AppleStore {
     public var notificationBody: NotificationBody { .checkedFirst(read: [[Self.signedPayload]]) }
 
     /// `{"signedPayload": "<JWS>"}` (other members Apple may add are ignored), signed by the
-    /// App Store; kept once per payload, which Apple sends again as it was until it is answered.
+    /// App Store for this app's bundle id (another's is a credential that does not hold: the
+    /// next app's plug-in is asked); kept once per payload, which Apple sends again as it was
+    /// until it is answered.
     public func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
         let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
         guard let payload = object?[Self.signedPayload] as? String else {
@@ -58,6 +60,12 @@ extension AppleStore {
             throw .invalid(
                 "invalid_signed_payload", "signedPayload is not signed by the App Store (\(error))",
                 member: Self.signedPayload)
+        }
+        // Apple signed the app it is about: this app's, or another app's credential to try.
+        let bundleID = NotificationPeek(payload)?.bundleID
+        guard bundleID == setup.verifyReceipt.bundleID else {
+            throw .unauthorized(
+                "signedPayload is signed for \(bundleID.map { "bundle \($0)" } ?? "no app"), not for this app's bundle")
         }
         return InboundNotification(
             messageID: PayloadHash.notification(payload), evidence: .apple(.notification, payload),

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// Field rules shared by the API's JSON bodies. Pure: no I/O.
 enum JSONFields {
@@ -96,13 +97,7 @@ enum JSONFields {
     }
 
     /// `account_id`, `order_id`, ...: 1-128 of `A-Za-z0-9._:-`.
-    static func isIdentifier(_ value: String) -> Bool {
-        (1...128).contains(value.utf8.count)
-            && value.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == 0x2E || byte == 0x5F || byte == 0x3A || byte == 0x2D
-            }
-    }
+    static func isIdentifier(_ value: String) -> Bool { AccountID.isValid(value) }
 
     static func identifier(_ object: [String: Any], _ field: String, required: Bool) throws(APIError) -> String? {
         guard let value = try string(object, field) else {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import Observability
 import PipelineCore
 import StorePlugins
 
@@ -11,10 +12,14 @@ import StorePlugins
 /// id for it (or its payload, for a store that names none), answered 200 and relayed like a
 /// receipt.
 extension NotificationRoutes {
-    /// - Parameter candidates: the store's plug-in of each app that has it, the default
-    ///   app's first: the first whose credential holds takes the request.
-    func receive(_ request: Request, from candidates: [any StorePlugin]) async throws -> Response {
-        let store = candidates[0]
+    /// - Parameter candidates: the store's plug-in of each app that has it, by app
+    ///   (``AppScope/key``), the default app's first: the first whose credential holds takes
+    ///   the request, and the notification is that app's. One that proves no app (a hint)
+    ///   is the app's that recorded the purchase it names, or is dropped unstored.
+    func receive(_ request: Request, from candidates: [(app: String, plugin: any StorePlugin)]) async throws
+        -> Response
+    {
+        let store = candidates[0].plugin
         let body: ByteBuffer
         if case .checkedFirst(let read) = store.notificationBody {
             body = try await request.jsonBody(maxSize: Self.maxBodySize)
@@ -28,9 +33,9 @@ extension NotificationRoutes {
             headers[field.name.canonicalName] = field.value
         }
         let inbound = InboundRequest(headers: headers, body: Array(body.readableBytesView))
-        let accepted: InboundNotification
+        var (app, accepted): (String, InboundNotification)
         do {
-            accepted = try await Self.firstAccepting(candidates, inbound)
+            (app, accepted) = try await Self.firstAccepting(candidates, inbound)
         } catch {
             throw APIError(
                 HTTPResponse.Status(code: error.status), code: error.code, message: error.message, field: error.member)
@@ -38,31 +43,63 @@ extension NotificationRoutes {
         if case .checkedAfter(let read, let code) = store.notificationBody {
             try Self.check(request, body: body.readableBytesView, read: read, code: code)
         }
+        if case .hint(let original) = accepted.proof {
+            guard let recorder = try await recordingApp(of: original, among: candidates) else {
+                PipelineMetrics.notificationsDropped(store: store.id).increment()
+                return Self.dropped
+            }
+            app = recorder
+        }
         let evidence = StoreEvidence(
             store: store.id, kind: StoreEvidence.notificationKind, payload: accepted.evidence.payload)
-        return try await self.store(.store(evidence)) { id, now in
+        return try await self.store(.store(evidence), app: app) { id, now in
             switch accepted.keyedBy {
             case .payloadHash:
                 try await notifications.acceptNotification(
-                    id: id, store: store.id, payload: evidence.payload, payloadHash: accepted.messageID, now: now)
+                    id: id, app: app, store: store.id, payload: evidence.payload, payloadHash: accepted.messageID,
+                    now: now)
             case .messageID:
                 try await notifications.acceptStoreNotification(
-                    id: id, store: store.id, messageID: Self.messageKey(accepted.messageID, store: store.id),
+                    id: id, app: app, store: store.id, messageID: Self.messageKey(accepted.messageID, store: store.id),
                     formerKeys: accepted.formerKeys, payload: evidence.payload, now: now)
             }
         }
     }
 
-    /// The notification as the first app's plug-in whose credential holds reads it. Only a
-    /// credential that does not hold (401) passes the request on to the next app's; anything
-    /// else is the answer. All refusing it, the default app's refusal is.
-    static func firstAccepting(_ candidates: [any StorePlugin], _ request: InboundRequest)
-        async throws(StoreInputError) -> InboundNotification
+    /// The app that recorded the purchase a hint names, if it has this store here: nil for a
+    /// purchase no app recorded (one lookup, no call to the store).
+    private func recordingApp(
+        of originalTransactionID: String, among candidates: [(app: String, plugin: any StorePlugin)]
+    )
+        async throws -> String?
+    {
+        let recorder: String?
+        do {
+            recorder = try await notifications.appOfRecordedPurchase(originalTransactionID: originalTransactionID)
+        } catch {
+            throw APIError.unavailable
+        }
+        return recorder.flatMap { app in candidates.contains { $0.app == app } ? app : nil }
+    }
+
+    /// The answer to a notice that proves no app and names no purchase any app recorded:
+    /// `200`, so that the store does not send it again, and nothing stored.
+    static var dropped: Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: #"{"ignored":"unknown_purchase"}"#)))
+    }
+
+    /// The notification as the first app's plug-in whose credential holds reads it, with that
+    /// app. Only a credential that does not hold (401) passes the request on to the next app's;
+    /// anything else is the answer. All refusing it, the default app's refusal is.
+    static func firstAccepting(_ candidates: [(app: String, plugin: any StorePlugin)], _ request: InboundRequest)
+        async throws(StoreInputError) -> (app: String, notification: InboundNotification)
     {
         var first: StoreInputError?
-        for plugin in candidates {
+        for (app, plugin) in candidates {
             do {
-                return try await plugin.notification(request)
+                return (app, try await plugin.notification(request))
             } catch  where error.status == 401 {
                 first = first ?? error
             }

@@ -26,15 +26,15 @@ struct NotificationRoutes: Sendable {
     let relay: Relay
     /// One limit per client address for every store's notifications.
     let limiter: RateLimiter<String>?
-    /// The stores configured here, the default app's first, then each other app's (`IAP_APPS`);
-    /// each store that pushes notifications in any of them has a route.
-    let stores: [StoreRegistry]
+    /// The stores configured here by app (``AppScope/key``), the default app's first, then each
+    /// other app's (`IAP_APPS`); each store that pushes notifications in any of them has a route.
+    let stores: [(app: String, stores: StoreRegistry)]
 
     func register(on router: Router<some RemoteAddressRequestContext>) {
-        let ids = Set(stores.flatMap(\.notifying.keys)).sorted()
+        let ids = Set(stores.flatMap(\.stores.notifying.keys)).sorted()
         for id in ids {
             // Every app's plug-in for the store: its own credential (a push audience, a secret).
-            let candidates = stores.compactMap { $0.notifying[id] }
+            let candidates = stores.compactMap { app in app.stores.notifying[id].map { (app.app, $0) } }
             router.post(RouterPath("v1/\(id)/notifications")) { request, context in
                 if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
                     throw APIError.rateLimited(retryAfter: retryAfter)
@@ -44,11 +44,11 @@ struct NotificationRoutes: Sendable {
         }
     }
 
-    /// Stores a notification durably with `accept` (which says whether it is new), relays
-    /// a new one, and answers `200 {"notification_id"}`; a store that fails is a `503`, so
-    /// that the store sends it again.
+    /// Stores a notification of `app` durably with `accept` (which says whether it is new),
+    /// relays a new one, and answers `200 {"notification_id"}`; a store that fails is a `503`,
+    /// so that the store sends it again.
     func store(
-        _ evidence: Evidence,
+        _ evidence: Evidence, app: String,
         _ accept: (_ id: String, _ now: Date) async throws -> (id: String, created: Bool)
     ) async throws -> Response {
         let now = Date()
@@ -61,6 +61,7 @@ struct NotificationRoutes: Sendable {
         if accepted.created {
             PipelineMetrics.received(kind: evidence.kind).increment()
             var submission = Submission(id: accepted.id, accountID: "", evidence: evidence, submittedAt: now)
+            submission.app = app
             // A store sends no trace context: its notification's trace starts at the intake's span.
             submission.traceparent = TraceParent.current
             relay.enqueue([submission])

@@ -16,6 +16,11 @@ struct OrderRequest: Equatable, Sendable {
             throw APIError.invalid(
                 "invalid_app_account_token", "app_account_token must be a UUID", field: "app_account_token")
         }
+        // The nil UUID is every app's default: StoreKit sends no token rather than it.
+        if let token, token.allSatisfy({ $0 == "0" || $0 == "-" }) {
+            throw APIError.invalid(
+                "invalid_app_account_token", "app_account_token must not be the nil UUID", field: "app_account_token")
+        }
         order = NewOrder(accountID: accountID, productID: productID, appAccountToken: token?.lowercased())
     }
 }

@@ -6,6 +6,9 @@
 public enum MetricName {
     /// Receipts the intake committed (answered 202), by `kind`: `legacy`, `storekit2`, `notification`.
     public static let receiptsReceived = "iap_receipts_received_total"
+    /// Stores' notifications the intake answered and dropped unstored, by `store`: notices
+    /// no credential proves (Huawei's order notices) about a purchase no app recorded.
+    public static let notificationsDropped = "iap_notifications_dropped_total"
     /// Verdicts `valid` that the validator handed to the fulfiller.
     public static let receiptsValidated = "iap_receipts_validated_total"
     /// Verdicts `rejected` (permanent failures) that the validator handed on.

@@ -9,6 +9,11 @@ extension PipelineMetrics {
         case total
     }
 
+    /// A store's notification that proved no app and named no recorded purchase: dropped.
+    public static func notificationsDropped(store: String) -> Counter {
+        Counter(label: MetricName.notificationsDropped, dimensions: [("store", store)])
+    }
+
     public static func connectionsRefused(_ refusal: ConnectionRefusal) -> Counter {
         switch refusal {
         case .perAddress: refusedPerAddress

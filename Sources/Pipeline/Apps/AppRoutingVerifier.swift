@@ -3,7 +3,8 @@ import GooglePlay
 import PipelineCore
 
 /// Verifies each submission with the stores of its app (issue 30): the app of its account
-/// id (``AppScope/appID(of:)``), the default app's for a bare id.
+/// id (``AppScope/appID(of:)``), the default app's for a bare id; a store's notification with
+/// the stores of the app whose credential proved it at the intake (``Submission/app``).
 struct AppRoutingVerifier: ReceiptVerifier {
     /// The default app's id and verifier.
     let defaultApp: (id: String, verifier: any ReceiptVerifier)
@@ -13,9 +14,15 @@ struct AppRoutingVerifier: ReceiptVerifier {
     let apps: AppsParts
 
     func verify(_ submission: Submission) async -> VerificationOutcome {
-        let app =
-            submission.accountID.isEmpty
-            ? notifiedApp(submission.evidence.storeEvidence) : AppScope.appID(of: submission.accountID) ?? defaultApp.id
+        let app: String
+        if !submission.accountID.isEmpty {
+            app = AppScope.appID(of: submission.accountID) ?? defaultApp.id
+        } else if let proven = submission.app {
+            app = proven.isEmpty ? defaultApp.id : proven
+        } else {
+            // A message of a release before apps were proven, still queued across the upgrade.
+            app = notifiedApp(submission.evidence.storeEvidence)
+        }
         guard let verifier = app == defaultApp.id ? defaultApp.verifier : others[app] else {
             // An app this validator's file does not list (a file rolled out to the intake
             // first): tried again, and dead-lettered for an operator if it stays unknown.
@@ -35,9 +42,10 @@ struct AppRoutingVerifier: ReceiptVerifier {
         return outcome
     }
 
-    /// The app a store's notification is about, by the bundle id or package name it names
-    /// (read unverified: its app's verifier checks it); the default app's when it names none
-    /// of the apps', which then refuses it as before apps.
+    /// The app a notification of an earlier release's message is about, by the bundle id or
+    /// package name it names (read unverified: its app's verifier checks it); the default
+    /// app's when it names none of the apps', as that release routed it. Messages of this
+    /// release carry the app their credential proved.
     private func notifiedApp(_ evidence: StoreEvidence) -> String {
         let identity: String? =
             switch evidence.builtInApple {

@@ -49,4 +49,19 @@ public struct AppScope: Sendable, Hashable {
     public static func bare(_ stored: String) -> String {
         stored.firstIndex(of: separator).map { String(stored[stored.index(after: $0)...]) } ?? stored
     }
+
+    // MARK: - The app a row belongs to
+
+    /// This app as rows key it in their `app` column: `""` for the default app (and the one
+    /// app of the single-app settings), whose accounts keep bare ids; else its id. A row keyed
+    /// by an account carries the same in the account's id (``stored(_:)``).
+    public var key: String { isDefault ? "" : id ?? "" }
+
+    /// The key (``key``) of the app a stored account id belongs to.
+    public static func key(ofStored stored: String) -> String { appID(of: stored) ?? "" }
+
+    /// `account`, as a store or a backend of the app keyed `appKey` names it, as the database keys it.
+    public static func stored(_ account: String, appKey: String) -> String {
+        appKey.isEmpty ? account : "\(appKey)\(separator)\(account)"
+    }
 }

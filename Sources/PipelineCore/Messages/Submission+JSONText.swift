@@ -13,6 +13,7 @@ extension Submission: JSONTextValue {
         let google = apple == nil ? evidence.builtInGooglePlay : nil
         json.object { json in
             json.member("account_id", accountID)
+            json.member("app", ifPresent: app)
             if case .notice(let notice)? = google { json.member("google_notice", notice) }
             if case .purchase(let purchase)? = google { json.member("google_play", purchase) }
             json.member("order_id", ifPresent: orderID)

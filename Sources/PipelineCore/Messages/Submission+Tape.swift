@@ -5,6 +5,7 @@ extension Submission: TapeDecodable {
     public init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {
         let id = try value.string("receipt_id")
         let accountID = try value.string("account_id")
+        let app = try value.optionalString("app")
         let orderID = try value.optionalString("order_id")
         let productID = try value.optionalString("product_id")
         let submittedAt = try value.date("submitted_at")
@@ -40,6 +41,7 @@ extension Submission: TapeDecodable {
         self.init(
             id: id, accountID: accountID, evidence: .store(found[0]), orderID: orderID, productID: productID,
             submittedAt: submittedAt)
+        self.app = app
     }
 }
 

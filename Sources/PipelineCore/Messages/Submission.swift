@@ -8,8 +8,13 @@ import Foundation
 public struct Submission: Hashable, Sendable {
     /// The id of the receipt, notification or check: verdicts name it.
     public var id: String
-    /// The account that submitted it; empty for an Apple notification.
+    /// The account that submitted it; empty for a store's notification.
     public var accountID: String
+    /// A store's notification: the key of the app whose credential proved it (``AppScope/key``,
+    /// `""` for the default app), which verifies it with its own credentials. Nil for a
+    /// receipt or a check, whose account names its app, and in a message of a release before
+    /// apps were proven (its validator keeps that release's routing).
+    public var app: String?
     public var evidence: Evidence
     public var orderID: String?
     /// What the client believes it bought; Apple's answer decides, this is only compared.
@@ -58,6 +63,7 @@ extension Submission: Codable {
         // The id keeps the key it always had on the wire.
         case id = "receipt_id"
         case accountID = "account_id"
+        case app
         case receiptData = "receipt_data"
         case signedTransaction = "signed_transaction"
         case signedPayload = "signed_payload"
@@ -76,6 +82,7 @@ extension Submission: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         accountID = try container.decode(String.self, forKey: .accountID)
+        app = try container.decodeIfPresent(String.self, forKey: .app)
         orderID = try container.decodeIfPresent(String.self, forKey: .orderID)
         productID = try container.decodeIfPresent(String.self, forKey: .productID)
         submittedAt = try container.decode(Date.self, forKey: .submittedAt)
@@ -116,6 +123,7 @@ extension Submission: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(accountID, forKey: .accountID)
+        try container.encodeIfPresent(app, forKey: .app)
         let evidence = evidence.storeEvidence
         switch (evidence.builtInApple, evidence.builtInGooglePlay) {
         case (.receipt(let data)?, _): try container.encode(data, forKey: .receiptData)

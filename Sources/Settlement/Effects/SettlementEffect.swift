@@ -29,6 +29,8 @@ public enum SettlementEffect: Hashable, Sendable {
 
 /// A new row for a transaction.
 public struct TransactionRecord: Hashable, Sendable {
+    /// The app it belongs to: the app of the event that recorded it (``Cause/app``).
+    public var app: String
     public var transactionID: String
     public var originalTransactionID: String
     public var productID: String

@@ -201,6 +201,9 @@ public enum TransactionOutcome: String, Codable, Hashable, Sendable, CaseIterabl
     /// A renewal of a subscription another account bought first: credited to that account,
     /// not to this receipt's (renewals follow the original transaction, not the client).
     case boundToAnotherAccount = "bound_to_another_account"
+    /// Another app of the pipeline recorded it (its store's transactions are that app's):
+    /// nothing credited, nothing of that app told.
+    case ofAnotherApp = "of_another_app"
 }
 
 extension TransactionOutcome {

@@ -10,7 +10,10 @@ extension SettlementEngine {
         // A notification of a subscription that no receipt bound yet, and whose token is
         // unknown, waits: the receipt that arrives later binds and credits it.
         let notificationBinding = Self.bind(transaction, source: source, state: state)
-        if case .notification = source, notificationBinding == nil { return Decision(reason: "unbound") }
+        if case .notification = source, notificationBinding == nil {
+            let invalid = transaction.storeAccountID.map { !AccountID.isValid($0) } ?? false
+            return Decision(reason: invalid ? "invalid_store_account_id" : "unbound")
+        }
         let concerned = notificationBinding?.accountID
 
         if let known = state.known {
@@ -48,19 +51,26 @@ extension SettlementEngine {
     /// 3. the account behind the transaction's `appAccountToken`;
     /// 4. the account that submitted the receipt (or that the check was planned for).
     /// A notification binds by rules 1 and 3, then by the account the store names for it
-    /// (read back from the store's API): nil when none applies.
+    /// (read back from the store's API, an id by the API's rules, ``AccountID``, of the
+    /// event's app): nil when none applies. Only an account of the event's app binds
+    /// (``Cause/app``): another app's order or token is not this purchase's.
     static func bind(
         _ transaction: VerifiedTransaction, source: SettlementEvent.Source, state: SettlementState
     ) -> Binding? {
         if let bound = state.bound?.accountID { return Binding(accountID: bound, path: .originalTransaction) }
+        let app = source.cause.app
+        let owner = state.tokenOwner.flatMap { owns(app, $0) ? $0 : nil }
         switch source {
-        case .receipt(_, let claimant, let order, _):
-            if let order { return Binding(accountID: order.accountID, path: .order) }
-            if let owner = state.tokenOwner { return Binding(accountID: owner, path: .appAccountToken) }
+        case .receipt(_, let claimant, _, _):
+            if let order = source.order { return Binding(accountID: order.accountID, path: .order) }
+            if let owner { return Binding(accountID: owner, path: .appAccountToken) }
             return Binding(accountID: claimant, path: .submitter)
         case .notification:
-            if let owner = state.tokenOwner { return Binding(accountID: owner, path: .appAccountToken) }
-            return transaction.storeAccountID.map { Binding(accountID: $0, path: .storeAccount) }
+            if let owner { return Binding(accountID: owner, path: .appAccountToken) }
+            return transaction.storeAccountID.flatMap { named in
+                AccountID.isValid(named)
+                    ? Binding(accountID: AppScope.stored(named, appKey: app), path: .storeAccount) : nil
+            }
         case .subscriptionCheck(_, let accountID, _):
             return Binding(accountID: accountID, path: .originalTransaction)
         }
@@ -174,7 +184,8 @@ extension SettlementEngine {
         _ transaction: VerifiedTransaction, cause: Cause, state: TransactionState, accountID: String? = nil
     ) -> TransactionRecord {
         TransactionRecord(
-            transactionID: transaction.transactionID, originalTransactionID: transaction.originalTransactionID,
+            app: cause.app, transactionID: transaction.transactionID,
+            originalTransactionID: transaction.originalTransactionID,
             productID: transaction.productID, quantity: transaction.quantity, environment: cause.environment,
             receiptID: cause.receiptID, notificationID: cause.notificationID, accountID: accountID,
             purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
@@ -199,8 +210,12 @@ extension SettlementEvent.Source {
         return nil
     }
 
+    /// The order a receipt names, when it is an order of the receipt's app (another app's
+    /// order is not this purchase's).
     var order: OrderClaim? {
-        if case .receipt(_, _, let order, _) = self { return order }
+        if case .receipt(_, _, let order?, let cause) = self, SettlementEngine.owns(cause.app, order.accountID) {
+            return order
+        }
         return nil
     }
 

@@ -18,7 +18,12 @@ extension SettlementEngine {
     func takeBack(
         _ transaction: VerifiedTransaction, kind: TakeBackKind, cause: Cause, state: SettlementState, now: Date
     ) -> Decision {
-        let end = min(transaction.cancellationDate ?? now, now)
+        // A notice is a hint: only the store's own word (its signed data, or what was read
+        // back from it) that the purchase was cancelled, with its date, takes anything back.
+        guard let cancelled = transaction.cancellationDate else {
+            return Decision(reason: "not_cancelled_by_store", accountID: state.known?.accountID)
+        }
+        let end = min(cancelled, now)
         guard let known = state.known else {
             var record = Self.record(transaction, cause: cause, state: kind.state)
             record.cancellationDate = end

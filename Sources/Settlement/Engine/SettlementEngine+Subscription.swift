@@ -58,7 +58,7 @@ extension SettlementEngine {
     public func concludeLapse(
         entitlement name: String, state: SettlementState, cause: Cause, now: Date
     ) -> (outcome: String, effects: [SettlementEffect]) {
-        guard let first = state.bound, let accountID = first.accountID,
+        guard let first = state.bound, first.app == cause.app, let accountID = first.accountID,
             let current = state.account(accountID).entitlements[name]
         else { return ("unchanged", []) }
         guard let end = current.expiresAt, end <= now else { return ("renewed", []) }

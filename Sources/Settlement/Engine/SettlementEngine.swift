@@ -25,6 +25,7 @@ public struct SettlementEngine: Sendable {
     public func decide(_ event: SettlementEvent, state: SettlementState, now: Date) throws(SettlementRefusal)
         -> Decision
     {
+        if let foreign = Self.ofAnotherApp(event, state: state) { return foreign }
         switch event {
         case .transactionVerified(let transaction, let source):
             try Self.check(transaction)

@@ -44,8 +44,12 @@ public enum SettlementEvent: Hashable, Sendable {
     }
 }
 
-/// What caused a change: the receipt or the Apple notification being applied.
+/// What caused a change: the receipt or the store's notification being applied, and the app
+/// it belongs to.
 public struct Cause: Hashable, Sendable {
+    /// The app the event belongs to (``AppScope/key``: `""` for the default app): the app whose
+    /// credential proved it, or whose account submitted it. It moves that app's money only.
+    public var app: String
     public var receiptID: String?
     public var notificationID: String?
     /// Apple's `notificationUUID`, told in the webhook.
@@ -54,9 +58,10 @@ public struct Cause: Hashable, Sendable {
     public var environment: String?
 
     public init(
-        receiptID: String? = nil, notificationID: String? = nil, notificationUUID: String? = nil,
+        app: String = "", receiptID: String? = nil, notificationID: String? = nil, notificationUUID: String? = nil,
         environment: String? = nil
     ) {
+        self.app = app
         self.receiptID = receiptID
         self.notificationID = notificationID
         self.notificationUUID = notificationUUID
@@ -146,6 +151,17 @@ extension SettlementEvent {
             transaction
         case .adjustment, .entitlementGrant:
             nil
+        }
+    }
+
+    /// What caused it; nil for an operator's adjustment or grant, which names its account.
+    public var cause: Cause? {
+        switch self {
+        case .transactionVerified(_, let source): source.cause
+        case .takenBack(_, _, let cause), .refundReversed(_, let cause), .expired(_, let cause),
+            .gracePeriod(_, _, let cause), .consumptionRequest(_, let cause):
+            cause
+        case .adjustment, .entitlementGrant: nil
         }
     }
 

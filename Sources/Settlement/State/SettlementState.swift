@@ -44,6 +44,8 @@ public struct KnownTransaction: Hashable, Sendable {
     public var originalTransactionID: String
     public var productID: String
     public var state: TransactionState
+    /// The app it belongs to (``Cause/app``): the app of the event that first recorded it.
+    public var app: String
     /// The account it credited; nil if it never credited one.
     public var accountID: String?
     public var receiptID: String?
@@ -71,8 +73,9 @@ public struct KnownTransaction: Hashable, Sendable {
         transactionID: String, originalTransactionID: String, productID: String, state: TransactionState,
         accountID: String?, receiptID: String? = nil, notificationID: String? = nil, environment: String? = nil,
         expiresDate: Date? = nil, entitlement: String? = nil, purchase: Money? = nil, debit: Money? = nil,
-        writtenOff: Money? = nil, reversed: Bool = false, quantity: Int = 1, debitSteps: Int? = nil
+        writtenOff: Money? = nil, reversed: Bool = false, quantity: Int = 1, debitSteps: Int? = nil, app: String = ""
     ) {
+        self.app = app
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
         self.productID = productID

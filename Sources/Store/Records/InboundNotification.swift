@@ -8,6 +8,9 @@ import PipelineCore
 /// ``GoogleNotice`` as canonical JSON; `message_id`, Pub/Sub's, makes a redelivery one row.
 struct InboundNotification: Codable, Hashable, Sendable, Identifiable {
     var id: String
+    /// The app whose credential proved it (``AppScope/key``): its own dedupe keys, its own
+    /// verifier, its own accounts.
+    var app: String
     /// The `signedPayload` (JWS), untouched.
     var payload: String
     var payloadHash: String
@@ -31,7 +34,7 @@ struct InboundNotification: Codable, Hashable, Sendable, Identifiable {
     var messageID: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, payload
+        case id, app, payload
         case payloadHash = "payload_hash"
         case status, reason, attempts
         case notificationUUID = "notification_uuid"
@@ -51,10 +54,12 @@ struct InboundNotification: Codable, Hashable, Sendable, Identifiable {
 
 extension InboundNotification {
     /// A notification just accepted: received, never attempted, not yet published.
-    init(id: String, payload: String, payloadHash: String, now: Date, store: String = "apple", messageID: String? = nil)
-    {
+    init(
+        id: String, app: String, payload: String, payloadHash: String, now: Date, store: String = "apple",
+        messageID: String? = nil
+    ) {
         self.init(
-            id: id, payload: payload, payloadHash: payloadHash, status: .received, reason: nil, attempts: 0,
+            id: id, app: app, payload: payload, payloadHash: payloadHash, status: .received, reason: nil, attempts: 0,
             notificationUUID: nil, type: nil, subtype: nil, environment: nil, signedDate: nil, transactionID: nil,
             originalTransactionID: nil, productID: nil, accountID: nil, createdAt: now, updatedAt: now,
             publishedAt: nil, store: store, messageID: messageID)
@@ -62,7 +67,10 @@ extension InboundNotification {
 
     /// The validate-queue message for this notification: no account, the payload as the evidence.
     var submission: Submission {
-        Submission(id: id, accountID: "", evidence: Self.evidence(store: store, payload), submittedAt: createdAt)
+        var submission = Submission(
+            id: id, accountID: "", evidence: Self.evidence(store: store, payload), submittedAt: createdAt)
+        submission.app = app
+        return submission
     }
 
     /// A stored notification's payload as the evidence it is: the store's notification

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// A row of `orders`: a purchase the server allowed before the app asked Apple for it.
 struct Order: Codable, Hashable, Sendable, Identifiable {
@@ -61,13 +62,23 @@ public enum OrderStatus: String, Codable, Hashable, Sendable, CaseIterable {
 
 /// A row of `app_account_tokens`: a StoreKit 2 `appAccountToken` and its account.
 struct AppAccountToken: Codable, Hashable, Sendable {
+    /// The app whose account it names (``AppScope/key``): a token is one app's, and another
+    /// app's purchase carrying it binds nothing (schema v18 keys it by the app).
+    var app: String
     var token: String
     var accountID: String
     var createdAt: Date
 
     enum CodingKeys: String, CodingKey {
-        case token
+        case app, token
         case accountID = "account_id"
         case createdAt = "created_at"
+    }
+}
+
+extension AppAccountToken {
+    /// `accountID`'s token, kept under its app.
+    init(_ accountID: String, token: String, createdAt: Date) {
+        self.init(app: AppScope.key(ofStored: accountID), token: token, accountID: accountID, createdAt: createdAt)
     }
 }

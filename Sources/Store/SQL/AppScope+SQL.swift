@@ -13,11 +13,11 @@ extension AppScope {
         return ("substr(\(column), 1, \(prefix.count)) = ?", [prefix])
     }
 
-    /// The condition an app's jobs find their work by (`column` may be NULL: a notification
-    /// of no known account, which the default app's jobs keep taking as before apps); always true
-    /// with the single-app settings.
-    func jobCondition(column: String) -> (sql: String, arguments: SQLArguments) {
-        guard let condition = sqlCondition(column: column) else { return ("1 = 1", []) }
-        return isDefault ? ("(\(column) IS NULL OR \(condition.sql))", condition.arguments) : condition
+    /// The condition an app's jobs find their work by: rows whose `app` column (`column`,
+    /// ``AppScope/key``) is this app's, the app whose credential proved them; always true with
+    /// the single-app settings.
+    func jobCondition(appColumn column: String) -> (sql: String, arguments: SQLArguments) {
+        guard id != nil else { return ("1 = 1", []) }
+        return ("\(column) = ?", [key])
     }
 }

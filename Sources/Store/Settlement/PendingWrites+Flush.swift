@@ -59,7 +59,7 @@ extension PendingWrites {
             columns: [
                 "transaction_id", "original_transaction_id", "product_id", "quantity", "environment", "receipt_id",
                 "notification_id", "account_id", "purchase_date", "expires_date", "cancellation_date", "state",
-                "entitlement", "created_at", "updated_at", "catalog_product_id", "order_id", "binding",
+                "entitlement", "created_at", "updated_at", "catalog_product_id", "order_id", "binding", "app",
             ],
             rows: transactions.map { record in
                 [
@@ -67,6 +67,7 @@ extension PendingWrites {
                     record.environment, record.receiptID, record.notificationID, record.accountID,
                     record.purchaseDate, record.expiresDate, record.cancellationDate, record.state.rawValue,
                     record.entitlement, stamp, stamp, record.catalogProductID, record.orderID, record.binding?.rawValue,
+                    record.app,
                 ]
             })
         try await db.update(

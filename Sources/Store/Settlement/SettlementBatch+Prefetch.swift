@@ -28,7 +28,7 @@ extension SettlementBatch {
 
         var accounts = verdicts.map(\.accountID) + receipts.map(\.accountID) + checks.map(\.accountID)
         accounts += (transactions.map(\.transactionID) + bound).compactMap { books.transactions[$0]??.accountID }
-        accounts += books.tokenOwners.values.compactMap { $0 }
+        accounts += books.tokenOwners.values.flatMap(\.values)
         accounts += receipts.compactMap { $0.orderID.flatMap { books.orders[$0] ?? nil }?.accountID }
         let named = Array(Set(accounts.filter { !$0.isEmpty }))
         try await lock(named.map { "account:\($0)" })

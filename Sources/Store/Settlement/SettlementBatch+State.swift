@@ -15,7 +15,8 @@ extension SettlementBatch {
             try await lock(Self.lockKeys(of: transaction))
             state.known = try await known(transaction.transactionID)
             state.bound = try await bound(originalTransactionID: transaction.originalTransactionID)
-            state.tokenOwner = try await tokenOwner(transaction.appAccountToken)
+            // The token's owner in the event's app: another app's token names none of its accounts.
+            state.tokenOwner = try await tokenOwner(transaction.appAccountToken, app: event.cause?.app ?? "")
         }
         let accounts = SettlementEngine.accountsInvolved(in: event, state: state)
         try await lock(accounts.map { "account:\($0)" })
@@ -46,11 +47,10 @@ extension SettlementBatch {
         return try await known(first.transactionID)
     }
 
-    func tokenOwner(_ token: String?) async throws -> String? {
+    func tokenOwner(_ token: String?, app: String) async throws -> String? {
         guard let token = token?.lowercased() else { return nil }
-        if let cached = books.tokenOwners[token] { return cached }
-        try await loadTokenOwners([token])
-        return books.tokenOwners[token] ?? nil
+        if books.tokenOwners[token] == nil { try await loadTokenOwners([token]) }
+        return books.tokenOwners[token]?[app]
     }
 
     /// Whether an account exists and, with `holdings`, what it holds, and with `balances`
@@ -119,14 +119,17 @@ extension SettlementBatch {
         for (id, candidates) in found { books.subscriptions[id] = candidates }
     }
 
+    /// Each app's owner of each token not read yet (a token is one app's; the same UUID in
+    /// two apps names two accounts).
     func loadTokenOwners(_ tokens: [String]) async throws {
         let missing = Array(Set(tokens.filter { books.tokenOwners[$0] == nil }))
         guard !missing.isEmpty else { return }
-        for row in try await db.rows("SELECT token, account_id FROM app_account_tokens WHERE token IN (?)", in: missing)
+        for token in missing { books.tokenOwners[token] = [:] }
+        for row in try await db.rows(
+            "SELECT app, token, account_id FROM app_account_tokens WHERE token IN (?)", in: missing)
         {
-            books.tokenOwners[try row.get("token")] = .some(try row.get("account_id"))
+            books.tokenOwners[try row.get("token"), default: [:]][try row.get("app")] = try row.get("account_id")
         }
-        for token in missing where books.tokenOwners[token] == nil { books.tokenOwners[token] = .some(nil) }
     }
 
     /// Accounts not read yet: whether each exists, its entitlements, balances and (when a
@@ -176,7 +179,7 @@ extension SettlementBatch {
 
     static let transactionColumns = """
         transaction_id, original_transaction_id, product_id, state, account_id, receipt_id, notification_id,
-        environment, expires_date, entitlement, quantity
+        environment, expires_date, entitlement, quantity, app
         """
 
     static func transaction(_ row: SQLRow) throws -> KnownTransaction {
@@ -186,6 +189,6 @@ extension SettlementBatch {
             accountID: try row.get("account_id"), receiptID: try row.get("receipt_id"),
             notificationID: try row.get("notification_id"), environment: try row.get("environment"),
             expiresDate: try row.get("expires_date"), entitlement: try row.get("entitlement"),
-            quantity: try row.get("quantity"))
+            quantity: try row.get("quantity"), app: try row.get("app"))
     }
 }

@@ -88,24 +88,21 @@ final class SettlementBatch {
         for id in rest where books.checks[id] == nil { books.checks[id] = .some(nil) }
     }
 
-    /// The first notification applied with `uuid`, if any.
-    func appliedNotification(uuid: String) async throws -> InboundNotification? {
-        if let cached = books.appliedNotifications[uuid] { return cached }
-        try await loadAppliedNotifications([uuid])
-        return books.appliedNotifications[uuid] ?? nil
+    /// The first notification of `app` applied with `uuid`, if any.
+    func appliedNotification(uuid: String, app: String) async throws -> InboundNotification? {
+        if books.appliedNotifications[uuid] == nil { try await loadAppliedNotifications([uuid]) }
+        return books.appliedNotifications[uuid]?[app]
     }
 
     func loadAppliedNotifications(_ uuids: [String]) async throws {
-        let missing = uuids.filter { books.appliedNotifications[$0] == nil }
+        let missing = Array(Set(uuids.filter { books.appliedNotifications[$0] == nil }))
         guard !missing.isEmpty else { return }
+        for uuid in missing { books.appliedNotifications[uuid] = [:] }
         for row in try await db.rows("SELECT * FROM store_notifications WHERE notification_uuid IN (?)", in: missing) {
             let notification = try row.decode(InboundNotification.self)
-            if let uuid = notification.notificationUUID, books.appliedNotifications[uuid] == nil {
-                books.appliedNotifications[uuid] = notification
+            if let uuid = notification.notificationUUID, books.appliedNotifications[uuid]?[notification.app] == nil {
+                books.appliedNotifications[uuid, default: [:]][notification.app] = notification
             }
-        }
-        for uuid in missing where books.appliedNotifications[uuid] == nil {
-            books.appliedNotifications[uuid] = .some(nil)
         }
     }
 

@@ -13,16 +13,18 @@ struct SettlementBooks {
     /// Per original transaction id, the transactions that credited an account (the
     /// binding is the first of them); a subscription missing here was not read yet.
     var subscriptions: [String: [BindingCandidate]] = [:]
-    /// appAccountToken → account; nil: no such token.
-    var tokenOwners: [String: String?] = [:]
+    /// appAccountToken → each app's account behind it (a token is one app's: another app may
+    /// hold the same UUID); a token missing here was not read yet.
+    var tokenOwners: [String: [String: String]] = [:]
     /// Accounts with what they hold (entitlements, products bought) and their balances.
     var accounts: [String: AccountState] = [:]
     var receipts: [String: SettlingReceipt?] = [:]
     var notifications: [String: InboundNotification?] = [:]
     var checks: [String: SubscriptionCheck?] = [:]
     var orders: [String: Order?] = [:]
-    /// notificationUUID → the first notification applied with it; nil: none yet.
-    var appliedNotifications: [String: InboundNotification?] = [:]
+    /// notificationUUID → each app's first notification applied with it (two apps' stores
+    /// may number theirs alike); a UUID missing here was not read yet.
+    var appliedNotifications: [String: [String: InboundNotification]] = [:]
     /// Accounts with a stored value the program cannot read, and what it is: a decision
     /// that needs it fails naming it; one that does not (an operator's grant) goes ahead.
     var unreadable: [String: Unreadable] = [:]
@@ -70,7 +72,8 @@ extension SettlementBooks {
                 transactionID: record.transactionID, originalTransactionID: record.originalTransactionID,
                 productID: record.productID, state: record.state, accountID: record.accountID,
                 receiptID: record.receiptID, notificationID: record.notificationID, environment: record.environment,
-                expiresDate: record.expiresDate, entitlement: record.entitlement, quantity: record.quantity)
+                expiresDate: record.expiresDate, entitlement: record.entitlement, quantity: record.quantity,
+                app: record.app)
             if let accountID = record.accountID {
                 subscriptions[record.originalTransactionID]?.append(
                     BindingCandidate(

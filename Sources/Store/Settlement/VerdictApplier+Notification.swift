@@ -39,9 +39,9 @@ extension VerdictApplier {
         }
         batch.books.notifications[row.id] = row
         batch.books.writes.notifications[row.id] = row
-        if let uuid = row.notificationUUID, batch.books.appliedNotifications[uuid] ?? nil == nil {
+        if let uuid = row.notificationUUID, batch.books.appliedNotifications[uuid]?[row.app] == nil {
             // A second row of the same notification later in the batch is its duplicate.
-            batch.books.appliedNotifications[uuid] = row
+            batch.books.appliedNotifications[uuid, default: [:]][row.app] = row
         }
         return .notificationApplied(notificationID: row.id, status: row.status, reason: row.reason)
     }
@@ -61,7 +61,7 @@ extension VerdictApplier {
 
         // Two rows of one notification, settled at once by two fulfillers, take turns.
         try await batch.lock(["notification:\(notification.notificationUUID)"])
-        if let first = try await batch.appliedNotification(uuid: notification.notificationUUID) {
+        if let first = try await batch.appliedNotification(uuid: notification.notificationUUID, app: row.app) {
             // Apple signed it again (a new payload, so a new row): it was applied once already.
             row.reason = "duplicate of \(first.id)"
             row.accountID = first.accountID
@@ -82,7 +82,7 @@ extension VerdictApplier {
             row.productID = recorded.productID
             row.originalTransactionID = recorded.originalTransactionID
         }
-        switch Self.event(of: notification, id: row.id) {
+        switch Self.event(of: notification, id: row.id, app: row.app) {
         case .settle(let event):
             let decision = try await settle(event)
             row.reason = decision.reason
@@ -105,9 +105,10 @@ extension VerdictApplier {
     }
 
     /// The settlement event a notification reports, by its type.
-    private static func event(of notification: StoreNotification, id: String) -> NotificationEffect {
+    private static func event(of notification: StoreNotification, id: String, app: String) -> NotificationEffect {
         let cause = Cause(
-            notificationID: id, notificationUUID: notification.notificationUUID, environment: notification.environment)
+            app: app, notificationID: id, notificationUUID: notification.notificationUUID,
+            environment: notification.environment)
         guard let kind = notification.type else { return .nothing("ignored") }
         if kind == .test { return .nothing(nil) }
         guard let transaction = notification.transaction else { return .nothing("no_transaction") }

@@ -37,7 +37,7 @@ extension VerdictApplier {
         let first = try await batch.bound(originalTransactionID: check.originalTransactionID)
         let accountID = first?.accountID ?? check.accountID
         let cause = Cause(
-            receiptID: check.receiptID ?? first?.receiptID,
+            app: AppScope.key(ofStored: check.accountID), receiptID: check.receiptID ?? first?.receiptID,
             notificationID: check.receiptID == nil ? first?.notificationID : nil, environment: first?.environment)
         var outcome = "unchanged"
         var seen: Set<String> = []

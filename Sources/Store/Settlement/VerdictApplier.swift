@@ -111,7 +111,7 @@ struct VerdictApplier {
     /// Reads the state an event needs, lets the engine decide, keeps the effects.
     func settle(_ event: SettlementEvent) async throws -> Decision {
         let state = try await batch.state(for: event)
-        let decision = try engine(forAccount: Self.account(of: event, state)).decide(event, state: state, now: now)
+        let decision = try engine(of: event).decide(event, state: state, now: now)
         try await batch.apply(decision.effects)
         return decision
     }
@@ -158,7 +158,8 @@ struct VerdictApplier {
         var seen: Set<String> = []
         let transactions = transactions.filter { seen.insert($0.transactionID).inserted }
         let order = try await orderClaim(of: receipt, transactions)
-        let cause = Cause(receiptID: receipt.id, environment: receipt.environment)
+        let cause = Cause(
+            app: AppScope.key(ofStored: receipt.accountID), receiptID: receipt.id, environment: receipt.environment)
 
         var carried: [CarriedTransaction] = []
         var decisions: [Decision] = []
@@ -248,18 +249,21 @@ struct VerdictApplier {
     /// The engine over the catalog of the app of `account` (a stored id); the default app's
     /// when none is known.
     func engine(forAccount account: String?) -> SettlementEngine {
-        account.flatMap(AppScope.appID(of:)).flatMap { appEngines[$0] } ?? engine
+        engine(forApp: account.map(AppScope.key(ofStored:)) ?? "")
     }
 
-    /// The account whose app prices `event`: the one it names, else the one its transaction
-    /// was credited to.
-    private static func account(of event: SettlementEvent, _ state: SettlementState) -> String? {
+    /// The engine over the catalog of the app keyed `app` (``AppScope/key``).
+    func engine(forApp app: String) -> SettlementEngine {
+        app.isEmpty ? engine : appEngines[app] ?? engine
+    }
+
+    /// The engine of the app `event` belongs to: its cause's (the app that proved it), or the
+    /// app of the account an operator's adjustment names.
+    private func engine(of event: SettlementEvent) -> SettlementEngine {
         switch event {
-        case .transactionVerified(_, .receipt(_, let claimant, _, _)): claimant
-        case .transactionVerified(_, .subscriptionCheck(_, let account, _)): account
-        case .adjustment(let adjustment): adjustment.accountID
-        case .entitlementGrant(let grant): grant.accountID
-        default: state.bound?.accountID ?? state.known?.accountID
+        case .adjustment(let adjustment): engine(forAccount: adjustment.accountID)
+        case .entitlementGrant(let grant): engine(forAccount: grant.accountID)
+        default: engine(forApp: event.cause?.app ?? "")
         }
     }
 }

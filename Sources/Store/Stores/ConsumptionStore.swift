@@ -50,7 +50,7 @@ public struct ConsumptionStore: Sendable {
     public func pending(since: Date, maxAttempts: Int, limit: Int, app: AppScope = .single) async throws
         -> [ConsumptionRequest]
     {
-        let scope = app.jobCondition(column: "n.account_id")
+        let scope = app.jobCondition(appColumn: "n.app")
         // One query over the window only: the partial index on CONSUMPTION_REQUESTs by time
         // keeps it small however many notifications the store holds.
         return try await database.snapshot { db in

@@ -74,7 +74,7 @@ public struct GoogleRefundReviewStore: Sendable {
     /// refused, and a failed one only once its next attempt is due, of `app`'s accounts.
     /// Oldest first.
     public func pending(since: Date, now: Date, limit: Int, app: AppScope = .single) async throws -> [Review] {
-        let scope = app.jobCondition(column: "n.account_id")
+        let scope = app.jobCondition(appColumn: "n.app")
         return try await database.snapshot { db in
             try await db.rows(
                 """

@@ -10,9 +10,13 @@ import Settlement
 /// list has been read (`google_voided_polls`).
 public struct GoogleVoidedStore: Sendable {
     let database: any SQLDatabase
+    /// The app whose list is read (``AppScope/key``): it takes back its own purchases only.
+    let app: String
 
-    public init(_ database: any SQLDatabase) {
+    /// - Parameter app: The app whose service account reads the list.
+    public init(_ database: any SQLDatabase, app: AppScope = .single) {
         self.database = database
+        self.app = app.key
     }
 
     public enum Outcome: String, Hashable, Sendable {
@@ -31,14 +35,14 @@ public struct GoogleVoidedStore: Sendable {
     public func takeBack(
         transactionID: String, units: Int? = nil, voidedAt: Date, catalog: Catalog, now: Date
     ) async throws -> Outcome {
-        try await database.transaction { db in
+        try await database.transaction { [app] db in
             try await db.lock(["transaction:\(transactionID)"])
             return try await VerdictApplier.within(db, catalog: catalog, now: now) { applier -> Outcome in
                 guard var transaction = try await applier.recorded(transactionID, cancelledAt: voidedAt) else {
                     return .unknown
                 }
                 transaction.refundedQuantity = units
-                let decision = try await applier.settle(.takenBack(transaction, kind: .refund, cause: Cause()))
+                let decision = try await applier.settle(.takenBack(transaction, kind: .refund, cause: Cause(app: app)))
                 return decision.reason == nil ? .debited : .alreadyDebited
             }
         }

@@ -75,10 +75,10 @@ public struct IntakeStore: Sendable {
         return .created(ReceiptSummary(id: new.id, status: .received))
     }
 
-    /// Receipts and Apple notifications committed but not yet confirmed by the broker,
+    /// Receipts and stores' notifications committed but not yet confirmed by the broker,
     /// oldest first across both: what the relay publishes (again, after a crash) to the
-    /// validate queue. A notification's submission has its payload as evidence and an empty
-    /// `accountID`.
+    /// validate queue. A notification's submission has its payload as evidence, an empty
+    /// `accountID` and the app that proved it.
     public func unpublished(limit: Int) async throws -> [Submission] {
         guard limit > 0 else { return [] }
         return try await database.snapshot { db in
@@ -92,10 +92,12 @@ public struct IntakeStore: Sendable {
                 return submission
             }
             let notifications = try await db.rows(IntakeStatements.unpublishedNotifications, [limit]).map { row in
-                Submission(
+                var submission = Submission(
                     id: try row.get("id"), accountID: "",
                     evidence: InboundNotification.evidence(store: try row.get("store"), try row.get("payload")),
                     submittedAt: try row.get("created_at"))
+                submission.app = try row.get("app")
+                return submission
             }
             guard !notifications.isEmpty else { return receipts }
             // Merge the two oldest-first lists; a receipt goes first on a tie.
@@ -162,7 +164,7 @@ enum IntakeStatements {
         ORDER BY created_at, id LIMIT ?
         """
     static let unpublishedNotifications = """
-        SELECT id, payload, store, created_at FROM store_notifications
+        SELECT id, app, payload, store, created_at FROM store_notifications
         WHERE published_at IS NULL AND status NOT IN ('applied', 'rejected', 'dead')
         ORDER BY created_at, id LIMIT ?
         """

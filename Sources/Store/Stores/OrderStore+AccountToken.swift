@@ -19,7 +19,7 @@ extension OrderStore {
             {
                 return (accountID, first)
             }
-            let token = AppAccountToken(token: UUID().uuidString.lowercased(), accountID: accountID, createdAt: now)
+            let token = AppAccountToken(accountID, token: UUID().uuidString.lowercased(), createdAt: now)
             try await db.insert(token, into: "app_account_tokens")
             return (accountID, token.token)
         }

@@ -43,7 +43,8 @@ public struct OrderStore: Sendable {
                 try await db.lock(["orders:\(request.accountID):\(product.productID)"])
                 // Every refusal comes before the first write: a refused order leaves no trace.
                 if let named = request.appAccountToken?.lowercased(),
-                    let owner = try await Self.token(named, db), owner.accountID != request.accountID
+                    let owner = try await Self.token(named, of: request.accountID, db),
+                    owner.accountID != request.accountID
                 {
                     return .tokenOfAnotherAccount
                 }
@@ -183,17 +184,23 @@ public struct OrderStore: Sendable {
         try await db.record(Order.self, "SELECT * FROM orders WHERE id = ?", [id])
     }
 
-    private static func token(_ token: String, _ db: any SQLSession) async throws -> AppAccountToken? {
-        try await db.record(AppAccountToken.self, "SELECT * FROM app_account_tokens WHERE token = ?", [token])
+    /// The token as the app of `accountID` (a stored id) holds it: a token is one app's, so
+    /// another app's use of the same UUID is neither found nor told.
+    private static func token(_ token: String, of accountID: String, _ db: any SQLSession) async throws
+        -> AppAccountToken?
+    {
+        try await db.record(
+            AppAccountToken.self, "SELECT * FROM app_account_tokens WHERE app = ? AND token = ?",
+            [AppScope.key(ofStored: accountID), token])
     }
 
     /// The token the order hands to StoreKit: the one the request names (registered to the
     /// account on first use; the caller has refused another account's), else the account's first.
     private static func appAccountToken(for request: NewOrder, now: Date, _ db: any SQLSession) async throws -> String {
         if let named = request.appAccountToken?.lowercased() {
-            if try await token(named, db) != nil { return named }
+            if try await token(named, of: request.accountID, db) != nil { return named }
             try await db.insert(
-                AppAccountToken(token: named, accountID: request.accountID, createdAt: now), into: "app_account_tokens")
+                AppAccountToken(request.accountID, token: named, createdAt: now), into: "app_account_tokens")
             return named
         }
         if let first: String = try await db.value(
@@ -202,7 +209,7 @@ public struct OrderStore: Sendable {
         {
             return first
         }
-        let token = AppAccountToken(token: UUID().uuidString.lowercased(), accountID: request.accountID, createdAt: now)
+        let token = AppAccountToken(request.accountID, token: UUID().uuidString.lowercased(), createdAt: now)
         try await db.insert(token, into: "app_account_tokens")
         return token.token
     }

@@ -37,14 +37,15 @@ public struct ReconciliationStore: Sendable {
     /// applied a notification with its UUID (Apple signs a resend anew).
     public func unknown(_ listed: [Listed]) async throws -> [Listed] {
         guard !listed.isEmpty else { return [] }
-        return try await database.snapshot { db in
+        return try await database.snapshot { [app] db in
             try await listed.asyncFilter { item in
                 let byPayload = try await db.row(
-                    "SELECT 1 AS found FROM store_notifications WHERE payload_hash = ?", [item.payloadHash])
+                    "SELECT 1 AS found FROM store_notifications WHERE app = ? AND payload_hash = ?",
+                    [app, item.payloadHash])
                 guard byPayload == nil else { return false }
                 guard let uuid = item.notificationUUID else { return true }
                 return try await db.row(
-                    "SELECT 1 AS found FROM store_notifications WHERE notification_uuid = ?", [uuid])
+                    "SELECT 1 AS found FROM store_notifications WHERE app = ? AND notification_uuid = ?", [app, uuid])
                     == nil
             }
         }

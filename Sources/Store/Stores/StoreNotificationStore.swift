@@ -21,6 +21,8 @@ public struct StoreNotificationStore: Sendable {
     ///
     /// - Parameters:
     ///   - id: made by the caller (a UUID string); the notification's id if it is new.
+    ///   - app: the app whose credential proved it (``AppScope/key``): each app's
+    ///     notifications are told apart by their own keys.
     ///   - store: the store's id (Apple's by default).
     ///   - payload: the `signedPayload`, untouched.
     ///   - payloadHash: lower-case hex SHA-256 of the payload. Apple posts the same payload
@@ -28,33 +30,50 @@ public struct StoreNotificationStore: Sendable {
     /// - Returns: the notification's id (the stored one, for a payload seen before), and
     ///   whether this call created it.
     public func acceptNotification(
-        id: String, store: String = StoreEvidence.appleStore, payload: String, payloadHash: String, now: Date
+        id: String, app: String, store: String = StoreEvidence.appleStore, payload: String, payloadHash: String,
+        now: Date
     ) async throws -> (id: String, created: Bool) {
         try await accept(
-            InboundNotification(id: id, payload: payload, payloadHash: payloadHash, now: now, store: store),
-            knownBy: [("SELECT id FROM store_notifications WHERE payload_hash = ?", [payloadHash])])
+            InboundNotification(id: id, app: app, payload: payload, payloadHash: payloadHash, now: now, store: store),
+            knownBy: [("SELECT id FROM store_notifications WHERE app = ? AND payload_hash = ?", [app, payloadHash])])
     }
 
     /// Stores a notification a plug-in store pushed (its plug-in checked it), once per the
-    /// store's own id for it (`messageID`), which the store sends again until it is answered.
+    /// store's own id for it (`messageID`) in its app, which the store sends again until it is
+    /// answered: two apps' stores (two Pub/Sub topics) may number theirs alike.
     /// - Parameter formerKeys: What an earlier release keyed the same message by in this
     ///   store's rows (``InboundNotification/formerKeys``): a row found under one is the same
     ///   notification, sent again across an upgrade.
     /// - Returns: the notification's id (the stored one, for a message seen before), and
     ///   whether this call created it.
     public func acceptStoreNotification(
-        id: String, store: String, messageID: String, formerKeys: [String] = [], payload: String, now: Date
+        id: String, app: String, store: String, messageID: String, formerKeys: [String] = [], payload: String,
+        now: Date
     ) async throws -> (id: String, created: Bool) {
         // Message ids are the store's: two stores may number theirs alike.
         let key = "\(store):\(messageID)"
         let former = formerKeys.filter { $0 != key }.map {
-            ("SELECT id FROM store_notifications WHERE store = ? AND message_id = ?", [store, $0] as SQLArguments)
+            (
+                "SELECT id FROM store_notifications WHERE app = ? AND store = ? AND message_id = ?",
+                [app, store, $0] as SQLArguments
+            )
         }
         return try await accept(
             InboundNotification(
-                id: id, payload: payload, payloadHash: PayloadHash.notification("\(store):\(payload)"), now: now,
-                store: store, messageID: key),
-            knownBy: [("SELECT id FROM store_notifications WHERE message_id = ?", [key])] + former)
+                id: id, app: app, payload: payload, payloadHash: PayloadHash.notification("\(store):\(payload)"),
+                now: now, store: store, messageID: key),
+            knownBy: [("SELECT id FROM store_notifications WHERE app = ? AND message_id = ?", [app, key])] + former)
+    }
+
+    /// The app of the purchase a notice that proves no app names, by the store's original
+    /// transaction id: the app that recorded it (an unsigned notice is believed of no other),
+    /// or nil when no app did, and the notice is dropped unstored.
+    public func appOfRecordedPurchase(originalTransactionID: String) async throws -> String? {
+        try await database.snapshot { db in
+            try await db.value(
+                "SELECT app FROM store_transactions WHERE original_transaction_id = ? ORDER BY created_at LIMIT 1",
+                [originalTransactionID])
+        }
     }
 
     /// Inserts `row` unless one of the `lookups` (each a query of one id) finds it stored.
