@@ -46,8 +46,8 @@ extension OperatorConsole {
             .ok, HTML.page(title: "Accounts", operatorName: session.operatorName, csrf: csrf, body: body))
     }
 
-    /// An account's balances, entitlements, timeline and webhooks, and, for operators with
-    /// the `adjust` role, the grant form.
+    /// An account's balances, entitlements, timeline and webhooks, and, for operators who
+    /// may post a grant, the grant form.
     func accountPage(_ session: ConsoleSession, id: String, query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let found: AccountStory?
@@ -137,9 +137,8 @@ extension OperatorConsole {
     /// The grant form, with a fresh idempotency key (a double click sends the same one), or
     /// why this operator cannot use it.
     func adjustForm(_ session: ConsoleSession, accountID: String, csrf: String) -> String {
-        guard configuration.may(.adjust, session.operatorName) else {
-            return "<p id=\"read-only\">Read-only: granting and taking back needs the <code>adjust</code> role "
-                + "(<code>IAP_CONSOLE_OPERATORS=name:secret:adjust</code>).</p>"
+        guard offers("accounts/:id/adjust", to: session) else {
+            return readOnlyNote("granting and taking back", "accounts/:id/adjust")
         }
         let catalog = catalogs.catalog(forAccount: accountID)
         let (currencies, entitlements) = (catalog.currencies.sorted(), catalog.entitlements.sorted())
@@ -163,17 +162,9 @@ extension OperatorConsole {
             """
     }
 
-    /// Applies a grant or revoke for an operator with the `adjust` role, then shows the page.
+    /// Applies a grant or revoke, then shows the page (the table admits only operators with
+    /// the `adjust` role).
     func adjust(_ session: ConsoleSession, accountID: String, _ form: FormValues) async throws -> ConsolePage {
-        guard configuration.may(.adjust, session.operatorName) else {
-            logger.warning(
-                "console: adjustment refused, no adjust role", metadata: ["operator": "\(session.operatorName)"])
-            return .problem(
-                .forbidden, title: "Forbidden",
-                message:
-                    "Operator \(session.operatorName) may not grant or take back (no adjust role). Nothing was changed.",
-                operatorName: session.operatorName, csrf: session.csrfToken(configuration))
-        }
         let request = try AdjustmentStore.Request.parse(
             accountID: accountID, currency: form["currency"], amount: form["amount"], entitlement: form["entitlement"],
             until: form["until"], reason: form["reason"], operatorName: session.operatorName,

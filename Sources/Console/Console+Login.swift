@@ -8,8 +8,7 @@ import PipelineCore
 
 extension OperatorConsole {
     func loginForm(_ request: Request) -> ConsolePage {
-        guard configuration.isEnabled else { return disabled }
-        return loginPage(.ok, message: nil, request)
+        loginPage(.ok, message: nil, request)
     }
 
     /// The login form, with its token against cross-site logins (``LoginForgeryGuard``) and
@@ -36,10 +35,10 @@ extension OperatorConsole {
     }
 
     /// Checks a login, unless it comes from another site (403), holds a control character
-    /// (400), or its address or operator name has failed too often lately: then 429 with
-    /// `Retry-After`, and the secret is not even compared.
+    /// (400), or its operator name from its address, or its address whatever the names, has
+    /// failed too often lately (``LoginThrottle``): then 429 with `Retry-After`, and the
+    /// secret is not even compared.
     func login(_ request: Request, from address: String) async throws -> ConsolePage {
-        guard configuration.isEnabled else { return disabled }
         let form = FormValues(String(buffer: try await request.body.collect(upTo: 16 * 1024)))
         if let refusal = loginGuard.refusal(
             headers: request.headers, authority: request.head.authority,

@@ -61,9 +61,11 @@ extension OperatorConsole {
         body += Self.callBudgets(
             try await CallBudgetStore(database).usage(now: Int64(now().timeIntervalSince1970 * 1_000_000)))
         body += "<h2>Dead letters by reason</h2>"
+        let (replays, discards) = (offers("groups/replay", to: session), offers("groups/discard", to: session))
         if groups.isEmpty {
             body += "<p>No dead letter waits for review.</p>"
         } else {
+            if !replays && !discards { body += readOnlyNote("replaying and discarding a group", "groups/replay") }
             body += HTML.table(
                 id: "groups",
                 columns: [
@@ -71,14 +73,20 @@ extension OperatorConsole {
                 ],
                 rows: groups.map { group in
                     let count = group.count
-                    let replay = HTML.confirmForm(
-                        action: "/console/groups/replay", csrf: csrf, button: "Replay group",
-                        confirm: "Replay all \(count) letters of “\(group.reason)”?",
-                        fields: HTML.hidden("group", group.reason))
-                    let discard = HTML.confirmForm(
-                        action: "/console/groups/discard", csrf: csrf, button: "Discard group",
-                        confirm: "Discard all \(count) letters of “\(group.reason)”?",
-                        fields: HTML.hidden("group", group.reason) + HTML.whyField, danger: true)
+                    let replay =
+                        !replays
+                        ? ""
+                        : HTML.confirmForm(
+                            action: "/console/groups/replay", csrf: csrf, button: "Replay group",
+                            confirm: "Replay all \(count) letters of “\(group.reason)”?",
+                            fields: HTML.hidden("group", group.reason))
+                    let discard =
+                        !discards
+                        ? ""
+                        : HTML.confirmForm(
+                            action: "/console/groups/discard", csrf: csrf, button: "Discard group",
+                            confirm: "Discard all \(count) letters of “\(group.reason)”?",
+                            fields: HTML.hidden("group", group.reason) + HTML.whyField, danger: true)
                     return (
                         "",
                         [
@@ -93,7 +101,6 @@ extension OperatorConsole {
             .ok, HTML.page(title: "Overview", operatorName: session.operatorName, csrf: csrf, body: body))
     }
 
-    /// The open dead letters a filter selects, with replay and discard for each.
     /// The latest look at Apple's Notification History: the drift it found and fixed.
     static func reconciliation(_ run: ReconciliationRun?) -> String {
         guard let run else {
@@ -141,6 +148,7 @@ extension OperatorConsole {
             })
     }
 
+    /// The open dead letters a filter selects, with replay and discard for each.
     func deadLetters(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let naming = try naming(query)
@@ -162,6 +170,7 @@ extension OperatorConsole {
         if letters.isEmpty {
             body += "<p>No dead letter matches.</p>"
         } else {
+            body += letterReadOnlyNote(session)
             body += HTML.table(
                 id: "letters",
                 columns: [
@@ -176,7 +185,7 @@ extension OperatorConsole {
                             .text(letter.accountID.map(naming.name) ?? "—"), .text(letter.reason),
                             .number(letter.attempts),
                             .time(letter.deadAt), .text(letter.status.rawValue),
-                            HTML.Cell(html: actions(letter, csrf: csrf)),
+                            HTML.Cell(html: actions(letter, session, csrf: csrf)),
                         ]
                     )
                 })
@@ -186,16 +195,30 @@ extension OperatorConsole {
             .ok, HTML.page(title: "Dead letters", operatorName: session.operatorName, csrf: csrf, body: body))
     }
 
-    /// Replay and discard buttons for an open letter.
-    func actions(_ letter: DeadLetter, csrf: String) -> String {
+    /// Replay and discard buttons for an open letter, those the operator may use.
+    func actions(_ letter: DeadLetter, _ session: ConsoleSession, csrf: String) -> String {
         guard letter.status.isOpen else { return "" }
-        let replay = HTML.confirmForm(
-            action: "/console/dead/\(letter.id)/replay", csrf: csrf, button: "Replay",
-            confirm: "Replay dead letter \(letter.id)?")
-        let discard = HTML.confirmForm(
-            action: "/console/dead/\(letter.id)/discard", csrf: csrf, button: "Discard",
-            confirm: "Discard dead letter \(letter.id)?", fields: HTML.whyField, danger: true)
-        return replay + " " + discard
+        var buttons: [String] = []
+        if offers("dead/:id/replay", to: session) {
+            buttons.append(
+                HTML.confirmForm(
+                    action: "/console/dead/\(letter.id)/replay", csrf: csrf, button: "Replay",
+                    confirm: "Replay dead letter \(letter.id)?"))
+        }
+        if offers("dead/:id/discard", to: session) {
+            buttons.append(
+                HTML.confirmForm(
+                    action: "/console/dead/\(letter.id)/discard", csrf: csrf, button: "Discard",
+                    confirm: "Discard dead letter \(letter.id)?", fields: HTML.whyField, danger: true))
+        }
+        return buttons.joined(separator: " ")
+    }
+
+    /// Why a reader sees no replay or discard button on a letter; empty for an operator who
+    /// may use one.
+    func letterReadOnlyNote(_ session: ConsoleSession) -> String {
+        offers("dead/:id/replay", to: session) || offers("dead/:id/discard", to: session)
+            ? "" : readOnlyNote("replaying and discarding a dead letter", "dead/:id/replay")
     }
 
     /// One letter: its receipt, why it died, its body and headers, and its history.
@@ -228,7 +251,8 @@ extension OperatorConsole {
         }
         var body = "<table>"
         for (name, value) in rows { body += "<tr><th>\(HTML.escape(name))</th><td>\(HTML.escape(value))</td></tr>" }
-        body += "</table><p>\(actions(letter, csrf: csrf))</p>"
+        body += "</table><p>\(actions(letter, session, csrf: csrf))</p>"
+        if letter.status.isOpen { body += letterReadOnlyNote(session) }
         let attempts = DeadLetterText.attemptLog(inHeaders: letter.headers)
         if !attempts.isEmpty {
             body += "<h2>Every failed attempt</h2><ol id=\"attempts\">"

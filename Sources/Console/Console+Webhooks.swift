@@ -37,12 +37,14 @@ extension OperatorConsole {
         body += "</select></label> <label>Since <input type=\"text\" name=\"since\" placeholder=\"e.g. 24h\" "
         body += "value=\"\(HTML.escape(query["since"] ?? ""))\"></label> <button type=\"submit\">Filter</button></form>"
         body +=
-            "<p>"
-            + HTML.confirmForm(
-                action: "/console/webhooks/replay-failed", csrf: csrf,
-                button: "Send again every failed one of the last 24 hours",
-                confirm: "Send every webhook given up on in the last 24 hours again, with the same ids?",
-                fields: HTML.hidden("since", "24h")) + "</p>"
+            offers("webhooks/replay-failed", to: session)
+            ? "<p>"
+                + HTML.confirmForm(
+                    action: "/console/webhooks/replay-failed", csrf: csrf,
+                    button: "Send again every failed one of the last 24 hours",
+                    confirm: "Send every webhook given up on in the last 24 hours again, with the same ids?",
+                    fields: HTML.hidden("since", "24h")) + "</p>"
+            : readOnlyNote("sending webhooks again", "webhooks/replay-failed")
         body += Self.webhookTable(entries, naming: naming)
         return ConsolePage(
             .ok, HTML.page(title: "Webhooks", operatorName: session.operatorName, csrf: csrf, body: body))
@@ -69,7 +71,7 @@ extension OperatorConsole {
             })
     }
 
-    /// One webhook whole, with its body and a button to send it again.
+    /// One webhook whole, with its body and, for an operator who may, a button to send it again.
     func webhook(_ session: ConsoleSession, id: String) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         guard let entry = try await WebhookLogStore(database).webhook(id: id) else {
@@ -79,10 +81,12 @@ extension OperatorConsole {
         }
         var body = Self.webhookTable([entry], naming: AccountNaming(apps: configuration.apps))
         body +=
-            "<p>"
-            + HTML.confirmForm(
-                action: "/console/webhooks/\(HTML.query(id))/replay", csrf: csrf, button: "Send again",
-                confirm: "Send webhook \(id) again, with the same id?") + "</p>"
+            offers("webhooks/:id/replay", to: session)
+            ? "<p>"
+                + HTML.confirmForm(
+                    action: "/console/webhooks/\(HTML.query(id))/replay", csrf: csrf, button: "Send again",
+                    confirm: "Send webhook \(id) again, with the same id?") + "</p>"
+            : readOnlyNote("sending a webhook again", "webhooks/:id/replay")
         body += "<h2>Body</h2><pre>\(HTML.escape(entry.body ?? ""))</pre>"
         return ConsolePage(
             .ok, HTML.page(title: "Webhook", operatorName: session.operatorName, csrf: csrf, body: body))

@@ -6,16 +6,19 @@ import PipelineCore
 /// API tokens. With no operator the console is disabled (it answers 503), never open.
 public struct ConsoleConfiguration: Sendable {
     /// An operator: a name (recorded on replays, discards and adjustments), the digest of a
-    /// secret, and what more than reviewing the operator may do.
+    /// secret, and what more than reading the operator may do.
     public struct Operator: Sendable {
         public var name: String
         public var roles: Set<Role>
         var secretDigest: [UInt8]
     }
 
-    /// A permission beyond reviewing and replaying.
+    /// A permission beyond reading. Which route needs which is the console's table of routes
+    /// (`OperatorConsole.routes`, listed in `docs/console.md`).
     public enum Role: String, Sendable, CaseIterable {
-        /// Grant and take back currency and entitlements (``AdjustmentStore``).
+        /// Whatever moves money or messages: grant and take back currency and entitlements
+        /// (``AdjustmentStore``), replay or discard a dead letter or a group of them, and send
+        /// webhooks again.
         case adjust
     }
 
@@ -40,7 +43,7 @@ public struct ConsoleConfiguration: Sendable {
 
     /// - Parameters:
     ///   - operators: `(name, secret)` pairs; names of `A-Za-z0-9._-`, secrets of at least 16 characters.
-    ///   - roles: Each operator's roles, by name; none by default (read-only for money).
+    ///   - roles: Each operator's roles, by name; none by default (read-only).
     ///   - secureCookie: whether the cookie is `Secure`; ``secureCookie(environment:)`` reads the setting.
     public init(
         operators: [(name: String, secret: String)], roles: [String: Set<Role>] = [:],

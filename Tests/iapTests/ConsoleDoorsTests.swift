@@ -14,45 +14,55 @@ import Testing
 
 @testable import Console
 
-/// The console's doors, against an intake serving it on a real socket: login backoff,
-/// logout that ends the session server-side, the Secure cookie, and failed-login logging
+/// The console's doors, against an intake serving it on a real socket: login backoff per
+/// address and name (a stranger cannot slow an operator's login), logout that ends the
+/// session server-side, the Secure cookie, and failed-login logging
 /// that an attacker's input cannot forge.
 @Suite struct ConsoleDoorsTests {
     static let secret = LiveConsole.secret
 
-    @Test func failedLoginsBackOffPerClientAddressAndTheSecretIsNotEvenCheckedMeanwhile() async throws {
+    @Test func wrongGuessesForAnOperatorFromOneAddressNeverDelayHerOwnLoginFromAnother() async throws {
         try await LiveConsole.run({ $0.loginThrottle = .init(freeFailures: 2, firstDelay: .seconds(600)) }) { console in
-            // Given three wrong secrets from one address
-            for _ in 0..<3 { #expect(try await console.logIn(secret: "wrong-secret-000000000")?.status == 401) }
+            // Given a stranger at 127.0.0.2 guessing alice's secret, far past the free failures
+            for _ in 0..<8 {
+                let guess = try await console.logIn(secret: "wrong-secret-000000000", from: "127.0.0.2")
+                #expect(guess?.status == 401 || guess?.status == 429)
+            }
 
-            // Then even the right secret waits, told how long
-            let refused = try await console.logIn()
+            // Then the stranger waits, even with the right secret, which is not even checked
+            let refused = try await console.logIn(from: "127.0.0.2")
             #expect(refused?.status == 429)
             #expect((refused?.headers["retry-after"]).flatMap { Int($0) }.map { $0 > 60 } == true)
             #expect(LiveConsole.cookie(refused)?.hasPrefix(ConsoleSession.cookieName + "=") == false)
-            // And so does another operator name from the same address
-            #expect(try await console.logIn(name: "bob")?.status == 429)
+
+            // And alice, from her own address, logs in at once
+            let own = try await console.logIn(from: "127.0.0.1")
+            #expect(own?.status == 303)
+            #expect(LiveConsole.cookie(own)?.hasPrefix(ConsoleSession.cookieName + "=") == true)
         }
     }
 
-    @Test func theThrottleCountsPerOperatorNameAsWellAsPerAddress() {
-        let throttle = LoginThrottle(policy: .init(freeFailures: 1, firstDelay: .seconds(10)))
-        let now = ContinuousClock.now
-        let fromA = LoginThrottle.keys(address: "192.0.2.1", operatorName: "alice")
-        let fromB = LoginThrottle.keys(address: "192.0.2.2", operatorName: "alice")
-        let bobFromC = LoginThrottle.keys(address: "192.0.2.3", operatorName: "bob")
-        // Given two failures for alice from two addresses
-        throttle.failed(fromA, now: now)
-        throttle.failed(fromB, now: now)
-        // Then alice waits from any address, bob from elsewhere does not
-        #expect(throttle.wait(LoginThrottle.keys(address: "192.0.2.9", operatorName: "alice"), now: now) != nil)
-        #expect(throttle.wait(bobFromC, now: now) == nil)
-        // And each further failure doubles the wait
-        throttle.failed(fromA, now: now)
-        #expect(throttle.wait(fromA, now: now) == .seconds(20))
-        // And after it, a success starts afresh
-        throttle.succeeded(fromA)
-        #expect(throttle.wait(fromA, now: now) == nil)
+    @Test func oneAddressGuessingManyNamesWaitsWhileOthersLogIn() async throws {
+        let policy = LoginThrottle.Policy(freeFailures: 5, freeFailuresPerAddress: 4, firstDelay: .seconds(600))
+        try await LiveConsole.run({ $0.loginThrottle = policy }) { console in
+            // Given five names guessed once each from 127.0.0.2: none past its own free failures
+            for name in ["admin", "root", "ops", "alice", "bob"] {
+                let guess = try await console.logIn(name: name, secret: "wrong-secret-000000000", from: "127.0.0.2")
+                #expect(guess?.status == 401, "\(name)")
+            }
+
+            // Then that address waits for any name, alice's right secret included
+            #expect(
+                try await console.logIn(name: "carol", secret: "wrong-secret-000000000", from: "127.0.0.2")?.status
+                    == 429)
+            #expect(try await console.logIn(from: "127.0.0.2")?.status == 429)
+
+            // And from elsewhere alice and bob log in
+            #expect(try await console.logIn(from: "127.0.0.1")?.status == 303)
+            #expect(
+                try await console.logIn(name: "bob", secret: LiveConsole.readerSecret, from: "127.0.0.3")?.status == 303
+            )
+        }
     }
 
     /// Through the intake's router, without a socket.

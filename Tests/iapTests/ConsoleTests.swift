@@ -11,7 +11,9 @@ import Testing
 /// headless Chromium, and over plain HTTP for the refusals.
 @Suite struct ConsoleTests {
     static let secret = "alice-secret-0123456789"
-    static let console = try! ConsoleConfiguration(operators: [(name: "alice", secret: secret)])
+    /// alice may replay and discard (the `adjust` role).
+    static let console = try! ConsoleConfiguration(
+        operators: [(name: "alice", secret: secret)], roles: ["alice": [.adjust]])
 
     // MARK: - HTTP helpers
 
