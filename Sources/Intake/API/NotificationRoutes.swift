@@ -24,8 +24,8 @@ struct NotificationRoutes: Sendable {
 
     let notifications: StoreNotificationStore
     let relay: Relay
-    /// One limit per client address for every store's notifications.
-    let limiter: RateLimiter<String>?
+    /// One bucket per store route and client (``NotificationLimitKey``).
+    let limiter: RateLimiter<NotificationLimitKey>?
     /// The stores configured here, the default app's first, then each other app's (`IAP_APPS`);
     /// each store that pushes notifications in any of them has a route.
     let stores: [StoreRegistry]
@@ -36,7 +36,7 @@ struct NotificationRoutes: Sendable {
             // Every app's plug-in for the store: its own credential (a push audience, a secret).
             let candidates = stores.compactMap { $0.notifying[id] }
             router.post(RouterPath("v1/\(id)/notifications")) { request, context in
-                if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
+                if let retryAfter = limiter?.take(.init(store: id, client: context.clientKey)).retryAfterSeconds {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
                 return try await receive(request, from: candidates)
