@@ -350,6 +350,8 @@ let package = Package(
                 "Huawei", "Stripe", "StorePlugins",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // A request context with a chosen client address (the loopback has one IPv6 address).
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

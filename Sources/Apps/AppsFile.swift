@@ -134,7 +134,8 @@ public struct AppsFile: Sendable {
         return texts.map { $0! }.joined(separator: ",")
     }
 
-    /// Ids, and each unique member's values, name one app only.
+    /// Ids, and each unique member's values, name one app only: refused naming both apps,
+    /// never a secret's value.
     private static func checkUnique(_ apps: [App]) throws(SettingError) {
         var seen: [String: String] = [:]
         for app in apps {
@@ -146,7 +147,8 @@ public struct AppsFile: Sendable {
             for app in apps {
                 for value in (app.members[path] ?? "").split(separator: ",") {
                     if let other = seen.updateValue(app.id, forKey: "\(path)\n\(value)"), other != app.id {
-                        let shown = member.isSecret ? "a value" : "\(value)"
+                        // A secret never; nor a value as long as a public key, which would fill the line.
+                        let shown = member.isSecret || value.count > 160 ? "a value" : "\(value)"
                         throw failure("apps \(other) and \(app.id) share \(path) \(shown): each must be one app's")
                     }
                 }

@@ -19,7 +19,8 @@ public struct IntakeConfiguration: Sendable {
     public var orderLifetime: Duration
     /// Requests per API token (`IAP_RATE_LIMIT`); nil: unlimited.
     public var rateLimit: RateLimit?
-    /// Stores' notifications per client address (`IAP_NOTIFICATION_RATE_LIMIT`); nil: unlimited.
+    /// Stores' notifications per store route and client, an IPv6 client by its /64
+    /// (`IAP_NOTIFICATION_RATE_LIMIT`); nil: unlimited.
     public var notificationRateLimit: RateLimit?
     /// A connection silent this long is closed, also one whose request headers never
     /// finish (`IAP_HTTP_IDLE_TIMEOUT`).

@@ -8,8 +8,8 @@ public protocol AppRequestContext: RequestContext {
 }
 
 /// The intake's request context: Hummingbird's basics, the client's address, which the
-/// per-address limits (Apple's notifications, console logins) key on, and the app of the
-/// backend's token (set by the bearer check).
+/// per-client limits key on (the stores' notifications, by ``ClientAddressKey``; console
+/// logins), and the app of the backend's token (set by the bearer check).
 public struct IntakeRequestContext: AppRequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
@@ -22,7 +22,8 @@ public struct IntakeRequestContext: AppRequestContext, RemoteAddressRequestConte
 }
 
 extension RemoteAddressRequestContext {
-    /// The client's IP address (no port), or `unknown`.
+    /// The client's IP address (no port), or `unknown`: to show. A limit keys on
+    /// ``clientKey``, which counts an IPv6 client by its /64.
     public var clientAddress: String {
         remoteAddress?.ipAddress ?? "unknown"
     }

@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import PipelineCore
 import PipelineTesting
 import Store
@@ -120,16 +119,6 @@ import Testing
             throw CancellationError()
         }
         return connection
-    }
-
-    @Test func anIPv6ClientCountsByItsSlash64AndMappedIPv4AsIPv4() throws {
-        func key(_ address: String) throws -> ClientAddressKey {
-            ClientAddressKey(try SocketAddress(ipAddress: address, port: 443))
-        }
-        #expect(try key("2001:db8:1:2::1") == key("2001:db8:1:2:ffff::9"))
-        #expect(try key("2001:db8:1:2::1") != key("2001:db8:1:3::1"))
-        #expect(try key("::ffff:192.0.2.7") == key("192.0.2.7"))
-        #expect(try key("192.0.2.7") != key("192.0.2.8"))
     }
 
     @Test func theCapsFitUnderTheFileLimitAndTheSettingsAreRead() throws {

@@ -17,15 +17,16 @@ import StorePlugins
 /// take it a 503.
 ///
 /// Open to anyone, so it is kept small: bodies up to 64 KiB (a store's are a few KiB), a
-/// rate limit per client address, and nothing stored that a plug-in did not accept.
+/// rate limit per store route and client (an IPv6 client by its /64), and nothing stored that
+/// a plug-in did not accept or that proves no app.
 struct NotificationRoutes: Sendable {
     /// Apple's `signedPayload` is a few KiB.
     static let maxBodySize = 64 * 1024
 
     let notifications: StoreNotificationStore
     let relay: Relay
-    /// One limit per client address for every store's notifications.
-    let limiter: RateLimiter<String>?
+    /// One bucket per store route and client (``NotificationLimitKey``).
+    let limiter: RateLimiter<NotificationLimitKey>?
     /// The stores configured here by app (``AppScope/key``), the default app's first, then each
     /// other app's (`IAP_APPS`); each store that pushes notifications in any of them has a route.
     let stores: [(app: String, stores: StoreRegistry)]
@@ -36,7 +37,7 @@ struct NotificationRoutes: Sendable {
             // Every app's plug-in for the store: its own credential (a push audience, a secret).
             let candidates = stores.compactMap { app in app.stores.notifying[id].map { (app.app, $0) } }
             router.post(RouterPath("v1/\(id)/notifications")) { request, context in
-                if let retryAfter = limiter?.take(context.clientAddress).retryAfterSeconds {
+                if let retryAfter = limiter?.take(.init(store: id, client: context.clientKey)).retryAfterSeconds {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
                 return try await receive(request, from: candidates)

@@ -2,10 +2,10 @@ import NIOCore
 import Observability
 import Synchronization
 
-/// Counts the intake's open connections, in all and per client address, and refuses those
-/// over either cap at accept, before anything is read from them: one address cannot take
-/// the descriptors every other client needs (issue 25: 20,000 slow bodies from one address
-/// took the process's every file).
+/// Counts the intake's open connections, in all and per client (``ClientAddressKey``: an
+/// IPv6 client by its /64), and refuses those over either cap at accept, before anything is
+/// read from them: one address cannot take the descriptors every other client needs (issue
+/// 25: 20,000 slow bodies from one address took the process's every file).
 final class ConnectionLimiter: Sendable {
     struct Limits: Sendable, Equatable {
         var total: Int
@@ -60,25 +60,6 @@ final class ConnectionLimiter: Sendable {
         }
         PipelineMetrics.connectionsOpen.decrement()
         trimmer.connectionsDropped(to: total)
-    }
-}
-
-/// Whom a connection counts against: an IPv4 address, or an IPv6 address's /64 (one
-/// subscriber's network: each has billions of addresses). IPv4 mapped into IPv6 is IPv4.
-struct ClientAddressKey: Hashable, Sendable {
-    private let bytes: [UInt8]
-
-    init(_ address: SocketAddress?) {
-        switch address {
-        case .v4(let v4):
-            bytes = withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
-        case .v6(let v6):
-            let all = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-            let mapped = all[0..<10].allSatisfy { $0 == 0 } && all[10] == 0xff && all[11] == 0xff
-            bytes = mapped ? Array(all[12..<16]) : Array(all[0..<8])
-        default:
-            bytes = []
-        }
     }
 }
 

@@ -44,19 +44,31 @@ extension StubGooglePlay {
     ///   would, with an OIDC token the stub signs; answers `{"status", "message_id"}`
     /// - `POST /stub/google/push-token`: `{"audience", "service_account"?}` answers `{"token"}`,
     ///   an OIDC token for pushes made elsewhere (a fuzzer's)
+    ///
+    /// Numbers and times are checked before anything is registered: a `quantity` of 1 to
+    /// 1,000,000, an `expiry_time` of the years 1970 to 9999. Anything else, or a body that is
+    /// not JSON, is `400 INVALID_ARGUMENT` naming the member, and the stub goes on serving.
     func registerAdminRoutes(on router: Router<BasicRequestContext>) {
         registerNoticeRoutes(on: router)
         registerPushTokenRoute(on: router)
         router.post("/stub/google/purchases") { request, _ in
             var request = request
             let body = try await request.collectBody(upTo: 64 * 1024)
-            guard let draft = try? JSONDecoder().decode(PurchaseDraft.self, from: Data(buffer: body)),
-                !draft.purchaseToken.isEmpty, !draft.productID.isEmpty
-            else {
+            let draft: PurchaseDraft
+            do {
+                draft = try JSONDecoder().decode(PurchaseDraft.self, from: Data(buffer: body))
+            } catch {
+                return Self.error(400, "INVALID_ARGUMENT", Self.expectedPurchase + ": " + StubField.describe(error))
+            }
+            guard !draft.purchaseToken.isEmpty, !draft.productID.isEmpty else {
+                return Self.error(400, "INVALID_ARGUMENT", Self.expectedPurchase)
+            }
+            if let quantity = draft.quantity, !StubField.quantities.contains(quantity) {
+                return Self.error(400, "INVALID_ARGUMENT", "quantity must be a whole number from 1 to 1000000")
+            }
+            if let expiry = draft.expiryTime, Self.date(expiry) == nil {
                 return Self.error(
-                    400, "INVALID_ARGUMENT",
-                    "expected {\"purchase_token\", \"product_id\", \"kind\", \"order_id\", \"state\", \"obfuscated_account_id\", \"expiry_time\"}"
-                )
+                    400, "INVALID_ARGUMENT", "expiry_time must be an RFC 3339 time of the years 1970-9999")
             }
             let order = draft.orderID ?? "GPA.\(UInt32.random(in: 1000...9999))-\(UInt32.random(in: 1000...9999))-0"
             if draft.kind == "subscription" {
@@ -82,12 +94,34 @@ extension StubGooglePlay {
             return Self.encoded(purchase, status: 201)
         }
         router.post("/stub/google/voided") { request, _ in
-            let fields = try await Self.fields(request)
-            guard let token = fields["purchase_token"] as? String, self.product(token: token) != nil else {
-                return Self.error(404, "NOT_FOUND", "no purchase with that purchase_token")
+            try await Self.checked {
+                let fields = try await Self.fields(request)
+                let quantity = try StubField.integer(fields, "quantity", in: StubField.quantities)
+                guard let token = fields["purchase_token"] as? String, self.product(token: token) != nil else {
+                    return Self.error(404, "NOT_FOUND", "no purchase with that purchase_token")
+                }
+                self.void(token: token, at: self.now().addingTimeInterval(-1), quantity: quantity)
+                return Self.encoded(["purchase_token": token], status: 200)
             }
-            self.void(token: token, at: self.now().addingTimeInterval(-1), quantity: fields["quantity"] as? Int)
-            return Self.encoded(["purchase_token": token], status: 200)
+        }
+    }
+
+    static let expectedPurchase =
+        "expected {\"purchase_token\", \"product_id\", \"kind\", \"order_id\", \"state\", \"obfuscated_account_id\", \"expiry_time\", \"quantity\"}"
+
+    /// An RFC 3339 time of the years 1970 to 9999, as Google writes them; nil for anything else.
+    static func date(_ text: String) -> Date? {
+        GooglePlayVerifier.date(text).flatMap {
+            (0...Double(StubField.latestSecond)).contains($0.timeIntervalSince1970) ? $0 : nil
+        }
+    }
+
+    /// `answer`, or `400 INVALID_ARGUMENT` naming the member it refused.
+    static func checked(_ answer: () async throws -> Response) async throws -> Response {
+        do {
+            return try await answer()
+        } catch let refusal as StubFieldError {
+            return error(400, "INVALID_ARGUMENT", refusal.message)
         }
     }
 }
@@ -95,52 +129,59 @@ extension StubGooglePlay {
 extension StubGooglePlay {
     func registerNoticeRoutes(on router: Router<BasicRequestContext>) {
         router.post("/stub/google/renewals") { request, _ in
-            let fields = try await Self.fields(request)
-            guard let token = fields["purchase_token"] as? String, let order = fields["order_id"] as? String,
-                let expiry = (fields["expiry_time"] as? String).flatMap(GooglePlayVerifier.date)
-            else {
-                return Self.error(
-                    400, "INVALID_ARGUMENT", "expected {\"purchase_token\", \"order_id\", \"expiry_time\"}")
+            try await Self.checked {
+                let fields = try await Self.fields(request)
+                guard let token = fields["purchase_token"] as? String, let order = fields["order_id"] as? String,
+                    let expiry = (fields["expiry_time"] as? String).flatMap(Self.date)
+                else {
+                    return Self.error(
+                        400, "INVALID_ARGUMENT",
+                        "expected {\"purchase_token\", \"order_id\", \"expiry_time\"}, the time of the years 1970-9999")
+                }
+                guard self.renew(token: token, order: order, until: expiry) else {
+                    return Self.error(404, "NOT_FOUND", "no subscription with that purchase_token")
+                }
+                return Self.encoded(["purchase_token": token, "order_id": order], status: 200)
             }
-            guard self.renew(token: token, order: order, until: expiry) else {
-                return Self.error(404, "NOT_FOUND", "no subscription with that purchase_token")
-            }
-            return Self.encoded(["purchase_token": token, "order_id": order], status: 200)
         }
         router.post("/stub/google/notifications") { request, _ in
-            let fields = try await Self.fields(request)
-            guard let url = fields["url"] as? String, url.hasPrefix("http"),
-                let notification = fields["notification"] as? [String: Any]
-            else {
-                return Self.error(400, "INVALID_ARGUMENT", "expected {\"url\", \"notification\": {...}}")
-            }
-            let http = try CurlHTTPClient()
-            defer { Task { await http.shutdown() } }
-            do {
-                let pushed = try await self.push(
-                    notification, to: url, audience: fields["audience"] as? String,
-                    email: fields["service_account"] as? String ?? Self.pushServiceAccount, http: http)
-                return Self.json(["status": pushed.status, "message_id": pushed.messageID], status: 200)
-            } catch {
-                return Self.error(502, "UNAVAILABLE", "the push to \(url) failed: \(error)")
+            try await Self.checked {
+                let fields = try await Self.fields(request)
+                guard let url = fields["url"] as? String, url.hasPrefix("http"),
+                    let notification = fields["notification"] as? [String: Any]
+                else {
+                    return Self.error(400, "INVALID_ARGUMENT", "expected {\"url\", \"notification\": {...}}")
+                }
+                let http = try CurlHTTPClient()
+                defer { Task { await http.shutdown() } }
+                do {
+                    let pushed = try await self.push(
+                        notification, to: url, audience: fields["audience"] as? String,
+                        email: fields["service_account"] as? String ?? Self.pushServiceAccount, http: http)
+                    return Self.json(["status": pushed.status, "message_id": pushed.messageID], status: 200)
+                } catch {
+                    return Self.error(502, "UNAVAILABLE", "the push to \(url) failed: \(error)")
+                }
             }
         }
     }
 
     func registerPushTokenRoute(on router: Router<BasicRequestContext>) {
         router.post("/stub/google/push-token") { request, _ in
-            let fields = try await Self.fields(request)
-            guard let audience = fields["audience"] as? String, !audience.isEmpty else {
-                return Self.error(400, "INVALID_ARGUMENT", "expected {\"audience\", \"service_account\"}")
+            try await Self.checked {
+                let fields = try await Self.fields(request)
+                guard let audience = fields["audience"] as? String, !audience.isEmpty else {
+                    return Self.error(400, "INVALID_ARGUMENT", "expected {\"audience\", \"service_account\"}")
+                }
+                let email = fields["service_account"] as? String ?? Self.pushServiceAccount
+                return Self.json(["token": self.pushToken(audience: audience, email: email)], status: 200)
             }
-            let email = fields["service_account"] as? String ?? Self.pushServiceAccount
-            return Self.json(["token": self.pushToken(audience: audience, email: email)], status: 200)
         }
     }
 
+    /// The JSON object of an admin route's body (``StubField/object(_:)``).
     static func fields(_ request: Request) async throws -> [String: Any] {
         var request = request
-        let body = try await request.collectBody(upTo: 64 * 1024)
-        return (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+        return try StubField.object(try await request.collectBody(upTo: 64 * 1024))
     }
 }

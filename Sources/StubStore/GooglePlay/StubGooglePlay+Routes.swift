@@ -151,8 +151,14 @@ extension StubGooglePlay {
         guard let start = query["startTime"].flatMap({ Int64($0) }), let end = query["endTime"].flatMap({ Int64($0) }),
             start < end
         else { return Self.error(400, "INVALID_ARGUMENT", "startTime and endTime are required, start before end.") }
-        let offset = query["token"].flatMap { Int($0) } ?? 0
-        let size = min(query["maxResults"].flatMap { Int($0) } ?? 1000, 1000)
+        // A page token is the stub's own offset; a negative one, or a page size out of
+        // 1-1000, would trap in the slicing below: refused as Google refuses a bad argument.
+        guard let offset = query["token"].map({ Int($0) }) ?? 0, offset >= 0 else {
+            return Self.error(400, "INVALID_ARGUMENT", "token must be a page token the API answered.")
+        }
+        guard let size = query["maxResults"].map({ Int($0) }) ?? 1000, (1...1000).contains(size) else {
+            return Self.error(400, "INVALID_ARGUMENT", "maxResults must be a whole number from 1 to 1000.")
+        }
         // As Google: partial refunds only to a reader that asks for them.
         let partials = query["includeQuantityBasedPartialRefund"] == "true"
         let matching = state.withLock { $0.voided }.filter { voided in

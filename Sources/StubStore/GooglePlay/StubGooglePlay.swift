@@ -157,7 +157,8 @@ public final class StubGooglePlay: Sendable {
             guard var purchase = state.products[token] else { return }
             if let quantity, var offer = purchase.productLineItem.first?.productOfferDetails {
                 let refundable = offer.refundableQuantity ?? offer.quantity ?? 1
-                offer.refundableQuantity = max(0, refundable - quantity)
+                // Compared first, never subtracted past the end (the route takes 1 to 1,000,000).
+                offer.refundableQuantity = quantity >= refundable ? 0 : refundable - quantity
                 purchase.productLineItem[0].productOfferDetails = offer
                 if offer.refundableQuantity ?? 0 > 0 {
                     state.products[token] = purchase

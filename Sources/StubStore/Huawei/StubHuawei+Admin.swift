@@ -12,60 +12,93 @@ extension StubHuawei {
     /// - `POST /stub/huawei/notifications`: `{"event": "SUBSCRIPTION" | "ORDER", "notification_type",
     ///   "purchase_token"}` answers the body Huawei would push about that purchase, a subscription's
     ///   signed by the stub's key (``subscriptionNotification(type:token:pss:forged:environment:)``)
+    ///
+    /// Numbers are checked before anything is registered or signed: a `notification_type` is
+    /// a whole number from 0 to 2³¹-1 (Huawei's are a Java `int`), an `expiry_time`
+    /// (milliseconds since 1970) of the years 1970 to 9999. Anything else, or a body that is
+    /// not JSON, is `400 {"error", "code"}` naming the member, and the stub goes on serving.
     func registerAdminRoutes(on router: Router<BasicRequestContext>) {
         router.get("/stub/huawei/public-key") { _, _ in
             Self.json(["public_key": self.publicKeyBase64], status: 200)
         }
         router.post("/stub/huawei/notifications") { request, _ in
-            let fields = try await Self.fields(request)
-            guard let token = fields["purchase_token"] as? String, !token.isEmpty,
-                let type = (fields["notification_type"] as? NSNumber)?.intValue,
-                let event = fields["event"] as? String, ["SUBSCRIPTION", "ORDER"].contains(event)
-            else {
-                return Self.json(
-                    [
-                        "error":
-                            "expected {\"event\": \"SUBSCRIPTION\" or \"ORDER\", \"notification_type\", \"purchase_token\"}"
-                    ],
-                    status: 400)
+            try await Self.checked {
+                let fields = try await Self.adminFields(request)
+                let type = try StubField.integer(fields, "notification_type", in: 0...Int(Int32.max))
+                guard let token = fields["purchase_token"] as? String, !token.isEmpty, let type,
+                    let event = fields["event"] as? String, ["SUBSCRIPTION", "ORDER"].contains(event)
+                else {
+                    return Self.json(
+                        [
+                            "error":
+                                "expected {\"event\": \"SUBSCRIPTION\" or \"ORDER\", \"notification_type\", \"purchase_token\"}",
+                            "code": "invalid_request",
+                        ],
+                        status: 400)
+                }
+                let body =
+                    event == "ORDER"
+                    ? self.orderNotification(type: type, token: token)
+                    : self.subscriptionNotification(type: type, token: token)
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: body)))
             }
-            let body =
-                event == "ORDER"
-                ? self.orderNotification(type: type, token: token)
-                : self.subscriptionNotification(type: type, token: token)
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
         router.post("/stub/huawei/purchases") { request, _ in
-            let fields = try await Self.fields(request)
-            guard let token = fields["purchase_token"] as? String, !token.isEmpty,
-                let product = fields["product_id"] as? String, !product.isEmpty,
-                let kind = (fields["type"] as? String).flatMap(HuaweiPurchase.Kind.init(rawValue:))
-            else {
-                return Self.json(
-                    [
-                        "error":
-                            "expected {\"purchase_token\", \"product_id\", \"type\", \"order_id\", \"subscription_id\", \"expiry_time\", \"sandbox\"}"
-                    ],
-                    status: 400)
+            try await Self.checked {
+                let fields = try await Self.adminFields(request)
+                let expiry = try StubField.integer(fields, "expiry_time", in: 0...Self.latestMillisecond)
+                guard let token = fields["purchase_token"] as? String, !token.isEmpty,
+                    let product = fields["product_id"] as? String, !product.isEmpty,
+                    let kind = (fields["type"] as? String).flatMap(HuaweiPurchase.Kind.init(rawValue:))
+                else {
+                    return Self.json(
+                        [
+                            "error":
+                                "expected {\"purchase_token\", \"product_id\", \"type\", \"order_id\", \"subscription_id\", \"expiry_time\", \"sandbox\"}",
+                            "code": "invalid_request",
+                        ],
+                        status: 400)
+                }
+                var purchase = Purchase(
+                    token: token, productID: product, kind: kind, orderID: fields["order_id"] as? String,
+                    subscriptionID: fields["subscription_id"] as? String, purchaseTime: self.now(),
+                    sandbox: fields["sandbox"] as? Bool ?? false)
+                if let expiry {
+                    purchase.expirationDate = Date(timeIntervalSince1970: Double(expiry) / 1000)
+                }
+                self.register(purchase)
+                return Self.json(["purchase_data": self.purchaseData(purchase)], status: 201)
             }
-            var purchase = Purchase(
-                token: token, productID: product, kind: kind, orderID: fields["order_id"] as? String,
-                subscriptionID: fields["subscription_id"] as? String, purchaseTime: self.now(),
-                sandbox: fields["sandbox"] as? Bool ?? false)
-            if let millis = (fields["expiry_time"] as? NSNumber)?.int64Value {
-                purchase.expirationDate = Date(timeIntervalSince1970: Double(millis) / 1000)
-            }
-            self.register(purchase)
-            return Self.json(["purchase_data": self.purchaseData(purchase)], status: 201)
         }
         router.post("/stub/huawei/refunds") { request, _ in
-            let fields = try await Self.fields(request)
-            guard let token = fields["purchase_token"] as? String, self.refund(token: token, at: self.now()) else {
-                return Self.json(["error": "no purchase with that purchase_token"], status: 404)
+            try await Self.checked {
+                let fields = try await Self.adminFields(request)
+                guard let token = fields["purchase_token"] as? String, self.refund(token: token, at: self.now()) else {
+                    return Self.json(["error": "no purchase with that purchase_token"], status: 404)
+                }
+                return Self.json(["purchase_token": token], status: 200)
             }
-            return Self.json(["purchase_token": token], status: 200)
+        }
+    }
+
+    /// The last millisecond of the year 9999: an `expiry_time` in milliseconds stays far
+    /// from `Int64`'s end when the stub writes it again.
+    static let latestMillisecond = StubField.latestSecond * 1000 + 999
+
+    /// The JSON object of an admin route's body (``StubField/object(_:)``).
+    static func adminFields(_ request: Request) async throws -> [String: Any] {
+        var request = request
+        return try StubField.object(try await request.collectBody(upTo: 64 * 1024))
+    }
+
+    /// `answer`, or `400 {"error", "code"}` naming the member it refused.
+    static func checked(_ answer: () async throws -> Response) async throws -> Response {
+        do {
+            return try await answer()
+        } catch let refusal as StubFieldError {
+            return json(["error": refusal.message, "code": refusal.code], status: 400)
         }
     }
 

@@ -65,6 +65,23 @@ struct StubReceiptDraft: Decodable, Sendable {
         }
     }
 
+    /// Refuses numbers no receipt holds: a `quantity` outside 1-1,000,000, a `fail_first`
+    /// outside 0-1,000,000, a `transient_status` outside 1-99,999.
+    func check() throws(StubFieldError) {
+        func within(_ value: Int?, _ member: String, _ range: ClosedRange<Int>) throws(StubFieldError) {
+            guard let value, !range.contains(value) else { return }
+            let name = member.split(separator: ".").last.map(String.init) ?? member
+            throw StubFieldError(
+                code: "invalid_\(name)", member: member,
+                message: "\(member) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        for (index, transaction) in (transactions ?? []).enumerated() {
+            try within(transaction.quantity, "transactions[\(index)].quantity", StubField.quantities)
+        }
+        try within(failFirst, "fail_first", 0...1_000_000)
+        try within(transientStatus, "transient_status", 1...99_999)
+    }
+
     /// The receipt, with what was left out filled in.
     func receipt(bundleID defaultBundleID: String, now: Date, newTransactionID: () -> String) -> StubReceipt {
         StubReceipt(

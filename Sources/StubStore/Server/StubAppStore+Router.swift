@@ -87,6 +87,11 @@ extension StubAppStore {
                 .badRequest, code: "invalid_receipt",
                 message: "expected a receipt: {\"transactions\": [{\"product_id\": \"...\"}], ...} (\(error))")
         }
+        do {
+            try draft.check()
+        } catch {
+            return Self.error(.badRequest, code: error.code, message: error.message)
+        }
         let receipt = draft.receipt(bundleID: configuration.bundleID, now: configuration.now()) {
             nextTransactionID()
         }

@@ -25,6 +25,7 @@ extension StubAppStore {
     /// - `POST {prefix}/inApps/v1/notifications/history?paginationToken=`: Get Notification
     ///   History, of what ``StubStoreKit/send(_:to:)`` sent
     /// - `POST /stub/transactions`: registers a ``StubServerTransaction``, answering `201` with it
+    ///   (`400 invalid_subscription_status` for a `subscription_status` outside Apple's 1-5)
     /// - `GET /stub/server-api/stats`: ``StubServerAPIStats``, with every endpoint's calls per second
     ///
     /// `{prefix}` is empty for production and `/sandbox` for the sandbox
@@ -99,6 +100,13 @@ extension StubAppStore {
                         code: "invalid_transaction",
                         message:
                             "expected {\"transaction_id\": \"...\", \"signed_transaction\": \"...\", ...} (\(error))"),
+                    status: .badRequest)
+            }
+            if let status = transaction.subscriptionStatus, !(1...5).contains(status) {
+                return Self.json(
+                    StubAdminError(
+                        code: "invalid_subscription_status",
+                        message: "subscription_status must be one of Apple's statuses, 1 to 5"),
                     status: .badRequest)
             }
             api.register(transaction)

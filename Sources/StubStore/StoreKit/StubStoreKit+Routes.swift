@@ -9,29 +9,53 @@ extension StubStoreKit {
     /// - `POST /stub/notifications` signs a notification and POSTs it to `url`, as Apple would.
     /// - `POST /stub/notifications/signed` signs one and answers it (`signed_payload`), posting nothing.
     /// - `GET /stub/root-ca` is the root certificate (DER, base64) to trust.
+    ///
+    /// A transaction's `quantity` outside 1-1,000,000 is `400 {"error": {"code":
+    /// "invalid_quantity", "message"}}`, and the stub goes on serving.
     func registerRoutes(on router: Router<BasicRequestContext>) {
         router.get("/stub/root-ca") { _, _ in Data(self.rootDER).base64EncodedString() }
         router.post("/stub/transactions/signed") { request, _ in
-            let draft = try await Self.decode(TransactionDraft.self, request)
-            let transaction = try draft.transaction()
-            return try Self.json([
-                "signed_transaction": self.signTransaction(transaction), "transaction_id": transaction.transactionID,
-            ])
+            try await Self.checked {
+                let draft = try await Self.decode(TransactionDraft.self, request)
+                let transaction = try draft.transaction()
+                return try Self.json([
+                    "signed_transaction": self.signTransaction(transaction),
+                    "transaction_id": transaction.transactionID,
+                ])
+            }
         }
         router.post("/stub/notifications") { request, _ in
-            let draft = try await Self.decode(NotificationDraft.self, request)
-            guard let url = draft.url else { throw HTTPError(.badRequest, message: "url is required") }
-            let (signed, uuid) = try self.sign(draft)
-            // A receiver that cannot be reached is a failed delivery, as Apple sees it: noted
-            // in the history, and answered, not thrown.
-            let status = try? await self.send(signed, to: url)
-            return try Self.json([
-                "notification_uuid": uuid, "delivered_status": status.map(String.init) ?? "no_response",
-            ])
+            try await Self.checked {
+                let draft = try await Self.decode(NotificationDraft.self, request)
+                guard let url = draft.url else { throw HTTPError(.badRequest, message: "url is required") }
+                let (signed, uuid) = try self.sign(draft)
+                // A receiver that cannot be reached is a failed delivery, as Apple sees it: noted
+                // in the history, and answered, not thrown.
+                let status = try? await self.send(signed, to: url)
+                return try Self.json([
+                    "notification_uuid": uuid, "delivered_status": status.map(String.init) ?? "no_response",
+                ])
+            }
         }
         router.post("/stub/notifications/signed") { request, _ in
-            let (signed, uuid) = try self.sign(try await Self.decode(NotificationDraft.self, request))
-            return try Self.json(["notification_uuid": uuid, "signed_payload": signed])
+            try await Self.checked {
+                let (signed, uuid) = try self.sign(try await Self.decode(NotificationDraft.self, request))
+                return try Self.json(["notification_uuid": uuid, "signed_payload": signed])
+            }
+        }
+    }
+
+    /// `answer`, or `400` in the stub's own error shape naming the member it refused.
+    private static func checked(_ answer: () async throws -> Response) async throws -> Response {
+        do {
+            return try await answer()
+        } catch let refusal as StubFieldError {
+            let body = ["error": ["code": refusal.code, "message": refusal.message]]
+            return Response(
+                status: .badRequest, headers: [.contentType: "application/json"],
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        bytes: try JSONSerialization.data(withJSONObject: body, options: .sortedKeys))))
         }
     }
 
@@ -110,6 +134,11 @@ struct TransactionDraft: Decodable {
     }
 
     func transaction() throws -> StubTransaction {
+        if let quantity, !StubField.quantities.contains(quantity) {
+            throw StubFieldError(
+                code: "invalid_quantity", member: "quantity",
+                message: "quantity must be a whole number from 1 to 1000000")
+        }
         let kind = type.map(JWSTransactionDecodedPayload.ProductType.init(rawValue:)) ?? .consumable
         guard let kind else { throw HTTPError(.badRequest, message: "unknown type \(type ?? "")") }
         var transaction = StubTransaction(

@@ -29,13 +29,13 @@ extension StubStripe {
             "id": session.id, "object": "checkout.session", "mode": "payment", "status": "complete",
             "payment_status": session.paid ? "paid" : "unpaid", "payment_intent": session.paymentIntent,
             "client_reference_id": orNull(session.clientReferenceID), "created": session.created,
-            "livemode": false, "amount_total": session.amount * session.quantity, "currency": "usd",
+            "livemode": false, "amount_total": session.total, "currency": "usd",
         ]
         if lineItems {
             let items: [[String: Any]] = session.lookupKeys.enumerated().map { index, key in
                 [
                     "id": "li_\(session.id.dropFirst(3))_\(index)", "object": "item", "quantity": session.quantity,
-                    "amount_total": session.amount * session.quantity, "currency": "usd",
+                    "amount_total": session.total, "currency": "usd",
                     "price": [
                         "id": "price_\(key ?? "none")", "object": "price", "lookup_key": orNull(key),
                         "unit_amount": session.amount, "currency": "usd",

@@ -80,12 +80,13 @@ extension StubStripe {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// Stripe's error envelope: `{"error": {"type": ..., "code": ..., "message": ...}}`.
-    static func error(_ status: Int, _ code: String?, _ message: String, type: String = "invalid_request_error")
-        -> Response
-    {
+    /// Stripe's error envelope: `{"error": {"type": ..., "code": ..., "message": ..., "param": ...}}`.
+    static func error(
+        _ status: Int, _ code: String?, _ message: String, type: String = "invalid_request_error", param: String? = nil
+    ) -> Response {
         var detail: [String: Any] = ["type": type, "message": message]
         if let code { detail["code"] = code }
+        if let param { detail["param"] = param }
         return json(["error": detail], status: status)
     }
 }

@@ -44,6 +44,10 @@ public final class StubStripe: Sendable {
         var quantity: Int
         var amount: Int
         var created: Int
+
+        /// What the session charges. The admin route took `quantity` and `amount` only once
+        /// their product fit (``StubStripe/amounts``); callers in Swift pass their own.
+        var total: Int { amount * quantity }
     }
 
     struct Charge {
@@ -125,7 +129,7 @@ public final class StubStripe: Sendable {
         state.sessions[id]!.paid = true
         let session = state.sessions[id]!
         let charge = Charge(
-            id: state.next("ch"), paymentIntent: session.paymentIntent, amount: session.amount * session.quantity,
+            id: state.next("ch"), paymentIntent: session.paymentIntent, amount: session.total,
             created: created)
         state.charges[charge.id] = charge
         return charge.id
@@ -137,8 +141,10 @@ public final class StubStripe: Sendable {
     public func refund(charge id: String, amount: Int? = nil) -> Bool {
         state.withLock { state in
             guard var charge = state.charges[id] else { return false }
-            let more = amount ?? (charge.amount - charge.amountRefunded)
-            guard more > 0, charge.amountRefunded + more <= charge.amount else { return false }
+            let left = charge.amount - charge.amountRefunded
+            let more = amount ?? left
+            // Compared with what is left, never added first: a client's Int.max cannot overflow.
+            guard more > 0, more <= left else { return false }
             charge.amountRefunded += more
             state.charges[id] = charge
             return true

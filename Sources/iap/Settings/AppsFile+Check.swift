@@ -29,10 +29,12 @@ extension AppsFile {
                 let products = try env.optional("IAP_CATALOG").map { path throws(SettingError) in
                     try PipelineSettings.catalog(at: path).products.count
                 }
-                // Google Play is always registered; it counts here once it can call Google.
-                let stores =
+                // Google Play is always registered; it counts here once it can call Google. Apple
+                // counts once, whether or not its Server API key makes it talk to Apple too.
+                let stores = Set(
                     (app.parts.contains("apple") ? ["apple"] : [])
-                    + verifier.stores.configured.filter { $0.value.talksToStore }.keys.sorted()
+                        + verifier.stores.configured.filter { $0.value.talksToStore }.keys
+                ).sorted()
                 summaries.append(
                     Summary(
                         id: app.id, stores: stores,
