@@ -4,23 +4,32 @@ import Foundation
 // MARK: - Stripe's objects and events, as Stripe's API writes them
 
 extension StubStripe {
-    /// The JSON of the session, charge or dispute `id` names (by its prefix); nil when unknown.
-    func object(_ id: String, expand: Set<String> = []) -> [String: Any]? {
+    /// The JSON of the session, charge or dispute `id` names (by its prefix) in the account
+    /// whose key is `account`; nil when unknown there.
+    func object(_ id: String, expand: Set<String> = [], account: String) -> [String: Any]? {
         state.withLock { state in
-            if let session = state.sessions[id] { return Self.json(session, lineItems: expand.contains("line_items")) }
-            if let charge = state.charges[id] { return Self.json(charge) }
-            if let dispute = state.disputes[id], let charge = state.charges[dispute.charge] {
+            let sessions = state.sessions.values
+            func inAccount(_ paymentIntent: String) -> Bool {
+                sessions.contains { $0.paymentIntent == paymentIntent && $0.account == account }
+            }
+            if let session = state.sessions[id], session.account == account {
+                return Self.json(session, lineItems: expand.contains("line_items"))
+            }
+            if let charge = state.charges[id], inAccount(charge.paymentIntent) { return Self.json(charge) }
+            if let dispute = state.disputes[id], let charge = state.charges[dispute.charge],
+                inAccount(charge.paymentIntent)
+            {
                 return Self.json(dispute, charge: charge, expanded: expand.contains("charge"))
             }
             return nil
         }
     }
 
-    /// The sessions that made the payment `paymentIntent` (one, or none).
-    func sessions(paymentIntent: String, lineItems: Bool) -> [[String: Any]] {
+    /// The sessions of the account keyed `account` that made the payment `paymentIntent` (one, or none).
+    func sessions(paymentIntent: String, lineItems: Bool, account: String) -> [[String: Any]] {
         state.withLock { state in
-            state.sessions.values.filter { $0.paymentIntent == paymentIntent }.sorted { $0.id < $1.id }
-                .map { Self.json($0, lineItems: lineItems) }
+            state.sessions.values.filter { $0.paymentIntent == paymentIntent && $0.account == account }
+                .sorted { $0.id < $1.id }.map { Self.json($0, lineItems: lineItems) }
         }
     }
 
@@ -73,7 +82,12 @@ extension StubStripe {
     /// The body of the event `type` about `object` as it is now (`data.object`), with a
     /// fresh `evt_…` id unless `id` is given; nil when the object is unknown.
     public func event(_ type: String, object id: String, eventID: String? = nil) -> [UInt8]? {
-        guard let object = self.object(id) else { return nil }
+        let settings = configuration.withLock { $0 }
+        // The event of the account the object lives in.
+        guard
+            let object = ([settings.apiKey] + settings.otherAccountKeys.sorted()).lazy
+                .compactMap({ self.object(id, account: $0) }).first
+        else { return nil }
         let event: [String: Any] = [
             "id": eventID ?? state.withLock { $0.next("evt") }, "object": "event", "api_version": "2025-03-31.basil",
             "created": seconds, "livemode": false, "pending_webhooks": 1, "type": type,

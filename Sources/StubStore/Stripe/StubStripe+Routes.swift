@@ -18,9 +18,9 @@ extension StubStripe {
             ("/stripe/v1/charges/:id", "charges.retrieve"), ("/stripe/v1/disputes/:id", "disputes.retrieve"),
         ] {
             router.get(RouterPath(path)) { request, context in
-                self.gate(request, call) {
+                self.gate(request, call) { account in
                     let id = context.parameters.get("id") ?? ""
-                    guard let object = self.object(id, expand: Self.expansions(request)) else {
+                    guard let object = self.object(id, expand: Self.expansions(request), account: account) else {
                         return Self.error(404, "resource_missing", "No such object: '\(id)'")
                     }
                     return Self.json(object)
@@ -28,10 +28,11 @@ extension StubStripe {
             }
         }
         router.get("/stripe/v1/checkout/sessions") { request, _ in
-            self.gate(request, "checkout.sessions.list") {
+            self.gate(request, "checkout.sessions.list") { account in
                 let paymentIntent = request.uri.queryParameters["payment_intent"].map(String.init) ?? ""
                 let sessions = self.sessions(
-                    paymentIntent: paymentIntent, lineItems: Self.expansions(request).contains("data.line_items"))
+                    paymentIntent: paymentIntent, lineItems: Self.expansions(request).contains("data.line_items"),
+                    account: account)
                 return Self.json([
                     "object": "list", "data": sessions, "has_more": false, "url": "/v1/checkout/sessions",
                 ])
@@ -47,10 +48,11 @@ extension StubStripe {
                 .map { String($0.value) })
     }
 
-    /// Authentication, then the configured failures, then `answer`.
-    private func gate(_ request: Request, _ call: String, _ answer: () -> Response) -> Response {
+    /// Authentication, then the configured failures, then `answer` in the account the key opens.
+    private func gate(_ request: Request, _ call: String, _ answer: (_ account: String) -> Response) -> Response {
         let settings = configuration.withLock { $0 }
-        guard request.headers[.authorization] == "Bearer \(settings.apiKey)" else {
+        let keys = [settings.apiKey] + settings.otherAccountKeys.sorted()
+        guard let account = keys.first(where: { request.headers[.authorization] == "Bearer \($0)" }) else {
             return Self.error(401, nil, "Invalid API Key provided", type: "invalid_request_error")
         }
         let fate = state.withLock { state -> Int in
@@ -67,7 +69,7 @@ extension StubStripe {
                 429, "rate_limit", "Request rate limit exceeded.", type: "invalid_request_error")
             response.headers[.retryAfter] = String(settings.retryAfterSeconds)
             return response
-        default: return answer()
+        default: return answer(account)
         }
     }
 

@@ -16,8 +16,11 @@ import Synchronization
 /// ```
 public final class StubStripe: Sendable {
     public struct Configuration: Sendable {
-        /// The key every API call must carry.
+        /// The key every API call must carry: the default account's.
         public var apiKey = "sk_test_stub"
+        /// The keys of other Stripe accounts this stub serves (another app's): each sees only
+        /// the sessions, charges and disputes made in it, as Stripe's accounts do.
+        public var otherAccountKeys: Set<String> = []
         /// The first this many API calls answer `503`.
         public var failFirst = 0
         /// Then the next this many answer `429` with `Retry-After`.
@@ -36,6 +39,8 @@ public final class StubStripe: Sendable {
     }
 
     struct Session {
+        /// The API key of the account it was made in.
+        var account = ""
         var id: String
         var clientReferenceID: String?
         var paymentIntent: String
@@ -100,13 +105,15 @@ public final class StubStripe: Sendable {
     @discardableResult
     public func createSession(
         account: String?, lookupKey: String?, quantity: Int = 1, amount: Int = 499, paid: Bool = true,
-        moreLookupKeys: [String] = []
+        moreLookupKeys: [String] = [], in stripeAccount: String? = nil
     ) -> Payment {
         let created = seconds
+        let key = stripeAccount ?? configuration.withLock { $0.apiKey }
         return state.withLock { state in
             let session = Session(
-                id: state.next("cs_test"), clientReferenceID: account, paymentIntent: state.next("pi"), paid: false,
-                lookupKeys: [lookupKey] + moreLookupKeys, quantity: quantity, amount: amount, created: created)
+                account: key, id: state.next("cs_test"), clientReferenceID: account, paymentIntent: state.next("pi"),
+                paid: false, lookupKeys: [lookupKey] + moreLookupKeys, quantity: quantity, amount: amount,
+                created: created)
             state.sessions[session.id] = session
             var payment = Payment(session: session.id, paymentIntent: session.paymentIntent)
             if paid { payment.charge = Self.pay(session.id, in: &state, at: created) }
