@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import StorePlugins
 
 // MARK: - Real-time developer notifications: what a notice announces, read back from Google
 
@@ -32,9 +33,23 @@ extension GooglePlayVerifier {
         case .test, .pendingRefundReview:
             return .notification(notification)
         case .voidedPurchase:
+            // The push is a hint: Google's list of voided purchases, read back, is the truth, and
+            // its date the refund's. One not listed yet moves nothing now; the voided poll takes
+            // it back once Google lists it.
+            let listed: VoidedPurchase?
+            do {
+                listed = try await listedVoided(notice, token: token)
+            } catch {
+                return Self.outcome(error)
+            }
+            guard let listed, let voidedAt = listed.voidedTimeMillis.flatMap(Int64.init) else {
+                notification.subtype = "NOT_LISTED"
+                return .notification(notification)
+            }
             var voided = VerifiedTransaction(
-                transactionID: Self.transactionID(order: notice.orderID, token: token), originalTransactionID: token,
-                productID: notice.productID ?? "", cancellationDate: notice.eventTime)
+                transactionID: Self.transactionID(order: listed.orderId ?? notice.orderID, token: token),
+                originalTransactionID: token, productID: notice.productID ?? "",
+                cancellationDate: Date(timeIntervalSince1970: Double(voidedAt) / 1000))
             if notice.refundType == Self.quantityBasedPartialRefund {
                 // The notice does not say how many units: the purchase's refundable quantity does.
                 do {
@@ -92,6 +107,28 @@ extension GooglePlayVerifier {
 extension GooglePlayVerifier {
     /// RTDN `refundType` 2: some units of a multi-unit purchase were refunded.
     static let quantityBasedPartialRefund = 2
+
+    /// The voided purchase Google lists for the notice's token (and order, when it names one),
+    /// read from the Voided Purchases API over the day before the notice up to now; nil when
+    /// it is not listed (yet).
+    func listedVoided(_ notice: GoogleNotice, token: String) async throws(StoreCallError) -> VoidedPurchase? {
+        let end = Date()
+        let start = min(notice.eventTime ?? end, end).addingTimeInterval(-86_400)
+        var pageToken: String?
+        // Google lists at most 1,000 a page; a day of one app's refunds fits in a few.
+        for _ in 0..<20 {
+            let page = try await client.voidedPurchases(
+                packageName: notice.packageName, start: start, end: end, pageToken: pageToken)
+            if let found = page.voidedPurchases.first(where: {
+                $0.purchaseToken == token && (notice.orderID == nil || $0.orderId == notice.orderID)
+            }) {
+                return found
+            }
+            guard let next = page.tokenPagination?.nextPageToken, next != pageToken else { return nil }
+            pageToken = next
+        }
+        return nil
+    }
 
     /// How many of a purchase's units were refunded so far (its quantity less what is still
     /// refundable); nil when the purchase shows none refunded (Google has not caught up).

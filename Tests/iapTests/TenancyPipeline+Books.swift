@@ -40,7 +40,10 @@ extension TenancyPipeline {
 
     /// Waits until nothing is in flight: every receipt and notification final, every webhook
     /// and store confirmation settled, so that rows change only by what the test does next.
-    func quiet() async {
+    func quiet() async { await Self.quiet(books) }
+
+    /// ``quiet()`` over any pipeline's database.
+    static func quiet(_ books: any SQLDatabase) async {
         _ = await eventually(timeout: .seconds(60)) {
             let busy = try? await books.snapshot { db in
                 try await db.rows(
