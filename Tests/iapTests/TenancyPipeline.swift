@@ -29,7 +29,11 @@ struct TenancyPipeline {
     var intake: String { "http://127.0.0.1:\(pipeline.intakePort)" }
 
     /// Runs `body` with the two apps' pipeline up on `backend`.
-    static func run(_ backend: TestBackend, _ body: (TenancyPipeline) async throws -> Void) async throws {
+    /// - Parameter extra: more settings for every stage.
+    static func run(
+        _ backend: TestBackend, environment extra: [String: String] = [:],
+        _ body: (TenancyPipeline) async throws -> Void
+    ) async throws {
         let puzzleSecret = WebhookSecret.generate()
         let racerSecret = WebhookSecret.generate()
         try await withWebhookReceiver(secret: puzzleSecret.encoded) { puzzleHook in
@@ -83,6 +87,7 @@ struct TenancyPipeline {
                                 "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": StubGooglePlay.pushServiceAccount,
                             ]
                         ) { $1 }
+                        stores.merge(extra) { $1 }
                         for stage in ["intake", "validator", "fulfiller", "notifier"] {
                             _ = try pipeline.start([stage], environment: stores)
                         }

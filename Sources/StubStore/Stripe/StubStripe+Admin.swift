@@ -5,7 +5,9 @@ extension StubStripe {
     /// What tests and drills do to Stripe's side over HTTP (JSON bodies, JSON answers):
     ///
     /// - `POST /stripe/stub/sessions` `{"client_reference_id", "lookup_key", "quantity",
-    ///   "amount", "paid"}`: a session; answers `{"session", "payment_intent", "charge"}`
+    ///   "amount", "paid", "stripe_account"}`: a session (in the account whose API key
+    ///   `stripe_account` is, the default one's when absent); answers `{"session",
+    ///   "payment_intent", "charge"}`
     /// - `POST /stripe/stub/sessions/{id}/pay`: an async payment succeeded; answers `{"charge"}`
     /// - `POST /stripe/stub/charges/{id}/refund` `{"amount"}` (absent: the rest)
     /// - `POST /stripe/stub/charges/{id}/dispute` `{"amount"}`: answers `{"dispute"}`
@@ -33,7 +35,8 @@ extension StubStripe {
                 }
                 let payment = self.createSession(
                     account: body["client_reference_id"] as? String, lookupKey: body["lookup_key"] as? String,
-                    quantity: quantity, amount: amount, paid: body["paid"] as? Bool ?? true)
+                    quantity: quantity, amount: amount, paid: body["paid"] as? Bool ?? true,
+                    in: body["stripe_account"] as? String)
                 return Self.json([
                     "session": payment.session, "payment_intent": payment.paymentIntent,
                     "charge": Self.orNull(payment.charge),
