@@ -1,4 +1,5 @@
 import Hummingbird
+import PipelineCore
 
 // MARK: - The table of routes and roles
 
@@ -65,7 +66,8 @@ extension OperatorConsole {
                 // component, which the router hands over as written.
                 return try await serve(
                     route, request, id: raw.removingPercentEncoding ?? raw,
-                    address: context.remoteAddress?.ipAddress ?? "unknown")
+                    // An IPv6 client by its /64, as every per-client limit counts it.
+                    address: ClientAddressKey(ipAddress: context.remoteAddress?.ipAddress).description)
             }
         }
     }

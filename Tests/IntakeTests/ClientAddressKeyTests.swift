@@ -1,4 +1,5 @@
 import NIOCore
+import PipelineCore
 import Testing
 
 @testable import Intake
@@ -31,6 +32,19 @@ import Testing
         #expect(try Self.key("64:ff9b::192.0.2.7") != Self.key("192.0.2.7"))
         // An IPv4 address is never an IPv6 /64 whose first bytes it shares
         #expect(try Self.key("192.0.2.7") != Self.key("c000:207::"))
+    }
+
+    @Test(arguments: ["192.0.2.7", "::ffff:192.0.2.7", "2001:db8:1:2::1", "::1", "64:ff9b::192.0.2.7", "0.0.0.0"])
+    func theKeyOfTheAddressTextIsTheKeyOfTheSocketAddress(_ address: String) throws {
+        #expect(ClientAddressKey(ipAddress: address) == (try Self.key(address)))
+    }
+
+    @Test func aKeyReadsAsTheClientItCounts() {
+        #expect(ClientAddressKey(ipAddress: "192.0.2.7").description == "192.0.2.7")
+        #expect(ClientAddressKey(ipAddress: "::ffff:192.0.2.7").description == "192.0.2.7")
+        #expect(ClientAddressKey(ipAddress: "2001:db8:1:2:ffff::9").description == "2001:db8:1:2::/64")
+        #expect(ClientAddressKey(ipAddress: "not an address").description == "unknown")
+        #expect(ClientAddressKey(ipAddress: nil) == ClientAddressKey(nil))
     }
 
     @Test func aClientWithoutAnIPAddressIsOneClient() throws {

@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// The bucket of the notification routes' rate limit (`IAP_NOTIFICATION_RATE_LIMIT`) a
 /// request takes from: one per store route and client, so that a flood on one store's route
 /// (unsigned Huawei notices) cannot get another store's genuine notifications answered 429,

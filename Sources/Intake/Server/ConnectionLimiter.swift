@@ -1,5 +1,6 @@
 import NIOCore
 import Observability
+import PipelineCore
 import Synchronization
 
 /// Counts the intake's open connections, in all and per client (``ClientAddressKey``: an
