@@ -13,7 +13,8 @@
 - Huawei's subscription notifications are stored only when the app's IAP key signed them:
   each positive one is sent with a `subNotification` the stub store signed
   (IAP_SCHEMATHESIS_HUAWEI_PAYLOADS, a file of them the script asked the stub for), and must
-  then be stored; so must a positive order notification (Huawei does not sign those).
+  then be stored; a positive order notification (Huawei does not sign those) must be answered
+  200 too: stored when it names a purchase an app recorded, else ignored and stored nowhere.
 - Stripe's events are read only under a `Stripe-Signature` that holds: each positive one is
   signed here, over the exact bytes sent, with the endpoint's secret the script made
   (IAP_SCHEMATHESIS_STRIPE_SECRET), and must then be stored.
