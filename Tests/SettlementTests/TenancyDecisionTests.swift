@@ -98,4 +98,15 @@ import Testing
         #expect(decision.effects == [])
         #expect(decision.reason == "invalid_store_account_id")
     }
+
+    @Test func aStoreNamedAccountTooLongWithItsAppsPrefix_creditsNothing() throws {
+        // 128 characters fit the default app's bare ids, not racer's `racer/…`
+        var transaction = F.purchase("stripe:pi_1")
+        transaction.storeAccountID = String(repeating: "a", count: 128)
+        let racer = Cause(app: "racer", notificationID: "n1", notificationUUID: "U1")
+        let decision = try F.decide(.transactionVerified(transaction, source: .notification(racer)))
+        #expect(decision.reason == "invalid_store_account_id" && decision.effects == [])
+        let fits = try F.decide(.transactionVerified(transaction, source: .notification(F.notice())))
+        #expect(Self.records(fits).map(\.accountID) == [String(repeating: "a", count: 128)])
+    }
 }

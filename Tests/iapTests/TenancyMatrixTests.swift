@@ -121,7 +121,10 @@ import Testing
                     let status = try await unproven(apps)
                     #expect(status == 401 || status == 400, "\(name): answered \(status)")
                     await apps.quiet()
-                    #expect(try await apps.allRows() == all, "\(name): an unproven event changed rows")
+                    let after = try await apps.allRows()
+                    #expect(
+                        after == all,
+                        "\(name): an unproven event changed rows: \(Set(after).symmetricDifference(all).sorted())")
                 }
             }
         }

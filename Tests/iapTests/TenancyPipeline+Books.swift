@@ -12,6 +12,14 @@ extension TenancyPipeline {
         "app_account_tokens", "orders", "receipts", "notification_outbox", "store_confirmations",
     ]
 
+    /// The columns the pipeline's own bookkeeping moves on its own time (a webhook's delivery,
+    /// a confirmation's attempt, a row's publication): left out, so that what is compared is
+    /// what an event changes, the rows and their money.
+    static let bookkeeping: Set<String> = [
+        "updated_at", "published_at", "status", "attempts", "next_attempt_at", "last_error", "delivered_at",
+        "done_at",
+    ]
+
     /// Every row of ``tenantTables`` that is the app keyed `app`'s (``AppScope/key``): by its
     /// `app` column, else by its account's id; each row as text, sorted.
     func rows(ofApp app: String) async throws -> [String] {
@@ -30,8 +38,8 @@ extension TenancyPipeline {
                         owner = nil
                     }
                     guard owner == app else { continue }
-                    rows.append(
-                        "\(table): " + columns.keys.sorted().map { "\($0)=\(columns[$0]!)" }.joined(separator: " "))
+                    let kept = columns.keys.filter { !Self.bookkeeping.contains($0) }.sorted()
+                    rows.append("\(table): " + kept.map { "\($0)=\(columns[$0]!)" }.joined(separator: " "))
                 }
             }
             return rows.sorted()

@@ -37,6 +37,7 @@ struct IntakeRoutes: Sendable {
         let body = try await request.jsonBody(maxSize: maxBodySize)
         let parsed = try ReceiptRequest(json: body.readableBytesView, stores: stores(app))
         let key = try idempotencyKey(request)
+        try Self.checkFits(parsed.accountID, app: app)
         let outcome: AcceptOutcome
         do {
             // The account is the app's: duplicates and idempotency keys are then per app too.
@@ -130,6 +131,17 @@ struct IntakeRoutes: Sendable {
         guard var recorded else { throw APIError.notFound }
         recorded.accountID = id
         return try Response.json(recorded, status: .ok)
+    }
+
+    /// Refuses an account id that obeys the rule but not with the app's prefix (`racer/…`)
+    /// in front: the database keeps ids of at most ``AccountID/maxStoredLength``.
+    static func checkFits(_ id: String, app: AppScope) throws(APIError) {
+        guard AccountID.isValid(id, appKey: app.key) else {
+            throw APIError.invalid(
+                "invalid_account_id",
+                "account_id must be 1-\(AccountID.maxStoredLength - app.stored("").utf8.count) characters for this app",
+                field: "account_id")
+        }
     }
 
     private static func checkAccount(_ id: String) throws(APIError) {

@@ -44,6 +44,7 @@ struct OrderRoutes: Sendable {
     private func create(_ request: Request, app: AppScope) async throws -> Response {
         let body = try await request.jsonBody(maxSize: maxBodySize)
         let parsed = try OrderRequest(json: body.readableBytesView)
+        try IntakeRoutes.checkFits(parsed.order.accountID, app: app)
         var order = parsed.order
         order.accountID = app.stored(order.accountID)
         let outcome = try await stored {

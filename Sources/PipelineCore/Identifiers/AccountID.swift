@@ -5,6 +5,15 @@ public enum AccountID {
     /// The rule as errors say it.
     public static let rule = "1-128 of A-Z a-z 0-9 . _ : -"
 
+    /// The longest id the database keeps, an app's prefix included (`racer/…`).
+    public static let maxStoredLength = 128
+
+    /// Whether `account`, as the app keyed `appKey` names it, obeys ``rule`` and fits the
+    /// database with its app's prefix.
+    public static func isValid(_ account: String, appKey: String) -> Bool {
+        isValid(account) && AppScope.stored(account, appKey: appKey).utf8.count <= maxStoredLength
+    }
+
     /// Whether `id` obeys ``rule``.
     public static func isValid(_ id: String) -> Bool {
         (1...128).contains(id.utf8.count)

@@ -11,7 +11,7 @@ extension SettlementEngine {
         // unknown, waits: the receipt that arrives later binds and credits it.
         let notificationBinding = Self.bind(transaction, source: source, state: state)
         if case .notification = source, notificationBinding == nil {
-            let invalid = transaction.storeAccountID.map { !AccountID.isValid($0) } ?? false
+            let invalid = transaction.storeAccountID.map { !AccountID.isValid($0, appKey: source.cause.app) } ?? false
             return Decision(reason: invalid ? "invalid_store_account_id" : "unbound")
         }
         let concerned = notificationBinding?.accountID
@@ -68,7 +68,7 @@ extension SettlementEngine {
         case .notification:
             if let owner { return Binding(accountID: owner, path: .appAccountToken) }
             return transaction.storeAccountID.flatMap { named in
-                AccountID.isValid(named)
+                AccountID.isValid(named, appKey: app)
                     ? Binding(accountID: AppScope.stored(named, appKey: app), path: .storeAccount) : nil
             }
         case .subscriptionCheck(_, let accountID, _):

@@ -5,14 +5,14 @@ import Foundation
 
 extension StubStripe {
     /// The JSON of the session, charge or dispute `id` names (by its prefix) in the account
-    /// whose key is `account`; nil when unknown there.
-    func object(_ id: String, expand: Set<String> = [], account: String) -> [String: Any]? {
+    /// whose key is `account` (in any account: nil); nil when unknown there.
+    func object(_ id: String, expand: Set<String> = [], account: String?) -> [String: Any]? {
         state.withLock { state in
             let sessions = state.sessions.values
             func inAccount(_ paymentIntent: String) -> Bool {
-                sessions.contains { $0.paymentIntent == paymentIntent && $0.account == account }
+                sessions.contains { $0.paymentIntent == paymentIntent && (account == nil || $0.account == account) }
             }
-            if let session = state.sessions[id], session.account == account {
+            if let session = state.sessions[id], account == nil || session.account == account {
                 return Self.json(session, lineItems: expand.contains("line_items"))
             }
             if let charge = state.charges[id], inAccount(charge.paymentIntent) { return Self.json(charge) }
@@ -82,12 +82,8 @@ extension StubStripe {
     /// The body of the event `type` about `object` as it is now (`data.object`), with a
     /// fresh `evt_…` id unless `id` is given; nil when the object is unknown.
     public func event(_ type: String, object id: String, eventID: String? = nil) -> [UInt8]? {
-        let settings = configuration.withLock { $0 }
-        // The event of the account the object lives in.
-        guard
-            let object = ([settings.apiKey] + settings.otherAccountKeys.sorted()).lazy
-                .compactMap({ self.object(id, account: $0) }).first
-        else { return nil }
+        // Stripe sends an account's events to its own endpoint: whichever account holds it.
+        guard let object = self.object(id, account: nil) else { return nil }
         let event: [String: Any] = [
             "id": eventID ?? state.withLock { $0.next("evt") }, "object": "event", "api_version": "2025-03-31.basil",
             "created": seconds, "livemode": false, "pending_webhooks": 1, "type": type,
