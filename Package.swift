@@ -9,7 +9,8 @@ let package = Package(
     name: "iap-pipeline",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "iap", targets: ["iap"])
+        .executable(name: "iap", targets: ["iap"]),
+        .executable(name: "iap-lab", targets: ["iap-lab"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -256,21 +257,36 @@ let package = Package(
         ),
 
         // MARK: The command line
-        .executableTarget(
-            name: "iap",
+        // The product's commands: every stage and the operators' commands, and the settings
+        // they read; `iap` is their executable.
+        .target(
+            name: "IAPCommands",
             dependencies: [
                 "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres", "AppStore",
-                "GooglePlay", "StubStore",
-                "Intake", "Validator", "Fulfiller", "Notifier", "Scheduler", "Pipeline", "DeadLetters", "Console", "StorePlugins",
-                "Observability", "Drills", "Reconciliation", "TraceExport", "Apps",
+                "GooglePlay", "Intake", "Validator", "Notifier", "Pipeline", "DeadLetters", "Console", "StorePlugins",
+                "Observability", "Reconciliation", "TraceExport", "Apps",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(name: "iap", dependencies: ["IAPCommands"]),
+        // The lab, beside the product: the stub stores, the benchmarks and the fault drills
+        // that tests, CI and the demo run; it starts `iap` for the stages.
+        .executableTarget(
+            name: "iap-lab",
+            dependencies: [
+                "IAPCommands", "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres",
+                "AppStore", "StubStore", "Intake", "Notifier", "Pipeline", "Drills",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
-        // Fault drills (`iap chaos`): child processes, the broker's control, and the judge
-        // of a run's promises. Operators run them, so they ship in `iap`; the tests share them.
+        // Fault drills (`iap-lab chaos`): child processes, the broker's control, and the judge
+        // of a run's promises; the tests share them.
         .target(name: "Drills"),
 
         // MARK: Tests

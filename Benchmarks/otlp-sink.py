@@ -4,7 +4,7 @@ answers 200, and counts requests, bytes and spans. Prints the counts on SIGTERM/
 to --report FILE after every request.
 
     Benchmarks/otlp-sink.py --port 4318 --report /tmp/otlp-sink.json &
-    IAP_OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 .build/release/iap bench --receipts 10000
+    IAP_OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 .build/release/iap-lab bench --receipts 10000
 """
 import argparse, json, signal, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

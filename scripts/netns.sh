@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Test hosts on this machine: each a network namespace with an address of its own on one
 # bridge, so that a RabbitMQ node, a PostgreSQL server or a stage can be cut off from the
-# others (the cluster tests and `iap chaos --cluster`).
+# others (the cluster tests and `iap-lab chaos --cluster`).
 #
 #   scripts/netns.sh up NAME ADDRESS   # namespace iap-NAME at ADDRESS/24 on bridge iap-br0
 #   scripts/netns.sh cut NAME          # its link down: nothing reaches it, it reaches nothing

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts Debian's PostgreSQL cluster on loopback without systemd, makes the role the tests
-# use (IAP_TEST_DATABASE_URL, default below) and installs pg_stat_statements for `iap bench`.
+# use (IAP_TEST_DATABASE_URL, default below) and installs pg_stat_statements for `iap-lab bench`.
 # Safe to run again.
 set -euo pipefail
 sudo=""
@@ -13,7 +13,7 @@ fi
 version=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1)
 [ -n "$version" ] || { echo "postgres: no cluster in /etc/postgresql (is postgresql installed?)" >&2; exit 1; }
 # The store tests run in parallel, each on a database of its own with a few connections:
-# Debian's default of 100 connections is too few. `iap bench` counts statements with
+# Debian's default of 100 connections is too few. `iap-lab bench` counts statements with
 # pg_stat_statements, which must be preloaded; track_utility counts BEGIN and COMMIT too.
 # Both are read at start only (a drop-in): the server restarts when the file changes.
 conf="/etc/postgresql/$version/main/conf.d/iap-tests.conf"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Shares of a system-wide profile, per stage of `iap bench`: what BENCHMARKS.md quotes.
+"""Shares of a system-wide profile, per stage of `iap-lab bench`: what BENCHMARKS.md quotes.
 
     perf record -a -F 999 -g -o perf.data -- sleep 14 &
-    iap bench --receipts 15000
+    iap-lab bench --receipts 15000
     perf script -i perf.data -F comm,pid,tid,ip,sym > perf.txt
     scripts/profile-shares.py perf.txt
 

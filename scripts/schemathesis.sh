@@ -48,6 +48,8 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -qF "$schemathesis_ve
 fi
 iap=${IAP_BINARY:-.build/debug/iap}
 [ -x "$iap" ] || swift build --product iap
+lab=${IAP_LAB_BINARY:-$(dirname "$iap")/iap-lab}
+[ -x "$lab" ] || swift build --product iap-lab
 
 free_port() {
   "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -59,7 +61,7 @@ export IAP_SCHEMATHESIS_TOKEN="schemathesis-token-$RANDOM$RANDOM-0123456789"
 # Google's pushes are signed by the stub store's key: the intake fetches its JWKS, and
 # schemathesis sends a token the stub signed, so it fuzzes past the push's authentication.
 stub_port=$(free_port)
-"$iap" stub-store --port "$stub_port" > "$work/stub.log" 2>&1 &
+"$lab" stub-store --port "$stub_port" > "$work/stub.log" 2>&1 &
 stub_pid=$!
 push_audience="http://127.0.0.1:$port/v1/google/notifications"
 for _ in $(seq 1 120); do

@@ -1,4 +1,4 @@
-/* The plain C reference for `iap bench broker`: the same three phases over the same
+/* The plain C reference for `iap-lab bench broker`: the same three phases over the same
  * rabbitmq-c, so that the Swift layer's cost shows as a ratio measured in one run.
  * Build and run: Benchmarks/amqp-c-reference/run.sh [messages] [size] [in-flight] [prefetch]
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The floor under a receipt's cost on this machine: a chain of processes that only hand a
-# message on (and, at two links, write and sync it), paced as `iap bench --rate` paces
+# message on (and, at two links, write and sync it), paced as `iap-lab bench --rate` paces
 # receipts. See floor.c and BENCHMARKS.md ("The floor under a quiet receipt", issue 29, fifteenth session).
 # Usage: Benchmarks/floor/run.sh [seconds per paced run] [directory for the synced files]
 set -euo pipefail

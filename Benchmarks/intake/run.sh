@@ -6,7 +6,7 @@
 #   Benchmarks/intake/run.sh [receipts] [clients]
 #
 # Starts `iap intake` on a fresh database and queue prefix, posts the receipts with
-# `iap bench load --accept-only`, which also waits until the relay has marked every
+# `iap-lab bench load --accept-only`, which also waits until the relay has marked every
 # receipt published, then stops the intake and deletes the queues. Env: IAP (the binary
 # serving the intake), LOADER (the binary posting; default IAP), IAP_DATABASE_URL (an empty
 # PostgreSQL database to use instead of a fresh SQLite file).

@@ -5,18 +5,20 @@
 #   swift build -c release --product iap
 #   Benchmarks/scaling/run.sh [receipts] [latency-ms]
 #
-# Each run gets a fresh database and queue prefix: `iap stub-store` out of process,
+# Each run gets a fresh database and queue prefix: `iap-lab stub-store` out of process,
 # `iap intake`, `iap fulfiller`, `iap notifier` (webhooks off) and N `iap validator`
-# processes; `iap bench load` posts the receipts (64 HTTP clients) and waits for the
+# processes; `iap-lab bench load` posts the receipts (64 HTTP clients) and waits for the
 # last credit. Needs the broker of IAP_AMQP_URL (default: loopback). Env: IAP (binary),
 # RUNS ("processes:concurrency ..." pairs).
 set -eu
 cd "$(dirname "$0")/../.."
 IAP=${IAP:-.build/release/iap}
+LAB=${LAB:-$(dirname "$IAP")/iap-lab}
 RECEIPTS=${1:-2000}
 LATENCY=${2:-250}
 RUNS=${RUNS:-"1:16 2:16 4:16 1:64"}
 [ -x "$IAP" ] || { echo "no $IAP: run 'swift build -c release --product iap' first" >&2; exit 1; }
+[ -x "$LAB" ] || { echo "no $LAB: run 'swift build -c release --product iap-lab' first" >&2; exit 1; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 
@@ -36,7 +38,7 @@ for run in $RUNS; do
     unset IAP_WEBHOOK_URL IAP_SHARED_SECRET || true
 
     pids=""
-    "$IAP" stub-store --port "$stub_port" --latency-ms "$LATENCY" 2>>"$work/stub.log" & pids="$pids $!"
+    "$LAB" stub-store --port "$stub_port" --latency-ms "$LATENCY" 2>>"$work/stub.log" & pids="$pids $!"
     "$IAP" intake 2>>"$work/intake.log" & pids="$pids $!"
     "$IAP" fulfiller 2>>"$work/fulfiller.log" & pids="$pids $!"
     "$IAP" notifier 2>>"$work/notifier.log" & pids="$pids $!"
@@ -53,9 +55,9 @@ for run in $RUNS; do
     sleep 1  # let every validator subscribe
     echo
     echo "== $processes validator process(es) x --concurrency $concurrency"
-    "$IAP" bench load --receipts "$RECEIPTS" --clients 64 || echo "run failed, logs in $work"
+    "$LAB" bench load --receipts "$RECEIPTS" --clients 64 || echo "run failed, logs in $work"
     kill -TERM $pids 2>/dev/null || true
     wait $pids 2>/dev/null || true
-    "$IAP" bench load --clean-up
+    "$LAB" bench load --clean-up
     rm -rf "$work"
 done

@@ -1,10 +1,11 @@
 #!/bin/sh
-# Two builds of `iap` compared on a noisy machine: both run `iap bench` at the same time, so
-# that both see the same machine, and each round prints the CPU seconds their stage processes
-# spent on the same work.
+# Two builds compared on a noisy machine: both run `iap-lab bench` at the same time, so that
+# both see the same machine, and each round prints the CPU seconds their stage processes spent
+# on the same work. Each argument is a build's `iap-lab`, its `iap` beside it (the lab starts
+# the stages from the `iap` in its own folder).
 #
-#   Benchmarks/side-by-side/run.sh /tmp/iap-before /tmp/iap-after [rounds] [-- bench options]
-#   Benchmarks/side-by-side/run.sh /tmp/iap-before /tmp/iap-after 3 -- --receipts 10000
+#   Benchmarks/side-by-side/run.sh /tmp/before/iap-lab /tmp/after/iap-lab [rounds] [-- bench options]
+#   Benchmarks/side-by-side/run.sh /tmp/before/iap-lab /tmp/after/iap-lab 3 -- --receipts 10000
 #
 # Why: on a shared virtual machine one build's CPU per receipt varies 20-35 % from run to
 # run, more than most changes move it; runs in turn compare the machine's moments, not the
@@ -15,7 +16,7 @@
 # each one's under the other's load, for telling the two apart only. Every round must end
 # with the books right, or the line says so.
 set -eu
-[ $# -ge 2 ] || { sed -n 2,8p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,9p "$0" >&2; exit 2; }
 before=$1 after=$2
 shift 2
 rounds=3
@@ -32,7 +33,7 @@ done
 work=$(mktemp -d /tmp/iap-side-by-side.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# CPU seconds of the named processes in a report of `iap bench`.
+# CPU seconds of the named processes in a report of `iap-lab bench`.
 seconds() {
     grep -E "^ +($2) " "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { s += $i; break } } END { printf "%.2f", s }'
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A test host on this machine: network namespace `iap-<name>` with an address of its own on
 /// bridge `iap-br0`, laid out exactly as `scripts/netns.sh up NAME ADDRESS` lays it out (so
 /// that `scripts/netns.sh cut/heal/down NAME` work on it too). Built here rather than by the
-/// script so that `iap chaos --cluster` runs from the binary alone. Needs root.
+/// script so that `iap-lab chaos --cluster` runs from the binary alone. Needs root.
 public struct NetworkNamespace: Hashable, Sendable, CustomStringConvertible {
     public static let bridge = "iap-br0"
     /// The host's own address on the bridge: what a namespace reaches the host's services at.

@@ -4,7 +4,7 @@ import Foundation
 /// `h2`), as Apple's endpoints do, with a fresh self-signed certificate for 127.0.0.1.
 ///
 /// The stub store speaks HTTP/1.1 on plain TCP only; put this in front of it to verify
-/// over HTTP/2 (`iap bench --http2`, and the tests of the validator's HTTP client). nginx
+/// over HTTP/2 (`iap-lab bench --http2`, and the tests of the validator's HTTP client). nginx
 /// holds kept-alive HTTP/1.1 connections to the upstream, and its access log records each
 /// request's protocol and connection, so that a test can tell how requests travelled.
 public final class NginxTLSProxy: @unchecked Sendable {

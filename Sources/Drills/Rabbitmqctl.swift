@@ -1,6 +1,6 @@
 import Foundation
 
-/// Drives the local broker the way an operator would, for recovery tests and `iap chaos`.
+/// Drives the local broker the way an operator would, for recovery tests and `iap-lab chaos`.
 public enum Rabbitmqctl {
     /// Runs `rabbitmqctl` with `arguments` and waits; throws on a non-zero exit.
     public static func run(_ arguments: String...) async throws {

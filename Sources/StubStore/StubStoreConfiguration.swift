@@ -6,7 +6,7 @@ import Foundation
 /// ``errorRate``, ``timeoutRate``) make the slow, flaky one that benchmarks and failure tests
 /// need. With a ``seed`` the chaos is the same on every run.
 public struct StubStoreConfiguration: Sendable {
-    /// The signing key of development setups (`iap up`, `iap stub-store`, the README demo).
+    /// The signing key of development setups (`iap-lab stub-store`, the README demo).
     ///
     /// It is in the source, so it proves nothing: use it on your own machine only.
     public static let developmentSigningKey = "iap-stub-store-development-key-not-a-secret"

@@ -55,7 +55,7 @@ import Testing
         }
     }
 
-    /// `receiptRoots`: receipts one process minted read at another, as `iap bench --pkcs7-receipts` needs.
+    /// `receiptRoots`: receipts one process minted read at another, as `iap-lab bench --pkcs7-receipts` needs.
     @Test func pkcs7ReceiptUnderAnExtraRoot_isVouchedFor() async throws {
         let minter = StubAppStore()
         let receipt = minter.issuePKCS7(

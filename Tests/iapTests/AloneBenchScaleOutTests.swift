@@ -2,7 +2,7 @@ import Foundation
 import PipelineTesting
 import Testing
 
-/// `iap bench` scaled out on PostgreSQL, small: two intakes (the load spread across them),
+/// `iap-lab bench` scaled out on PostgreSQL, small: two intakes (the load spread across them),
 /// a validator, two fulfillers and two notifiers, each its own process and, where this
 /// machine lets the test make cgroups, each capped at half a core in a group of its own.
 /// The books must be right, and PostgreSQL's CPU and the statements it ran reported beside
@@ -102,7 +102,7 @@ struct AloneBenchScaleOutTests {
         #expect(left == [])
     }
 
-    /// Runs `iap bench stages --json` with `arguments`; returns its report and pid.
+    /// Runs `iap-lab bench stages --json` with `arguments`; returns its report and pid.
     static func bench(_ arguments: [String], in directory: TemporaryDirectory) async throws -> (Report, Int32) {
         try await StagesBenchRun.run(
             arguments, as: Report.self, in: directory, label: "scaleout", timeout: .seconds(600))

@@ -2,7 +2,7 @@ import Foundation
 import PipelineTesting
 import Testing
 
-/// `iap chaos --cluster` as CI's alone pass runs it, on the real clusters of
+/// `iap-lab chaos --cluster` as CI's alone pass runs it, on the real clusters of
 /// `scripts/cluster-rabbitmq.sh` (three nodes) and `scripts/cluster-postgres.sh` (a primary
 /// and its synchronous standby), each node in a network namespace of its own like every
 /// stage: 2,000 receipts while stages are SIGKILLed, one broker node is SIGKILLed and
@@ -29,13 +29,13 @@ struct AloneChaosClusterTests {
         let report = try await RabbitMQCluster.run { broker in
             try await PostgresCluster.with { _ in
                 let outcome = try await ChildProcess.run(
-                    IAPProcess.executable,
+                    IAPProcess.lab,
                     [
                         "chaos", "--cluster", "--receipts", "2000", "--seed", "5", "--load-seconds", "60",
                         "--database-url", PostgresCluster.url, "--keep", directory.file("run"),
                     ],
                     environment: ["IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "error"])
-                try #require(outcome.status == 0, "iap chaos --cluster failed:\n\(outcome.output)")
+                try #require(outcome.status == 0, "iap-lab chaos --cluster failed:\n\(outcome.output)")
                 return outcome.output
             }
         }

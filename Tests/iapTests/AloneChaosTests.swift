@@ -2,7 +2,7 @@ import Foundation
 import PipelineTesting
 import Testing
 
-/// `iap chaos` as CI runs it: 500 receipts, seed 1, every stage its own process, killed at
+/// `iap-lab chaos` as CI runs it: 500 receipts, seed 1, every stage its own process, killed at
 /// random at least 20 times, RabbitMQ's app stopped and started, the verify endpoint away
 /// for 20 s and a fifth of the webhooks refused; then every promise checked. It stops the
 /// broker's app, so it runs only in the pass of tests that have the machine (and the broker)
@@ -17,10 +17,10 @@ struct AloneChaosTests {
         var arguments = ["chaos", "--receipts", "500", "--seed", "1", "--keep", directory.file("run")]
         if let node = environment["IAP_TEST_RABBITMQ_NODE"] { arguments += ["--rabbitmq-node", node] }
         let outcome = try await ChildProcess.run(
-            IAPProcess.executable, arguments,
+            IAPProcess.lab, arguments,
             environment: ["IAP_AMQP_URL": BrokerFixture(label: "chaos").url, "IAP_LOG_LEVEL": "error"])
         let report = outcome.output
-        try #require(outcome.status == 0, "iap chaos failed:\n\(report)")
+        try #require(outcome.status == 0, "iap-lab chaos failed:\n\(report)")
 
         #expect(report.contains("result: no violations"), "\(report)")
         let kills = report.firstMatch(of: /kills\s+(\d+) SIGKILLs/).flatMap { Int($0.1) } ?? 0

@@ -5,7 +5,7 @@ import Store
 import StoreSQLite
 import Testing
 
-/// Correctness under load, with every stage its own process: `iap bench stages` starts the
+/// Correctness under load, with every stage its own process: `iap-lab bench stages` starts the
 /// stub store, intake, two validators, fulfiller and notifier and posts 5,000 receipts as
 /// fast as the intake takes them. This test asserts nothing about time: it reads the
 /// database the run left and the webhooks the benchmark's receiver counted. It keeps both
@@ -122,7 +122,7 @@ struct AloneBenchLoadFailureTests {
         let log = directory.file("bench.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let bench = try SpawnedProcess.start(
-            IAPProcess.executable.path, ["bench", "stages", "--work-directory", directory.file("run")] + load,
+            IAPProcess.lab.path, ["bench", "stages", "--work-directory", directory.file("run")] + load,
             environment: ProcessInfo.processInfo.environment.merging(["IAP_AMQP_URL": broker.url]) { $1 },
             output: .file(directory.file("report.txt")), error: .file(log))
         defer { bench.signal(SIGKILL) }

@@ -30,7 +30,7 @@ import Testing
             stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID), environment: ["IAP_APPS": apps]
         ) { pipeline in
             // Given every stage in one `iap up` process, verifying against the test's stub
-            _ = try pipeline.start(["up", "--stub-port", "\(ProcessPipeline.freePort())"])
+            _ = try pipeline.start(["up"])
             #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
 
             // A receipt of the racing game's 500-coin product, posted with `token`.

@@ -1,7 +1,7 @@
 import PipelineTesting
 import Testing
 
-/// The judge of `iap chaos` on a run's books: clean books pass, and each kind of tampering
+/// The judge of `iap-lab chaos` on a run's books: clean books pass, and each kind of tampering
 /// is caught under its own rule, so the chaos suite is able to fail.
 @Suite struct ChaosJudgeTests {
     /// One receipt of every kind, a replay of the coins one, all settled as they should be.

@@ -10,21 +10,34 @@ struct IAPProcess {
     enum Reason { case exit, uncaughtSignal }
 
     /// The `iap` executable beside this test bundle (`swift build` puts both in one folder).
-    static var executable: URL {
+    static var executable: URL { built("iap") }
+
+    /// The lab's, `iap-lab`, beside it: the stub stores, the benchmarks, the fault drills.
+    static var lab: URL { built("iap-lab") }
+
+    /// The lab's commands: run by ``lab``, every other by ``executable``.
+    static let labCommands: Set<String> = ["stub-store", "bench", "chaos"]
+
+    /// The executable that runs `arguments`.
+    static func executable(for arguments: [String]) -> URL {
+        labCommands.contains(arguments.first ?? "") ? lab : executable
+    }
+
+    private static func built(_ name: String) -> URL {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("iap")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory.deleteLastPathComponent()
         }
-        return URL(fileURLWithPath: ".build/debug/iap")
+        return URL(fileURLWithPath: ".build/debug/\(name)")
     }
 
     /// Starts `iap arguments…` with `environment` added to this process's.
     static func start(_ arguments: [String], environment: [String: String], output: URL? = nil) throws -> IAPProcess {
         if let output { _ = FileManager.default.createFile(atPath: output.path, contents: nil) }
         let process = try SpawnedProcess.start(
-            executable.path, arguments,
+            executable(for: arguments).path, arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             output: output.map { .file($0.path) } ?? .null)
         return IAPProcess(process: process)
@@ -34,7 +47,7 @@ struct IAPProcess {
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
         status: Int32, output: String
     ) {
-        let outcome = try await ChildProcess.run(executable, arguments, environment: environment)
+        let outcome = try await ChildProcess.run(executable(for: arguments), arguments, environment: environment)
         return (outcome.status, outcome.output)
     }
 

@@ -88,13 +88,14 @@ import Testing
         let output = URL(fileURLWithPath: directory.file("up.log"))
         let prefix = "test.up.\(UUID().uuidString.prefix(8))"
         let up = try IAPProcess.start(
-            ["up", "--stub-port", "\(ProcessPipeline.freePort())"],
+            ["up"],
             environment: [
-                "IAP_API_TOKENS": token, "IAP_HTTP_PORT": "\(ProcessPipeline.freePort())",
+                "IAP_API_TOKENS": token, "IAP_VERIFY_URL": "http://127.0.0.1:9/verifyReceipt",
+                "IAP_HTTP_PORT": "\(ProcessPipeline.freePort())",
                 "IAP_DB_PATH": directory.file("iap.sqlite"), "IAP_QUEUE_PREFIX": prefix,
             ], output: output)
         let bannered = await eventually(timeout: .seconds(60), every: .milliseconds(100)) {
-            (try? String(contentsOf: output, encoding: .utf8))?.contains("Try it") == true
+            (try? String(contentsOf: output, encoding: .utf8))?.contains("dead letters: iap dlq list") == true
         }
         _ = await up.terminate()
         // The queues `iap up` declared under its prefix go with it.

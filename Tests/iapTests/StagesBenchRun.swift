@@ -3,7 +3,7 @@ import Foundation
 import PipelineTesting
 import Testing
 
-/// `iap bench stages --json` run to its end on the test broker, as the alone tests that read
+/// `iap-lab bench stages --json` run to its end on the test broker, as the alone tests that read
 /// its report run it.
 enum StagesBenchRun {
     /// Runs it with `arguments` in `directory`; returns the decoded report and the bench's pid.
@@ -20,7 +20,7 @@ enum StagesBenchRun {
         _ = FileManager.default.createFile(atPath: report, contents: nil)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let bench = try SpawnedProcess.start(
-            IAPProcess.executable.path,
+            IAPProcess.lab.path,
             ["bench", "stages", "--json", "--work-directory", directory.file("run")] + arguments,
             environment: ProcessInfo.processInfo.environment.merging([
                 "IAP_AMQP_URL": broker.url, "IAP_LOG_LEVEL": "warning",
@@ -30,7 +30,7 @@ enum StagesBenchRun {
         if !finished { IAPProcess(process: bench).crash() }
         let json = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
         let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        try #require(finished && bench.terminationStatus == 0, "iap bench stages failed:\n\(json)\n\(logged)")
+        try #require(finished && bench.terminationStatus == 0, "iap-lab bench stages failed:\n\(json)\n\(logged)")
         let parsed = try #require(
             try? JSONDecoder().decode(Report.self, from: Data(json.utf8)), "unreadable report:\n\(json)\n\(logged)")
         return (parsed, bench.processIdentifier)

@@ -3,7 +3,7 @@ import PipelineCore
 
 extension AppleSetup {
     /// The local receipt checks from `IAP_RECEIPT_ROOT_CA` (a PEM or DER root; Apple Inc. Root CA
-    /// when unset, or the embedded stub store's under `iap up`) and `IAP_RECEIPT_XCODE_CERT` (the
+    /// when unset) and `IAP_RECEIPT_XCODE_CERT` (the
     /// StoreKit testing certificate an Xcode project exports; unset refuses `Xcode` receipts).
     static func appReceipt(
         environment env: EnvironmentReader, bundleID: String, defaultRoot: (@Sendable () -> [UInt8])?

@@ -1,4 +1,4 @@
-/// What a chaos run (`iap chaos`) submitted and what the pipeline was left holding once it
+/// What a chaos run (`iap-lab chaos`) submitted and what the pipeline was left holding once it
 /// was quiet: the two inputs of ``ChaosJudge``. Plain values, so that the judge can be
 /// tested on a tampered copy without running a pipeline.
 public enum ChaosKind: String, CaseIterable, Codable, Hashable, Sendable {

@@ -2,7 +2,7 @@ import PipelineCore
 
 // The intake's 202 and 200 answers as `JSONText` writes them: the same bytes as the
 // `Encodable` conformance through `WireCoding.encoder()` (keys sorted). `JSONEncoder` was
-// 2.6 % of the intake's CPU under `iap bench` for these two members.
+// 2.6 % of the intake's CPU under `iap-lab bench` for these two members.
 // `ReceiptSummaryJSONTests` holds the two to each other.
 
 extension ReceiptSummary: JSONTextValue {

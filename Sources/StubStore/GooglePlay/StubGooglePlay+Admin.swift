@@ -31,7 +31,7 @@ extension StubGooglePlay {
         }
     }
 
-    /// The stub's own routes, for a stub in another process (`iap stub-store`, `iap up`):
+    /// The stub's own routes, for a stub in another process (`iap-lab stub-store`):
     ///
     /// - `POST /stub/google/purchases`: registers a purchase (``PurchaseDraft``), answering
     ///   `201` with what the API will answer for its token

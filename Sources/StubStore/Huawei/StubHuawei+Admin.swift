@@ -3,7 +3,7 @@ import Huawei
 import Hummingbird
 
 extension StubHuawei {
-    /// The stub's own routes, for a stub in another process (`iap stub-store`, `iap up`):
+    /// The stub's own routes, for a stub in another process (`iap-lab stub-store`):
     ///
     /// - `POST /stub/huawei/purchases`: `{"purchase_token", "product_id", "type", "order_id"?,
     ///   "subscription_id"?, "expiry_time"? (ms), "sandbox"?}` registers a purchase, answering `201`

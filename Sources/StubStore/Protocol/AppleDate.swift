@@ -29,7 +29,7 @@ struct AppleDate: Sendable {
 
     /// `2023-11-14 22:13:20 Etc/GMT`: the zone's offset, then arithmetic (a calendar per
     /// date, then a cached one, were a tenth and then a twentieth of the stub's CPU under
-    /// `iap bench`).
+    /// `iap-lab bench`).
     static func format(_ date: Date, zone: String) -> String {
         let timeZone = zones[zone] ?? timeZone(zone)
         let local = ((date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))) * 1000).rounded(.down)

@@ -2,7 +2,7 @@ import PipelineCore
 
 // The stub's `verifyReceipt` answers as `JSONText` writes them: the same bytes as their
 // `Encodable` conformances through `WireCoding.encoder()` (keys sorted, a missing optional
-// left out). `JSONEncoder` was a quarter of the stub store's CPU under `iap bench`, where the
+// left out). `JSONEncoder` was a quarter of the stub store's CPU under `iap-lab bench`, where the
 // stub stands in for Apple on the benchmark's own machine. `StubVerifyResponseJSONTests`
 // holds the two to each other.
 

@@ -1,7 +1,7 @@
 import Foundation
 import PipelineCore
 
-/// `JSONDecoder` was a sixth of the stub store's CPU in count mode, which `iap bench` counts in
+/// `JSONDecoder` was a sixth of the stub store's CPU in count mode, which `iap-lab bench` counts in
 /// the whole machine's (`StubReceipt.decode` of a signed payload).
 extension StubReceipt: TapeDecodable {
     public init(_ value: JSONTape.Value) throws(JSONTape.Unsure) {

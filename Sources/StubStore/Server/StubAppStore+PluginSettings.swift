@@ -2,7 +2,7 @@ import Foundation
 
 extension StubAppStore {
     /// The settings that point the plug-in stores at this stub served at `baseURL`, as their
-    /// environment variables: what `iap up` uses for a store whose own variables are unset,
+    /// environment variables: part of what the demo points `iap up` at (``pipelineSettings(baseURL:intakeURL:directory:)``),
     /// and what the end-to-end tests run with.
     /// - Parameter stripeWebhookSecrets: the secrets Stripe's events are signed with (the
     ///   stub signs with whichever the caller asks for).

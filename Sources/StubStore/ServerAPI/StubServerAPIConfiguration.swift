@@ -4,7 +4,7 @@ import Foundation
 /// How the stub's App Store Server API behaves: whose tokens it accepts and how it pages and
 /// throttles (see ``StubServerAPI``).
 public struct StubServerAPIConfiguration: Sendable {
-    /// The private key of development setups (`iap up`, `iap stub-store`): a P-256 key in
+    /// The private key of development setups (`iap-lab stub-store`, the demo): a P-256 key in
     /// PKCS#8 PEM, as App Store Connect hands out `.p8` files.
     ///
     /// It is in the source, so it proves nothing: use it on your own machine only.

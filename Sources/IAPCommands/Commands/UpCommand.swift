@@ -1,0 +1,133 @@
+import AppStore
+import ArgumentParser
+import Console
+import Foundation
+import GooglePlay
+import Intake
+import Logging
+import Notifier
+import Observability
+import Pipeline
+import PipelineCore
+import ServiceLifecycle
+import StorePlugins
+import Validator
+
+extension IAP {
+    /// Every stage in one process, against the stores its settings configure: the local way to
+    /// run the pipeline, and a small deployment's. Without any store's settings it refuses to
+    /// start (the demo runs it against the lab's stub stores: `scripts/up.sh`).
+    struct Up: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run intake, validator, fulfiller and notifier in one process.")
+
+        @Option(help: "Verify requests in flight at once.") var concurrency = 256
+
+        func validate() throws {
+            guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1...10000") }
+        }
+
+        /// The prefixes of the stores' own variables (and the apps file, which holds them per
+        /// app): one of them set is a store configured on purpose.
+        static let storeVariablePrefixes = [
+            "IAP_APPS", "IAP_VERIFY_", "IAP_BUNDLE_ID", "IAP_SHARED_SECRET", "IAP_APPSTORE_", "IAP_APPLE_",
+            "IAP_APP_APPLE_ID", "IAP_RECEIPT_", "IAP_GOOGLE_", "IAP_HUAWEI_", "IAP_STRIPE_",
+        ]
+
+        /// Why `iap up` does not start when no store is configured, and how to start the demo.
+        static let noStores = """
+            no store is configured: set the variables of the stores to verify with (IAP_VERIFY_URL, \
+            IAP_BUNDLE_ID, IAP_GOOGLE_SERVICE_ACCOUNT, IAP_HUAWEI_CLIENT_ID, IAP_STRIPE_API_KEY, ... or \
+            IAP_APPS; docs/configuration.md). To try the pipeline against the lab's stub stores, run \
+            scripts/up.sh (iap-lab stub-store --env-file var/stub.env, then set -a; . var/stub.env; \
+            set +a; iap up)
+            """
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            LogSetup.bootstrap(level: settings.logLevel)
+            let logger = settings.logger("up")
+            let env = settings.environment
+            guard
+                env.values.contains(where: { name, value in
+                    !value.isEmpty && Self.storeVariablePrefixes.contains { name.hasPrefix($0) }
+                })
+            else { throw ValidationError(Self.noStores) }
+            // With IAP_APPS, the default app's stores and catalog, and every other app's.
+            let served = try settings.servedApps(apple: AppleSetup.Defaults(), logger: logger)
+            let verifier = served.verifier
+            let intake = try IntakeConfiguration(environment: env)
+            let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
+            var configuration = LocalPipeline.Configuration(
+                amqp: settings.amqp, topology: settings.topology, catalog: served.catalog,
+                intake: intake, verifier: verifier.apple.verifyReceipt,
+                validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
+                notifier: notifier.configuration())
+            configuration.apple = verifier.apple
+            configuration.apps = served.apps
+            configuration.stores = verifier.stores
+            let google = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
+            configuration.caFile = verifier.caFile
+            configuration.fulfillment = try FulfillerCommand.stage(
+                settings, reconcile: ReconcileSettings(environment: env, verifier: verifier))
+            configuration.fulfillment.elected = false
+            configuration.console = try ConsoleConfiguration(environment: env)
+            configuration.console?.apps = settings.appDirectory
+            configuration.console?.catalogs = try settings.consoleCatalogs()
+            configuration.metrics = MetricsBootstrap.prometheus()
+            configuration.metricsToken = settings.operations.metricsToken
+            PipelineMetrics.useApps(settings.appDirectory.ids)
+            PipelineMetrics.prepare([.intake, .validator, .fulfiller, .notifier])
+            // Opened once every setting has been read: a malformed one creates nothing.
+            let database = try await settings.openDatabase()
+            let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
+
+            let googleBanner =
+                configuration.googlePlay.map { play in
+                    let pushes =
+                        google?.push == nil
+                        ? "off (set IAP_GOOGLE_PUSH_AUDIENCE)"
+                        : "http://\(intake.host):\(intake.port)/v1/google/notifications (docs/google.md)"
+                    return play.apiURL + "   pushes: \(pushes)"
+                } ?? "off (set IAP_GOOGLE_SERVICE_ACCOUNT)"
+            var text = banner(
+                intake: intake, verifier: verifier, notifier: notifier, google: googleBanner,
+                stores: configuration.stores.configured.keys.sorted().map {
+                    "\($0): http://\(intake.host):\(intake.port)/v1/\($0)/notifications"
+                }.joined(separator: "   "),
+                database: settings.databasePath,
+                console: consoleBanner(
+                    api: "http://\(intake.host):\(intake.port)", enabled: configuration.console?.isEnabled ?? false))
+            if notifier.isEnabled, notifier.secretWasGenerated {
+                text +=
+                    "  webhook secret (generated for this run; set IAP_WEBHOOK_SECRET to keep one): \(notifier.secret.encoded)\n\n"
+            }
+            // Unbuffered, so that it shows before the logs even when stdout is a pipe.
+            FileHandle.standardOutput.write(Data(text.utf8))
+            try await runServices(pipeline.services, settings: settings, label: "up")
+        }
+
+        private func consoleBanner(api: String, enabled: Bool) -> String {
+            guard enabled else { return "off (set IAP_CONSOLE_OPERATORS=name:secret)" }
+            return "\(api)/console   operators: from IAP_CONSOLE_OPERATORS"
+        }
+
+        private func banner(
+            intake: IntakeConfiguration, verifier: VerifierSettings, notifier: NotifierSettings, google: String,
+            stores: String, database: String, console: String
+        ) -> String {
+            let api = "http://\(intake.host):\(intake.port)"
+            return """
+                iap up: the whole pipeline in one process (Ctrl-C stops it gracefully)
+                  intake       \(api)   token: from IAP_API_TOKENS / IAP_API_TOKENS_FILE
+                  verify       \(verifier.apple.verifyReceipt.productionURL)  bundle: \(verifier.apple.verifyReceipt.bundleID)  receipts: \(verifier.apple.receiptVerification.rawValue)
+                  google play  \(google)
+                  stores       \(stores.isEmpty ? "none plugged in" : stores)   (docs/huawei.md, docs/stripe.md)
+                  webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
+                  database     \(database)
+                  console      \(console)   dead letters: iap dlq list
+
+                """
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import AppStore
+import Foundation
+import GooglePlay
+import Pipeline
+import PipelineCore
+import StorePlugins
+
+/// What the stages that call the stores read: Apple's settings (``AppleSetup``), the plug-in
+/// stores' (``PluginStores``), and `IAP_VERIFY_CA_FILE`.
+package struct VerifierSettings: Sendable {
+    /// `IAP_VERIFY_CA_FILE`: CA certificates (PEM) trusted for the stores' endpoints instead
+    /// of the system's, for a private proxy or endpoint in front of them.
+    package var caFile: String?
+    /// The stores the environment configures, Apple and Google Play among them.
+    package var stores: StoreRegistry
+
+    /// Apple's settings (the registry always has them).
+    package var apple: AppleSetup { stores.apple! }
+
+    /// Google Play's service account and API (`IAP_GOOGLE_SERVICE_ACCOUNT`, ...), read by its
+    /// plug-in; nil leaves its purchases rejected.
+    package var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
+
+    /// - Parameter apple: Apple's defaults: its own endpoints and roots unless `iap up` embeds
+    ///   the stub store.
+    package init(environment env: EnvironmentReader, apple defaults: AppleSetup.Defaults = .init()) throws(SettingError)
+    {
+        caFile = env.optional("IAP_VERIFY_CA_FILE")
+        if let caFile {
+            // libcurl reads the file only at the first request, and a bad one would then fail
+            // every verification as a TLS error: refuse it at start instead.
+            guard let data = FileManager.default.contents(atPath: caFile) else {
+                throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "cannot read \(caFile)")
+            }
+            guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+                throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "\(caFile) holds no PEM certificate")
+            }
+        }
+        stores = try PluginStores.configured(env, apple: defaults)
+    }
+
+    /// PEM files hold base64 between BEGIN/END lines; anything else is taken as DER.
+    package static func der(fromPEMOrDER data: Data) -> Data { AppleRootSetting.der(fromPEMOrDER: data) }
+}

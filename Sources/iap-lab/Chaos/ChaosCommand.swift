@@ -1,0 +1,203 @@
+import ArgumentParser
+import Broker
+import Drills
+import Foundation
+import HTTPClient
+import IAPCommands
+import StubStore
+import Synchronization
+
+extension Lab {
+    /// Every fault at once against the real pipeline, then the promises checked.
+    struct Chaos: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Run the pipeline as separate processes under faults, then check that nothing was lost or doubled.",
+            discussion: """
+                Starts `iap-lab stub-store`, `iap intake`, 2 `iap validator`, `iap fulfiller` and `iap notifier` on a fresh
+                database and queue prefix (the broker of IAP_AMQP_URL) and posts a seeded mix of receipts as a
+                backend would, retrying with the same Idempotency-Key on a connection error or a 5xx. Meanwhile it
+                SIGKILLs a random stage every --kill-interval seconds and restarts it, stops and starts RabbitMQ's app
+                once (rabbitmqctl, on --rabbitmq-node), takes the verify endpoint away for --outage-seconds, and
+                answers 503 to --webhook-failure-rate of the webhooks. Once quiet it checks that every accepted
+                receipt is final with the status its kind calls for, that the books balance (`iap audit`) with the
+                balances the receipts grant, that every final receipt's webhook was taken, and that no queue holds
+                anything. Exits 1 naming each violation. Stops RabbitMQ's app: never point it at a shared broker.
+
+                --cluster runs each stage in a network namespace of its own (needs root) and adds the faults of a
+                cluster: the fulfiller cut off for --partition-seconds, the notifier partitioned from the webhook
+                receiver for --webhook-partition-seconds, and, when IAP_AMQP_URL and --database-url name the clusters
+                of scripts/cluster-rabbitmq.sh and scripts/cluster-postgres.sh, a broker node SIGKILLed and restarted,
+                another's app stopped and started, and the PostgreSQL primary stopped hard and its standby promoted.
+                See docs/chaos.md.
+                """)
+
+        @Option(help: "Receipts to submit.") var receipts = 500
+        @Option(help: "Seed of every random choice: the mix, the kills, the refused webhooks.") var seed: UInt64 = 1
+        @Option(help: "Seconds the submissions are spread over.") var loadSeconds = 30.0
+        @Option(help: "Accounts the receipts are spread over.") var accounts = 50
+        @Option(help: "Requests in flight at most.") var clients = 32
+        @Option(help: "Seconds between kills: 'MIN-MAX' or one number.") var killInterval = "1-2"
+        @Option(help: "Kills at least, however quick the load.") var minimumKills = 20
+        @Option(help: "Seconds the verify endpoint stays away.") var outageSeconds = 20.0
+        @Option(help: "Seconds RabbitMQ's app stays stopped.") var brokerDownSeconds = 5.0
+        @Option(help: "Share (0...1) of webhook deliveries answered 503 (at most twice per webhook).")
+        var webhookFailureRate = 0.2
+        @Option(help: "rabbitmqctl's node (-n), e.g. chaos@localhost; default the local node.") var rabbitmqNode:
+            String?
+        @Option(help: "Run the stages on this empty PostgreSQL database (it is migrated first) instead of SQLite.")
+        var databaseURL: String?
+        @Option(help: "Seconds to wait for quiescence after the faults.") var settleTimeout = 300
+        @Option(help: "Keep the database, the logs and the receiver's log in this directory.") var keep: String?
+        @OptionGroup var cluster: ChaosClusterOptions
+
+        var interval: ClosedRange<Double>? {
+            let bounds = killInterval.split(separator: "-").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
+                low > 0, low <= high
+            else { return nil }
+            return low...high
+        }
+
+        func validate() throws {
+            guard receipts > 0, accounts > 0, clients > 0, loadSeconds > 0, settleTimeout > 0 else {
+                throw ValidationError(
+                    "--receipts, --accounts, --clients, --load-seconds and --settle-timeout must be positive")
+            }
+            guard interval != nil else {
+                throw ValidationError("--kill-interval must be 'MIN-MAX' seconds, 0 < MIN <= MAX")
+            }
+            guard minimumKills >= 0, outageSeconds >= 0, brokerDownSeconds >= 0 else {
+                throw ValidationError(
+                    "--minimum-kills, --outage-seconds and --broker-down-seconds must not be negative")
+            }
+            guard (0...1).contains(webhookFailureRate) else {
+                throw ValidationError("--webhook-failure-rate must be within 0...1")
+            }
+        }
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            let amqpURL = settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL)
+            let clusterFaults =
+                cluster.cluster
+                ? try ChaosClusterFaults(options: cluster, amqpURL: amqpURL, databaseURL: databaseURL) : nil
+            let directory = keep ?? NSTemporaryDirectory() + "iap-chaos-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let receiverLog = directory + "/webhooks.log"
+            _ = FileManager.default.createFile(atPath: receiverLog, contents: nil)
+            let hosts = cluster.cluster ? try await ChaosCluster.start(amqpURL: amqpURL, databaseURL: databaseURL) : nil
+            let network = hosts?.network ?? .loopback
+            // A webhook the partition failed already twice is refused at most once more: a fourth
+            // failure would put its next attempt 10 minutes away, past the settle timeout.
+            let webhooks = WebhookCounter(
+                failureRate: webhookFailureRate, maxFailuresPerID: cluster.cluster ? 1 : 2, seed: seed,
+                log: FileHandle(forWritingAtPath: receiverLog), host: network.hostAddress)
+            let receiver = Task { try await webhooks.run() }
+            defer { receiver.cancel() }
+            let webhookPort = try await webhooks.port()
+            let pipeline = StagesPipeline(
+                label: "chaos", directory: directory, databaseURL: databaseURL,
+                webhookURL: "http://\(network.hostAddress):\(webhookPort)/webhooks", settings: settings,
+                network: network)
+            let stages = pipeline.processes()
+            let partitions = NetworkFaults()
+            var plan = self.plan
+            if let clusterFaults {
+                if clusterFaults.broker != nil { plan.brokerStop = nil }
+                plan.chains = clusterFaults.chains(
+                    options: cluster, loadSeconds: loadSeconds, brokerDownSeconds: brokerDownSeconds,
+                    network: partitions, webhookPort: webhookPort)
+            }
+            let monkey = ChaosMonkey(stages: stages, plan: plan, seed: seed)
+            let started = ContinuousClock.now
+            var outcome: Result<ChaosReport, any Error>
+            do {
+                outcome = .success(
+                    try await attack(
+                        pipeline, stages, monkey, webhooks: webhooks, settings: settings,
+                        broker: clusterFaults?.brokerControl(rabbitmqNode: rabbitmqNode) ?? .local(node: rabbitmqNode)))
+            } catch {
+                await monkey.recover()
+                outcome = .failure(error)
+            }
+            // No partition outlives the run, whatever happened to it.
+            let unhealed = await partitions.healAll()
+            await stages.stop()
+            await hosts?.stop()
+            await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
+            if !unhealed.isEmpty, case .success = outcome {
+                outcome = .failure(ValidationError("could not heal: " + unhealed.joined(separator: "; ")))
+            }
+            var report = try outcome.get()
+            report.skippedFaults = clusterFaults?.skipped ?? []
+            report.seconds = (ContinuousClock.now - started).seconds
+            if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
+            report.printText()
+            if !report.violations.isEmpty || report.stuck != nil { throw ExitCode(1) }
+        }
+
+        private var plan: ChaosMonkey.Plan {
+            ChaosMonkey.Plan(
+                targets: ["intake", "validator-1", "validator-2", "fulfiller", "notifier"], interval: interval!,
+                minimumKills: minimumKills, brokerStop: loadSeconds * 0.25, brokerDown: brokerDownSeconds,
+                rabbitmqNode: rabbitmqNode, outageStart: loadSeconds * 0.45, outage: outageSeconds)
+        }
+
+        /// Starts the stages, loads them under faults, waits for quiet and judges.
+        private func attack(
+            _ pipeline: StagesPipeline, _ stages: StageProcesses, _ monkey: ChaosMonkey, webhooks: WebhookCounter,
+            settings: PipelineSettings, broker: BrokerControl
+        ) async throws -> ChaosReport {
+            try await pipeline.prepareDatabase(settings: settings)
+            try pipeline.startStubStore(stages)
+            try pipeline.startIntake(stages)
+            try pipeline.startSettling(stages)
+            for index in 1...2 { try pipeline.startValidator(stages, index: index, concurrency: 64) }
+            let client = try CurlHTTPClient()
+            let ready = await Result { try await stages.waitUntilReady(client: client, timeout: .seconds(120)) }
+            await client.shutdown()
+            try ready.get()
+
+            let load = ChaosLoad(
+                count: receipts, accounts: accounts, seed: seed,
+                minter: StubAppStore(configuration: .init(bundleID: pipeline.bundleID)), bundleID: pipeline.bundleID)
+            let loadDone = Atomic<Bool>(false)
+            let posting = Task {
+                defer { loadDone.store(true, ordering: .relaxed) }
+                return try await load.post(
+                    to: pipeline.receiptsURL, token: pipeline.token, rate: Double(receipts) / loadSeconds,
+                    clients: clients, patience: .seconds(300))
+            }
+            let faults = await Result { try await monkey.run { loadDone.load(ordering: .relaxed) } }
+            if case .failure(let error) = faults {
+                // The fault that broke the run is the news, not the load it cut short.
+                posting.cancel()
+                _ = await posting.result
+                throw error
+            }
+            let submitted = try await posting.value
+            let chaosSeconds = (ContinuousClock.now - monkey.started).seconds
+
+            let database = try await pipeline.stageSettings().openDatabase()
+            let books = ChaosBooks(
+                database: database, topology: PipelineTopology(prefix: pipeline.prefix), broker: broker)
+            let settleStart = ContinuousClock.now
+            let stuck = try await books.waitUntilQuiet(
+                receiptIDs: Set(submitted.submissions.compactMap(\.receiptID)), timeout: .seconds(settleTimeout))
+            let tally = webhooks.snapshot
+            let seen = try await books.observe(delivered: Set(tally.deliveries.keys))
+            return ChaosReport(
+                receipts: receipts, seed: seed, load: submitted, kills: monkey.kills,
+                unexpectedExits: monkey.unexpectedExits, events: monkey.events, faults: monkey.faults,
+                brokerRestarted: monkey.brokerRestarted, outageSeconds: monkey.outageServed ? outageSeconds : 0,
+                webhooksRefused: tally.refused, webhooksDelivered: tally.deliveries.values.reduce(0, +),
+                webhooksRepeated: tally.deliveries.values.reduce(0) { $0 + max($1 - 1, 0) },
+                waits: try await books.waits(),
+                chaosSeconds: chaosSeconds, settleSeconds: (ContinuousClock.now - settleStart).seconds,
+                stuck: stuck, statuses: ChaosReport.count(seen, submitted.submissions),
+                violations: ChaosJudge.violations(submitted.submissions, seen)
+                    + monkey.crashes.map { ChaosViolation(.crash, $0) })
+        }
+    }
+}
