@@ -49,7 +49,6 @@ let package = Package(
             dependencies: [
                 "CRabbitMQ", "PipelineCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -72,7 +71,6 @@ let package = Package(
                 "Store", "PipelineCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
 
@@ -204,7 +202,7 @@ let package = Package(
         .target(
             name: "Validator",
             dependencies: [
-                "PipelineCore", "Broker", "Observability", "StorePlugins",
+                "PipelineCore", "Broker", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
@@ -212,7 +210,7 @@ let package = Package(
         .target(
             name: "Fulfiller",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "GooglePlay", "StorePlugins", "Settlement",
+                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "StorePlugins",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -3,7 +3,7 @@ import PipelineCore
 /// The stores a process knows, and which of them the environment configures.
 ///
 /// The list of stores is written once, where the pipeline is composed
-/// (`Pipeline/StoreRegistrations.swift`); every stage takes its registry from there and
+/// (`Pipeline/PluginStores.swift`, `PluginStores.registered`); every stage takes its registry from there and
 /// routes by ``StoreEvidence/store``.
 public struct StoreRegistry: Sendable {
     /// Every store built in, configured or not.
