@@ -55,20 +55,22 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["CCurl", "PipelineCore", .product(name: "Logging", package: "swift-log")]),
         // The money rules, pure: events in, effects out (no database, no broker, no I/O).
         .target(name: "Settlement", dependencies: ["PipelineCore"]),
-        // The stores, the settlement writer and the schema, over one seam (SQLDatabase):
-        // no driver. The backends are the only modules that import one.
-        .target(name: "Store", dependencies: ["PipelineCore", "Settlement"]),
+        // The schema's one history, SQLite's and PostgreSQL's statements under each version.
+        .target(name: "DatabaseSchema"),
+        // The stores and the settlement writer, over one seam (SQLDatabase): no driver. The
+        // backends are the only modules that import one.
+        .target(name: "Store", dependencies: ["PipelineCore", "Settlement", "DatabaseSchema"]),
         .target(
             name: "StoreSQLite",
             dependencies: [
-                "Store", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "Store", "DatabaseSchema", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "StorePostgres",
             dependencies: [
-                "Store", "PipelineCore",
+                "Store", "DatabaseSchema", "PipelineCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -260,6 +262,7 @@ let package = Package(
         .target(
             name: "IAPCommands",
             dependencies: [
+                "DatabaseSchema",
                 "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres", "AppStore",
                 "GooglePlay", "Intake", "Validator", "Notifier", "Pipeline", "DeadLetters", "Console", "StorePlugins",
                 "Observability", "Reconciliation", "TraceExport", "Apps",
@@ -291,6 +294,7 @@ let package = Package(
         .target(
             name: "PipelineTesting",
             dependencies: [
+                "DatabaseSchema",
                 "PipelineCore", "Broker", "Store", "StoreSQLite", "StorePostgres", "Settlement", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -316,7 +320,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "StoreSQLite", "StorePostgres", "PipelineTesting"],
+            dependencies: ["DatabaseSchema", "Store", "StoreSQLite", "StorePostgres", "PipelineTesting"],
             // What earlier releases wrote, read by path from the tests (not bundled as resources).
             exclude: ["SchemaFixtures"]
         ),
@@ -385,7 +389,7 @@ let package = Package(
         ),
         .testTarget(
             name: "iapTests",
-            dependencies: ["StoreSQLite", "StorePostgres", 
+            dependencies: ["DatabaseSchema", "StoreSQLite", "StorePostgres", 
                 "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
                 "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",

@@ -1,3 +1,4 @@
+import DatabaseSchema
 import Store
 import StorePostgres
 import StoreSQLite

@@ -1,3 +1,4 @@
+import DatabaseSchema
 import Store
 
 /// Brings a PostgreSQL database to ``Schema/latestVersion``: the `postgres` statements of

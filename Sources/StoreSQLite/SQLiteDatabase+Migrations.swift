@@ -1,3 +1,4 @@
+import DatabaseSchema
 import GRDB
 import Store
 

@@ -1,3 +1,4 @@
+import DatabaseSchema
 import Foundation
 import Logging
 import PipelineCore

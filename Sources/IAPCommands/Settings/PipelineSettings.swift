@@ -1,3 +1,4 @@
+import DatabaseSchema
 import Apps
 import Broker
 import Foundation
