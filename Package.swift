@@ -57,20 +57,23 @@ let package = Package(
         .target(name: "Settlement", dependencies: ["PipelineCore"]),
         // The schema's one history, SQLite's and PostgreSQL's statements under each version.
         .target(name: "DatabaseSchema"),
+        // The one interface to both databases (SQLDatabase, SQLSession), which the backends
+        // implement and everything above reads and writes through.
+        .target(name: "Database", dependencies: ["PipelineCore"]),
         // The stores and the settlement writer, over one seam (SQLDatabase): no driver. The
         // backends are the only modules that import one.
-        .target(name: "Store", dependencies: ["PipelineCore", "Settlement", "DatabaseSchema"]),
+        .target(name: "Store", dependencies: ["PipelineCore", "Settlement", "Database", "DatabaseSchema"]),
         .target(
             name: "StoreSQLite",
             dependencies: [
-                "Store", "DatabaseSchema", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "Store", "Database", "DatabaseSchema", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "StorePostgres",
             dependencies: [
-                "Store", "DatabaseSchema", "PipelineCore",
+                "Store", "Database", "DatabaseSchema", "PipelineCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]

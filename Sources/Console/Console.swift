@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import PipelineCore
 import Store
+import Database
 
 /// The operators' web console under `/console`, served by the intake: queue depths,
 /// throughput, dead letters grouped by reason with replay and discard per message and per

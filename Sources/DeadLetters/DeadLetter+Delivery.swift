@@ -2,6 +2,7 @@ import Broker
 import Crypto
 import Foundation
 import Store
+import Database
 
 extension DeadLetter {
     /// The archive's record of a delivery from the dead-letter queue.

@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 
 extension Fulfiller {
     /// Consumes the dead-letter queue: each batch of letters is archived whole in

@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 import Tracing
 
 /// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one

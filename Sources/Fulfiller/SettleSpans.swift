@@ -2,6 +2,7 @@ import Broker
 import Observability
 import PipelineCore
 import Store
+import Database
 import Tracing
 
 /// A batch of verdicts as spans, one pair per verdict in its own receipt's trace: a

@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 import StorePlugins
 
 /// Pays what stores are owed once their purchases are credited (Huawei's consumption

@@ -1,6 +1,7 @@
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 import StorePlugins
 
 /// What Google Play's plug-in runs in the fulfiller besides paying its confirmations: the

@@ -1,6 +1,7 @@
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 
 /// Rings the notifier's doorbell when another process commits webhooks to the outbox,
 /// where the database can say so (PostgreSQL's `LISTEN`): the notifier then looks when

@@ -2,6 +2,7 @@ import Metrics
 import Observability
 import PipelineCore
 import Store
+import Database
 
 /// Call budgets kept in the pipeline's store (shared by every process), their use exported
 /// as metrics: calls booked, calls deferred, `429` pauses, the budget in use and how far

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Database
 import Synchronization
 
 /// A database that counts the statements the stores send through it, as another backend

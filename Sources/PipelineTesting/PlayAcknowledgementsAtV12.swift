@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 /// What a fulfiller of schema v12 left of Google Play's acknowledgements, for the tests of
 /// v13 (which moves them into `store_confirmations`): written into a database at v12.

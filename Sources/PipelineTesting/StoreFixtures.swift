@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 /// Hex SHA-256, as the intake computes payload and request hashes.
 public func sha256Hex(_ text: String) -> String {

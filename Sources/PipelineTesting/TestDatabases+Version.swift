@@ -1,5 +1,6 @@
 import DatabaseSchema
 import Store
+import Database
 import StorePostgres
 import StoreSQLite
 

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Database
 import Synchronization
 
 /// A database that records, for each write transaction, the names of the thread that asked

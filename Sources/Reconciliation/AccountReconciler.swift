@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PipelineCore
 import Store
+import Database
 
 /// Compares one account's Apple purchases with Apple's Transaction History (v2), and feeds
 /// in what we never recorded or never took back.

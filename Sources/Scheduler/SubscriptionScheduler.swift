@@ -4,6 +4,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 
 /// Asks Apple about every auto-renewable subscription an hour before it expires, and again
 /// an hour after if it has not renewed by then, because Apple's renewal notices do not

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import Store
+import Database
 
 extension PostgresConnection {
     /// How long one statement may go unanswered before its connection is given up.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import Database
 
 /// Leadership held as a PostgreSQL session-level advisory lock on a connection of its own
 /// (outside the pool, which would hand it to other work), on the primary: one process holds

@@ -3,6 +3,7 @@ import NIOSSL
 import PipelineCore
 import PostgresNIO
 import Store
+import Database
 
 /// Where a PostgreSQL database is, from `IAP_DATABASE_URL`:
 /// `postgres://user:password@host:5432/database?sslmode=disable|prefer|require`, or with

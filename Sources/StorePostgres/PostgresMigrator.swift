@@ -1,5 +1,6 @@
 import DatabaseSchema
 import Store
+import Database
 
 /// Brings a PostgreSQL database to ``Schema/latestVersion``: the `postgres` statements of
 /// every migration it lacks, each version recorded in `schema_migrations`.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import Database
 import Synchronization
 
 /// A PostgreSQL database (`IAP_DATABASE_URL`): a pool of connections (postgres-nio's

@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import PostgresNIO
 import Store
+import Database
 import Synchronization
 
 /// Which server of the location a process writes to, and finding it again after a failover.

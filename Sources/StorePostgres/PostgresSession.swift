@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import Store
+import Database
 import Synchronization
 
 /// A ``SQLSession`` over one pooled PostgreSQL connection, inside a transaction the database

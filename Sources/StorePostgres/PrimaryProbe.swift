@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import Database
 import Synchronization
 
 /// Asks every server of a location at once which one a process should write to, as libpq

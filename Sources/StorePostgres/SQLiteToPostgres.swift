@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Database
 
 /// Copies a pipeline's SQLite database into an empty, migrated PostgreSQL one, in one
 /// transaction: every row of every table, in an order that satisfies the foreign keys,

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import Store
+import Database
 import Synchronization
 
 /// PostgreSQL's `LISTEN`/`NOTIFY` for the processes sharing one SQLite file: a Unix datagram

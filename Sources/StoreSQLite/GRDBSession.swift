@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PipelineCore
 import Store
+import Database
 import Synchronization
 
 /// A ``SQLSession`` over an open GRDB transaction on the SQLite file. Statements are

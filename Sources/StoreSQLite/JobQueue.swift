@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// The jobs of an executor that runs them on one thread of its own, in order: the caller's

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Database
 
 extension SQLiteDatabase {
     /// Checks that the file at `path` is still there, readable and writable, and answers a

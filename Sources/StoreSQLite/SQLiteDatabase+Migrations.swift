@@ -1,6 +1,7 @@
 import DatabaseSchema
 import GRDB
 import Store
+import Database
 
 extension SQLiteDatabase {
     /// The schema's migrations (``Schema/migrations``), each registered as `v<version>`: the

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Store
+import Database
 
 extension SQLiteDatabase: SQLDatabase {
     /// One write transaction on the writer's queue, holding the processes' write lock: the

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Store
+import Database
 
 /// An SQLite file opened as it is, on one plain connection: not migrated on open, and its
 /// writes take neither this process's write gate nor the processes' write lock

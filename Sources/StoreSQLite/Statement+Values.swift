@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Store
+import Database
 
 extension Statement {
     /// Binds `values` through SQLite's own calls, checked for storability by the caller.

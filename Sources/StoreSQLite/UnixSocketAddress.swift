@@ -1,3 +1,4 @@
+import Database
 import Glibc
 
 /// A Unix socket's path as `bind` and `sendto` take it.

@@ -1,5 +1,6 @@
 import Glibc
 import Store
+import Database
 import Synchronization
 
 /// Syncs the WAL file, for commits made `.durableAfterUnlock`, once the processes' write

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Database
 import Synchronization
 
 /// Lets one write at a time through to GRDB's writer, urgent ones first.

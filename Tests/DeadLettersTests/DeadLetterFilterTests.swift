@@ -1,6 +1,7 @@
 import Broker
 import Foundation
 import Store
+import Database
 import Testing
 
 @testable import DeadLetters

@@ -3,6 +3,7 @@ import GooglePlay
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 @testable import Intake

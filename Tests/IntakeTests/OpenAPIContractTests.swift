@@ -9,6 +9,7 @@ import Observability
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import StorePlugins
 import StoreSQLite
 import Stripe

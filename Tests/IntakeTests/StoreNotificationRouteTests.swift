@@ -7,6 +7,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import StorePlugins
 import StoreSQLite
 import Testing

@@ -3,6 +3,7 @@ import Notifier
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// Apps as tenants at the notifier (issue 30): each app's events go to its own webhook,

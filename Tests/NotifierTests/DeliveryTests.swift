@@ -2,6 +2,7 @@ import Foundation
 import Notifier
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 @Suite struct DeliveryTests {

@@ -4,6 +4,7 @@ import Notifier
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import StorePostgres
 import StoreSQLite
 import Testing

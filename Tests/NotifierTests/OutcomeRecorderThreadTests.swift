@@ -2,6 +2,7 @@ import Foundation
 import Notifier
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// On SQLite the notifier records its outcomes on a writer thread of their own, where each

@@ -3,6 +3,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import Database
 import Testing
 
 /// Support's view of an account: found by any id that leads to it, its story in order;

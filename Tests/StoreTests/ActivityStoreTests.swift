@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// What the console's charts draw, bucketed by the hour and by the day on both backends.

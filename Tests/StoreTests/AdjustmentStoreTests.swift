@@ -3,6 +3,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import Database
 import Testing
 
 /// An operator's grants and revokes, kept with their operator and reason, counted once per

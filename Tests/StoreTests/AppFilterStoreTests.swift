@@ -3,6 +3,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import Database
 import Testing
 
 /// The stores' app filter (issue 30), on both backends: the default app owns the bare ids,

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// Who a verified purchase credits: each binding path, conflicts, mismatches, lost orders.

@@ -4,6 +4,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import Database
 @testable import StoreSQLite
 
 /// The WAL is copied back into the database file by the checkpointer's own connection, not

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// Which CONSUMPTION_REQUESTs still wait for an answer: inside the window, not answered nor

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// Schema v13 on a database written at v12: every Google acknowledgement becomes a store

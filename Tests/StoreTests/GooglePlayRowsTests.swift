@@ -3,6 +3,7 @@ import PipelineCore
 import Testing
 
 @testable import Store
+import Database
 
 /// Rows the releases with Google Play built in wrote (receipts of kind `google_play`,
 /// notifications of store `google`) are relayed as Google's plug-in evidence, and Google's

@@ -3,6 +3,7 @@ import PipelineCore
 import Testing
 
 @testable import Store
+import Database
 @testable import StoreSQLite
 
 @Suite struct MigrationTests {

@@ -3,6 +3,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import Database
 import Testing
 
 /// A refund of coins the player already spent, stored as the catalog's policy decides, on

@@ -4,6 +4,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import Database
 
 /// An App Store Server Notification from intake to its final status.
 @Suite struct NotificationIntakeTests {

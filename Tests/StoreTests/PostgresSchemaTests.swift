@@ -6,6 +6,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import Database
 @testable import StorePostgres
 
 extension PostgresPipelineDatabase {

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// The intake's 202 and 200 bodies `JSONText` writes are, byte for byte, what the

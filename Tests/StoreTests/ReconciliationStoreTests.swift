@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// Which of Apple's listed notifications we never stored, and the runs' record, on both backends.

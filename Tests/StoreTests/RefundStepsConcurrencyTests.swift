@@ -4,6 +4,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import Database
 
 /// Refunds of one transaction applied by several fulfillers at once: whatever order they
 /// take, the transaction loses the largest share refunded, once, in steps that each happen

@@ -4,6 +4,7 @@ import PipelineCore
 import Testing
 
 @testable import Store
+import Database
 @testable import StoreSQLite
 
 /// The migrations' SQLite text makes what GRDB's table DSL made before it: SQLite keeps

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import Database
 
 extension SchemaShape {
     /// SQLite's schema, through its pragmas (`table_info`, `index_list`, `index_info`,

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// A batch costs a few statements whatever its size (issue 24): the intake's group commit,

@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// SQLite's statements take their values through SQLite's own binding calls: every kind of

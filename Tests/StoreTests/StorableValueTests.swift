@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// No write path stores what the read path cannot read back: both backends refuse a date

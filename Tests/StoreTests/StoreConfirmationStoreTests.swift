@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// What a credited purchase owes its store (here Google's consumption, as its verifier asks

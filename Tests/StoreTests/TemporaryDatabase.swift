@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import StoreSQLite
 
 /// A fresh directory under the system temporary directory, removed by ``remove()``.

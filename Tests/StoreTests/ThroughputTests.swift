@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// The console's throughput: receipts received and credited in a window, counted through

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import Store
+import Database
 @testable import StoreSQLite
 
 /// The intake's commits are synced after the processes' write lock is let go (``WALSync``):

@@ -3,6 +3,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import Database
 import Testing
 
 /// The webhook log on both backends: every outbox row visible, replays with the same id,

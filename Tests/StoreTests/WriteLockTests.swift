@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import Store
+import Database
 @testable import StoreSQLite
 
 /// The processes writing one file queue on its write lock instead of SQLite's busy

@@ -3,6 +3,7 @@ import Logging
 import Notifier
 import PipelineTesting
 import Store
+import Database
 import StorePostgres
 import StubStore
 import Synchronization

@@ -3,6 +3,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// The console's account page and its grants, over HTTP: found by a transaction id, a

@@ -3,6 +3,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// The console's grants across apps (issue 30): the form on another app's account offers

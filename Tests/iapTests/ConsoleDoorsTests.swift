@@ -8,6 +8,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import StoreSQLite
 import Synchronization
 import Testing

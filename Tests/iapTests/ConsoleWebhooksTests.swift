@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Store
+import Database
 import Testing
 
 /// The webhook log in the console: every outbox row, one whole, sent again with its id.

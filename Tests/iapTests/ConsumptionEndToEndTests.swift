@@ -5,6 +5,7 @@ import PipelineTesting
 import Reconciliation
 import Settlement
 import Store
+import Database
 import StubStore
 import Testing
 

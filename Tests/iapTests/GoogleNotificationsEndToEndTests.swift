@@ -9,6 +9,7 @@ import StubStore
 import Testing
 
 @testable import Store
+import Database
 
 /// Google Play's real-time developer notifications, pushed as Cloud Pub/Sub does to
 /// `POST /v1/google/notifications`: the push's token checked, the notice stored once per

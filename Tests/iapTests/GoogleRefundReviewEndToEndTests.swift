@@ -5,6 +5,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import Database
 import StubStore
 import Testing
 

@@ -6,6 +6,7 @@ import Intake
 import Logging
 import PipelineTesting
 import Store
+import Database
 import StubStore
 
 /// Google's real-time developer notifications, as Cloud Pub/Sub pushes them to the intake:

@@ -14,6 +14,7 @@ import PipelineTesting
 import Scheduler
 import ServiceLifecycle
 import Store
+import Database
 import StoreSQLite
 import StubStore
 import Synchronization

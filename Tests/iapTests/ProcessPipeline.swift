@@ -4,6 +4,7 @@ import HTTPClient
 import Hummingbird
 import PipelineTesting
 import Store
+import Database
 import StoreSQLite
 import StubStore
 

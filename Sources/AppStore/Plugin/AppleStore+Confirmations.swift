@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import Database
 import StorePlugins
 
 /// What Apple is owed after a credit: the account of a StoreKit 2 purchase credited without

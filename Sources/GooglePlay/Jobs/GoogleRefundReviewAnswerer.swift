@@ -5,6 +5,7 @@ import PipelineCore
 import ServiceLifecycle
 import Settlement
 import Store
+import Database
 
 /// Answers Google's pending refund reviews (a chargeback it asks us about, RTDN
 /// `pendingRefundReviewNotification`) with `orders.reviewrefund`, from what the ledger knows.

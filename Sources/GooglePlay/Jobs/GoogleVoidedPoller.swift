@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 
 /// Reads Google Play's voided purchases (refunds and chargebacks) and debits each once, as
 /// an Apple refund is debited. Google sends no notice of most of them; it keeps 30 days of

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 extension IAP {
     /// `iap account show|adjust|entitle`: an account's story, and an operator's grants and

@@ -3,6 +3,7 @@ import Foundation
 import Observability
 import PipelineCore
 import Store
+import Database
 
 extension IAP {
     /// Checks the books: exits 0 when they balance, 1 with a report when they do not.

@@ -4,6 +4,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 extension IAP {
     /// `iap dlq`: review dead letters from the terminal (the console does the same on the web).

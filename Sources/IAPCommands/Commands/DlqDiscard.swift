@@ -2,6 +2,7 @@ import ArgumentParser
 import DeadLetters
 import Foundation
 import Store
+import Database
 
 extension IAP.Dlq {
     /// `iap dlq discard ID --reason WHY`: give up on a dead letter, on the record.

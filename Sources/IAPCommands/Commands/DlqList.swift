@@ -3,6 +3,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 extension IAP.Dlq {
     /// `iap dlq list`: open dead letters grouped by reason, then the newest letters.

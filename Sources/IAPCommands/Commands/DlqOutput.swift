@@ -2,6 +2,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 /// Terminal tables and JSON for `iap dlq`.
 enum DlqOutput {

@@ -3,6 +3,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 extension IAP.Dlq {
     /// `iap dlq replay ID | --reason R | --all`: put dead letters back on their work queue.

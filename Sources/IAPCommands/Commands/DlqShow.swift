@@ -3,6 +3,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 extension IAP.Dlq {
     /// `iap dlq show ID`: one letter whole, with its receipt and every death of that receipt.

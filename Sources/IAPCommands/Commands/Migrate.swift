@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PipelineCore
 import Store
+import Database
 import StorePostgres
 import StoreSQLite
 

@@ -3,6 +3,7 @@ import Foundation
 import PipelineCore
 import Reconciliation
 import Store
+import Database
 
 extension IAP {
     /// Asks Apple's Notification History for what never reached us, and feeds it in.

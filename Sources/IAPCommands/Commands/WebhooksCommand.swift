@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 extension IAP {
     /// `iap webhooks list|show|replay`: the outbox as operators review it.

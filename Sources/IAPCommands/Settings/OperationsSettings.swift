@@ -4,6 +4,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 import StoreSQLite
 
 /// Metrics, health and shutdown settings, the same in every process.

@@ -6,6 +6,7 @@ import Pipeline
 import PipelineCore
 import Reconciliation
 import Store
+import Database
 
 /// Reconciliation with Apple's Notification History: which deployments, how often, and
 /// the App Store Server API credentials it asks with (IAP_APPSTORE_*, as the validator's).

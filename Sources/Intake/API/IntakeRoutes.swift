@@ -5,6 +5,7 @@ import NIOCore
 import Observability
 import PipelineCore
 import Store
+import Database
 import StorePlugins
 
 /// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`,

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import PipelineCore
 import Store
+import Database
 import Synchronization
 
 /// Every error leaves in the API's JSON shape: Hummingbird's own (404 for an unknown route,

@@ -3,6 +3,7 @@ import Hummingbird
 import Observability
 import PipelineCore
 import Store
+import Database
 import StorePlugins
 
 /// `POST /v1/<store>/notifications`: what the stores push (Apple's App Store Server

@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import PipelineCore
 import Store
+import Database
 
 /// Orders before purchase and what an account may buy:
 /// `GET /v1/products?account_id=`, `POST /v1/orders`, `GET /v1/orders/{id}`,

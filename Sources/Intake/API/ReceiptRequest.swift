@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import Database
 import StorePlugins
 
 /// A `POST /v1/receipts` body, checked field by field. Pure: no I/O.

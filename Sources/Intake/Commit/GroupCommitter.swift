@@ -4,6 +4,7 @@ import NIOPosix
 import Observability
 import PipelineCore
 import Store
+import Database
 import Synchronization
 
 /// Commits receipts from many concurrent requests in few transactions: one fsync for

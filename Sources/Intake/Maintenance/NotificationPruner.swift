@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 
 /// Deletes rejected Apple notifications older than the retention, at start and then every
 /// `interval`, run by the intake beside the relay. The notifications endpoint takes no

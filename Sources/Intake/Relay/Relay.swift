@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 import Synchronization
 
 /// Publishes committed receipts to the validate queue, and marks them published once

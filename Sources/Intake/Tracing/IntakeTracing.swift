@@ -2,6 +2,7 @@ import Broker
 import Observability
 import PipelineCore
 import Store
+import Database
 import Tracing
 
 /// The intake's spans. The backend's request is Hummingbird's server span (it reads the

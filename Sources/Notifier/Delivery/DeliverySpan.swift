@@ -3,6 +3,7 @@ import HTTPClient
 import Observability
 import PipelineCore
 import Store
+import Database
 import Tracing
 
 /// One webhook delivery attempt as an HTTP client span (OpenTelemetry's HTTP conventions),

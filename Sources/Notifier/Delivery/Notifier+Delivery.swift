@@ -4,6 +4,7 @@ import Logging
 import Observability
 import PipelineCore
 import Store
+import Database
 
 /// What became of one delivery attempt.
 enum DeliveryOutcome: Hashable, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import Database
 
 /// Writes delivery outcomes to the outbox in batches: every outcome that arrived while the
 /// previous batch was committing, plus those arriving within a short linger, go in one

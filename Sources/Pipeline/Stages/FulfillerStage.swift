@@ -9,6 +9,7 @@ import Reconciliation
 import Scheduler
 import ServiceLifecycle
 import Store
+import Database
 import StorePlugins
 
 /// The fulfiller's composition root: verdicts applied to accounts, the subscription

@@ -4,6 +4,7 @@ import Notifier
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 
 /// The notifier's composition root: the outbox delivered as signed webhooks. It reads no
 /// catalog and calls no store. Where the database tells of commits (PostgreSQL; SQLite on

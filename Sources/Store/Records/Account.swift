@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// A row of `accounts`: a player of the app, known by the backend's account id.

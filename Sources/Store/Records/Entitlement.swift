@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// A row of `entitlements`: a named right an account holds until `expiresAt` (nil: for ever).

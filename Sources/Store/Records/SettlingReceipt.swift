@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// A receipt as the fulfiller settles it: whose it is, what it is and where it stands.

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 // MARK: - An account's story: what support reads when a player says "I paid and got nothing"

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 // MARK: - Activity over time: what the console's charts draw

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 // MARK: - Audit: do the books balance?

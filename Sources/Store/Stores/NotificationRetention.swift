@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 // MARK: - Rejected notifications expire

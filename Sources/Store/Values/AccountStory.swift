@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// Everything that touched an account, as support reads it (`iap account show`, the

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// Whether a player consented to share consumption data with Apple when they ask it for a

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// The outcome of one webhook delivery attempt, as the notifier records it: many are

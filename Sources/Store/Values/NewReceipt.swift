@@ -1,3 +1,4 @@
+import Database
 import PipelineCore
 
 /// A receipt the intake wants stored, as it arrived in `POST /v1/receipts`.

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// An App Store Server Notification as its status read shows it.

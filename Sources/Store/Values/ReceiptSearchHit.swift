@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// A receipt or Apple notification found by the console's search.

@@ -1,3 +1,4 @@
+import Database
 import PipelineCore
 
 /// Where a receipt is in the pipeline, as `GET /v1/receipts/{id}` shows it.

@@ -1,3 +1,4 @@
+import Database
 import PipelineCore
 
 // The intake's 202 and 200 answers as `JSONText` writes them: the same bytes as the

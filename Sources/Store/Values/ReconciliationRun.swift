@@ -1,3 +1,4 @@
+import Database
 import Foundation
 
 /// One look at Apple's Notification History: its window, and what it found and fed.

@@ -4,6 +4,7 @@ import IAPCommands
 import Intake
 import PipelineCore
 import Store
+import Database
 import StoreSQLite
 import StubStore
 

@@ -10,6 +10,7 @@ import Pipeline
 import PipelineCore
 import ServiceLifecycle
 import Store
+import Database
 import StoreSQLite
 import StubStore
 import Synchronization

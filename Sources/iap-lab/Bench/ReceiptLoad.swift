@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import Logging
 import Store
+import Database
 import StubStore
 
 /// What both pipeline benchmarks do to a running intake: mint receipts the stub store

@@ -3,6 +3,7 @@ import Broker
 import Foundation
 import IAPCommands
 import Store
+import Database
 
 extension Lab.Bench.StagesBench {
     /// One validator's own capacity, which the rest of the pipeline on the same cores would

@@ -6,6 +6,7 @@ import IAPCommands
 import Notifier
 import PipelineCore
 import Store
+import Database
 import StorePostgres
 
 /// The pipeline as operators run it, each stage its own `iap` process, on a queue prefix,

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Store
+import Database
 import StorePostgres
 
 /// The statements PostgreSQL ran for one benchmark's database, as `pg_stat_statements`

@@ -176,7 +176,7 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
 extension SQLError {
     /// Runs `body`; a stored value it cannot read is named with `subject` ("account a1"),
     /// so that the error says what an operator must repair.
-    static func reading<T>(_ subject: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+    package static func reading<T>(_ subject: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch SQLError.decoding(let message) {
@@ -185,7 +185,7 @@ extension SQLError {
     }
 
     /// ``reading(_:_:)`` for an async body.
-    static func reading<T>(_ subject: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
+    package static func reading<T>(_ subject: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch SQLError.decoding(let message) {

@@ -16,7 +16,7 @@ extension AppScope {
     /// The condition an app's jobs find their work by: rows whose `app` column (`column`,
     /// ``AppScope/key``) is this app's, the app whose credential proved them; always true with
     /// the single-app settings.
-    func jobCondition(appColumn column: String) -> (sql: String, arguments: SQLArguments) {
+    package func jobCondition(appColumn column: String) -> (sql: String, arguments: SQLArguments) {
         guard id != nil else { return ("1 = 1", []) }
         return ("\(column) = ?", [key])
     }
