@@ -59,10 +59,13 @@ let package = Package(
         .target(name: "DatabaseSchema"),
         // The one interface to both databases (SQLDatabase, SQLSession), which the backends
         // implement and everything above reads and writes through.
-        .target(name: "Database", dependencies: ["PipelineCore"]),
+        .target(name: "Database", dependencies: ["PipelineCore", "Settlement"]),
+        // What applies the settlement engine's effects: verdicts, operators' adjustments, dead
+        // letters archived, a store's take-backs, each in one transaction.
+        .target(name: "SettlementWriter", dependencies: ["PipelineCore", "Settlement", "Database"]),
         // The stores and the settlement writer, over one seam (SQLDatabase): no driver. The
         // backends are the only modules that import one.
-        .target(name: "Store", dependencies: ["PipelineCore", "Settlement", "Database", "DatabaseSchema"]),
+        .target(name: "Store", dependencies: ["PipelineCore", "Settlement", "Database", "SettlementWriter"]),
         .target(
             name: "StoreSQLite",
             dependencies: [

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 // MARK: - Accounts: find one by any id, read its story, grant and take back

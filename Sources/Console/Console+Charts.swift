@@ -1,6 +1,7 @@
 import DeadLetters
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 // MARK: - The overview's charts

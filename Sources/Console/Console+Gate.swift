@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Store
+import SettlementWriter
 import Database
 
 // MARK: - The gate every route passes: session, role, CSRF token, control characters

@@ -2,6 +2,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 // MARK: - The webhook log in the console

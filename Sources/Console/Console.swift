@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// The operators' web console under `/console`, served by the intake: queue depths,

@@ -2,6 +2,7 @@ import Broker
 import Crypto
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 extension DeadLetter {

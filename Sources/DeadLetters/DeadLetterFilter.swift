@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// An operator's filter over dead letters, as typed on the command line or in the console:

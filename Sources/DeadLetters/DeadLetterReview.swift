@@ -2,6 +2,7 @@ import Broker
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// What operators do with dead letters, for the `iap dlq` commands and the console alike:

@@ -2,6 +2,7 @@ import Broker
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import Tracing
 

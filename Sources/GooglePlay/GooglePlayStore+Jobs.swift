@@ -1,6 +1,7 @@
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 

@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// The intake stage: the backend's HTTP API plus the relay that publishes what it stored.

@@ -1,6 +1,7 @@
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// Rings the notifier's doorbell when another process commits webhooks to the outbox,

@@ -2,6 +2,7 @@ import Metrics
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// Call budgets kept in the pipeline's store (shared by every process), their use exported

@@ -7,6 +7,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 import Stripe

@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// What a fulfiller of schema v12 left of Google Play's acknowledgements, for the tests of

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// Hex SHA-256, as the intake computes payload and request hashes.

@@ -1,5 +1,6 @@
 import DatabaseSchema
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 import StoreSQLite

@@ -3,6 +3,7 @@ import Drills
 import Foundation
 import Logging
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 import StoreSQLite

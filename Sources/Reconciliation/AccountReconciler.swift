@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// Compares one account's Apple purchases with Apple's Transaction History (v2), and feeds

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// Runs one of the jobs that talk to Apple after the fact (reconciliation, consumption

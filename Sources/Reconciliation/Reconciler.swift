@@ -4,6 +4,7 @@ import Logging
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// Finds the App Store Server Notifications Apple never delivered to us and feeds them in.

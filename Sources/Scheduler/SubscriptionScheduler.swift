@@ -4,6 +4,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// Asks Apple about every auto-renewable subscription an hour before it expires, and again

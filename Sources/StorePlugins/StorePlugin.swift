@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// A store that plugs into the pipeline: everything the stages need of it, in one module.

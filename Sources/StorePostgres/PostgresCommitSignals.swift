@@ -2,6 +2,7 @@ import Logging
 import PipelineCore
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 
 /// `LISTEN` on a connection of its own to the primary: the commits that signalled a channel

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 
 extension PostgresConnection {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 
 /// Leadership held as a PostgreSQL session-level advisory lock on a connection of its own

@@ -3,6 +3,7 @@ import NIOSSL
 import PipelineCore
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 
 /// Where a PostgreSQL database is, from `IAP_DATABASE_URL`:

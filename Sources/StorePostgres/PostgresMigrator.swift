@@ -1,5 +1,6 @@
 import DatabaseSchema
 import Store
+import SettlementWriter
 import Database
 
 /// Brings a PostgreSQL database to ``Schema/latestVersion``: the `postgres` statements of

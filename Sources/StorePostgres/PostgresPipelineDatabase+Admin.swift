@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 
 // MARK: - Administration: start-up checks, migrations, statements outside a transaction

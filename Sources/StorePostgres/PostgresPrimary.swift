@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

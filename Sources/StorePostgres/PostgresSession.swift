@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

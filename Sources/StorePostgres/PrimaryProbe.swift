@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 /// Copies a pipeline's SQLite database into an empty, migrated PostgreSQL one, in one

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

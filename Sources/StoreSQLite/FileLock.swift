@@ -1,5 +1,6 @@
 import Glibc
 import Store
+import SettlementWriter
 import Database
 
 /// An exclusive `flock` on a file beside the database, for what processes sharing one

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

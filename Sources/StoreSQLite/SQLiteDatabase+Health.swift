@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 extension SQLiteDatabase {

@@ -1,6 +1,7 @@
 import DatabaseSchema
 import GRDB
 import Store
+import SettlementWriter
 import Database
 
 extension SQLiteDatabase {

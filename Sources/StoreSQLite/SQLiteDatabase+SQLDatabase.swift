@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Store
+import SettlementWriter
 import Database
 
 extension SQLiteDatabase: SQLDatabase {

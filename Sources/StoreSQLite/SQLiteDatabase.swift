@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Store
+import SettlementWriter
 import Database
 
 /// The pipeline's SQLite database: receipts, accounts, the ledger and the notification outbox.

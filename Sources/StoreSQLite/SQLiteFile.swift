@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Store
+import SettlementWriter
 import Database
 
 /// An SQLite file opened as it is, on one plain connection: not migrated on open, and its

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Store
+import SettlementWriter
 import Database
 
 extension Statement {

@@ -1,5 +1,6 @@
 import Glibc
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

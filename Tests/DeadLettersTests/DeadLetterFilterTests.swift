@@ -1,6 +1,7 @@
 import Broker
 import Foundation
 import Store
+import SettlementWriter
 import Database
 import Testing
 

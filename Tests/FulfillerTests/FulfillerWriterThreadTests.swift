@@ -3,6 +3,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import Huawei
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 import StubStore

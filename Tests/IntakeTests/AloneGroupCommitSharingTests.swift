@@ -1,6 +1,7 @@
 import Foundation
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import Synchronization

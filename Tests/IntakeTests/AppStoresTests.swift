@@ -5,6 +5,7 @@ import HummingbirdTesting
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 import Testing

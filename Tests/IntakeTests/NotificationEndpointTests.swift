@@ -8,6 +8,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

@@ -9,6 +9,7 @@ import Observability
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 import StoreSQLite

@@ -7,6 +7,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import Testing

@@ -5,6 +5,7 @@ import PipelineCore
 import PipelineTesting
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import Testing

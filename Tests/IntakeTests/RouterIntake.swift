@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Logging
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 @testable import Intake

@@ -5,6 +5,7 @@ import Notifier
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import Synchronization

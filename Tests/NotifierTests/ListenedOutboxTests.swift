@@ -4,6 +4,7 @@ import Notifier
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 import StoreSQLite

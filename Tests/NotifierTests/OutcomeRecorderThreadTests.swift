@@ -2,6 +2,7 @@ import Foundation
 import Notifier
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import Testing
 

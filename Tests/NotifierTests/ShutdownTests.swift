@@ -4,6 +4,7 @@ import Notifier
 import PipelineTesting
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import Testing
 

@@ -4,6 +4,7 @@ import Logging
 import PipelineTesting
 import Prometheus
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import Testing

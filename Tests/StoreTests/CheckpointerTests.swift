@@ -4,6 +4,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 @testable import StoreSQLite
 

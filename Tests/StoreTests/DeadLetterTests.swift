@@ -5,6 +5,7 @@ import Settlement
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 @testable import StoreSQLite
 

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 
 /// Data the tests share: a pinned clock, a catalog, and builders for receipts and verdicts.

@@ -3,6 +3,7 @@ import PipelineCore
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 
 /// Rows the releases with Google Play built in wrote (receipts of kind `google_play`,
@@ -25,8 +26,8 @@ import Database
     @Test func aGoogleNotificationRow_isGooglesNotification() {
         let notice = #"{"kind":"test","message_id":"m1","package_name":"com.example.game"}"#
         #expect(
-            InboundNotification.evidence(store: "google", notice)
+            NotificationRow.evidence(store: "google", notice)
                 == .store(StoreEvidence(store: "google", kind: StoreEvidence.notificationKind, payload: notice)))
-        #expect(InboundNotification.evidence(store: "apple", "a.b.c") == .notification(signedPayload: "a.b.c"))
+        #expect(NotificationRow.evidence(store: "apple", "a.b.c") == .notification(signedPayload: "a.b.c"))
     }
 }

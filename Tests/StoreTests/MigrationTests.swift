@@ -3,6 +3,7 @@ import PipelineCore
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 @testable import StoreSQLite
 

@@ -4,6 +4,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 
 /// An App Store Server Notification from intake to its final status.
@@ -209,7 +210,7 @@ import Database
         try await withTestDatabase(backend) { database in
             // Given a push the release with Google built in stored under Pub/Sub's bare message id
             let payload = #"{"kind":"test","message_id":"42","package_name":"com.example.game"}"#
-            let old = InboundNotification(
+            let old = NotificationRow(
                 id: "old", app: "", payload: payload, payloadHash: Fixture.hash(payload), now: t0, store: "google",
                 messageID: "42")
             try await database.transaction { db in try await db.insert(old, into: "store_notifications") }

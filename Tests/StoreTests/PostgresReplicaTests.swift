@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 import Testing

@@ -6,6 +6,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 @testable import StorePostgres
 

@@ -4,6 +4,7 @@ import PipelineTesting
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 
 /// Refunds of one transaction applied by several fulfillers at once: whatever order they

@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 /// What a schema holds, read from SQLite or PostgreSQL into one form, so that the two can

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 @testable import StoreSQLite
 

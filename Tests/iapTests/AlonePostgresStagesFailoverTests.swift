@@ -3,6 +3,7 @@ import Logging
 import Notifier
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 import StubStore

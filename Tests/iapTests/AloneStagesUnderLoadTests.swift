@@ -2,6 +2,7 @@ import Drills
 import Foundation
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

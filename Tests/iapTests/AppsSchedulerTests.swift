@@ -6,6 +6,7 @@ import PipelineCore
 import PipelineTesting
 import Scheduler
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GooglePlay
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import Testing
 

@@ -4,6 +4,7 @@ import HTTPClient
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

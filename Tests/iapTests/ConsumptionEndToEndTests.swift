@@ -5,6 +5,7 @@ import PipelineTesting
 import Reconciliation
 import Settlement
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

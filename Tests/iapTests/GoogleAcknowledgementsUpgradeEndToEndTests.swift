@@ -3,6 +3,7 @@ import GooglePlay
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

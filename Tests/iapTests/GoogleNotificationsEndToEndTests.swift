@@ -9,6 +9,7 @@ import StubStore
 import Testing
 
 @testable import Store
+import SettlementWriter
 import Database
 
 /// Google Play's real-time developer notifications, pushed as Cloud Pub/Sub does to
@@ -230,7 +231,7 @@ import Database
             let notice = PipelineHarness.developerNotification("testNotification", ["version": "1.0"])
             let stored = try GooglePubSubPush.notice(from: Array(StubGooglePlay.pushBody(notice, messageID: "8001")))
             let payload = stored.canonicalJSON
-            let old = Store.InboundNotification(
+            let old = NotificationRow(
                 id: TimeOrderedID.make(), app: "", payload: payload, payloadHash: PayloadHash.notification(payload),
                 now: Date(), store: "google", messageID: stored.messageID)
             try await pipeline.database.transaction { db in try await db.insert(old, into: "store_notifications") }

@@ -5,6 +5,7 @@ import Logging
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

@@ -5,6 +5,7 @@ import Pipeline
 import PipelineCore
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

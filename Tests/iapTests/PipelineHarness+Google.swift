@@ -6,6 +6,7 @@ import Intake
 import Logging
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StubStore
 

@@ -4,6 +4,7 @@ import PipelineCore
 import PipelineTesting
 import Settlement
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

@@ -14,6 +14,7 @@ import PipelineTesting
 import Scheduler
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

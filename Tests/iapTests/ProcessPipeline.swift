@@ -4,6 +4,7 @@ import HTTPClient
 import Hummingbird
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

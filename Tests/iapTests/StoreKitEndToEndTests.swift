@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

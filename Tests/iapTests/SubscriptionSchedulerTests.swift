@@ -3,6 +3,7 @@ import PipelineCore
 import PipelineTesting
 import Scheduler
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

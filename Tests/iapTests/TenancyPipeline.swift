@@ -3,6 +3,7 @@ import HTTPClient
 import Notifier
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StubStore
 import Testing

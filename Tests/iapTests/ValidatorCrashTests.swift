@@ -2,6 +2,7 @@ import Broker
 import Foundation
 import PipelineTesting
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

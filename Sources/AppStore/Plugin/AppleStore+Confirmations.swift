@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 

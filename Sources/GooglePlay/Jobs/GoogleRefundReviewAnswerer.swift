@@ -5,6 +5,7 @@ import PipelineCore
 import ServiceLifecycle
 import Settlement
 import Store
+import SettlementWriter
 import Database
 
 /// Answers Google's pending refund reviews (a chargeback it asks us about, RTDN

@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// Reads Google Play's voided purchases (refunds and chargebacks) and debits each once, as

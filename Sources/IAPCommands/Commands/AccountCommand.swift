@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 extension IAP {

@@ -1,5 +1,6 @@
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// The audit's findings by app: each finding counts under the app of its account (a

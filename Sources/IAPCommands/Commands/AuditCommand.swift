@@ -3,6 +3,7 @@ import Foundation
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 extension IAP {

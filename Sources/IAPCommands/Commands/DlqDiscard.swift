@@ -2,6 +2,7 @@ import ArgumentParser
 import DeadLetters
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 extension IAP.Dlq {

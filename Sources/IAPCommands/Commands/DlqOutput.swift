@@ -2,6 +2,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// Terminal tables and JSON for `iap dlq`.

@@ -3,6 +3,7 @@ import DeadLetters
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 extension IAP.Dlq {

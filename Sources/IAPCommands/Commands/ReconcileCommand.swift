@@ -3,6 +3,7 @@ import Foundation
 import PipelineCore
 import Reconciliation
 import Store
+import SettlementWriter
 import Database
 
 extension IAP {

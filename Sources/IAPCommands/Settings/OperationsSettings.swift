@@ -4,6 +4,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 

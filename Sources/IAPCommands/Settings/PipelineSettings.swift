@@ -6,6 +6,7 @@ import Logging
 import Pipeline
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 import StorePostgres

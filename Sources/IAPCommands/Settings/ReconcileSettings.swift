@@ -6,6 +6,7 @@ import Pipeline
 import PipelineCore
 import Reconciliation
 import Store
+import SettlementWriter
 import Database
 
 /// Reconciliation with Apple's Notification History: which deployments, how often, and

@@ -5,6 +5,7 @@ import NIOCore
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

@@ -3,6 +3,7 @@ import Hummingbird
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 

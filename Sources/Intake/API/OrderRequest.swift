@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 /// A `POST /v1/orders` body: `account_id`, `product_id`, optional `app_account_token`. Pure.

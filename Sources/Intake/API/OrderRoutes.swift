@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// Orders before purchase and what an account may buy:

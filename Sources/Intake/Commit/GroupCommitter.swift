@@ -4,6 +4,7 @@ import NIOPosix
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

@@ -3,6 +3,7 @@ import Logging
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// Deletes rejected Apple notifications older than the retention, at start and then every

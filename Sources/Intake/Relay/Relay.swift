@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import Synchronization
 

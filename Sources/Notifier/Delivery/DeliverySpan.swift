@@ -3,6 +3,7 @@ import HTTPClient
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import Tracing
 

@@ -4,6 +4,7 @@ import Logging
 import Observability
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// What became of one delivery attempt.

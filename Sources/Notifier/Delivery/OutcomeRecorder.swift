@@ -1,6 +1,7 @@
 import Foundation
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 
 /// Writes delivery outcomes to the outbox in batches: every outcome that arrived while the

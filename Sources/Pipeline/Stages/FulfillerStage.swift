@@ -9,6 +9,7 @@ import Reconciliation
 import Scheduler
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 

@@ -7,6 +7,7 @@ import Observability
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// The intake's composition root: the receipt API, the relay that publishes what it

@@ -11,6 +11,7 @@ import PipelineCore
 import Scheduler
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StorePlugins
 import Validator

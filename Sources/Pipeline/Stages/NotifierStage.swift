@@ -4,6 +4,7 @@ import Notifier
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 
 /// The notifier's composition root: the outbox delivered as signed webhooks. It reads no

@@ -5,6 +5,7 @@ import Observability
 import PipelineCore
 import Settlement
 import Store
+import SettlementWriter
 import Database
 
 /// Answers Apple's `CONSUMPTION_REQUEST`s with Send Consumption Information (v2), from what

@@ -1,4 +1,5 @@
 import Database
+import SettlementWriter
 import Foundation
 
 // MARK: - An account's story: what support reads when a player says "I paid and got nothing"

@@ -56,7 +56,7 @@ public struct ConsumptionStore: Sendable {
         // keeps it small however many notifications the store holds.
         return try await database.snapshot { db in
             try await db.records(
-                InboundNotification.self,
+                NotificationRow.self,
                 """
                 SELECT n.* FROM store_notifications n
                 WHERE n.type = ? AND n.notification_uuid IS NOT NULL AND n.transaction_id IS NOT NULL

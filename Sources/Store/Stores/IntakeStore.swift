@@ -95,7 +95,7 @@ public struct IntakeStore: Sendable {
             let notifications = try await db.rows(IntakeStatements.unpublishedNotifications, [limit]).map { row in
                 var submission = Submission(
                     id: try row.get("id"), accountID: "",
-                    evidence: InboundNotification.evidence(store: try row.get("store"), try row.get("payload")),
+                    evidence: NotificationRow.evidence(store: try row.get("store"), try row.get("payload")),
                     submittedAt: try row.get("created_at"))
                 submission.app = try row.get("app")
                 return submission

@@ -35,7 +35,7 @@ public struct StoreNotificationStore: Sendable {
         now: Date
     ) async throws -> (id: String, created: Bool) {
         try await accept(
-            InboundNotification(id: id, app: app, payload: payload, payloadHash: payloadHash, now: now, store: store),
+            NotificationRow(id: id, app: app, payload: payload, payloadHash: payloadHash, now: now, store: store),
             knownBy: [("SELECT id FROM store_notifications WHERE app = ? AND payload_hash = ?", [app, payloadHash])])
     }
 
@@ -43,7 +43,7 @@ public struct StoreNotificationStore: Sendable {
     /// store's own id for it (`messageID`) in its app, which the store sends again until it is
     /// answered: two apps' stores (two Pub/Sub topics) may number theirs alike.
     /// - Parameter formerKeys: What an earlier release keyed the same message by in this
-    ///   store's rows (``InboundNotification/formerKeys``): a row found under one is the same
+    ///   store's rows (``NotificationRow/formerKeys``): a row found under one is the same
     ///   notification, sent again across an upgrade.
     /// - Returns: the notification's id (the stored one, for a message seen before), and
     ///   whether this call created it.
@@ -60,7 +60,7 @@ public struct StoreNotificationStore: Sendable {
             )
         }
         return try await accept(
-            InboundNotification(
+            NotificationRow(
                 id: id, app: app, payload: payload, payloadHash: PayloadHash.notification("\(store):\(payload)"),
                 now: now, store: store, messageID: key),
             knownBy: [("SELECT id FROM store_notifications WHERE app = ? AND message_id = ?", [app, key])] + former)
@@ -78,7 +78,7 @@ public struct StoreNotificationStore: Sendable {
     }
 
     /// Inserts `row` unless one of the `lookups` (each a query of one id) finds it stored.
-    private func accept(_ row: InboundNotification, knownBy lookups: [(String, SQLArguments)]) async throws -> (
+    private func accept(_ row: NotificationRow, knownBy lookups: [(String, SQLArguments)]) async throws -> (
         id: String, created: Bool
     ) {
         try await database.transaction { db in
@@ -103,7 +103,7 @@ public struct StoreNotificationStore: Sendable {
     /// A notification's status, and what it was once verified; nil if there is no such one.
     public func notification(id: String) async throws -> NotificationDetails? {
         try await database.snapshot { db in
-            try await db.record(InboundNotification.self, "SELECT * FROM store_notifications WHERE id = ?", [id])?
+            try await db.record(NotificationRow.self, "SELECT * FROM store_notifications WHERE id = ?", [id])?
                 .details
         }
     }
@@ -112,7 +112,7 @@ public struct StoreNotificationStore: Sendable {
     public func consumptionRequests() async throws -> [ConsumptionRequest] {
         try await database.snapshot { db in
             try await db.records(
-                InboundNotification.self,
+                NotificationRow.self,
                 """
                 SELECT * FROM store_notifications WHERE type = ? AND notification_uuid IS NOT NULL
                 ORDER BY created_at, id
@@ -121,7 +121,7 @@ public struct StoreNotificationStore: Sendable {
         }
     }
 
-    static func consumptionRequest(_ row: InboundNotification) -> ConsumptionRequest? {
+    static func consumptionRequest(_ row: NotificationRow) -> ConsumptionRequest? {
         guard let uuid = row.notificationUUID else { return nil }
         return ConsumptionRequest(
             notificationID: row.id, notificationUUID: uuid, transactionID: row.transactionID,

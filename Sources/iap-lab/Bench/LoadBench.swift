@@ -4,6 +4,7 @@ import IAPCommands
 import Intake
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

@@ -10,6 +10,7 @@ import Pipeline
 import PipelineCore
 import ServiceLifecycle
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

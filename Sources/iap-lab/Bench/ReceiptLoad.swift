@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import Logging
 import Store
+import SettlementWriter
 import Database
 import StubStore
 

@@ -5,6 +5,7 @@ import HTTPClient
 import IAPCommands
 import Logging
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 import StubStore

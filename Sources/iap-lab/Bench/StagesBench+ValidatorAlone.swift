@@ -3,6 +3,7 @@ import Broker
 import Foundation
 import IAPCommands
 import Store
+import SettlementWriter
 import Database
 
 extension Lab.Bench.StagesBench {

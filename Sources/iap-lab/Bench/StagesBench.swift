@@ -7,6 +7,7 @@ import HTTPClient
 import IAPCommands
 import Notifier
 import Store
+import SettlementWriter
 import Database
 import StoreSQLite
 import StubStore

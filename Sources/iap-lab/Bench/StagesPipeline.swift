@@ -6,6 +6,7 @@ import IAPCommands
 import Notifier
 import PipelineCore
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 

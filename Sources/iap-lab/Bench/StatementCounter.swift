@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Store
+import SettlementWriter
 import Database
 import StorePostgres
 

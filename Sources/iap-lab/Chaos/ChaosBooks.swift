@@ -2,6 +2,7 @@ import Broker
 import Drills
 import Foundation
 import Store
+import SettlementWriter
 import Database
 
 /// What a chaos run reads once the faults stop: whether the pipeline is quiet yet, and then
