@@ -63,20 +63,20 @@ let package = Package(
         // What applies the settlement engine's effects: verdicts, operators' adjustments, dead
         // letters archived, a store's take-backs, each in one transaction.
         .target(name: "SettlementWriter", dependencies: ["PipelineCore", "Settlement", "Database"]),
-        // The stores and the settlement writer, over one seam (SQLDatabase): no driver. The
-        // backends are the only modules that import one.
-        .target(name: "Store", dependencies: ["PipelineCore", "Settlement", "Database", "SettlementWriter"]),
+        // The repositories each stage reads and writes, over the one interface: no driver. The
+        // backends (DatabaseSQLite, DatabasePostgres) are the only modules that import one.
+        .target(name: "Repositories", dependencies: ["PipelineCore", "Settlement", "Database", "SettlementWriter"]),
         .target(
-            name: "StoreSQLite",
+            name: "DatabaseSQLite",
             dependencies: [
-                "Store", "Database", "DatabaseSchema", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "Database", "DatabaseSchema", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
-            name: "StorePostgres",
+            name: "DatabasePostgres",
             dependencies: [
-                "Store", "Database", "DatabaseSchema", "PipelineCore",
+                "Database", "DatabaseSchema", "PipelineCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "AppStore",
             dependencies: [
-                "PipelineCore", "HTTPClient", "Store", "StorePlugins",
+                "PipelineCore", "HTTPClient", "Repositories", "StorePlugins",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -120,7 +120,7 @@ let package = Package(
         .target(
             name: "GooglePlay",
             dependencies: [
-                "PipelineCore", "HTTPClient", "StorePlugins", "Store", "Settlement",
+                "PipelineCore", "HTTPClient", "StorePlugins", "Repositories", "Settlement",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "StorePlugins",
             dependencies: [
-                "PipelineCore", "HTTPClient", "Store",
+                "PipelineCore", "HTTPClient", "Repositories",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -181,7 +181,7 @@ let package = Package(
         .target(
             name: "Intake",
             dependencies: [
-                "PipelineCore", "Apps", "Broker", "Store", "Observability", "StorePlugins",
+                "PipelineCore", "Apps", "Broker", "Repositories", "Observability", "StorePlugins",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -194,14 +194,14 @@ let package = Package(
         .target(
             name: "DeadLetters",
             dependencies: [
-                "PipelineCore", "Broker", "Store",
+                "PipelineCore", "Broker", "Repositories",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
             name: "Console",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "DeadLetters",
+                "PipelineCore", "Broker", "Repositories", "DeadLetters",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -218,7 +218,7 @@ let package = Package(
         .target(
             name: "Fulfiller",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "DeadLetters", "Observability", "StorePlugins",
+                "PipelineCore", "Broker", "Repositories", "DeadLetters", "Observability", "StorePlugins",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -227,14 +227,14 @@ let package = Package(
         .target(
             name: "Scheduler",
             dependencies: [
-                "PipelineCore", "Broker", "Store",
+                "PipelineCore", "Broker", "Repositories",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
             name: "Notifier",
             dependencies: [
-                "PipelineCore", "Apps", "Store", "HTTPClient", "Observability",
+                "PipelineCore", "Apps", "Repositories", "HTTPClient", "Observability",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -245,7 +245,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "PipelineCore", "Broker", "Store", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
+                "PipelineCore", "Broker", "Repositories", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
                 "Fulfiller", "StorePlugins", "Stripe", "Huawei", "Reconciliation",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -256,7 +256,7 @@ let package = Package(
         .target(
             name: "Reconciliation",
             dependencies: [
-                "PipelineCore", "AppStore", "Store", "Settlement", "Observability",
+                "PipelineCore", "AppStore", "Repositories", "Settlement", "Observability",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -269,7 +269,7 @@ let package = Package(
             name: "IAPCommands",
             dependencies: [
                 "DatabaseSchema",
-                "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres", "AppStore",
+                "PipelineCore", "Broker", "HTTPClient", "Repositories", "DatabaseSQLite", "DatabasePostgres", "AppStore",
                 "GooglePlay", "Intake", "Validator", "Notifier", "Pipeline", "DeadLetters", "Console", "StorePlugins",
                 "Observability", "Reconciliation", "TraceExport", "Apps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -283,7 +283,7 @@ let package = Package(
         .executableTarget(
             name: "iap-lab",
             dependencies: [
-                "IAPCommands", "PipelineCore", "Broker", "HTTPClient", "Store", "StoreSQLite", "StorePostgres",
+                "IAPCommands", "PipelineCore", "Broker", "HTTPClient", "Repositories", "DatabaseSQLite", "DatabasePostgres",
                 "AppStore", "StubStore", "Intake", "Notifier", "Pipeline", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -301,7 +301,7 @@ let package = Package(
             name: "PipelineTesting",
             dependencies: [
                 "DatabaseSchema",
-                "PipelineCore", "Broker", "Store", "StoreSQLite", "StorePostgres", "Settlement", "Drills",
+                "PipelineCore", "Broker", "Repositories", "DatabaseSQLite", "DatabasePostgres", "Settlement", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -325,8 +325,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "StoreTests",
-            dependencies: ["DatabaseSchema", "Store", "StoreSQLite", "StorePostgres", "PipelineTesting"],
+            name: "DatabaseTests",
+            dependencies: ["DatabaseSchema", "Repositories", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting"],
             // What earlier releases wrote, read by path from the tests (not bundled as resources).
             exclude: ["SchemaFixtures"]
         ),
@@ -358,7 +358,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HuaweiTests",
-            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient", "Store"]
+            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient", "Repositories"]
         ),
         .testTarget(
             name: "StubStoreTests",
@@ -370,7 +370,7 @@ let package = Package(
         .testTarget(
             name: "IntakeTests",
             dependencies: [
-                "StoreSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore", "GooglePlay",
+                "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore", "GooglePlay",
                 "Huawei", "Stripe", "StorePlugins",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -379,24 +379,24 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        .testTarget(name: "DeadLettersTests", dependencies: ["DeadLetters", "Broker", "Store", "PipelineTesting"]),
+        .testTarget(name: "DeadLettersTests", dependencies: ["DeadLetters", "Broker", "Repositories", "PipelineTesting"]),
         .testTarget(name: "ValidatorTests", dependencies: ["Validator", "PipelineTesting"]),
-        .testTarget(name: "FulfillerTests", dependencies: ["StoreSQLite", "Fulfiller", "PipelineTesting"]),
+        .testTarget(name: "FulfillerTests", dependencies: ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
         .testTarget(
             name: "NotifierTests",
-            dependencies: ["StoreSQLite", "StorePostgres", "Notifier", "PipelineTesting", "HTTPClient"]
+            dependencies: ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting", "HTTPClient"]
         ),
         .testTarget(
             name: "ObservabilityTests",
-            dependencies: ["StoreSQLite", 
-                "Observability", "PipelineTesting", "Broker", "Store",
+            dependencies: ["DatabaseSQLite", 
+                "Observability", "PipelineTesting", "Broker", "Repositories",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(
             name: "iapTests",
-            dependencies: ["DatabaseSchema", "StoreSQLite", "StorePostgres", 
-                "PipelineTesting", "Broker", "Store", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
+            dependencies: ["DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", 
+                "PipelineTesting", "Broker", "Repositories", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
                 "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -16,10 +16,10 @@ rabbitmqctl -q list_queues name | grep '^test\.' | xargs -r -P 4 -n 1 rabbitmqct
 scripts/format.sh --check # every Swift file as .swift-format says (scripts/format.sh fixes it)
 scripts/check-deploy.sh   # compose, Kubernetes, RabbitMQ and systemd files (deploy/)
 scripts/check-monitoring.sh # the alert rules (promtool check and unit tests) and the Grafana dashboard
-# Tests reach the databases through the stores and the Store seam: only StoreSQLite and
-# StorePostgres import a driver.
+# Tests reach the databases through the stores and the Store seam: only DatabaseSQLite and
+# DatabasePostgres import a driver.
 if grep -rlE '^\s*(@\w+(\([^)]*\))?\s+)*import\s+(\w+\s+)?(GRDB|PostgresNIO)\b' Tests; then
-    echo "test.sh: the tests above import a database driver; add a seam method to StoreSQLite or StorePostgres" >&2
+    echo "test.sh: the tests above import a database driver; add a seam method to DatabaseSQLite or DatabasePostgres" >&2
     exit 1
 fi
 # A warning in this repository's own files fails the run (dependencies' are theirs to fix).

@@ -1,10 +1,10 @@
+import Database
 import DeadLetters
 import Foundation
 import HTTPTypes
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 // MARK: - Accounts: find one by any id, read its story, grant and take back
 

@@ -1,8 +1,8 @@
+import Database
 import DeadLetters
 import Foundation
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 // MARK: - The overview's charts
 

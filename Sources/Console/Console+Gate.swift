@@ -1,12 +1,12 @@
 import Broker
+import Database
 import DeadLetters
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 // MARK: - The gate every route passes: session, role, CSRF token, control characters
 

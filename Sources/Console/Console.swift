@@ -1,4 +1,5 @@
 import Broker
+import Database
 import DeadLetters
 import Foundation
 import HTTPTypes
@@ -6,9 +7,8 @@ import Hummingbird
 import Logging
 import NIOCore
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// The operators' web console under `/console`, served by the intake: queue depths,
 /// throughput, dead letters grouped by reason with replay and discard per message and per

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The pipeline's database as the stores see it, SQLite (`SQLiteDatabase`, module
-/// StoreSQLite) or PostgreSQL (`PostgresPipelineDatabase`, module StorePostgres):
+/// DatabaseSQLite) or PostgreSQL (`PostgresPipelineDatabase`, module DatabasePostgres):
 /// transactions that run a body against a ``SQLSession``.
 ///
 /// Every transaction is awaited and blocks no thread of the task pool: PostgreSQL's are

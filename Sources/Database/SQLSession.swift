@@ -185,7 +185,8 @@ extension SQLError {
     }
 
     /// ``reading(_:_:)`` for an async body.
-    package static func reading<T>(_ subject: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
+    package static func reading<T>(_ subject: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T
+    {
         do {
             return try await body()
         } catch SQLError.decoding(let message) {

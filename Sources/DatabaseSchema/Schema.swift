@@ -29,7 +29,7 @@ public struct SchemaMigration: Sendable {
 ///
 /// SQLite's text is what GRDB's table DSL executed in the releases that wrote these
 /// migrations with it, to the byte: SQLite keeps that text in `sqlite_master`, and the
-/// tests compare a fresh file's with the one a release made (`Tests/StoreTests/Fixtures`).
+/// tests compare a fresh file's with the one a release made (`Tests/DatabaseTests/Fixtures`).
 ///
 /// PostgreSQL came later, in one step that created SQLite's v4 schema at once: versions
 /// 1-3 have no PostgreSQL statements of their own (their tables only exist there in their

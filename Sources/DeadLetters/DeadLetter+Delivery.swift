@@ -1,9 +1,9 @@
 import Broker
 import Crypto
-import Foundation
-import Store
-import SettlementWriter
 import Database
+import Foundation
+import Repositories
+import SettlementWriter
 
 extension DeadLetter {
     /// The archive's record of a delivery from the dead-letter queue.

@@ -1,8 +1,8 @@
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// An operator's filter over dead letters, as typed on the command line or in the console:
 /// a reason, an account, and an age window given as durations (`30m`, `2h`, `7d`).

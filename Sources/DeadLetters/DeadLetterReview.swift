@@ -1,9 +1,9 @@
 import Broker
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// What operators do with dead letters, for the `iap dlq` commands and the console alike:
 /// list and group them, look at one, replay or discard one or a group.

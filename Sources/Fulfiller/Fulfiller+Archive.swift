@@ -1,12 +1,12 @@
 import Broker
+import Database
 import DeadLetters
 import Foundation
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 extension Fulfiller {
     /// Consumes the dead-letter queue: each batch of letters is archived whole in

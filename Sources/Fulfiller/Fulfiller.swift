@@ -1,12 +1,12 @@
 import Broker
+import Database
 import Foundation
 import Logging
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 import Tracing
 
 /// The fulfiller stage: owns the accounts. Applies verdicts in batches, each batch one

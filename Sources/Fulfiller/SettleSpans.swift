@@ -1,9 +1,9 @@
 import Broker
+import Database
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Tracing
 
 /// A batch of verdicts as spans, one pair per verdict in its own receipt's trace: a

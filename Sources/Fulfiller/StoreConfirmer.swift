@@ -1,12 +1,12 @@
+import Database
 import Foundation
 import Logging
 import Metrics
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 import StorePlugins
 
 /// Pays what stores are owed once their purchases are credited (Huawei's consumption

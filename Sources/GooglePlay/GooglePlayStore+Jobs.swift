@@ -1,8 +1,8 @@
-import PipelineCore
-import ServiceLifecycle
-import Store
-import SettlementWriter
 import Database
+import PipelineCore
+import Repositories
+import ServiceLifecycle
+import SettlementWriter
 import StorePlugins
 
 /// What Google Play's plug-in runs in the fulfiller besides paying its confirmations: the

@@ -1,12 +1,12 @@
 import Broker
+import Database
 import Hummingbird
 import Logging
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// The intake stage: the backend's HTTP API plus the relay that publishes what it stored.
 ///

@@ -1,12 +1,12 @@
+import Database
 import Foundation
 import HTTPClient
 import Logging
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// Delivers the notification outbox as signed webhooks: at least once, each with a stable
 /// event id, retrying failures on a ``RetrySchedule``.

@@ -1,8 +1,8 @@
-import PipelineCore
-import ServiceLifecycle
-import Store
-import SettlementWriter
 import Database
+import PipelineCore
+import Repositories
+import ServiceLifecycle
+import SettlementWriter
 
 /// Rings the notifier's doorbell when another process commits webhooks to the outbox,
 /// where the database can say so (PostgreSQL's `LISTEN`): the notifier then looks when

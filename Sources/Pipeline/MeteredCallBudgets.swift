@@ -1,9 +1,9 @@
+import Database
 import Metrics
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Call budgets kept in the pipeline's store (shared by every process), their use exported
 /// as metrics: calls booked, calls deferred, `429` pauses, the budget in use and how far

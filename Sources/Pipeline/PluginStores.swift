@@ -1,14 +1,14 @@
 import AppStore
+import Database
 import Fulfiller
 import GooglePlay
 import HTTPClient
 import Huawei
 import Logging
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 import StorePlugins
 import Stripe
 

@@ -1,7 +1,7 @@
-import Foundation
-import Store
-import SettlementWriter
 import Database
+import Foundation
+import Repositories
+import SettlementWriter
 import Synchronization
 
 /// A database that counts the statements the stores send through it, as another backend

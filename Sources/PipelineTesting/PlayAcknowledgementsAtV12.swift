@@ -1,8 +1,8 @@
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// What a fulfiller of schema v12 left of Google Play's acknowledgements, for the tests of
 /// v13 (which moves them into `store_confirmations`): written into a database at v12.

@@ -1,7 +1,7 @@
+import DatabasePostgres
 import Drills
 import Foundation
 import Logging
-import StorePostgres
 
 /// A real PostgreSQL primary (`pg1`, 10.77.0.21) and its synchronous streaming standby (`pg2`,
 /// 10.77.0.22), each in a network namespace of its own, built by `scripts/cluster-postgres.sh`

@@ -1,9 +1,9 @@
 import Crypto
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Hex SHA-256, as the intake computes payload and request hashes.
 public func sha256Hex(_ text: String) -> String {

@@ -1,9 +1,9 @@
-import DatabaseSchema
-import Store
-import SettlementWriter
 import Database
-import StorePostgres
-import StoreSQLite
+import DatabasePostgres
+import DatabaseSQLite
+import DatabaseSchema
+import Repositories
+import SettlementWriter
 
 /// Runs `body` against a database of `backend` that a release which stopped at schema
 /// `version` wrote: `write` fills it in that schema (the migrations up to `version`, and no

@@ -1,12 +1,12 @@
+import Database
+import DatabasePostgres
+import DatabaseSQLite
 import Dispatch
 import Drills
 import Foundation
 import Logging
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
-import StoreSQLite
 
 /// The database backends the store tests run against: the same tests, both backends.
 public enum TestBackend: String, CaseIterable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
-import Foundation
-import Store
-import SettlementWriter
 import Database
+import Foundation
+import Repositories
+import SettlementWriter
 import Synchronization
 
 /// A database that records, for each write transaction, the names of the thread that asked

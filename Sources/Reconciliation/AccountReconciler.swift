@@ -1,10 +1,10 @@
 import AppStore
+import Database
 import Foundation
 import Logging
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Compares one account's Apple purchases with Apple's Transaction History (v2), and feeds
 /// in what we never recorded or never took back.

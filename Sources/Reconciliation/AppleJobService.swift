@@ -1,9 +1,9 @@
+import Database
 import Foundation
 import Logging
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// Runs one of the jobs that talk to Apple after the fact (reconciliation, consumption
 /// answers) every `interval`, in the one process holding its lead.

@@ -1,11 +1,11 @@
 import AppStore
+import Database
 import Foundation
 import Logging
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Finds the App Store Server Notifications Apple never delivered to us and feeds them in.
 ///

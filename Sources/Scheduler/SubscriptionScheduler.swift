@@ -1,11 +1,11 @@
 import Broker
+import Database
 import Foundation
 import Logging
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// Asks Apple about every auto-renewable subscription an hour before it expires, and again
 /// an hour after if it has not renewed by then, because Apple's renewal notices do not

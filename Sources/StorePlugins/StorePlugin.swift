@@ -1,10 +1,10 @@
+import Database
 import HTTPClient
 import Logging
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// A store that plugs into the pipeline: everything the stages need of it, in one module.
 ///

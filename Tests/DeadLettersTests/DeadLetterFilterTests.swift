@@ -1,8 +1,8 @@
 import Broker
-import Foundation
-import Store
-import SettlementWriter
 import Database
+import Foundation
+import Repositories
+import SettlementWriter
 import Testing
 
 @testable import DeadLetters

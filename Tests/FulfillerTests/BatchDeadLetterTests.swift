@@ -1,11 +1,11 @@
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Testing
 
 @testable import Fulfiller

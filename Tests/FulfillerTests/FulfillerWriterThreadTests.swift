@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
+import Repositories
 import Settlement
-import Store
 import SettlementWriter
-import Database
 import Synchronization
 import Testing
 

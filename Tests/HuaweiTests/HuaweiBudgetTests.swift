@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import Huawei
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
 import StubStore
 import Testing

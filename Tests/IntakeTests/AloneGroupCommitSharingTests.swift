@@ -1,9 +1,9 @@
+import Database
+import DatabaseSQLite
 import Foundation
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Synchronization
 import Testing
 

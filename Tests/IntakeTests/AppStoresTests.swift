@@ -1,12 +1,12 @@
+import Database
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
 import Testing
 

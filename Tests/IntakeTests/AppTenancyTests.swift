@@ -1,4 +1,5 @@
 import Broker
+import Database
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,9 +7,8 @@ import HummingbirdTesting
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 @testable import Intake

@@ -1,4 +1,6 @@
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,10 +8,8 @@ import HummingbirdTesting
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Testing
 
 @testable import Intake

@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import GooglePlay
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 @testable import Intake

@@ -1,16 +1,16 @@
 import AppStore
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import GooglePlay
 import Hummingbird
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
-import StoreSQLite
 import StubStore
 
 @testable import Intake

@@ -1,5 +1,7 @@
 import AppStore
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,10 +9,8 @@ import HummingbirdTesting
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 import Testing
 

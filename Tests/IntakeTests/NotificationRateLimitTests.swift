@@ -1,5 +1,6 @@
 import AppStore
 import Broker
+import DatabaseSQLite
 import Foundation
 import GooglePlay
 import HTTPTypes
@@ -11,7 +12,6 @@ import NIOEmbedded
 import PipelineCore
 import PipelineTesting
 import StorePlugins
-import StoreSQLite
 import Stripe
 import StubStore
 import Testing

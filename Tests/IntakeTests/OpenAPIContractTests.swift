@@ -1,5 +1,7 @@
 import AppStore
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import GooglePlay
 import Huawei
@@ -8,11 +10,9 @@ import Logging
 import Observability
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
-import StoreSQLite
 import Stripe
 import StubStore
 import Testing

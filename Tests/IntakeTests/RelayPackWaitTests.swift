@@ -1,13 +1,13 @@
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import Logging
 import PipelineCore
 import PipelineTesting
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
-import StoreSQLite
 import Testing
 
 @testable import Intake

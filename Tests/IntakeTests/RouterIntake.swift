@@ -1,13 +1,13 @@
 import Broker
+import Database
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 @testable import Intake
 

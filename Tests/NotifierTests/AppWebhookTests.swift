@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import Notifier
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 /// Apps as tenants at the notifier (issue 30): each app's events go to its own webhook,

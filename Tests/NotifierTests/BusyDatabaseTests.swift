@@ -1,12 +1,12 @@
+import Database
+import DatabaseSQLite
 import Foundation
 import Logging
 import Notifier
 import PipelineTesting
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
-import StoreSQLite
 import Testing
 
 @Suite struct BusyDatabaseTests {

@@ -1,13 +1,13 @@
+import Database
+import DatabaseSQLite
 import Foundation
 import HTTPClient
 import Logging
 import Notifier
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Synchronization
 
 /// Data the notifier tests share: a pinned, hand-advanced clock and outbox rows made

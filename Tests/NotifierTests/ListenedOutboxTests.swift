@@ -1,13 +1,13 @@
+import Database
+import DatabasePostgres
+import DatabaseSQLite
 import Foundation
 import HTTPClient
 import Notifier
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
-import StoreSQLite
 import Testing
 
 /// A notifier hears another process's commit of webhooks (PostgreSQL's `LISTEN`/`NOTIFY`,

@@ -1,9 +1,9 @@
+import Database
 import Foundation
 import Notifier
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 /// On SQLite the notifier records its outcomes on a writer thread of their own, where each

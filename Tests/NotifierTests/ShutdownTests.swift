@@ -1,11 +1,11 @@
+import Database
 import Foundation
 import Logging
 import Notifier
 import PipelineTesting
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 import Testing
 
 @Suite struct ShutdownTests {

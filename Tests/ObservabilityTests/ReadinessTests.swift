@@ -1,12 +1,12 @@
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import Logging
 import PipelineTesting
 import Prometheus
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Testing
 
 @testable import Observability

@@ -1,11 +1,11 @@
+import Database
+import DatabasePostgres
 import Foundation
 import Logging
 import Notifier
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
 import StubStore
 import Synchronization
 import Testing

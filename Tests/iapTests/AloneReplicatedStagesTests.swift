@@ -1,11 +1,11 @@
+import Database
+import DatabasePostgres
+import DatabaseSQLite
 import Foundation
 import Notifier
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
-import StoreSQLite
 import StubStore
 import Synchronization
 import Testing

@@ -1,11 +1,11 @@
 import AppStore
+import Database
+import DatabaseSQLite
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 import Testing
 

@@ -1,10 +1,10 @@
+import Database
+import DatabaseSQLite
 import Drills
 import Foundation
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Testing
 
 /// Correctness under load, with every stage its own process: `iap-lab bench stages` starts the

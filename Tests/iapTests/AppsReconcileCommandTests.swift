@@ -1,10 +1,10 @@
+import Database
+import DatabaseSQLite
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 import Testing
 

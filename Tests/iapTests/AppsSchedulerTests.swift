@@ -1,13 +1,13 @@
 import Broker
+import Database
 import Foundation
 import Logging
 import Pipeline
 import PipelineCore
 import PipelineTesting
+import Repositories
 import Scheduler
-import Store
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

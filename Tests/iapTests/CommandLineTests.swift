@@ -1,12 +1,12 @@
+import Database
+import DatabasePostgres
+import DatabaseSQLite
 import DatabaseSchema
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
-import StoreSQLite
 import Testing
 
 /// The `iap` binary as an operator runs it: bad settings stop it at start, naming the variable.

@@ -1,10 +1,10 @@
 import Console
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 /// The console's account page and its grants, over HTTP: found by a transaction id, a

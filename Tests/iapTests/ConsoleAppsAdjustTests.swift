@@ -1,10 +1,10 @@
 import Console
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 /// The console's grants across apps (issue 30): the form on another app's account offers

@@ -1,9 +1,9 @@
+import Database
 import Foundation
 import GooglePlay
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 @testable import Console

@@ -1,4 +1,6 @@
 import Broker
+import Database
+import DatabaseSQLite
 import DeadLetters
 import Foundation
 import Hummingbird
@@ -7,10 +9,8 @@ import Intake
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Synchronization
 import Testing
 

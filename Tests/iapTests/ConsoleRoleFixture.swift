@@ -1,10 +1,10 @@
 import Broker
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 @testable import Console
 

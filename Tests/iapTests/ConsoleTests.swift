@@ -1,11 +1,11 @@
 import Console
+import Database
 import Foundation
 import HTTPClient
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

@@ -1,8 +1,8 @@
+import Database
 import Foundation
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 /// The webhook log in the console: every outbox row, one whole, sent again with its id.

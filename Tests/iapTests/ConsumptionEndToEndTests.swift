@@ -1,12 +1,12 @@
+import Database
 import Foundation
 import Logging
 import PipelineCore
 import PipelineTesting
 import Reconciliation
+import Repositories
 import Settlement
-import Store
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

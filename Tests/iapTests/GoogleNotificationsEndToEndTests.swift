@@ -1,3 +1,4 @@
+import Database
 import Foundation
 import Fulfiller
 import GooglePlay
@@ -5,12 +6,11 @@ import HTTPClient
 import Logging
 import PipelineCore
 import PipelineTesting
+import SettlementWriter
 import StubStore
 import Testing
 
-@testable import Store
-import SettlementWriter
-import Database
+@testable import Repositories
 
 /// Google Play's real-time developer notifications, pushed as Cloud Pub/Sub does to
 /// `POST /v1/google/notifications`: the push's token checked, the notice stored once per

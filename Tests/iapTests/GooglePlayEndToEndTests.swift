@@ -1,12 +1,12 @@
+import Database
 import Foundation
 import Fulfiller
 import GooglePlay
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

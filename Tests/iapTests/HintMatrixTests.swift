@@ -1,12 +1,12 @@
 import AppStore
+import Database
 import Foundation
 import GooglePlay
 import Pipeline
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

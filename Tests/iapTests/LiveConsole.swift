@@ -1,4 +1,6 @@
 import Broker
+import Database
+import DatabaseSQLite
 import DeadLetters
 import Foundation
 import Intake
@@ -6,10 +8,8 @@ import Logging
 import Pipeline
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import Synchronization
 
 @testable import Console

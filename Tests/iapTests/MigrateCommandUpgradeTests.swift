@@ -3,12 +3,12 @@ import PipelineTesting
 import Testing
 
 /// `iap migrate`, as an operator runs it on what the release before one schema history left
-/// behind (`Tests/StoreTests/SchemaFixtures`): a SQLite file at v9 and a PostgreSQL database
+/// behind (`Tests/DatabaseTests/SchemaFixtures`): a SQLite file at v9 and a PostgreSQL database
 /// at its schema 6, each with books in it. The command upgrades both in place and says so;
 /// `iap audit` then finds the books balanced and `iap account show` the same balances.
 @Suite struct MigrateCommandUpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("StoreTests/SchemaFixtures")
+        .deletingLastPathComponent().appendingPathComponent("DatabaseTests/SchemaFixtures")
 
     @Test func aV9FileIsUpgradedByTheCommandWithItsBooksIntact() async throws {
         let directory = try TemporaryDirectory()

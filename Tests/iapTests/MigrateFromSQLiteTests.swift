@@ -1,12 +1,12 @@
+import Database
+import DatabasePostgres
+import DatabaseSQLite
 import Foundation
 import PipelineCore
 import PipelineTesting
+import Repositories
 import Settlement
-import Store
 import SettlementWriter
-import Database
-import StorePostgres
-import StoreSQLite
 import Testing
 
 /// `iap migrate --from-sqlite`: a SQLite history copied into an empty PostgreSQL database,

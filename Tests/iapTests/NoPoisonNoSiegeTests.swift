@@ -1,9 +1,9 @@
+import Database
 import Foundation
 import HTTPClient
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

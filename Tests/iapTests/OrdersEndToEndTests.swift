@@ -1,8 +1,8 @@
+import Database
 import Foundation
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 import Fulfiller
 import GooglePlay
@@ -5,9 +6,8 @@ import HTTPClient
 import Intake
 import Logging
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 
 /// Google's real-time developer notifications, as Cloud Pub/Sub pushes them to the intake:

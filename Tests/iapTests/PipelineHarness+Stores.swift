@@ -1,11 +1,11 @@
+import Database
 import Foundation
 import HTTPClient
 import PipelineCore
 import PipelineTesting
+import Repositories
 import Settlement
-import Store
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

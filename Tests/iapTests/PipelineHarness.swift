@@ -1,6 +1,8 @@
 import AppStore
 import Broker
 import Console
+import Database
+import DatabaseSQLite
 import Foundation
 import GooglePlay
 import HTTPClient
@@ -11,12 +13,10 @@ import Notifier
 import Pipeline
 import PipelineCore
 import PipelineTesting
+import Repositories
 import Scheduler
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 import Synchronization
 import Validator

@@ -1,3 +1,4 @@
+import Database
 import Foundation
 import Fulfiller
 import GooglePlay
@@ -5,9 +6,8 @@ import HTTPClient
 import Logging
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
 import Testing
 

@@ -1,10 +1,10 @@
 import Console
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

@@ -1,12 +1,12 @@
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import HTTPClient
 import Hummingbird
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 
 /// The pipeline as an operator runs it: each stage an `iap` process, against the real

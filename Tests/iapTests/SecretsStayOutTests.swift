@@ -1,8 +1,8 @@
+import DatabaseSQLite
 import Foundation
 import HTTPClient
 import Notifier
 import PipelineTesting
-import StoreSQLite
 import StubStore
 import Testing
 

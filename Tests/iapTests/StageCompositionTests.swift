@@ -1,5 +1,6 @@
 import AppStore
 import Broker
+import DatabaseSQLite
 import Foundation
 import Fulfiller
 import Intake
@@ -11,7 +12,6 @@ import PipelineTesting
 import Reconciliation
 import Scheduler
 import ServiceLifecycle
-import StoreSQLite
 import StubStore
 import Testing
 import Validator

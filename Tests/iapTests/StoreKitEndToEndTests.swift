@@ -1,9 +1,9 @@
 import AppStore
+import Database
 import Foundation
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

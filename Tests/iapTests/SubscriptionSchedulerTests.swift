@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
+import Repositories
 import Scheduler
-import Store
 import SettlementWriter
-import Database
 import StubStore
 import Testing
 

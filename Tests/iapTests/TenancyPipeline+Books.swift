@@ -1,9 +1,9 @@
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 /// What one app holds in the books, to show that another app's events leave it as it was.

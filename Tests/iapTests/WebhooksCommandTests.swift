@@ -1,9 +1,9 @@
+import Database
 import Foundation
 import PipelineCore
 import PipelineTesting
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Testing
 
 /// `iap webhooks`: the log from the command line, and its refusals by name.

@@ -1,8 +1,8 @@
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
 
 /// What Apple is owed after a credit: the account of a StoreKit 2 purchase credited without

@@ -10,7 +10,6 @@ package struct Account: Codable, Hashable, Sendable, Identifiable {
         self.createdAt = createdAt
     }
 
-
     enum CodingKeys: String, CodingKey {
         case id
         case createdAt = "created_at"

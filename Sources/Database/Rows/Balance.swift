@@ -11,7 +11,6 @@ package struct Balance: Codable, Hashable, Sendable {
         self.amount = amount
     }
 
-
     enum CodingKeys: String, CodingKey {
         case accountID = "account_id"
         case currency, amount

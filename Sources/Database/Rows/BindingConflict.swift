@@ -14,7 +14,10 @@ package struct BindingConflict: Codable, Hashable, Sendable {
     package var binding: BindingPath
     package var createdAt: Date
 
-    package init(id: Int64? = nil, transactionID: String, originalTransactionID: String, receiptID: String? = nil, claimantAccountID: String, creditedAccountID: String, binding: BindingPath, createdAt: Date) {
+    package init(
+        id: Int64? = nil, transactionID: String, originalTransactionID: String, receiptID: String? = nil,
+        claimantAccountID: String, creditedAccountID: String, binding: BindingPath, createdAt: Date
+    ) {
         self.id = id
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -24,7 +27,6 @@ package struct BindingConflict: Codable, Hashable, Sendable {
         self.binding = binding
         self.createdAt = createdAt
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id

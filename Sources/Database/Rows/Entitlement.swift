@@ -9,14 +9,15 @@ package struct Entitlement: Codable, Hashable, Sendable {
     package var originalTransactionID: String?
     package var updatedAt: Date
 
-    package init(accountID: String, name: String, expiresAt: Date? = nil, originalTransactionID: String? = nil, updatedAt: Date) {
+    package init(
+        accountID: String, name: String, expiresAt: Date? = nil, originalTransactionID: String? = nil, updatedAt: Date
+    ) {
         self.accountID = accountID
         self.name = name
         self.expiresAt = expiresAt
         self.originalTransactionID = originalTransactionID
         self.updatedAt = updatedAt
     }
-
 
     enum CodingKeys: String, CodingKey {
         case accountID = "account_id"

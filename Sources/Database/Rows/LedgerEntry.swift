@@ -17,7 +17,10 @@ package struct LedgerEntry: Codable, Hashable, Sendable {
     package var transactionID: String?
     package var createdAt: Date
 
-    package init(id: Int64? = nil, accountID: String, currency: String, amount: Int, kind: LedgerKind, receiptID: String? = nil, notificationID: String? = nil, transactionID: String? = nil, createdAt: Date) {
+    package init(
+        id: Int64? = nil, accountID: String, currency: String, amount: Int, kind: LedgerKind, receiptID: String? = nil,
+        notificationID: String? = nil, transactionID: String? = nil, createdAt: Date
+    ) {
         self.id = id
         self.accountID = accountID
         self.currency = currency
@@ -28,7 +31,6 @@ package struct LedgerEntry: Codable, Hashable, Sendable {
         self.transactionID = transactionID
         self.createdAt = createdAt
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id

@@ -33,7 +33,13 @@ package struct NotificationRow: Codable, Hashable, Sendable, Identifiable {
     package var store: String
     package var messageID: String?
 
-    package init(id: String, app: String, payload: String, payloadHash: String, status: NotificationStatus, reason: String? = nil, attempts: Int, notificationUUID: String? = nil, type: String? = nil, subtype: String? = nil, environment: String? = nil, signedDate: Date? = nil, transactionID: String? = nil, originalTransactionID: String? = nil, productID: String? = nil, accountID: String? = nil, createdAt: Date, updatedAt: Date, publishedAt: Date? = nil, store: String, messageID: String? = nil) {
+    package init(
+        id: String, app: String, payload: String, payloadHash: String, status: NotificationStatus,
+        reason: String? = nil, attempts: Int, notificationUUID: String? = nil, type: String? = nil,
+        subtype: String? = nil, environment: String? = nil, signedDate: Date? = nil, transactionID: String? = nil,
+        originalTransactionID: String? = nil, productID: String? = nil, accountID: String? = nil, createdAt: Date,
+        updatedAt: Date, publishedAt: Date? = nil, store: String, messageID: String? = nil
+    ) {
         self.id = id
         self.app = app
         self.payload = payload
@@ -56,7 +62,6 @@ package struct NotificationRow: Codable, Hashable, Sendable, Identifiable {
         self.store = store
         self.messageID = messageID
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id, app, payload

@@ -20,7 +20,12 @@ package struct Order: Codable, Hashable, Sendable, Identifiable {
     package var transactionID: String?
     package var creditedProductID: String?
 
-    package init(id: String, accountID: String, productID: String, appleProductID: String, appAccountToken: String, firstPurchase: Bool, status: OrderStatus, createdAt: Date, expiresAt: Date, closedAt: Date? = nil, closeReason: String? = nil, receiptID: String? = nil, transactionID: String? = nil, creditedProductID: String? = nil) {
+    package init(
+        id: String, accountID: String, productID: String, appleProductID: String, appAccountToken: String,
+        firstPurchase: Bool, status: OrderStatus, createdAt: Date, expiresAt: Date, closedAt: Date? = nil,
+        closeReason: String? = nil, receiptID: String? = nil, transactionID: String? = nil,
+        creditedProductID: String? = nil
+    ) {
         self.id = id
         self.accountID = accountID
         self.productID = productID
@@ -36,7 +41,6 @@ package struct Order: Codable, Hashable, Sendable, Identifiable {
         self.transactionID = transactionID
         self.creditedProductID = creditedProductID
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -93,7 +97,6 @@ package struct AppAccountToken: Codable, Hashable, Sendable {
         self.accountID = accountID
         self.createdAt = createdAt
     }
-
 
     enum CodingKeys: String, CodingKey {
         case app, token

@@ -27,7 +27,11 @@ package struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
     /// The span that wrote it (W3C `traceparent`), which its deliveries continue.
     package var traceparent: String? = nil
 
-    package init(id: String, type: WebhookType, receiptID: String? = nil, notificationID: String? = nil, accountID: String, body: String, status: Status, attempts: Int, nextAttemptAt: Date? = nil, lastError: String? = nil, createdAt: Date, deliveredAt: Date? = nil, traceparent: String? = nil) {
+    package init(
+        id: String, type: WebhookType, receiptID: String? = nil, notificationID: String? = nil, accountID: String,
+        body: String, status: Status, attempts: Int, nextAttemptAt: Date? = nil, lastError: String? = nil,
+        createdAt: Date, deliveredAt: Date? = nil, traceparent: String? = nil
+    ) {
         self.id = id
         self.type = type
         self.receiptID = receiptID
@@ -42,7 +46,6 @@ package struct OutboxEntry: Codable, Hashable, Sendable, Identifiable {
         self.deliveredAt = deliveredAt
         self.traceparent = traceparent
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id, type

@@ -20,7 +20,12 @@ package struct Receipt: Codable, Hashable, Sendable, Identifiable {
     package var updatedAt: Date
     package var publishedAt: Date?
 
-    package init(id: String, accountID: String, kind: ReceiptKind, payload: String, payloadHash: String, orderID: String? = nil, productID: String? = nil, status: ReceiptStatus, reason: String? = nil, attempts: Int, environment: String? = nil, idempotencyKey: String? = nil, requestHash: String, createdAt: Date, updatedAt: Date, publishedAt: Date? = nil) {
+    package init(
+        id: String, accountID: String, kind: ReceiptKind, payload: String, payloadHash: String, orderID: String? = nil,
+        productID: String? = nil, status: ReceiptStatus, reason: String? = nil, attempts: Int,
+        environment: String? = nil, idempotencyKey: String? = nil, requestHash: String, createdAt: Date,
+        updatedAt: Date, publishedAt: Date? = nil
+    ) {
         self.id = id
         self.accountID = accountID
         self.kind = kind
@@ -38,7 +43,6 @@ package struct Receipt: Codable, Hashable, Sendable, Identifiable {
         self.updatedAt = updatedAt
         self.publishedAt = publishedAt
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id

@@ -13,7 +13,10 @@ package struct ReceiptTransaction: Codable, Hashable, Sendable {
     package var entitlement: String?
     package var expiresAt: Date?
 
-    package init(receiptID: String, transactionID: String, productID: String, outcome: TransactionOutcome, currency: String? = nil, amount: Int? = nil, entitlement: String? = nil, expiresAt: Date? = nil) {
+    package init(
+        receiptID: String, transactionID: String, productID: String, outcome: TransactionOutcome,
+        currency: String? = nil, amount: Int? = nil, entitlement: String? = nil, expiresAt: Date? = nil
+    ) {
         self.receiptID = receiptID
         self.transactionID = transactionID
         self.productID = productID
@@ -23,7 +26,6 @@ package struct ReceiptTransaction: Codable, Hashable, Sendable {
         self.entitlement = entitlement
         self.expiresAt = expiresAt
     }
-
 
     enum CodingKeys: String, CodingKey {
         case receiptID = "receipt_id"

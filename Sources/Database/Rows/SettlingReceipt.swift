@@ -15,7 +15,10 @@ package struct SettlingReceipt: Codable, Hashable, Sendable, Identifiable {
     package var attempts: Int
     package var environment: String?
 
-    package init(id: String, accountID: String, kind: ReceiptKind, orderID: String? = nil, status: ReceiptStatus, reason: String? = nil, attempts: Int, environment: String? = nil) {
+    package init(
+        id: String, accountID: String, kind: ReceiptKind, orderID: String? = nil, status: ReceiptStatus,
+        reason: String? = nil, attempts: Int, environment: String? = nil
+    ) {
         self.id = id
         self.accountID = accountID
         self.kind = kind
@@ -25,7 +28,6 @@ package struct SettlingReceipt: Codable, Hashable, Sendable, Identifiable {
         self.attempts = attempts
         self.environment = environment
     }
-
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id

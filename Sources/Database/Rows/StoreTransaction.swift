@@ -34,7 +34,13 @@ package struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
     /// How its account was chosen.
     package var binding: BindingPath?
 
-    package init(id: String, originalTransactionID: String, productID: String, quantity: Int, environment: String? = nil, receiptID: String? = nil, notificationID: String? = nil, accountID: String? = nil, purchaseDate: Date? = nil, expiresDate: Date? = nil, cancellationDate: Date? = nil, state: State, entitlement: String? = nil, createdAt: Date, updatedAt: Date, catalogProductID: String? = nil, orderID: String? = nil, binding: BindingPath? = nil) {
+    package init(
+        id: String, originalTransactionID: String, productID: String, quantity: Int, environment: String? = nil,
+        receiptID: String? = nil, notificationID: String? = nil, accountID: String? = nil, purchaseDate: Date? = nil,
+        expiresDate: Date? = nil, cancellationDate: Date? = nil, state: State, entitlement: String? = nil,
+        createdAt: Date, updatedAt: Date, catalogProductID: String? = nil, orderID: String? = nil,
+        binding: BindingPath? = nil
+    ) {
         self.id = id
         self.originalTransactionID = originalTransactionID
         self.productID = productID
@@ -54,7 +60,6 @@ package struct StoreTransaction: Codable, Hashable, Sendable, Identifiable {
         self.orderID = orderID
         self.binding = binding
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id = "transaction_id"

@@ -35,7 +35,11 @@ package struct SubscriptionCheck: Codable, Hashable, Sendable, Identifiable {
     package var updatedAt: Date
     package var publishedAt: Date?
 
-    package init(id: String, originalTransactionID: String, accountID: String, entitlement: String, expiresAt: Date, phase: Phase, dueAt: Date, status: Status, outcome: String? = nil, reason: String? = nil, receiptID: String? = nil, createdAt: Date, updatedAt: Date, publishedAt: Date? = nil) {
+    package init(
+        id: String, originalTransactionID: String, accountID: String, entitlement: String, expiresAt: Date,
+        phase: Phase, dueAt: Date, status: Status, outcome: String? = nil, reason: String? = nil,
+        receiptID: String? = nil, createdAt: Date, updatedAt: Date, publishedAt: Date? = nil
+    ) {
         self.id = id
         self.originalTransactionID = originalTransactionID
         self.accountID = accountID
@@ -51,7 +55,6 @@ package struct SubscriptionCheck: Codable, Hashable, Sendable, Identifiable {
         self.updatedAt = updatedAt
         self.publishedAt = publishedAt
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -84,7 +87,11 @@ public struct SubscriptionCheckDetails: Codable, Hashable, Sendable {
     /// The validate-queue message that asks Apple.
     public var submission: PipelineCore.Submission
 
-    package init(checkID: String, originalTransactionID: String, accountID: String, entitlement: String, expiresAt: Date, phase: String, dueAt: Date, status: String, outcome: String? = nil, reason: String? = nil, submission: PipelineCore.Submission) {
+    package init(
+        checkID: String, originalTransactionID: String, accountID: String, entitlement: String, expiresAt: Date,
+        phase: String, dueAt: Date, status: String, outcome: String? = nil, reason: String? = nil,
+        submission: PipelineCore.Submission
+    ) {
         self.checkID = checkID
         self.originalTransactionID = originalTransactionID
         self.accountID = accountID
@@ -97,7 +104,6 @@ public struct SubscriptionCheckDetails: Codable, Hashable, Sendable {
         self.reason = reason
         self.submission = submission
     }
-
 
     enum CodingKeys: String, CodingKey {
         case checkID = "check_id"

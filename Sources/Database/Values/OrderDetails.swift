@@ -106,7 +106,12 @@ public struct ProductOffer: Codable, Hashable, Sendable {
     public var ordersToday: Int
     public var openOrderID: String?
 
-    package init(productID: String, type: String, appleProductID: String, grant: Offer.Grant? = nil, entitlement: String? = nil, available: Bool, unavailableReason: String? = nil, firstPurchase: Bool, firstPurchaseBonus: Offer.Grant? = nil, saleFrom: Date? = nil, saleUntil: Date? = nil, dailyLimit: Int? = nil, ordersToday: Int, openOrderID: String? = nil) {
+    package init(
+        productID: String, type: String, appleProductID: String, grant: Offer.Grant? = nil, entitlement: String? = nil,
+        available: Bool, unavailableReason: String? = nil, firstPurchase: Bool, firstPurchaseBonus: Offer.Grant? = nil,
+        saleFrom: Date? = nil, saleUntil: Date? = nil, dailyLimit: Int? = nil, ordersToday: Int,
+        openOrderID: String? = nil
+    ) {
         self.productID = productID
         self.type = type
         self.appleProductID = appleProductID
@@ -122,7 +127,6 @@ public struct ProductOffer: Codable, Hashable, Sendable {
         self.ordersToday = ordersToday
         self.openOrderID = openOrderID
     }
-
 
     enum CodingKeys: String, CodingKey {
         case productID = "product_id"

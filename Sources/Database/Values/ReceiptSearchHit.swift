@@ -15,7 +15,10 @@ public struct ReceiptSearchHit: Codable, Hashable, Sendable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    package init(kind: Kind, id: String, accountID: String? = nil, status: String, reason: String? = nil, attempts: Int, createdAt: Date, updatedAt: Date) {
+    package init(
+        kind: Kind, id: String, accountID: String? = nil, status: String, reason: String? = nil, attempts: Int,
+        createdAt: Date, updatedAt: Date
+    ) {
         self.kind = kind
         self.id = id
         self.accountID = accountID

@@ -25,7 +25,11 @@ public struct WebhookLogEntry: Codable, Hashable, Sendable {
     /// The signed body; only ``WebhookLogStore/webhook(id:)`` reads it.
     public var body: String?
 
-    package init(id: String, type: WebhookType, accountID: String, receiptID: String? = nil, notificationID: String? = nil, status: Status, attempts: Int, lastError: String? = nil, nextAttemptAt: Date? = nil, createdAt: Date, deliveredAt: Date? = nil, body: String? = nil) {
+    package init(
+        id: String, type: WebhookType, accountID: String, receiptID: String? = nil, notificationID: String? = nil,
+        status: Status, attempts: Int, lastError: String? = nil, nextAttemptAt: Date? = nil, createdAt: Date,
+        deliveredAt: Date? = nil, body: String? = nil
+    ) {
         self.id = id
         self.type = type
         self.accountID = accountID
@@ -39,7 +43,6 @@ public struct WebhookLogEntry: Codable, Hashable, Sendable {
         self.deliveredAt = deliveredAt
         self.body = body
     }
-
 
     enum CodingKeys: String, CodingKey {
         case id, type, status, attempts, body

@@ -1,12 +1,12 @@
+import Database
 import Foundation
 import Logging
 import Metrics
 import PipelineCore
+import Repositories
 import ServiceLifecycle
 import Settlement
-import Store
 import SettlementWriter
-import Database
 
 /// Answers Google's pending refund reviews (a chargeback it asks us about, RTDN
 /// `pendingRefundReviewNotification`) with `orders.reviewrefund`, from what the ledger knows.

@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import Logging
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// Reads Google Play's voided purchases (refunds and chargebacks) and debits each once, as
 /// an Apple refund is debited. Google sends no notice of most of them; it keeps 30 days of

@@ -1,9 +1,9 @@
 import ArgumentParser
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP {
     /// `iap account show|adjust|entitle`: an account's story, and an operator's grants and

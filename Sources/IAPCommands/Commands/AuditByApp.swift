@@ -1,7 +1,7 @@
-import PipelineCore
-import Store
-import SettlementWriter
 import Database
+import PipelineCore
+import Repositories
+import SettlementWriter
 
 /// The audit's findings by app: each finding counts under the app of its account (a
 /// transaction found on accounts of two apps, under the first).

@@ -1,10 +1,10 @@
 import ArgumentParser
+import Database
 import Foundation
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP {
     /// Checks the books: exits 0 when they balance, 1 with a report when they do not.

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Broker
+import Database
 import DeadLetters
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP {
     /// `iap dlq`: review dead letters from the terminal (the console does the same on the web).

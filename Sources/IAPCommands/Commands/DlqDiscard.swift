@@ -1,9 +1,9 @@
 import ArgumentParser
+import Database
 import DeadLetters
 import Foundation
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP.Dlq {
     /// `iap dlq discard ID --reason WHY`: give up on a dead letter, on the record.

@@ -1,9 +1,9 @@
+import Database
 import DeadLetters
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Terminal tables and JSON for `iap dlq`.
 enum DlqOutput {

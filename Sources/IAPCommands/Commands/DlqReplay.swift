@@ -1,10 +1,10 @@
 import ArgumentParser
+import Database
 import DeadLetters
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP.Dlq {
     /// `iap dlq replay ID | --reason R | --all`: put dead letters back on their work queue.

@@ -1,10 +1,10 @@
 import ArgumentParser
+import Database
 import DeadLetters
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP.Dlq {
     /// `iap dlq show ID`: one letter whole, with its receipt and every death of that receipt.

@@ -1,11 +1,11 @@
 import ArgumentParser
+import Database
+import DatabasePostgres
+import DatabaseSQLite
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
-import StoreSQLite
 
 extension IAP {
     /// Creates or upgrades the database; every stage also does this at start on SQLite.

@@ -1,10 +1,10 @@
 import ArgumentParser
+import Database
 import Foundation
 import PipelineCore
 import Reconciliation
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP {
     /// Asks Apple's Notification History for what never reached us, and feeds it in.

@@ -1,9 +1,9 @@
 import ArgumentParser
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension IAP {
     /// `iap webhooks list|show|replay`: the outbox as operators review it.

@@ -1,12 +1,12 @@
 import Broker
+import Database
+import DatabaseSQLite
 import Logging
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
-import StoreSQLite
 
 /// Metrics, health and shutdown settings, the same in every process.
 package struct OperationsSettings: Sendable {

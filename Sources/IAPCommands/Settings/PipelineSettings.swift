@@ -1,16 +1,16 @@
-import DatabaseSchema
 import Apps
 import Broker
+import Database
+import DatabasePostgres
+import DatabaseSQLite
+import DatabaseSchema
 import Foundation
 import Logging
 import Pipeline
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
-import StorePostgres
-import StoreSQLite
 
 /// The settings every process shares, read from the environment at start.
 package struct PipelineSettings: Sendable {

@@ -1,13 +1,13 @@
 import AppStore
+import Database
 import Foundation
 import HTTPClient
 import Logging
 import Pipeline
 import PipelineCore
 import Reconciliation
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Reconciliation with Apple's Notification History: which deployments, how often, and
 /// the App Store Server API credentials it asks with (IAP_APPSTORE_*, as the validator's).

@@ -1,12 +1,12 @@
+import Database
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
 
 /// The backend's API: `POST /v1/receipts`, `GET /v1/receipts/{id}`, `GET /v1/accounts/{id}`,

@@ -1,9 +1,9 @@
+import Database
 import Hummingbird
 import Logging
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Synchronization
 
 /// Every error leaves in the API's JSON shape: Hummingbird's own (404 for an unknown route,

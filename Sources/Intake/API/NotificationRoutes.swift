@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import Hummingbird
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
 
 /// `POST /v1/<store>/notifications`: what the stores push (Apple's App Store Server

@@ -1,7 +1,7 @@
-import Foundation
-import Store
-import SettlementWriter
 import Database
+import Foundation
+import Repositories
+import SettlementWriter
 
 /// A `POST /v1/orders` body: `account_id`, `product_id`, optional `app_account_token`. Pure.
 struct OrderRequest: Equatable, Sendable {

@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import Hummingbird
 import NIOCore
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Orders before purchase and what an account may buy:
 /// `GET /v1/products?account_id=`, `POST /v1/orders`, `GET /v1/orders/{id}`,

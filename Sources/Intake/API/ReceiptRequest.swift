@@ -1,8 +1,8 @@
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StorePlugins
 
 /// A `POST /v1/receipts` body, checked field by field. Pure: no I/O.

@@ -1,11 +1,11 @@
+import Database
 import Foundation
 import NIOCore
 import NIOPosix
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Synchronization
 
 /// Commits receipts from many concurrent requests in few transactions: one fsync for

@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import Logging
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// Deletes rejected Apple notifications older than the retention, at start and then every
 /// `interval`, run by the intake beside the relay. The notifications endpoint takes no

@@ -1,12 +1,12 @@
 import Broker
+import Database
 import Foundation
 import Logging
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 import Synchronization
 
 /// Publishes committed receipts to the validate queue, and marks them published once

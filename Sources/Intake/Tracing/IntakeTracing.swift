@@ -1,9 +1,9 @@
 import Broker
+import Database
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Tracing
 
 /// The intake's spans. The backend's request is Hummingbird's server span (it reads the

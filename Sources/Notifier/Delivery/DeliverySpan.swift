@@ -1,10 +1,10 @@
+import Database
 import Foundation
 import HTTPClient
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import Tracing
 
 /// One webhook delivery attempt as an HTTP client span (OpenTelemetry's HTTP conventions),

@@ -1,11 +1,11 @@
+import Database
 import Foundation
 import HTTPClient
 import Logging
 import Observability
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// What became of one delivery attempt.
 enum DeliveryOutcome: Hashable, Sendable {

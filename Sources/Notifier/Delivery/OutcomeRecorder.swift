@@ -1,8 +1,8 @@
+import Database
 import Foundation
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// Writes delivery outcomes to the outbox in batches: every outcome that arrived while the
 /// previous batch was committing, plus those arriving within a short linger, go in one

@@ -1,16 +1,16 @@
 import AppStore
 import Broker
+import Database
 import Fulfiller
 import GooglePlay
 import HTTPClient
 import Logging
 import PipelineCore
 import Reconciliation
+import Repositories
 import Scheduler
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 import StorePlugins
 
 /// The fulfiller's composition root: verdicts applied to accounts, the subscription

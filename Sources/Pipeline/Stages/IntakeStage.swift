@@ -1,14 +1,14 @@
 import Broker
 import Console
+import Database
 import DeadLetters
 import Hummingbird
 import Intake
 import Observability
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// The intake's composition root: the receipt API, the relay that publishes what it
 /// committed, the notifications' pruner, and the operators' console on the same port.

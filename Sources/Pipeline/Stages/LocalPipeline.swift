@@ -1,6 +1,7 @@
 import AppStore
 import Broker
 import Console
+import Database
 import Fulfiller
 import GooglePlay
 import Intake
@@ -8,11 +9,10 @@ import Logging
 import Notifier
 import Observability
 import PipelineCore
+import Repositories
 import Scheduler
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 import StorePlugins
 import Validator
 

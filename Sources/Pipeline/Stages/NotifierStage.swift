@@ -1,11 +1,11 @@
+import Database
 import HTTPClient
 import Logging
 import Notifier
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
 
 /// The notifier's composition root: the outbox delivered as signed webhooks. It reads no
 /// catalog and calls no store. Where the database tells of commits (PostgreSQL; SQLite on

@@ -1,12 +1,12 @@
 import AppStore
+import Database
 import Foundation
 import Logging
 import Observability
 import PipelineCore
+import Repositories
 import Settlement
-import Store
 import SettlementWriter
-import Database
 
 /// Answers Apple's `CONSUMPTION_REQUEST`s with Send Consumption Information (v2), from what
 /// the ledger knows, and only for players who consented.

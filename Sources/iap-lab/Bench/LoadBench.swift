@@ -1,12 +1,12 @@
 import ArgumentParser
+import Database
+import DatabaseSQLite
 import Foundation
 import IAPCommands
 import Intake
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 
 extension Lab.Bench {

@@ -1,6 +1,8 @@
 import AppStore
 import ArgumentParser
 import Broker
+import Database
+import DatabaseSQLite
 import Foundation
 import IAPCommands
 import Intake
@@ -8,11 +10,9 @@ import Logging
 import Notifier
 import Pipeline
 import PipelineCore
+import Repositories
 import ServiceLifecycle
-import Store
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 import Synchronization
 

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Broker
+import Database
 import Foundation
 import HTTPClient
 import Logging
-import Store
+import Repositories
 import SettlementWriter
-import Database
 import StubStore
 
 /// What both pipeline benchmarks do to a running intake: mint receipts the stub store

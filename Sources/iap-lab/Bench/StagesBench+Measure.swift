@@ -1,13 +1,13 @@
 import ArgumentParser
+import Database
+import DatabasePostgres
 import Drills
 import Foundation
 import HTTPClient
 import IAPCommands
 import Logging
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
 import StubStore
 
 extension Lab.Bench.StagesBench {

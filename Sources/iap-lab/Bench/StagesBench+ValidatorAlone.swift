@@ -1,10 +1,10 @@
 import ArgumentParser
 import Broker
+import Database
 import Foundation
 import IAPCommands
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 extension Lab.Bench.StagesBench {
     /// One validator's own capacity, which the rest of the pipeline on the same cores would

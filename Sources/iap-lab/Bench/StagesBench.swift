@@ -1,15 +1,15 @@
 import AppStore
 import ArgumentParser
 import Broker
+import Database
+import DatabaseSQLite
 import Drills
 import Foundation
 import HTTPClient
 import IAPCommands
 import Notifier
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StoreSQLite
 import StubStore
 
 extension Lab.Bench {

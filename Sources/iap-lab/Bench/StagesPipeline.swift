@@ -1,14 +1,14 @@
 import ArgumentParser
 import Broker
+import Database
+import DatabasePostgres
 import Drills
 import Foundation
 import IAPCommands
 import Notifier
 import PipelineCore
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
 
 /// The pipeline as operators run it, each stage its own `iap` process, on a queue prefix,
 /// a database and ports of its own: what `iap-lab bench stages` measures and `iap-lab chaos` attacks.

@@ -1,9 +1,9 @@
+import Database
+import DatabasePostgres
 import Foundation
 import Logging
-import Store
+import Repositories
 import SettlementWriter
-import Database
-import StorePostgres
 
 /// The statements PostgreSQL ran for one benchmark's database, as `pg_stat_statements`
 /// counts them: reset where the measured window starts, read where it ends. The view lives

@@ -1,9 +1,9 @@
 import Broker
+import Database
 import Drills
 import Foundation
-import Store
+import Repositories
 import SettlementWriter
-import Database
 
 /// What a chaos run reads once the faults stop: whether the pipeline is quiet yet, and then
 /// what it holds, for ``ChaosJudge``.

@@ -1,0 +1,199 @@
+import Database
+import Foundation
+import Logging
+import PostgresNIO
+import SettlementWriter
+import Synchronization
+
+/// A PostgreSQL database (`IAP_DATABASE_URL`): a pool of connections (postgres-nio's
+/// `PostgresClient`) to the server that accepts writes, and the schema.
+///
+/// The stores run on it the way they run on SQLite: every transaction leases a connection,
+/// and each statement is a round trip the task awaits, holding no thread. A transaction that
+/// lost a race with another process's (a deadlock, a serialization failure) is run again, a
+/// few times, from the start; a connection the server ended is dropped and the error is
+/// ``SQLError/unreachable(_:)``, which the stages treat as transient.
+///
+/// With several servers (a primary and its standbys), ``PostgresPrimary`` says which one the
+/// pool leases from, and looks for the new primary when work fails the way a failover makes
+/// it fail; the failed work stays a transient error.
+///
+/// The pools run from `init` until ``close()``: the database is opened by long-running
+/// stages and one-shot commands alike, and each closes it when done.
+public final class PostgresPipelineDatabase: SQLDatabase {
+    public let location: PostgresLocation
+    let logger: Logger
+    let primary: PostgresPrimary
+
+    /// How long a transaction may take once it has its connection: a server cut off by the
+    /// network answers nothing, and without this the work would wait for the kernel to give
+    /// the connection up, a quarter of an hour later.
+    let workTimeout: Duration
+
+    /// Nothing is connected until the first transaction.
+    /// - Parameters:
+    ///   - connections: how many transactions this process runs at once, at most.
+    ///   - workTimeout: when a transaction that has not finished is ended (see ``workTimeout``).
+    public init(
+        location: PostgresLocation, connections: Int = 8, workTimeout: Duration = .seconds(120), logger: Logger
+    ) {
+        self.location = location
+        self.logger = logger
+        self.workTimeout = workTimeout
+        primary = PostgresPrimary(location: location, connections: connections, logger: logger)
+    }
+
+    /// Closes every connection, and waits until they are closed.
+    public func close() async {
+        await primary.close()
+    }
+
+    /// What a transaction may do, and how its commit reaches the disk.
+    enum Kind: Sendable {
+        case write(CommitSync)
+        case read
+
+        var begin: [String] {
+            switch self {
+            case .read: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
+            // A commit waits for its WAL flush holding no other writer up: it is durable.
+            case .write(.durable), .write(.durableAfterUnlock): ["BEGIN"]
+            // Its loss only repeats work (a published mark): the commit does not wait for
+            // the WAL flush. The next durable commit flushes it too.
+            case .write(.relaxed): ["BEGIN", "SET LOCAL synchronous_commit = off"]
+            }
+        }
+    }
+
+    /// PostgreSQL orders waiting transactions itself: `priority` changes nothing here.
+    @discardableResult
+    public func transaction<T: Sendable>(
+        priority: WritePriority, sync: CommitSync, _ body: @escaping @Sendable (any SQLSession) async throws -> T
+    ) async throws -> T {
+        try await run(.write(sync), body)
+    }
+
+    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) async throws -> T) async throws -> T
+    {
+        try await run(.read, body)
+    }
+
+    static let attempts = 5
+
+    private func run<T: Sendable>(_ kind: Kind, _ body: @escaping @Sendable (any SQLSession) async throws -> T)
+        async throws -> T
+    {
+        var attempt = 1
+        while true {
+            do {
+                return try await once(kind, body)
+            } catch SQLError.retry(let message) where attempt < Self.attempts {
+                logger.debug(
+                    "transaction lost a race; running it again",
+                    metadata: ["attempt": "\(attempt)", "error": "\(message)"])
+                attempt += 1
+                // Apart, so that two transactions that collided do not collide again.
+                try await Task.sleep(for: .microseconds(Int.random(in: 1_000...(20_000 * attempt))))
+            }
+        }
+    }
+
+    private func once<T: Sendable>(_ kind: Kind, _ body: @escaping @Sendable (any SQLSession) async throws -> T)
+        async throws -> T
+    {
+        try await leased { [logger, primary, workTimeout] connection, server in
+            // Past its time the connection is closed: what the work awaits fails at once, and
+            // the server is suspected, as a failover would have it.
+            let overdue = Task {
+                try await Task.sleep(for: workTimeout)
+                logger.warning(
+                    "PostgreSQL answered nothing in time; closing the connection",
+                    metadata: ["server": "\(server)", "timeout": "\(workTimeout)"])
+                primary.suspect(server, because: "no answer within \(workTimeout)")
+                try? await connection.close()
+            }
+            defer { overdue.cancel() }
+            let sign = FailoverSign()
+            let session = PostgresSession(connection: connection, logger: logger, sign: sign)
+            do {
+                for statement in kind.begin { _ = try await session.run(statement) }
+                let result = try await body(session)
+                _ = try await session.run("COMMIT")
+                return result
+            } catch {
+                // A connection that cannot even roll back is closed: the pool replaces it.
+                if (try? await session.run("ROLLBACK")) == nil { try? await connection.close() }
+                if sign.isSeen || connection.isClosed { primary.suspect(server, because: "\(error)") }
+                throw error
+            }
+        }
+    }
+
+    /// How long a transaction waits for a connection of the pool (and, after a failover, for
+    /// the new primary) before it gives up: the servers are down or refuse this process, and
+    /// the caller should hear so.
+    static let leaseTimeout: Duration = .seconds(15)
+
+    /// Runs `work` on a connection leased from the primary's pool; the lease, not the work,
+    /// is bounded by ``leaseTimeout``. A lease that times out suspects its server.
+    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection, Int) async throws -> T)
+        async throws -> T
+    {
+        let state = LeaseState()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { [primary] in
+                let server = try await primary.primary(within: Self.leaseTimeout)
+                state.chose(server)
+                return try await primary.clients[server].withConnection { connection in
+                    // Too late: the caller was told the server did not answer.
+                    guard state.lease() else { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
+                    return try await work(connection, server)
+                }
+            }
+            group.addTask { [primary] in
+                try? await Task.sleep(for: Self.leaseTimeout)
+                guard state.expire() else { return nil }
+                guard let server = state.server else { throw SQLError.unreachable("PostgreSQL: \(primary.notFound)") }
+                primary.suspect(server, because: "no connection within 15 s")
+                throw SQLError.unreachable("PostgreSQL: no connection within 15 s")
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw CancellationError()
+        }
+    }
+
+    public func leadership(of name: String) -> any Leadership {
+        PostgresLeadership(primary: primary, name: name, logger: logger)
+    }
+}
+
+/// Whether a lease came before its deadline: whichever of the two is first decides. Also
+/// which server the lease went to, once known.
+private final class LeaseState: Sendable {
+    private let state = Mutex<(leased: Bool, expired: Bool, server: Int?)>((false, false, nil))
+
+    func chose(_ server: Int) {
+        state.withLock { $0.server = server }
+    }
+
+    var server: Int? { state.withLock { $0.server } }
+
+    /// False when the deadline came first.
+    func lease() -> Bool {
+        state.withLock { state in
+            if !state.expired { state.leased = true }
+            return state.leased
+        }
+    }
+
+    /// True when the deadline came first.
+    func expire() -> Bool {
+        state.withLock { state in
+            if !state.leased { state.expired = true }
+            return state.expired
+        }
+    }
+}
