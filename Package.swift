@@ -32,6 +32,11 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // The apps file (`IAP_APPS`), and docs/openapi.yaml for the route contract test.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // A client generated from docs/openapi.yaml (GeneratedClientTests): the generator's build
+        // plugin, its runtime, and the transport over AsyncHTTPClient, which swift-otel builds already.
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries, wrapped thinly and once
@@ -368,6 +373,22 @@ let package = Package(
                 "Observability", "PipelineTesting", "Broker", "Store",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
+        ),
+        // The spec as a backend's generator takes it: a Swift client made by swift-openapi-generator's
+        // build plugin from Tests/GeneratedClientTests/openapi.yaml (a link to docs/openapi.yaml),
+        // used against the pipeline in this process.
+        .testTarget(
+            name: "GeneratedClientTests",
+            dependencies: [
+                "Pipeline", "PipelineCore", "PipelineTesting", "StoreSQLite", "StubStore", "AppStore", "Intake",
+                "Notifier",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .testTarget(
             name: "iapTests",
