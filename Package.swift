@@ -32,8 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // The apps file (`IAP_APPS`), and docs/openapi.yaml for the route contract test.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
-        // A client generated from docs/openapi.yaml (GeneratedClientTests): the generator's build
-        // plugin, its runtime, and the transport over AsyncHTTPClient, which swift-otel builds already.
+        // A client generated from docs/openapi.yaml (GeneratedClientTests; swift-otel builds AsyncHTTPClient).
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
@@ -374,22 +373,14 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // The spec as a backend's generator takes it: a Swift client made by swift-openapi-generator's
-        // build plugin from Tests/GeneratedClientTests/openapi.yaml (a link to docs/openapi.yaml),
-        // used against the pipeline in this process.
-        .testTarget(
-            name: "GeneratedClientTests",
-            dependencies: [
-                "Pipeline", "PipelineCore", "PipelineTesting", "StoreSQLite", "StubStore", "AppStore", "Intake",
-                "Notifier",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-        ),
+        // The spec as a backend's generator takes it (docs/api.md, "Generating a client").
+        .testTarget(name: "GeneratedClientTests", dependencies: [
+            "Pipeline", "PipelineCore", "PipelineTesting", "StoreSQLite", "StubStore", "AppStore", "Intake", "Notifier",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
         .testTarget(
             name: "iapTests",
             dependencies: ["StoreSQLite", "StorePostgres", 

@@ -51,7 +51,8 @@ def main(api_url: str, token: str, stub_url: str) -> None:
     account_id = f"python-client-{uuid.uuid4().hex[:12]}"
 
     receipt = mint_receipt(stub_url, str(int(time.time() * 1000)))
-    submitted = submit_receipt.sync_detailed(client=client, body=ReceiptSubmission(account_id=account_id, receipt_data=receipt))
+    submission = ReceiptSubmission(account_id=account_id, receipt_data=receipt)
+    submitted = submit_receipt.sync_detailed(client=client, body=submission)
     check(submitted.status_code == 202 and isinstance(submitted.parsed, ReceiptSummary),
           f"submit_receipt answered {submitted.status_code} with a ReceiptSummary")
     receipt_id = str(submitted.parsed.receipt_id)
