@@ -5,6 +5,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// Products named by several targets.
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+
 let package = Package(
     name: "iap-pipeline",
     platforms: [.macOS(.v14)],
@@ -33,6 +37,10 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // The apps file (`IAP_APPS`), and docs/openapi.yaml for the route contract test.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // A client generated from docs/openapi.yaml (GeneratedClientTests; swift-otel builds AsyncHTTPClient).
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries, wrapped thinly and once
@@ -42,17 +50,17 @@ let package = Package(
         // MARK: Foundation of every stage
         .target(
             name: "PipelineCore",
-            dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [logging, .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "Broker",
             dependencies: [
                 "CRabbitMQ", "PipelineCore",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "HTTPClient", dependencies: ["CCurl", "PipelineCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "PipelineCore", logging]),
         // The money rules, pure: events in, effects out (no database, no broker, no I/O).
         .target(name: "Settlement", dependencies: ["PipelineCore"]),
         // The schema's one history, SQLite's and PostgreSQL's statements under each version.
@@ -70,7 +78,7 @@ let package = Package(
             name: "DatabaseSQLite",
             dependencies: [
                 "Database", "DatabaseSchema", "PipelineCore", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), logging,
             ]
         ),
         .target(
@@ -90,7 +98,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
@@ -101,7 +109,7 @@ let package = Package(
             dependencies: [
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -114,14 +122,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]
         ),
         .target(
             name: "GooglePlay",
             dependencies: [
                 "PipelineCore", "HTTPClient", "StorePlugins", "Repositories", "Settlement",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -134,7 +142,7 @@ let package = Package(
             name: "StorePlugins",
             dependencies: [
                 "PipelineCore", "HTTPClient", "Repositories",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -145,7 +153,7 @@ let package = Package(
             dependencies: [
                 "PipelineCore", "HTTPClient", "StorePlugins",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]
         ),
         // Huawei AppGallery's IAP server APIs, as a plug-in store.
@@ -156,7 +164,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]
         ),
         .target(
@@ -204,7 +212,7 @@ let package = Package(
                 "PipelineCore", "Broker", "Repositories", "DeadLetters",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]
         ),
         .target(
@@ -257,7 +265,7 @@ let package = Package(
             name: "Reconciliation",
             dependencies: [
                 "PipelineCore", "AppStore", "Repositories", "Settlement", "Observability",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -273,7 +281,7 @@ let package = Package(
                 "GooglePlay", "Intake", "Validator", "Notifier", "Pipeline", "DeadLetters", "Console", "StorePlugins",
                 "Observability", "Reconciliation", "TraceExport", "Apps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -287,7 +295,7 @@ let package = Package(
                 "AppStore", "StubStore", "Intake", "Notifier", "Pipeline", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -303,7 +311,7 @@ let package = Package(
                 "DatabaseSchema",
                 "PipelineCore", "Broker", "Repositories", "DatabaseSQLite", "DatabasePostgres", "Settlement", "Drills",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -319,10 +327,7 @@ let package = Package(
         .testTarget(name: "BrokerTests", dependencies: ["Broker", "PipelineTesting"]),
         .testTarget(
             name: "HTTPClientTests",
-            dependencies: [
-                "HTTPClient", "PipelineTesting", "Drills",
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ]
+            dependencies: ["HTTPClient", "PipelineTesting", "Drills", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .testTarget(
             name: "DatabaseTests",
@@ -341,39 +346,17 @@ let package = Package(
             exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"]
         ),
         // Fuzz targets for every parser of outside input (docs/fuzzing.md).
-        .testTarget(
-            name: "FuzzTests",
-            dependencies: ["AppStore", "StubStore", "GooglePlay", "PipelineCore", "PipelineTesting", "HTTPClient"]
-        ),
-        .testTarget(
-            name: "GooglePlayTests",
-            dependencies: [
-                "GooglePlay", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        .testTarget(
-            name: "StripeTests",
-            dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]
-        ),
-        .testTarget(
-            name: "HuaweiTests",
-            dependencies: ["Huawei", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient", "Repositories"]
-        ),
-        .testTarget(
-            name: "StubStoreTests",
-            dependencies: [
-                "StubStore", "PipelineTesting",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
+        .testTarget(name: "FuzzTests", dependencies: ["AppStore", "StubStore", "GooglePlay", "PipelineTesting", "HTTPClient"]),
+        .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient", logging]),
+        .testTarget(name: "StripeTests", dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]),
+        .testTarget(name: "HuaweiTests", dependencies: ["Huawei", "StubStore", "PipelineTesting", "HTTPClient", "Repositories"]),
+        .testTarget(name: "StubStoreTests", dependencies: ["StubStore", "PipelineTesting", hummingbirdTesting]),
         .testTarget(
             name: "IntakeTests",
             dependencies: [
                 "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore", "GooglePlay",
                 "Huawei", "Stripe", "StorePlugins",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), hummingbirdTesting,
                 // A request context with a chosen client address (the loopback has one IPv6 address).
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
@@ -382,25 +365,29 @@ let package = Package(
         .testTarget(name: "DeadLettersTests", dependencies: ["DeadLetters", "Broker", "Repositories", "PipelineTesting"]),
         .testTarget(name: "ValidatorTests", dependencies: ["Validator", "PipelineTesting"]),
         .testTarget(name: "FulfillerTests", dependencies: ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
-        .testTarget(
-            name: "NotifierTests",
-            dependencies: ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting", "HTTPClient"]
-        ),
+        .testTarget(name: "NotifierTests", dependencies: ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
         .testTarget(
             name: "ObservabilityTests",
-            dependencies: ["DatabaseSQLite", 
-                "Observability", "PipelineTesting", "Broker", "Repositories",
+            dependencies: [
+                "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // The spec as a backend's generator takes it (docs/api.md, "Generating a client").
+        .testTarget(name: "GeneratedClientTests", dependencies: [
+            "Pipeline", "PipelineCore", "PipelineTesting", "DatabaseSQLite", "StubStore", "AppStore", "Intake", "Notifier",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            .product(name: "HTTPTypes", package: "swift-http-types"), logging,
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
         .testTarget(
             name: "iapTests",
             dependencies: ["DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", 
                 "PipelineTesting", "Broker", "Repositories", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
                 "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                hummingbirdTesting, .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
     ]

@@ -17,58 +17,27 @@
 # Exits non-zero on any failure. Needs scripts/setup.sh --tests (RabbitMQ, python3-venv) and
 # a built iap (.build/debug/iap, else it builds it). SCHEMATHESIS_EXAMPLES (default 40) bounds
 # the test cases per operation and phase; the seed is fixed in scripts/schemathesis.toml.
+# The intake, the stub store and the venv are scripts/intake-under-test.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH"
+source scripts/intake-under-test.sh
 
-schemathesis_version=4.32.5
 examples=${SCHEMATHESIS_EXAMPLES:-40}
 venv=.build/schemathesis-venv
-work=$(mktemp -d)
-intake_pid=""
-stub_pid=""
-prefix="test.schemathesis.$$"
-
-cleanup() {
-  for pid in $intake_pid $stub_pid; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  rabbitmqctl -q list_queues name 2>/dev/null | grep "^$prefix\." | xargs -r -n 1 rabbitmqctl -q delete_queue \
-    >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
+intake_under_test schemathesis
 # schemathesis, pinned, in a venv of its own.
-if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -qF "$schemathesis_version"; then
-  rm -rf "$venv"
-  python3 -m venv "$venv" || { echo "schemathesis: python3 -m venv failed; run scripts/setup.sh --tests" >&2; exit 1; }
-  "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$schemathesis_version"
-fi
-iap=${IAP_BINARY:-.build/debug/iap}
-[ -x "$iap" ] || swift build --product iap
-lab=${IAP_LAB_BINARY:-$(dirname "$iap")/iap-lab}
-[ -x "$lab" ] || swift build --product iap-lab
+pinned_venv "$venv" "schemathesis==4.32.5"
 
-free_port() {
-  "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 port=$(free_port)
 database="$work/iap.sqlite"
 export IAP_SCHEMATHESIS_TOKEN="schemathesis-token-$RANDOM$RANDOM-0123456789"
 
 # Google's pushes are signed by the stub store's key: the intake fetches its JWKS, and
 # schemathesis sends a token the stub signed, so it fuzzes past the push's authentication.
-stub_port=$(free_port)
-"$lab" stub-store --port "$stub_port" > "$work/stub.log" 2>&1 &
-stub_pid=$!
+start_stub_store
 push_audience="http://127.0.0.1:$port/v1/google/notifications"
-for _ in $(seq 1 120); do
-  IAP_SCHEMATHESIS_PUSH_TOKEN=$(curl -fs -X POST "http://127.0.0.1:$stub_port/stub/google/push-token" \
-    -d "{\"audience\": \"$push_audience\"}" 2>/dev/null | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["token"])' 2>/dev/null) && break
-  sleep 0.5
-done
+IAP_SCHEMATHESIS_PUSH_TOKEN=$(curl -fs -X POST "$stub_url/stub/google/push-token" \
+  -d "{\"audience\": \"$push_audience\"}" | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["token"])') || true
 [ -n "${IAP_SCHEMATHESIS_PUSH_TOKEN:-}" ] || { echo "schemathesis: the stub store gave no push token" >&2; cat "$work/stub.log" >&2; exit 1; }
 export IAP_SCHEMATHESIS_PUSH_TOKEN
 
@@ -110,18 +79,9 @@ IAP_DB_PATH="$database" IAP_HTTP_HOST=127.0.0.1 IAP_HTTP_PORT="$port" IAP_API_TO
   IAP_HUAWEI_SUBSCRIPTION_URL="http://127.0.0.1:$stub_port/huawei/subscr" \
   IAP_STRIPE_API_KEY=sk_test_schemathesis IAP_STRIPE_WEBHOOK_SECRETS="$IAP_SCHEMATHESIS_STRIPE_SECRET" \
   IAP_STRIPE_API_URL="http://127.0.0.1:$stub_port/stripe" \
-  IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning "$iap" intake > "$work/intake.log" 2>&1 &
-intake_pid=$!
-for _ in $(seq 1 120); do
-  curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-  kill -0 "$intake_pid" 2>/dev/null || break
-  sleep 0.5
-done
-if ! curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
-  echo "schemathesis: the intake did not become ready on port $port" >&2
-  cat "$work/intake.log" >&2
-  exit 1
-fi
+  IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning start_iap intake.log intake
+intake_pid=$last_pid
+await_ready "$port" "$intake_pid" intake.log
 echo "schemathesis: iap intake on 127.0.0.1:$port, database $database, queues $prefix.*"
 
 # SCHEMATHESIS_REPORT_DIR: keep every request and answer there (HAR), to see what failed.

@@ -130,6 +130,9 @@ def declared_members(spec):
         for key in ("oneOf", "anyOf", "allOf"):
             for sub in schema.get(key, []):
                 found |= strings(sub, prefix, seen)
+        for key in ("if", "then", "else"):
+            if key in schema:
+                found |= strings(schema[key], prefix, seen)
         for name, sub in schema.get("properties", {}).items():
             found |= strings(sub, f"{prefix}.{name}" if prefix else name, seen)
         if "items" in schema:

@@ -51,6 +51,10 @@ scripts/with-deadline.sh 2400 \
 # The API against its contract (docs/openapi.yaml): schemathesis from PyPI, fixed seed, a
 # real `iap intake`; no 5xx, every answer as documented, refused requests change nothing.
 scripts/with-deadline.sh 600 scripts/schemathesis.sh
+# A client generated from the contract: openapi-python-client (PyPI) must take docs/openapi.yaml
+# without a warning, and its client submit a receipt and read the account credited by a real
+# intake, validator and fulfiller. (The Swift client is GeneratedClientTests, in the pass above.)
+scripts/with-deadline.sh 300 scripts/python-client.sh
 # A failover test killed at its deadline cannot tear its PostgreSQL cluster down itself.
 if [ "$(id -u)" = 0 ]; then trap 'scripts/cluster-postgres.sh down >/dev/null 2>&1 || true' EXIT; fi
 IAP_TEST_ALONE=1 scripts/with-deadline.sh 1800 swift test --skip-build --no-parallel --filter '\.(Disruptive|Alone)'
