@@ -128,7 +128,7 @@ let package = Package(
         .target(
             name: "GooglePlay",
             dependencies: [
-                "PipelineCore", "HTTPClient", "StorePlugins", "Repositories", "Settlement",
+                "PipelineCore", "HTTPClient", "StorePlugins", "Database", "Repositories", "SettlementWriter", "Settlement",
                 logging,
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -331,7 +331,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DatabaseTests",
-            dependencies: ["DatabaseSchema", "Repositories", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting"],
+            dependencies: ["DatabaseSchema", "Repositories", "SettlementWriter", "GooglePlay", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting"],
             // What earlier releases wrote, read by path from the tests (not bundled as resources).
             exclude: ["SchemaFixtures"]
         ),

@@ -26,7 +26,7 @@ extension OperatorConsole {
             guard text.count <= 256 else {
                 throw FilterError(field: "q", problem: "is longer than 256 characters; no id is")
             }
-            let found = try await AccountHistoryStore(database).accounts(matching: text, naming: naming)
+            let found = try await AccountHistoryRepository(database).accounts(matching: text, naming: naming)
             if found.count == 1 {
                 return ConsolePage(
                     .seeOther, "", headers: [.location: "/console/accounts/" + HTML.query(found[0])])
@@ -54,7 +54,7 @@ extension OperatorConsole {
         let csrf = session.csrfToken(configuration)
         let found: AccountStory?
         do {
-            found = try await AccountHistoryStore(database).story(of: id, now: now())
+            found = try await AccountHistoryRepository(database).story(of: id, now: now())
         } catch SQLError.decoding(let problem) {
             return unreadableAccountPage(session, id: id, problem: problem, csrf: csrf)
         }
@@ -167,11 +167,11 @@ extension OperatorConsole {
     /// Applies a grant or revoke, then shows the page (the table admits only operators with
     /// the `adjust` role).
     func adjust(_ session: ConsoleSession, accountID: String, _ form: FormValues) async throws -> ConsolePage {
-        let request = try AdjustmentStore.Request.parse(
+        let request = try AdjustmentRepository.Request.parse(
             accountID: accountID, currency: form["currency"], amount: form["amount"], entitlement: form["entitlement"],
             until: form["until"], reason: form["reason"], operatorName: session.operatorName,
             idempotencyKey: form["key"] ?? "")
-        let record = try await AdjustmentStore(database).apply(request, catalogs: catalogs, now: now())
+        let record = try await AdjustmentRepository(database).apply(request, catalogs: catalogs, now: now())
         logger.info(
             "console: adjusted",
             metadata: [

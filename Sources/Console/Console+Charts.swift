@@ -10,14 +10,14 @@ extension OperatorConsole {
     /// The last 24 hours by hour, or the last 30 days by day: receipts by outcome, credited
     /// value per currency, refunds, dead letters by reason.
     func charts(_ query: FormValues) async throws -> String {
-        let requested = query["window"] ?? ActivityStore.Window.day.rawValue
-        guard let window = ActivityStore.Window(rawValue: requested) else {
+        let requested = query["window"] ?? ActivityRepository.Window.day.rawValue
+        guard let window = ActivityRepository.Window(rawValue: requested) else {
             throw FilterError(field: "window", problem: "is 24h or 30d, not '\(requested.prefix(16))'")
         }
-        let activity = try await ActivityStore(database).activity(window, now: now())
+        let activity = try await ActivityRepository(database).activity(window, now: now())
         let hourly = window == .day
         let per = hourly ? "per hour" : "per day"
-        func chart(_ id: String, _ title: String, _ series: [ActivityStore.Series]) -> String {
+        func chart(_ id: String, _ title: String, _ series: [ActivityRepository.Series]) -> String {
             SVGChart(
                 id: id, title: title, buckets: activity.buckets,
                 series: series.map { SVGChart.Series(name: $0.name, values: $0.values) }, hourly: hourly,
@@ -25,7 +25,7 @@ extension OperatorConsole {
             ).svg
         }
         var out = "<p class=\"windows\">"
-        for (option, label) in [(ActivityStore.Window.day, "last 24 hours"), (.month, "last 30 days")] {
+        for (option, label) in [(ActivityRepository.Window.day, "last 24 hours"), (.month, "last 30 days")] {
             out +=
                 option == window
                 ? "<b>\(label)</b> " : "<a href=\"/console?window=\(option.rawValue)\">\(label)</a> "

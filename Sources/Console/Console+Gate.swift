@@ -137,7 +137,7 @@ extension OperatorConsole {
         if let error = error as? FilterError {
             return problem(.badRequest, "Bad filter", "\(error). Nothing was changed.")
         }
-        if let refusal = error as? AdjustmentStore.Refusal {
+        if let refusal = error as? AdjustmentRepository.Refusal {
             let status: HTTPResponse.Status =
                 switch refusal {
                 case .invalid: .badRequest

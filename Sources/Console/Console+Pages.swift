@@ -11,13 +11,13 @@ extension OperatorConsole {
     func overview(_ session: ConsoleSession, _ query: FormValues) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
         let depths = await review.queueDepths()
-        let minute = try await ReceiptStore(database).throughput(since: now().addingTimeInterval(-60))
-        let hour = try await ReceiptStore(database).throughput(since: now().addingTimeInterval(-3600))
+        let minute = try await ReceiptRepository(database).throughput(since: now().addingTimeInterval(-60))
+        let hour = try await ReceiptRepository(database).throughput(since: now().addingTimeInterval(-3600))
         let groups = try await review.groups()
 
         var body = ""
         // A receiver failing for ten minutes or more: the backend is missing events.
-        if let failing = try await WebhookLogStore(database).failingReceiver(for: 600, now: now()) {
+        if let failing = try await WebhookLogRepository(database).failingReceiver(for: 600, now: now()) {
             body +=
                 "<p class=\"alert\" id=\"webhooks-failing\">"
                 + HTML.escape(
@@ -28,7 +28,7 @@ extension OperatorConsole {
                 + "<code>iap webhooks list --status failed</code>.</p>"
         }
         // Google refunds a Play purchase left unacknowledged for three days.
-        let overdue = try await StoreConfirmationStore(database).overdue(olderThan: 2 * 86_400, now: now())
+        let overdue = try await ConfirmationRepository(database).overdue(olderThan: 2 * 86_400, now: now())
         let total = overdue.values.reduce(0, +)
         if total > 0 {
             let stores = overdue.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
@@ -58,10 +58,10 @@ extension OperatorConsole {
                 return ("", [.code(depth.queue), messages])
             })
         body += "<h2>Reconciliation with Apple</h2>"
-        body += Self.reconciliation(try await ReconciliationStore(database).latest())
+        body += Self.reconciliation(try await ReconciliationRepository(database).latest())
         body += "<h2>Call budgets (Apple's Server API, Google Play's quota), last minute</h2>"
         body += Self.callBudgets(
-            try await CallBudgetStore(database).usage(now: Int64(now().timeIntervalSince1970 * 1_000_000)))
+            try await CallBudgetRepository(database).usage(now: Int64(now().timeIntervalSince1970 * 1_000_000)))
         body += "<h2>Dead letters by reason</h2>"
         let (replays, discards) = (offers("groups/replay", to: session), offers("groups/discard", to: session))
         if groups.isEmpty {
@@ -122,7 +122,7 @@ extension OperatorConsole {
 
     /// The call budgets in use by every process (Apple's per endpoint, Google's per quota
     /// bucket): calls, the busiest second against the rate spent and the store's limit, how far ahead turns are booked, and a `429`'s pause.
-    static func callBudgets(_ budgets: [CallBudgetStore.Usage]) -> String {
+    static func callBudgets(_ budgets: [CallBudgetRepository.Usage]) -> String {
         guard !budgets.isEmpty else {
             return "<p id=\"budgets\">No call to Apple's Server API or Google Play's API in the last minute.</p>"
         }
@@ -240,9 +240,9 @@ extension OperatorConsole {
             ]
         }
         if let receiptID = letter.receiptID {
-            if let receipt = try await ReceiptStore(database).receipt(id: receiptID) {
+            if let receipt = try await ReceiptRepository(database).receipt(id: receiptID) {
                 rows += [("receipt status", receipt.status.rawValue + (receipt.reason.map { " (\($0))" } ?? ""))]
-            } else if let notification = try await StoreNotificationStore(database).notification(id: receiptID) {
+            } else if let notification = try await NotificationRepository(database).notification(id: receiptID) {
                 rows += [
                     (
                         "notification status",
@@ -272,7 +272,7 @@ extension OperatorConsole {
         body += "<h2>Body (\(text.encoding))</h2><pre>\(HTML.escape(text.text))</pre>"
         body += "<h2>Headers</h2><pre>\(HTML.escape(DeadLetterText.prettyJSON(letter.headers)))</pre>"
         if let receiptID = letter.receiptID {
-            let history = try await DeadLetterStore(database).deadLetters(receiptID: receiptID)
+            let history = try await DeadLetterRepository(database).deadLetters(receiptID: receiptID)
             if history.count > 1 {
                 body += "<h2>Every death of this receipt</h2>"
                 body += HTML.table(
@@ -306,7 +306,7 @@ extension OperatorConsole {
             guard text.count <= 256 else {
                 throw FilterError(field: "q", problem: "is longer than 256 characters; no id is")
             }
-            let hits = try await ReceiptStore(database).searchReceipts(text)
+            let hits = try await ReceiptRepository(database).searchReceipts(text)
             if hits.isEmpty {
                 body += "<p>Nothing found for “\(HTML.escape(text))”.</p>"
             } else {
@@ -330,7 +330,7 @@ extension OperatorConsole {
                     })
             }
             // Purchases credited to another account than the one that sent them (binding rules).
-            let conflicts = try await OrderStore(database).bindingConflicts(involving: text)
+            let conflicts = try await OrderRepository(database).bindingConflicts(involving: text)
             if !conflicts.isEmpty {
                 body += "<h2>Binding conflicts</h2>"
                 body += HTML.table(

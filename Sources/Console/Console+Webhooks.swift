@@ -25,7 +25,7 @@ extension OperatorConsole {
             return date
         }
         let naming = try naming(query)
-        let entries = try await WebhookLogStore(database).list(
+        let entries = try await WebhookLogRepository(database).list(
             .init(
                 status: status, accountID: query.text("account").map(naming.stored), since: since, limit: 500,
                 app: naming.scope))
@@ -76,7 +76,7 @@ extension OperatorConsole {
     /// One webhook whole, with its body and, for an operator who may, a button to send it again.
     func webhook(_ session: ConsoleSession, id: String) async throws -> ConsolePage {
         let csrf = session.csrfToken(configuration)
-        guard let entry = try await WebhookLogStore(database).webhook(id: id) else {
+        guard let entry = try await WebhookLogRepository(database).webhook(id: id) else {
             return .problem(
                 .notFound, title: "No such webhook", message: "No webhook has the id “\(id)”.",
                 operatorName: session.operatorName, csrf: csrf)
@@ -96,7 +96,7 @@ extension OperatorConsole {
 
     /// Sends webhooks again with their ids: one, or every failed one since an age.
     func replayWebhooks(_ session: ConsoleSession, id: String?, _ form: FormValues) async throws -> ConsolePage {
-        let store = WebhookLogStore(database)
+        let store = WebhookLogRepository(database)
         let replayed: [String]
         if let id {
             replayed = try await store.replay(ids: [id], now: now())

@@ -17,7 +17,7 @@ public struct ConsoleConfiguration: Sendable {
     /// (`OperatorConsole.routes`, listed in `docs/console.md`).
     public enum Role: String, Sendable, CaseIterable {
         /// Whatever moves money or messages: grant and take back currency and entitlements
-        /// (``AdjustmentStore``), replay or discard a dead letter or a group of them, and send
+        /// (``AdjustmentRepository``), replay or discard a dead letter or a group of them, and send
         /// webhooks again.
         case adjust
     }

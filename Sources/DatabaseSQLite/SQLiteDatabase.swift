@@ -13,7 +13,7 @@ import SettlementWriter
 ///
 /// ```swift
 /// let database = try SQLiteDatabase(path: "/var/lib/iap/pipeline.sqlite")
-/// let outcomes = try IntakeStore(database).accept(batch, now: Date())
+/// let outcomes = try IntakeRepository(database).accept(batch, now: Date())
 /// ```
 public struct SQLiteDatabase: Sendable {
     /// Access to the database.

@@ -10,7 +10,7 @@ extension Schema {
     ///   reported without a receipt (a web shop's payment, Apple's `ONE_TIME_CHARGE`).
     /// - `store_confirmations`: what a plug-in store is owed once its purchase is credited
     ///   (Huawei's consumption confirmation), written in the credit's transaction and worked
-    ///   off until the store says it is done (``StoreConfirmationStore``).
+    ///   off until the store says it is done (``ConfirmationRepository``).
     ///
     /// SQLite rebuilds the three tables (a CHECK cannot be altered), rowids kept; PostgreSQL
     /// renames them and swaps the checks.

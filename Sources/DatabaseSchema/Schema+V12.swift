@@ -1,6 +1,6 @@
 extension Schema {
     /// v12: Google's chargeback reviews (RTDN `pendingRefundReviewNotification`) and our
-    /// answers to them (``GoogleRefundReviewStore``).
+    /// answers to them (``GoogleRefundReviewRepository``).
     ///
     /// - `google_refund_reviews`: per review notification, what we told Google
     ///   (`orders.reviewrefund`) or why not yet: `sent`; `failed`, tried again from

@@ -1,6 +1,6 @@
 extension Schema {
     /// v13: Google Play's acknowledgements become store confirmations, as every plug-in
-    /// store's are (``StoreConfirmationStore``), and `google_acknowledgements` is dropped.
+    /// store's are (``ConfirmationRepository``), and `google_acknowledgements` is dropped.
     ///
     /// Each row moves as it was: pending stays due with its attempts and next attempt, done
     /// stays done, failed stays failed with its reason; its receipt and dates kept. Its key

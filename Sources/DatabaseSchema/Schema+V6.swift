@@ -1,5 +1,5 @@
 extension Schema {
-    /// v6: call budgets shared by every process that calls Apple (``CallBudgetStore``).
+    /// v6: call budgets shared by every process that calls Apple (``CallBudgetRepository``).
     ///
     /// - `call_budgets`: per budget (`appstore/<bundle>/<environment>/<endpoint>`), the next
     ///   free turn and the end of a pause after a `429`, in microseconds since 1970, with the

@@ -1,5 +1,5 @@
 extension Schema {
-    /// v7: `manual_adjustments`, an operator's grants and revokes (``AdjustmentStore``): the
+    /// v7: `manual_adjustments`, an operator's grants and revokes (``AdjustmentRepository``): the
     /// currency and signed amount, or the entitlement and its end; the reason, the operator,
     /// the balance after and what policy `clamp` wrote off. Its ledger entries carry
     /// `adjustment:<id>` as their transaction. The idempotency key is unique: a double

@@ -77,7 +77,7 @@ extension Schema {
             "done_at" DATETIME)
             """,
             #"CREATE INDEX "google_acknowledgements_due" ON "google_acknowledgements"("status", "next_attempt_at")"#,
-            // How far each app's voided purchases have been read (`GoogleVoidedStore`).
+            // How far each app's voided purchases have been read (`GoogleVoidedRepository`).
             """
             CREATE TABLE "google_voided_polls" (\
             "package_name" TEXT PRIMARY KEY NOT NULL, \

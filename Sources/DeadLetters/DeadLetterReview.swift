@@ -15,7 +15,7 @@ import SettlementWriter
 /// again is harmless: the pipeline credits each Apple transaction once.
 ///
 /// ```swift
-/// let review = DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: topology)
+/// let review = DeadLetterReview(store: DeadLetterRepository(database), connection: connection, topology: topology)
 /// let summary = await review.replay(DeadLetterFilter(reason: "attempts_exhausted: timeout"), by: "alice")
 /// ```
 public struct DeadLetterReview: Sendable {
@@ -24,7 +24,7 @@ public struct DeadLetterReview: Sendable {
     /// A header on replayed messages: the archived letter they come from.
     public static let replayOfHeader = "x-iap-replay-of"
 
-    let store: DeadLetterStore
+    let store: DeadLetterRepository
     let connection: AMQPConnection
     let topology: PipelineTopology
     let now: @Sendable () -> Date
@@ -33,7 +33,7 @@ public struct DeadLetterReview: Sendable {
     ///   - connection: a running connection; replays publish on it, the console reads queue depths.
     ///   - now: the clock, for age filters and the times recorded.
     public init(
-        store: DeadLetterStore, connection: AMQPConnection, topology: PipelineTopology,
+        store: DeadLetterRepository, connection: AMQPConnection, topology: PipelineTopology,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store

@@ -14,7 +14,7 @@ import Tracing
 /// acks the batch with one multiple-ack after the commit. Also archives every dead letter
 /// from the dead-letter queue, marking its receipt dead (see `Fulfiller+Archive.swift`). App Store Server
 /// Notifications travel the same way: a verdict (or dead letter) whose id is a
-/// notification's applies to that notification (see ``SettlementStore/apply(_:catalog:now:)``).
+/// notification's applies to that notification (see ``SettlementRepository/apply(_:catalog:now:)``).
 ///
 /// Run one per SQLite file; on PostgreSQL any number share the queue (a batch's rows are
 /// locked in its transaction).
@@ -42,8 +42,8 @@ public struct Fulfiller: Service {
 
     let connection: AMQPConnection
     let topology: PipelineTopology
-    let settlement: SettlementStore
-    let deadLetters: DeadLetterStore
+    let settlement: SettlementRepository
+    let deadLetters: DeadLetterRepository
     /// Each app's catalog: an account is credited by its app's (issue 30).
     let catalogs: AppCatalogs
     var catalog: Catalog { catalogs.defaultCatalog }
@@ -54,8 +54,8 @@ public struct Fulfiller: Service {
     let system: DatabaseSystemName
 
     public init(
-        connection: AMQPConnection, topology: PipelineTopology, settlement: SettlementStore,
-        deadLetters: DeadLetterStore, catalog: Catalog, otherApps: [String: Catalog] = [:],
+        connection: AMQPConnection, topology: PipelineTopology, settlement: SettlementRepository,
+        deadLetters: DeadLetterRepository, catalog: Catalog, otherApps: [String: Catalog] = [:],
         configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection
@@ -187,7 +187,7 @@ public struct Fulfiller: Service {
 
     /// Applies verdicts, retrying until the database takes them: a batch is never acked
     /// before it is committed. A verdict that cannot be applied for what it holds comes back
-    /// `invalid` (the store isolates it, ``SettlementStore/apply(_:catalog:now:)``) and is
+    /// `invalid` (the store isolates it, ``SettlementRepository/apply(_:catalog:now:)``) and is
     /// dead-lettered; only the database's own failures (busy, unreachable, full) are retried.
     /// - Returns: nil when cancelled before a commit succeeded.
     func commit(_ verdicts: [Verdict]) async -> [VerdictResult]? {

@@ -12,7 +12,7 @@ import StorePlugins
 /// Pays what stores are owed once their purchases are credited (Huawei's consumption
 /// confirmation, Google Play's acknowledgement or consumption, the app account token Apple is
 /// told for a StoreKit 2 purchase that carried none), from the rows the credit's own
-/// transaction wrote (``StoreConfirmationStore``), through each store's
+/// transaction wrote (``ConfirmationRepository``), through each store's
 /// ``StorePlugin/confirm(_:transactionID:context:)``, until the store says it is done.
 ///
 /// Failures the store may recover from are tried again with backoff (`initialBackoff`,
@@ -46,7 +46,7 @@ public struct StoreConfirmer: Service {
         }
     }
 
-    let store: StoreConfirmationStore
+    let store: ConfirmationRepository
     /// Every app served, by its id as rows name it (`""`: the default app).
     let apps: [String: App]
     /// The default app's context, for what is not one app's (the loop's own logs).
@@ -58,7 +58,7 @@ public struct StoreConfirmer: Service {
     ///   - stores: The default app's stores (the only app's, with the single-app settings).
     ///   - others: Every other app's (issue 30), by app id: each row is paid by its own app's.
     public init(
-        store: StoreConfirmationStore, stores: StoreRegistry, context: StoreContext, others: [String: App] = [:],
+        store: ConfirmationRepository, stores: StoreRegistry, context: StoreContext, others: [String: App] = [:],
         configuration: Configuration = .init(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
@@ -74,7 +74,7 @@ public struct StoreConfirmer: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             var worked = false
             do {
-                var due: [StoreConfirmationStore.Confirmation] = []
+                var due: [ConfirmationRepository.Confirmation] = []
                 for (app, served) in apps.sorted(by: { $0.key < $1.key }) where !served.stores.isEmpty {
                     due += try await store.claimDue(
                         stores: served.stores.keys.sorted(), app: app.isEmpty ? nil : app, now: now(),
@@ -99,7 +99,7 @@ public struct StoreConfirmer: Service {
     }
 
     /// One call to the store and its outcome recorded.
-    func confirm(_ confirmation: StoreConfirmationStore.Confirmation) async {
+    func confirm(_ confirmation: ConfirmationRepository.Confirmation) async {
         guard let app = apps[confirmation.app ?? ""], let plugin = app.stores[confirmation.store] else { return }
         let context = app.context
         let outcome = await plugin.confirm(

@@ -1,6 +1,5 @@
 import Database
 import PipelineCore
-import Repositories
 import ServiceLifecycle
 import SettlementWriter
 import StorePlugins
@@ -34,13 +33,13 @@ extension GooglePlayStore {
         if let reviews = jobs.refundReviews {
             services.append(
                 GoogleRefundReviewAnswerer(
-                    client: client, store: GoogleRefundReviewStore(database), configuration: reviews,
+                    client: client, store: GoogleRefundReviewRepository(database), configuration: reviews,
                     app: context.app, leadership: context.leadership("google-refund-reviews"), logger: context.logger))
         }
         if let interval = jobs.voidedInterval {
             services.append(
                 GoogleVoidedPoller(
-                    client: client, store: GoogleVoidedStore(database, app: context.app),
+                    client: client, store: GoogleVoidedRepository(database, app: context.app),
                     packageNames: setup.packageNames,
                     catalog: context.catalog, interval: interval, leadership: context.leadership("google-voided"),
                     logger: context.logger))

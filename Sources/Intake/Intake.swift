@@ -42,25 +42,26 @@ public struct Intake: Sendable {
         self.configuration = configuration
         self.relay = relay
         self.routes = IntakeRoutes(
-            accounts: LedgerStore(database), consents: ConsumptionStore(database), receipts: ReceiptStore(database),
-            orders: OrderStore(database),
+            accounts: LedgerRepository(database), consents: ConsumptionRepository(database),
+            receipts: ReceiptRepository(database),
+            orders: OrderRepository(database),
             committer: GroupCommitter(database: database, maxWait: configuration.commitWait) {
                 relay.enqueue($0)
             },
             maxBodySize: configuration.maxBodySize, stores: { configuration.stores(of: $0) },
             tracing: IntakeTracing(database: database))
         self.orders = OrderRoutes(
-            orders: OrderStore(database),
+            orders: OrderRepository(database),
             catalogs: AppCatalogs(catalog, others: configuration.appCatalogs),
             orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
-            notifications: StoreNotificationStore(database), relay: relay,
+            notifications: NotificationRepository(database), relay: relay,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
             stores: [("", configuration.stores)]
                 + configuration.appStores.keys.sorted().map { ($0, configuration.appStores[$0]!) })
         self.pruner = NotificationPruner(
-            notifications: StoreNotificationStore(database), retention: configuration.rejectedNotificationRetention,
+            notifications: NotificationRepository(database), retention: configuration.rejectedNotificationRetention,
             logger: logger)
         self.apiLimiter = configuration.rateLimit.map { RateLimiter($0) }
         self.health = health

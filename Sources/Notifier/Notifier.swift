@@ -181,7 +181,7 @@ public struct Notifier: Service {
     private func claim(limit: Int) async throws -> [OutboxWebhook] {
         let now = self.now()
         let leaseUntil = now.addingTimeInterval(configuration.lease.timeInterval)
-        return try await OutboxStore(database).claimDueWebhooks(now: now, limit: limit, leaseUntil: leaseUntil)
+        return try await OutboxRepository(database).claimDueWebhooks(now: now, limit: limit, leaseUntil: leaseUntil)
     }
 
     /// ``claim(limit:)`` for the poll loop: nil after a transient failure, which is logged.

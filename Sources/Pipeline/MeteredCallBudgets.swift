@@ -18,7 +18,7 @@ public struct MeteredCallBudgets: CallBudgetKeeper {
 
     /// The budgets in `database`, metered: what every process that calls Apple should use.
     public static func shared(_ database: any SQLDatabase) -> MeteredCallBudgets {
-        MeteredCallBudgets(CallBudgetStore(database))
+        MeteredCallBudgets(CallBudgetRepository(database))
     }
 
     public func reserve(

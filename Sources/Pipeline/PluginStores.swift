@@ -81,7 +81,7 @@ public enum PluginStores {
         }
         var services: [any Service] = [
             StoreConfirmer(
-                store: StoreConfirmationStore(database), stores: stores, context: context, others: confirming,
+                store: ConfirmationRepository(database), stores: stores, context: context, others: confirming,
                 configuration: confirmer)
         ]
         let served = [(stores, context)] + others.keys.sorted().map { (others[$0]!.stores, confirming[$0]!.context) }

@@ -26,7 +26,7 @@ public enum PlayAcknowledgementsAtV12 {
                 id: "r-\(name)", accountID: "a-\(name)", kind: .googlePlay, payload: payload,
                 payloadHash: sha256Hex("google_play:" + payload), requestHash: sha256Hex("a-\(name)" + payload))
         }
-        _ = try await IntakeStore(database).accept(receipts, now: now)
+        _ = try await IntakeRepository(database).accept(receipts, now: now)
         // Credited as v12's settlement writer left them, in v12's own columns: this program's
         // writer speaks the latest schema, not the one this database is at.
         let units: [String: Int] = [consumable: 100]

@@ -21,16 +21,16 @@ import SettlementWriter
 /// verifies its signature, and the settlement engine credits or takes back once.
 public struct AccountReconciler: Sendable {
     let api: AppStoreServerAPIClient
-    let reconciliation: ReconciliationStore
-    let intake: IntakeStore
+    let reconciliation: ReconciliationRepository
+    let intake: IntakeRepository
     let logger: Logger
     /// History requests per run at most: one per Apple account the player used, bounded.
     static let maximumAsks = 20
 
     public init(api: AppStoreServerAPIClient, database: any SQLDatabase, logger: Logger) {
         self.api = api
-        self.reconciliation = ReconciliationStore(database)
-        self.intake = IntakeStore(database)
+        self.reconciliation = ReconciliationRepository(database)
+        self.intake = IntakeRepository(database)
         self.logger = logger
     }
 
@@ -64,7 +64,7 @@ public struct AccountReconciler: Sendable {
 
     /// Every transaction Apple lists for the Apple accounts behind `recorded`, each once.
     private func history(
-        covering recorded: [ReconciliationStore.AppleTransaction], report: inout AccountReconciliationReport
+        covering recorded: [ReconciliationRepository.AppleTransaction], report: inout AccountReconciliationReport
     ) async throws -> [(TransactionPeek, String)] {
         var listed: [String: (TransactionPeek, String)] = [:]
         var order: [String] = []
@@ -87,7 +87,7 @@ public struct AccountReconciler: Sendable {
 
     /// What a listed transaction is to the account: nothing to do (nil), missing, or not
     /// provably the account's.
-    static func judge(_ peek: TransactionPeek, side: ReconciliationStore.AccountSide) -> AccountFinding? {
+    static func judge(_ peek: TransactionPeek, side: ReconciliationRepository.AccountSide) -> AccountFinding? {
         let recorded = side.transactions.first { $0.transactionID == peek.transactionID }
         if let recorded {
             guard peek.isRevoked, recorded.state == "credited" else { return nil }

@@ -12,15 +12,15 @@ import SettlementWriter
 /// Apple retries a notification five times over three days, then gives up; its Notification
 /// History lists, per deployment, the ones that never reached us (`onlyFailures`). Each we
 /// never stored (by payload, or by `notificationUUID` for a resend signed anew) is stored
-/// through the intake's own path, ``StoreNotificationStore/acceptNotification(id:store:payload:payloadHash:now:)``,
+/// through the intake's own path, ``NotificationRepository/acceptNotification(id:store:payload:payloadHash:now:)``,
 /// and the relay publishes it through the validate queue: the validator verifies its
 /// signature, and the settlement engine applies it once, like any other. A second run finds
 /// it stored and feeds nothing.
 public struct Reconciler: Sendable {
     let api: AppStoreServerAPIClient
     let environments: [AppStoreServerAPIEnvironment]
-    let runs: ReconciliationStore
-    let notifications: StoreNotificationStore
+    let runs: ReconciliationRepository
+    let notifications: NotificationRepository
     /// The app whose History is read (``AppScope/key``): what it feeds is that app's.
     let app: String
     let logger: Logger
@@ -35,9 +35,9 @@ public struct Reconciler: Sendable {
     ) {
         self.api = api
         self.environments = environments
-        self.runs = ReconciliationStore(database, app: app)
+        self.runs = ReconciliationRepository(database, app: app)
         self.app = app ?? ""
-        self.notifications = StoreNotificationStore(database)
+        self.notifications = NotificationRepository(database)
         self.logger = logger
     }
 
@@ -94,7 +94,7 @@ public struct Reconciler: Sendable {
         let byHash = Dictionary(listed.map { (PayloadHash.notification($0.signedPayload), $0) }) { first, _ in first }
         let unknown = try await runs.unknown(
             byHash.map {
-                ReconciliationStore.Listed(
+                ReconciliationRepository.Listed(
                     payloadHash: $0.key, notificationUUID: NotificationPeek($0.value.signedPayload)?.notificationUUID)
             })
         for item in unknown {

@@ -21,7 +21,7 @@ import SettlementWriter
 ///
 /// ```swift
 /// let scheduler = SubscriptionScheduler(
-///     connection: amqp, topology: topology, checks: SubscriptionStore(database),
+///     connection: amqp, topology: topology, checks: SubscriptionRepository(database),
 ///     catalogs: AppCatalogs(catalog, others: otherApps), logger: logger)
 /// ```
 public struct SubscriptionScheduler: Service {
@@ -56,7 +56,7 @@ public struct SubscriptionScheduler: Service {
 
     let connection: AMQPConnection
     let topology: PipelineTopology
-    let checks: SubscriptionStore
+    let checks: SubscriptionRepository
     /// Each app's catalog: a subscription is judged by its account's app's (issue 30).
     let catalogs: AppCatalogs
     let configuration: Configuration
@@ -64,7 +64,7 @@ public struct SubscriptionScheduler: Service {
     let logger: Logger
 
     public init(
-        connection: AMQPConnection, topology: PipelineTopology, checks: SubscriptionStore, catalogs: AppCatalogs,
+        connection: AMQPConnection, topology: PipelineTopology, checks: SubscriptionRepository, catalogs: AppCatalogs,
         configuration: Configuration = .init(), leadership: any Leadership = AlwaysLeader(), logger: Logger
     ) {
         self.leadership = leadership

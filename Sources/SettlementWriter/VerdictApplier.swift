@@ -201,7 +201,7 @@ struct VerdictApplier {
     }
 
     /// What the transaction's store asked for once it is credited (now or before), owed in
-    /// this same transaction so that it cannot be lost (``StoreConfirmationStore``), under
+    /// this same transaction so that it cannot be lost (``ConfirmationRepository``), under
     /// the app of `account` (the credited one), whose stores pay it.
     func oweConfirmation(_ transaction: VerifiedTransaction, store: String, receiptID: String?, account: String?) {
         guard let payload = transaction.confirmation else { return }

@@ -83,7 +83,7 @@ struct AlonePostgresFailoverTests {
         try await writer.expectEveryAcknowledgedCommit(in: database, of: second.acknowledgedBeforeKill)
         try await writer.creditTheRest()
         try await writer.expectEveryAcknowledgedCommit(in: database, of: writer.acknowledged)
-        #expect(try await LedgerStore(database).audit() == [])
+        #expect(try await LedgerRepository(database).audit() == [])
         print(
             "failover figures: pg1→pg2 \(first), pg2→pg1 \(second), "
                 + "\(writer.acknowledged.credited.count) receipts acknowledged")
@@ -158,7 +158,7 @@ struct AlonePostgresFailoverTests {
                 try await cluster.rejoin("pg2")
                 try await accepting.value
                 #expect(done.isSet)
-                #expect(try await ReceiptStore(database).receipt(id: "waits") != nil)
+                #expect(try await ReceiptRepository(database).receipt(id: "waits") != nil)
             }
         }
     }

@@ -22,14 +22,14 @@ import Testing
             let accounts = ["player-1", "a_b/player-1", "axb/player-1"]
             for (index, account) in accounts.enumerated() {
                 try await database.acceptNew([Fixture.receipt("r\(index)", account: account)])
-                _ = try await SettlementStore(database).apply(
+                _ = try await SettlementRepository(database).apply(
                     [
                         Fixture.valid(
                             "r\(index)", account: account, [Fixture.purchase("t\(index)", original: "o\(index)")])
                     ],
                     catalog: Fixture.catalog, now: t0)
             }
-            _ = try await DeadLetterStore(database).archive(
+            _ = try await DeadLetterRepository(database).archive(
                 accounts.enumerated().map { index, account in
                     DeadLetter(
                         id: "dl_\(index)", receiptID: nil, accountID: account, reason: "test", attempts: 1,
@@ -39,17 +39,17 @@ import Testing
 
             // Then each app's filter keeps to its own rows
             for (scope, account) in zip(apps.scopes, accounts) {
-                let hooks = try await WebhookLogStore(database).list(.init(app: scope))
+                let hooks = try await WebhookLogRepository(database).list(.init(app: scope))
                 #expect(Set(hooks.map(\.accountID)) == [account], "\(scope)")
-                let letters = try await DeadLetterStore(database).deadLetters(DeadLetterQuery(app: scope))
+                let letters = try await DeadLetterRepository(database).deadLetters(DeadLetterQuery(app: scope))
                 #expect(letters.map(\.accountID) == [account], "\(scope)")
             }
             // Every app's, unfiltered; the single-app settings filter nothing
-            #expect(try await WebhookLogStore(database).list(.init()).count == 3)
-            #expect(try await DeadLetterStore(database).deadLetters(DeadLetterQuery(app: .single)).count == 3)
+            #expect(try await WebhookLogRepository(database).list(.init()).count == 3)
+            #expect(try await DeadLetterRepository(database).deadLetters(DeadLetterQuery(app: .single)).count == 3)
 
             // The player id finds the player in every app, or in the one app asked for
-            let history = AccountHistoryStore(database)
+            let history = AccountHistoryRepository(database)
             #expect(
                 try await history.accounts(matching: "player-1", naming: AccountNaming(apps: apps)) == accounts.sorted()
             )

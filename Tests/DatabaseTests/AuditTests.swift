@@ -14,7 +14,7 @@ import Testing
     /// an unknown product, a rejection, a retry and a dead letter.
     func mixedHistory(_ database: any SQLDatabase) async throws {
         try await database.acceptNew((1...10).map { Fixture.receipt("r\($0)", account: $0 % 2 == 0 ? "a2" : "a1") })
-        let results = try await SettlementStore(database).apply(
+        let results = try await SettlementRepository(database).apply(
             [
                 Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", quantity: 3)]),
                 Fixture.valid("r2", account: "a2", [Fixture.purchase("t2", product: Fixture.gems)]),
@@ -35,7 +35,7 @@ import Testing
         async throws
     {
         try await withTestDatabase(backend) { database in
-            let ledger = LedgerStore(database)
+            let ledger = LedgerRepository(database)
             // Given a history of every kind of outcome
             try await mixedHistory(database)
             #expect(try await ledger.account(id: "a1")?.balances == ["coins": 300])
@@ -59,7 +59,7 @@ import Testing
             }
 
             // When the books are audited
-            let findings = try await LedgerStore(database).audit()
+            let findings = try await LedgerRepository(database).audit()
 
             // Then exactly that balance is reported, with both numbers
             #expect(findings.count == 1)
@@ -75,15 +75,15 @@ import Testing
         try await withTemporaryDatabase { database in
             // Given an order paid cleanly
             guard
-                case .created(let order) = try await OrderStore(database).createOrder(
+                case .created(let order) = try await OrderRepository(database).createOrder(
                     NewOrder(accountID: "a1", productID: Fixture.coins), catalog: Fixture.catalog,
                     lifetime: .seconds(600),
                     now: t0)
             else { throw FixtureError("no order") }
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", orderID: order.orderID)])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
-            #expect(try await LedgerStore(database).audit().isEmpty)
+            #expect(try await LedgerRepository(database).audit().isEmpty)
 
             // When the order is made to point at another account behind the books' back
             try await database.transaction { db in
@@ -92,7 +92,7 @@ import Testing
             }
 
             // Then the audit names it
-            let findings = try await LedgerStore(database).audit()
+            let findings = try await LedgerRepository(database).audit()
             #expect(findings.map(\.kind) == [.paidOrderWithoutCredit])
             #expect(findings.first?.detail.contains(order.orderID) == true)
         }
@@ -108,7 +108,7 @@ import Testing
             }
 
             // When the books are audited
-            let findings = try await LedgerStore(database).audit()
+            let findings = try await LedgerRepository(database).audit()
 
             // Then both are reported
             #expect(Set(findings.map(\.kind)) == [.ledgerWithoutBalance, .finalReceiptWithoutNotification])

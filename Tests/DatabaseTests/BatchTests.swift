@@ -41,7 +41,7 @@ import Testing
             }
 
             // When they are applied in one call
-            let results = try await SettlementStore(database).apply(verdicts, catalog: Fixture.catalog, now: t0)
+            let results = try await SettlementRepository(database).apply(verdicts, catalog: Fixture.catalog, now: t0)
 
             // Then each replay is rejected and everything else credited
             #expect(results.count == count)
@@ -58,14 +58,15 @@ import Testing
             // and the audit is clean
             var ledgerEntries = 0
             for account in accounts {
-                let details = try #require(try await LedgerStore(database).account(id: account, ledgerLimit: 10_000))
+                let details = try #require(
+                    try await LedgerRepository(database).account(id: account, ledgerLimit: 10_000))
                 #expect(details.balances == expected[account, default: [:]], "\(account)")
                 ledgerEntries += details.ledger.count
                 #expect(details.ledger.reduce(0) { $0 + $1.amount } == details.balances.values.reduce(0, +))
             }
             #expect(ledgerEntries == credited.count - credited.filter { Int($0.dropFirst())! % 3 == 2 }.count)
-            #expect(try await OutboxStore(database).pendingWebhookCount() == count)
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await OutboxRepository(database).pendingWebhookCount() == count)
+            #expect(try await LedgerRepository(database).audit() == [])
         }
     }
 }

@@ -24,7 +24,7 @@ import Testing
 
     func order(_ database: any SQLDatabase, _ product: String, account: String) async throws -> OrderDetails {
         guard
-            case .created(let order) = try await OrderStore(database).createOrder(
+            case .created(let order) = try await OrderRepository(database).createOrder(
                 NewOrder(accountID: account, productID: product), catalog: Self.catalog, lifetime: .seconds(600),
                 now: Self.now)
         else { throw RuleTestError("no order") }
@@ -36,12 +36,12 @@ import Testing
         _ transactions: [VerifiedTransaction]
     ) async throws -> [VerdictResult] {
         try await database.acceptNew([Fixture.receipt(receiptID, account: account, orderID: order)], now: Self.now)
-        return try await SettlementStore(database).apply(
+        return try await SettlementRepository(database).apply(
             [Fixture.valid(receiptID, account: account, transactions)], catalog: Self.catalog, now: Self.now)
     }
 
     func balances(_ database: any SQLDatabase, _ account: String) async throws -> [String: Int] {
-        try await LedgerStore(database).account(id: account)?.balances ?? [:]
+        try await LedgerRepository(database).account(id: account)?.balances ?? [:]
     }
 
     @Test(arguments: TestBackend.allCases) func path1_theOrdersAccount_evenWhenAnotherAccountSubmits(
@@ -52,8 +52,8 @@ import Testing
             _ = try await submit(database, "r1", account: "bob", order: order.orderID, [Fixture.purchase("t1")])
             #expect(try await balances(database, "alice") == ["coins": 100])
             #expect(try await balances(database, "bob") == [:])
-            #expect(try await OrderStore(database).order(id: order.orderID, now: Self.now)?.status == .fulfilled)
-            let conflict = try #require(try await OrderStore(database).bindingConflicts().first)
+            #expect(try await OrderRepository(database).order(id: order.orderID, now: Self.now)?.status == .fulfilled)
+            let conflict = try #require(try await OrderRepository(database).bindingConflicts().first)
             #expect(conflict.claimantAccountID == "bob" && conflict.creditedAccountID == "alice")
             #expect(conflict.binding == "order")
         }
@@ -68,7 +68,7 @@ import Testing
             _ = try await submit(database, "r1", account: "bob", [Fixture.purchase("t1", token: token.uppercased())])
             #expect(try await balances(database, "alice") == ["coins": 100])
             #expect(try await balances(database, "bob") == [:])
-            #expect(try await OrderStore(database).bindingConflicts().first?.binding == "app_account_token")
+            #expect(try await OrderRepository(database).bindingConflicts().first?.binding == "app_account_token")
         }
     }
 
@@ -88,14 +88,14 @@ import Testing
 
             #expect(results == [.applied(receiptID: "r2", status: .rejected, reason: "bound_to_another_account")])
             #expect(
-                try await LedgerStore(database).account(id: "alice")?.entitlements.first?.expiresAt == Self.now + 2
+                try await LedgerRepository(database).account(id: "alice")?.entitlements.first?.expiresAt == Self.now + 2
                     * 86_400)
-            #expect(try await LedgerStore(database).account(id: "bob")?.entitlements.isEmpty ?? true)
+            #expect(try await LedgerRepository(database).account(id: "bob")?.entitlements.isEmpty ?? true)
             // The conflict is recorded; bob's order stays open (it paid nothing).
-            let conflict = try #require(try await OrderStore(database).bindingConflicts().first)
+            let conflict = try #require(try await OrderRepository(database).bindingConflicts().first)
             #expect(conflict.claimantAccountID == "bob" && conflict.creditedAccountID == "alice")
             #expect(conflict.binding == "original_transaction")
-            #expect(try await OrderStore(database).order(id: bobsOrder.orderID, now: Self.now)?.status == .open)
+            #expect(try await OrderRepository(database).order(id: bobsOrder.orderID, now: Self.now)?.status == .open)
             #expect(
                 try await database.allWebhooks().contains {
                     $0.type == .subscriptionRenewed && $0.accountID == "alice"
@@ -112,7 +112,7 @@ import Testing
                 database, "r1", account: "carol",
                 [Fixture.purchase("t1", token: "8a1c1f4e-3b1e-4a35-9b7c-1f0c5e8d9a21")])
             #expect(try await balances(database, "carol") == ["coins": 100])
-            #expect(try await OrderStore(database).bindingConflicts().isEmpty)
+            #expect(try await OrderRepository(database).bindingConflicts().isEmpty)
         }
     }
 
@@ -124,7 +124,7 @@ import Testing
             _ = try await submit(database, "r1", account: "alice", order: order.orderID, [Fixture.purchase("t1")])
 
             #expect(try await balances(database, "alice") == ["coins": 100])
-            let closed = try #require(try await OrderStore(database).order(id: order.orderID, now: Self.now))
+            let closed = try #require(try await OrderRepository(database).order(id: order.orderID, now: Self.now))
             #expect(closed.status == .mismatched)
             #expect(closed.creditedProductID == "com.example.coins100")
             let webhook = try #require(
@@ -147,7 +147,7 @@ import Testing
                 database, "r1", account: "alice", order: winter.orderID,
                 [Fixture.purchase("t1", product: "com.example.tier5")])
             #expect(try await balances(database, "alice") == ["coins": 900])
-            #expect(try await OrderStore(database).order(id: winter.orderID, now: Self.now)?.status == .fulfilled)
+            #expect(try await OrderRepository(database).order(id: winter.orderID, now: Self.now)?.status == .fulfilled)
 
             // The same tier paid with no order (lost): the tier's default product.
             _ = try await submit(
@@ -166,13 +166,13 @@ import Testing
             // An order that expired (or was cancelled) before Apple's answer: the payment still
             // credits its account, and closes it as paid.
             let late = try await order(database, "com.example.gems10", account: "erin")
-            _ = try await OrderStore(database).cancelOrder(
+            _ = try await OrderRepository(database).cancelOrder(
                 id: late.orderID, accountID: nil, reason: "timed out on device", now: Self.now)
             _ = try await submit(
                 database, "r2", account: "erin", order: late.orderID,
                 [Fixture.purchase("t2", product: "com.example.gems10")])
             #expect(try await balances(database, "erin") == ["gems": 10])
-            #expect(try await OrderStore(database).order(id: late.orderID, now: Self.now)?.status == .fulfilled)
+            #expect(try await OrderRepository(database).order(id: late.orderID, now: Self.now)?.status == .fulfilled)
         }
     }
 
@@ -185,7 +185,7 @@ import Testing
             _ = try await submit(database, "r2", account: "bob", order: order.orderID, [Fixture.purchase("t2")])
             #expect(try await balances(database, "alice") == ["coins": 100])
             #expect(try await balances(database, "bob") == ["coins": 100])
-            #expect(try await OrderStore(database).order(id: order.orderID, now: Self.now)?.transactionID == "t1")
+            #expect(try await OrderRepository(database).order(id: order.orderID, now: Self.now)?.transactionID == "t1")
         }
     }
 }
@@ -197,7 +197,7 @@ import Testing
         try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             // Given an order (and so a token) for alice, and a purchase whose receipt is lost
             guard
-                case .created(let order) = try await OrderStore(database).createOrder(
+                case .created(let order) = try await OrderRepository(database).createOrder(
                     NewOrder(accountID: "alice", productID: "com.example.vip.monthly"), catalog: BindingTests.catalog,
                     lifetime: .seconds(600), now: BindingTests.now)
             else { throw RuleTestError("no order") }
@@ -207,13 +207,13 @@ import Testing
 
             // When Apple's SUBSCRIBED notification arrives
             try await database.acceptNewNotifications(["n1"])
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [Fixture.notified("n1", "SUBSCRIBED", uuid: "U1", transaction)], catalog: BindingTests.catalog,
                 now: BindingTests.now)
 
             // Then alice holds the subscription, and its renewals will follow it
             #expect(results == [.notificationApplied(notificationID: "n1", status: .applied, reason: nil)])
-            #expect(try await LedgerStore(database).account(id: "alice")?.entitlements.first?.expiresAt == end)
+            #expect(try await LedgerRepository(database).account(id: "alice")?.entitlements.first?.expiresAt == end)
         }
     }
 }

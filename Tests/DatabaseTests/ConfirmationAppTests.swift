@@ -45,7 +45,7 @@ import Testing
             }
         ) { database, _ in
             // When this program opens it (v15 runs): the row is the default app's, as it was
-            let store = StoreConfirmationStore(database)
+            let store = ConfirmationRepository(database)
             let old = try #require(try await store.confirmation(store: "google", transactionID: "GPA.old"))
             #expect(old.app == nil && old.status == .pending && old.attempts == 1)
             #expect(old.payload == Self.payload("tok-old") && old.nextAttemptAt == t0)
@@ -54,8 +54,8 @@ import Testing
             #expect(
                 try await store.claimDue(stores: ["google"], now: t0, limit: 10).map(\.transactionID) == ["GPA.old"])
             // And the reconciliation run written then was the default app's: it goes on from it
-            #expect(try await ReconciliationStore(database).coveredUntil() == t0.addingTimeInterval(3600))
-            #expect(try await ReconciliationStore(database, app: "racer").coveredUntil() == nil)
+            #expect(try await ReconciliationRepository(database).coveredUntil() == t0.addingTimeInterval(3600))
+            #expect(try await ReconciliationRepository(database, app: "racer").coveredUntil() == nil)
         }
     }
 
@@ -72,7 +72,7 @@ import Testing
                     ).canonicalJSON
                     return Fixture.receipt("r-\(token)", account: account, payload: payload, kind: .googlePlay)
                 })
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 purchases.keys.sorted().map { token in
                     Fixture.valid(
                         "r-\(token)", account: purchases[token]!,
@@ -84,14 +84,14 @@ import Testing
                 }, catalog: Fixture.catalog, now: t0)
 
             // Then each confirmation names its app, and each app's confirmer claims only its own
-            let store = StoreConfirmationStore(database)
+            let store = ConfirmationRepository(database)
             #expect(try await store.confirmation(store: "google", transactionID: "GPA.tok-1")?.app == nil)
             #expect(try await store.confirmation(store: "google", transactionID: "GPA.tok-2")?.app == "racing")
             let racing = try await store.claimDue(stores: ["google"], app: "racing", now: t0, limit: 10)
             #expect(racing.map(\.transactionID) == ["GPA.tok-2"])
             let defaults = try await store.claimDue(stores: ["google"], now: t0, limit: 10)
             #expect(defaults.map(\.transactionID) == ["GPA.tok-1"])
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).audit() == [])
         }
     }
 }

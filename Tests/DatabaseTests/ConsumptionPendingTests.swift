@@ -17,12 +17,12 @@ import Testing
         try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n0"], now: t0.addingTimeInterval(-2 * 86_400))
             try await database.acceptNewNotifications(["n1", "n2", "n3", "n4"], now: t0)
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 (0...4).map {
                     Fixture.notified("n\($0)", "CONSUMPTION_REQUEST", uuid: "U\($0)", Fixture.purchase("t\($0)"))
                 },
                 catalog: Fixture.catalog, now: t0)
-            let store = ConsumptionStore(database)
+            let store = ConsumptionRepository(database)
             try await store.record(
                 .init(notificationID: "n2", transactionID: "t2", accountID: nil, status: .sent), now: t0)
             try await store.record(
@@ -49,14 +49,14 @@ import Testing
             try await database.acceptNew([
                 Fixture.receipt("r1", account: "racer/p1"), Fixture.receipt("r2", account: "p2"),
             ])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [
                     Fixture.valid("r1", account: "racer/p1", [Fixture.purchase("t1")]),
                     Fixture.valid("r2", account: "p2", [Fixture.purchase("t2")]),
                 ], catalog: Fixture.catalog, now: t0)
             try await database.acceptNewNotifications(["n1"], now: t0, app: "racer")
             try await database.acceptNewNotifications(["n2", "n3"], now: t0)
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 (1...3).map {
                     Fixture.notified("n\($0)", "CONSUMPTION_REQUEST", uuid: "U\($0)", Fixture.purchase("t\($0)"))
                 },
@@ -64,7 +64,7 @@ import Testing
 
             // Then the racing game's answerer waits for its own alone, the default app's for its
             // own, the one of no known account included
-            let store = ConsumptionStore(database)
+            let store = ConsumptionRepository(database)
             func pending(_ app: AppScope) async throws -> [String] {
                 try await store.pending(since: t0.addingTimeInterval(-60), maxAttempts: 5, limit: 10, app: app)
                     .map(\.notificationID)

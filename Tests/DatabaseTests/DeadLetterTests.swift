@@ -23,7 +23,7 @@ import Testing
     /// A database with one accepted receipt `r1` of account `alice`.
     func withReceipt(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
-            _ = try await IntakeStore(database).accept([Fixture.receipt("r1", account: "alice")], now: Fixture.t0)
+            _ = try await IntakeRepository(database).accept([Fixture.receipt("r1", account: "alice")], now: Fixture.t0)
             try await body(database)
         }
     }
@@ -31,13 +31,13 @@ import Testing
     @Test func archivingStoresTheLetterAndMarksTheReceiptDeadWithAWebhook() async throws {
         try await withReceipt { database in
             // When a dead letter for r1 is archived
-            let results = try await DeadLetterStore(database).archive(
+            let results = try await DeadLetterRepository(database).archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
             // Then the receipt is dead with the letter's reason, and its account is on the letter
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts_exhausted: http_503")])
-            #expect(try await ReceiptStore(database).receipt(id: "r1")?.status == .dead)
-            let stored = try #require(try await DeadLetterStore(database).deadLetter(id: "dl_1"))
+            #expect(try await ReceiptRepository(database).receipt(id: "r1")?.status == .dead)
+            let stored = try #require(try await DeadLetterRepository(database).deadLetter(id: "dl_1"))
             #expect(stored.accountID == "alice")
             #expect(stored.status == .waiting)
             #expect(stored.body == Data("{}".utf8))
@@ -47,7 +47,7 @@ import Testing
 
     @Test func aRedeliveredLetterIsArchivedOnce() async throws {
         try await withReceipt { database in
-            let deadLetters = DeadLetterStore(database)
+            let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             let again = try await deadLetters.archive(
@@ -61,12 +61,12 @@ import Testing
         async throws
     {
         try await withTestDatabase(backend) { database in
-            let results = try await DeadLetterStore(database).archive(
+            let results = try await DeadLetterRepository(database).archive(
                 [Self.letter("dl_p", receipt: nil, reason: "unparseable_message")], catalog: Fixture.catalog,
                 now: Fixture.t0)
             #expect(results == [nil])
             #expect(
-                try await DeadLetterStore(database).deadLetterGroups(DeadLetterQuery()).map(\.reason) == [
+                try await DeadLetterRepository(database).deadLetterGroups(DeadLetterQuery()).map(\.reason) == [
                     "unparseable_message"
                 ])
         }
@@ -76,8 +76,8 @@ import Testing
         async throws
     {
         try await withTestDatabase(backend) { database in
-            let deadLetters = DeadLetterStore(database)
-            _ = try await IntakeStore(database).accept(
+            let deadLetters = DeadLetterRepository(database)
+            _ = try await IntakeRepository(database).accept(
                 [
                     Fixture.receipt("r1", account: "alice"), Fixture.receipt("r2", account: "bob"),
                     Fixture.receipt("r3", account: "bob"),
@@ -117,7 +117,7 @@ import Testing
 
     @Test func replayReopensTheDeadReceiptSoThatItsNextVerdictApplies() async throws {
         try await withReceipt { database in
-            let deadLetters = DeadLetterStore(database)
+            let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
@@ -126,7 +126,7 @@ import Testing
 
             // Then the letter is replaying and the receipt validating again, reason cleared
             #expect(letter.status == .replaying)
-            let receipt = try #require(try await ReceiptStore(database).receipt(id: "r1"))
+            let receipt = try #require(try await ReceiptRepository(database).receipt(id: "r1"))
             #expect(receipt.status == .validating)
             #expect(receipt.reason == nil)
 
@@ -138,10 +138,11 @@ import Testing
                 ],
                 decidedAt: Fixture.t0)
             #expect(
-                try await SettlementStore(database).apply([verdict], catalog: Fixture.catalog, now: Fixture.t0) == [
-                    .applied(receiptID: "r1", status: .credited, reason: nil)
-                ])
-            #expect(try await LedgerStore(database).account(id: "alice")?.balances["coins"] == 100)
+                try await SettlementRepository(database).apply([verdict], catalog: Fixture.catalog, now: Fixture.t0)
+                    == [
+                        .applied(receiptID: "r1", status: .credited, reason: nil)
+                    ])
+            #expect(try await LedgerRepository(database).account(id: "alice")?.balances["coins"] == 100)
             #expect(
                 try await database.pendingWebhookTypes(receiptID: "r1") == ["receipt.dead", "receipt.credited"])
 
@@ -159,7 +160,7 @@ import Testing
 
     @Test func aReplayedReceiptThatDiesAgainIsArchivedAgain() async throws {
         try await withReceipt { database in
-            let deadLetters = DeadLetterStore(database)
+            let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             _ = try await deadLetters.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
@@ -174,20 +175,20 @@ import Testing
 
     @Test func anAbortedReplayLeavesEverythingAsItWas() async throws {
         try await withReceipt { database in
-            let deadLetters = DeadLetterStore(database)
+            let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             _ = try await deadLetters.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             try await deadLetters.abortReplay(id: "dl_1", now: Fixture.t0)
             #expect(try await deadLetters.deadLetter(id: "dl_1")?.status == .waiting)
-            #expect(try await ReceiptStore(database).receipt(id: "r1")?.status == .dead)
-            #expect(try await ReceiptStore(database).receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
+            #expect(try await ReceiptRepository(database).receipt(id: "r1")?.status == .dead)
+            #expect(try await ReceiptRepository(database).receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
         }
     }
 
     @Test func discardRecordsWhoAndWhyOnTheLetterAndTheReceipt() async throws {
         try await withReceipt { database in
-            let deadLetters = DeadLetterStore(database)
+            let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             let letter = try await deadLetters.discard(
@@ -195,7 +196,7 @@ import Testing
             #expect(letter.status == .discarded)
             #expect(letter.resolvedBy == "alice")
             #expect(letter.resolvedReason == "test purchase")
-            let receipt = try #require(try await ReceiptStore(database).receipt(id: "r1"))
+            let receipt = try #require(try await ReceiptRepository(database).receipt(id: "r1"))
             #expect(receipt.status == .dead)
             #expect(receipt.reason == "discarded by alice: test purchase")
             #expect(try await deadLetters.deadLetters(DeadLetterQuery()).isEmpty)
@@ -204,7 +205,7 @@ import Testing
 
     @Test func refusedActionsChangeNothing() async throws {
         try await withReceipt { database in
-            let deadLetters = DeadLetterStore(database)
+            let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
                 [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             // An unknown id, a blank reason, a blank operator
@@ -218,7 +219,7 @@ import Testing
                 try await deadLetters.discard(id: "dl_1", by: "", reason: "why", now: Fixture.t0)
             }
             #expect(try await deadLetters.deadLetter(id: "dl_1")?.status == .waiting)
-            #expect(try await ReceiptStore(database).receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
+            #expect(try await ReceiptRepository(database).receipt(id: "r1")?.reason == "attempts_exhausted: http_503")
         }
     }
 
@@ -226,8 +227,8 @@ import Testing
         _ backend: TestBackend
     ) async throws {
         try await withTestDatabase(backend) { database in
-            let deadLetters = DeadLetterStore(database)
-            let notifications = StoreNotificationStore(database)
+            let deadLetters = DeadLetterRepository(database)
+            let notifications = NotificationRepository(database)
             // Given an accepted App Store notification that died
             let accepted = try await notifications.acceptNotification(
                 id: "n1", app: "", payload: "signed-payload", payloadHash: Fixture.hash("signed-payload"),
@@ -254,14 +255,14 @@ import Testing
 
     @Test func searchFindsReceiptsByIdAccountAndAppleTransaction() async throws {
         try await withReceipt { database in
-            let receipts = ReceiptStore(database)
+            let receipts = ReceiptRepository(database)
             let verdict = Verdict(
                 outcome: .valid, receiptID: "r1", accountID: "alice", attempts: 1, environment: "Production",
                 transactions: [
                     VerifiedTransaction(transactionID: "t-42", originalTransactionID: "t-42", productID: Fixture.coins)
                 ],
                 decidedAt: Fixture.t0)
-            _ = try await SettlementStore(database).apply([verdict], catalog: Fixture.catalog, now: Fixture.t0)
+            _ = try await SettlementRepository(database).apply([verdict], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(try await receipts.searchReceipts("r1").map(\.id) == ["r1"])
             #expect(try await receipts.searchReceipts("alice").map(\.id) == ["r1"])
             #expect(try await receipts.searchReceipts("t-42").map(\.id) == ["r1"])

@@ -100,7 +100,7 @@ final class FailoverWriter: Sendable {
     }
 
     private func credit(_ id: String, account: String) async throws {
-        _ = try await SettlementStore(database).apply(
+        _ = try await SettlementRepository(database).apply(
             [Fixture.valid(id, account: account, [Fixture.purchase("t-\(id)")])], catalog: Fixture.catalog,
             now: Fixture.t0)
         state.withLock { state in

@@ -112,7 +112,7 @@ struct FixtureError: Error, CustomStringConvertible {
 extension SQLDatabase {
     /// Accepts receipts that must all be new.
     func acceptNew(_ receipts: [NewReceipt], now: Date = Fixture.t0) async throws {
-        let outcomes = try await IntakeStore(self).accept(receipts, now: now)
+        let outcomes = try await IntakeRepository(self).accept(receipts, now: now)
         for (receipt, outcome) in zip(receipts, outcomes) {
             guard case .created = outcome else { throw FixtureError("\(receipt.id) was not created: \(outcome)") }
         }
@@ -126,7 +126,7 @@ extension SQLDatabase {
     ) async throws {
         for (index, id) in ids.enumerated() {
             let payload = payloads?[index] ?? "signed-payload-of-\(id)"
-            let accepted = try await StoreNotificationStore(self).acceptNotification(
+            let accepted = try await NotificationRepository(self).acceptNotification(
                 id: id, app: app, payload: payload, payloadHash: Fixture.hash(payload), now: now)
             guard accepted == (id, true) else { throw FixtureError("\(id) was not created: \(accepted)") }
         }
@@ -136,6 +136,6 @@ extension SQLDatabase {
 extension SQLDatabase {
     /// The webhooks written so far (due or not), oldest first.
     func allWebhooks() async throws -> [OutboxWebhook] {
-        try await OutboxStore(self).dueWebhooks(now: .distantFuture, limit: 10_000)
+        try await OutboxRepository(self).dueWebhooks(now: .distantFuture, limit: 10_000)
     }
 }

@@ -26,8 +26,8 @@ import Testing
         let payload = PlayAcknowledgementsAtV12.payload
         // Given a database written at v12, when this program opens it (v13 runs)
         try await withTestDatabase(backend, writtenAt: 12, by: Self.writeV12) { database, _ in
-            let store = StoreConfirmationStore(database)
-            func row(_ id: String) async throws -> StoreConfirmationStore.Confirmation {
+            let store = ConfirmationRepository(database)
+            func row(_ id: String) async throws -> ConfirmationRepository.Confirmation {
                 try #require(try await store.confirmation(store: "google", transactionID: id))
             }
             // Then the pending one is still owed, as far along as it was
@@ -56,8 +56,8 @@ import Testing
             await #expect(throws: (any Error).self) {
                 try await database.snapshot { db in try await db.rows("SELECT * FROM google_acknowledgements") }
             }
-            #expect(try await LedgerStore(database).audit() == [])
-            #expect(try await LedgerStore(database).account(id: "a-pend")?.balances == ["coins": 100])
+            #expect(try await LedgerRepository(database).audit() == [])
+            #expect(try await LedgerRepository(database).account(id: "a-pend")?.balances == ["coins": 100])
         }
     }
 }

@@ -11,12 +11,12 @@ import Testing
         try await withTestDatabase(backend) { database in
             // Given an empty database
             // When a receipt is accepted
-            let outcomes = try await IntakeStore(database).accept(
+            let outcomes = try await IntakeRepository(database).accept(
                 [Fixture.receipt("r1", account: "a1", productID: Fixture.coins)], now: Fixture.t0)
 
             // Then it is created as received, never attempted, and its account exists
             #expect(outcomes == [.created(ReceiptSummary(id: "r1", status: .received))])
-            let details = try #require(try await ReceiptStore(database).receipt(id: "r1"))
+            let details = try #require(try await ReceiptRepository(database).receipt(id: "r1"))
             #expect(details.accountID == "a1")
             #expect(details.status == .received)
             #expect(details.attempts == 0)
@@ -24,7 +24,7 @@ import Testing
             #expect(details.createdAt == Fixture.t0)
             #expect(details.publishedAt == nil)
             #expect(details.transactions.isEmpty)
-            let account = try #require(try await LedgerStore(database).account(id: "a1"))
+            let account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.balances.isEmpty)
         }
     }
@@ -37,13 +37,13 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
 
             // When the same payload comes again for the same account, under a new id
-            let outcomes = try await IntakeStore(database).accept(
+            let outcomes = try await IntakeRepository(database).accept(
                 [Fixture.receipt("r2", account: "a1", payload: "P")], now: Fixture.t0.addingTimeInterval(5))
 
             // Then it resolves to the first receipt and nothing new is stored
             #expect(outcomes == [.duplicate(ReceiptSummary(id: "r1", status: .received))])
-            #expect(try await ReceiptStore(database).receipt(id: "r2") == nil)
-            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r1"])
+            #expect(try await ReceiptRepository(database).receipt(id: "r2") == nil)
+            #expect(try await IntakeRepository(database).unpublished(limit: 10).map(\.id) == ["r1"])
         }
     }
 
@@ -55,12 +55,12 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P")])
 
             // When a2 sends the same payload
-            let outcomes = try await IntakeStore(database).accept(
+            let outcomes = try await IntakeRepository(database).accept(
                 [Fixture.receipt("r2", account: "a2", payload: "P")], now: Fixture.t0)
 
             // Then it is a receipt of its own
             #expect(outcomes == [.created(ReceiptSummary(id: "r2", status: .received))])
-            #expect(try await ReceiptStore(database).receipt(id: "r2")?.accountID == "a2")
+            #expect(try await ReceiptRepository(database).receipt(id: "r2")?.accountID == "a2")
         }
     }
 
@@ -71,21 +71,21 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "P", idempotencyKey: "K")])
 
             // When the same request is retried under K
-            let retried = try await IntakeStore(database).accept(
+            let retried = try await IntakeRepository(database).accept(
                 [Fixture.receipt("r2", account: "a1", payload: "P", idempotencyKey: "K")], now: Fixture.t0)
             // Then it is the first receipt
             #expect(retried == [.duplicate(ReceiptSummary(id: "r1", status: .received))])
 
             // When K is reused for a different request
-            let reused = try await IntakeStore(database).accept(
+            let reused = try await IntakeRepository(database).accept(
                 [Fixture.receipt("r3", account: "a1", payload: "Q", idempotencyKey: "K")], now: Fixture.t0)
             // Then it conflicts with the first and nothing is stored
             #expect(reused == [.idempotencyConflict(existingID: "r1")])
-            #expect(try await ReceiptStore(database).receipt(id: "r3") == nil)
-            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r1"])
+            #expect(try await ReceiptRepository(database).receipt(id: "r3") == nil)
+            #expect(try await IntakeRepository(database).unpublished(limit: 10).map(\.id) == ["r1"])
 
             // When another account uses the same key
-            let other = try await IntakeStore(database).accept(
+            let other = try await IntakeRepository(database).accept(
                 [Fixture.receipt("r4", account: "a2", payload: "Q", idempotencyKey: "K")], now: Fixture.t0)
             // Then keys are per account: it is created
             #expect(other == [.created(ReceiptSummary(id: "r4", status: .received))])
@@ -107,7 +107,7 @@ import Testing
             ]
 
             // When it is accepted in one call
-            let outcomes = try await IntakeStore(database).accept(batch, now: Fixture.t0)
+            let outcomes = try await IntakeRepository(database).accept(batch, now: Fixture.t0)
 
             // Then each repeat resolves to the first of its kind
             #expect(
@@ -119,7 +119,7 @@ import Testing
                     .duplicate(ReceiptSummary(id: "r3", status: .received)),
                     .created(ReceiptSummary(id: "r6", status: .received)),
                 ])
-            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r1", "r3", "r6"])
+            #expect(try await IntakeRepository(database).unpublished(limit: 10).map(\.id) == ["r1", "r3", "r6"])
         }
     }
 
@@ -137,7 +137,7 @@ import Testing
             ]
 
             // When it is accepted
-            let outcomes = try await IntakeStore(database).accept(batch, now: Fixture.t0)
+            let outcomes = try await IntakeRepository(database).accept(batch, now: Fixture.t0)
 
             // Then the bad ones are invalid, stored nothing (not even an account), and the good ones are stored
             #expect(outcomes[0] == .created(ReceiptSummary(id: "r1", status: .received)))
@@ -146,9 +146,9 @@ import Testing
                 return
             }
             #expect(outcomes[3] == .created(ReceiptSummary(id: "r4", status: .received)))
-            #expect(try await ReceiptStore(database).receipt(id: "r2") == nil)
-            #expect(try await LedgerStore(database).account(id: String(repeating: "x", count: 129)) == nil)
-            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r1", "r4"])
+            #expect(try await ReceiptRepository(database).receipt(id: "r2") == nil)
+            #expect(try await LedgerRepository(database).account(id: String(repeating: "x", count: 129)) == nil)
+            #expect(try await IntakeRepository(database).unpublished(limit: 10).map(\.id) == ["r1", "r4"])
         }
     }
 
@@ -164,8 +164,8 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r3", account: "a2")], now: Fixture.t0.addingTimeInterval(3))
 
             // When the relay asks for unpublished receipts
-            let all = try await IntakeStore(database).unpublished(limit: 10)
-            let firstTwo = try await IntakeStore(database).unpublished(limit: 2)
+            let all = try await IntakeRepository(database).unpublished(limit: 10)
+            let firstTwo = try await IntakeRepository(database).unpublished(limit: 2)
 
             // Then they come oldest first as validate-queue messages, each payload in its own field
             #expect(all.map(\.id) == ["r1", "r2", "r3"])
@@ -175,11 +175,11 @@ import Testing
             #expect(all[1].submittedAt == Fixture.t0.addingTimeInterval(2))
 
             // When two are confirmed by the broker
-            try await IntakeStore(database).markPublished(["r1", "r2"], at: Fixture.t0.addingTimeInterval(10))
+            try await IntakeRepository(database).markPublished(["r1", "r2"], at: Fixture.t0.addingTimeInterval(10))
 
             // Then only the third is left, and the published ones are validating
-            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r3"])
-            let r1 = try #require(try await ReceiptStore(database).receipt(id: "r1"))
+            #expect(try await IntakeRepository(database).unpublished(limit: 10).map(\.id) == ["r3"])
+            let r1 = try #require(try await ReceiptRepository(database).receipt(id: "r1"))
             #expect(r1.status == .validating)
             #expect(r1.publishedAt == Fixture.t0.addingTimeInterval(10))
         }
@@ -191,19 +191,19 @@ import Testing
         try await withTestDatabase(backend) { database in
             // Given a receipt that was credited before its publish confirm was recorded (a crash in between)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
                 now: Fixture.t0)
 
             // When the relay asks for unpublished receipts
-            let unpublished = try await IntakeStore(database).unpublished(limit: 10)
+            let unpublished = try await IntakeRepository(database).unpublished(limit: 10)
 
             // Then the ended receipt is not published again
             #expect(unpublished.map(\.id) == ["r2"])
 
             // And a late confirm keeps its final status
-            try await IntakeStore(database).markPublished(["r1"], at: Fixture.t0)
-            #expect(try await ReceiptStore(database).receipt(id: "r1")?.status == .credited)
+            try await IntakeRepository(database).markPublished(["r1"], at: Fixture.t0)
+            #expect(try await ReceiptRepository(database).receipt(id: "r1")?.status == .credited)
         }
     }
 }

@@ -95,7 +95,7 @@ import Testing
         }
         #expect(migrations == Self.migrations)
         #expect(receiptTables == 1)
-        #expect(try await ReceiptStore(reopened).receipt(id: "r1")?.status == .received)
+        #expect(try await ReceiptRepository(reopened).receipt(id: "r1")?.status == .received)
     }
 
     /// Without the retry in `SQLiteDatabase.init`, about one round in eight fails with
@@ -176,21 +176,21 @@ import Testing
         // Then v2 is recorded once after v1, and the books are as they were
         let migrations = try await Self.recordedMigrations(database)
         #expect(migrations == Self.migrations)
-        let account = try #require(try await LedgerStore(database).account(id: "a1"))
+        let account = try #require(try await LedgerRepository(database).account(id: "a1"))
         #expect(account.balances == ["coins": 100])
         #expect(account.ledger.map(\.transactionID) == ["t1"])
         #expect(
-            try await ReceiptStore(database).receipt(id: "r1")?.transactions.map(\.outcome) == [
+            try await ReceiptRepository(database).receipt(id: "r1")?.transactions.map(\.outcome) == [
                 .credited, .credited, .refunded,
             ])
-        #expect(try await OutboxStore(database).dueWebhooks(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
-        #expect(try await LedgerStore(database).audit() == [])
+        #expect(try await OutboxRepository(database).dueWebhooks(now: Fixture.t0, limit: 10).map(\.id) == ["evt_1"])
+        #expect(try await LedgerRepository(database).audit() == [])
 
         // And what v1 credited can be refunded through v2: the coins, and the entitlement
         // v1 granted (known to v2 from the receipt's record of it)
         try await database.acceptNewNotifications(["n1", "n2"])
         let now = Fixture.t0.addingTimeInterval(60)
-        let results = try await SettlementStore(database).apply(
+        let results = try await SettlementRepository(database).apply(
             [
                 Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
                 Fixture.notified(
@@ -201,10 +201,10 @@ import Testing
                 .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
                 .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
             ])
-        let refunded = try #require(try await LedgerStore(database).account(id: "a1"))
+        let refunded = try #require(try await LedgerRepository(database).account(id: "a1"))
         #expect(refunded.balances == ["coins": 0])
         #expect(refunded.entitlements == [.init(name: "vip", expiresAt: now)])
-        #expect(try await LedgerStore(database).audit() == [])
+        #expect(try await LedgerRepository(database).audit() == [])
     }
 
     @Test func theSchemaRefusesNonsense() async throws {
@@ -336,13 +336,15 @@ extension MigrationTests {
         // Then every migration is recorded once, and the books, orders, conflicts and letters are as they were
         let migrations = try await Self.recordedMigrations(database)
         #expect(migrations == Self.migrations)
-        let account = try #require(try await LedgerStore(database).account(id: "a1"))
+        let account = try #require(try await LedgerRepository(database).account(id: "a1"))
         #expect(account.balances == ["coins": 100])
         #expect(account.entitlements.map(\.name) == ["vip"])
-        #expect(try await OrderStore(database).order(id: "o-1", now: Fixture.t0)?.status == .fulfilled)
-        #expect(try await OrderStore(database).bindingConflicts(involving: "t1").map(\.creditedAccountID) == ["a1"])
-        #expect(try await DeadLetterStore(database).deadLetter(id: "dl_1")?.reason == "attempts_exhausted: http_503")
-        let findings = try await LedgerStore(database).audit()
+        #expect(try await OrderRepository(database).order(id: "o-1", now: Fixture.t0)?.status == .fulfilled)
+        #expect(
+            try await OrderRepository(database).bindingConflicts(involving: "t1").map(\.creditedAccountID) == ["a1"])
+        #expect(
+            try await DeadLetterRepository(database).deadLetter(id: "dl_1")?.reason == "attempts_exhausted: http_503")
+        let findings = try await LedgerRepository(database).audit()
         #expect(findings == [], "\(findings)")
 
         // And the engine settles on what v4 wrote: the order's purchase is known (a resent
@@ -350,7 +352,7 @@ extension MigrationTests {
         try await database.acceptNew([Fixture.receipt("r3", account: "b1")])
         try await database.acceptNewNotifications(["n1"])
         let now = Fixture.t0.addingTimeInterval(60)
-        let results = try await SettlementStore(database).apply(
+        let results = try await SettlementRepository(database).apply(
             [
                 Fixture.valid("r3", account: "b1", [Fixture.purchase("t1")]),
                 Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: now)),
@@ -360,7 +362,7 @@ extension MigrationTests {
                 .applied(receiptID: "r3", status: .rejected, reason: "already_credited"),
                 .notificationApplied(notificationID: "n1", status: .applied, reason: nil),
             ])
-        #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 0])
-        #expect(try await LedgerStore(database).audit() == [])
+        #expect(try await LedgerRepository(database).account(id: "a1")?.balances == ["coins": 0])
+        #expect(try await LedgerRepository(database).audit() == [])
     }
 }

@@ -23,16 +23,16 @@ import Testing
     func refundAfterSpending(_ database: any SQLDatabase, _ policy: NegativeBalancePolicy) async throws {
         let catalog = Self.catalog(policy)
         try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-        _ = try await SettlementStore(database).apply(
+        _ = try await SettlementRepository(database).apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
-        _ = try await AdjustmentStore(database).apply(
+        _ = try await AdjustmentRepository(database).apply(
             .init(
                 accountID: "a1", change: .currency("coins", amount: -80), reason: "spent in the shop",
                 operatorName: "tests", idempotencyKey: UUID().uuidString),
             catalog: catalog, now: t0)
         try await database.acceptNewNotifications(["n1", "n2"])
         let refund = Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))
-        let results = try await SettlementStore(database).apply(
+        let results = try await SettlementRepository(database).apply(
             [refund, refund], catalog: catalog, now: t0.addingTimeInterval(60))
         guard case .notificationApplied(_, .applied, nil) = results.first else {
             throw FixtureError("refund not applied: \(results)")
@@ -47,7 +47,7 @@ import Testing
             try await refundAfterSpending(database, .allow)
 
             // Then a1 owes 80: the whole debit is posted once, the account flagged once
-            let account = try #require(try await LedgerStore(database).account(id: "a1"))
+            let account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.balances == ["coins": -80])
             #expect(account.ledger.map(\.kind) == [.refund, .adjustment, .purchase])
             #expect(account.ledger.map(\.amount) == [-100, -80, 100])
@@ -55,7 +55,7 @@ import Testing
             #expect(account.flags.first?.amount == -80)
             #expect(account.flags.first?.transactionID == "t1")
             #expect(account.flags.first?.notificationID == "n1")
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).audit() == [])
 
             // And the webhook tells the balance after the refund
             let refund = try await database.allWebhooks().first { $0.type == .purchaseRefunded }
@@ -71,7 +71,7 @@ import Testing
         _ backend: TestBackend
     ) async throws {
         try await withTestDatabase(backend) { database in
-            let ledger = LedgerStore(database)
+            let ledger = LedgerRepository(database)
             // Given 20 coins left of 100 when Apple refunds the 100 (applied twice)
             try await refundAfterSpending(database, .clamp)
 
@@ -90,7 +90,7 @@ import Testing
 
             // When Apple reverses the refund
             let reversal = Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1"))
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [reversal], catalog: Self.catalog(.clamp), now: t0.addingTimeInterval(120))
 
             // Then a1 gets back the 20 the refund took, not the 80 it forgave
@@ -109,9 +109,9 @@ import Testing
             // Given all 100 coins spent and 10 more owed (an operator's correction, made while the policy allowed it)
             let catalog = Self.catalog(.clamp)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
-            _ = try await AdjustmentStore(database).apply(
+            _ = try await AdjustmentRepository(database).apply(
                 .init(
                     accountID: "a1", change: .currency("coins", amount: -110), reason: "spent", operatorName: "tests",
                     idempotencyKey: UUID().uuidString),
@@ -119,18 +119,18 @@ import Testing
             try await database.acceptNewNotifications(["n1"])
 
             // When Apple refunds t1
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
 
             // Then the balance stays where it was, and the refund is in the ledger whole, forgiven
-            let account = try #require(try await LedgerStore(database).account(id: "a1"))
+            let account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.balances == ["coins": -10])
             #expect(account.ledger.prefix(2).map(\.amount) == [100, -100])
             // (the operator's correction flagged it below zero first; the refund's shortfall is 100)
             #expect(account.flags.map(\.reason) == [.refundShortfall, .negativeBalance])
             #expect(account.flags.map(\.amount) == [100, -10])
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).audit() == [])
         }
     }
 }

@@ -14,7 +14,7 @@ import Testing
 
     @Test(arguments: TestBackend.allCases) func theSamePayloadIsOneNotification(_ backend: TestBackend) async throws {
         try await withTestDatabase(backend) { database in
-            let notifications = StoreNotificationStore(database)
+            let notifications = NotificationRepository(database)
             // When Apple posts a payload, posts it again, and posts another
             let first = try await notifications.acceptNotification(
                 id: "n1", app: "", payload: "JWS-A", payloadHash: Fixture.hash("JWS-A"), now: t0)
@@ -47,8 +47,8 @@ import Testing
             try await database.acceptNewNotifications(["n2"], now: t0.addingTimeInterval(3))
 
             // When the relay reads what is unpublished
-            let all = try await IntakeStore(database).unpublished(limit: 10)
-            let firstThree = try await IntakeStore(database).unpublished(limit: 3)
+            let all = try await IntakeRepository(database).unpublished(limit: 10)
+            let firstThree = try await IntakeRepository(database).unpublished(limit: 3)
 
             // Then both kinds come, oldest first, notifications as signed payloads without an account
             #expect(all.map(\.id) == ["r1", "n1", "r2", "n2"])
@@ -60,18 +60,18 @@ import Testing
             #expect(n1.submittedAt == t0.addingTimeInterval(1))
 
             // When the broker confirms a receipt and a notification
-            try await IntakeStore(database).markPublished(["r1", "n1"], at: t0.addingTimeInterval(5))
+            try await IntakeRepository(database).markPublished(["r1", "n1"], at: t0.addingTimeInterval(5))
 
             // Then they are not published again, and the notification is validating
-            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r2", "n2"])
-            let published = try #require(try await StoreNotificationStore(database).notification(id: "n1"))
+            #expect(try await IntakeRepository(database).unpublished(limit: 10).map(\.id) == ["r2", "n2"])
+            let published = try #require(try await NotificationRepository(database).notification(id: "n1"))
             #expect(published.status == .validating)
             #expect(published.publishedAt == t0.addingTimeInterval(5))
 
             // And a notification that ended before it was confirmed is not published either
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.notified("n2", "TEST", uuid: "U2", nil)], catalog: catalog, now: t0)
-            #expect(try await IntakeStore(database).unpublished(limit: 10).map(\.id) == ["r2"])
+            #expect(try await IntakeRepository(database).unpublished(limit: 10).map(\.id) == ["r2"])
         }
     }
 
@@ -83,7 +83,7 @@ import Testing
 
             // When verification fails for good for one, and the other retries and is dead-lettered
             // (a dead letter carries no notification: only the id, as the fulfiller decodes it)
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.verdict(.rejected, "n1", account: "", reason: "bad_signature", attempts: 1),
                     Fixture.verdict(.retrying, "n2", account: "", reason: "timeout", attempts: 2),
@@ -99,7 +99,7 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .dead, reason: "attempts_exhausted: timeout"),
                     .notificationAlreadyFinal(notificationID: "n1", status: .rejected),
                 ])
-            #expect(try await StoreNotificationStore(database).notification(id: "n2")?.attempts == 8)
+            #expect(try await NotificationRepository(database).notification(id: "n2")?.attempts == 8)
             // And no receipt webhook was written for them
             #expect(try await database.allWebhooks().isEmpty)
         }
@@ -110,12 +110,12 @@ import Testing
     ) async throws {
         try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
             try await database.acceptNewNotifications(["n1", "n2", "n3", "n4"])
 
             // When a CONSUMPTION_REQUEST (twice, re-signed), a TEST and a type this build does not know arrive
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified("n1", "CONSUMPTION_REQUEST", uuid: "U1", Fixture.purchase("t1")),
                     Fixture.notified("n2", "CONSUMPTION_REQUEST", uuid: "U1", Fixture.purchase("t1")),
@@ -131,11 +131,11 @@ import Testing
                     .notificationApplied(notificationID: "n3", status: .applied, reason: nil),
                     .notificationApplied(notificationID: "n4", status: .applied, reason: "ignored"),
                 ])
-            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await LedgerRepository(database).account(id: "a1")?.balances == ["coins": 100])
             #expect(try await database.allWebhooks().map(\.type) == [.receiptCredited])
 
             // And the operator sees the consumption request once, with whose purchase it is
-            let requests = try await StoreNotificationStore(database).consumptionRequests()
+            let requests = try await NotificationRepository(database).consumptionRequests()
             #expect(requests.count == 1)
             let request = try #require(requests.first)
             #expect(request.notificationID == "n1")
@@ -143,7 +143,7 @@ import Testing
             #expect(request.transactionID == "t1")
             #expect(request.productID == Fixture.coins)
             #expect(request.accountID == "a1")
-            #expect(try await StoreNotificationStore(database).notification(id: "n3")?.type == "TEST")
+            #expect(try await NotificationRepository(database).notification(id: "n3")?.type == "TEST")
         }
     }
 
@@ -156,7 +156,7 @@ import Testing
 
             // When a notification verdict names a receipt, and a valid verdict without its
             // notification names a notification
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified("r1", "REFUND", uuid: "U1", Fixture.purchase("t1")),
                     Fixture.valid("n1", account: "", [Fixture.purchase("t1")]),
@@ -167,16 +167,16 @@ import Testing
                 Issue.record("expected both invalid, got \(results)")
                 return
             }
-            #expect(try await ReceiptStore(database).receipt(id: "r1")?.status == .received)
-            #expect(try await StoreNotificationStore(database).notification(id: "n1")?.status == .received)
-            #expect(try await LedgerStore(database).account(id: "a1")?.balances == [:])
+            #expect(try await ReceiptRepository(database).receipt(id: "r1")?.status == .received)
+            #expect(try await NotificationRepository(database).notification(id: "n1")?.status == .received)
+            #expect(try await LedgerRepository(database).account(id: "a1")?.balances == [:])
 
             // And an id cannot be both a receipt's and a notification's
             await #expect(throws: (any Error).self) {
-                try await StoreNotificationStore(database).acceptNotification(
+                try await NotificationRepository(database).acceptNotification(
                     id: "r1", app: "", payload: "JWS-X", payloadHash: Fixture.hash("JWS-X"), now: t0)
             }
-            let outcomes = try await IntakeStore(database).accept([Fixture.receipt("n1", account: "a1")], now: t0)
+            let outcomes = try await IntakeRepository(database).accept([Fixture.receipt("n1", account: "a1")], now: t0)
             guard case .invalid = outcomes.first else {
                 Issue.record("expected invalid, got \(outcomes)")
                 return
@@ -189,10 +189,10 @@ import Testing
     {
         try await withTestDatabase(backend) { database in
             try await database.acceptNewNotifications(["n1"])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))], catalog: catalog,
                 now: t0)
-            let details = try #require(try await StoreNotificationStore(database).notification(id: "n1"))
+            let details = try #require(try await NotificationRepository(database).notification(id: "n1"))
             let json = try Fixture.json(
                 String(decoding: try WireCoding.encoder().encode(details), as: UTF8.self))
             #expect(json["notification_id"] as? String == "n1")
@@ -214,7 +214,7 @@ import Testing
                 id: "old", app: "", payload: payload, payloadHash: Fixture.hash(payload), now: t0, store: "google",
                 messageID: "42")
             try await database.transaction { db in try await db.insert(old, into: "store_notifications") }
-            let notifications = StoreNotificationStore(database)
+            let notifications = NotificationRepository(database)
 
             // When another store's message of that id names the same former key, then Google's again
             let other = try await notifications.acceptStoreNotification(

@@ -13,13 +13,13 @@ import Testing
 
     @Test func rejectedNotificationsOlderThanTheCutoffAreDeletedAndNothingElse() async throws {
         try await withTemporaryDatabase { database in
-            let notifications = StoreNotificationStore(database)
+            let notifications = NotificationRepository(database)
             // Given one notification rejected at t0, one rejected two hours later, one still received
             try await database.acceptNewNotifications(["old", "recent", "waiting"])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.verdict(.rejected, "old", account: "", reason: "bad_signature", attempts: 1)],
                 catalog: catalog, now: t0)
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.verdict(.rejected, "recent", account: "", reason: "bad_signature", attempts: 1)],
                 catalog: catalog, now: t0.addingTimeInterval(7200))
 

@@ -35,7 +35,7 @@ import Testing
         _ database: any SQLDatabase, _ product: String, account: String = "a1", at now: Date,
         lifetime: Duration = .seconds(600), token: String? = nil
     ) async throws -> OrderOutcome {
-        try await OrderStore(database).createOrder(
+        try await OrderRepository(database).createOrder(
             NewOrder(accountID: account, productID: product, appAccountToken: token), catalog: Self.catalog,
             lifetime: lifetime, now: now)
     }
@@ -97,7 +97,7 @@ import Testing
         try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             try await database.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [
                     Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", product: "daily_gems")]),
                     Fixture.valid("r2", account: "a1", [Fixture.purchase("t2", product: "daily_gems")]),
@@ -117,17 +117,19 @@ import Testing
             #expect(first.firstPurchase)
             #expect(first.appleProductID == "com.example.coins100.first")
             try await pay(database, first, transaction: "t1", appleProductID: "com.example.coins100.first", at: now + 5)
-            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 150])
+            #expect(try await LedgerRepository(database).account(id: "a1")?.balances == ["coins": 150])
 
             let second = try await created(order(database, "coins100", at: now + 10))
             #expect(!second.firstPurchase)
             #expect(second.appleProductID == "com.example.coins100")
             try await pay(database, second, transaction: "t2", appleProductID: "com.example.coins100", at: now + 15)
-            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 250])
+            #expect(try await LedgerRepository(database).account(id: "a1")?.balances == ["coins": 250])
 
-            let offers = try await OrderStore(database).offers(accountID: "a1", catalog: Self.catalog, now: now + 20)
+            let offers = try await OrderRepository(database).offers(
+                accountID: "a1", catalog: Self.catalog, now: now + 20)
             #expect(offers.first { $0.productID == "coins100" }?.firstPurchase == false)
-            let fresh = try await OrderStore(database).offers(accountID: "new", catalog: Self.catalog, now: now + 20)
+            let fresh = try await OrderRepository(database).offers(
+                accountID: "new", catalog: Self.catalog, now: now + 20)
             let offer = try #require(fresh.first { $0.productID == "coins100" })
             #expect(offer.firstPurchase && offer.firstPurchaseBonus?.amount == 50)
             #expect(offer.appleProductID == "com.example.coins100.first")
@@ -146,7 +148,7 @@ import Testing
                 let all = await withTaskGroup(of: OrderOutcome.self) { group in
                     for index in 0..<2 {
                         group.addTask {
-                            let outcome = try? await OrderStore(index == 0 ? database : other).createOrder(
+                            let outcome = try? await OrderRepository(index == 0 ? database : other).createOrder(
                                 NewOrder(accountID: account, productID: "coins100"), catalog: Self.catalog,
                                 lifetime: .seconds(600), now: now)
                             return outcome ?? .unknownProduct
@@ -169,9 +171,9 @@ import Testing
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             let first = try await created(order(database, "coins100", at: now, lifetime: .seconds(60)))
             #expect(refusal(try await order(database, "coins100", at: now + 59)) == "order_already_open")
-            #expect(try await OrderStore(database).order(id: first.orderID, now: now + 60)?.status == .expired)
+            #expect(try await OrderRepository(database).order(id: first.orderID, now: now + 60)?.status == .expired)
             guard
-                case .notOpen(let expired) = try await OrderStore(database).cancelOrder(
+                case .notOpen(let expired) = try await OrderRepository(database).cancelOrder(
                     id: first.orderID, accountID: nil, reason: nil, now: now + 61)
             else {
                 Issue.record("an expired order cancelled")
@@ -186,7 +188,7 @@ import Testing
         _ backend: TestBackend
     ) async throws {
         try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
-            let orders = OrderStore(database)
+            let orders = OrderRepository(database)
             let now = Date(timeIntervalSince1970: 1_764_600_000)
             let open = try await created(order(database, "coins100", at: now))
             #expect(
@@ -225,16 +227,17 @@ import Testing
                 try await order(database, "daily_gems", account: "a2", at: now, token: mine.appAccountToken)
                     == .tokenOfAnotherAccount)
             #expect(
-                try await OrderStore(database).offers(accountID: "a2", catalog: Self.catalog, now: now).allSatisfy {
+                try await OrderRepository(database).offers(accountID: "a2", catalog: Self.catalog, now: now).allSatisfy
+                {
                     $0.openOrderID == nil
                 })
-            #expect(try await LedgerStore(database).account(id: "a2") == nil, "a refused order creates no account")
+            #expect(try await LedgerRepository(database).account(id: "a2") == nil, "a refused order creates no account")
             // A refusal by a rule leaves no trace either, not even the token it named.
             let token = "0f8fad5b-d9cb-469f-a165-70867728950e"
             #expect(
                 refusal(try await order(database, "winter_pack", account: "a3", at: Self.saleUntil, token: token))
                     == "sale_ended")
-            #expect(try await LedgerStore(database).account(id: "a3") == nil)
+            #expect(try await LedgerRepository(database).account(id: "a3") == nil)
             #expect(
                 try await created(order(database, "coins100", account: "a4", at: now, token: token)).appAccountToken
                     == token)
@@ -254,7 +257,7 @@ import Testing
         try await database.acceptNew(
             [Fixture.receipt(receiptID, account: order.accountID, orderID: order.orderID)], now: now)
         let apple = appleProductID ?? Self.catalog.product(order.productID)!.appleProductID
-        let results = try await SettlementStore(database).apply(
+        let results = try await SettlementRepository(database).apply(
             [Fixture.valid(receiptID, account: order.accountID, [Fixture.purchase(transaction, product: apple)])],
             catalog: Self.catalog, now: now)
         guard results == [VerdictResult.applied(receiptID: receiptID, status: .credited, reason: nil)] else {

@@ -43,7 +43,7 @@ import Testing
 
             // A credit that writes webhooks signals them
             try await other.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await SettlementStore(other).apply(
+            _ = try await SettlementRepository(other).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
                 now: Fixture.t0)
             try await heard.wait(for: 4)

@@ -41,8 +41,9 @@ import Testing
             }
 
             // When two fulfillers apply the same verdicts at the same moment, in opposite orders
-            async let one = SettlementStore(replicas[0]).apply(verdicts, catalog: Fixture.catalog, now: t0)
-            async let two = SettlementStore(replicas[1]).apply(verdicts.reversed(), catalog: Fixture.catalog, now: t0)
+            async let one = SettlementRepository(replicas[0]).apply(verdicts, catalog: Fixture.catalog, now: t0)
+            async let two = SettlementRepository(replicas[1]).apply(
+                verdicts.reversed(), catalog: Fixture.catalog, now: t0)
             let results = try await one + two
 
             // Then each receipt was applied once and found final the other time
@@ -53,12 +54,12 @@ import Testing
             // And every account holds exactly its ten purchases, with one webhook per receipt
             for index in 0..<12 {
                 let account = try #require(
-                    try await LedgerStore(replicas[1]).account(id: "a\(index)", ledgerLimit: 100))
+                    try await LedgerRepository(replicas[1]).account(id: "a\(index)", ledgerLimit: 100))
                 #expect(account.balances == ["coins": 1_000])
                 #expect(account.ledger.count == 10)
             }
             #expect(try await replicas[0].allWebhooks().count == 120)
-            #expect(try await LedgerStore(replicas[0]).audit() == [])
+            #expect(try await LedgerRepository(replicas[0]).audit() == [])
         }
     }
 
@@ -75,7 +76,7 @@ import Testing
                     let share = verdicts.enumerated().filter { $0.offset % 4 == index }.map(\.element)
                     group.addTask {
                         for batch in stride(from: 0, to: share.count, by: 10) {
-                            _ = try await SettlementStore(replica).apply(
+                            _ = try await SettlementRepository(replica).apply(
                                 Array(share[batch..<min(batch + 10, share.count)]), catalog: Fixture.catalog,
                                 now: self.t0)
                         }
@@ -85,10 +86,10 @@ import Testing
             }
 
             // Then the balance is the sum of every credit, and the books balance
-            let account = try #require(try await LedgerStore(replicas[0]).account(id: "whale", ledgerLimit: 500))
+            let account = try #require(try await LedgerRepository(replicas[0]).account(id: "whale", ledgerLimit: 500))
             #expect(account.balances == ["coins": 20_000])
             #expect(account.ledger.count == 200)
-            #expect(try await LedgerStore(replicas[0]).audit() == [])
+            #expect(try await LedgerRepository(replicas[0]).audit() == [])
         }
     }
 
@@ -97,7 +98,7 @@ import Testing
             // Given 300 credited receipts, so 300 webhooks due
             let receipts = (0..<300).map { Fixture.receipt("r\($0)", account: "a\($0 % 30)") }
             try await replicas[0].acceptNew(receipts)
-            _ = try await SettlementStore(replicas[0]).apply(
+            _ = try await SettlementRepository(replicas[0]).apply(
                 receipts.map { Fixture.valid($0.id, account: $0.accountID, [Fixture.purchase("t-\($0.id)")]) },
                 catalog: Fixture.catalog, now: t0)
 
@@ -107,7 +108,7 @@ import Testing
                     group.addTask {
                         var mine: [String] = []
                         while true {
-                            let due = try await OutboxStore(replica).claimDueWebhooks(
+                            let due = try await OutboxRepository(replica).claimDueWebhooks(
                                 now: self.t0, limit: 25, leaseUntil: self.t0.addingTimeInterval(60))
                             if due.isEmpty { return mine }
                             mine += due.map(\.id)
@@ -156,7 +157,7 @@ import Testing
 
     func lostConnection(_ store: PostgresPipelineDatabase, admin: PostgresPipelineDatabase) async throws {
         try await store.acceptNew([Fixture.receipt("r1", account: "a1"), Fixture.receipt("r2", account: "a1")])
-        _ = try await SettlementStore(store).apply(
+        _ = try await SettlementRepository(store).apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
 
         // When the server drops every connection of the store's process (a failover, a restart)
@@ -172,7 +173,7 @@ import Testing
         var results: [VerdictResult] = []
         for _ in 0..<10 where results.isEmpty {
             do {
-                results = try await SettlementStore(store).apply(
+                results = try await SettlementRepository(store).apply(
                     [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2")])], catalog: Fixture.catalog, now: t0)
             } catch {
                 #expect(SQLError.isTransient(error), "\(error)")
@@ -181,6 +182,6 @@ import Testing
         }
         #expect(results == [.applied(receiptID: "r2", status: .credited, reason: nil)])
         #expect(failures <= 4)
-        #expect(try await LedgerStore(store).account(id: "a1")?.balances == ["coins": 200])
+        #expect(try await LedgerRepository(store).account(id: "a1")?.balances == ["coins": 200])
     }
 }

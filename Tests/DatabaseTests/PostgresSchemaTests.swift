@@ -76,13 +76,13 @@ extension PostgresPipelineDatabase {
             // Debits in steps that add up to the credit are sound; one more step beyond it is found.
             let overDebited = { (findings: [AuditFinding]) in findings.contains { $0.kind == .transactionRefundedTwice }
             }
-            #expect(try await !overDebited(LedgerStore(database).audit()))
+            #expect(try await !overDebited(LedgerRepository(database).audit()))
             try await database.execute(
                 """
                 INSERT INTO ledger_entries (account_id, currency, amount, kind, transaction_id, created_at, step)
                 VALUES ('alice', 'coins', -1, 'refund', 't-1', now(), 3)
                 """)
-            #expect(try await overDebited(LedgerStore(database).audit()))
+            #expect(try await overDebited(LedgerRepository(database).audit()))
             // A step is for debits and write-offs only.
             await #expect(throws: SQLError.self) {
                 try await database.execute(

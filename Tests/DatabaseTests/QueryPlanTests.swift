@@ -1,6 +1,7 @@
 import Database
 import DatabaseSQLite
 import Foundation
+import GooglePlay
 import PipelineCore
 import PipelineTesting
 import Repositories
@@ -17,7 +18,7 @@ import Testing
     /// A receipt credited to alice: a row in every table a credit writes.
     static func creditReceipt(in database: any SQLDatabase) async throws {
         try await database.acceptNew([Fixture.receipt("r1", account: "alice")])
-        _ = try await SettlementStore(database).apply(
+        _ = try await SettlementRepository(database).apply(
             [Fixture.valid("r1", account: "alice", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
             now: Fixture.t0)
     }
@@ -28,20 +29,20 @@ import Testing
             try await Self.creditReceipt(in: base)
             let database = CountingDatabase(base)
             let now = Fixture.t0
-            _ = try await LedgerStore(database).audit()
-            _ = try await StoreNotificationStore(database).pruneRejected(before: now)
-            _ = try await ReceiptStore(database).searchReceipts("t-1")
-            _ = try await AccountHistoryStore(database).accounts(matching: "t-1")
-            _ = try await ConsumptionStore(database).pending(since: now, maxAttempts: 3, limit: 100)
-            _ = try await GoogleRefundReviewStore(database).pending(since: now, now: now, limit: 100)
-            _ = try await DeadLetterStore(database).deadLetters(DeadLetterQuery())
-            _ = try await DeadLetterStore(database).deadLetterGroups(DeadLetterQuery())
-            _ = try await ActivityStore(database).activity(.month, now: now)
-            _ = try await AccountHistoryStore(database).story(of: "alice", now: now)
-            _ = try await WebhookLogStore(database).failingReceiver(for: 600, now: now)
-            _ = try await StoreConfirmationStore(database).overdue(olderThan: 86_400, now: now)
-            _ = try await DeadLetterStore(database).deadLetterIDs(DeadLetterQuery())
-            _ = try await OrderStore(database).bindingConflicts()
+            _ = try await LedgerRepository(database).audit()
+            _ = try await NotificationRepository(database).pruneRejected(before: now)
+            _ = try await ReceiptRepository(database).searchReceipts("t-1")
+            _ = try await AccountHistoryRepository(database).accounts(matching: "t-1")
+            _ = try await ConsumptionRepository(database).pending(since: now, maxAttempts: 3, limit: 100)
+            _ = try await GoogleRefundReviewRepository(database).pending(since: now, now: now, limit: 100)
+            _ = try await DeadLetterRepository(database).deadLetters(DeadLetterQuery())
+            _ = try await DeadLetterRepository(database).deadLetterGroups(DeadLetterQuery())
+            _ = try await ActivityRepository(database).activity(.month, now: now)
+            _ = try await AccountHistoryRepository(database).story(of: "alice", now: now)
+            _ = try await WebhookLogRepository(database).failingReceiver(for: 600, now: now)
+            _ = try await ConfirmationRepository(database).overdue(olderThan: 86_400, now: now)
+            _ = try await DeadLetterRepository(database).deadLetterIDs(DeadLetterQuery())
+            _ = try await OrderRepository(database).bindingConflicts()
             let statements = database.takeStatements()
             #expect(statements.count >= 15)
 
@@ -56,7 +57,7 @@ import Testing
         try await withTemporaryDatabase { base in
             try await Self.creditReceipt(in: base)
             let database = CountingDatabase(base)
-            _ = try await ActivityStore(database).activity(.month, now: Fixture.t0)
+            _ = try await ActivityRepository(database).activity(.month, now: Fixture.t0)
             let statements = database.takeStatements()
             #expect(statements.count >= 5)
             for statement in statements {
@@ -73,8 +74,8 @@ import Testing
         try await withTemporaryDatabase { base in
             try await Self.creditReceipt(in: base)
             let database = CountingDatabase(base)
-            _ = try await ReceiptStore(database).searchReceipts("t1")
-            _ = try await AccountHistoryStore(database).accounts(matching: "t1")
+            _ = try await ReceiptRepository(database).searchReceipts("t1")
+            _ = try await AccountHistoryRepository(database).accounts(matching: "t1")
             let statements = database.takeStatements()
             #expect(statements.count == 2)
             for statement in statements {
@@ -88,7 +89,7 @@ import Testing
     @Test func theConsolesThroughputReadsOnlyItsWindow() async throws {
         try await withTemporaryDatabase { base in
             let database = CountingDatabase(base)
-            _ = try await ReceiptStore(database).throughput(since: Fixture.t0)
+            _ = try await ReceiptRepository(database).throughput(since: Fixture.t0)
             let statements = database.takeStatements()
             #expect(statements.count == 3)
             for statement in statements {
@@ -101,7 +102,7 @@ import Testing
     @Test func aPageOfTheWebhookLogReadsItsRowsByAnIndexNotTheWholeOutbox() async throws {
         try await withTemporaryDatabase { base in
             let database = CountingDatabase(base)
-            let log = WebhookLogStore(database)
+            let log = WebhookLogRepository(database)
             _ = try await log.list(.init())
             _ = try await log.list(.init(accountID: "alice"))
             _ = try await log.list(.init(status: .failed))

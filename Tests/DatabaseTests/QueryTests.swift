@@ -15,7 +15,7 @@ import Testing
             // Given three purchases at different times
             try await database.acceptNew((1...3).map { Fixture.receipt("r\($0)", account: "a1") })
             for i in 1...3 {
-                _ = try await SettlementStore(database).apply(
+                _ = try await SettlementRepository(database).apply(
                     [
                         Fixture.valid(
                             "r\(i)", account: "a1",
@@ -25,27 +25,27 @@ import Testing
             }
 
             // When the account is read with a ledger limit of 2
-            let account = try #require(try await LedgerStore(database).account(id: "a1", ledgerLimit: 2))
+            let account = try #require(try await LedgerRepository(database).account(id: "a1", ledgerLimit: 2))
 
             // Then it has both balances and the two newest entries, newest first
             #expect(account.balances == ["coins": 200, "gems": 10])
             #expect(account.ledger.map(\.transactionID) == ["t3", "t2"])
             #expect(account.ledger.map(\.createdAt) == [t0.addingTimeInterval(3), t0.addingTimeInterval(2)])
-            #expect(try await LedgerStore(database).account(id: "nobody") == nil)
-            #expect(try await ReceiptStore(database).receipt(id: "nothing") == nil)
+            #expect(try await LedgerRepository(database).account(id: "nobody") == nil)
+            #expect(try await ReceiptRepository(database).receipt(id: "nothing") == nil)
         }
     }
 
     @Test(arguments: TestBackend.allCases) func outputsEncodeWithTheContractsKeys(_ backend: TestBackend) async throws {
         try await withTestDatabase(backend) { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: t0)
             let encoder = WireCoding.encoder()
 
             let receipt = try Fixture.json(
                 String(
-                    decoding: try encoder.encode(try await ReceiptStore(database).receipt(id: "r1")),
+                    decoding: try encoder.encode(try await ReceiptRepository(database).receipt(id: "r1")),
                     as: UTF8.self))
             #expect(receipt["receipt_id"] as? String == "r1")
             #expect(receipt["status"] as? String == "credited")
@@ -56,7 +56,7 @@ import Testing
 
             let account = try Fixture.json(
                 String(
-                    decoding: try encoder.encode(try await LedgerStore(database).account(id: "a1")), as: UTF8.self
+                    decoding: try encoder.encode(try await LedgerRepository(database).account(id: "a1")), as: UTF8.self
                 ))
             #expect(account["account_id"] as? String == "a1")
             #expect((account["balances"] as? [String: Int]) == ["coins": 100])

@@ -17,7 +17,7 @@ import Testing
         try await withTestDatabase(backend) { database in
             // Given 100 coins credited to a1 for t1
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog,
                 now: Fixture.t0)
             try await database.acceptNewNotifications(["n30", "n80", "n80-again"])
@@ -32,7 +32,7 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for verdict in verdicts {
                     group.addTask {
-                        _ = try await SettlementStore(database).apply(
+                        _ = try await SettlementRepository(database).apply(
                             [verdict], catalog: Fixture.catalog, now: Fixture.t0)
                     }
                 }
@@ -47,8 +47,8 @@ import Testing
             }
             #expect(debits.map(\.0).reduce(0, +) == -80, "\(debits)")
             #expect(debits.map(\.1) == (0..<debits.count).map { $0 + 1 }, "\(debits)")
-            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 20])
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).account(id: "a1")?.balances == ["coins": 20])
+            #expect(try await LedgerRepository(database).audit() == [])
         }
     }
 }

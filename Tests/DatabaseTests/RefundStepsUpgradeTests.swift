@@ -69,14 +69,14 @@ import Testing
             )
         }
         #expect(step == 1)
-        #expect(try await LedgerStore(database).audit() == [])
-        let before = try #require(try await LedgerStore(database).account(id: account)?.balances["coins"])
+        #expect(try await LedgerRepository(database).audit() == [])
+        let before = try #require(try await LedgerRepository(database).account(id: account)?.balances["coins"])
 
         // When the store refunds it to 80 %, told twice
         try await database.acceptNewNotifications(["n-step-2", "n-step-2-again"])
         var transaction = Fixture.purchase(transactionID, product: product, cancelled: Fixture.t0)
         transaction.revocationPercentage = 80_000
-        let results = try await SettlementStore(database).apply(
+        let results = try await SettlementRepository(database).apply(
             [
                 Fixture.notified("n-step-2", "REFUND", uuid: "U-step-2", transaction),
                 Fixture.notified("n-step-2-again", "REFUND", uuid: "U-step-2-again", transaction),
@@ -95,7 +95,7 @@ import Testing
             ).map { [try $0.get("amount", as: Int.self), try $0.get("step", as: Int.self)] }
         }
         #expect(steps == [[-30, 1], [-50, 2]])
-        #expect(try await LedgerStore(database).account(id: account)?.balances["coins"] == before - 50)
-        #expect(try await LedgerStore(database).audit() == [])
+        #expect(try await LedgerRepository(database).account(id: account)?.balances["coins"] == before - 50)
+        #expect(try await LedgerRepository(database).audit() == [])
     }
 }

@@ -17,7 +17,7 @@ import Testing
     func withCreditedCoins(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            let credited = try await SettlementStore(database).apply(
+            let credited = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
             guard credited == [.applied(receiptID: "r1", status: .credited, reason: nil)] else {
                 throw FixtureError("not credited: \(credited)")
@@ -33,7 +33,7 @@ import Testing
             let later = t0.addingTimeInterval(60)
 
             // When the same REFUND is applied three times in one batch
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [refund, refund, refund], catalog: catalog, now: later)
 
             // Then it applied once and the redeliveries changed nothing
@@ -46,7 +46,7 @@ import Testing
 
             // When Apple sends it again signed anew (another row, the same UUID), and another
             // notification (another UUID) refunds the same transaction
-            let again = try await SettlementStore(database).apply(
+            let again = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified("n2", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n3", "REFUND", uuid: "U3", Fixture.purchase("t1", cancelled: t0)),
@@ -60,23 +60,23 @@ import Testing
                 ])
 
             // And the account is back to zero: a purchase and one refund, the balance their sum
-            let account = try #require(try await LedgerStore(database).account(id: "a1"))
+            let account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
             #expect(account.ledger.map(\.amount) == [-100, 100])
             #expect(account.ledger.first?.notificationID == "n1")
             #expect(account.ledger.first?.transactionID == "t1")
             #expect(account.ledger.reduce(0) { $0 + $1.amount } == account.balances["coins"])
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).audit() == [])
 
             // And the notification shows what it was and whom it changed
-            let n1 = try #require(try await StoreNotificationStore(database).notification(id: "n1"))
+            let n1 = try #require(try await NotificationRepository(database).notification(id: "n1"))
             #expect(n1.status == .applied)
             #expect(n1.notificationUUID == "U1")
             #expect(n1.type == "REFUND")
             #expect(n1.transactionID == "t1")
             #expect(n1.accountID == "a1")
-            #expect(try await StoreNotificationStore(database).notification(id: "n2")?.notificationUUID == nil)
+            #expect(try await NotificationRepository(database).notification(id: "n2")?.notificationUUID == nil)
 
             // And one purchase.refunded webhook says so, naming the receipt that credited it
             let refunds = try await database.allWebhooks().filter { $0.type == .purchaseRefunded }
@@ -105,7 +105,7 @@ import Testing
             try await database.acceptNewNotifications(["n1", "n2"])
 
             // When Apple revokes t1, and then also reports a refund of it
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified("n1", "REVOKE", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n2", "REFUND", uuid: "U2", Fixture.purchase("t1", cancelled: t0)),
@@ -114,10 +114,10 @@ import Testing
             // Then one debit, of kind revoke
             #expect(
                 results[1] == .notificationApplied(notificationID: "n2", status: .applied, reason: "already_refunded"))
-            let account = try #require(try await LedgerStore(database).account(id: "a1"))
+            let account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.revoke, .purchase])
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).audit() == [])
         }
     }
 
@@ -129,7 +129,7 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // When the REFUND of t1 arrives before any receipt credited it
-            let refund = try await SettlementStore(database).apply(
+            let refund = try await SettlementRepository(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
             #expect(
@@ -138,24 +138,24 @@ import Testing
                 ])
 
             // And then the purchase arrives in a valid receipt, without a cancellation date
-            let purchase = try await SettlementStore(database).apply(
+            let purchase = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog,
                 now: t0.addingTimeInterval(60))
 
             // Then it credits nothing: the account nets to zero
             #expect(purchase == [.applied(receiptID: "r1", status: .rejected, reason: "refunded")])
-            let account = try #require(try await LedgerStore(database).account(id: "a1"))
+            let account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.balances == [:])
             #expect(account.ledger.isEmpty)
             #expect(try await database.allWebhooks().filter { $0.type == .purchaseRefunded }.isEmpty)
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).audit() == [])
         }
     }
 
     @Test func aReversedRefundCreditsAgainOnce() async throws {
         try await withCreditedCoins { database in
-            let ledger = LedgerStore(database)
-            let settlement = SettlementStore(database)
+            let ledger = LedgerRepository(database)
+            let settlement = SettlementRepository(database)
             try await database.acceptNewNotifications(["n1", "n2", "n3"])
             _ = try await settlement.apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
@@ -202,7 +202,7 @@ import Testing
         _ backend: TestBackend
     ) async throws {
         try await withTestDatabase(backend) { database in
-            let settlement = SettlementStore(database)
+            let settlement = SettlementRepository(database)
             // Given a permanent unlock bought by a1
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
             _ = try await settlement.apply(
@@ -220,7 +220,7 @@ import Testing
                 catalog: catalog, now: t0.addingTimeInterval(7200))
 
             // Then the entitlement ended at the revocation date; no ledger entry moved
-            var account = try #require(try await LedgerStore(database).account(id: "a1"))
+            var account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: revoked)])
             #expect(account.ledger.isEmpty)
             let data = try Fixture.data(
@@ -234,7 +234,7 @@ import Testing
                 catalog: catalog, now: t0.addingTimeInterval(9000))
 
             // Then it is held for ever again
-            account = try #require(try await LedgerStore(database).account(id: "a1"))
+            account = try #require(try await LedgerRepository(database).account(id: "a1"))
             #expect(account.entitlements == [.init(name: "noads", expiresAt: nil)])
         }
     }
@@ -247,29 +247,29 @@ import Testing
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
 
             // Given a refund recorded before the purchase was credited, then reversed
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0)),
                     Fixture.notified("n2", "REFUND_REVERSED", uuid: "U2", Fixture.purchase("t1")),
                 ], catalog: catalog, now: t0)
             #expect(
-                try await StoreNotificationStore(database).notification(id: "n2")?.reason
+                try await NotificationRepository(database).notification(id: "n2")?.reason
                     == "refund_forgotten_before_credit")
 
             // When the purchase arrives
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: catalog, now: t0)
 
             // Then it credits, as if never refunded
             #expect(results == [.applied(receiptID: "r1", status: .credited, reason: nil)])
-            #expect(try await LedgerStore(database).account(id: "a1")?.balances == ["coins": 100])
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).account(id: "a1")?.balances == ["coins": 100])
+            #expect(try await LedgerRepository(database).audit() == [])
         }
     }
 
     @Test func aLegacyCancellationOfACreditedTransactionDebitsOnce() async throws {
         try await withCreditedCoins { database in
-            let ledger = LedgerStore(database)
+            let ledger = LedgerRepository(database)
             // Given a1's t1 was credited by r1; then receipts of a1 and of a2 list t1 as cancelled
             try await database.acceptNew([
                 Fixture.receipt("r2", account: "a1"), Fixture.receipt("r3", account: "a2"),
@@ -277,7 +277,7 @@ import Testing
             ])
 
             // When they are applied
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.valid("r2", account: "a1", [Fixture.purchase("t1", cancelled: t0)]),
                     Fixture.valid("r3", account: "a2", [Fixture.purchase("t1", cancelled: t0)]),
@@ -298,7 +298,7 @@ import Testing
             #expect(account.ledger.map(\.amount) == [100, -100, 100])
             #expect(account.ledger[1].receiptID == "r2")
             #expect(try await ledger.account(id: "a2")?.balances == [:])
-            #expect(try await ReceiptStore(database).receipt(id: "r2")?.transactions.map(\.outcome) == [.refunded])
+            #expect(try await ReceiptRepository(database).receipt(id: "r2")?.transactions.map(\.outcome) == [.refunded])
             #expect(try await ledger.audit() == [])
 
             // And one purchase.refunded webhook, to a1, naming the receipt that credited t1
@@ -313,13 +313,13 @@ import Testing
     @Test func theAuditFindsDebitsBeyondTheCreditAndARefundWithoutItsDebit() async throws {
         try await withCreditedCoins { database in
             try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.valid("r2", account: "a1", [Fixture.purchase("t2")])], catalog: catalog, now: t0)
             try await database.acceptNewNotifications(["n1"])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.notified("n1", "REFUND", uuid: "U1", Fixture.purchase("t1", cancelled: t0))],
                 catalog: catalog, now: t0)
-            #expect(try await LedgerStore(database).audit() == [])
+            #expect(try await LedgerRepository(database).audit() == [])
 
             let secondDebit = [1, 2].map { step in
                 """
@@ -340,7 +340,7 @@ import Testing
             }
 
             // When the books are audited
-            let findings = try await LedgerStore(database).audit()
+            let findings = try await LedgerRepository(database).audit()
 
             // Then both are reported, and nothing else
             #expect(Set(findings.map(\.kind)) == [.transactionRefundedTwice, .refundWithoutDebit])

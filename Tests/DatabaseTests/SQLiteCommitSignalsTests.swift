@@ -43,8 +43,8 @@ import Testing
         #expect(heard.count == 2)
 
         // A credit that writes webhooks signals them
-        _ = try await IntakeStore(writer).accept([Fixture.receipt("r1", account: "a1")], now: Fixture.t0)
-        _ = try await SettlementStore(writer).apply(
+        _ = try await IntakeRepository(writer).accept([Fixture.receipt("r1", account: "a1")], now: Fixture.t0)
+        _ = try await SettlementRepository(writer).apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1")])], catalog: Fixture.catalog, now: Fixture.t0)
         try await heard.wait(for: 3)
     }

@@ -46,8 +46,8 @@ import Testing
             ["identifier": .text("v16")], ["identifier": .text("v17")], ["identifier": .text("v18")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
-        #expect(try await LedgerStore(database).audit() == [])
-        #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
+        #expect(try await LedgerRepository(database).audit() == [])
+        #expect(try await LedgerRepository(database).account(id: "player-2")?.balances == ["coins": 150])
     }
 
     @Test func aSchema6DatabaseFromThePreviousReleaseIsRenumberedWithEveryRowAndBalancedBooks() async throws {
@@ -97,8 +97,8 @@ import Testing
                 try await Self.postgresRows(database)
                     == Self.appsByV18(
                         Self.steppedByV14(Self.movedByV13(Self.tracedByV11(Self.renamedByV10(before))), sqlite: false)))
-            #expect(try await LedgerStore(database).audit() == [])
-            #expect(try await LedgerStore(database).account(id: "player-2")?.balances == ["coins": 150])
+            #expect(try await LedgerRepository(database).audit() == [])
+            #expect(try await LedgerRepository(database).account(id: "player-2")?.balances == ["coins": 150])
         }
     }
 

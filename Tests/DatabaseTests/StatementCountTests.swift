@@ -19,21 +19,21 @@ import Testing
             let receipts = (0..<100).map { Fixture.receipt("r\($0)", account: "a\($0 % 40)") }
 
             // The intake: one group commit, then the relay's mark
-            let outcomes = try await IntakeStore(database).accept(receipts, now: Fixture.t0)
+            let outcomes = try await IntakeRepository(database).accept(receipts, now: Fixture.t0)
             #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
             let accepted = database.take()
-            try await IntakeStore(database).markPublished(receipts.map(\.id), at: Fixture.t0)
+            try await IntakeRepository(database).markPublished(receipts.map(\.id), at: Fixture.t0)
             let marked = database.take()
 
             // The fulfiller: a hundred verdicts, each crediting a purchase
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 receipts.map { Fixture.valid($0.id, account: $0.accountID, [Fixture.purchase("t-\($0.id)")]) },
                 catalog: Fixture.catalog, now: Fixture.t0)
             #expect(results.allSatisfy { if case .applied(_, .credited, _) = $0 { true } else { false } })
             let applied = database.take()
 
             // The notifier: a claim of a hundred webhooks, and their outcomes
-            let outbox = OutboxStore(database)
+            let outbox = OutboxRepository(database)
             let due = try await outbox.claimDueWebhooks(
                 now: Fixture.t0, limit: 100, leaseUntil: Fixture.t0.addingTimeInterval(60))
             #expect(due.count == 100)
@@ -54,8 +54,8 @@ import Testing
             #expect(applied <= (sqlite ? 30 : 24), "verdicts: \(applied)")
             #expect(claimed <= 4, "claim: \(claimed)")
             #expect(recorded <= (sqlite ? 5 : 4), "outcomes: \(recorded)")
-            #expect(try await LedgerStore(base).audit() == [])
-            #expect(try await LedgerStore(base).account(id: "a1")?.balances["coins"] == 300)
+            #expect(try await LedgerRepository(base).audit() == [])
+            #expect(try await LedgerRepository(base).account(id: "a1")?.balances["coins"] == 300)
         }
     }
 }

@@ -15,7 +15,7 @@ import Testing
     /// A legacy receipt bought the subscription `t1`, ending at `end`.
     func subscribe(_ database: any SQLDatabase, end: Date) async throws {
         try await database.acceptNew([Fixture.receipt("r1", account: "a1", payload: "bGVnYWN5")])
-        _ = try await SettlementStore(database).apply(
+        _ = try await SettlementRepository(database).apply(
             [Fixture.valid("r1", account: "a1", [Fixture.purchase("t1", product: Fixture.vip, expires: end)])],
             catalog: catalog, now: t0)
     }
@@ -24,7 +24,7 @@ import Testing
         _ backend: TestBackend
     ) async throws {
         try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
-            let subscriptions = SubscriptionStore(database)
+            let subscriptions = SubscriptionRepository(database)
             let end = t0 + 7200
             try await subscribe(database, end: end)
             #expect(
@@ -56,13 +56,13 @@ import Testing
         _ backend: TestBackend
     ) async throws {
         try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
-            let subscriptions = SubscriptionStore(database)
+            let subscriptions = SubscriptionRepository(database)
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await subscriptions.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
             // A renewal arrives by another way (a receipt) before the after-check is due.
             try await database.acceptNew([Fixture.receipt("r2", account: "a1")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [
                     Fixture.valid(
                         "r2", account: "a1",
@@ -80,8 +80,8 @@ import Testing
 
     @Test(arguments: TestBackend.allCases) func answers_extend_end_orFail(_ backend: TestBackend) async throws {
         try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
-            let settlement = SettlementStore(database)
-            let subscriptions = SubscriptionStore(database)
+            let settlement = SettlementRepository(database)
+            let subscriptions = SubscriptionRepository(database)
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await subscriptions.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: .seconds(60), now: t0)
@@ -115,7 +115,7 @@ import Testing
                 ],
                 catalog: catalog, now: end + 62)
             #expect(try await database.allWebhooks().filter { $0.type == .subscriptionExpired }.count == 1)
-            #expect(try await LedgerStore(database).audit().isEmpty)
+            #expect(try await LedgerRepository(database).audit().isEmpty)
         }
     }
 
@@ -123,17 +123,18 @@ import Testing
         async throws
     {
         try await withTestDatabase(backend) { (database: any SQLDatabase) async throws in
-            let subscriptions = SubscriptionStore(database)
+            let subscriptions = SubscriptionRepository(database)
             let end = t0 + 600
             try await subscribe(database, end: end)
             try await subscriptions.scheduleSubscriptionChecks(catalog: catalog, lead: hour, lag: hour, now: t0)
             let before = try #require(try await subscriptions.claimDueSubscriptionChecks(now: t0, limit: 10).first)
             let renewal = Fixture.purchase("t2", product: Fixture.vip, expires: end + 30 * 86_400, original: "t1")
-            let result = try await SettlementStore(database).apply(
+            let result = try await SettlementRepository(database).apply(
                 [Fixture.valid(before.checkID, account: "a1", [renewal])], catalog: catalog, now: t0 + 1)
             #expect(result == [.subscriptionCheckApplied(checkID: before.checkID, status: "done", outcome: "renewed")])
             #expect(
-                try await LedgerStore(database).account(id: "a1")?.entitlements.first?.expiresAt == end + 30 * 86_400)
+                try await LedgerRepository(database).account(id: "a1")?.entitlements.first?.expiresAt == end + 30
+                    * 86_400)
             #expect(
                 try await database.allWebhooks().contains {
                     $0.type == .subscriptionRenewed && $0.accountID == "a1"
@@ -144,11 +145,11 @@ import Testing
                 catalog: catalog, lead: hour, lag: hour, now: newEnd - 7200)
             let next = try #require(
                 try await subscriptions.claimDueSubscriptionChecks(now: newEnd - 3600, limit: 10).first)
-            let failed = try await SettlementStore(database).apply(
+            let failed = try await SettlementRepository(database).apply(
                 [Fixture.verdict(.rejected, next.checkID, account: "a1", reason: "apple_status_21010", attempts: 1)],
                 catalog: catalog, now: newEnd - 3599)
             #expect(failed == [.subscriptionCheckApplied(checkID: next.checkID, status: "failed", outcome: nil)])
-            #expect(try await LedgerStore(database).account(id: "a1")?.entitlements.first?.expiresAt == newEnd)
+            #expect(try await LedgerRepository(database).account(id: "a1")?.entitlements.first?.expiresAt == newEnd)
         }
     }
 }

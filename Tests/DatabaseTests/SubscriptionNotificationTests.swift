@@ -18,7 +18,7 @@ import Testing
     func withSubscription(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
             try await database.acceptNew([Fixture.receipt("rA", account: "a1")])
-            let bought = try await SettlementStore(database).apply(
+            let bought = try await SettlementRepository(database).apply(
                 [
                     Fixture.valid(
                         "rA", account: "a1",
@@ -37,8 +37,8 @@ import Testing
 
     @Test func aRenewalExtendsTheBoundAccountOnceWhoeverSendsIt() async throws {
         try await withSubscription { database in
-            let ledger = LedgerStore(database)
-            let settlement = SettlementStore(database)
+            let ledger = LedgerRepository(database)
+            let settlement = SettlementRepository(database)
             let february = t0.addingTimeInterval(60 * day)
             let march = t0.addingTimeInterval(90 * day)
             try await database.acceptNewNotifications(["n1", "n2"])
@@ -53,7 +53,7 @@ import Testing
             #expect(renewed == [.notificationApplied(notificationID: "n1", status: .applied, reason: nil)])
             #expect(try await ledger.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: february)])
             #expect(try await ledger.account(id: "a2") == nil)
-            #expect(try await StoreNotificationStore(database).notification(id: "n1")?.accountID == "a1")
+            #expect(try await NotificationRepository(database).notification(id: "n1")?.accountID == "a1")
             let events = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }
             #expect(events.map(\.accountID) == ["a1"])
             let body = try Fixture.json(try #require(events.first).body)
@@ -84,7 +84,7 @@ import Testing
             #expect(try await ledger.account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: march)])
             #expect(try await ledger.account(id: "a2")?.entitlements == [])
             #expect(
-                try await ReceiptStore(database).receipt(id: "rB")?.transactions.map(\.outcome) == [
+                try await ReceiptRepository(database).receipt(id: "rB")?.transactions.map(\.outcome) == [
                     .boundToAnotherAccount
                 ])
             let renewedViaB = try await database.allWebhooks().filter { $0.type == .subscriptionRenewed }.last
@@ -102,25 +102,25 @@ import Testing
             try await database.acceptNewNotifications(["n1"])
 
             // When DID_RENEW arrives for a subscription no account has bought here
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [Fixture.notified("n1", "DID_RENEW", uuid: "U1", renewal("t2", expires: expiry, original: "o9"))],
                 catalog: catalog, now: t0)
 
             // Then it is applied as unbound, and nothing changed
             #expect(results == [.notificationApplied(notificationID: "n1", status: .applied, reason: "unbound")])
             #expect(try await database.allWebhooks().isEmpty)
-            #expect(try await StoreNotificationStore(database).notification(id: "n1")?.accountID == nil)
+            #expect(try await NotificationRepository(database).notification(id: "n1")?.accountID == nil)
 
             // When the player's receipt carries that transaction
             try await database.acceptNew([Fixture.receipt("r1", account: "a1")])
-            let credited = try await SettlementStore(database).apply(
+            let credited = try await SettlementRepository(database).apply(
                 [Fixture.valid("r1", account: "a1", [renewal("t2", expires: expiry, original: "o9")])],
                 catalog: catalog, now: t0)
 
             // Then the receipt binds and credits it
             #expect(credited == [.applied(receiptID: "r1", status: .credited, reason: nil)])
             #expect(
-                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                try await LedgerRepository(database).account(id: "a1")?.entitlements == [
                     .init(name: "vip", expiresAt: expiry)
                 ])
         }
@@ -132,7 +132,7 @@ import Testing
             try await database.acceptNewNotifications(["n1", "n2"])
 
             // When SUBSCRIBED reports the initial buy (already credited by rA) and a resubscription
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified(
                         "n1", "SUBSCRIBED", uuid: "U1", subtype: "INITIAL_BUY",
@@ -148,7 +148,7 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                 ])
             #expect(
-                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                try await LedgerRepository(database).account(id: "a1")?.entitlements == [
                     .init(name: "vip", expiresAt: later)
                 ])
         }
@@ -157,7 +157,7 @@ import Testing
     @Test func expiredEndsTheEntitlementAtTheEarlierOfItsExpiryAndNow() async throws {
         try await withSubscription { database in
             try await database.acceptNew([Fixture.receipt("rX", account: "a3")])
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [
                     Fixture.valid(
                         "rX", account: "a3",
@@ -167,7 +167,7 @@ import Testing
             let now = t0.addingTimeInterval(10 * day)
 
             // When EXPIRED arrives ten days in, for a period that would run thirty
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified(
                         "n1", "EXPIRED", uuid: "U1", subtype: "VOLUNTARY",
@@ -183,9 +183,11 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .applied, reason: "unbound"),
                 ])
             #expect(
-                try await LedgerStore(database).account(id: "a1")?.entitlements == [.init(name: "vip", expiresAt: now)])
+                try await LedgerRepository(database).account(id: "a1")?.entitlements == [
+                    .init(name: "vip", expiresAt: now)
+                ])
             #expect(
-                try await LedgerStore(database).account(id: "a3")?.entitlements
+                try await LedgerRepository(database).account(id: "a3")?.entitlements
                     == [.init(name: "vip", expiresAt: t0.addingTimeInterval(30 * day))])
             let events = try await database.allWebhooks().filter { $0.type == .subscriptionExpired }
             #expect(events.map(\.accountID) == ["a1"])
@@ -202,7 +204,7 @@ import Testing
             try await database.acceptNewNotifications(["n1", "n2", "n3"])
 
             // When the renewal fails without a grace period, and then with one
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     Fixture.notified("n1", "DID_FAIL_TO_RENEW", uuid: "U1", renewal("o1", expires: expiry)),
                     Fixture.notified(
@@ -217,19 +219,19 @@ import Testing
                     .notificationApplied(notificationID: "n2", status: .applied, reason: nil),
                 ])
             #expect(
-                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                try await LedgerRepository(database).account(id: "a1")?.entitlements == [
                     .init(name: "vip", expiresAt: graceEnd)
                 ])
             #expect(try await database.allWebhooks().filter { $0.type != .receiptCredited }.isEmpty)
 
             // When the grace period expires unpaid
-            _ = try await SettlementStore(database).apply(
+            _ = try await SettlementRepository(database).apply(
                 [Fixture.notified("n3", "GRACE_PERIOD_EXPIRED", uuid: "U3", renewal("o1", expires: expiry))],
                 catalog: catalog, now: graceEnd)
 
             // Then the entitlement ends with the paid period
             #expect(
-                try await LedgerStore(database).account(id: "a1")?.entitlements == [
+                try await LedgerRepository(database).account(id: "a1")?.entitlements == [
                     .init(name: "vip", expiresAt: expiry)
                 ])
             #expect(try await database.allWebhooks().filter { $0.type == .subscriptionExpired }.count == 1)

@@ -30,7 +30,7 @@ import Testing
             }
             let returned = Flag()
             let accepted = Task {
-                let outcomes = try await IntakeStore(intake).accept(
+                let outcomes = try await IntakeRepository(intake).accept(
                     [Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
                 returned.value.store(true, ordering: .releasing)
                 return outcomes
@@ -62,8 +62,8 @@ import Testing
             try await database.transaction { db in
                 try await db.execute("INSERT INTO accounts (id, created_at) VALUES ('a', ?)", [Date()])
             }
-            _ = try await IntakeStore(database).accept([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
-            try await IntakeStore(database).markPublished(["r-1"], at: Fixture.t0)
+            _ = try await IntakeRepository(database).accept([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
+            try await IntakeRepository(database).markPublished(["r-1"], at: Fixture.t0)
             #expect(syncs.value.load(ordering: .relaxed) == 1, "only the intake's commit is synced outside the lock")
         }
     }

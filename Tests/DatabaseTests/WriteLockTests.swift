@@ -33,7 +33,7 @@ import Testing
             }
             // Waits (off the task pool) until the first holds its transaction, then writes.
             try await offloaded { holding.wait() }
-            let outcomes = try await IntakeStore(second).accept(
+            let outcomes = try await IntakeRepository(second).accept(
                 [Fixture.receipt("r-1", account: "second")], now: Fixture.t0)
             let secondAfterFirst = firstDone.load(ordering: .acquiring)
             try await long
@@ -50,8 +50,8 @@ import Testing
 
     @Test func aRelaxedMarkLeavesTheWriterSyncingEveryLaterCommit() async throws {
         try await withTemporaryDatabase { database in
-            _ = try await IntakeStore(database).accept([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
-            try await IntakeStore(database).markPublished(["r-1"], at: Fixture.t0)
+            _ = try await IntakeRepository(database).accept([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
+            try await IntakeRepository(database).markPublished(["r-1"], at: Fixture.t0)
             let settings = try database.connectionSettings()
             #expect(settings.synchronous == 2, "expected FULL after a relaxed mark, got \(settings)")
         }

@@ -30,12 +30,12 @@ extension FulfillerTests {
             // Then each receipt is marked dead on its own, its letter holding its body alone
             let dead = await eventually {
                 var statuses: [ReceiptStatus?] = []
-                for id in ids { statuses.append(try? await ReceiptStore(database).receipt(id: id)?.status) }
+                for id in ids { statuses.append(try? await ReceiptRepository(database).receipt(id: id)?.status) }
                 return statuses.allSatisfy { $0 == .dead }
             }
             #expect(dead)
             for id in ids {
-                let letters = try await DeadLetterStore(database).deadLetters(receiptID: id)
+                let letters = try await DeadLetterRepository(database).deadLetters(receiptID: id)
                 #expect(letters.count == 1)
                 let letter = try #require(letters.first)
                 #expect(letter.reason == "rejected in \(topology.validateQueue)")
@@ -52,7 +52,7 @@ extension FulfillerTests {
 extension FulfillerTests {
     @Test func aPackOfVerdicts_isAppliedPartByPart_andEachBadPartDeadLetteredByItself() async throws {
         try await withFulfiller(receipts: 3) { connection, topology, database, ids in
-            let receipts = ReceiptStore(database)
+            let receipts = ReceiptRepository(database)
             // Given one message with a good verdict, one the engine refuses, one nobody can
             // read, and a second good one
             func valid(_ id: String, _ transaction: String, product: String) throws -> OutgoingMessage {
@@ -83,7 +83,8 @@ extension FulfillerTests {
             // unreadable part is archived alone, its body as it was
             let settled = await eventually(timeout: .seconds(20)) {
                 let dead = (try? await receipts.receipt(id: ids[1])?.status) == .dead
-                let archived = (try? await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt"))?.count
+                let archived = (try? await DeadLetterRepository(database).deadLetters(receiptID: "not-a-receipt"))?
+                    .count
                 return dead && archived == 1
             }
             #expect(settled)
@@ -91,13 +92,13 @@ extension FulfillerTests {
             #expect(try await receipts.receipt(id: ids[2])?.status == .credited)
             #expect(try await receipts.receipt(id: ids[1])?.reason == "refused: transaction t-bad has no product id")
             let unreadable = try #require(
-                try await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt").first)
+                try await DeadLetterRepository(database).deadLetters(receiptID: "not-a-receipt").first)
             #expect(unreadable.reason == "unparseable_message")
             #expect(unreadable.body == Data("garbage".utf8))
             #expect(unreadable.sourceQueue == topology.fulfilQueue)
-            let account = try #require(try await LedgerStore(database).account(id: "player"))
+            let account = try #require(try await LedgerRepository(database).account(id: "player"))
             #expect(Set(account.ledger.map(\.transactionID)) == ["t-good", "t-good-2"])
-            #expect(try await LedgerStore(database).audit().isEmpty)
+            #expect(try await LedgerRepository(database).audit().isEmpty)
             let drained = await eventually { (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0 }
             #expect(drained)
         }

@@ -27,14 +27,14 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let ids = (0..<count).map { _ in UUID().uuidString.lowercased() }
-        let outcomes = try await IntakeStore(database).accept(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
+        let outcomes = try await IntakeRepository(database).accept(ids.map { NewReceipt.fixture(id: $0) }, now: Date())
         #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
         let broker = BrokerFixture(label: "fulfiller")
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
             let fulfiller = Fulfiller(
-                connection: connection, topology: topology, settlement: SettlementStore(wrap(database)),
-                deadLetters: DeadLetterStore(wrap(database)), catalog: catalog,
+                connection: connection, topology: topology, settlement: SettlementRepository(wrap(database)),
+                deadLetters: DeadLetterRepository(wrap(database)), catalog: catalog,
                 configuration: .init(batchSize: batchSize), logger: Logger(label: "test"))
             let running = Task { try await fulfiller.run() }
             defer { running.cancel() }
@@ -65,7 +65,7 @@ import Testing
 
     @Test func verdictsAreCreditedOnceEvenWhenDeliveredTwice() async throws {
         try await withFulfiller(receipts: 300) { connection, topology, database, ids in
-            let ledger = LedgerStore(database)
+            let ledger = LedgerRepository(database)
             // Given 300 valid verdicts, each published twice (a redelivery after a crash)
             let messages = try coinVerdicts(ids).map { try verdictMessage($0, topology) }
             #expect(await connection.publish(messages + messages).allSatisfy { (try? $0.get()) != nil })
@@ -79,7 +79,7 @@ import Testing
             #expect(done)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await ledger.account(id: "player")?.balances["coins"] == 30_000)
-            #expect(try await ReceiptStore(database).receipt(id: ids[0])?.status == .credited)
+            #expect(try await ReceiptRepository(database).receipt(id: ids[0])?.status == .credited)
             #expect(try await ledger.audit().isEmpty)
         }
     }
@@ -92,13 +92,15 @@ import Testing
                     properties: MessageProperties(
                         messageID: ids[0],
                         headers: [MessageHeader.deadReason: "attempts_exhausted: timeout", MessageHeader.attempts: 8])))
-            let dead = await eventually { (try? await ReceiptStore(database).receipt(id: ids[0])?.status) == .dead }
+            let dead = await eventually {
+                (try? await ReceiptRepository(database).receipt(id: ids[0])?.status) == .dead
+            }
             #expect(dead)
-            let receipt = try await ReceiptStore(database).receipt(id: ids[0])
+            let receipt = try await ReceiptRepository(database).receipt(id: ids[0])
             #expect(receipt?.reason == "attempts_exhausted: timeout")
             #expect(receipt?.attempts == 8)
             // And the letter is archived whole for the operators, the queue drained
-            let letter = try #require(try await DeadLetterStore(database).deadLetters(receiptID: ids[0]).first)
+            let letter = try #require(try await DeadLetterRepository(database).deadLetters(receiptID: ids[0]).first)
             #expect(letter.reason == "attempts_exhausted: timeout")
             #expect(letter.attempts == 8)
             #expect(letter.accountID == "player")
@@ -120,15 +122,15 @@ import Testing
                 properties: MessageProperties(messageID: "not-a-receipt"))
             _ = await connection.publish([poison, good])
             let applied = await eventually {
-                (try? await ReceiptStore(database).receipt(id: ids[0])?.status) == .rejected
+                (try? await ReceiptRepository(database).receipt(id: ids[0])?.status) == .rejected
             }
             #expect(applied)
             // The poison verdict is dead-lettered with its reason and archived
             let archived = await eventually {
-                ((try? await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
+                ((try? await DeadLetterRepository(database).deadLetters(receiptID: "not-a-receipt")) ?? []).count == 1
             }
             #expect(archived)
-            let letter = try await DeadLetterStore(database).deadLetters(receiptID: "not-a-receipt").first
+            let letter = try await DeadLetterRepository(database).deadLetters(receiptID: "not-a-receipt").first
             #expect(letter?.reason == "unparseable_message")
             #expect(letter?.sourceQueue == topology.fulfilQueue)
             #expect(letter?.body == Data("garbage".utf8))
@@ -138,7 +140,7 @@ import Testing
 
     @Test func aVerdictTheEngineRefuses_isDeadLetteredWithItsReason_andChangesNothing() async throws {
         try await withFulfiller(receipts: 2) { connection, topology, database, ids in
-            let receipts = ReceiptStore(database)
+            let receipts = ReceiptRepository(database)
             // Given a batch: a valid verdict carrying a transaction without a product (Apple never
             // sends one), and a good one behind it
             let refused = try verdictMessage(
@@ -168,14 +170,14 @@ import Testing
             #expect(dead)
             let reason = "refused: transaction t-bad has no product id"
             #expect(try await receipts.receipt(id: ids[0])?.reason == reason)
-            let letter = try await DeadLetterStore(database).deadLetters(receiptID: ids[0]).first
+            let letter = try await DeadLetterRepository(database).deadLetters(receiptID: ids[0]).first
             #expect(letter?.reason == reason)
             #expect(letter?.sourceQueue == topology.fulfilQueue)
             // And the rest of the batch was applied
             #expect(try await receipts.receipt(id: ids[1])?.status == .credited)
-            let account = try #require(try await LedgerStore(database).account(id: "player"))
+            let account = try #require(try await LedgerRepository(database).account(id: "player"))
             #expect(account.ledger.map(\.transactionID) == ["t-good"])
-            #expect(try await LedgerStore(database).audit().isEmpty)
+            #expect(try await LedgerRepository(database).audit().isEmpty)
             let drained = await eventually { (try? await connection.queueStatus(topology.fulfilQueue).messages) == 0 }
             #expect(drained)
         }
@@ -183,9 +185,9 @@ import Testing
 
     @Test func aNotificationVerdictIsAppliedOnceEvenWhenDeliveredTwice() async throws {
         try await withFulfiller(receipts: 1) { connection, topology, database, ids in
-            let notifications = StoreNotificationStore(database)
+            let notifications = NotificationRepository(database)
             // Given the player was credited 100 coins for t1, and Apple's REFUND of t1 was accepted
-            let credited = try await SettlementStore(database).apply(
+            let credited = try await SettlementRepository(database).apply(
                 [
                     Verdict(
                         outcome: .valid, receiptID: ids[0], accountID: "player", attempts: 1,
@@ -223,19 +225,19 @@ import Testing
             }
             #expect(done)
             try await Task.sleep(for: .milliseconds(300))
-            let account = try #require(try await LedgerStore(database).account(id: "player"))
+            let account = try #require(try await LedgerRepository(database).account(id: "player"))
             #expect(account.balances == ["coins": 0])
             #expect(account.ledger.map(\.kind) == [.refund, .purchase])
             #expect(try await notifications.notification(id: notificationID)?.reason == nil)
             let pending = try await database.allPendingTypes()
             #expect(pending == [.receiptCredited, .purchaseRefunded], "\(pending)")
-            #expect(try await LedgerStore(database).audit().isEmpty)
+            #expect(try await LedgerRepository(database).audit().isEmpty)
         }
     }
 
     @Test func deadLetterEventMarksANotificationDead() async throws {
         try await withFulfiller(receipts: 0) { connection, topology, database, _ in
-            let notifications = StoreNotificationStore(database)
+            let notifications = NotificationRepository(database)
             let notificationID = UUID().uuidString.lowercased()
             _ = try await notifications.acceptNotification(
                 id: notificationID, app: "", payload: "signed-poison", payloadHash: String(repeating: "cd", count: 32),
@@ -258,6 +260,6 @@ import Testing
 extension SQLiteDatabase {
     /// The types of the webhooks waiting, oldest first.
     func allPendingTypes() async throws -> [WebhookType] {
-        try await OutboxStore(self).dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)
+        try await OutboxRepository(self).dueWebhooks(now: .distantFuture, limit: 1_000).map(\.type)
     }
 }

@@ -20,7 +20,7 @@ extension FulfillerTests {
             let messages = try coinVerdicts(ids).map { try verdictMessage($0, topology) }
             #expect(await connection.publish(messages).allSatisfy { (try? $0.get()) != nil })
             let credited = await eventually {
-                (try? await LedgerStore(database).account(id: "player")?.balances["coins"]) == 2_000
+                (try? await LedgerRepository(database).account(id: "player")?.balances["coins"]) == 2_000
             }
             #expect(credited)
         }

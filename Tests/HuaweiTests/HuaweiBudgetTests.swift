@@ -44,7 +44,7 @@ import Testing
                 // Given the pipeline's budgets, at Huawei's default pace
                 register(fixture.stub)
                 let huawei = fixture.huawei(quota: HuaweiQuota())
-                let context = fixture.context(budgets: CallBudgetStore(database))
+                let context = fixture.context(budgets: CallBudgetRepository(database))
 
                 // When a consumable and a subscription are verified and the consumable confirmed
                 guard case .valid = try await verify(huawei, context, Self.consumable),
@@ -56,7 +56,7 @@ import Testing
                 #expect(await huawei.confirm(Self.owed, context: context) == .done)
 
                 // Then the three calls were booked in one budget, the app's, at 50 a second
-                let usage = try await CallBudgetStore(database).usage(now: Self.nowMicros())
+                let usage = try await CallBudgetRepository(database).usage(now: Self.nowMicros())
                 #expect(usage.map(\.name) == [Self.budgetName], "\(usage)")
                 #expect(usage.first?.calls == 3 && usage.first?.perSecond == 50, "\(usage)")
                 #expect(fixture.stub.stats.calls == ["orders.verify": 1, "subscriptions.get": 1, "orders.confirm": 1])
@@ -72,7 +72,7 @@ import Testing
                 // Given a budget of one call a minute, and callers that wait at most 100 ms
                 register(fixture.stub)
                 let huawei = fixture.huawei(quota: HuaweiQuota(perSecond: 1.0 / 60, maxWait: .milliseconds(100)))
-                let context = fixture.context(budgets: CallBudgetStore(database))
+                let context = fixture.context(budgets: CallBudgetRepository(database))
                 guard case .valid = try await verify(huawei, context, Self.consumable) else {
                     Issue.record("the first call should verify")
                     return
@@ -109,8 +109,8 @@ import Testing
                 register(fixture.stub)
                 let huawei = fixture.huawei(quota: HuaweiQuota())
                 let (one, two) = (
-                    fixture.context(budgets: CallBudgetStore(database)),
-                    fixture.context(budgets: CallBudgetStore(database))
+                    fixture.context(budgets: CallBudgetRepository(database)),
+                    fixture.context(budgets: CallBudgetRepository(database))
                 )
                 fixture.stub.configuration.withLock {
                     $0.rateLimitFirst = 1

@@ -34,7 +34,7 @@ struct AloneGroupCommitSharingTests {
         }
         #expect(outcomes.count == 40)
         #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
-        let stored = try await IntakeStore(database).unpublished(limit: 100)
+        let stored = try await IntakeRepository(database).unpublished(limit: 100)
         #expect(Set(stored.map(\.id)) == Set(receipts.map(\.id)))
         let sizes = commits.withLock { $0 }
         #expect(sizes.reduce(0, +) == 40)

@@ -67,7 +67,7 @@ import Testing
     func code(_ body: [String: Any]) -> String? { (body["error"] as? [String: Any])?["code"] as? String }
 
     func grant(_ coins: Int, to account: String, _ database: any SQLDatabase) async throws {
-        _ = try await AdjustmentStore(database).apply(
+        _ = try await AdjustmentRepository(database).apply(
             .init(
                 accountID: account, change: .currency("coins", amount: coins), reason: "test",
                 operatorName: "test", idempotencyKey: "grant-\(account)"),
@@ -86,7 +86,7 @@ import Testing
             let puzzleID = try #require(puzzleReceipt["receipt_id"] as? String)
             let racerID = try #require(racerReceipt["receipt_id"] as? String)
             #expect(puzzleID != racerID)
-            let receipts = ReceiptStore(database)
+            let receipts = ReceiptRepository(database)
             #expect(try await receipts.receipt(id: puzzleID)?.accountID == "player-1")
             #expect(try await receipts.receipt(id: racerID)?.accountID == "racer/player-1")
 
@@ -129,7 +129,7 @@ import Testing
                 token: Self.racer)
             #expect(created == .created && order["account_id"] as? String == "player-1")
             let id = try #require(order["order_id"] as? String)
-            #expect(try await OrderStore(database).order(id: id, now: Date())?.accountID == "racer/player-1")
+            #expect(try await OrderRepository(database).order(id: id, now: Date())?.accountID == "racer/player-1")
 
             // The same player of the puzzle game may order too: its account has no open order.
             let (again, _) = try await call(
@@ -151,7 +151,7 @@ import Testing
                 token: Self.puzzle)
             #expect(posted == .accepted)
             let receiptID = try #require(receipt["receipt_id"] as? String)
-            #expect(try await ReceiptStore(database).receipt(id: receiptID)?.orderID == nil)
+            #expect(try await ReceiptRepository(database).receipt(id: receiptID)?.orderID == nil)
 
             let (products, offers) = try await call(
                 client, .get, "/v1/products?account_id=player-1", token: Self.racer)
@@ -222,7 +222,7 @@ import Testing
             #expect((body["error"] as? [String: Any])?["field"] as? String == "account_id")
             let (read, _) = try await call(client, .get, "/v1/accounts/racer%2Fplayer-1", token: Self.puzzle)
             #expect(read == .badRequest)
-            #expect(try await ReceiptStore(database).receiptStatusCounts().values.reduce(0, +) == 0)
+            #expect(try await ReceiptRepository(database).receiptStatusCounts().values.reduce(0, +) == 0)
         }
     }
 

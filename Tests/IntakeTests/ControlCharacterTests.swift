@@ -75,7 +75,7 @@ import Testing
             #expect(response?.status == 400)
             #expect(LiveIntake.errorCode(response) == row.code, "\(response?.body ?? "")")
             #expect(Self.errorField(response) == row.field)
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -167,7 +167,7 @@ import Testing
             #expect(response?.status == 400)
             #expect(LiveIntake.errorCode(response) == "unknown_field")
             #expect(Self.errorField(response) == "note")
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).isEmpty)
         }
     }
 

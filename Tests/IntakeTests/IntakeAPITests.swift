@@ -68,9 +68,9 @@ import Testing
             #expect(status == .accepted)
             #expect(body["status"] as? String == "received")
             let id = try #require(body["receipt_id"] as? String)
-            let stored = try #require(try await ReceiptStore(database).receipt(id: id))
+            let stored = try #require(try await ReceiptRepository(database).receipt(id: id))
             #expect(stored.accountID == "player-1")
-            await #expect(try IntakeStore(database).unpublished(limit: 10).map(\.id) == [id])
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).map(\.id) == [id])
         }
     }
 
@@ -82,7 +82,7 @@ import Testing
             #expect(first == .accepted)
             #expect(second == .ok)
             #expect(firstBody["receipt_id"] as? String == secondBody["receipt_id"] as? String)
-            await #expect(try IntakeStore(database).unpublished(limit: 10).count == 1)
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).count == 1)
         }
     }
 
@@ -97,7 +97,7 @@ import Testing
             #expect(first == .accepted)
             #expect(second == .unprocessableContent)
             #expect(errorCode(body) == "idempotency_key_reused")
-            await #expect(try IntakeStore(database).unpublished(limit: 10).count == 1)
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).count == 1)
         }
     }
 
@@ -132,7 +132,7 @@ import Testing
             #expect(status == .badRequest)
             #expect(errorCode(body) == code)
             #expect(errorField(body) == field)
-            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -142,7 +142,7 @@ import Testing
             let (status, body) = try await post(client, #"{"account_id": "p", "receipt_data": "\#(big)"}"#)
             #expect(status == .contentTooLarge)
             #expect(errorCode(body) == "payload_too_large")
-            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -152,7 +152,7 @@ import Testing
                 client, #"{"account_id": "p", "receipt_data": "YQ=="}"#, contentType: "text/plain")
             #expect(status == .unsupportedMediaType)
             #expect(errorCode(body) == "unsupported_media_type")
-            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -162,7 +162,7 @@ import Testing
             let (status, body) = try await post(client, #"{"account_id": "p", "receipt_data": "YQ=="}"#, token: token)
             #expect(status == .unauthorized)
             #expect(errorCode(body) == "unauthorized")
-            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).isEmpty)
             let read = try await client.execute(uri: "/v1/accounts/p", method: .get) { $0.status }
             #expect(read == .unauthorized)
         }

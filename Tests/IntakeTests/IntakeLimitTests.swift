@@ -43,7 +43,7 @@ import Testing
             // And a POST is refused before it stores anything
             let body = #"{"account_id": "p", "receipt_data": "\#(Self.receipt)"}"#
             #expect(try await intake.request("POST", "/v1/receipts", body: body)?.status == 429)
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).isEmpty)
             // While another backend's token has a bucket of its own
             #expect(try await intake.request("POST", "/v1/receipts", body: body, token: other)?.status == 202)
         }
@@ -58,7 +58,7 @@ import Testing
                     try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)?.status)
             }
             #expect(statuses == [200, 200, 429])
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).count == 2)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).count == 2)
         }
     }
 
@@ -78,7 +78,7 @@ import Testing
             let response = try await intake.request("POST", "/v1/receipts", body: json)
             #expect(response?.status == 400)
             #expect(LiveIntake.errorCode(response) == code)
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -105,7 +105,7 @@ import Testing
             let response = try await intake.request("POST", "/v1/apple/notifications", body: body, token: nil)
             #expect(response?.status == 400)
             #expect(LiveIntake.errorCode(response) == "invalid_signed_payload")
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -127,12 +127,12 @@ import Testing
 
             // Then every one is refused and no row is stored
             #expect(statuses == [400: 100])
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 200).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 200).isEmpty)
             // While a notification the stub store signed is stored
             let signed = try await intake.request(
                 "POST", "/v1/apple/notifications", body: LiveIntake.signedNotificationBody(), token: nil)
             #expect(signed?.status == 200)
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 200).count == 1)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 200).count == 1)
         }
     }
 
@@ -143,7 +143,7 @@ import Testing
                 "POST", "/v1/apple/notifications", body: #"{"signedPayload": "\#(jws)"}"#, token: nil)
             #expect(response?.status == 413)
             #expect(LiveIntake.errorCode(response) == "payload_too_large")
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).isEmpty)
         }
     }
 

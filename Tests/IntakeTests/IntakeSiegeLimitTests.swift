@@ -35,7 +35,7 @@ import Testing
             #expect(answered?.status == 408)
             #expect(LiveIntake.errorCode(answered) == "request_timeout")
             #expect(await connection.closedByServer(within: .seconds(10)))
-            await #expect(try IntakeStore(intake.database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(intake.database).unpublished(limit: 10).isEmpty)
         }
     }
 

@@ -45,7 +45,7 @@ import Testing
 
     /// Nothing the intake stored: receipts and Apple notifications alike wait for the relay.
     static func stored(_ intake: LiveIntake) async throws -> Int {
-        try await IntakeStore(intake.database).unpublished(limit: 10).count
+        try await IntakeRepository(intake.database).unpublished(limit: 10).count
     }
 
     @Test(arguments: Kind.allCases, Ending.allCases)

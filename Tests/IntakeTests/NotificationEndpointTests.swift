@@ -64,7 +64,7 @@ import Testing
             #expect(first == .ok)
             #expect(again == .ok)
             #expect(firstBody == againBody)
-            let pending = try await IntakeStore(database).unpublished(limit: 10)
+            let pending = try await IntakeRepository(database).unpublished(limit: 10)
             #expect(pending.count == 1)
             #expect(pending.first?.evidence == .notification(signedPayload: Self.jws))
         }
@@ -73,7 +73,7 @@ import Testing
     @Test func aNotificationAnEarlierReleaseStoredIsNotStoredAgain() async throws {
         try await withIntake { client, database in
             // Given Apple's notification as the release that kept it by its payload's hash stored it
-            let stored = try await StoreNotificationStore(database).acceptNotification(
+            let stored = try await NotificationRepository(database).acceptNotification(
                 id: "01a00000-0000-7000-8000-000000000001", app: "", payload: Self.jws,
                 payloadHash: PayloadHash.notification(Self.jws), now: Date())
             // When Apple sends it again to Apple's plug-in route
@@ -111,7 +111,7 @@ import Testing
             let (status, body) = try await post(client, #"{"signedPayload": "\#(jws)"}"#)
             #expect(status == .badRequest, "\(name)")
             #expect(body.contains("invalid_signed_payload"), "\(name): \(body)")
-            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty, "\(name)")
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).isEmpty, "\(name)")
         }
     }
 
@@ -129,7 +129,7 @@ import Testing
             let (status, body) = try await post(client, json)
             #expect(status == .badRequest)
             #expect(body.contains(code), "\(body)")
-            await #expect(try IntakeStore(database).unpublished(limit: 10).isEmpty)
+            await #expect(try IntakeRepository(database).unpublished(limit: 10).isEmpty)
         }
     }
 
@@ -138,7 +138,7 @@ import Testing
             let body = #"{"signedPayload": "\#(Self.jws)", "extra": "a\u0000b", "x\u0001": [{"y": "\u001b"}]}"#
             let (status, _) = try await post(client, body)
             #expect(status == .ok)
-            let pending = try await IntakeStore(database).unpublished(limit: 10)
+            let pending = try await IntakeRepository(database).unpublished(limit: 10)
             #expect(pending.map(\.evidence) == [.notification(signedPayload: Self.jws)])
         }
     }

@@ -113,11 +113,12 @@ import Testing
             let (answer, body) = try await call(client, .post, "/v1/orders", json)
             #expect(answer.code == status)
             #expect(code(body) == expected)
-            #expect(try await LedgerStore(database).account(id: "p1") == nil, "no account created")
+            #expect(try await LedgerRepository(database).account(id: "p1") == nil, "no account created")
             #expect(
-                try await OrderStore(database).offers(accountID: "p1", catalog: Self.catalog, now: Date()).allSatisfy {
-                    $0.openOrderID == nil
-                })
+                try await OrderRepository(database).offers(accountID: "p1", catalog: Self.catalog, now: Date())
+                    .allSatisfy {
+                        $0.openOrderID == nil
+                    })
         }
     }
 
@@ -131,10 +132,11 @@ import Testing
                 #"{"account_id": "p2", "product_id": "com.example.coins100", "app_account_token": "\#(token)"}"#)
             #expect(status == .conflict && code(body) == "app_account_token_of_another_account")
             #expect(
-                try await OrderStore(database).offers(accountID: "p2", catalog: Self.catalog, now: Date()).allSatisfy {
-                    $0.openOrderID == nil
-                })
-            #expect(try await LedgerStore(database).account(id: "p2") == nil)
+                try await OrderRepository(database).offers(accountID: "p2", catalog: Self.catalog, now: Date())
+                    .allSatisfy {
+                        $0.openOrderID == nil
+                    })
+            #expect(try await LedgerRepository(database).account(id: "p2") == nil)
         }
     }
 

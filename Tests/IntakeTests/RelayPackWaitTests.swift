@@ -55,7 +55,7 @@ import Testing
             let messages = try await messages(3, connection, topology)
             #expect(messages == [receipts.map(\.id)])
             let marked = await eventually(timeout: .seconds(10)) {
-                (try? await IntakeStore(database).unpublished(limit: 10))?.isEmpty == true
+                (try? await IntakeRepository(database).unpublished(limit: 10))?.isEmpty == true
             }
             #expect(marked)
         }
@@ -89,7 +89,7 @@ import Testing
                 try await tasks.waitForAll()
 
                 // Then, by the time the relay returned, all were published and marked
-                #expect(try await IntakeStore(database).unpublished(limit: 10).isEmpty)
+                #expect(try await IntakeRepository(database).unpublished(limit: 10).isEmpty)
                 let messages = try await messages(5, connection, topology)
                 #expect(messages.joined().sorted() == receipts.map(\.id).sorted())
             }

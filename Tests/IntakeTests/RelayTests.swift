@@ -43,7 +43,7 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(50)
-        _ = try await IntakeStore(database).accept(stored, now: Date().addingTimeInterval(-60))
+        _ = try await IntakeRepository(database).accept(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "relay")
         let topology = broker.pipelineTopology()
 
@@ -58,13 +58,13 @@ import Testing
 
             // Then every receipt reaches the validate queue and is marked published
             let published = await eventually(timeout: .seconds(20)) {
-                await (try? IntakeStore(database).unpublished(limit: 100).isEmpty) == true
+                await (try? IntakeRepository(database).unpublished(limit: 100).isEmpty) == true
             }
             #expect(published)
             let ids = try await takeReceipts(stored.count, connection, topology)
             #expect(ids.count == stored.count)
             #expect(Set(ids) == Set(stored.map(\.id)))
-            #expect(try await ReceiptStore(database).receipt(id: stored[0].id)?.status == .validating)
+            #expect(try await ReceiptRepository(database).receipt(id: stored[0].id)?.status == .validating)
         }
     }
 
@@ -93,7 +93,7 @@ import Testing
             #expect(outcomes.allSatisfy { if case .created = $0 { true } else { false } })
             // (the confirm comes first, the mark right after it)
             let published = await eventually(timeout: .seconds(30)) {
-                (try? await IntakeStore(database).unpublished(limit: 500))?.isEmpty == true
+                (try? await IntakeRepository(database).unpublished(limit: 500))?.isEmpty == true
             }
             #expect(published)
             let ids = try await takeReceipts(200, connection, topology)
@@ -108,14 +108,14 @@ import Testing
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         let stored = newReceipts(30)
-        _ = try await IntakeStore(database).accept(stored, now: Date().addingTimeInterval(-60))
+        _ = try await IntakeRepository(database).accept(stored, now: Date().addingTimeInterval(-60))
         let broker = BrokerFixture(label: "inhand")
         let topology = broker.pipelineTopology()
         try await broker.withConnection(topology: topology.topology) { connection in
             let relay = Relay(
                 connection: connection, database: database, topology: topology,
                 configuration: .init(sweepGrace: .seconds(1)), logger: Logger(label: "test"))
-            let unpublished = try await IntakeStore(database).unpublished(limit: 100)
+            let unpublished = try await IntakeRepository(database).unpublished(limit: 100)
             let handed = Set(stored.prefix(20).map(\.id))
             relay.enqueue(unpublished.filter { handed.contains($0.id) })
 
@@ -123,7 +123,7 @@ import Testing
             await relay.sweep()
 
             // Then it publishes the 10 nobody holds, and only those
-            let left = await Set(try IntakeStore(database).unpublished(limit: 100).map(\.id))
+            let left = await Set(try IntakeRepository(database).unpublished(limit: 100).map(\.id))
             #expect(left == handed)
 
             // And once the marks run, each of the 20 is marked, still published once: the fast
@@ -131,7 +131,7 @@ import Testing
             let running = Task { try await relay.run() }
             defer { running.cancel() }
             let all = await eventually(timeout: .seconds(20)) {
-                (try? await IntakeStore(database).unpublished(limit: 100))?.isEmpty == true
+                (try? await IntakeRepository(database).unpublished(limit: 100))?.isEmpty == true
             }
             #expect(all)
             let ids = try await takeReceipts(30, connection, topology)

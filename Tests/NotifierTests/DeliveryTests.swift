@@ -37,7 +37,7 @@ import Testing
                         now: harness.clock.now)
                     #expect(try await harness.row(row.id) == OutboxRow(status: "delivered", attempts: 1))
                 }
-                #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 0)
+                #expect(try await OutboxRepository(harness.database).pendingWebhookCount() == 0)
 
                 // And nothing is sent again, however late the next poll
                 harness.clock.advance(by: 86_400)
@@ -111,7 +111,7 @@ import Testing
                 #expect(
                     try await harness.row(doomed.id) == OutboxRow(status: "failed", attempts: 3, lastError: "HTTP 410"))
                 #expect(receiver.deliveries(for: rows[1].id).map(\.status) == [200])
-                #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 0)
+                #expect(try await OutboxRepository(harness.database).pendingWebhookCount() == 0)
 
                 // And the warning names the event and the receipt, never the body
                 let warnings = harness.logs.all.filter { $0.level == .warning }
@@ -175,7 +175,7 @@ import Testing
                 #expect(counts[0] == 8)
                 #expect(receiver.received.count == 20)
                 #expect(Set(receiver.received.compactMap(\.id)) == Set(rows.map(\.id)))
-                #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 0)
+                #expect(try await OutboxRepository(harness.database).pendingWebhookCount() == 0)
                 // And a poll while they were in flight found nothing left to claim
                 #expect(try await notifier.runOnce() == 0)
             }
@@ -212,7 +212,7 @@ import Testing
             let notifier = harness.notifier(url: nil)
 
             #expect(try await notifier.runOnce() == 0)
-            #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 2)
+            #expect(try await OutboxRepository(harness.database).pendingWebhookCount() == 2)
         }
     }
 }

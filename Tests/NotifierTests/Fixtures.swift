@@ -34,7 +34,8 @@ enum Fixture {
     ) async throws -> [OutboxWebhook] {
         try await credit(count, in: database, accounts: accounts)
         // Read a day ahead: a running notifier may have claimed (leased) them already.
-        let rows = try await OutboxStore(database).dueWebhooks(now: t0.addingTimeInterval(86_400), limit: count + 10)
+        let rows = try await OutboxRepository(database).dueWebhooks(
+            now: t0.addingTimeInterval(86_400), limit: count + 10)
         guard rows.count == count else { throw FixtureError("expected \(count) outbox rows, found \(rows.count)") }
         return rows
     }
@@ -49,7 +50,7 @@ enum Fixture {
                 payloadHash: String(repeating: String(format: "%02x", i % 256), count: 32),
                 requestHash: String(repeating: String(format: "%02x", (i + 7) % 256), count: 32))
         }
-        _ = try await IntakeStore(database).accept(receipts, now: t0)
+        _ = try await IntakeRepository(database).accept(receipts, now: t0)
         let verdicts = (1...count).map { i in
             Verdict(
                 outcome: .valid, receiptID: "r\(i)", accountID: accounts(i), attempts: 1, environment: "Sandbox",
@@ -58,7 +59,7 @@ enum Fixture {
                         transactionID: "t\(i)", originalTransactionID: "t\(i)", productID: coins, purchaseDate: t0)
                 ], decidedAt: t0)
         }
-        _ = try await SettlementStore(database).apply(verdicts, catalog: catalog, now: t0)
+        _ = try await SettlementRepository(database).apply(verdicts, catalog: catalog, now: t0)
     }
 
     /// A logger that keeps what it is given, at every level.

@@ -55,12 +55,12 @@ import Testing
                 let took = try await runThenShutDown(notifier) {
                     // When the rows are in flight and the group shuts down
                     try await receiver.waitFor(count: 3)
-                    #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 3)
+                    #expect(try await OutboxRepository(harness.database).pendingWebhookCount() == 3)
                 }
 
                 // Then the in-flight deliveries finished and were recorded before run returned
                 #expect(took < .seconds(15))
-                #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 0)
+                #expect(try await OutboxRepository(harness.database).pendingWebhookCount() == 0)
                 for row in rows {
                     #expect(try await harness.row(row.id) == OutboxRow(status: "delivered", attempts: 1))
                 }
@@ -106,7 +106,7 @@ import Testing
 
             // Promptly, not after a poll; generous, because the suite shares 2 cores with process tests.
             #expect(took < .seconds(20))
-            #expect(try await OutboxStore(harness.database).pendingWebhookCount() == 1)
+            #expect(try await OutboxRepository(harness.database).pendingWebhookCount() == 1)
             #expect(harness.logs.all.filter { $0.message.contains("IAP_WEBHOOK_URL") }.count == 1)
         }
     }

@@ -89,7 +89,7 @@ import Testing
                 #expect(refused.status != 0 && refused.output.contains(message), "\(arguments): \(refused.output)")
             }
             #expect(try await pipeline.balance("cli-player") == -100)
-            #expect(try await AdjustmentStore(pipeline.database).adjustments(of: "cli-player").count == 3)
+            #expect(try await AdjustmentRepository(pipeline.database).adjustments(of: "cli-player").count == 3)
             let audit = try await run(["audit"])
             #expect(audit.status == 0, "\(audit.output)")
         }

@@ -32,7 +32,7 @@ import Testing
             let (_, id) = try await pipeline.submit(account: "keeper", signedTransaction: store.signTransaction(posted))
             #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
             let token = try #require(
-                try await OrderStore(pipeline.database).accountToken(creditedFor: "9300000001", now: Date())
+                try await OrderRepository(pipeline.database).accountToken(creditedFor: "9300000001", now: Date())
             ).token
 
             // And, at Apple, under the same Apple account: that purchase refunded (the
@@ -73,7 +73,7 @@ import Testing
                 (try? await pipeline.balance("keeper")) == 500
             }
             #expect(settled)
-            let ledger = try await LedgerStore(pipeline.database).account(id: "keeper")?.ledger ?? []
+            let ledger = try await LedgerRepository(pipeline.database).account(id: "keeper")?.ledger ?? []
             #expect(ledger.map(\.amount).sorted() == [-100, 100, 500])
 
             // And a second run finds nothing of keeper's missing; the books balance
@@ -82,7 +82,7 @@ import Testing
             #expect(Self.findings(again.report, "missing").isEmpty && again.report["fed"] as? Int == 0)
             #expect(Self.findings(again.report, "unattributed").count == 2)
             #expect(try await pipeline.balance("keeper") == 500)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
         }
     }
 

@@ -55,7 +55,7 @@ struct AlonePostgresStagesFailoverTests {
                 let receipts = (0..<count).map { pipeline.receipt(transaction: "failover-\($0)") }
                 let posting = Task { try await submit(receipts, pipeline) }
                 func credited() async -> Int {
-                    (try? await ReceiptStore(database).receiptStatusCounts())?[.credited, default: 0] ?? 0
+                    (try? await ReceiptRepository(database).receiptStatusCounts())?[.credited, default: 0] ?? 0
                 }
                 #expect(
                     await eventually(timeout: .seconds(120), every: .milliseconds(100)) {
@@ -81,7 +81,7 @@ struct AlonePostgresStagesFailoverTests {
                     ).first.map { [try $0.get("entries", as: Int.self), try $0.get("transactions", as: Int.self)] }
                 }
                 #expect(purchases == [count, count])
-                #expect(try await LedgerStore(database).audit() == [])
+                #expect(try await LedgerRepository(database).audit() == [])
                 // And each webhook was delivered
                 #expect(
                     await eventually(timeout: .seconds(120), every: .milliseconds(500)) {

@@ -60,7 +60,7 @@ struct AloneReplicatedStagesTests {
         let plan = (0..<count).map { Planned(index: $0, pipeline: pipeline) }
         let submitting = Task { try await submit(plan, ports: ports, pipeline: pipeline) }
         func final() async -> Int {
-            let counts = try? await ReceiptStore(database).receiptStatusCounts()
+            let counts = try? await ReceiptRepository(database).receiptStatusCounts()
             return (counts?[.credited, default: 0] ?? 0) + (counts?[.rejected, default: 0] ?? 0)
         }
         for round in 1...3 {
@@ -84,7 +84,7 @@ struct AloneReplicatedStagesTests {
         // replay was checked first, to the replaying account), the other receipt rejected
         #expect(
             await eventually(timeout: .seconds(300), every: .milliseconds(500)) { await final() == count + replays })
-        let counts = try await ReceiptStore(database).receiptStatusCounts()
+        let counts = try await ReceiptRepository(database).receiptStatusCounts()
         #expect(counts[.credited, default: 0] == count && counts[.rejected, default: 0] == replays, "\(counts)")
         let purchases = try await database.snapshot { session in
             try await session.rows(
@@ -100,7 +100,7 @@ struct AloneReplicatedStagesTests {
             }
         }
         #expect(purchases == [count, count, count * 100])
-        #expect(try await LedgerStore(database).audit() == [])
+        #expect(try await LedgerRepository(database).audit() == [])
 
         // And each webhook id the outbox holds was delivered at least once
         #expect(

@@ -64,14 +64,14 @@ struct AloneServerAPIBudgetTests {
             }
             defer { for validator in validators { validator.crash() } }
             let allCredited = await eventually(timeout: .seconds(180)) {
-                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0])
+                (try? await ReceiptRepository(pipeline.database).receiptStatusCounts()[.credited, default: 0])
                     == Self.count
             }
             let elapsed = ContinuousClock.now - started
 
             // Then every purchase is credited once, and Apple's limit held in every second
             #expect(allCredited)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
             #expect(try await pipeline.balance("budget-0") == Self.count / 20 * 100)
             let stats = pipeline.stub.serverAPI.stats
             let perSecond = stats.callsPerSecond["production/getTransactionInfo"] ?? [:]
@@ -81,7 +81,7 @@ struct AloneServerAPIBudgetTests {
             #expect(stats.production.count(status: 429) == 0)
             // At 45 calls a second (90 % of 50), 1,000 calls take at least 22 s.
             #expect(elapsed > .seconds(20))
-            let usage = try await CallBudgetStore(pipeline.database).usage(
+            let usage = try await CallBudgetRepository(pipeline.database).usage(
                 now: Int64(Date().timeIntervalSince1970 * 1_000_000), window: 3600)
             let budget = try #require(usage.first { $0.name.hasSuffix("/production/getTransactionInfo") })
             // Turns booked: one per call, and a few given up by callers that woke too late for theirs

@@ -53,10 +53,10 @@ struct AloneStagesUnderLoadTests {
 
         // The books, read here from the database the stages wrote.
         let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
-        let counts = try await ReceiptStore(database).receiptStatusCounts()
+        let counts = try await ReceiptRepository(database).receiptStatusCounts()
         #expect(counts == [.credited: 5000])
-        #expect(try await LedgerStore(database).audit().isEmpty)
-        let ledger = LedgerStore(database)
+        #expect(try await LedgerRepository(database).audit().isEmpty)
+        let ledger = LedgerRepository(database)
         var total = 0
         for account in 0..<500 {
             let details = try await ledger.account(id: "player-\(account)", ledgerLimit: 20)
@@ -83,8 +83,8 @@ struct AloneStagesUnderLoadTests {
         #expect(names.isSuperset(of: ["stub-store", "up", "rabbitmq"]))
         #expect(names.isDisjoint(with: ["intake", "validator-1", "fulfiller", "notifier"]))
         let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
-        #expect(try await ReceiptStore(database).receiptStatusCounts() == [.credited: 1000])
-        #expect(try await LedgerStore(database).audit().isEmpty)
+        #expect(try await ReceiptRepository(database).receiptStatusCounts() == [.credited: 1000])
+        #expect(try await LedgerRepository(database).audit().isEmpty)
     }
 
     /// `--rate`: an open loop, its schedule kept by one thread, each answer taken on the HTTP
@@ -107,7 +107,7 @@ struct AloneStagesUnderLoadTests {
             parsed.machineCPUMsPerReceipt >= listed - 0.05,
             "whole machine \(parsed.machineCPUMsPerReceipt) ms a receipt, its processes \(listed)")
         let database = try SQLiteDatabase(path: directory.file("run/iap.sqlite"))
-        #expect(try await ReceiptStore(database).receiptStatusCounts() == [.credited: 1000])
+        #expect(try await ReceiptRepository(database).receiptStatusCounts() == [.credited: 1000])
     }
 }
 

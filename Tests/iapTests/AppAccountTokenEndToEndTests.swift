@@ -32,13 +32,13 @@ import Testing
             }
 
             // Then Apple is told the player's token for the purchase made outside, once
-            let confirmations = StoreConfirmationStore(pipeline.database)
+            let confirmations = ConfirmationRepository(pipeline.database)
             let told = await eventually(timeout: .seconds(30)) {
                 (try? await confirmations.confirmation(store: "apple", transactionID: "940000001"))?.status == .done
             }
             #expect(told)
             let owner = try #require(
-                try await OrderStore(pipeline.database).accountToken(creditedFor: "940000001", now: Date()))
+                try await OrderRepository(pipeline.database).accountToken(creditedFor: "940000001", now: Date()))
             #expect(owner.accountID == "offer-player")
             #expect(
                 pipeline.stub.serverAPI.accountTokens == [

@@ -52,7 +52,7 @@ import Testing
                 return (outcome.status, outcome.output)
             }
             func balances(_ account: String) async throws -> [String: Int] {
-                try await LedgerStore(database).account(id: account)?.balances ?? [:]
+                try await LedgerRepository(database).account(id: account)?.balances ?? [:]
             }
 
             // When racer's player-1 is granted gems and a season pass, by racer's catalog
@@ -116,9 +116,9 @@ import Testing
             }
             #expect(try await balances("racer/player-1") == ["gems": 16])
             #expect(try await balances("player-1") == ["coins": 103])
-            #expect(try await AdjustmentStore(database).adjustments(of: "racer/player-1").count == 3)
-            #expect(try await AdjustmentStore(database).adjustments(of: "player-1").count == 3)
-            let entitlements = try await LedgerStore(database).account(id: "racer/player-1")?.entitlements
+            #expect(try await AdjustmentRepository(database).adjustments(of: "racer/player-1").count == 3)
+            #expect(try await AdjustmentRepository(database).adjustments(of: "player-1").count == 3)
+            let entitlements = try await LedgerRepository(database).account(id: "racer/player-1")?.entitlements
             #expect(entitlements?.map(\.name) == ["season"], "\(String(describing: entitlements))")
             let audit = try await run(["audit"])
             #expect(audit.status == 0 && audit.output.contains("racer: clean"), "\(audit.output)")
@@ -130,8 +130,8 @@ import Testing
         let receipts = [("player-1", "com.example.coins100"), ("racer/player-1", "com.example.gems10")].map {
             account, product in (NewReceipt.fixture(accountID: account), product)
         }
-        _ = try await IntakeStore(database).accept(receipts.map(\.0), now: t0)
-        let results = try await SettlementStore(database).apply(
+        _ = try await IntakeRepository(database).accept(receipts.map(\.0), now: t0)
+        let results = try await SettlementRepository(database).apply(
             receipts.map { receipt, product in .fixture(receipt, [("t-\(receipt.id)", product)], at: t0) },
             catalogs: catalogs, now: t0)
         #expect(results.count == 2)

@@ -100,7 +100,7 @@ import Testing
                 id: id, receiptID: nil, accountID: account, reason: "ops test", attempts: 1, lastError: nil,
                 sourceQueue: nil, body: Data("{}".utf8), headers: "{}", deadAt: now, createdAt: now)
         }
-        _ = try await DeadLetterStore(database).archive(letters, catalog: PipelineHarness.catalog, now: now)
+        _ = try await DeadLetterRepository(database).archive(letters, catalog: PipelineHarness.catalog, now: now)
     }
 
     static func checkCommands(_ env: [String: String], _ database: any SQLDatabase) async throws {

@@ -35,9 +35,9 @@ import Testing
             let end = Self.t0.addingTimeInterval(10 * 3600)
             let puzzleReceipt = NewReceipt.fixture(accountID: "player-1")
             let racerReceipt = NewReceipt.fixture(accountID: "racer/player-1")
-            _ = try await IntakeStore(database).accept([puzzleReceipt, racerReceipt], now: Self.t0)
+            _ = try await IntakeRepository(database).accept([puzzleReceipt, racerReceipt], now: Self.t0)
             let catalogs = AppCatalogs(Self.puzzle, others: ["racer": Self.racer])
-            let results = try await SettlementStore(database).apply(
+            let results = try await SettlementRepository(database).apply(
                 [
                     .fixture(puzzleReceipt, [("t-puzzle-vip", "com.example.vip.monthly")], at: Self.t0, expires: end),
                     .fixture(
@@ -54,7 +54,7 @@ import Testing
             // Then each subscription by its app's catalog gets a check before and after its
             // expiry (racer's season unknown to puzzle's catalog among them), and racer's vip
             // pass none, though puzzle's vip renews
-            let checks = SubscriptionStore(database)
+            let checks = SubscriptionRepository(database)
             for original in ["t-puzzle-vip", "t-racer-season"] {
                 let planned = try await checks.subscriptionChecks(originalTransactionID: original)
                 #expect(planned.map(\.phase) == ["before", "after"], "\(original): \(planned)")

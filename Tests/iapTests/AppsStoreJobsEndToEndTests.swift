@@ -90,7 +90,7 @@ import Testing
         }
 
         // Then each is consumed, once, by its own app's service account.
-        let confirmations = StoreConfirmationStore(database)
+        let confirmations = ConfirmationRepository(database)
         #expect(
             await eventually(timeout: .seconds(60)) {
                 var done = 0

@@ -225,8 +225,8 @@ import Testing
         let path = directory.file("iap.sqlite")
         let database = try SQLiteDatabase(path: path)
         let receipt = NewReceipt.fixture(accountID: "player")
-        _ = try await IntakeStore(database).accept([receipt], now: Date())
-        _ = try await SettlementStore(database).apply(
+        _ = try await IntakeRepository(database).accept([receipt], now: Date())
+        _ = try await SettlementRepository(database).apply(
             [
                 Verdict(
                     outcome: .valid, receiptID: receipt.id, accountID: "player", attempts: 1,

@@ -53,9 +53,9 @@ extension ConsoleTests {
 
             // The grant is on the books once, with its operator, and the books still balance
             #expect(try await pipeline.balance("browser-player") == 200)
-            let adjustments = try await AdjustmentStore(pipeline.database).adjustments(of: "browser-player")
+            let adjustments = try await AdjustmentRepository(pipeline.database).adjustments(of: "browser-player")
             #expect(adjustments.map(\.operatorName) == ["alice"])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -94,7 +94,7 @@ extension ConsoleTests {
             let after = try await get("/console/accounts/desk-player", cookie: alice, pipeline).bodyString
             #expect(after.contains("alice granted +100 coins, balance 200: lost order 42"))
             #expect(after.contains("data-type=\"account.adjusted\""))
-            let adjustments = try await AdjustmentStore(pipeline.database).adjustments(of: "desk-player")
+            let adjustments = try await AdjustmentRepository(pipeline.database).adjustments(of: "desk-player")
             #expect(adjustments.count == 1 && adjustments.first?.operatorName == "alice")
 
             // Bad input: a message, nothing changed
@@ -126,8 +126,8 @@ extension ConsoleTests {
                 form: form.merging(["csrf": try csrf(in: readOnly), "key": "k-bob"]) { $1 }, cookie: bob, pipeline)
             #expect(forbidden.status == 403)
             #expect(try await pipeline.balance("desk-player") == 200)
-            #expect(try await AdjustmentStore(pipeline.database).adjustments(of: "desk-player").count == 1)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await AdjustmentRepository(pipeline.database).adjustments(of: "desk-player").count == 1)
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
 
             // Unknown ids: a 404 page, and a search that finds nothing
             #expect(try await get("/console/accounts/nobody", cookie: bob, pipeline).status == 404)

@@ -24,8 +24,8 @@ extension ConsoleTests {
         try await PipelineHarness.run(backend, console: desk) { pipeline in
             // Given racer's desk-player credited 10 gems, as the fulfiller would
             let receipt = NewReceipt.fixture(accountID: "racer/desk-player")
-            _ = try await IntakeStore(pipeline.database).accept([receipt], now: Date())
-            _ = try await SettlementStore(pipeline.database).apply(
+            _ = try await IntakeRepository(pipeline.database).accept([receipt], now: Date())
+            _ = try await SettlementRepository(pipeline.database).apply(
                 [.fixture(receipt, [("desk-gems-1", "com.example.gems10")], at: Date())], catalogs: desk.catalogs!,
                 now: Date())
             #expect(try await pipeline.balance("racer/desk-player", "gems") == 10)
@@ -49,7 +49,7 @@ extension ConsoleTests {
             #expect(refused.status == 422 && refused.bodyString.contains("no product grants the currency"))
             #expect(refused.bodyString.contains("(known: gems)"), "\(refused.bodyString)")
             #expect(refused.bodyString.contains("Nothing was changed"))
-            let balances = try await LedgerStore(pipeline.database).account(id: "racer/desk-player")?.balances
+            let balances = try await LedgerRepository(pipeline.database).account(id: "racer/desk-player")?.balances
             #expect(balances == ["gems": 15])
         }
     }

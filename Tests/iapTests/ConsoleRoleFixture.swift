@@ -43,11 +43,11 @@ struct ConsoleRoleFixture {
     static func seed(_ database: any SQLDatabase, _ topology: PipelineTopology) async throws -> String {
         let now = Date()
         let receipts = [player, other].map { NewReceipt.fixture(accountID: $0) }
-        _ = try await IntakeStore(database).accept(receipts, now: now)
-        _ = try await SettlementStore(database).apply(
+        _ = try await IntakeRepository(database).accept(receipts, now: now)
+        _ = try await SettlementRepository(database).apply(
             receipts.enumerated().map { .fixture($1, [("matrix-t\($0)", "com.example.coins100")], at: now) },
             catalog: PipelineHarness.catalog, now: now)
-        let outbox = OutboxStore(database)
+        let outbox = OutboxRepository(database)
         let due = try await outbox.claimDueWebhooks(now: now, limit: 10, leaseUntil: now.addingTimeInterval(60))
         _ = try await outbox.recordDeliveries(
             due.map { DeliveryRecord(id: $0.id, outcome: .failed(error: "receiver down", nextAttemptAt: nil), at: now) }
@@ -57,7 +57,7 @@ struct ConsoleRoleFixture {
                 id: letter.id, receiptID: nil, accountID: player, reason: letter.reason, attempts: 1, lastError: nil,
                 sourceQueue: topology.validateQueue, body: Data("{}".utf8), headers: "{}", deadAt: now, createdAt: now)
         }
-        _ = try await DeadLetterStore(database).archive(letters, catalog: PipelineHarness.catalog, now: now)
+        _ = try await DeadLetterRepository(database).archive(letters, catalog: PipelineHarness.catalog, now: now)
         guard let webhook = due.first(where: { $0.accountID == player })?.id else {
             throw HarnessFailure("no webhook was written for \(player)")
         }
@@ -76,11 +76,11 @@ struct ConsoleRoleFixture {
         let database = console.database
         var books = Books()
         for letter in Self.letters {
-            books.letters[letter.id] = try await DeadLetterStore(database).deadLetter(id: letter.id)?.status
+            books.letters[letter.id] = try await DeadLetterRepository(database).deadLetter(id: letter.id)?.status
         }
-        for entry in try await WebhookLogStore(database).list(.init()) { books.webhooks[entry.id] = entry.status }
-        books.balances = try await LedgerStore(database).account(id: Self.player)?.balances ?? [:]
-        books.adjustments = try await AdjustmentStore(database).adjustments(of: Self.player).count
+        for entry in try await WebhookLogRepository(database).list(.init()) { books.webhooks[entry.id] = entry.status }
+        books.balances = try await LedgerRepository(database).account(id: Self.player)?.balances ?? [:]
+        books.adjustments = try await AdjustmentRepository(database).adjustments(of: Self.player).count
         return books
     }
 

@@ -99,7 +99,7 @@ import Testing
             #expect(try await pipeline.balance("browser") == 100)
             #expect(pipeline.creditedWebhooks(receipt) == 1)
             let letter = try #require(
-                try await DeadLetterStore(pipeline.database).deadLetters(receiptID: receipt).first)
+                try await DeadLetterRepository(pipeline.database).deadLetters(receiptID: receipt).first)
             #expect(letter.status == .replayed)
             #expect(letter.resolvedBy == "alice")
         }
@@ -162,14 +162,14 @@ import Testing
                     try await post("/console/dead/\(letter)/replay", form: form, cookie: cookie, pipeline).status == 403
                 )
             }
-            #expect(try await DeadLetterStore(pipeline.database).deadLetter(id: letter)?.status == .waiting)
-            #expect(try await ReceiptStore(pipeline.database).receipt(id: receipt)?.status == .dead)
+            #expect(try await DeadLetterRepository(pipeline.database).deadLetter(id: letter)?.status == .waiting)
+            #expect(try await ReceiptRepository(pipeline.database).receipt(id: receipt)?.status == .dead)
 
             // A discard without a reason is refused too, changing nothing
             let noReason = try await post(
                 "/console/dead/\(letter)/discard", form: ["csrf": token], cookie: cookie, pipeline)
             #expect(noReason.status == 422)
-            #expect(try await DeadLetterStore(pipeline.database).deadLetter(id: letter)?.status == .waiting)
+            #expect(try await DeadLetterRepository(pipeline.database).deadLetter(id: letter)?.status == .waiting)
 
             // With the right token the discard is done and recorded
             let done = try await post(
@@ -177,7 +177,7 @@ import Testing
                 pipeline)
             #expect(done.status == 200)
             #expect(
-                try await ReceiptStore(pipeline.database).receipt(id: receipt)?.reason
+                try await ReceiptRepository(pipeline.database).receipt(id: receipt)?.reason
                     == "discarded by alice: fraud check")
             // And the search finds the receipt by its account
             let search = try await get("/console/receipts?q=csrf", cookie: cookie, pipeline)
@@ -189,7 +189,7 @@ import Testing
         async throws
     {
         try await PipelineHarness.run(backend, maxAttempts: 2, console: Self.console) { pipeline in
-            let receipts = ReceiptStore(pipeline.database)
+            let receipts = ReceiptRepository(pipeline.database)
             let cookie = try await logIn(pipeline)
             let token = try csrf(in: try await get("/console", cookie: cookie, pipeline).bodyString)
 
@@ -235,7 +235,7 @@ import Testing
 
             // After one that found drift, it shows what was found and fed
             let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-            try await ReconciliationStore(pipeline.database).record(
+            try await ReconciliationRepository(pipeline.database).record(
                 ReconciliationRun(
                     trigger: .schedule, dryRun: false, windowStart: t0, windowEnd: t0.addingTimeInterval(3600),
                     examined: 4, missing: 2, fed: 2, startedAt: t0, finishedAt: t0.addingTimeInterval(3601)))
@@ -253,7 +253,7 @@ import Testing
                     "No call to Apple's Server API or Google Play's API in the last minute"))
 
             // After three calls booked by some process, and a 429 that paused the budget
-            let store = CallBudgetStore(pipeline.database)
+            let store = CallBudgetRepository(pipeline.database)
             let budget = CallBudget(
                 name: "appstore/com.example.game/production/getTransactionInfo", limit: 50, share: 0.9)
             let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
@@ -287,7 +287,7 @@ import Testing
             #expect(page.contains("Binding conflicts"))
             #expect(page.contains(purchase.transactionID))
             #expect(page.contains(">alice<") && page.contains(">order<"))
-            #expect(try await OrderStore(pipeline.database).bindingConflicts(involving: "nobody").isEmpty)
+            #expect(try await OrderRepository(pipeline.database).bindingConflicts(involving: "nobody").isEmpty)
         }
     }
 

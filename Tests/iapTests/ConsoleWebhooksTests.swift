@@ -16,7 +16,7 @@ extension ConsoleTests {
             _ = try await pipeline.finalStatus(try #require(receiptID))
             _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) { $0.wasAccepted }
             // (The receiver has it; the notifier records the delivery a moment later.)
-            let log = WebhookLogStore(pipeline.database)
+            let log = WebhookLogRepository(pipeline.database)
             #expect(
                 await eventually {
                     (try? await log.list(.init(accountID: "hook-player")).first?.status) == .delivered

@@ -68,7 +68,7 @@ extension ConsoleTests {
 
             // Then no coin moved and no adjustment is on the books
             #expect(try await pipeline.balance("cut-player") == 100)
-            #expect(try await AdjustmentStore(pipeline.database).adjustments(of: "cut-player").isEmpty)
+            #expect(try await AdjustmentRepository(pipeline.database).adjustments(of: "cut-player").isEmpty)
             // And the whole form still grants 1000
             let whole = try await post(
                 "/console/accounts/cut-player/adjust",

@@ -29,7 +29,7 @@ import Testing
                 #expect(try await pipeline.finalStatus(try #require(id))["status"] as? String == "credited")
                 purchases.append(purchase)
             }
-            _ = try await AdjustmentStore(pipeline.database).apply(
+            _ = try await AdjustmentRepository(pipeline.database).apply(
                 .init(
                     accountID: "consenting", change: .currency("coins", amount: -40), reason: "spent in the shop",
                     operatorName: "tests", idempotencyKey: UUID().uuidString),
@@ -74,8 +74,8 @@ import Testing
             let (unknown, notFound) = try await pipeline.put("/v1/accounts/p1/consumption-consent", ["consented": true])
             #expect(unknown == 404)
             #expect((notFound["error"] as? [String: Any])?["code"] as? String == "not_found")
-            #expect(try await LedgerStore(pipeline.database).account(id: "p1") == nil)
-            #expect(try await ConsumptionStore(pipeline.database).consent(accountID: "p1") == nil)
+            #expect(try await LedgerRepository(pipeline.database).account(id: "p1") == nil)
+            #expect(try await ConsumptionRepository(pipeline.database).consent(accountID: "p1") == nil)
             // Once it has submitted a receipt, it is known
             let receipt = pipeline.receipt(transactions: [(id: "c-1", product: "com.example.coins100")])
             #expect(try await pipeline.submit(account: "p1", receiptData: receipt).0 == 202)
@@ -88,13 +88,13 @@ import Testing
             }
             let (badID, _) = try await pipeline.put("/v1/accounts/bad%20id/consumption-consent", ["consented": true])
             #expect(badID == 400)
-            #expect(try await ConsumptionStore(pipeline.database).consent(accountID: "p1") == nil)
+            #expect(try await ConsumptionRepository(pipeline.database).consent(accountID: "p1") == nil)
 
             let (granted, _) = try await pipeline.put("/v1/accounts/p1/consumption-consent", ["consented": true])
             let (withdrawn, body) = try await pipeline.put("/v1/accounts/p1/consumption-consent", ["consented": false])
             #expect(granted == 200 && withdrawn == 200)
             #expect(body["consented"] as? Bool == false)
-            let account = try #require(try await LedgerStore(pipeline.database).account(id: "p1"))
+            let account = try #require(try await LedgerRepository(pipeline.database).account(id: "p1"))
             #expect(account.consumptionConsent?.consented == false)
         }
     }

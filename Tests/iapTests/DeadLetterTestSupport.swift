@@ -27,7 +27,7 @@ extension PipelineHarness {
     /// The open dead letter of a receipt.
     func letterID(receipt: String) async throws -> String {
         guard
-            let letter = try await DeadLetterStore(database).deadLetters(receiptID: receipt).last(where: {
+            let letter = try await DeadLetterRepository(database).deadLetters(receiptID: receipt).last(where: {
                 $0.status.isOpen
             })
         else {

@@ -61,7 +61,7 @@ import Testing
                 let database = try pipeline.database()
                 #expect(
                     await eventually(timeout: .seconds(60)) {
-                        let counts = (try? await ReceiptStore(database).receiptStatusCounts()) ?? [:]
+                        let counts = (try? await ReceiptRepository(database).receiptStatusCounts()) ?? [:]
                         return counts[.credited, default: 0] == 2 && counts[.rejected, default: 0] == 1
                     })
                 #expect(await eventually(timeout: .seconds(30)) { receiver.accepted.count >= 3 })

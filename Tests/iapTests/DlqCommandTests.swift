@@ -25,7 +25,7 @@ import Testing
             let a = try await pipeline.submitDoomed(account: "dlq-a", transactionID: "dlq-t1")
             let b = try await pipeline.submitDoomed(account: "dlq-b", transactionID: "dlq-t2")
             let c = try await pipeline.submitDoomed(account: "dlq-c", transactionID: "dlq-t3")
-            let reason = try #require(try await ReceiptStore(pipeline.database).receipt(id: a)?.reason)
+            let reason = try #require(try await ReceiptRepository(pipeline.database).receipt(id: a)?.reason)
 
             // When an operator lists them: one group of three, in a table and as JSON
             let list = try await dlq(["list"], pipeline)
@@ -73,7 +73,7 @@ import Testing
             let again = try await dlq(["replay", letterA], pipeline)
             #expect(again.status != 0)
             #expect(again.output.contains("already replayed by tester"), "\(again.output)")
-            #expect(try await DeadLetterStore(pipeline.database).deadLetter(id: letterA)?.status == .replayed)
+            #expect(try await DeadLetterRepository(pipeline.database).deadLetter(id: letterA)?.status == .replayed)
 
             // When one is discarded: the receipt stays dead and says who and why
             let letterB = try await pipeline.letterID(receipt: b)
@@ -101,8 +101,8 @@ import Testing
                 #expect(refused.status != 0, "\(arguments) succeeded: \(refused.output)")
                 #expect(refused.output.contains(message), "\(arguments): \(refused.output)")
             }
-            #expect(try await DeadLetterStore(pipeline.database).deadLetter(id: letterC)?.status == .waiting)
-            #expect(try await ReceiptStore(pipeline.database).receipt(id: c)?.reason == reason)
+            #expect(try await DeadLetterRepository(pipeline.database).deadLetter(id: letterC)?.status == .waiting)
+            #expect(try await ReceiptRepository(pipeline.database).receipt(id: c)?.reason == reason)
 
             // When the rest of the group is replayed in bulk: a progress line and a summary
             let bulk = try await dlq(["replay", "--reason", reason, "--by", "tester"], pipeline)
@@ -120,7 +120,7 @@ import Testing
             #expect(try await pipeline.balance("dlq-b") == 0)
             #expect(pipeline.creditedWebhooks(a) == 1)
             #expect(pipeline.creditedWebhooks(c) == 1)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
             let empty = try await dlq(["list"], pipeline)
             #expect(empty.output.contains("No dead letters waiting for review."), "\(empty.output)")
         }
@@ -150,7 +150,7 @@ import Testing
             }
             #expect(ids.count == count)
             let allDead = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.dead]) == count
+                (try? await ReceiptRepository(pipeline.database).receiptStatusCounts()[.dead]) == count
             }
             #expect(allDead)
 
@@ -164,14 +164,14 @@ import Testing
 
             // Then every receipt is credited once, and nothing waits for review
             let allCredited = await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited]) == count
+                (try? await ReceiptRepository(pipeline.database).receiptStatusCounts()[.credited]) == count
             }
             #expect(allCredited)
             var total = 0
             for index in 0..<10 { total += try await pipeline.balance("bulk-\(index)") }
             #expect(total == count * 100)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
-            #expect(try await DeadLetterStore(pipeline.database).deadLetters(DeadLetterQuery()).isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
+            #expect(try await DeadLetterRepository(pipeline.database).deadLetters(DeadLetterQuery()).isEmpty)
         }
     }
 }

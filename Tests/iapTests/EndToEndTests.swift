@@ -43,7 +43,7 @@ import Testing
 
             // Then every one is credited, every balance is right, and every webhook arrived once
             let allCredited = await eventually(timeout: .seconds(90), every: .milliseconds(250)) {
-                let credited = (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited]) ?? 0
+                let credited = (try? await ReceiptRepository(pipeline.database).receiptStatusCounts()[.credited]) ?? 0
                 return credited == count
             }
             #expect(allCredited)
@@ -60,7 +60,7 @@ import Testing
                     return json?["type"] as? String == "receipt.credited" ? json?["receipt_id"] as? String : nil
                 })
             #expect(creditedReceipts == Set(ids))
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
         }
     }
 
@@ -135,7 +135,7 @@ import Testing
             // Then it is archived for the operators with the reason, and the dead-letter queue is drained
             var letter: DeadLetter?
             let archived = await eventually(timeout: .seconds(20)) {
-                letter = try? await DeadLetterStore(pipeline.database).deadLetters(receiptID: "poison-1").first
+                letter = try? await DeadLetterRepository(pipeline.database).deadLetters(receiptID: "poison-1").first
                 return letter != nil
             }
             #expect(archived)

@@ -47,7 +47,7 @@ import Testing
             #expect(done?.row.status == .done && done?.action == .acknowledge && done?.row.attempts == 1)
             let failed = try await pipeline.googleConfirmation("GPA.fail")
             #expect(failed?.row.status == .failed && failed?.row.lastError == "not found")
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 }

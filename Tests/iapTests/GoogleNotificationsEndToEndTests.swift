@@ -24,7 +24,7 @@ import Testing
 
     /// Waits until the notice is final; its details.
     func settled(_ pipeline: PipelineHarness, _ id: String) async throws -> NotificationDetails? {
-        let store = StoreNotificationStore(pipeline.database)
+        let store = NotificationRepository(pipeline.database)
         _ = await eventually(timeout: .seconds(30)) {
             guard let status = try? await store.notification(id: id)?.status else { return false }
             return [.applied, .rejected, .dead].contains(status)
@@ -40,7 +40,7 @@ import Testing
     }
 
     func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) async throws -> Date? {
-        try await LedgerStore(pipeline.database).account(id: account)?.entitlements.first { $0.name == "vip" }?
+        try await LedgerRepository(pipeline.database).account(id: account)?.entitlements.first { $0.name == "vip" }?
             .expiresAt
     }
 
@@ -83,7 +83,7 @@ import Testing
             #expect(details.notificationUUID == "7001")
             #expect(try await entitlementEnd(pipeline, "android-sub") == renewedEnd)
             #expect(play.stats.calls["subscriptionsv2.get"] == 2)
-            #expect(try await ReceiptStore(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 1)
+            #expect(try await ReceiptRepository(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 1)
             let renewed = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
                 $0.bodyString.contains("GPA.5555-6666-7777-88888..0")
             }
@@ -98,7 +98,7 @@ import Testing
             #expect(
                 endDetails?.status == .applied && endDetails?.type == "SUBSCRIPTION_EXPIRED",
                 "\(String(describing: endDetails))")
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -132,10 +132,10 @@ import Testing
             // Then it is debited once: by the notice; the list finds it debited already
             #expect(polled.debited == 0 && polled.alreadyDebited == 1, "\(polled)")
             #expect(try await pipeline.balance("android-9") == 0)
-            let kinds = try #require(try await LedgerStore(pipeline.database).account(id: "android-9")).ledger.map(
+            let kinds = try #require(try await LedgerRepository(pipeline.database).account(id: "android-9")).ledger.map(
                 \.kind)
             #expect(kinds == [.refund, .purchase])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -182,9 +182,9 @@ import Testing
             #expect(try await pipeline.balance("android-5") == 200)
             let polled = try await pipeline.voidedPoller().poll()
             #expect(polled.debited == 0 && polled.alreadyDebited == 2, "\(polled)")
-            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-5")).ledger
+            let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "android-5")).ledger
             #expect(ledger.map(\.amount) == [-100, -200, 500])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -218,7 +218,7 @@ import Testing
             let owed = try await pipeline.googleConfirmation("GPA.7777-0000-1111-22222")
             #expect(owed?.action == .consume && owed?.row.receiptID == nil)
             #expect(pipeline.stub.googlePlay.stats.consumed == ["coin-token-7"])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -287,7 +287,7 @@ import Testing
                 #expect(error?["code"] as? String == "unauthorized", "\(answer)")
                 #expect((error?["message"] as? String)?.hasSuffix(reason) == true, "\(answer)")
             }
-            #expect(try await ReceiptStore(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 0)
+            #expect(try await ReceiptRepository(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 0)
 
             // A good token with a body that is no notification: 400, naming the member, nothing stored
             let bad: [([String: Any], String)] = [
@@ -304,7 +304,7 @@ import Testing
                 #expect(status == 400 && error?["code"] as? String == "invalid_push", "\(answer)")
                 #expect(error?["field"] as? String == field, "\(answer)")
             }
-            #expect(try await ReceiptStore(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 0)
+            #expect(try await ReceiptRepository(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 0)
 
             // And the test notification Play Console sends is taken, and changes nothing
             let (status, accepted) = try await pipeline.pushGoogle(notice, messageID: "668")

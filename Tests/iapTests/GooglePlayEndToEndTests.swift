@@ -49,9 +49,9 @@ import Testing
             // Then it is credited once, to the first account, under Google's order id
             #expect(try await pipeline.balance("android-1") == 100)
             #expect(try await pipeline.balance("android-2") == 0)
-            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-1")).ledger
+            let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "android-1")).ledger
             #expect(ledger.map(\.transactionID) == ["GPA.1111-2222-3333-00001"])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
             #expect(pipeline.stub.googlePlay.stats.calls["productsv2.get"] == 2)
 
             // And once credited it is consumed, once, so that the player can buy it again
@@ -87,7 +87,7 @@ import Testing
             let owed = try await pipeline.googleConfirmation("GPA.1111-2222-3333-00009")
             #expect(owed?.row.status == .done && owed?.action == .acknowledge && owed?.row.attempts == 3)
             #expect(pipeline.stub.googlePlay.stats.consumed.isEmpty)
-            #expect(try await StoreConfirmationStore(pipeline.database).overdue(olderThan: 0, now: Date()).isEmpty)
+            #expect(try await ConfirmationRepository(pipeline.database).overdue(olderThan: 0, now: Date()).isEmpty)
         }
     }
 
@@ -111,14 +111,14 @@ import Testing
             // Then it is debited once, with a purchase.refunded webhook, and the books balance
             #expect(first.debited == 1 && second.debited == 0 && second.alreadyDebited == 1, "\(first) \(second)")
             #expect(try await pipeline.balance("android-5") == 0)
-            let kinds = try #require(try await LedgerStore(pipeline.database).account(id: "android-5")).ledger.map(
+            let kinds = try #require(try await LedgerRepository(pipeline.database).account(id: "android-5")).ledger.map(
                 \.kind)
             #expect(kinds == [.refund, .purchase])
             let refunded = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
                 $0.bodyString.contains("\"type\":\"purchase.refunded\"")
             }
             #expect(refunded.first?.bodyString.contains("GPA.1111-2222-3333-00005") == true)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -159,9 +159,9 @@ import Testing
             #expect(third.partial == 2 && third.debited == 1 && third.alreadyDebited == 1, "\(third)")
             #expect(fourth.debited == 0 && fourth.alreadyDebited == 2, "\(fourth)")
             #expect(try await pipeline.balance("android-55") == 200)
-            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "android-55")).ledger
+            let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "android-55")).ledger
             #expect(ledger.map(\.amount) == [-100, -200, 500])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -190,8 +190,10 @@ import Testing
 
             // Then one ledger holds all three credits and the refund, and the books balance
             #expect(try await pipeline.balance("both-stores") == 200)
-            #expect(try #require(try await LedgerStore(pipeline.database).account(id: "both-stores")).ledger.count == 4)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(
+                try #require(try await LedgerRepository(pipeline.database).account(id: "both-stores")).ledger.count == 4
+            )
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 

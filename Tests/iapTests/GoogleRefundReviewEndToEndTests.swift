@@ -19,7 +19,7 @@ import Testing
     static let order = "GPA.1212-3434-5656-78787"
 
     func settled(_ pipeline: PipelineHarness, _ id: String) async throws -> NotificationDetails? {
-        let store = StoreNotificationStore(pipeline.database)
+        let store = NotificationRepository(pipeline.database)
         _ = await eventually(timeout: .seconds(30)) {
             guard let status = try? await store.notification(id: id)?.status else { return false }
             return [.applied, .rejected, .dead].contains(status)
@@ -42,7 +42,7 @@ import Testing
                 account: "android-review", token: "coin-token-review", product: Self.coins)
             let receipt = try #require(posted["receipt_id"] as? String)
             #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
-            _ = try await AdjustmentStore(pipeline.database).apply(
+            _ = try await AdjustmentRepository(pipeline.database).apply(
                 .init(
                     accountID: "android-review", change: .currency("coins", amount: -60), reason: "spent in the shop",
                     operatorName: "tests", idempotencyKey: UUID().uuidString),
@@ -63,13 +63,13 @@ import Testing
             #expect(details.transactionID == Self.order && details.accountID == "android-review")
             #expect(details.reason == "consumption_request" && details.productID == Self.coins)
             #expect(details.originalTransactionID == "coin-token-review")
-            #expect(try await ReceiptStore(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 1)
+            #expect(try await ReceiptRepository(pipeline.database).notificationStatusCounts().values.reduce(0, +) == 1)
             #expect(try await pipeline.balance("android-review") == 40)
 
             // And Google hears, once: 60 % consumed, no preference either way
             let answerer = GoogleRefundReviewAnswerer(
                 client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
-                store: GoogleRefundReviewStore(pipeline.database), logger: Logger(label: "refund-reviews"))
+                store: GoogleRefundReviewRepository(pipeline.database), logger: Logger(label: "refund-reviews"))
             let answered = try await answerer.answerPending()
             #expect(answered.map(\.status) == [.sent])
             let expected = RefundReviewRequest(
@@ -79,7 +79,7 @@ import Testing
                 play.stats.refundReviewAnswers == [
                     .init(packageName: PipelineHarness.googlePackage, orderID: Self.order, answer: expected)
                 ])
-            let recorded = try await GoogleRefundReviewStore(pipeline.database).answer(notificationID: id)
+            let recorded = try await GoogleRefundReviewRepository(pipeline.database).answer(notificationID: id)
             #expect(recorded?.status == .sent && recorded?.googleStatus == 200 && recorded?.attempts == 1)
             #expect(recorded?.body == expected.json && recorded?.accountID == "android-review")
             #expect(try await answerer.answerPending().isEmpty)
@@ -101,7 +101,7 @@ import Testing
                         pendingRefundToken: "prr-stranger", sampleContentProvided: false, refundPreference: "APPROVE",
                         consumptionPercentageMilliunits: 0))
             #expect(try await pipeline.balance("android-review") == 40)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -120,7 +120,7 @@ import Testing
             let clock = Clock(Date())
             let answerer = GoogleRefundReviewAnswerer(
                 client: try pipeline.googlePlaySetup().client(httpClient: pipeline.client),
-                store: GoogleRefundReviewStore(pipeline.database), logger: Logger(label: "refund-reviews"),
+                store: GoogleRefundReviewRepository(pipeline.database), logger: Logger(label: "refund-reviews"),
                 now: { clock.now })
             let first = try await answerer.answerPending()
 
@@ -131,7 +131,7 @@ import Testing
             #expect(try await answerer.answerPending().isEmpty)
             clock.now = due
             #expect(try await answerer.answerPending().map(\.status) == [.sent])
-            let sent = try await GoogleRefundReviewStore(pipeline.database).answer(notificationID: id)
+            let sent = try await GoogleRefundReviewRepository(pipeline.database).answer(notificationID: id)
             #expect(sent?.attempts == 2 && sent?.status == .sent)
             #expect(play.stats.refundReviewAnswers.map(\.orderID) == ["GPA.later"])
 

@@ -31,7 +31,7 @@ import Testing
             let receipts = (0..<count).map { pipeline.receipt(transaction: "sigterm-\($0)") }
             let database = try pipeline.database()
             func credited() async -> Int {
-                (try? await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]) ?? 0
+                (try? await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0]) ?? 0
             }
 
             // When they are submitted while the validator, then the fulfiller, get SIGTERM mid-run
@@ -89,7 +89,7 @@ import Testing
             }
             #expect(
                 await eventually(timeout: .seconds(60), every: .milliseconds(250)) {
-                    ((try? await ReceiptStore(database).receiptStatusCounts())?.values.reduce(0, +) ?? 0) >= 300
+                    ((try? await ReceiptRepository(database).receiptStatusCounts())?.values.reduce(0, +) ?? 0) >= 300
                 })
             let stop = try #require(await intake.terminate())
             #expect(stop.reason == .exit && stop.status == 0, "intake exit: \(stop)")
@@ -102,13 +102,14 @@ import Testing
             intake = try pipeline.start(["intake"])
             #expect(await pipeline.waitUntilServing(healthz))
             let allCredited = await eventually(timeout: .seconds(120), every: .milliseconds(500)) {
-                (try? await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]) ?? 0 >= accepted.count
+                (try? await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0]) ?? 0
+                    >= accepted.count
             }
             #expect(allCredited)
             for id in accepted {
-                #expect(try await ReceiptStore(database).receipt(id: id)?.status == .credited, "receipt \(id)")
+                #expect(try await ReceiptRepository(database).receipt(id: id)?.status == .credited, "receipt \(id)")
             }
-            #expect(try await LedgerStore(database).audit().isEmpty)
+            #expect(try await LedgerRepository(database).audit().isEmpty)
             _ = intake
         }
     }
@@ -136,17 +137,17 @@ import Testing
             #expect(stop.reason == .exit && stop.status == 0, "validator exit: \(stop)")
             #expect(stop.took >= .seconds(1) && stop.took < .seconds(1) + Self.margin, "validator took \(stop.took)")
             let database = try pipeline.database()
-            #expect(try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0] == 0)
+            #expect(try await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0] == 0)
             #expect(pipeline.logs().contains("shutdown grace period over, requeueing unfinished messages"))
 
             // And the next validator credits every one of them, once
             _ = try pipeline.start(["validator", "--concurrency", "16"])
             #expect(
                 await eventually(timeout: .seconds(60)) {
-                    (try? await ReceiptStore(database).receiptStatusCounts())?[.credited, default: 0] == count
+                    (try? await ReceiptRepository(database).receiptStatusCounts())?[.credited, default: 0] == count
                 })
-            #expect(try await LedgerStore(database).account(id: "patient")?.balances["coins"] == count * 100)
-            #expect(try await LedgerStore(database).audit().isEmpty)
+            #expect(try await LedgerRepository(database).account(id: "patient")?.balances["coins"] == count * 100)
+            #expect(try await LedgerRepository(database).audit().isEmpty)
         }
     }
 
@@ -224,14 +225,14 @@ import Testing
         var coins = 0
         var entries = 0
         for index in 0..<accounts {
-            let details = try await LedgerStore(database).account(id: "player-\(index)", ledgerLimit: 100_000)
+            let details = try await LedgerRepository(database).account(id: "player-\(index)", ledgerLimit: 100_000)
             let account = try #require(details)
             coins += account.balances["coins"] ?? 0
             entries += account.ledger.count
         }
         #expect(coins == receipts * 100)
         #expect(entries == receipts)
-        let findings = try await LedgerStore(database).audit()
+        let findings = try await LedgerRepository(database).audit()
         #expect(findings.isEmpty)
         let audit = try await IAPProcess.run(["audit"], environment: pipeline.environment)
         #expect(audit.status == 0, "iap audit: \(audit.output)")

@@ -61,7 +61,7 @@ import Testing
 
     /// The books of `account`: its balance, entitlements and ledger, as text.
     static func holdings(_ pipeline: PipelineHarness, _ account: String) async throws -> String {
-        let details = try #require(try await LedgerStore(pipeline.database).account(id: account))
+        let details = try #require(try await LedgerRepository(pipeline.database).account(id: account))
         return "\(details.balances) \(details.entitlements.map { "\($0.name) \(String(describing: $0.expiresAt))" }) "
             + "\(details.ledger.map { "\($0.kind) \($0.amount)" })"
     }

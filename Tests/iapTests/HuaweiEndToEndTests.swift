@@ -47,7 +47,7 @@ import Testing
             #expect(final["status"] as? String == "credited", "\(final)")
             #expect(final["kind"] as? String == "huawei.purchase", "\(final)")
             #expect(try await pipeline.balance("huawei-1") == 100)
-            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "huawei-1")).ledger
+            let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "huawei-1")).ledger
             #expect(ledger.map(\.transactionID) == ["huawei:HW.ORDER.0001"])
             #expect(ledger.map(\.kind) == [.purchase] && ledger.map(\.receiptID) == [receipt])
             _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
@@ -57,7 +57,7 @@ import Testing
             #expect(webhook["type"] as? String == "receipt.credited", "\(webhook)")
 
             // And Huawei is told the consumable was delivered, once
-            let confirmations = StoreConfirmationStore(pipeline.database)
+            let confirmations = ConfirmationRepository(pipeline.database)
             let confirmed = await eventually {
                 (try? await confirmations.confirmation(store: "huawei", transactionID: "huawei:HW.ORDER.0001"))??
                     .status == .done
@@ -85,7 +85,7 @@ import Testing
             #expect(try await pipeline.balance("huawei-2") == 0)
             #expect(huawei.stats.calls["orders.verify"] == 2)
             #expect(huawei.stats.calls["orders.confirm"] == 1)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -151,7 +151,7 @@ import Testing
             let refunded = try await pipeline.webhooks("purchase.refunded", mentioning: "huawei:HW.ORDER.0002")
             #expect(refunded.count == 1)
             #expect(try await pipeline.storedNotifications() == 1)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -181,14 +181,14 @@ import Testing
             // Then the receipt credits it, once, and Huawei is told
             #expect(final["status"] as? String == "credited", "\(final)")
             #expect(try await pipeline.balance("huawei-early") == 100)
-            let confirmations = StoreConfirmationStore(pipeline.database)
+            let confirmations = ConfirmationRepository(pipeline.database)
             #expect(
                 await eventually {
                     (try? await confirmations.confirmation(store: "huawei", transactionID: "huawei:HW.ORDER.0003"))??
                         .status == .done
                 })
             #expect(huawei.stats.confirmed == ["hw-coins-early"])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -248,7 +248,7 @@ import Testing
             let refunded = try await pipeline.webhooks("purchase.refunded", mentioning: "huawei:HW.SUB.0002")
             #expect(refunded.count == 1)
             #expect(try await pipeline.storedNotifications() == 2)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -290,7 +290,7 @@ import Testing
             #expect(end.map { $0 <= Date() } ?? true, "the entitlement still runs to \(String(describing: end))")
             let expired = try await pipeline.webhooks("subscription.expired", mentioning: "huawei-hold")
             #expect(expired.count == 1)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 

@@ -73,7 +73,7 @@ struct LiveConsole {
         let console = OperatorConsole(
             configuration: configuration,
             review: DeadLetterReview(
-                store: DeadLetterStore(consoleDatabase), connection: connection, topology: topology),
+                store: DeadLetterRepository(consoleDatabase), connection: connection, topology: topology),
             database: consoleDatabase, catalog: Catalog(products: []),
             logger: Logger(label: "console") { _ in LogLines.Handler(sink: lines) }, now: now)
         var intakeConfiguration = IntakeConfiguration(port: 0, apiTokens: ["console-doors-token-0123"])

@@ -58,7 +58,7 @@ import Testing
                 }
                 let database = try pipeline.database()
                 let settled = await eventually(timeout: .seconds(60)) {
-                    let counts = (try? await ReceiptStore(database).receiptStatusCounts()) ?? [:]
+                    let counts = (try? await ReceiptRepository(database).receiptStatusCounts()) ?? [:]
                     return counts[.credited, default: 0] == good && counts[.rejected, default: 0] == bad
                 }
                 #expect(settled)

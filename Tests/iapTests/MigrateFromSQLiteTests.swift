@@ -21,7 +21,7 @@ import Testing
     func history(at path: String) async throws {
         let database = try SQLiteDatabase(path: path)
         let receipts = (0..<42).map { NewReceipt.fixture(accountID: "player-\($0 % 5)") }
-        _ = try await IntakeStore(database).accept(receipts, now: Date())
+        _ = try await IntakeRepository(database).accept(receipts, now: Date())
         var verdicts = receipts.prefix(40).enumerated().map { index, receipt in
             Verdict(
                 outcome: .valid, receiptID: receipt.id, accountID: receipt.accountID, attempts: 1,
@@ -34,8 +34,8 @@ import Testing
             Verdict(
                 outcome: .dead, receiptID: receipts[40].id, accountID: "player-0", reason: "poison", attempts: 3,
                 decidedAt: Date()))
-        _ = try await SettlementStore(database).apply(verdicts, catalog: Self.catalog, now: Date())
-        _ = try await AdjustmentStore(database).apply(
+        _ = try await SettlementRepository(database).apply(verdicts, catalog: Self.catalog, now: Date())
+        _ = try await AdjustmentRepository(database).apply(
             .init(
                 accountID: "player-1", change: .currency("coins", amount: -30), reason: "goodwill reversal",
                 operatorName: "tests", idempotencyKey: UUID().uuidString),
@@ -76,19 +76,19 @@ import Testing
             #expect(copy.output.contains("audit: sqlite 0 finding(s), postgres 0 finding(s)"))
             #expect(!copy.output.contains("DIFFERS"))
             // Then PostgreSQL holds the same books, and new ledger lines continue after the copied ones
-            let account = try #require(try await LedgerStore(target).account(id: "player-1"))
+            let account = try #require(try await LedgerRepository(target).account(id: "player-1"))
             #expect(account.balances == ["coins": 770])
-            let owed = try await StoreConfirmationStore(target).confirmation(store: "google", transactionID: "t0")
+            let owed = try await ConfirmationRepository(target).confirmation(store: "google", transactionID: "t0")
             #expect(owed?.status == .pending && owed?.attempts == 2 && owed?.lastError == "HTTP 503")
             #expect(owed?.app == nil)
-            let racer = StoreConfirmationStore(target)
+            let racer = ConfirmationRepository(target)
             #expect(try await racer.confirmation(store: "google", transactionID: "t1")?.app == "racer")
-            _ = try await AdjustmentStore(target).apply(
+            _ = try await AdjustmentRepository(target).apply(
                 .init(
                     accountID: "player-1", change: .currency("coins", amount: 5), reason: "after the move",
                     operatorName: "tests", idempotencyKey: UUID().uuidString),
                 catalog: Self.catalog, now: Date())
-            #expect(try await LedgerStore(target).audit() == [])
+            #expect(try await LedgerRepository(target).audit() == [])
 
             // And a second copy into the now full database is refused, changing nothing
             let again = try await IAPProcess.run(["migrate", "--from-sqlite", path], environment: environment)
@@ -128,8 +128,8 @@ import Testing
                 let (sqlite, postgres) = (try await rows(sql, in: source), try await rows(sql, in: target))
                 #expect(sqlite.count > 3 && sqlite == postgres, "\(sql)")
             }
-            #expect(try await LedgerStore(target).audit() == [])
-            #expect(try await LedgerStore(target).account(id: "player-1")?.balances == ["coins": 770])
+            #expect(try await LedgerRepository(target).audit() == [])
+            #expect(try await LedgerRepository(target).account(id: "player-1")?.balances == ["coins": 770])
         }
     }
 

@@ -60,7 +60,7 @@ import Testing
             let stripeDetails = try await pipeline.settledNotification(notification)
             #expect(stripeDetails?.status == .applied, "\(String(describing: stripeDetails))")
             #expect(try await pipeline.balance(account) == 100 + 100 + 500 + 200)
-            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: account)).ledger
+            let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: account)).ledger
             #expect(
                 Set(ledger.compactMap(\.transactionID)) == [
                     "mixed-apple-100", "GPA.1234-5678-9012-34567", "huawei:HW.MIXED.0001",
@@ -69,7 +69,7 @@ import Testing
             #expect(ledger.allSatisfy { $0.kind == .purchase && $0.amount > 0 })
 
             // And each store heard what it is owed: Google consumed, Huawei confirmed
-            let confirmations = StoreConfirmationStore(pipeline.database)
+            let confirmations = ConfirmationRepository(pipeline.database)
             #expect(
                 await eventually {
                     (try? await confirmations.confirmation(store: "huawei", transactionID: "huawei:HW.MIXED.0001"))??
@@ -80,7 +80,7 @@ import Testing
             #expect(pipeline.stub.googlePlay.stats.consumed == ["mixed-play-token"])
 
             // And the books balance
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 }

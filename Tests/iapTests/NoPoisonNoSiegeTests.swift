@@ -55,7 +55,7 @@ import Testing
                 json: #"{"account_id": "nul", "receipt_data": "\#(receipt)", "product_id": "a\u0000b"}"#)
             #expect(submitted.status == 400)
             #expect(Self.code(submitted.body) == "invalid_product_id")
-            #expect(try await ReceiptStore(pipeline.database()).receiptStatusCounts().values.reduce(0, +) == 0)
+            #expect(try await ReceiptRepository(pipeline.database()).receiptStatusCounts().values.reduce(0, +) == 0)
 
             // A cancel reason "abc\0def" was stored as "abc"
             let order = try await call(
@@ -89,14 +89,14 @@ import Testing
             }
             #expect(refused == 100)
             let database = try pipeline.database()
-            #expect(try await ReceiptStore(database).notificationStatusCounts().values.reduce(0, +) == 0)
+            #expect(try await ReceiptRepository(database).notificationStatusCounts().values.reduce(0, +) == 0)
 
             // A notification the stub store signs, posted as Apple posts it: stored, verified, applied
             let signed = pipeline.stub.storeKit.signNotification(type: .test, transaction: nil)
             #expect(try await pipeline.stub.storeKit.send(signed, to: intake + "/v1/apple/notifications") == 200)
             #expect(
                 await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                    (try? await ReceiptStore(database).notificationStatusCounts()[.applied, default: 0]) == 1
+                    (try? await ReceiptRepository(database).notificationStatusCounts()[.applied, default: 0]) == 1
                 })
         }
     }
@@ -116,12 +116,12 @@ import Testing
             let database = try pipeline.database()
             #expect(
                 await eventually(timeout: .seconds(60), every: .milliseconds(200)) {
-                    (try? await ReceiptStore(database).receipt(id: receiptID))?.status.isFinal == true
+                    (try? await ReceiptRepository(database).receipt(id: receiptID))?.status.isFinal == true
                 })
-            let ended = try #require(try await ReceiptStore(database).receipt(id: receiptID))
+            let ended = try #require(try await ReceiptRepository(database).receipt(id: receiptID))
             #expect(ended.status != .credited)
             #expect(ended.reason?.contains("quantity 0 is not a positive count") == true, "\(ended.reason ?? "")")
-            #expect(try await LedgerStore(database).account(id: "q0")?.balances["coins"] ?? 0 == 0)
+            #expect(try await LedgerRepository(database).account(id: "q0")?.balances["coins"] ?? 0 == 0)
         }
     }
 
@@ -131,7 +131,7 @@ import Testing
                 pipeline, .put, intake + "/v1/accounts/nobody/consumption-consent", json: #"{"consented": true}"#)
             #expect(unknown.status == 404)
             #expect(Self.code(unknown.body) == "not_found")
-            #expect(try await LedgerStore(pipeline.database()).account(id: "nobody") == nil)
+            #expect(try await LedgerRepository(pipeline.database()).account(id: "nobody") == nil)
         }
     }
 

@@ -29,9 +29,10 @@ import Testing
             #expect(try await pipeline.finalStatus(try #require(receiptID))["status"] as? String == "credited")
             #expect(try await pipeline.balance("alice") == 500)
             #expect(try await pipeline.balance("bob") == 0)
-            #expect(try await OrderStore(pipeline.database).bindingConflicts().first?.binding == "app_account_token")
+            #expect(
+                try await OrderRepository(pipeline.database).bindingConflicts().first?.binding == "app_account_token")
             // The order was not named, so it stays open until it expires or is cancelled.
-            #expect(try await OrderStore(pipeline.database).order(id: orderID, now: Date())?.status == .open)
+            #expect(try await OrderRepository(pipeline.database).order(id: orderID, now: Date())?.status == .open)
         }
     }
 
@@ -50,7 +51,7 @@ import Testing
             let id = try #require(receiptID)
             #expect(try await pipeline.finalStatus(id)["status"] as? String == "credited")
             #expect(try await pipeline.balance("carol") == 100)
-            #expect(try await OrderStore(pipeline.database).order(id: orderID, now: Date())?.status == .mismatched)
+            #expect(try await OrderRepository(pipeline.database).order(id: orderID, now: Date())?.status == .mismatched)
 
             _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30), where: { $0.wasAccepted })
             let webhook = try #require(pipeline.webhooks(for: id).first)

@@ -77,15 +77,15 @@ extension PipelineHarness {
     /// What Google is owed for the Play purchase credited as `order` (its store
     /// confirmation), and what the confirmation asks Google to do.
     func googleConfirmation(_ order: String) async throws
-        -> (row: StoreConfirmationStore.Confirmation, action: GooglePlayConfirmation.Action?)?
+        -> (row: ConfirmationRepository.Confirmation, action: GooglePlayConfirmation.Action?)?
     {
-        try await StoreConfirmationStore(database).confirmation(store: GooglePlayStore.id, transactionID: order).map {
+        try await ConfirmationRepository(database).confirmation(store: GooglePlayStore.id, transactionID: order).map {
             ($0, GooglePlayConfirmation(json: $0.payload)?.action)
         }
     }
 
     /// Whether Google's confirmation of `order` reaches `status` before the wait runs out.
-    func googleConfirmation(_ order: String, becomes status: StoreConfirmationStore.Confirmation.Status) async -> Bool {
+    func googleConfirmation(_ order: String, becomes status: ConfirmationRepository.Confirmation.Status) async -> Bool {
         await eventually { (try? await googleConfirmation(order))??.row.status == status }
     }
 }
@@ -94,7 +94,7 @@ extension PipelineHarness {
     /// Reads the stub's voided list as the fulfiller's poller does (the harness runs none).
     func voidedPoller() throws -> GoogleVoidedPoller {
         GoogleVoidedPoller(
-            client: try googlePlaySetup().client(httpClient: client), store: GoogleVoidedStore(database),
+            client: try googlePlaySetup().client(httpClient: client), store: GoogleVoidedRepository(database),
             packageNames: [Self.googlePackage], catalog: Self.catalog, logger: Logger(label: "voided"))
     }
 }

@@ -63,7 +63,7 @@ extension PipelineHarness {
 
     /// Waits until the notification `id` is final (applied, rejected or dead); its details.
     func settledNotification(_ id: String, timeout: Duration = .seconds(30)) async throws -> NotificationDetails? {
-        let store = StoreNotificationStore(database)
+        let store = NotificationRepository(database)
         _ = await eventually(timeout: timeout) {
             guard let status = try? await store.notification(id: id)?.status else { return false }
             return [.applied, .rejected, .dead].contains(status)
@@ -73,7 +73,7 @@ extension PipelineHarness {
 
     /// How many notifications (of every store) are stored.
     func storedNotifications() async throws -> Int {
-        try await ReceiptStore(database).notificationStatusCounts().values.reduce(0, +)
+        try await ReceiptRepository(database).notificationStatusCounts().values.reduce(0, +)
     }
 
     /// How many receipts are stored.
@@ -83,12 +83,12 @@ extension PipelineHarness {
 
     /// When `account`'s entitlement `name` ends; nil when it has none.
     func entitlementEnd(_ account: String, _ name: String = "vip") async throws -> Date? {
-        try await LedgerStore(database).account(id: account)?.entitlements.first { $0.name == name }?.expiresAt
+        try await LedgerRepository(database).account(id: account)?.entitlements.first { $0.name == name }?.expiresAt
     }
 
     /// The kinds of `account`'s ledger entries, newest first.
     func ledgerKinds(_ account: String) async throws -> [LedgerKind] {
-        try await LedgerStore(database).account(id: account)?.ledger.map(\.kind) ?? []
+        try await LedgerRepository(database).account(id: account)?.ledger.map(\.kind) ?? []
     }
 
     /// The accepted webhooks of `type` whose body mentions `text`, waited for until `count` arrived.

@@ -265,8 +265,8 @@ final class PipelineHarness: Sendable {
     /// Waits until every notification row is final; returns how many there are.
     func notificationsSettled(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await eventually(timeout: timeout, every: .milliseconds(100)) {
-            guard let pending = try? await IntakeStore(database).unpublished(limit: 100) else { return false }
-            let applied = try? await ReceiptStore(database).notificationStatusCounts()[.applied, default: 0]
+            guard let pending = try? await IntakeRepository(database).unpublished(limit: 100) else { return false }
+            let applied = try? await ReceiptRepository(database).notificationStatusCounts()[.applied, default: 0]
             return pending.isEmpty && applied == count
         }
     }
@@ -298,7 +298,7 @@ final class PipelineHarness: Sendable {
     }
 
     func balance(_ account: String, _ currency: String = "coins") async throws -> Int {
-        try await LedgerStore(database).account(id: account)?.balances[currency] ?? 0
+        try await LedgerRepository(database).account(id: account)?.balances[currency] ?? 0
     }
 
     /// The webhooks accepted for a receipt, parsed.

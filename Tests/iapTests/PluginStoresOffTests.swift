@@ -54,7 +54,7 @@ import Testing
             var configuration = StoreConfirmer.Configuration()
             configuration.interval = .milliseconds(20)
             let confirmer = StoreConfirmer(
-                store: StoreConfirmationStore(database),
+                store: ConfirmationRepository(database),
                 stores: StoreRegistry(known: [GooglePlayStore.self], configured: [GooglePlayStore(setup: nil)]),
                 context: StoreContext(
                     httpClient: http, budgets: LocalCallBudgetKeeper(), catalog: Catalog(products: []),
@@ -67,7 +67,7 @@ import Testing
             await http.shutdown()
 
             // Then it is not claimed, not even counted as an attempt: one with the account pays it
-            let owed = try await StoreConfirmationStore(database).confirmation(store: "google", transactionID: "GPA.1")
+            let owed = try await ConfirmationRepository(database).confirmation(store: "google", transactionID: "GPA.1")
             #expect(owed?.status == .pending && owed?.attempts == 0)
         }
     }

@@ -40,7 +40,7 @@ extension ConsoleTests {
                 #expect(refused.status == 400, "\(until)")
                 #expect(refused.bodyString.contains("Nothing was changed"), "\(until)")
             }
-            #expect(try await AdjustmentStore(pipeline.database).adjustments(of: "a1").isEmpty)
+            #expect(try await AdjustmentRepository(pipeline.database).adjustments(of: "a1").isEmpty)
             let (status, account) = try await pipeline.get("/v1/accounts/a1")
             #expect(status == 200 && (account["entitlements"] as? [Any])?.isEmpty == true)
         }
@@ -53,7 +53,7 @@ extension ConsoleTests {
             let first = pipeline.receipt(transactions: [(id: "unread-t1", product: "com.example.coins100")])
             let credited = try #require(try await pipeline.submit(account: "a1", receiptData: first).1)
             #expect(try await pipeline.finalStatus(credited)["status"] as? String == "credited")
-            _ = try await AdjustmentStore(pipeline.database).apply(
+            _ = try await AdjustmentRepository(pipeline.database).apply(
                 .init(
                     accountID: "a1", change: .entitlement("vip", until: Date().addingTimeInterval(86_400)),
                     reason: "goodwill", operatorName: "alice", idempotencyKey: "k-vip"),
@@ -115,7 +115,7 @@ extension ConsoleTests {
                 ).1)
             #expect(try await pipeline.finalStatus(next)["status"] as? String == "credited")
             #expect(try await pipeline.balance("a1") == 200)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -147,8 +147,9 @@ extension ConsoleTests {
             for receipt in others {
                 #expect(try await pipeline.finalStatus(receipt)["status"] as? String == "credited")
             }
-            #expect(try await LedgerStore(pipeline.database).account(id: "far-player")?.entitlements.isEmpty ?? true)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(
+                try await LedgerRepository(pipeline.database).account(id: "far-player")?.entitlements.isEmpty ?? true)
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 }

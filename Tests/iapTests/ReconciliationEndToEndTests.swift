@@ -87,7 +87,7 @@ import Testing
             #expect(missing?["notification_type"] as? String == "REFUND")
             #expect(await pipeline.notificationsSettled(2))
             #expect(try await pipeline.balance("spender") == 0)
-            let ledger = try await LedgerStore(pipeline.database).account(id: "spender")?.ledger ?? []
+            let ledger = try await LedgerRepository(pipeline.database).account(id: "spender")?.ledger ?? []
             #expect(ledger.filter { $0.amount < 0 }.map(\.amount) == [-100])
 
             // And a second run finds nothing missing; the books balance
@@ -96,8 +96,8 @@ import Testing
             #expect(second.report["examined"] as? Int == 1)
             #expect(second.report["missing"] as? Int == 0)
             #expect(second.report["fed"] as? Int == 0)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
-            #expect(try await ReconciliationStore(pipeline.database).latest()?.missing == 0)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
+            #expect(try await ReconciliationRepository(pipeline.database).latest()?.missing == 0)
         }
     }
 

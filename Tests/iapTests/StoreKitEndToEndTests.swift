@@ -63,9 +63,9 @@ import Testing
             // Then the account is debited exactly once
             #expect(await pipeline.notificationsSettled(2))
             #expect(try await pipeline.balance("refunded") == 0)
-            let ledger = try await LedgerStore(pipeline.database).account(id: "refunded")?.ledger ?? []
+            let ledger = try await LedgerRepository(pipeline.database).account(id: "refunded")?.ledger ?? []
             #expect(ledger.filter { $0.amount < 0 }.map(\.amount) == [-100])
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(30)) { $0.wasAccepted }
             let refunds = pipeline.receiver.accepted.filter { $0.bodyString.contains("purchase.refunded") }
             #expect(refunds.count == 1)
@@ -76,7 +76,7 @@ import Testing
         async throws
     {
         try await PipelineHarness.run(backend) { pipeline in
-            let ledger = LedgerStore(pipeline.database)
+            let ledger = LedgerRepository(pipeline.database)
             // Given a monthly subscription bought by one account
             let firstEnd = Date().addingTimeInterval(3600)
             let first = StubTransaction(
@@ -133,7 +133,7 @@ import Testing
 
             // Then the account nets to zero
             #expect(try await pipeline.balance("late") == 0)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
         }
     }
 

@@ -64,7 +64,7 @@ import Testing
             #expect(details.transactionID == transaction && details.accountID == "web-1", "\(details)")
             #expect(details.productID == Self.coins, "\(details)")
             #expect(try await pipeline.balance("web-1") == 100)
-            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "web-1")).ledger
+            let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "web-1")).ledger
             #expect(ledger.map(\.transactionID) == [transaction] && ledger.map(\.kind) == [.purchase])
             #expect(try await pipeline.storedNotifications() == 1)
             #expect(stripe.calls["checkout.sessions.retrieve"] == 1)
@@ -76,8 +76,8 @@ import Testing
                 pipeline, "checkout.session.async_payment_succeeded", object: payment.session, event: "evt_e2e_paid_2")
             #expect(later.status == .applied && later.transactionID == transaction, "\(later)")
             #expect(try await pipeline.balance("web-1") == 100)
-            #expect(try await LedgerStore(pipeline.database).account(id: "web-1")?.ledger.count == 1)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).account(id: "web-1")?.ledger.count == 1)
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -105,7 +105,7 @@ import Testing
             #expect(succeeded.status == .applied && succeeded.type == "SUBSCRIBED", "\(succeeded)")
             #expect(succeeded.transactionID == "stripe:\(payment.paymentIntent)", "\(succeeded)")
             #expect(try await pipeline.balance("web-async") == 100)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -222,9 +222,9 @@ import Testing
             #expect(closed.status == .applied, "\(closed)")
             #expect(try await pipeline.balance("web-dispute") == 0)
             #expect(try await pipeline.ledgerKinds("web-dispute") == [.revoke, .purchase])
-            let flags = try #require(try await LedgerStore(pipeline.database).account(id: "web-dispute")).flags
+            let flags = try #require(try await LedgerRepository(pipeline.database).account(id: "web-dispute")).flags
             #expect(flags.isEmpty, "\(flags)")
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -251,7 +251,7 @@ import Testing
             let reversed = try await pipeline.webhooks(
                 "purchase.refund_reversed", mentioning: "stripe:\(payment.paymentIntent)")
             #expect(reversed.count == 1)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -287,7 +287,7 @@ import Testing
             #expect(
                 recorded?.status == .applied && recorded?.type == "balance.available", "\(String(describing: recorded))"
             )
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -316,7 +316,7 @@ import Testing
             #expect(late.status == .applied && late.reason == "refunded", "\(late)")
             #expect(unsold.status == .applied && unsold.reason == "unknown_product", "\(unsold)")
             #expect(late.accountID == "web-late" && unsold.accountID == "web-new")
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 }

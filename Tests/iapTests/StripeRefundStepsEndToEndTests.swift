@@ -56,7 +56,7 @@ extension StripeEndToEndTests {
             #expect(last.status == .applied && last.reason == nil, "\(last)")
             #expect(try await pipeline.balance("web-steps") == 0)
             #expect(try await pipeline.ledgerKinds("web-steps") == [.refund, .refund, .refund, .purchase])
-            let ledger = try #require(try await LedgerStore(pipeline.database).account(id: "web-steps")).ledger
+            let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "web-steps")).ledger
             #expect(ledger.map(\.amount) == [-100, -250, -150, 500])
 
             // And the backend heard of each step once, with that step's amount
@@ -64,7 +64,7 @@ extension StripeEndToEndTests {
             let amounts = refunded.compactMap { ($0["data"] as? [String: Any])?["amount"] as? Int }
             #expect(amounts.sorted() == [-250, -150, -100], "\(refunded)")
             #expect(try await pipeline.storedNotifications() == 6)
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 
@@ -93,7 +93,7 @@ extension StripeEndToEndTests {
             #expect(closed.status == .applied && closed.type != "REFUND_REVERSED", "\(closed)")
             #expect(try await pipeline.balance("web-refund-dispute") == 300)
             #expect(try await pipeline.ledgerKinds("web-refund-dispute") == [.refund, .purchase])
-            #expect(try await LedgerStore(pipeline.database).audit() == [])
+            #expect(try await LedgerRepository(pipeline.database).audit() == [])
         }
     }
 }

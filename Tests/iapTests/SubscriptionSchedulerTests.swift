@@ -32,7 +32,7 @@ import Testing
     }
 
     func entitlementEnd(_ pipeline: PipelineHarness, _ account: String) async throws -> Date? {
-        try await LedgerStore(pipeline.database).account(id: account)?.entitlements.first { $0.name == "vip" }?
+        try await LedgerRepository(pipeline.database).account(id: account)?.entitlements.first { $0.name == "vip" }?
             .expiresAt
     }
 
@@ -63,12 +63,12 @@ import Testing
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
             #expect(extended)
-            let checks = try await SubscriptionStore(pipeline.database).subscriptionChecks(
+            let checks = try await SubscriptionRepository(pipeline.database).subscriptionChecks(
                 originalTransactionID: "5000000000000001")
             #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
             _ = try await pipeline.receiver.waitFor(count: 2, timeout: .seconds(60), where: { $0.wasAccepted })
             #expect(pipeline.receiver.accepted.contains { $0.bodyString.contains("subscription.renewed") })
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
         }
     }
 
@@ -84,12 +84,12 @@ import Testing
             let ended = await eventually(timeout: .seconds(60)) {
                 let checks =
                     await
-                    (try? SubscriptionStore(pipeline.database).subscriptionChecks(
+                    (try? SubscriptionRepository(pipeline.database).subscriptionChecks(
                         originalTransactionID: "5000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }
             #expect(ended)
-            let checks = try await SubscriptionStore(pipeline.database).subscriptionChecks(
+            let checks = try await SubscriptionRepository(pipeline.database).subscriptionChecks(
                 originalTransactionID: "5000000000000011")
             // A check before the expiry found nothing to change (on a loaded machine the
             // purchase may be credited after its expiry: then only the after-check is planned).
@@ -142,7 +142,7 @@ import Testing
                 return abs(end.timeIntervalSince(renewedEnd)) < 1
             }
             #expect(extended)
-            let checks = try await SubscriptionStore(pipeline.database).subscriptionChecks(
+            let checks = try await SubscriptionRepository(pipeline.database).subscriptionChecks(
                 originalTransactionID: "6000000000000001")
             #expect(checks.contains { $0.phase == "before" && $0.outcome == "renewed" })
         }
@@ -159,7 +159,7 @@ import Testing
             let ended = await eventually(timeout: .seconds(60)) {
                 let checks =
                     await
-                    (try? SubscriptionStore(pipeline.database).subscriptionChecks(
+                    (try? SubscriptionRepository(pipeline.database).subscriptionChecks(
                         originalTransactionID: "6000000000000011")) ?? []
                 return checks.contains { $0.phase == "after" && $0.outcome == "expired" }
             }

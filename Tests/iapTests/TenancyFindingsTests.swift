@@ -106,7 +106,7 @@ import Testing
                 #expect(settled.reason == "invalid_store_account_id" && settled.accountID == nil, "\(settled)")
             }
             #expect(try await apps.coins("player-x", token: T.racerToken) == 100)
-            #expect(try await LedgerStore(apps.books).audit() == [])
+            #expect(try await LedgerRepository(apps.books).audit() == [])
         }
     }
 
@@ -156,7 +156,7 @@ import Testing
             }
             #expect(try await apps.storedNotifications() == stored)
             #expect(huawei.stats.calls["orders.verify"] == reads)
-            #expect(try await LedgerStore(apps.books).audit() == [])
+            #expect(try await LedgerRepository(apps.books).audit() == [])
         }
     }
 

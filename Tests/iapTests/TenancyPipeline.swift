@@ -160,7 +160,7 @@ struct TenancyPipeline {
 
     /// Waits until the notification `id` is final; its row's details.
     func settledNotification(_ id: String) async throws -> NotificationDetails? {
-        let store = StoreNotificationStore(books)
+        let store = NotificationRepository(books)
         _ = await eventually(timeout: .seconds(60)) {
             guard let status = try? await store.notification(id: id)?.status else { return false }
             return [.applied, .rejected, .dead].contains(status)
@@ -177,6 +177,6 @@ struct TenancyPipeline {
 
     /// How many notifications are stored.
     func storedNotifications() async throws -> Int {
-        try await ReceiptStore(books).notificationStatusCounts().values.reduce(0, +)
+        try await ReceiptRepository(books).notificationStatusCounts().values.reduce(0, +)
     }
 }

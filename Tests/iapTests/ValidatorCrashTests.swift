@@ -42,17 +42,17 @@ import Testing
             }
             #expect(holding, "the first validator should have taken all \(count) messages")
             first.crash()
-            #expect(try await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0] == 0)
+            #expect(try await ReceiptRepository(pipeline.database).receiptStatusCounts()[.credited, default: 0] == 0)
 
             // Then another validator gets them all back and each is credited exactly once
             let second = try IAPProcess.start(["validator", "--concurrency", "50"], environment: environment)
             defer { second.crash() }
             let allCredited = await eventually(timeout: .seconds(60)) {
-                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
+                (try? await ReceiptRepository(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
             }
             #expect(allCredited)
             #expect(try await pipeline.balance("survivor") == count * 100)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
 
             // The validator process declared the default retry tiers too; remove them.
             await pipeline.broker.cleanUp(

@@ -32,11 +32,11 @@ struct ValidatorOverHTTP2Tests {
 
             // Then: each is credited once, every verification went over HTTP/2
             let allCredited = await eventually(timeout: .seconds(60)) {
-                (try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
+                (try? await ReceiptRepository(pipeline.database).receiptStatusCounts()[.credited, default: 0]) == count
             }
             #expect(allCredited)
             #expect(try await pipeline.balance("player-h2") == count * 100)
-            #expect(try await LedgerStore(pipeline.database).audit().isEmpty)
+            #expect(try await LedgerRepository(pipeline.database).audit().isEmpty)
             let served = await proxy.requests(awaiting: count)
             #expect(served.count == count)
             #expect(Set(served.map(\.httpProtocol)) == ["HTTP/2.0"])
@@ -60,7 +60,8 @@ struct ValidatorOverHTTP2Tests {
             let validator = try IAPProcess.start(["validator"], environment: environment)
             defer { validator.crash() }
             let retrying = await eventually(timeout: .seconds(30)) {
-                ((try? await ReceiptStore(pipeline.database).receiptStatusCounts()[.retrying, default: 0]) ?? 0) == 1
+                ((try? await ReceiptRepository(pipeline.database).receiptStatusCounts()[.retrying, default: 0]) ?? 0)
+                    == 1
             }
 
             // Then: a certificate problem is the operator's to fix, so the receipt waits for

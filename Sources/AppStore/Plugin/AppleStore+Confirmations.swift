@@ -9,7 +9,7 @@ import StorePlugins
 /// an `appAccountToken` (Set App Account Token), so that its later transactions and
 /// notifications name the account. The fulfiller leaves an ``AppAccountTokenOwed`` in
 /// `store_confirmations` (store `apple`); this tells Apple the token of the account its
-/// transaction credited (``OrderStore``'s, made if the account has none).
+/// transaction credited (``OrderRepository``'s, made if the account has none).
 ///
 /// A call Apple may recover from (`429`, `5xx`, no answer) is tried again; one it refuses (a
 /// family-shared purchase, `4000185`; an id that is not an original one, `4000187`) is left
@@ -34,7 +34,7 @@ extension AppleStore {
                 let database = context.database
             else { return .transient(reason: "apple_server_api_not_configured") }
             api = client
-            owner = try await OrderStore(database).accountToken(creditedFor: transactionID, now: Date())
+            owner = try await OrderRepository(database).accountToken(creditedFor: transactionID, now: Date())
         } catch {
             return .transient(reason: "apple_token_lookup_failed: \(error)")
         }

@@ -1,4 +1,4 @@
-/// What ``IntakeStore/accept(_:now:)`` did with one receipt.
+/// What ``IntakeRepository/accept(_:now:)`` did with one receipt.
 public enum AcceptOutcome: Hashable, Sendable {
     /// Stored (and durable once the call returns): answer 202.
     case created(ReceiptSummary)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The outcome of one webhook delivery attempt, as the notifier records it: many are
-/// written in one transaction by ``OutboxStore/recordDeliveries(_:)``.
+/// written in one transaction by ``OutboxRepository/recordDeliveries(_:)``.
 public struct DeliveryRecord: Hashable, Sendable {
     public enum Outcome: Hashable, Sendable {
         /// The receiver answered 2xx: never sent again.

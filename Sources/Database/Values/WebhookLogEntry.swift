@@ -22,7 +22,7 @@ public struct WebhookLogEntry: Codable, Hashable, Sendable {
     public var nextAttemptAt: Date?
     public var createdAt: Date
     public var deliveredAt: Date?
-    /// The signed body; only ``WebhookLogStore/webhook(id:)`` reads it.
+    /// The signed body; only ``WebhookLogRepository/webhook(id:)`` reads it.
     public var body: String?
 
     package init(

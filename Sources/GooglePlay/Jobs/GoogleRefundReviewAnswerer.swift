@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Metrics
 import PipelineCore
-import Repositories
 import ServiceLifecycle
 import Settlement
 import SettlementWriter
@@ -14,7 +13,7 @@ import SettlementWriter
 /// Google waits 24 hours for the answer. Each review the fulfiller applied is answered once:
 /// ``RefundReviewAnswer`` decides from the ledger's facts (whether the order credited
 /// anything, and how much of a currency credit the player has spent since), this sends it,
-/// and ``GoogleRefundReviewStore`` records what was sent. A call Google may recover from is
+/// and ``GoogleRefundReviewRepository`` records what was sent. A call Google may recover from is
 /// tried again with backoff while the 24 hours last; one Google refuses (`4xx`) is recorded
 /// `refused` and left to an operator. One process at a time answers (its `leadership`), as
 /// Apple's consumption answers are.
@@ -38,7 +37,7 @@ public struct GoogleRefundReviewAnswerer: Service {
     static let deadline: TimeInterval = 24 * 3_600
 
     let client: GooglePlayClient
-    let store: GoogleRefundReviewStore
+    let store: GoogleRefundReviewRepository
     let configuration: Configuration
     /// Whose reviews it answers: its app's accounts' (another app's are its own answerer's).
     let app: AppScope
@@ -47,7 +46,7 @@ public struct GoogleRefundReviewAnswerer: Service {
     let now: @Sendable () -> Date
 
     public init(
-        client: GooglePlayClient, store: GoogleRefundReviewStore, configuration: Configuration = .init(),
+        client: GooglePlayClient, store: GoogleRefundReviewRepository, configuration: Configuration = .init(),
         app: AppScope = .single, leadership: any Leadership = AlwaysLeader(), logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -77,17 +76,17 @@ public struct GoogleRefundReviewAnswerer: Service {
     }
 
     /// Answers every review due now; returns what it recorded.
-    public func answerPending() async throws -> [GoogleRefundReviewStore.Answer] {
+    public func answerPending() async throws -> [GoogleRefundReviewRepository.Answer] {
         let pending = try await store.pending(
             since: now().addingTimeInterval(-Self.deadline), now: now(), limit: configuration.batch, app: app)
-        var recorded: [GoogleRefundReviewStore.Answer] = []
+        var recorded: [GoogleRefundReviewRepository.Answer] = []
         for review in pending {
             let decided = RefundReviewAnswer.decide(try await store.facts(for: review), prefers: configuration.prefers)
             let request = RefundReviewRequest(
                 pendingRefundToken: review.pendingRefundToken, sampleContentProvided: decided.sampleContentProvided,
                 refundPreference: decided.refundPreference.rawValue,
                 consumptionPercentageMilliunits: decided.consumptionPercentageMilliunits)
-            var answer = GoogleRefundReviewStore.Answer(
+            var answer = GoogleRefundReviewRepository.Answer(
                 notificationID: review.notificationID, orderID: review.orderID, accountID: review.accountID,
                 status: .sent, body: request.json, attempts: review.attempts + 1)
             do {

@@ -2,7 +2,6 @@ import Database
 import Foundation
 import Logging
 import PipelineCore
-import Repositories
 import ServiceLifecycle
 import SettlementWriter
 
@@ -22,7 +21,7 @@ public struct GoogleVoidedPoller: Service {
     }
 
     let client: GooglePlayClient
-    let store: GoogleVoidedStore
+    let store: GoogleVoidedRepository
     let packageNames: [String]
     let catalog: Catalog
     let interval: Duration
@@ -31,7 +30,7 @@ public struct GoogleVoidedPoller: Service {
     let now: @Sendable () -> Date
 
     public init(
-        client: GooglePlayClient, store: GoogleVoidedStore, packageNames: Set<String>, catalog: Catalog,
+        client: GooglePlayClient, store: GoogleVoidedRepository, packageNames: Set<String>, catalog: Catalog,
         interval: Duration = .seconds(900), leadership: any Leadership = AlwaysLeader(), logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {

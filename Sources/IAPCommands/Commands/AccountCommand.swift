@@ -28,7 +28,7 @@ extension IAP {
                 let context = try await DlqContext()
                 let naming = AccountNaming(
                     apps: context.settings.appDirectory, scope: try app.scope(in: context.settings.appDirectory))
-                let history = AccountHistoryStore(context.database)
+                let history = AccountHistoryRepository(context.database)
                 let exact = naming.stored(id)
                 let found = try await history.accounts(matching: id, naming: naming)
                 guard !found.isEmpty else {
@@ -68,7 +68,7 @@ extension IAP {
 
             func apply(currency: String?, amount: String?, entitlement: String?, until: String?) async throws {
                 let name = try operatorName(by)
-                var request: AdjustmentStore.Request
+                var request: AdjustmentRepository.Request
                 do {
                     request = try .parse(
                         accountID: id, currency: currency, amount: amount, entitlement: entitlement, until: until,
@@ -88,10 +88,11 @@ extension IAP {
                 var logger = context.settings.logger("account")
                 logger.logLevel = .error
                 let catalogs = try context.settings.appCatalogs(logger: logger)
-                let record: AdjustmentStore.Record
+                let record: AdjustmentRepository.Record
                 do {
-                    record = try await AdjustmentStore(context.database).apply(request, catalogs: catalogs, now: Date())
-                } catch let refusal as AdjustmentStore.Refusal {
+                    record = try await AdjustmentRepository(context.database).apply(
+                        request, catalogs: catalogs, now: Date())
+                } catch let refusal as AdjustmentRepository.Refusal {
                     // Named by the account's app where it is not the default's bare id.
                     let named = app ?? AppScope.appID(of: request.accountID)
                     throw DlqFailure("refused, nothing changed: \(refusal)" + (named.map { " (app \($0))" } ?? ""))
@@ -170,7 +171,7 @@ enum AccountOutput {
         return lines.joined(separator: "\n")
     }
 
-    static func text(_ record: AdjustmentStore.Record) -> String {
+    static func text(_ record: AdjustmentRepository.Record) -> String {
         let done: String =
             switch record.change {
             case .currency(let currency, let amount):
@@ -196,7 +197,7 @@ enum AccountOutput {
         var by: String
         var replayed: Bool
 
-        init(_ record: AdjustmentStore.Record) {
+        init(_ record: AdjustmentRepository.Record) {
             adjustmentID = record.id
             accountID = record.accountID
             switch record.change {

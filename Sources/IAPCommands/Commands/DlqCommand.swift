@@ -61,7 +61,7 @@ struct DlqFilterOptions: ParsableArguments {
 struct DlqContext {
     let settings: PipelineSettings
     let database: any SQLDatabase
-    var letters: DeadLetterStore { DeadLetterStore(database) }
+    var letters: DeadLetterRepository { DeadLetterRepository(database) }
 
     init() async throws {
         settings = try PipelineSettings()
@@ -96,7 +96,8 @@ struct DlqContext {
         }
         do {
             let result = try await body(
-                DeadLetterReview(store: DeadLetterStore(database), connection: connection, topology: settings.topology))
+                DeadLetterReview(
+                    store: DeadLetterRepository(database), connection: connection, topology: settings.topology))
             await connection.close()
             return result
         } catch {

@@ -31,8 +31,8 @@ extension IAP.Dlq {
             var notification: NotificationDetails?
             var history = [letter]
             if let receiptID = letter.receiptID {
-                receipt = try await ReceiptStore(context.database).receipt(id: receiptID)
-                notification = try await StoreNotificationStore(context.database).notification(id: receiptID)
+                receipt = try await ReceiptRepository(context.database).receipt(id: receiptID)
+                notification = try await NotificationRepository(context.database).notification(id: receiptID)
                 history = try await context.letters.deadLetters(receiptID: receiptID)
             }
             if output.json {

@@ -67,8 +67,8 @@ extension IAP {
                 let name = table.padding(toLength: 22, withPad: " ", startingAt: 0)
                 print("  \(name) \(before[table] ?? 0) / \(after[table] ?? 0)\(mark)")
             }
-            let sourceFindings = try await LedgerStore(source).audit()
-            let targetFindings = try await LedgerStore(target).audit()
+            let sourceFindings = try await LedgerRepository(source).audit()
+            let targetFindings = try await LedgerRepository(target).audit()
             print("audit: sqlite \(sourceFindings.count) finding(s), postgres \(targetFindings.count) finding(s)")
             for finding in targetFindings { print("  postgres: \(finding.detail)") }
             guard before == after, targetFindings.isEmpty, sourceFindings.isEmpty else { throw ExitCode(1) }

@@ -12,15 +12,17 @@ extension IAP {
             abstract: "Review the webhooks sent to the backend, and send them again with the same ids.",
             subcommands: [List.self, Show.self, Replay.self])
 
-        static func store() async throws -> WebhookLogStore {
-            WebhookLogStore(try await DlqContext().database)
+        static func store() async throws -> WebhookLogRepository {
+            WebhookLogRepository(try await DlqContext().database)
         }
 
         /// The log and how its accounts are named, for `--app` or for every app.
-        static func store(_ option: AppOption) async throws -> (WebhookLogStore, AccountNaming) {
+        static func store(_ option: AppOption) async throws -> (WebhookLogRepository, AccountNaming) {
             let context = try await DlqContext()
             let apps = context.settings.appDirectory
-            return (WebhookLogStore(context.database), AccountNaming(apps: apps, scope: try option.scope(in: apps)))
+            return (
+                WebhookLogRepository(context.database), AccountNaming(apps: apps, scope: try option.scope(in: apps))
+            )
         }
 
         static func date(_ text: String?, option: String, now: Date) throws -> Date? {
@@ -47,7 +49,7 @@ extension IAP {
                 guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be 1...10000") }
                 let now = Date()
                 let (store, naming) = try await Webhooks.store(app)
-                let filter = WebhookLogStore.Filter(
+                let filter = WebhookLogRepository.Filter(
                     status: status, accountID: account.map(naming.stored),
                     since: try Webhooks.date(since, option: "--since", now: now),
                     until: try Webhooks.date(until, option: "--until", now: now), limit: limit, app: naming.scope)

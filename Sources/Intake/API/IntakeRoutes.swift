@@ -14,11 +14,11 @@ import StorePlugins
 /// the account ids it takes are that app's (``AppScope``), and what it shows is the app's
 /// alone, in the ids its backend sent; another app's receipt is not found.
 struct IntakeRoutes: Sendable {
-    let accounts: LedgerStore
-    let consents: ConsumptionStore
-    let receipts: ReceiptStore
+    let accounts: LedgerRepository
+    let consents: ConsumptionRepository
+    let receipts: ReceiptRepository
     /// To check that an order a receipt names is its app's.
-    let orders: OrderStore
+    let orders: OrderRepository
     let committer: GroupCommitter
     let maxBodySize: Int
     /// The stores configured here, whose members `POST /v1/receipts` takes, by app.

@@ -25,7 +25,7 @@ struct NotificationRoutes: Sendable {
     /// Apple's `signedPayload` is a few KiB.
     static let maxBodySize = 64 * 1024
 
-    let notifications: StoreNotificationStore
+    let notifications: NotificationRepository
     let relay: Relay
     /// One bucket per store route and client (``NotificationLimitKey``).
     let limiter: RateLimiter<NotificationLimitKey>?

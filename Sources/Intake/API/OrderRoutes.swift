@@ -11,7 +11,7 @@ import SettlementWriter
 /// `POST /v1/orders/{id}/cancel`. Each acts for the app of the request's token, in its
 /// account ids (``AppScope``); another app's order is not found.
 struct OrderRoutes: Sendable {
-    let orders: OrderStore
+    let orders: OrderRepository
     /// What each app sells: an account's orders and offers are priced by its app's catalog.
     let catalogs: AppCatalogs
     /// How long an order stays open for its payment.

@@ -135,7 +135,7 @@ final class GroupCommitter: Sendable {
         var attempt = 0
         while true {
             do {
-                let outcomes = try await IntakeStore(database).accept(batch.map(\.receipt), now: now)
+                let outcomes = try await IntakeRepository(database).accept(batch.map(\.receipt), now: now)
                 var created: [Submission] = []
                 for (item, outcome) in zip(batch, outcomes) {
                     if case .created = outcome { created.append(item.receipt.submission(at: now)) }

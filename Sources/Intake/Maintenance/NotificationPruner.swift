@@ -10,14 +10,14 @@ import SettlementWriter
 /// `interval`, run by the intake beside the relay. The notifications endpoint takes no
 /// token, so what it stores must not grow without bound.
 public struct NotificationPruner: Service {
-    let notifications: StoreNotificationStore
+    let notifications: NotificationRepository
     let retention: Duration
     let interval: Duration
     let logger: Logger
     let now: @Sendable () -> Date
 
     public init(
-        notifications: StoreNotificationStore, retention: Duration, interval: Duration = .seconds(3600),
+        notifications: NotificationRepository, retention: Duration, interval: Duration = .seconds(3600),
         logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.notifications = notifications

@@ -169,7 +169,7 @@ public final class Relay: Service, Sendable {
             do {
                 let limit = configuration.sweepBatch
                 let inHand = self.inHand.withLock { $0 }
-                batch = try await IntakeStore(database).unpublished(limit: limit)
+                batch = try await IntakeRepository(database).unpublished(limit: limit)
                     .filter { $0.submittedAt < cutoff && !inHand.contains($0.id) }
             } catch {
                 logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])
@@ -212,7 +212,7 @@ public final class Relay: Service, Sendable {
     private func markPublished(_ ids: [String]) async {
         guard !ids.isEmpty else { return }
         do {
-            try await IntakeStore(database).markPublished(ids, at: Date())
+            try await IntakeRepository(database).markPublished(ids, at: Date())
         } catch {
             // They stay unpublished in the database and are sent again: a duplicate, not a loss.
             logger.warning("cannot mark receipts published", metadata: ["error": "\(error)"])

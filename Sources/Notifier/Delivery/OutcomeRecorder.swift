@@ -50,7 +50,7 @@ final class OutcomeRecorder: Sendable {
     }
 
     /// Records `record` with the others of its batch; returns once committed.
-    /// - Returns: what ``Store/OutboxStore/recordDeliveries(_:)`` said of this record.
+    /// - Returns: what ``Store/OutboxRepository/recordDeliveries(_:)`` said of this record.
     /// - Throws: the batch's database error; nothing of the batch was recorded.
     func record(_ record: DeliveryRecord) async throws -> Bool {
         try await withCheckedThrowingContinuation { waiter in
@@ -63,7 +63,7 @@ final class OutcomeRecorder: Sendable {
         while let batch = try? await pending.next(max: maxBatch, linger: linger) {
             let records = batch.map(\.record)
             do {
-                let results = try await OutboxStore(database).recordDeliveries(records)
+                let results = try await OutboxRepository(database).recordDeliveries(records)
                 for (item, result) in zip(batch, results) { item.waiter.resume(returning: result) }
             } catch {
                 for item in batch { item.waiter.resume(throwing: error) }

@@ -43,12 +43,12 @@ public enum FulfillerStage {
         }
         var services: [any Service] = [
             Fulfiller(
-                connection: connection, topology: parts.topology, settlement: SettlementStore(database),
-                deadLetters: DeadLetterStore(database), catalog: parts.catalog,
+                connection: connection, topology: parts.topology, settlement: SettlementRepository(database),
+                deadLetters: DeadLetterRepository(database), catalog: parts.catalog,
                 otherApps: parts.apps?.others.mapValues(\.catalog) ?? [:],
                 configuration: configuration.fulfiller, logger: parts.logger("fulfiller")),
             SubscriptionScheduler(
-                connection: connection, topology: parts.topology, checks: SubscriptionStore(database),
+                connection: connection, topology: parts.topology, checks: SubscriptionRepository(database),
                 catalogs: AppCatalogs(parts.catalog, others: parts.apps?.others.mapValues(\.catalog) ?? [:]),
                 configuration: configuration.scheduler,
                 leadership: leadership("subscription-scheduler"), logger: parts.logger("scheduler")),

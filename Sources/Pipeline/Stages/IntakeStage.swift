@@ -36,7 +36,7 @@ public enum IntakeStage {
             let console = OperatorConsole(
                 configuration: console,
                 review: DeadLetterReview(
-                    store: DeadLetterStore(database), connection: connection, topology: parts.topology),
+                    store: DeadLetterRepository(database), connection: connection, topology: parts.topology),
                 database: database, catalog: parts.catalog, logger: parts.logger("console"))
             intake.additionalRoutes = { console.register(on: $0) }
         }

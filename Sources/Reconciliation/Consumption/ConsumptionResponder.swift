@@ -18,7 +18,7 @@ import SettlementWriter
 /// failed call is tried again at the next pass, up to ``maxAttempts``, within the 12 hours.
 public struct ConsumptionResponder: Sendable {
     let api: AppStoreServerAPIClient
-    let store: ConsumptionStore
+    let store: ConsumptionRepository
     /// Whether answers carry a refund preference (`GRANT_FULL`, `GRANT_PRORATED`, `DECLINE`).
     let prefers: Bool
     /// Whose requests it answers: its app's accounts' (another app's are answered with that
@@ -33,7 +33,7 @@ public struct ConsumptionResponder: Sendable {
         logger: Logger
     ) {
         self.api = api
-        self.store = ConsumptionStore(database)
+        self.store = ConsumptionRepository(database)
         self.prefers = prefers
         self.app = app
         self.logger = logger

@@ -50,7 +50,7 @@ extension Lab.Bench {
                 count: receipts, minter: StubAppStore(configuration: StubStoreConfiguration(bundleID: bundleID)),
                 bundleID: bundleID, transactionPrefix: "load-\(UUID().uuidString.prefix(8).lowercased())",
                 accountPrefix: "load")
-            let before = try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]
+            let before = try await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0]
             let start = ContinuousClock.now
             try await load.post(
                 to: "http://127.0.0.1:\(intake.port)/v1/receipts", token: intake.apiTokens[0], clients: clients)

@@ -82,7 +82,7 @@ extension Lab.Bench {
             ReceiptLoad.report("accepted (202, durable)", receipts: receipts, accepted)
             ReceiptLoad.report("credited end to end", receipts: receipts, credited)
             // The books after the run, as `iap audit` reads them.
-            let findings = try await LedgerStore(database).audit()
+            let findings = try await LedgerRepository(database).audit()
             print("  audit                        \(findings.isEmpty ? "clean" : "\(findings.count) findings")")
 
             await group.triggerGracefulShutdown()

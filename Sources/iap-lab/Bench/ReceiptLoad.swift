@@ -103,7 +103,7 @@ struct ReceiptLoad {
     static func waitForCredits(_ target: Int, in database: any SQLDatabase, until deadline: ContinuousClock.Instant)
         async throws
     {
-        while try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0] < target {
+        while try await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0] < target {
             guard ContinuousClock.now < deadline else { throw ValidationError("not all credited in time") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -112,7 +112,7 @@ struct ReceiptLoad {
     /// Waits until no receipt in `database` is still `received`: the relay has published
     /// and marked every one (the intake-alone benchmark, where nothing validates them).
     static func waitUntilPublished(in database: any SQLDatabase, until deadline: ContinuousClock.Instant) async throws {
-        while try await ReceiptStore(database).receiptStatusCounts()[.received, default: 0] > 0 {
+        while try await ReceiptRepository(database).receiptStatusCounts()[.received, default: 0] > 0 {
             guard ContinuousClock.now < deadline else { throw ValidationError("not all published in time") }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -148,9 +148,9 @@ extension Lab.Bench.StagesBench {
         _ pipeline: StagesPipeline, count: Int, apps: BenchApps?, notified: Int, tally: WebhookCounter.Tally
     ) async throws -> StagesReport.Books {
         let database = try await pipeline.stageSettings().openDatabase()
-        let credited = try await ReceiptStore(database).receiptStatusCounts()[.credited, default: 0]
-        let findings = try await LedgerStore(database).audit()
-        let ledger = LedgerStore(database)
+        let credited = try await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0]
+        let findings = try await LedgerRepository(database).audit()
+        let ledger = LedgerRepository(database)
         // Stored account id → receipts it sent, as ReceiptLoad spread them.
         var sent: [String: Int] = [:]
         for index in 0..<count {

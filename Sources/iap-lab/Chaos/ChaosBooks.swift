@@ -45,7 +45,7 @@ struct ChaosBooks {
         var seen = ChaosObservations()
         seen.receipts = try await receipts()
         seen.delivered = delivered
-        seen.auditFindings = try await LedgerStore(database).audit().map { "\($0.kind.rawValue): \($0.detail)" }
+        seen.auditFindings = try await LedgerRepository(database).audit().map { "\($0.kind.rawValue): \($0.detail)" }
         seen.queueDepths = try await queueDepths()
         let (webhooks, balances, entitlements) = try await database.snapshot { db in
             await (

@@ -1,0 +1,73 @@
+import Database
+import Foundation
+import PipelineCore
+import Settlement
+
+// MARK: - Fulfilment: apply verdicts to receipts, notifications, checks, accounts and the outbox
+
+/// The fulfiller's store: applies verdicts and operators' adjustments through the settlement engine.
+///
+/// A small store over the pipeline's database, SQLite or PostgreSQL: every method is one
+/// transaction, run on a thread of the database's own (SQLite's or PostgreSQL's), so no caller blocks a
+/// cooperative thread.
+public struct SettlementRepository: Sendable {
+    let database: any SQLDatabase
+
+    public init(_ database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// The database's name for the fulfiller's spans.
+    public var databaseSystem: DatabaseSystemName { DatabaseSystemName(database) }
+    /// Where a loop applying batch after batch runs its transactions with the fewest hops
+    /// (``SQLDatabase/makeWriteExecutor()``).
+    public func makeWriteExecutor() -> (any TaskExecutor)? { database.makeWriteExecutor() }
+    /// Applies a batch of verdicts in one transaction, in order.
+    ///
+    /// Each verdict changes what it is about (a receipt, an App Store Server Notification
+    /// or a subscription check), the accounts it touches and the outbox together, or not
+    /// at all. The money rules are the settlement engine's (module `Settlement`); this
+    /// reads the state each event needs and stores the engine's effects. A verdict for
+    /// something that already ended changes nothing (it is a redelivery), so applying the
+    /// same batch twice is harmless.
+    ///
+    /// - Returns: one result per verdict, in the same order. A verdict the engine refuses
+    ///   (a transaction without a product, say) or that breaks a constraint is `invalid`
+    ///   with the reason, and nothing of it is applied.
+    ///
+    /// A batch that fails for what one of its verdicts holds (``SQLError/Blame/work``: a
+    /// value the database refuses when the batch is written) is applied again in halves, and
+    /// theirs, until the verdict at fault stands alone and is reported `invalid` with the
+    /// reason: one bad value costs a few transactions, never the batch.
+    ///
+    /// Each account is priced by its app's catalog (``AppCatalogs``).
+    public func apply(_ verdicts: [Verdict], catalogs: AppCatalogs, now: Date) async throws -> [VerdictResult] {
+        guard !verdicts.isEmpty else { return [] }
+        do {
+            return try await database.transaction { db in try await apply(verdicts, catalogs: catalogs, now: now, db) }
+        } catch  where SQLError.blame(error) == .work {
+            guard verdicts.count > 1 else { return [.invalid(receiptID: verdicts[0].receiptID, reason: "\(error)")] }
+            let middle = verdicts.count / 2
+            let first = try await apply(Array(verdicts[..<middle]), catalogs: catalogs, now: now)
+            return first + (try await apply(Array(verdicts[middle...]), catalogs: catalogs, now: now))
+        }
+    }
+
+    /// ``apply(_:catalogs:now:)`` with one catalog for every account.
+    public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {
+        try await apply(verdicts, catalogs: AppCatalogs(catalog), now: now)
+    }
+
+    /// ``apply(_:catalogs:now:)`` in the caller's transaction: the batch's subjects, transactions
+    /// and accounts are locked in one order as they are read (``SettlementBatch/prefetch(_:)``),
+    /// so that two fulfillers given overlapping batches (a redelivery) wait for each other.
+    func apply(_ verdicts: [Verdict], catalogs: AppCatalogs, now: Date, _ db: any SQLSession) async throws
+        -> [VerdictResult]
+    {
+        try await VerdictApplier.within(db, catalogs: catalogs, now: now) { applier in
+            let results = try await applier.apply(verdicts)
+            applier.batch.books.writes.trace(verdicts)
+            return results
+        }
+    }
+}
