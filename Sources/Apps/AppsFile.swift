@@ -24,11 +24,13 @@ public struct AppsFile: Sendable {
         public var members: [String: String]
         /// The stores and parts it names (`apple`, `apple.server_api`, `webhook`, ...).
         public var parts: Set<String>
+        /// What its members stand for.
+        public var schema: Schema
 
         /// The app's settings: `base` (the process's environment) without any per-app
         /// variable, and this app's members in their place.
         public func environment(over base: EnvironmentReader) -> EnvironmentReader {
-            let shared = base.values.filter { !AppsFile.perAppVariables.contains($0.key) }
+            let shared = base.values.filter { !schema.perAppVariables.contains($0.key) }
             return environment(overlaying: EnvironmentReader(shared))
         }
 
@@ -37,7 +39,7 @@ public struct AppsFile: Sendable {
         public func environment(overlaying base: EnvironmentReader) -> EnvironmentReader {
             var values = base.values
             for (path, value) in members {
-                if let member = AppsFile.members[path] { values[member.variable] = value }
+                if let member = schema.members[path] { values[member.variable] = value }
             }
             return EnvironmentReader(values)
         }
@@ -49,17 +51,20 @@ public struct AppsFile: Sendable {
     }
 
     public var apps: [App]
+    /// The members its apps may have: the common ones and the registered stores'.
+    public var schema: Schema
 
-    /// Reads and checks the file at `path`.
-    public static func load(path: String) throws(SettingError) -> AppsFile {
+    /// Reads and checks the file at `path`, whose apps may have `schema`'s members.
+    public static func load(path: String, schema: Schema) throws(SettingError) -> AppsFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SettingError(variable: "IAP_APPS", problem: "cannot read \(path)")
         }
-        return try parse(String(decoding: data, as: UTF8.self))
+        return try parse(String(decoding: data, as: UTF8.self), schema: schema)
     }
 
-    /// Checks `text`: its shape, each app's members, and what must be unique across apps.
-    public static func parse(_ text: String) throws(SettingError) -> AppsFile {
+    /// Checks `text`: its shape, each app's members (`schema`'s), and what must be unique
+    /// across apps.
+    public static func parse(_ text: String, schema: Schema) throws(SettingError) -> AppsFile {
         let root: Any?
         do {
             root = try Yams.load(yaml: text)
@@ -74,23 +79,23 @@ public struct AppsFile: Sendable {
         if let extra = top.keys.sorted().first(where: { $0 != "apps" }) { throw failure("unknown member \(extra)") }
         guard !list.isEmpty else { throw failure("`apps:` lists no app") }
         var apps: [App] = []
-        for (index, entry) in list.enumerated() { apps.append(try app(entry, at: index)) }
-        try checkUnique(apps)
-        return AppsFile(apps: apps)
+        for (index, entry) in list.enumerated() { apps.append(try app(entry, at: index, schema: schema)) }
+        try checkUnique(apps, schema: schema)
+        return AppsFile(apps: apps, schema: schema)
     }
 
-    private static func app(_ entry: Any, at index: Int) throws(SettingError) -> App {
+    private static func app(_ entry: Any, at index: Int, schema: Schema) throws(SettingError) -> App {
         guard let object = entry as? [String: Any] else { throw failure("app \(index + 1) is not a mapping") }
         guard let id = object["id"] as? String,
             id.range(of: #"^[a-z0-9][a-z0-9_-]{0,31}$"#, options: .regularExpression) != nil
         else {
             throw failure("app \(index + 1): id must be 1-32 of a-z, 0-9, - and _, starting with a letter or digit")
         }
-        var app = App(id: id, members: [:], parts: [])
+        var app = App(id: id, members: [:], parts: [], schema: schema)
         try flatten(object.filter { $0.key != "id" }, prefix: "", into: &app)
-        for (part, needed) in requiredWith where app.parts.contains(part) {
-            if let missing = needed.first(where: { app.members[$0] == nil }) {
-                throw failure("app \(id): \(missing) is required with \(part)")
+        for requirement in schema.requirements where app.parts.contains(requirement.part) {
+            if let missing = requirement.members.first(where: { app.members[$0] == nil }) {
+                throw failure("app \(id): \(missing) is required with \(requirement.part)")
             }
         }
         guard app.members["api_tokens"] != nil else {
@@ -105,14 +110,14 @@ public struct AppsFile: Sendable {
             let path = prefix + key
             let value = object[key]!
             if let nested = value as? [String: Any] {
-                guard members.keys.contains(where: { $0.hasPrefix(path + ".") }) else {
+                guard app.schema.members.keys.contains(where: { $0.hasPrefix(path + ".") }) else {
                     throw failure("app \(app.id): unknown member \(path)")
                 }
                 app.parts.insert(path)
                 try flatten(nested, prefix: path + ".", into: &app)
                 continue
             }
-            guard let member = members[path] else { throw failure("app \(app.id): unknown member \(path)") }
+            guard let member = app.schema.members[path] else { throw failure("app \(app.id): unknown member \(path)") }
             app.members[path] = try scalar(value, member: member, path: path, app: app.id)
         }
     }
@@ -136,14 +141,14 @@ public struct AppsFile: Sendable {
 
     /// Ids, and each unique member's values, name one app only: refused naming both apps,
     /// never a secret's value.
-    private static func checkUnique(_ apps: [App]) throws(SettingError) {
+    private static func checkUnique(_ apps: [App], schema: Schema) throws(SettingError) {
         var seen: [String: String] = [:]
         for app in apps {
             guard seen.updateValue(app.id, forKey: "id\n\(app.id)") == nil else {
                 throw failure("app \(app.id) is listed twice")
             }
         }
-        for (path, member) in members.sorted(by: { $0.key < $1.key }) where member.isUnique {
+        for (path, member) in schema.members.sorted(by: { $0.key < $1.key }) where member.isUnique {
             for app in apps {
                 for value in (app.members[path] ?? "").split(separator: ",") {
                     if let other = seen.updateValue(app.id, forKey: "\(path)\n\(value)"), other != app.id {

@@ -69,3 +69,16 @@ extension Evidence {
     /// A notice Google pushed, to read back from Google.
     public static func googleNotice(_ notice: GoogleNotice) -> Evidence { .store(.googleNotice(notice)) }
 }
+
+// MARK: - Which app it names
+
+extension GooglePlayStore {
+    /// The package a purchase or a notice names: Google's answer is about that package, so
+    /// another app's purchase is refused before Google is asked.
+    public static func identity(namedBy evidence: StoreEvidence) -> String? {
+        if evidence.kind == StoreEvidence.notificationKind {
+            return GoogleNotice(canonicalJSON: evidence.payload)?.packageName
+        }
+        return GooglePlayPurchase(canonicalJSON: evidence.payload)?.packageName
+    }
+}

@@ -21,7 +21,7 @@ extension IntakeConfiguration {
             do throws(SettingError) {
                 _ = try APITokens(tokens: tokens)
             } catch {
-                throw AppsFile.named(error, app: app.id)
+                throw apps.named(error, app: app.id)
             }
             if index > 0 { others[AppScope(app: app.id, isDefault: false)] = tokens }
         }

@@ -96,12 +96,16 @@ public struct IntakeConfiguration: Sendable {
     /// `IAP_HTTP_IDLE_TIMEOUT`, `IAP_HTTP_MAX_HEADER_BYTES`, `IAP_REQUEST_TIMEOUT_SECONDS`,
     /// `IAP_HTTP_MAX_CONNECTIONS`, `IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS`,
     /// `IAP_REJECTED_NOTIFICATION_RETENTION_HOURS`, `IAP_INTAKE_COMMIT_WAIT_MS` and
-    /// `IAP_RELAY_PACK_WAIT_MS`; the apps' tokens in `IAP_APPS`.
-    /// - Parameter defaultTokens: used when neither `IAP_API_TOKENS`, the file nor `IAP_APPS` is
-    ///   set (local runs only).
-    public init(environment env: EnvironmentReader, defaultTokens: [String] = []) throws(SettingError) {
+    /// `IAP_RELAY_PACK_WAIT_MS`; the apps' tokens in `apps`.
+    /// - Parameters:
+    ///   - apps: The apps file (`IAP_APPS`) as the process read it, with every registered
+    ///     store's members; nil without one.
+    ///   - defaultTokens: used when neither `IAP_API_TOKENS`, the file nor `apps` is set
+    ///     (local runs only).
+    public init(environment env: EnvironmentReader, apps: AppsFile?, defaultTokens: [String] = [])
+        throws(SettingError)
+    {
         let file = env.optional("IAP_API_TOKENS_FILE")
-        let apps = try env.optional("IAP_APPS").map { path throws(SettingError) in try AppsFile.load(path: path) }
         let listed = Self.defaultAppTokens(env.list("IAP_API_TOKENS"), apps: apps)
         let chosen = listed.isEmpty && file == nil && apps == nil ? defaultTokens : listed
         self.init(

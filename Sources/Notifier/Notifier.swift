@@ -19,7 +19,7 @@ import SettlementWriter
 /// the receipt (never the body).
 ///
 /// ```swift
-/// let settings = try NotifierSettings()
+/// let settings = try NotifierSettings(apps: nil)
 /// let notifier = Notifier(
 ///     configuration: settings.configuration(), database: database, client: httpClient, logger: logger)
 /// let group = ServiceGroup(services: [notifier], gracefulShutdownSignals: [.sigterm], logger: logger)

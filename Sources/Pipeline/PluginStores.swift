@@ -24,18 +24,10 @@ public enum PluginStores {
         AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self,
     ]
 
-    /// The registered stores as `environment` configures them, Apple with `apple` for what
-    /// its variables leave unset.
+    /// The registered stores as `environment` configures them, each by its own variables.
     /// - Throws: the first store's ``SettingError``.
-    public static func configured(_ environment: EnvironmentReader, apple: AppleSetup.Defaults = .init())
-        throws(SettingError) -> StoreRegistry
-    {
-        let others = try StoreRegistry.configure(
-            registered.filter { $0.id != AppleStore.id }, environment: environment)
-        return StoreRegistry(
-            known: registered,
-            configured: [AppleStore(setup: try AppleSetup(environment: environment, defaults: apple))]
-                + others.configured.values)
+    public static func configured(_ environment: EnvironmentReader) throws(SettingError) -> StoreRegistry {
+        try StoreRegistry.configure(registered, environment: environment)
     }
 
     /// Every registered store as an environment without its variables leaves it (Apple on,

@@ -24,6 +24,16 @@ public protocol StorePlugin: Sendable {
     /// - Throws: ``SettingError`` naming the variable at fault, never a secret.
     init?(environment: EnvironmentReader) throws(SettingError)
 
+    /// Its members in an app of the apps file (`IAP_APPS`), each standing for one of the
+    /// variables ``init(environment:)`` reads: how one pipeline serves several apps, each
+    /// with its own credentials at this store. Its identities (``AppsFileSection/Member/isIdentity``)
+    /// tell the apps apart.
+    static var appsFileSection: AppsFileSection { get }
+
+    /// The prefixes of every variable ``init(environment:)`` reads (`IAP_HUAWEI_`): one of
+    /// them set is the store configured on purpose (`iap up` refuses to start with none).
+    static var variablePrefixes: [String] { get }
+
     /// The member of `POST /v1/receipts` that carries this store's purchase (`huawei`), or
     /// nil when backends post nothing (Stripe's payments arrive as the store's events).
     var receiptMember: String? { get }
@@ -79,6 +89,19 @@ public protocol StorePlugin: Sendable {
     /// (Google Play with a service account); a process where it does not leaves its rows to
     /// one where it does.
     var runsInFulfiller: Bool { get }
+
+    /// The identity (a bundle id, a package name: an identity member of
+    /// ``appsFileSection``) that `evidence` names on its face, read without verifying it; nil
+    /// when it names none before the store is asked. A pipeline of several apps refuses a
+    /// purchase that names another app's identity without a call, and routes a notice of a
+    /// release before notices proved their app by it. Pure: no I/O.
+    static func identity(namedBy evidence: StoreEvidence) -> String?
+
+    /// This store refusing evidence that proves, once verified, to be one of `otherApps`',
+    /// naming that app (``OtherApps/rejection(for:)``): for evidence whose identity only the
+    /// store's answer tells (Apple's receipts). By default itself: evidence that names its
+    /// identity on its face is refused before the store is asked.
+    func refusing(_ otherApps: OtherApps) -> Self
 }
 
 extension StorePlugin {
@@ -114,6 +137,10 @@ extension StorePlugin {
 
     public var talksToStore: Bool { true }
     public var runsInFulfiller: Bool { talksToStore }
+
+    public static func identity(namedBy evidence: StoreEvidence) -> String? { nil }
+
+    public func refusing(_ otherApps: OtherApps) -> Self { self }
 }
 
 /// How the intake checks the JSON body of a store's notification, beside what its plug-in

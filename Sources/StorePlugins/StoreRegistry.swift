@@ -59,6 +59,21 @@ public struct StoreRegistry: Sendable {
         return StoreRegistry(known: types, configured: [plugin] + others)
     }
 
+    /// Every known store's members in an app of the apps file, in the order the stores are known.
+    public var appsFileSections: [AppsFileSection] { known.map { $0.appsFileSection } }
+
+    /// The identity `evidence` names on its face, as its store reads it
+    /// (``StorePlugin/identity(namedBy:)``); nil for a store not known here.
+    public func identity(namedBy evidence: StoreEvidence) -> String? {
+        known.first { $0.id == evidence.store }?.identity(namedBy: evidence)
+    }
+
+    /// This registry with every store refusing the evidence of `otherApps` that only its
+    /// store's answer names (``StorePlugin/refusing(_:)``).
+    public func refusing(_ otherApps: OtherApps) -> StoreRegistry {
+        StoreRegistry(known: known, configured: configured.keys.sorted().map { configured[$0]!.refusing(otherApps) })
+    }
+
     /// The configured stores that push notifications, by id.
     public var notifying: [String: any StorePlugin] { configured.filter { $0.value.takesNotifications } }
 

@@ -20,6 +20,8 @@ import Testing
     /// and whose receipts are a `keyed` member.
     struct KeyedStore: StorePlugin {
         static let id = "keyed"
+        static let appsFileSection = AppsFileSection("keyed", members: [:])
+        static let variablePrefixes = ["IAP_KEYED_"]
         let key: String
 
         init(key: String) { self.key = key }

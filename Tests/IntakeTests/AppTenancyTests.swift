@@ -1,3 +1,4 @@
+import Apps
 import Broker
 import Database
 import Foundation
@@ -41,7 +42,8 @@ import Testing
         defer { directory.remove() }
         let file = directory.file("apps.yaml")
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        return try IntakeConfiguration(environment: EnvironmentReader(extra.merging(["IAP_APPS": file]) { $1 }))
+        return try IntakeConfiguration(
+            environment: EnvironmentReader(extra), apps: AppsFile.load(path: file, schema: AppsFile.Schema(stores: [])))
     }
 
     func withIntake(

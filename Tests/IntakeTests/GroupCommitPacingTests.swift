@@ -58,13 +58,14 @@ import Testing
 
     @Test func theWaitIsASettingAndABadValueIsNamed() throws {
         let token = ["IAP_API_TOKENS": "a-token-of-16-chars"]
-        #expect(try IntakeConfiguration(environment: EnvironmentReader(token)).commitWait == .milliseconds(3))
+        #expect(
+            try IntakeConfiguration(environment: EnvironmentReader(token), apps: nil).commitWait == .milliseconds(3))
         let off = EnvironmentReader(token.merging(["IAP_INTAKE_COMMIT_WAIT_MS": "0"]) { $1 })
-        #expect(try IntakeConfiguration(environment: off).commitWait == .zero)
+        #expect(try IntakeConfiguration(environment: off, apps: nil).commitWait == .zero)
         for bad in ["-1", "51", "soon"] {
             let refused = EnvironmentReader(token.merging(["IAP_INTAKE_COMMIT_WAIT_MS": bad]) { $1 })
             #expect {
-                try IntakeConfiguration(environment: refused)
+                try IntakeConfiguration(environment: refused, apps: nil)
             } throws: { error in
                 "\(error)".contains("IAP_INTAKE_COMMIT_WAIT_MS")
             }

@@ -182,17 +182,17 @@ import Testing
         let file = directory.file("tokens")
         try "too-short-token\n".write(toFile: file, atomically: true, encoding: .utf8)
         let env = EnvironmentReader(["IAP_API_TOKENS_FILE": file])
-        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: env) }
+        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: env, apps: nil) }
         do {
-            _ = try IntakeConfiguration(environment: env)
+            _ = try IntakeConfiguration(environment: env, apps: nil)
         } catch {
             #expect(error.variable == "IAP_API_TOKENS_FILE")
             #expect(!error.description.contains("too-short-token"))
         }
         let missing = EnvironmentReader(["IAP_API_TOKENS_FILE": directory.file("absent")])
-        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: missing) }
+        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: missing, apps: nil) }
         let badLimit = EnvironmentReader(["IAP_API_TOKENS": "a-token-of-16-chars", "IAP_RATE_LIMIT": "fast"])
-        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: badLimit) }
+        #expect(throws: SettingError.self) { try IntakeConfiguration(environment: badLimit, apps: nil) }
     }
 
     @Test func googlePushSettingsComeTogetherAndNameWhatIsMissing() throws {

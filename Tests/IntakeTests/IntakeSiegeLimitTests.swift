@@ -131,16 +131,16 @@ import Testing
             "IAP_API_TOKENS": "a-token-of-16-chars", "IAP_REQUEST_TIMEOUT_SECONDS": "12",
             "IAP_HTTP_MAX_CONNECTIONS": "500", "IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "50",
         ])
-        let configuration = try IntakeConfiguration(environment: env)
+        let configuration = try IntakeConfiguration(environment: env, apps: nil)
         #expect(configuration.requestTimeout == .seconds(12))
         #expect(configuration.maxConnections == 500 && configuration.maxConnectionsPerAddress == 50)
         let defaults = try IntakeConfiguration(
-            environment: EnvironmentReader(["IAP_API_TOKENS": "a-token-of-16-chars"]))
+            environment: EnvironmentReader(["IAP_API_TOKENS": "a-token-of-16-chars"]), apps: nil)
         #expect(defaults.requestTimeout == .seconds(30))
         #expect(defaults.maxConnections == 10_000 && defaults.maxConnectionsPerAddress == 1_000)
         for bad in ["IAP_REQUEST_TIMEOUT_SECONDS", "IAP_HTTP_MAX_CONNECTIONS", "IAP_HTTP_MAX_CONNECTIONS_PER_ADDRESS"] {
             let refused = EnvironmentReader(["IAP_API_TOKENS": "a-token-of-16-chars", bad: "0"])
-            #expect(throws: SettingError.self) { try IntakeConfiguration(environment: refused) }
+            #expect(throws: SettingError.self) { try IntakeConfiguration(environment: refused, apps: nil) }
         }
     }
 }

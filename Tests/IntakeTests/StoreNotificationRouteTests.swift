@@ -21,6 +21,8 @@ import Testing
     /// A store whose notifications are their own id, taken as they come.
     struct EchoStore: StorePlugin {
         static let id = "echo"
+        static let appsFileSection = AppsFileSection("echo", members: [:])
+        static let variablePrefixes = ["IAP_ECHO_"]
 
         init() {}
         init?(environment: EnvironmentReader) throws(SettingError) { nil }

@@ -1,3 +1,4 @@
+import Apps
 import Database
 import Foundation
 import Notifier
@@ -68,9 +69,10 @@ import Testing
             """.write(toFile: file, atomically: true, encoding: .utf8)
             return try NotifierSettings(
                 environment: EnvironmentReader([
-                    "IAP_APPS": file, "IAP_WEBHOOK_URL": "https://old.example/iap",
+                    "IAP_WEBHOOK_URL": "https://old.example/iap",
                     "IAP_WEBHOOK_SECRET": WebhookSecret.generate().encoded,
-                ]))
+                ]),
+                apps: AppsFile.load(path: file, schema: AppsFile.Schema(stores: [])))
         }
         let read = try settings(racerSecret: Self.racerSecret.encoded)
         // The first app's webhook is the default app's, in place of IAP_WEBHOOK_URL.

@@ -20,7 +20,7 @@ import Testing
         let settings = try NotifierSettings(
             environment: EnvironmentReader([
                 "IAP_WEBHOOK_URL": "https://backend.example/iap/webhooks", "IAP_WEBHOOK_SECRET": secret,
-            ]))
+            ]), apps: nil)
 
         #expect(settings.isEnabled)
         #expect(settings.webhookURL == "https://backend.example/iap/webhooks")
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func withoutAURLDeliveryIsDisabled() throws {
-        let settings = try NotifierSettings(environment: EnvironmentReader([:]))
+        let settings = try NotifierSettings(environment: EnvironmentReader([:]), apps: nil)
 
         #expect(!settings.isEnabled)
         #expect(settings.configuration().webhookURL == nil)
@@ -41,9 +41,9 @@ import Testing
     @Test func aURLWithoutASecretIsAnErrorUnlessOneMayBeGenerated() throws {
         let environment = EnvironmentReader(["IAP_WEBHOOK_URL": "http://127.0.0.1:9000/hooks"])
 
-        #expect(variable { _ = try NotifierSettings(environment: environment) } == "IAP_WEBHOOK_SECRET")
+        #expect(variable { _ = try NotifierSettings(environment: environment, apps: nil) } == "IAP_WEBHOOK_SECRET")
 
-        let generated = try NotifierSettings(environment: environment, generateMissingSecret: true)
+        let generated = try NotifierSettings(environment: environment, apps: nil, generateMissingSecret: true)
         #expect(generated.secretWasGenerated)
         #expect(try WebhookSecret(generated.secret.encoded) == generated.secret)
     }
@@ -52,18 +52,22 @@ import Testing
         #expect(
             variable {
                 _ = try NotifierSettings(
-                    environment: EnvironmentReader(["IAP_WEBHOOK_URL": "ftp://x", "IAP_WEBHOOK_SECRET": secret]))
+                    environment: EnvironmentReader(["IAP_WEBHOOK_URL": "ftp://x", "IAP_WEBHOOK_SECRET": secret]),
+                    apps: nil)
             } == "IAP_WEBHOOK_URL")
         #expect(
             variable {
                 _ = try NotifierSettings(
                     environment: EnvironmentReader([
                         "IAP_WEBHOOK_URL": "http://127.0.0.1/hooks", "IAP_WEBHOOK_SECRET": "hunter2",
-                    ]))
+                    ]), apps: nil)
             } == "IAP_WEBHOOK_SECRET")
         // A bad secret stops the start even while delivery is off: it would fail later anyway.
         #expect(
-            variable { _ = try NotifierSettings(environment: EnvironmentReader(["IAP_WEBHOOK_SECRET": "whsec_AAAA"])) }
+            variable {
+                _ = try NotifierSettings(
+                    environment: EnvironmentReader(["IAP_WEBHOOK_SECRET": "whsec_AAAA"]), apps: nil)
+            }
                 == "IAP_WEBHOOK_SECRET")
     }
 }

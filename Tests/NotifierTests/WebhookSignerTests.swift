@@ -166,7 +166,7 @@ import Testing
             environment: EnvironmentReader([
                 "IAP_WEBHOOK_URL": "http://127.0.0.1:9/hooks",
                 "IAP_WEBHOOK_SECRET": new.encoded + separator + old.encoded,
-            ]))
+            ]), apps: nil)
         #expect(settings.secret == new)
         #expect(settings.configuration().additionalSecrets == [old])
     }
@@ -178,7 +178,7 @@ import Testing
                 _ = try NotifierSettings(
                     environment: EnvironmentReader([
                         "IAP_WEBHOOK_URL": "http://127.0.0.1:9/", "IAP_WEBHOOK_SECRET": value,
-                    ]))
+                    ]), apps: nil)
                 Issue.record("accepted \(value.count) characters of secrets")
             } catch {
                 #expect(error.variable == "IAP_WEBHOOK_SECRET")

@@ -6,9 +6,9 @@ extension AppleSetup {
     /// when unset) and `IAP_RECEIPT_XCODE_CERT` (the
     /// StoreKit testing certificate an Xcode project exports; unset refuses `Xcode` receipts).
     static func appReceipt(
-        environment env: EnvironmentReader, bundleID: String, defaultRoot: (@Sendable () -> [UInt8])?
+        environment env: EnvironmentReader, bundleID: String
     ) throws(SettingError) -> AppReceiptVerifier.Configuration {
-        let root = try certificate(env, "IAP_RECEIPT_ROOT_CA") ?? defaultRoot?() ?? AppReceiptVerifier.appleIncRootCA
+        let root = try certificate(env, "IAP_RECEIPT_ROOT_CA") ?? AppReceiptVerifier.appleIncRootCA
         let xcode = try certificate(env, "IAP_RECEIPT_XCODE_CERT")
         var configuration = AppReceiptVerifier.Configuration(rootCertificates: [root], bundleID: bundleID)
         // Checked one at a time, so the error names the file at fault.

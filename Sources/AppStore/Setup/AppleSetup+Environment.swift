@@ -2,22 +2,6 @@ import Foundation
 import PipelineCore
 
 extension AppleSetup {
-    /// What the variables default to when unset: Apple's endpoints and roots, unless `iap up`
-    /// embeds the stub store and points them at it.
-    public struct Defaults: Sendable {
-        public var verifyURLs = (
-            production: VerifyReceiptVerifier.Configuration.appleProductionURL,
-            sandbox: VerifyReceiptVerifier.Configuration.appleSandboxURL
-        )
-        public var appStoreEnvironment = AppStoreEnvironment.production
-        /// The root signed data must chain to (DER); nil: Apple Root CA - G3.
-        public var signedDataRoot: [UInt8]?
-        /// The root local receipt checks trust (DER), made only when asked for; nil: Apple Inc. Root CA.
-        public var receiptRoot: (@Sendable () -> [UInt8])?
-
-        public init() {}
-    }
-
     /// Apple from its variables: `IAP_VERIFY_URL`, `IAP_VERIFY_SANDBOX_URL`, `IAP_BUNDLE_ID`,
     /// `IAP_SHARED_SECRET` for legacy receipts, with `IAP_RECEIPT_VERIFICATION`,
     /// `IAP_RECEIPT_ROOT_CA` and `IAP_RECEIPT_XCODE_CERT` for checking them locally;
@@ -26,7 +10,7 @@ extension AppleSetup {
     /// `IAP_APPSTORE_KEY_ID` and `IAP_APPSTORE_ISSUER_ID` (all or none) for the App Store
     /// Server API, at `IAP_APPSTORE_API_URL` and `IAP_APPSTORE_API_SANDBOX_URL` if set.
     /// - Throws: ``SettingError`` naming the variable at fault, never a secret.
-    public init(environment env: EnvironmentReader, defaults: Defaults = .init()) throws(SettingError) {
+    public init(environment env: EnvironmentReader) throws(SettingError) {
         let bundleID = env.string("IAP_BUNDLE_ID", default: "com.example.game")
         guard bundleID.count <= 255,
             bundleID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
@@ -36,13 +20,15 @@ extension AppleSetup {
         self.init(
             verifyReceipt: .init(
                 bundleID: bundleID,
-                productionURL: try env.httpURL("IAP_VERIFY_URL", default: defaults.verifyURLs.production)!,
-                sandboxURL: try env.httpURL("IAP_VERIFY_SANDBOX_URL", default: defaults.verifyURLs.sandbox)!,
+                productionURL: try env.httpURL(
+                    "IAP_VERIFY_URL", default: VerifyReceiptVerifier.Configuration.appleProductionURL)!,
+                sandboxURL: try env.httpURL(
+                    "IAP_VERIFY_SANDBOX_URL", default: VerifyReceiptVerifier.Configuration.appleSandboxURL)!,
                 sharedSecret: env.optional("IAP_SHARED_SECRET")))
-        signedData = try Self.signedData(env, bundleID: bundleID, defaults: defaults)
+        signedData = try Self.signedData(env, bundleID: bundleID)
         if let signedData {
             notificationSignatures = signedData.authenticator
-        } else if let roots = try AppleRootSetting.roots(env) ?? defaults.signedDataRoot.map({ [$0] }) {
+        } else if let roots = try AppleRootSetting.roots(env) {
             do {
                 notificationSignatures = try SignedDataAuthenticator(rootCertificates: roots)
             } catch {
@@ -54,7 +40,7 @@ extension AppleSetup {
             if let url = try env.httpURL("IAP_APPSTORE_API_URL") { serverAPI.productionBaseURL = url }
             if let url = try env.httpURL("IAP_APPSTORE_API_SANDBOX_URL") { serverAPI.sandboxBaseURL = url }
         }
-        appReceipt = try Self.appReceipt(environment: env, bundleID: bundleID, defaultRoot: defaults.receiptRoot)
+        appReceipt = try Self.appReceipt(environment: env, bundleID: bundleID)
         receiptVerification = try env.choice(
             "IAP_RECEIPT_VERIFICATION",
             Dictionary(uniqueKeysWithValues: ReceiptVerificationMode.allCases.map { ($0.rawValue, $0) }),
@@ -62,12 +48,12 @@ extension AppleSetup {
     }
 
     /// StoreKit 2 verification, or nil in Production without `IAP_APP_APPLE_ID`.
-    private static func signedData(_ env: EnvironmentReader, bundleID: String, defaults: Defaults)
+    private static func signedData(_ env: EnvironmentReader, bundleID: String)
         throws(SettingError) -> SignedDataVerifier?
     {
         let choices: [String: AppStoreEnvironment] = ["Production": .production, "Sandbox": .sandbox]
         let environment = try env.choice(
-            "IAP_APPSTORE_ENVIRONMENT", choices, default: defaults.appStoreEnvironment.rawValue)
+            "IAP_APPSTORE_ENVIRONMENT", choices, default: AppStoreEnvironment.production.rawValue)
         var appAppleID: Int64?
         if let raw = env.optional("IAP_APP_APPLE_ID") {
             guard let id = Int64(raw), id > 0 else {
@@ -76,7 +62,7 @@ extension AppleSetup {
             }
             appAppleID = id
         }
-        let roots = try AppleRootSetting.roots(env) ?? defaults.signedDataRoot.map { [$0] }
+        let roots = try AppleRootSetting.roots(env)
         if environment == .production, appAppleID == nil { return nil }
         do {
             return try SignedDataVerifier(

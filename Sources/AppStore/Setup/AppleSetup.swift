@@ -4,7 +4,7 @@ import PipelineCore
 
 /// Apple as a deployment configures it: how its receipts and signed data are verified, and
 /// the App Store Server API's credentials, read from its variables
-/// (``init(environment:defaults:)``). Every stage that talks to Apple is composed from this
+/// (``init(environment:)``). Every stage that talks to Apple is composed from this
 /// one value.
 public struct AppleSetup: Sendable {
     /// `verifyReceipt`'s endpoints, bundle id and shared secret.

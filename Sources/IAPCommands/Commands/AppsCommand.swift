@@ -27,7 +27,7 @@ extension IAP {
                 guard let path = file ?? environment.optional("IAP_APPS") else {
                     throw SettingError(variable: "IAP_APPS", problem: "is not set: name the apps file, or use --file")
                 }
-                let summaries = try AppsFile.load(path: path).check(over: environment)
+                let summaries = try AppsFile.load(path: path, schema: .registered).check(over: environment)
                 print("\(summaries.count) app\(summaries.count == 1 ? "" : "s") in \(path)")
                 for app in summaries {
                     print(

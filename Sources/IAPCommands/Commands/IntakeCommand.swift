@@ -16,7 +16,7 @@ extension IAP {
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
-            let intakeConfiguration = try IntakeConfiguration(environment: settings.environment)
+            let intakeConfiguration = try IntakeConfiguration(environment: settings.environment, apps: settings.apps)
             // With IAP_APPS, the default app's stores and each other app's, as the validator has them.
             let served = try settings.servedApps(logger: settings.logger("intake"))
             var parts = settings.stageParts(catalog: served.catalog, stores: served.verifier.stores)

@@ -23,7 +23,7 @@ extension IAP {
         func run() async throws {
             let settings = try PipelineSettings()
             LogSetup.bootstrap(level: settings.logLevel)
-            let notifierSettings = try NotifierSettings(environment: settings.environment)
+            let notifierSettings = try NotifierSettings(environment: settings.environment, apps: settings.apps)
             let database = try await settings.openDatabase()
             let notifier = try NotifierStage.services(
                 configuration: notifierSettings.configuration(), database: database,

@@ -67,7 +67,7 @@ extension IAP.ReceiptCommand {
             guard let path = EnvironmentReader().optional("IAP_APPS") else {
                 throw ValidationError("--app: IAP_APPS is not set; name the bundle id with --bundle-id")
             }
-            let file = try AppsFile.load(path: path)
+            let file = try AppsFile.load(path: path, schema: .registered)
             guard let found = file.apps.first(where: { $0.id == app }) else {
                 throw ValidationError(
                     "--app: no app '\(app.prefix(64))' in IAP_APPS (apps: \(file.apps.map(\.id).joined(separator: ", ")))"

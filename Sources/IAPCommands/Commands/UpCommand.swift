@@ -29,10 +29,7 @@ extension IAP {
 
         /// The prefixes of the stores' own variables (and the apps file, which holds them per
         /// app): one of them set is a store configured on purpose.
-        static let storeVariablePrefixes = [
-            "IAP_APPS", "IAP_VERIFY_", "IAP_BUNDLE_ID", "IAP_SHARED_SECRET", "IAP_APPSTORE_", "IAP_APPLE_",
-            "IAP_APP_APPLE_ID", "IAP_RECEIPT_", "IAP_GOOGLE_", "IAP_HUAWEI_", "IAP_STRIPE_",
-        ]
+        static let storeVariablePrefixes = ["IAP_APPS"] + PluginStores.registered.flatMap { $0.variablePrefixes }
 
         /// Why `iap up` does not start when no store is configured, and how to start the demo.
         static let noStores = """
@@ -54,10 +51,10 @@ extension IAP {
                 })
             else { throw ValidationError(Self.noStores) }
             // With IAP_APPS, the default app's stores and catalog, and every other app's.
-            let served = try settings.servedApps(apple: AppleSetup.Defaults(), logger: logger)
+            let served = try settings.servedApps(logger: logger)
             let verifier = served.verifier
-            let intake = try IntakeConfiguration(environment: env)
-            let notifier = try NotifierSettings(environment: env, generateMissingSecret: true)
+            let intake = try IntakeConfiguration(environment: env, apps: settings.apps)
+            let notifier = try NotifierSettings(environment: env, apps: settings.apps, generateMissingSecret: true)
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: served.catalog,
                 intake: intake, verifier: verifier.apple.verifyReceipt,

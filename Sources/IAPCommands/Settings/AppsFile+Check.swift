@@ -1,7 +1,13 @@
 import Apps
 import Foundation
 import Intake
+import Pipeline
 import PipelineCore
+
+extension AppsFile.Schema {
+    /// The common members and those of every store this build registers (``PluginStores/registered``).
+    package static let registered = AppsFile.Schema(stores: PluginStores.registered.map { $0.appsFileSection })
+}
 
 extension AppsFile {
     /// What one app sets up, as `iap apps check` shows it: no secret, only what is
@@ -38,11 +44,10 @@ extension AppsFile {
                 summaries.append(
                     Summary(
                         id: app.id, stores: stores,
-                        identities: ["apple.bundle_id", "google_play.package_names", "huawei.client_id"]
-                            .compactMap { app.members[$0] },
+                        identities: schema.identities.compactMap { app.members[$0] },
                         products: products, tokens: tokens.count, webhook: webhook.flatMap { URL(string: $0)?.host }))
             } catch {
-                throw Self.named(error, app: app.id)
+                throw named(error, app: app.id)
             }
         }
         return summaries

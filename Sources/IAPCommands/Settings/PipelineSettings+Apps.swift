@@ -16,11 +16,10 @@ extension PipelineSettings {
         var apps: AppsParts?
     }
 
-    /// - Parameter apple: Apple's defaults (``VerifierSettings/init(environment:apple:)``).
-    package func servedApps(apple: AppleSetup.Defaults = .init(), logger: Logger) throws -> ServedApps {
+    package func servedApps(logger: Logger) throws -> ServedApps {
         guard let file = apps, let first = file.apps.first else {
             return ServedApps(
-                verifier: try VerifierSettings(environment: environment, apple: apple),
+                verifier: try VerifierSettings(environment: environment),
                 catalog: try catalog(logger: logger))
         }
         let defaultEnvironment = environment(of: AppScope(app: first.id, isDefault: true))
@@ -30,21 +29,17 @@ extension PipelineSettings {
         for app in file.apps {
             let env = environment(of: AppScope(app: app.id, isDefault: app.id == first.id))
             do throws(SettingError) {
-                for identity in [env.optional("IAP_BUNDLE_ID")].compactMap({ $0 })
-                    + env.list("IAP_GOOGLE_PACKAGE_NAMES")
-                {
-                    identities[identity] = app.id
-                }
+                for identity in file.schema.identities(in: env) { identities[identity] = app.id }
                 guard app.id != first.id else { continue }
                 others[app.id] = AppsParts.App(
-                    stores: try VerifierSettings(environment: env, apple: apple).stores,
+                    stores: try VerifierSettings(environment: env).stores,
                     catalog: catalogs.others[app.id] ?? catalogs.defaultCatalog)
             } catch {
-                throw AppsFile.named(error, app: app.id)
+                throw file.named(error, app: app.id)
             }
         }
         return ServedApps(
-            verifier: try VerifierSettings(environment: defaultEnvironment, apple: apple),
+            verifier: try VerifierSettings(environment: defaultEnvironment),
             catalog: catalogs.defaultCatalog,
             apps: AppsParts(defaultApp: first.id, others: others, identities: identities))
     }
@@ -73,7 +68,7 @@ extension PipelineSettings {
             do throws(SettingError) {
                 others[app.id] = try Self.catalog(at: path)
             } catch {
-                throw AppsFile.named(error, app: app.id)
+                throw file.named(error, app: app.id)
             }
         }
         return AppCatalogs(defaultCatalog, others: others)

@@ -71,7 +71,7 @@ package struct PipelineSettings: Sendable {
         // Every process checks a file of apps at start, as `iap apps check` does, whether it
         // serves apps yet or not: a bad file stops it naming the app and the member.
         if let path = env.optional("IAP_APPS") {
-            let file = try AppsFile.load(path: path)
+            let file = try AppsFile.load(path: path, schema: .registered)
             _ = try file.check(over: env)
             apps = file
         }

@@ -21,10 +21,7 @@ package struct VerifierSettings: Sendable {
     /// plug-in; nil leaves its purchases rejected.
     package var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
 
-    /// - Parameter apple: Apple's defaults: its own endpoints and roots unless `iap up` embeds
-    ///   the stub store.
-    package init(environment env: EnvironmentReader, apple defaults: AppleSetup.Defaults = .init()) throws(SettingError)
-    {
+    package init(environment env: EnvironmentReader) throws(SettingError) {
         caFile = env.optional("IAP_VERIFY_CA_FILE")
         if let caFile {
             // libcurl reads the file only at the first request, and a bad one would then fail
@@ -36,7 +33,7 @@ package struct VerifierSettings: Sendable {
                 throw SettingError(variable: "IAP_VERIFY_CA_FILE", problem: "\(caFile) holds no PEM certificate")
             }
         }
-        stores = try PluginStores.configured(env, apple: defaults)
+        stores = try PluginStores.configured(env)
     }
 
     /// PEM files hold base64 between BEGIN/END lines; anything else is taken as DER.

@@ -12,7 +12,7 @@ extension NotifierSettings {
             do throws(SettingError) {
                 own = try NotifierSettings(single: app.environment(over: environment), generateMissingSecret: false)
             } catch {
-                throw AppsFile.named(error, app: app.id)
+                throw file.named(error, app: app.id)
             }
             guard let url = own.webhookURL else { continue }
             if index == 0 {

@@ -9,7 +9,7 @@ import PipelineCore
 /// caller asks for a generated one (`iap up`, which prints it for the receiver).
 ///
 /// ```swift
-/// let settings = try NotifierSettings(environment: EnvironmentReader())
+/// let settings = try NotifierSettings(environment: EnvironmentReader(), apps: nil)
 /// let notifier = Notifier(configuration: settings.configuration(), database: db, client: http, logger: logger)
 /// ```
 public struct NotifierSettings: Sendable {
@@ -32,16 +32,17 @@ public struct NotifierSettings: Sendable {
     /// Reads the settings.
     /// - Parameters:
     ///   - environment: Where to read them.
+    ///   - apps: The apps file (`IAP_APPS`) as the process read it; nil without one.
     ///   - generateMissingSecret: Whether a missing `IAP_WEBHOOK_SECRET` is replaced by a fresh
     ///     one while `IAP_WEBHOOK_URL` is set (for local all-in-one runs) instead of an error.
     /// - Throws: ``SettingError`` naming `IAP_WEBHOOK_URL` when it is not an http(s) URL, or
     ///   `IAP_WEBHOOK_SECRET` when it is malformed, or missing while the URL is set; or naming
     ///   the app and its member of `IAP_APPS` that is.
-    public init(environment: EnvironmentReader = EnvironmentReader(), generateMissingSecret: Bool = false)
-        throws(SettingError)
-    {
+    public init(
+        environment: EnvironmentReader = EnvironmentReader(), apps: AppsFile?, generateMissingSecret: Bool = false
+    ) throws(SettingError) {
         try self.init(single: environment, generateMissingSecret: generateMissingSecret)
-        if let path = environment.optional("IAP_APPS") { try read(AppsFile.load(path: path), over: environment) }
+        if let apps { try read(apps, over: environment) }
     }
 
     /// The single-app settings alone.

@@ -1,4 +1,3 @@
-import AppStore
 import PipelineCore
 import StorePlugins
 
@@ -34,14 +33,5 @@ public struct AppsParts: Sendable {
     /// The identities of every app but `app`: what its verifiers refuse naming their app.
     public func otherApps(than app: String) -> OtherApps {
         OtherApps(identities.filter { $0.value != app })
-    }
-}
-
-extension StoreRegistry {
-    /// This registry with Apple refusing the receipts of `otherApps` naming their app.
-    func refusing(_ otherApps: OtherApps) -> StoreRegistry {
-        guard var apple else { return self }
-        apple.otherApps = otherApps
-        return with(AppleStore(setup: apple))
     }
 }

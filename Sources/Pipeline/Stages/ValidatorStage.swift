@@ -40,7 +40,7 @@ public enum ValidatorStage {
             for (id, app) in apps.others { others[id] = try appVerifier(id, app.stores, app.catalog) }
             routed = AppRoutingVerifier(
                 defaultApp: (apps.defaultApp, try appVerifier(apps.defaultApp, parts.stores, parts.catalog)),
-                others: others, apps: apps)
+                others: others, apps: apps, stores: parts.stores)
         } else {
             routed = try verifier(parts.stores, parts.catalog, logger: logger)
         }

@@ -43,7 +43,7 @@ extension Lab.Bench {
         func run() async throws {
             let settings = try PipelineSettings()
             if cleanUp { return await ReceiptLoad.deleteTopology(settings.topology.topology, amqp: settings.amqp) }
-            let intake = try IntakeConfiguration(environment: settings.environment)
+            let intake = try IntakeConfiguration(environment: settings.environment, apps: settings.apps)
             let database = try await settings.openDatabase()
             let bundleID = settings.environment.string("IAP_BUNDLE_ID", default: "com.example.game")
             let load = ReceiptLoad(
