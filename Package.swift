@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "AppStore",
             dependencies: [
-                "PipelineCore", "HTTPClient", "Repositories", "StorePlugins",
+                "PipelineCore", "HTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -254,18 +254,19 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Repositories", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
-                "Fulfiller", "StorePlugins", "Stripe", "Huawei", "Reconciliation",
+                "Fulfiller", "StorePlugins", "Stripe", "Huawei", "AppleStore",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
+        // Apple in the pipeline: its plug-in and jobs, over Apple's APIs (AppStore).
         .target(
-            name: "Reconciliation",
+            name: "AppleStore",
             dependencies: [
-                "PipelineCore", "AppStore", "Repositories", "Settlement", "Observability",
-                logging,
+                "PipelineCore", "AppStore", "StorePlugins", "Database", "Repositories", "SettlementWriter", "Settlement",
+                "Observability", "HTTPClient", logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -279,7 +280,7 @@ let package = Package(
                 "DatabaseSchema",
                 "PipelineCore", "Broker", "HTTPClient", "Repositories", "DatabaseSQLite", "DatabasePostgres", "AppStore",
                 "GooglePlay", "Intake", "Validator", "Notifier", "Pipeline", "DeadLetters", "Console", "StorePlugins",
-                "Observability", "Reconciliation", "TraceExport", "Apps",
+                "Observability", "AppleStore", "TraceExport", "Apps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -315,7 +316,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "ReconciliationTests", dependencies: ["Reconciliation", "AppStore", "StubStore"]),
+        .testTarget(name: "AppleStoreTests", dependencies: ["AppleStore", "AppStore", "StubStore"]),
         .testTarget(
             name: "SettlementTests",
             dependencies: [
@@ -354,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "IntakeTests",
             dependencies: [
-                "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "StubStore", "GooglePlay",
+                "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "AppleStore", "StubStore", "GooglePlay",
                 "Huawei", "Stripe", "StorePlugins",
                 .product(name: "HTTPTypes", package: "swift-http-types"), hummingbirdTesting,
                 // A request context with a chosen client address (the loopback has one IPv6 address).
@@ -386,7 +387,7 @@ let package = Package(
             dependencies: ["DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", 
                 "PipelineTesting", "Broker", "Repositories", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
                 "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
-                "Reconciliation", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
+                "AppleStore", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
                 hummingbirdTesting, .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),

@@ -1,4 +1,4 @@
-import AppStore
+import AppleStore
 import Database
 import Fulfiller
 import GooglePlay

@@ -1,4 +1,5 @@
 import AppStore
+import AppleStore
 import DatabaseSQLite
 import Foundation
 import Intake
@@ -54,9 +55,12 @@ struct ClientPipeline: Sendable {
             configuration: LocalPipeline.Configuration(
                 amqp: broker.configuration, topology: topology, catalog: catalog,
                 intake: IntakeConfiguration(port: 0, apiTokens: [token]),
-                verifier: .init(
-                    bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
-                    sandboxURL: "\(stubURL)/sandbox/verifyReceipt"),
+                stores: PluginStores.unconfigured.with(
+                    AppleStore(
+                        setup: AppleSetup(
+                            verifyReceipt: .init(
+                                bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
+                                sandboxURL: "\(stubURL)/sandbox/verifyReceipt")))),
                 notifier: .init(webhookURL: nil, secret: WebhookSecret.generate())),
             database: database, logger: logger, onIntakeRunning: { await intakePort.set($0) })
         let services = ServiceGroup(

@@ -1,4 +1,5 @@
 import AppStore
+import AppleStore
 import Broker
 import DatabaseSQLite
 import Foundation

@@ -7,9 +7,9 @@ import PipelineTesting
 import StubStore
 import Testing
 
+@testable import AppleStore
 @testable import GooglePlay
 @testable import Pipeline
-@testable import Reconciliation
 
 /// The fulfiller's store jobs once per app (issue 30), composed as `iap fulfiller` composes
 /// them over PostgreSQL, where jobs are elected: each app's Google voided poll reads its own
@@ -30,7 +30,10 @@ import Testing
                 privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
                 keyID: StubServerAPIConfiguration.developmentKeyID,
                 issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: bundleID)
-            return AppleStore(setup: setup)
+            var jobs = AppleJobs()
+            jobs.reconcileInterval = .seconds(3600)
+            jobs.answersConsumption = true
+            return AppleStore(setup: setup, jobs: jobs)
         }
         let puzzle = stores.with(try PipelineHarness.googlePlayStore(stub, url: url, jobs: .init()))
             .with(try apple(PipelineHarness.bundleID))
@@ -51,11 +54,8 @@ import Testing
         try await PostgresFixture.withDatabase { database in
             try await database.migrate()
             // When the fulfiller is composed
-            var configuration = FulfillerStage.Configuration()
-            configuration.apple.reconcileInterval = .seconds(3600)
-            configuration.apple.answersConsumption = true
             let services = try FulfillerStage.services(
-                parts, configuration: configuration, database: database,
+                parts, configuration: FulfillerStage.Configuration(), database: database,
                 connection: AMQPConnection(configuration: AMQPConfiguration(), logger: logger))
 
             // Then each app has its voided poll and its refund-review answers, one confirmer

@@ -1,9 +1,9 @@
+import AppleStore
 import Database
 import Foundation
 import Logging
 import PipelineCore
 import PipelineTesting
-import Reconciliation
 import Repositories
 import Settlement
 import SettlementWriter

@@ -1,4 +1,5 @@
 import AppStore
+import AppleStore
 import Broker
 import Console
 import Database
@@ -128,39 +129,42 @@ final class PipelineHarness: Sendable {
                     // design); on a loaded machine a 2 s grace did that, and tests that count
                     // the stub's answers saw a receipt verified twice. RelayTests cover the sweep.
                     relay: .init(sweepInterval: .milliseconds(500), sweepGrace: .seconds(15)),
-                    verifier: .init(
-                        bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
-                        sandboxURL: "\(stubURL)/sandbox/verifyReceipt", requestTimeout: .seconds(2)),
-                    signedData: try SignedDataVerifier(
-                        rootCertificates: [stub.storeKit.rootDER], bundleID: bundleID, appAppleID: nil,
-                        environment: .sandbox),
+                    // Huawei and Stripe configured from their variables, pointing at the stub; else
+                    // known and off, as in a deployment that does not set them.
+                    stores: try PluginStores.configured(
+                        pluginStores ? pluginStoreEnvironment(stub, url: stubURL) : EnvironmentReader([:])
+                    ).with(googlePlayStore(stub, url: stubURL)),
                     validator: .init(concurrency: 64, retryPolicy: RetryPolicy(maxAttempts: maxAttempts)),
                     fulfiller: .init(batchSize: 128),
                     notifier: .init(
                         webhookURL: receiver.url, secret: secret, pollInterval: .milliseconds(50),
                         schedule: RetrySchedule(delays: [.milliseconds(100)], maxAttempts: 10, jitter: 0)))
                 configuration.runsValidator = runsValidator
-                configuration.apple.receiptVerification = receiptVerification
+                // Apple at the stub, running none of its jobs (the tests of them ask for them).
+                configuration.stores.apple = AppleSetup(
+                    verifyReceipt: .init(
+                        bundleID: bundleID, productionURL: "\(stubURL)/verifyReceipt",
+                        sandboxURL: "\(stubURL)/sandbox/verifyReceipt", requestTimeout: .seconds(2)),
+                    signedData: try SignedDataVerifier(
+                        rootCertificates: [stub.storeKit.rootDER], bundleID: bundleID, appAppleID: nil,
+                        environment: .sandbox))
+                configuration.stores.appleJobs = AppleJobs()
+                configuration.stores.apple?.receiptVerification = receiptVerification
                 if receiptVerification != .apple {
                     // Local checks trust the stub's receipt root, as `iap up` configures them.
-                    configuration.apple.appReceipt = .init(
+                    configuration.stores.apple?.appReceipt = .init(
                         rootCertificates: [stub.receiptAuthority.rootDER], bundleID: bundleID)
                 }
                 configuration.scheduler = scheduler
                 configuration.console = console
                 configuration.fulfillment.storeConfirmer.interval = .milliseconds(100)
                 configuration.fulfillment.storeConfirmer.initialBackoff = 0.2
-                // Huawei and Stripe configured from their variables, pointing at the stub; else
-                // known and off, as in a deployment that does not set them.
-                configuration.stores = try PluginStores.configured(
-                    pluginStores ? pluginStoreEnvironment(stub, url: stubURL) : EnvironmentReader([:])
-                ).with(googlePlayStore(stub, url: stubURL))
                 if confirmsWithServerAPI {
-                    configuration.apple.serverAPIKey = try AppStoreServerAPIKey(
+                    configuration.stores.apple?.serverAPIKey = try AppStoreServerAPIKey(
                         privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
                         keyID: StubServerAPIConfiguration.developmentKeyID,
                         issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: bundleID)
-                    configuration.apple.serverAPI = .init(
+                    configuration.stores.apple?.serverAPI = .init(
                         productionBaseURL: stubURL, sandboxBaseURL: "\(stubURL)/sandbox")
                 }
                 let pipeline = try LocalPipeline(

@@ -1,4 +1,5 @@
 import AppStore
+import AppleStore
 import Broker
 import DatabaseSQLite
 import Foundation
@@ -9,7 +10,6 @@ import Notifier
 import Pipeline
 import PipelineCore
 import PipelineTesting
-import Reconciliation
 import Scheduler
 import ServiceLifecycle
 import StubStore
@@ -34,16 +34,16 @@ import Validator
             amqp: AMQPConfiguration(), topology: PipelineTopology(prefix: "composition"),
             catalog: Catalog(products: []),
             intake: IntakeConfiguration(port: 0, apiTokens: ["composition-token-0123"]),
-            verifier: .init(bundleID: "com.example.game"),
+            stores: try PluginStores.configured(PipelineHarness.pluginStoreEnvironment(stub, url: url))
+                .with(PipelineHarness.googlePlayStore(stub, url: url, jobs: .init())),
             notifier: .init(webhookURL: nil, secret: WebhookSecret.generate()))
-        configuration.apple.serverAPIKey = try AppStoreServerAPIKey(
+        configuration.stores.apple = AppleSetup(verifyReceipt: .init(bundleID: "com.example.game"))
+        configuration.stores.apple?.serverAPIKey = try AppStoreServerAPIKey(
             privateKeyPEM: StubServerAPIConfiguration.developmentPrivateKeyPEM,
             keyID: StubServerAPIConfiguration.developmentKeyID,
             issuerID: StubServerAPIConfiguration.developmentIssuerID, bundleID: "com.example.game")
-        configuration.fulfillment.apple.reconcileInterval = .seconds(3600)
-        configuration.fulfillment.apple.answersConsumption = true
-        configuration.stores = try PluginStores.configured(PipelineHarness.pluginStoreEnvironment(stub, url: url))
-            .with(PipelineHarness.googlePlayStore(stub, url: url, jobs: .init()))
+        configuration.stores.appleJobs?.reconcileInterval = .seconds(3600)
+        configuration.stores.appleJobs?.answersConsumption = true
 
         // When it is composed
         let services = try LocalPipeline(configuration: configuration, database: database, logger: logger).services

@@ -32,11 +32,10 @@ extension IAP {
             LogSetup.bootstrap(level: settings.logLevel)
             let logger = settings.logger("fulfiller")
             let served = try settings.servedApps(logger: logger)
-            let reconcile = try ReconcileSettings(environment: settings.environment, verifier: served.verifier)
             var parts = settings.stageParts(
                 catalog: served.catalog, stores: served.verifier.stores, caFile: served.verifier.caFile)
             parts.apps = served.apps
-            var configuration = try Self.stage(settings, reconcile: reconcile)
+            var configuration = try Self.stage(settings)
             configuration.fulfiller = .init(
                 batchSize: batchSize, prefetch: prefetch, linger: configuration.fulfiller.linger)
             let database = try await settings.openDatabase()
@@ -50,7 +49,7 @@ extension IAP {
         }
 
         /// The fulfiller stage as the environment configures it, for `iap fulfiller` and `iap up`.
-        static func stage(_ settings: PipelineSettings, reconcile: ReconcileSettings) throws
+        static func stage(_ settings: PipelineSettings) throws
             -> FulfillerStage.Configuration
         {
             var configuration = FulfillerStage.Configuration()
@@ -59,7 +58,6 @@ extension IAP {
                 linger: .milliseconds(
                     try settings.environment.int("IAP_FULFILLER_COMMIT_WAIT_MS", default: wait, range: 0...1000)))
             configuration.scheduler = try .init(environment: settings.environment)
-            configuration.apple = reconcile.appleJobs
             return configuration
         }
     }

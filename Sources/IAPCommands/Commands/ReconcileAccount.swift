@@ -1,7 +1,7 @@
+import AppleStore
 import ArgumentParser
 import Foundation
 import PipelineCore
-import Reconciliation
 
 extension IAP.Reconcile {
     /// `iap reconcile --account`: one account against Apple's Transaction History.

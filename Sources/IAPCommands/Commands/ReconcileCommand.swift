@@ -1,8 +1,8 @@
+import AppleStore
 import ArgumentParser
 import Database
 import Foundation
 import PipelineCore
-import Reconciliation
 import Repositories
 import SettlementWriter
 

@@ -57,16 +57,13 @@ extension IAP {
             let notifier = try NotifierSettings(environment: env, apps: settings.apps, generateMissingSecret: true)
             var configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: settings.topology, catalog: served.catalog,
-                intake: intake, verifier: verifier.apple.verifyReceipt,
+                intake: intake, stores: verifier.stores,
                 validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
                 notifier: notifier.configuration())
-            configuration.apple = verifier.apple
             configuration.apps = served.apps
-            configuration.stores = verifier.stores
             let google = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
             configuration.caFile = verifier.caFile
-            configuration.fulfillment = try FulfillerCommand.stage(
-                settings, reconcile: ReconcileSettings(environment: env, verifier: verifier))
+            configuration.fulfillment = try FulfillerCommand.stage(settings)
             configuration.fulfillment.elected = false
             configuration.console = try ConsoleConfiguration(environment: env)
             configuration.console?.apps = settings.appDirectory
@@ -80,7 +77,7 @@ extension IAP {
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
             let googleBanner =
-                configuration.googlePlay.map { play in
+                google?.setup.map { play in
                     let pushes =
                         google?.push == nil
                         ? "off (set IAP_GOOGLE_PUSH_AUDIENCE)"

@@ -1,59 +1,28 @@
 import AppStore
+import AppleStore
 import Database
 import Foundation
 import HTTPClient
 import Logging
 import Pipeline
 import PipelineCore
-import Reconciliation
 import Repositories
 import SettlementWriter
 
-/// Reconciliation with Apple's Notification History: which deployments, how often, and
-/// the App Store Server API credentials it asks with (IAP_APPSTORE_*, as the validator's).
+/// `iap reconcile`: which deployments of Apple's Notification History it reads, and the App
+/// Store Server API credentials it asks with (IAP_APPSTORE_*, as the validator's). The
+/// fulfiller's scheduled runs are Apple's plug-in's jobs (``AppleJobs``).
 struct ReconcileSettings: Sendable {
-    /// `IAP_RECONCILE_ENVIRONMENTS`: `production,sandbox` by default.
+    /// `IAP_RECONCILE_ENVIRONMENTS`: `production,sandbox` by default (``AppleJobs``).
     var environments: [AppStoreServerAPIEnvironment]
-    /// `IAP_RECONCILE_INTERVAL_SECONDS`: 3600 by default; 0 turns the scheduled run off.
-    var interval: Int
-    /// `IAP_CONSUMPTION_ANSWERS`: `on` answers Apple's consumption requests; `off` (the default).
-    var answersConsumption: Bool
-    /// `IAP_CONSUMPTION_REFUND_PREFERENCE`: `auto` (the default) sends one, `none` leaves it to Apple.
-    var prefersRefunds: Bool
     var verifier: VerifierSettings
     /// The app of `IAP_APPS` these credentials are (`iap reconcile --app`); nil for the default app.
     var app: AppScope?
 
     init(environment env: EnvironmentReader, verifier: VerifierSettings) throws(SettingError) {
-        let names = env.list("IAP_RECONCILE_ENVIRONMENTS")
-        var environments: [AppStoreServerAPIEnvironment] = []
-        for name in names.isEmpty ? ["production", "sandbox"] : names {
-            guard
-                let environment = AppStoreServerAPIEnvironment.allCases.first(where: {
-                    $0.rawValue.lowercased() == name.lowercased()
-                })
-            else {
-                throw SettingError(
-                    variable: "IAP_RECONCILE_ENVIRONMENTS",
-                    problem: "must list production and/or sandbox, got '\(name.prefix(64))'")
-            }
-            if !environments.contains(environment) { environments.append(environment) }
-        }
-        self.environments = environments
-        self.interval = try env.int("IAP_RECONCILE_INTERVAL_SECONDS", default: 3600, range: 0...604_800)
-        self.answersConsumption = try env.choice("IAP_CONSUMPTION_ANSWERS", ["off": false, "on": true], default: "off")
-        self.prefersRefunds = try env.prefersRefunds()
+        let jobs = try AppleJobs(environment: env)
+        self.environments = jobs.reconcileEnvironments
         self.verifier = verifier
-    }
-
-    /// The fulfiller's Apple jobs as these settings have them.
-    var appleJobs: AppleJobs {
-        var jobs = AppleJobs()
-        jobs.reconcileInterval = interval > 0 ? .seconds(interval) : nil
-        jobs.reconcileEnvironments = environments
-        jobs.answersConsumption = answersConsumption
-        jobs.prefersRefunds = prefersRefunds
-        return jobs
     }
 
     /// The reconciler and the HTTP client it owns (shut it down after), or nil without

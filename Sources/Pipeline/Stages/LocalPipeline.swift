@@ -1,9 +1,7 @@
-import AppStore
 import Broker
 import Console
 import Database
 import Fulfiller
-import GooglePlay
 import Intake
 import Logging
 import Notifier
@@ -33,24 +31,18 @@ public struct LocalPipeline: Sendable {
         public var catalog: Catalog
         public var intake: IntakeConfiguration
         public var relay: Relay.Configuration
-        /// Apple's verification and App Store Server API credentials; the intake takes Apple's
-        /// notifications signed under its StoreKit 2 roots, when set.
-        public var apple: AppleSetup
         /// CA certificates (PEM) trusted for the stores' endpoints (`IAP_VERIFY_CA_FILE`); nil: the system's.
         public var caFile: String?
-        /// The fulfiller's stage: the scheduler, Apple's jobs (none by default), Google Play's.
+        /// The fulfiller's stage: the verdicts, the scheduler, the stores' confirmations and jobs.
         /// One process runs every stage, so nothing in it is elected.
         public var fulfillment = FulfillerStage.Configuration(elected: false)
-        /// The plug-in stores configured (``PluginStores/configured(_:)``); by default as an
-        /// empty environment leaves them (Google on, rejecting its purchases; the others off).
-        public var stores = PluginStores.unconfigured
+        /// The stores configured (``PluginStores/configured(_:)``), Apple among them: each
+        /// verifies, confirms and runs its jobs as its own settings say.
+        public var stores: StoreRegistry
         /// The apps of `IAP_APPS` other than the default app, each with its stores and catalog
         /// (``AppsParts``); nil with the single-app settings.
         public var apps: AppsParts?
 
-        /// Google Play's service account and API, as its plug-in in ``stores`` has them; nil
-        /// rejects Play purchases as not configured.
-        public var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
         public var validator: Validator.Configuration
         public var fulfiller: Fulfiller.Configuration {
             get { fulfillment.fulfiller }
@@ -73,8 +65,7 @@ public struct LocalPipeline: Sendable {
 
         public init(
             amqp: AMQPConfiguration, topology: PipelineTopology, catalog: Catalog, intake: IntakeConfiguration,
-            relay: Relay.Configuration = .init(), verifier: VerifyReceiptVerifier.Configuration,
-            signedData: SignedDataVerifier? = nil, validator: Validator.Configuration = .init(),
+            relay: Relay.Configuration = .init(), stores: StoreRegistry, validator: Validator.Configuration = .init(),
             fulfiller: Fulfiller.Configuration = .init(),
             notifier: Notifier.Configuration
         ) {
@@ -83,7 +74,7 @@ public struct LocalPipeline: Sendable {
             self.catalog = catalog
             self.intake = intake
             self.relay = relay
-            self.apple = AppleSetup(verifyReceipt: verifier, signedData: signedData)
+            self.stores = stores
             self.validator = validator
             self.fulfillment.fulfiller = fulfiller
             self.notifier = notifier
@@ -106,7 +97,7 @@ public struct LocalPipeline: Sendable {
         }
         var parts = StageParts(
             topology: configuration.topology, catalog: configuration.catalog,
-            stores: configuration.stores.with(AppleStore(setup: configuration.apple)),
+            stores: configuration.stores,
             caFile: configuration.caFile, logger: { _ in logger })
         parts.apps = configuration.apps
         let intakeConnection = connection("intake")

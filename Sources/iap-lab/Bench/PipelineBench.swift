@@ -1,4 +1,5 @@
 import AppStore
+import AppleStore
 import ArgumentParser
 import Broker
 import Database
@@ -55,9 +56,13 @@ extension Lab.Bench {
             let configuration = LocalPipeline.Configuration(
                 amqp: settings.amqp, topology: topology, catalog: SampleCatalog.catalog,
                 intake: IntakeConfiguration(port: 0, apiTokens: [token]),
-                verifier: .init(
-                    bundleID: "com.example.game", productionURL: "http://127.0.0.1:\(stubPort)/verifyReceipt",
-                    sandboxURL: "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt"),
+                stores: PluginStores.unconfigured.with(
+                    AppleStore(
+                        setup: AppleSetup(
+                            verifyReceipt: .init(
+                                bundleID: "com.example.game",
+                                productionURL: "http://127.0.0.1:\(stubPort)/verifyReceipt",
+                                sandboxURL: "http://127.0.0.1:\(stubPort)/sandbox/verifyReceipt")))),
                 validator: .init(concurrency: concurrency),
                 notifier: .init(webhookURL: nil, secret: WebhookSecret.generate()))
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger) {

@@ -1,3 +1,4 @@
+import AppStore
 import Database
 import Foundation
 import PipelineCore

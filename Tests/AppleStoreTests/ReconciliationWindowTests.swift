@@ -1,6 +1,6 @@
 import AppStore
+import AppleStore
 import Foundation
-import Reconciliation
 import StubStore
 import Testing
 

@@ -1,3 +1,4 @@
+import AppStore
 import PipelineCore
 
 extension AppleStore {

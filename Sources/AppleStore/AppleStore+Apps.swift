@@ -1,3 +1,4 @@
+import AppStore
 import PipelineCore
 import StorePlugins
 
@@ -16,6 +17,6 @@ extension AppleStore {
     public func refusing(_ otherApps: OtherApps) -> AppleStore {
         var setup = setup
         setup.otherApps = otherApps
-        return AppleStore(setup: setup)
+        return AppleStore(setup: setup, jobs: jobs)
     }
 }

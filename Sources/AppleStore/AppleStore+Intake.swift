@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import PipelineCore
 import StorePlugins
