@@ -2,6 +2,14 @@ import AppStore
 import PipelineCore
 
 extension AppleStore {
+    /// Where legacy receipts are verified, for which app, and whether the App Store Server API is on.
+    public var summary: String {
+        let receipts = setup.receiptVerification.rawValue
+        return
+            "verifyReceipt \(setup.verifyReceipt.productionURL)  bundle: \(setup.verifyReceipt.bundleID)  receipts: \(receipts)"
+            + (setup.serverAPIKey == nil ? "  server API: off (set IAP_APPSTORE_PRIVATE_KEY)" : "  server API: on")
+    }
+
     public static let variablePrefixes = [
         "IAP_VERIFY_", "IAP_BUNDLE_ID", "IAP_SHARED_SECRET", "IAP_APPSTORE_", "IAP_APPLE_", "IAP_APP_APPLE_ID",
         "IAP_RECEIPT_",

@@ -1,6 +1,12 @@
 import PipelineCore
 
 extension GooglePlayStore {
+    /// Where the Developer API is asked, and whether pushes are taken.
+    public var summary: String {
+        guard let setup else { return "off (set IAP_GOOGLE_SERVICE_ACCOUNT)" }
+        return setup.apiURL + "  pushes: " + (push == nil ? "off (set IAP_GOOGLE_PUSH_AUDIENCE)" : "on")
+    }
+
     public static let variablePrefixes = ["IAP_GOOGLE_"]
 
     /// `google_play:` in an app of the apps file.

@@ -1,6 +1,9 @@
 import PipelineCore
 
 extension HuaweiStore {
+    /// The app (its client id, not a secret) and where its orders are asked.
+    public var summary: String { "client \(settings.clientID)  orders: \(settings.orderURL)" }
+
     public static let variablePrefixes = ["IAP_HUAWEI_"]
 
     /// `huawei:` in an app of the apps file.

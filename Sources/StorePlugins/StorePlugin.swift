@@ -90,6 +90,10 @@ public protocol StorePlugin: Sendable {
     /// one where it does.
     var runsInFulfiller: Bool { get }
 
+    /// How it is set up, in one line for `iap up`'s banner: where it is asked, what is on,
+    /// and the variable that turns on what is off. Never a secret.
+    var summary: String { get }
+
     /// The identity (a bundle id, a package name: an identity member of
     /// ``appsFileSection``) that `evidence` names on its face, read without verifying it; nil
     /// when it names none before the store is asked. A pipeline of several apps refuses a
@@ -139,6 +143,8 @@ extension StorePlugin {
     public var runsInFulfiller: Bool { talksToStore }
 
     public static func identity(namedBy evidence: StoreEvidence) -> String? { nil }
+
+    public var summary: String { "on" }
 
     public func refusing(_ otherApps: OtherApps) -> Self { self }
 }

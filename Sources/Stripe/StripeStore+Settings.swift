@@ -1,6 +1,9 @@
 import PipelineCore
 
 extension StripeStore {
+    /// Which mode its key is in, and where its API is asked.
+    public var summary: String { (settings.isTestMode ? "test mode" : "live mode") + "  api: \(settings.apiURL)" }
+
     public static let variablePrefixes = ["IAP_STRIPE_"]
 
     /// `stripe:` in an app of the apps file.

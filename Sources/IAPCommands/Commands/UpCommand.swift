@@ -61,7 +61,6 @@ extension IAP {
                 validator: .init(concurrency: concurrency, shutdownGrace: settings.operations.shutdownGrace),
                 notifier: notifier.configuration())
             configuration.apps = served.apps
-            let google = configuration.stores.configured[GooglePlayStore.id] as? GooglePlayStore
             configuration.caFile = verifier.caFile
             configuration.fulfillment = try FulfillerCommand.stage(settings)
             configuration.fulfillment.elected = false
@@ -76,19 +75,16 @@ extension IAP {
             let database = try await settings.openDatabase()
             let pipeline = try LocalPipeline(configuration: configuration, database: database, logger: logger)
 
-            let googleBanner =
-                google?.setup.map { play in
-                    let pushes =
-                        google?.push == nil
-                        ? "off (set IAP_GOOGLE_PUSH_AUDIENCE)"
-                        : "http://\(intake.host):\(intake.port)/v1/google/notifications (docs/google.md)"
-                    return play.apiURL + "   pushes: \(pushes)"
-                } ?? "off (set IAP_GOOGLE_SERVICE_ACCOUNT)"
+            let api = "http://\(intake.host):\(intake.port)"
+            // Each store as it is set up, and where it takes its notifications.
+            let stores = configuration.stores.configured.keys.sorted().map { id in
+                let store = configuration.stores.configured[id]!
+                let route =
+                    store.takesNotifications ? "\n                 notifications: \(api)/v1/\(id)/notifications" : ""
+                return "\(id): \(store.summary)\(route)"
+            }
             var text = banner(
-                intake: intake, verifier: verifier, notifier: notifier, google: googleBanner,
-                stores: configuration.stores.configured.keys.sorted().map {
-                    "\($0): http://\(intake.host):\(intake.port)/v1/\($0)/notifications"
-                }.joined(separator: "   "),
+                intake: intake, notifier: notifier, stores: stores,
                 database: settings.databasePath,
                 console: consoleBanner(
                     api: "http://\(intake.host):\(intake.port)", enabled: configuration.console?.isEnabled ?? false))
@@ -107,16 +103,13 @@ extension IAP {
         }
 
         private func banner(
-            intake: IntakeConfiguration, verifier: VerifierSettings, notifier: NotifierSettings, google: String,
-            stores: String, database: String, console: String
+            intake: IntakeConfiguration, notifier: NotifierSettings, stores: [String], database: String, console: String
         ) -> String {
             let api = "http://\(intake.host):\(intake.port)"
             return """
                 iap up: the whole pipeline in one process (Ctrl-C stops it gracefully)
                   intake       \(api)   token: from IAP_API_TOKENS / IAP_API_TOKENS_FILE
-                  verify       \(verifier.apple.verifyReceipt.productionURL)  bundle: \(verifier.apple.verifyReceipt.bundleID)  receipts: \(verifier.apple.receiptVerification.rawValue)
-                  google play  \(google)
-                  stores       \(stores.isEmpty ? "none plugged in" : stores)   (docs/huawei.md, docs/stripe.md)
+                  stores       \(stores.joined(separator: "\n               "))
                   webhooks     \(notifier.webhookURL ?? "off (set IAP_WEBHOOK_URL)")
                   database     \(database)
                   console      \(console)   dead letters: iap dlq list

@@ -50,11 +50,11 @@ struct ReconcileSettings: Sendable {
     /// The App Store Server API client and the HTTP client it owns, or nil without credentials.
     /// - Parameter budgets: Where its call budgets are kept: the pipeline's store.
     func makeAPI(budgets: any CallBudgetKeeper, logger: Logger) throws -> (AppStoreServerAPIClient, CurlHTTPClient)? {
-        guard let key = verifier.apple.serverAPIKey else { return nil }
+        guard let apple = verifier.stores.apple, let key = apple.serverAPIKey else { return nil }
         let client = try CurlHTTPClient(logger: logger)
         return (
             try AppStoreServerAPIClient(
-                key: key, configuration: verifier.apple.serverAPI, httpClient: client,
+                key: key, configuration: apple.serverAPI, httpClient: client,
                 budgets: AppCallBudgets.of(app, in: budgets), logger: logger),
             client
         )

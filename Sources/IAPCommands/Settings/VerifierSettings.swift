@@ -1,25 +1,17 @@
 import AppStore
 import Foundation
-import GooglePlay
 import Pipeline
 import PipelineCore
 import StorePlugins
 
-/// What the stages that call the stores read: Apple's settings (``AppleSetup``), the plug-in
-/// stores' (``PluginStores``), and `IAP_VERIFY_CA_FILE`.
+/// What the stages that call the stores read: every registered store's settings, each read
+/// by its plug-in (``PluginStores``), and `IAP_VERIFY_CA_FILE`.
 package struct VerifierSettings: Sendable {
     /// `IAP_VERIFY_CA_FILE`: CA certificates (PEM) trusted for the stores' endpoints instead
     /// of the system's, for a private proxy or endpoint in front of them.
     package var caFile: String?
     /// The stores the environment configures, Apple and Google Play among them.
     package var stores: StoreRegistry
-
-    /// Apple's settings (the registry always has them).
-    package var apple: AppleSetup { stores.apple! }
-
-    /// Google Play's service account and API (`IAP_GOOGLE_SERVICE_ACCOUNT`, ...), read by its
-    /// plug-in; nil leaves its purchases rejected.
-    package var googlePlay: GooglePlaySetup? { (stores.configured[GooglePlayStore.id] as? GooglePlayStore)?.setup }
 
     package init(environment env: EnvironmentReader) throws(SettingError) {
         caFile = env.optional("IAP_VERIFY_CA_FILE")
