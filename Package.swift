@@ -347,6 +347,10 @@ let package = Package(
         tests("ValidatorTests", ["Validator", "PipelineTesting"]),
         tests("FulfillerTests", ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
         tests("NotifierTests", ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
+        tests("ConsoleTests", ["Console"]),
+        tests("DrillsTests", ["Drills", "PipelineTesting"]),
+        tests("PipelineTests", ["Pipeline", "PipelineTesting"]),
+        tests("SchedulerTests", ["Scheduler", "Pipeline", "StubStore", "PipelineTesting"]),
         tests("ObservabilityTests", [
             "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
             product("Prometheus", "swift-prometheus"),
