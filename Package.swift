@@ -367,14 +367,18 @@ let package = Package(
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
-        tests("iapTests", [
+        // The end-to-end suites, by subject, and what they share: the whole pipeline in one process
+        // (PipelineHarness) or as `iap` processes (ProcessPipeline, IAPProcess), a live console, an OTLP receiver.
+        .target(name: "EndToEndSupport", dependencies: [
             "DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting", "Broker", "Repositories",
             "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller", "Notifier", "AppStore",
             "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability", "Reconciliation", "Settlement",
             "StorePlugins", "Huawei", "Stripe", "TraceExport", hummingbirdTesting,
             product("Tracing", "swift-distributed-tracing"),
-        ]),
-    ]
+        ], path: "Tests/EndToEndSupport"),
+    ] + ["Apple", "Google", "PluginStores", "Tenancy", "Console", "Commands", "Processes", "Alone"].map {
+        tests("\($0)EndToEndTests", ["EndToEndSupport"])
+    }
 )
 
 // Every Swift module of ours builds with the same settings (the C wrappers have none).
