@@ -326,6 +326,10 @@ let package = Package(
             "DatabaseSchema", "Repositories", "SettlementWriter", "GooglePlay", "DatabaseSQLite", "DatabasePostgres",
             "PipelineTesting",
         ], exclude: ["SchemaFixtures"]),
+        tests("DatabaseSchemaTests", ["DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting"]),
+        tests("DatabaseSQLiteTests", ["DatabaseSQLite", "Repositories", "PipelineTesting"]),
+        tests("DatabasePostgresTests", ["DatabasePostgres", "DatabaseSchema", "Repositories", "PipelineTesting"]),
+        tests("RepositoriesTests", ["Repositories", "PipelineTesting"]),
         // Apple's test vectors, read by path from the tests (not bundled as resources).
         tests("AppStoreTests", [
             "AppStore", "StubStore", "PipelineTesting", "HTTPClient", product("PropertyBased", "swift-property-based"),

@@ -1,6 +1,7 @@
 import Database
 import DatabaseSQLite
 import Foundation
+import PipelineTesting
 import Repositories
 import SettlementWriter
 import Testing
