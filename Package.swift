@@ -321,15 +321,18 @@ let package = Package(
         tests("PipelineCoreTests", ["PipelineCore", "PipelineTesting"]),
         tests("BrokerTests", ["Broker", "PipelineTesting"]),
         tests("HTTPClientTests", ["HTTPClient", "PipelineTesting", "Drills", product("Hummingbird", "hummingbird")]),
-        // SchemaFixtures: what earlier releases wrote, read by path from the tests (not bundled as resources).
-        tests("DatabaseTests", [
+        // What the database's tests share (Fixture, a temporary SQLite file), and their targets.
+        .target(name: "DatabaseTesting", dependencies: [
             "DatabaseSchema", "Repositories", "SettlementWriter", "GooglePlay", "DatabaseSQLite", "DatabasePostgres",
             "PipelineTesting",
-        ], exclude: ["SchemaFixtures"]),
-        tests("DatabaseSchemaTests", ["DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting"]),
-        tests("DatabaseSQLiteTests", ["DatabaseSQLite", "Repositories", "PipelineTesting"]),
-        tests("DatabasePostgresTests", ["DatabasePostgres", "DatabaseSchema", "Repositories", "PipelineTesting"]),
-        tests("RepositoriesTests", ["Repositories", "PipelineTesting"]),
+        ], path: "Tests/DatabaseTesting"),
+        // SchemaFixtures: what earlier releases wrote, read by path from the tests (not bundled as resources).
+        tests("DatabaseTests", ["Database", "DatabaseTesting"], exclude: ["SchemaFixtures"]),
+        tests("DatabaseSchemaTests", ["DatabaseSchema", "DatabaseTesting"]),
+        tests("DatabaseSQLiteTests", ["DatabaseSQLite", "DatabaseTesting"]),
+        tests("DatabasePostgresTests", ["DatabasePostgres", "DatabaseTesting"]),
+        tests("RepositoriesTests", ["Repositories", "DatabaseTesting"]),
+        tests("SettlementWriterTests", ["SettlementWriter", "DatabaseTesting"]),
         // Apple's test vectors, read by path from the tests (not bundled as resources).
         tests("AppStoreTests", [
             "AppStore", "StubStore", "PipelineTesting", "HTTPClient", product("PropertyBased", "swift-property-based"),
@@ -360,17 +363,12 @@ let package = Package(
             product("Prometheus", "swift-prometheus"),
         ]),
         // The spec as a backend's generator takes it (docs/api.md, "Generating a client").
-        .testTarget(
-            name: "GeneratedClientTests",
-            dependencies: [
-                "Pipeline", "PipelineCore", "PipelineTesting", "DatabaseSQLite", "StubStore", "AppStore", "Intake",
-                "Notifier", product("OpenAPIRuntime", "swift-openapi-runtime"),
-                product("OpenAPIAsyncHTTPClient", "swift-openapi-async-http-client"),
-                product("HTTPTypes", "swift-http-types"), logging,
-                product("ServiceLifecycle", "swift-service-lifecycle"),
-            ],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-        ),
+        .testTarget(name: "GeneratedClientTests", dependencies: [
+            "Pipeline", "PipelineCore", "PipelineTesting", "DatabaseSQLite", "StubStore", "AppStore", "Intake",
+            "Notifier", product("OpenAPIRuntime", "swift-openapi-runtime"), product("HTTPTypes", "swift-http-types"),
+            logging, product("OpenAPIAsyncHTTPClient", "swift-openapi-async-http-client"),
+            product("ServiceLifecycle", "swift-service-lifecycle"),
+        ], plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
         // The end-to-end suites, by subject, and what they share: the whole pipeline in one process
         // (PipelineHarness) or as `iap` processes (ProcessPipeline, IAPProcess), a live console, an OTLP receiver.
         .target(name: "EndToEndSupport", dependencies: [

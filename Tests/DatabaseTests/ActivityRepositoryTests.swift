@@ -6,6 +6,8 @@ import Repositories
 import SettlementWriter
 import Testing
 
+@testable import DatabaseTesting
+
 /// What the console's charts draw, bucketed by the hour and by the day on both backends.
 @Suite struct ActivityRepositoryTests {
     /// 2025-06-15 15:06:40 UTC.

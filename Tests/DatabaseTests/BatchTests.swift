@@ -6,6 +6,8 @@ import Repositories
 import SettlementWriter
 import Testing
 
+@testable import DatabaseTesting
+
 @Suite struct BatchTests {
     @Test(arguments: TestBackend.allCases) func aThousandVerdictsInOneCallBalanceTheBooks(_ backend: TestBackend)
         async throws

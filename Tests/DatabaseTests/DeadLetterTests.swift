@@ -7,6 +7,7 @@ import SettlementWriter
 import Testing
 
 @testable import DatabaseSQLite
+@testable import DatabaseTesting
 @testable import Repositories
 
 @Suite struct DeadLetterTests {
