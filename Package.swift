@@ -354,10 +354,12 @@ let package = Package(
         tests("ValidatorTests", ["Validator", "PipelineTesting"]),
         tests("FulfillerTests", ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
         tests("NotifierTests", ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
-        tests("ConsoleTests", ["Console"]),
+        tests("AppsTests", ["Apps", "EndToEndSupport"]), tests("ConsoleTests", ["Console"]),
         tests("DrillsTests", ["Drills", "PipelineTesting"]),
         tests("PipelineTests", ["Pipeline", "PipelineTesting"]),
         tests("SchedulerTests", ["Scheduler", "Pipeline", "StubStore", "PipelineTesting"]),
+        // The commands as an operator runs them: `iap` processes, beside a pipeline where they need one.
+        tests("IAPCommandsTests", ["IAPCommands", "EndToEndSupport"]),
         tests("ObservabilityTests", [
             "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
             product("Prometheus", "swift-prometheus"),
@@ -378,7 +380,7 @@ let package = Package(
             "StorePlugins", "Huawei", "Stripe", "TraceExport", hummingbirdTesting,
             product("Tracing", "swift-distributed-tracing"),
         ], path: "Tests/EndToEndSupport"),
-    ] + ["Apple", "Google", "PluginStores", "Tenancy", "Console", "Commands", "Processes", "Alone"].map {
+    ] + ["Apple", "Google", "PluginStores", "Tenancy", "Console", "Processes", "Alone"].map {
         tests("\($0)EndToEndTests", ["EndToEndSupport"])
     }
 )

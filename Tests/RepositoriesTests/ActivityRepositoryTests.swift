@@ -31,7 +31,7 @@ import Testing
                     Fixture.verdict(.rejected, "r4", account: "a2", reason: "invalid_receipt", attempts: 1),
                 ], catalog: Fixture.catalog, now: t0)
             _ = try await DeadLetterRepository(database).archive(
-                [DeadLetterTests.letter("d1", receipt: "r2", deadAt: t0.addingTimeInterval(-60))],
+                [Fixture.letter("d1", receipt: "r2", deadAt: t0.addingTimeInterval(-60))],
                 catalog: Fixture.catalog, now: t0)
             // Older than either window: left out
             try await database.acceptNew(

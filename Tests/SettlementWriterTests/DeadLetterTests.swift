@@ -11,16 +11,6 @@ import Testing
 @testable import Repositories
 
 @Suite struct DeadLetterTests {
-    static func letter(
-        _ id: String, receipt: String?, reason: String = "attempts_exhausted: http_503", deadAt: Date = Fixture.t0,
-        body: String = "{}"
-    ) -> DeadLetter {
-        DeadLetter(
-            id: id, receiptID: receipt, accountID: nil, reason: reason, attempts: 6, lastError: "http_503",
-            sourceQueue: "iap.validate", body: Data(body.utf8), headers: "{\"x-iap-attempts\":6}", deadAt: deadAt,
-            createdAt: deadAt)
-    }
-
     /// A database with one accepted receipt `r1` of account `alice`.
     func withReceipt(_ body: (SQLiteDatabase) async throws -> Void) async throws {
         try await withTemporaryDatabase { database in
@@ -33,7 +23,7 @@ import Testing
         try await withReceipt { database in
             // When a dead letter for r1 is archived
             let results = try await DeadLetterRepository(database).archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
             // Then the receipt is dead with the letter's reason, and its account is on the letter
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "attempts_exhausted: http_503")])
@@ -50,9 +40,9 @@ import Testing
         try await withReceipt { database in
             let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             let again = try await deadLetters.archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(again == [nil])
             #expect(try await deadLetters.deadLetters(DeadLetterQuery()).count == 1)
         }
@@ -63,7 +53,7 @@ import Testing
     {
         try await withTestDatabase(backend) { database in
             let results = try await DeadLetterRepository(database).archive(
-                [Self.letter("dl_p", receipt: nil, reason: "unparseable_message")], catalog: Fixture.catalog,
+                [Fixture.letter("dl_p", receipt: nil, reason: "unparseable_message")], catalog: Fixture.catalog,
                 now: Fixture.t0)
             #expect(results == [nil])
             #expect(
@@ -86,9 +76,9 @@ import Testing
                 now: Fixture.t0)
             _ = try await deadLetters.archive(
                 [
-                    Self.letter("dl_1", receipt: "r1", reason: "a", deadAt: Fixture.t0),
-                    Self.letter("dl_2", receipt: "r2", reason: "a", deadAt: Fixture.t0.addingTimeInterval(3600)),
-                    Self.letter("dl_3", receipt: "r3", reason: "b", deadAt: Fixture.t0.addingTimeInterval(7200)),
+                    Fixture.letter("dl_1", receipt: "r1", reason: "a", deadAt: Fixture.t0),
+                    Fixture.letter("dl_2", receipt: "r2", reason: "a", deadAt: Fixture.t0.addingTimeInterval(3600)),
+                    Fixture.letter("dl_3", receipt: "r3", reason: "b", deadAt: Fixture.t0.addingTimeInterval(7200)),
                 ], catalog: Fixture.catalog, now: Fixture.t0)
 
             let groups = try await deadLetters.deadLetterGroups(DeadLetterQuery())
@@ -120,7 +110,7 @@ import Testing
         try await withReceipt { database in
             let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
 
             // When a replay begins
             let letter = try await deadLetters.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
@@ -163,12 +153,12 @@ import Testing
         try await withReceipt { database in
             let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             _ = try await deadLetters.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             try await deadLetters.finishReplay(id: "dl_1", by: "alice", now: Fixture.t0)
 
             let results = try await deadLetters.archive(
-                [Self.letter("dl_2", receipt: "r1", reason: "again")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_2", receipt: "r1", reason: "again")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(results == [.applied(receiptID: "r1", status: .dead, reason: "again")])
             #expect(try await deadLetters.deadLetters(receiptID: "r1").map(\.id) == ["dl_1", "dl_2"])
         }
@@ -178,7 +168,7 @@ import Testing
         try await withReceipt { database in
             let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             _ = try await deadLetters.beginReplay(id: "dl_1", by: "alice", now: Fixture.t0)
             try await deadLetters.abortReplay(id: "dl_1", now: Fixture.t0)
             #expect(try await deadLetters.deadLetter(id: "dl_1")?.status == .waiting)
@@ -191,7 +181,7 @@ import Testing
         try await withReceipt { database in
             let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             let letter = try await deadLetters.discard(
                 id: "dl_1", by: "alice", reason: "test purchase", now: Fixture.t0)
             #expect(letter.status == .discarded)
@@ -208,7 +198,7 @@ import Testing
         try await withReceipt { database in
             let deadLetters = DeadLetterRepository(database)
             _ = try await deadLetters.archive(
-                [Self.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_1", receipt: "r1")], catalog: Fixture.catalog, now: Fixture.t0)
             // An unknown id, a blank reason, a blank operator
             await #expect(throws: DeadLetterError(.unknownLetter, "no dead letter with id nope")) {
                 try await deadLetters.beginReplay(id: "nope", by: "alice", now: Fixture.t0)
@@ -236,7 +226,7 @@ import Testing
                 now: Fixture.t0)
             #expect(accepted.created)
             let results = try await deadLetters.archive(
-                [Self.letter("dl_n", receipt: "n1")], catalog: Fixture.catalog, now: Fixture.t0)
+                [Fixture.letter("dl_n", receipt: "n1")], catalog: Fixture.catalog, now: Fixture.t0)
             #expect(
                 results == [
                     .notificationApplied(notificationID: "n1", status: .dead, reason: "attempts_exhausted: http_503")
