@@ -1,5 +1,5 @@
-import Foundation
 import Database
+import Foundation
 
 extension Fixture {
     /// A dead letter as the validator archives one: six attempts, the last a 503.
