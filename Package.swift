@@ -354,12 +354,9 @@ let package = Package(
         tests("ValidatorTests", ["Validator", "PipelineTesting"]),
         tests("FulfillerTests", ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
         tests("NotifierTests", ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
-        tests("AppsTests", ["Apps", "EndToEndSupport"]), tests("ConsoleTests", ["Console"]),
+        tests("ConsoleTests", ["Console"]),
         tests("DrillsTests", ["Drills", "PipelineTesting"]),
-        tests("PipelineTests", ["Pipeline", "PipelineTesting"]),
         tests("SchedulerTests", ["Scheduler", "Pipeline", "StubStore", "PipelineTesting"]),
-        // The commands as an operator runs them: `iap` processes, beside a pipeline where they need one.
-        tests("IAPCommandsTests", ["IAPCommands", "EndToEndSupport"]),
         tests("ObservabilityTests", [
             "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
             product("Prometheus", "swift-prometheus"),
@@ -380,7 +377,10 @@ let package = Package(
             "StorePlugins", "Huawei", "Stripe", "TraceExport", hummingbirdTesting,
             product("Tracing", "swift-distributed-tracing"),
         ], path: "Tests/EndToEndSupport"),
-    ] + ["Apple", "Google", "PluginStores", "Tenancy", "Console", "Processes", "Alone"].map {
+    ] + ["Apps", "IAPCommands", "Pipeline", "StorePlugins", "TraceExport"].map {
+        // Modules tested as an operator runs them (`iap` processes) or in a whole pipeline.
+        tests("\($0)Tests", [.target(name: $0), "EndToEndSupport"])
+    } + ["Apple", "Google", "PluginStores", "Tenancy", "Console", "Processes", "Alone"].map {
         tests("\($0)EndToEndTests", ["EndToEndSupport"])
     }
 )
