@@ -316,85 +316,85 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "AppleStoreTests", dependencies: ["AppleStore", "AppStore", "StubStore"]),
-        .testTarget(
-            name: "SettlementTests",
-            dependencies: [
-                "Settlement", "PipelineTesting",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
-        ),
-        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "PipelineTesting"]),
-        .testTarget(name: "BrokerTests", dependencies: ["Broker", "PipelineTesting"]),
-        .testTarget(
-            name: "HTTPClientTests",
-            dependencies: ["HTTPClient", "PipelineTesting", "Drills", .product(name: "Hummingbird", package: "hummingbird")]
-        ),
-        .testTarget(
-            name: "DatabaseTests",
-            dependencies: ["DatabaseSchema", "Repositories", "SettlementWriter", "GooglePlay", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting"],
-            // What earlier releases wrote, read by path from the tests (not bundled as resources).
-            exclude: ["SchemaFixtures"]
-        ),
-        .testTarget(
-            name: "AppStoreTests",
-            dependencies: [
-                "AppStore", "StubStore", "PipelineTesting", "HTTPClient",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-                .product(name: "X509", package: "swift-certificates"),
-            ],
-            // Apple's test vectors, read by path from the tests (not bundled as resources).
-            exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"]
-        ),
+        // One test target per module, `Tests/<Module>Tests`, and the end-to-end suites (`tests(_:_:)` below).
+        tests("AppleStoreTests", ["AppleStore", "AppStore", "StubStore"]),
+        tests("SettlementTests", ["Settlement", "PipelineTesting", product("PropertyBased", "swift-property-based")]),
+        tests("PipelineCoreTests", ["PipelineCore", "PipelineTesting"]),
+        tests("BrokerTests", ["Broker", "PipelineTesting"]),
+        tests("HTTPClientTests", ["HTTPClient", "PipelineTesting", "Drills", product("Hummingbird", "hummingbird")]),
+        // What the database's tests share (Fixture, a temporary SQLite file), and their targets.
+        .target(name: "DatabaseTesting", dependencies: [
+            "DatabaseSchema", "Repositories", "SettlementWriter", "GooglePlay", "DatabaseSQLite", "DatabasePostgres",
+            "PipelineTesting",
+        ], path: "Tests/DatabaseTesting"),
+        // SchemaFixtures: what earlier releases wrote, read by path from the tests (not bundled as resources).
+        tests("DatabaseTests", ["Database", "DatabaseTesting"], exclude: ["SchemaFixtures"]),
+        tests("DatabaseSchemaTests", ["DatabaseSchema", "DatabaseTesting"]),
+        tests("DatabaseSQLiteTests", ["DatabaseSQLite", "DatabaseTesting"]),
+        tests("DatabasePostgresTests", ["DatabasePostgres", "DatabaseTesting"]),
+        tests("RepositoriesTests", ["Repositories", "DatabaseTesting"]),
+        tests("SettlementWriterTests", ["SettlementWriter", "DatabaseTesting"]),
+        // Apple's test vectors, read by path from the tests (not bundled as resources).
+        tests("AppStoreTests", [
+            "AppStore", "StubStore", "PipelineTesting", "HTTPClient", product("PropertyBased", "swift-property-based"),
+            product("X509", "swift-certificates"),
+        ], exclude: ["SignedData/Vectors", "ServerAPI/Vectors", "AppReceipt/Vectors"]),
         // Fuzz targets for every parser of outside input (docs/fuzzing.md).
-        .testTarget(name: "FuzzTests", dependencies: ["AppStore", "StubStore", "GooglePlay", "PipelineTesting", "HTTPClient"]),
-        .testTarget(name: "GooglePlayTests", dependencies: ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient", logging]),
-        .testTarget(name: "StripeTests", dependencies: ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]),
-        .testTarget(name: "HuaweiTests", dependencies: ["Huawei", "StubStore", "PipelineTesting", "HTTPClient", "Repositories"]),
-        .testTarget(name: "StubStoreTests", dependencies: ["StubStore", "PipelineTesting", hummingbirdTesting]),
-        .testTarget(
-            name: "IntakeTests",
-            dependencies: [
-                "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "AppleStore", "StubStore", "GooglePlay",
-                "Huawei", "Stripe", "StorePlugins",
-                .product(name: "HTTPTypes", package: "swift-http-types"), hummingbirdTesting,
-                // A request context with a chosen client address (the loopback has one IPv6 address).
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "Yams", package: "Yams"),
-            ]
-        ),
-        .testTarget(name: "DeadLettersTests", dependencies: ["DeadLetters", "Broker", "Repositories", "PipelineTesting"]),
-        .testTarget(name: "ValidatorTests", dependencies: ["Validator", "PipelineTesting"]),
-        .testTarget(name: "FulfillerTests", dependencies: ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
-        .testTarget(name: "NotifierTests", dependencies: ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
-        .testTarget(
-            name: "ObservabilityTests",
-            dependencies: [
-                "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
-        ),
+        tests("FuzzTests", ["AppStore", "StubStore", "GooglePlay", "PipelineTesting", "HTTPClient"]),
+        tests("GooglePlayTests", ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient", logging]),
+        tests("StripeTests", ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]),
+        tests("HuaweiTests", ["Huawei", "StubStore", "PipelineTesting", "HTTPClient", "Repositories"]),
+        tests("StubStoreTests", ["StubStore", "PipelineTesting", hummingbirdTesting]),
+        tests("IntakeTests", [
+            "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "AppleStore", "StubStore",
+            "GooglePlay", "Huawei", "Stripe", "StorePlugins", product("HTTPTypes", "swift-http-types"), hummingbirdTesting,
+            // A request context with a chosen client address (the loopback has one IPv6 address).
+            product("NIOEmbedded", "swift-nio"), product("Yams", "Yams"),
+        ]),
+        tests("DeadLettersTests", ["DeadLetters", "Broker", "Repositories", "PipelineTesting"]),
+        tests("ValidatorTests", ["Validator", "PipelineTesting"]),
+        tests("FulfillerTests", ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
+        tests("NotifierTests", ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
+        tests("ConsoleTests", ["Console"]),
+        tests("DrillsTests", ["Drills", "PipelineTesting"]),
+        tests("SchedulerTests", ["Scheduler", "Pipeline", "StubStore", "PipelineTesting"]),
+        tests("ObservabilityTests", [
+            "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
+            product("Prometheus", "swift-prometheus"),
+        ]),
         // The spec as a backend's generator takes it (docs/api.md, "Generating a client").
         .testTarget(name: "GeneratedClientTests", dependencies: [
-            "Pipeline", "PipelineCore", "PipelineTesting", "DatabaseSQLite", "StubStore", "AppStore", "Intake", "Notifier",
-            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-            .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-            .product(name: "HTTPTypes", package: "swift-http-types"), logging,
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "Pipeline", "PipelineCore", "PipelineTesting", "DatabaseSQLite", "StubStore", "AppStore", "Intake",
+            "Notifier", product("OpenAPIRuntime", "swift-openapi-runtime"), product("HTTPTypes", "swift-http-types"),
+            logging, product("OpenAPIAsyncHTTPClient", "swift-openapi-async-http-client"),
+            product("ServiceLifecycle", "swift-service-lifecycle"),
         ], plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
-        .testTarget(
-            name: "iapTests",
-            dependencies: ["DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", 
-                "PipelineTesting", "Broker", "Repositories", "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller",
-                "Notifier", "AppStore", "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability",
-                "AppleStore", "Settlement", "StorePlugins", "Huawei", "Stripe", "TraceExport",
-                hummingbirdTesting, .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]
-        ),
-    ]
+        // The end-to-end suites, by subject, and what they share: the whole pipeline in one process
+        // (PipelineHarness) or as `iap` processes (ProcessPipeline, IAPProcess), a live console, an OTLP receiver.
+        .target(name: "EndToEndSupport", dependencies: [
+            "DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting", "Broker", "Repositories",
+            "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller", "Notifier", "AppStore",
+            "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability", "AppleStore", "Settlement",
+            "StorePlugins", "Huawei", "Stripe", "TraceExport", hummingbirdTesting,
+            product("Tracing", "swift-distributed-tracing"),
+        ], path: "Tests/EndToEndSupport"),
+    ] + ["Apps", "IAPCommands", "Pipeline", "StorePlugins", "TraceExport"].map {
+        // Modules tested as an operator runs them (`iap` processes) or in a whole pipeline.
+        tests("\($0)Tests", [.target(name: $0), "EndToEndSupport"])
+    } + ["Apple", "Google", "PluginStores", "Tenancy", "Console", "Processes", "Alone"].map {
+        tests("\($0)EndToEndTests", ["EndToEndSupport"])
+    }
 )
 
 // Every Swift module of ours builds with the same settings (the C wrappers have none).
 for target in package.targets where !["CRabbitMQ", "CCurl"].contains(target.name) {
     target.swiftSettings = swiftSettings
 }
+
+/// A test target of `Tests/<name>`; `exclude` names what the tests read by path.
+func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = []) -> Target {
+    .testTarget(name: name, dependencies: dependencies, exclude: exclude)
+}
+
+/// A product of one of the packages above.
+func product(_ name: String, _ package: String) -> Target.Dependency { .product(name: name, package: package) }

@@ -5,7 +5,7 @@
 #   2. scripts/check_dashboard.py checks the Grafana dashboard's structure for the schema
 #      version it declares, and promtool parses every panel's expression as PromQL.
 # That every metric a panel or rule names exists in a running pipeline's /metrics is
-# iapTests' DeployMonitoringTests. Needs scripts/setup.sh --tests (prometheus, python3).
+# ProcessesEndToEndTests' DeployMonitoringTests. Needs scripts/setup.sh --tests (prometheus, python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v promtool >/dev/null 2>&1 || { echo "check-monitoring: no promtool; run scripts/setup.sh --tests" >&2; exit 1; }

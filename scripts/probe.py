@@ -5,7 +5,7 @@ what held.
 It speaks only HTTP: to the intake (as a backend, a store, a stranger and an operator) and to
 the stub stores' admin routes, which play the stores' part (a genuine purchase a player holds,
 a Stripe event Stripe signed). Each attack is a check that prints `held` or `BROKE` with what it
-saw; the exit status is 1 when any broke. `Tests/iapTests/AloneProbeTests.swift` runs it
+saw; the exit status is 1 when any broke. `Tests/TenancyEndToEndTests/AloneProbeTests.swift` runs it
 against two apps' pipeline in CI's pass of tests run alone.
 
 Settings, from the environment:

@@ -5,7 +5,7 @@ secret (during a rotation, the old and the new), and be refused under each --ref
 and, with one byte of its body changed, under every secret.
 
 Input: a JSON file of [{"headers": {name: value}, "body": "..."}], as a receiver got them.
-Used by iapTests' StandardWebhooksTests; scripts/standard-webhooks-venv.sh makes the venv."""
+Used by ProcessesEndToEndTests' StandardWebhooksTests; scripts/standard-webhooks-venv.sh makes the venv."""
 import argparse
 import json
 import sys

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Finds an account by a transaction id and grants it coins, in a real headless Chromium.
 
-Run by Tests/iapTests/ConsoleAccountTests.swift with Debian's python3, chromium,
+Run by Tests/ConsoleEndToEndTests/ConsoleAccountTests.swift with Debian's python3, chromium,
 chromium-driver and python3-selenium: an operator with the adjust role logs in, finds the
 account by a transaction id, reads its timeline in order, grants 100 coins with a reason,
 and sees the balance, the timeline entry with her name and the account.adjusted webhook;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Replays a dead letter through the iap console in a real headless Chromium.
 
-Run by Tests/iapTests/ConsoleTests.swift with Debian's python3, chromium, chromium-driver
+Run by Tests/ConsoleEndToEndTests/ConsoleTests.swift with Debian's python3, chromium, chromium-driver
 and python3-selenium: logs in, opens the overview and the dead-letter list, clicks Replay
 on the letter of the given receipt, accepts the confirmation, waits for the notice, and
 saves screenshots. Exits non-zero (with the reason on stderr) if any step fails.

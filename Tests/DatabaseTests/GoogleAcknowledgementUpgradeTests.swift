@@ -6,6 +6,8 @@ import Repositories
 import SettlementWriter
 import Testing
 
+@testable import DatabaseTesting
+
 /// Schema v13 on a database written at v12: every Google acknowledgement becomes a store
 /// confirmation as it was (pending still due when it was, with its attempts; done; failed
 /// with its reason), under the transaction its token was credited as, and the table is

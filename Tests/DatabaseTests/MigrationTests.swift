@@ -1,10 +1,12 @@
 import Database
 import Foundation
 import PipelineCore
+import PipelineTesting
 import SettlementWriter
 import Testing
 
 @testable import DatabaseSQLite
+@testable import DatabaseTesting
 @testable import Repositories
 
 @Suite struct MigrationTests {

@@ -7,6 +7,7 @@ import Testing
 
 @testable import DatabasePostgres
 @testable import DatabaseSQLite
+@testable import DatabaseTesting
 @testable import Repositories
 
 /// v14 on books written before it: the previous release's SQLite file and PostgreSQL

@@ -2,6 +2,7 @@ import Database
 import DatabaseSchema
 import Foundation
 import PipelineCore
+import PipelineTesting
 import SettlementWriter
 import Testing
 

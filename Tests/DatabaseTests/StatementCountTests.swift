@@ -6,6 +6,8 @@ import Repositories
 import SettlementWriter
 import Testing
 
+@testable import DatabaseTesting
+
 /// A batch costs a few statements whatever its size (issue 24): the intake's group commit,
 /// the relay's marks, the fulfiller's verdicts and the notifier's claims and outcomes, on
 /// both databases, counted as the database would see them (`BEGIN` and `COMMIT` included).

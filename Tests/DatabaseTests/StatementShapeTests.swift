@@ -7,6 +7,8 @@ import Repositories
 import SettlementWriter
 import Testing
 
+@testable import DatabaseTesting
+
 /// A statement over many rows comes in a shape per row count, and SQLite's connection keeps
 /// every shape it has prepared: on SQLite the rows are cut into power-of-two chunks and
 /// lookups padded to one, so that a batch of any size reuses a dozen shapes at most.
