@@ -354,7 +354,7 @@ let package = Package(
         tests("ValidatorTests", ["Validator", "PipelineTesting"]),
         tests("FulfillerTests", ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
         tests("NotifierTests", ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
-        tests("ConsoleTests", ["Console"]), tests("DrillsTests", ["Drills", "PipelineTesting"]),
+        tests("ConsoleTests", ["Console", "EndToEndSupport"]), tests("DrillsTests", ["Drills", "PipelineTesting"]),
         tests("SchedulerTests", ["Scheduler", "Pipeline", "StubStore", "PipelineTesting"]),
         tests("ObservabilityTests", [
             "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
