@@ -316,7 +316,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // One test target per module, `Tests/<Module>Tests`, and the end-to-end suites (`tests(_:_:)` below).
+        // One test target per module, `Tests/<Module>Tests` (`tests(_:_:)` below), and the end-to-end suites.
         tests("AppleStoreTests", ["AppleStore", "AppStore", "StubStore"]),
         tests("SettlementTests", ["Settlement", "PipelineTesting", product("PropertyBased", "swift-property-based")]),
         tests("PipelineCoreTests", ["PipelineCore", "PipelineTesting"]),
@@ -355,8 +355,7 @@ let package = Package(
         tests("ValidatorTests", ["Validator", "PipelineTesting"]),
         tests("FulfillerTests", ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
         tests("NotifierTests", ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
-        tests("ConsoleTests", ["Console"]),
-        tests("DrillsTests", ["Drills", "PipelineTesting"]),
+        tests("ConsoleTests", ["Console", "EndToEndSupport"]), tests("DrillsTests", ["Drills", "PipelineTesting"]),
         tests("SchedulerTests", ["Scheduler", "Pipeline", "StubStore", "PipelineTesting"]),
         tests("ObservabilityTests", [
             "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",
