@@ -33,6 +33,8 @@ public final class StubAppStore: Sendable {
     public let stripe: StubStripe
     /// Huawei AppGallery's OAuth server, Order and Subscription services, under `/huawei`.
     public let huawei: StubHuawei
+    /// Every store's stub but Apple's, served beside it: one line a store.
+    public var parts: [any StubStorePart] { [googlePlay, huawei, stripe] }
     private let state: Mutex<State>
     /// The PKCS #7 receipt authority, made on first use: RSA keys take a moment to generate.
     let pkcs7Authority = Mutex<ReceiptCertificateAuthority?>(nil)

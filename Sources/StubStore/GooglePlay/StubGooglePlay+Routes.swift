@@ -20,7 +20,7 @@ extension StubGooglePlay {
     ///
     /// Each API call is checked as Google does: the access token (`401 UNAUTHENTICATED`),
     /// then the configured failures (`503`, then `429` with `Retry-After`), then the answer.
-    func registerRoutes(on router: Router<BasicRequestContext>) {
+    public func registerRoutes(on router: Router<BasicRequestContext>) {
         router.post(RouterPath(Self.tokenPath)) { request, _ in
             var request = request
             let body = String(buffer: try await request.collectBody(upTo: 64 * 1024))

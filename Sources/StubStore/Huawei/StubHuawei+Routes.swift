@@ -14,7 +14,7 @@ extension StubHuawei {
     /// Each API call is checked as Huawei does: the access token (`401`), then the
     /// configured failures (`503`, `429` with `Retry-After`, `responseCode` `-1`), then the
     /// answer, `200` with a `responseCode` (`8` for a token Huawei does not know).
-    func registerRoutes(on router: Router<BasicRequestContext>) {
+    public func registerRoutes(on router: Router<BasicRequestContext>) {
         router.post("/huawei/oauth2/v3/token") { request, _ in
             var request = request
             let body = String(buffer: try await request.collectBody(upTo: 64 * 1024))

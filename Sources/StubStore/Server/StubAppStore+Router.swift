@@ -17,9 +17,9 @@ extension StubAppStore {
     /// - `GET /stub/stats`: ``StubStoreStats``
     /// - the App Store Server API at `/inApps/...` and `/sandbox/inApps/...`, with
     ///   `POST /stub/transactions` (see ``addServerAPIRoutes(to:)``)
-    /// - Google Play's token endpoint and Developer API under `/google` (see ``StubGooglePlay``)
-    /// - Stripe's Checkout Sessions, charges, disputes and signed events under `/stripe` (see ``StubStripe``)
-    /// - Huawei AppGallery's OAuth token, Order and Subscription services under `/huawei` (see ``StubHuawei``)
+    /// - every other store's, each under its own path, as its part adds them (``parts``):
+    ///   Google Play's token endpoint and Developer API under `/google` (``StubGooglePlay``),
+    ///   Huawei AppGallery's under `/huawei` (``StubHuawei``), Stripe's under `/stripe` (``StubStripe``)
     ///
     /// A `GET` of either verify URL is answered status `21000`, as Apple answers a request
     /// not made with `POST`.
@@ -47,9 +47,7 @@ extension StubAppStore {
                 body: .init(byteBuffer: ByteBuffer(bytes: self.receiptAuthority.rootDER)))
         }
         addServerAPIRoutes(to: router)
-        googlePlay.registerRoutes(on: router)
-        stripe.registerRoutes(on: router)
-        huawei.registerRoutes(on: router)
+        for part in parts { part.registerRoutes(on: router) }
         return router
     }
 

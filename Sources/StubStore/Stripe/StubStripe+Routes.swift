@@ -12,7 +12,7 @@ extension StubStripe {
     ///
     /// Each API call is checked as Stripe does: the key (`401`), then the configured failures
     /// (`503`, then `429` with `Retry-After`), then the answer (`404` for an unknown id).
-    func registerRoutes(on router: Router<BasicRequestContext>) {
+    public func registerRoutes(on router: Router<BasicRequestContext>) {
         for (path, call) in [
             ("/stripe/v1/checkout/sessions/:id", "checkout.sessions.retrieve"),
             ("/stripe/v1/charges/:id", "charges.retrieve"), ("/stripe/v1/disputes/:id", "disputes.retrieve"),
