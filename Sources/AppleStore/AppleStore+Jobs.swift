@@ -36,10 +36,9 @@ extension AppleStore {
         }
         var services: [any Service] = []
         if let interval = jobs.reconcileInterval {
-            // Each app's runs are its own: another app's last complete run is not where this one goes on.
             let reconciler = Reconciler(
-                api: api, environments: jobs.reconcileEnvironments, database: database,
-                app: context.app.isDefault ? nil : context.app.id, logger: logger("reconcile"))
+                api: api, environments: jobs.reconcileEnvironments, database: database, app: context.app,
+                logger: logger("reconcile"))
             services.append(
                 AppleJobService(
                     name: "reconciliation", interval: interval, leadership: context.leadership("reconciliation"),

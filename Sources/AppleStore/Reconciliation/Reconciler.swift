@@ -27,16 +27,16 @@ public struct Reconciler: Sendable {
     /// Pages asked per deployment at most: a token that never ends the list must not loop.
     static let maximumPages = 1_000
 
-    /// - Parameter app: The app whose History `api` reads (issue 30), its runs recorded as its
-    ///   own; nil for the default app.
+    /// - Parameter app: The app whose History `api` reads (issue 30): its runs are its own,
+    ///   so another app's last complete run is not where this one goes on.
     public init(
         api: AppStoreServerAPIClient, environments: [AppStoreServerAPIEnvironment], database: any SQLDatabase,
-        app: String? = nil, logger: Logger
+        app: AppScope = .single, logger: Logger
     ) {
         self.api = api
         self.environments = environments
-        self.runs = ReconciliationRepository(database, app: app)
-        self.app = app ?? ""
+        self.runs = ReconciliationRepository(database, app: app.key)
+        self.app = app.key
         self.notifications = NotificationRepository(database)
         self.logger = logger
     }

@@ -31,9 +31,10 @@ struct ReconcileSettings: Sendable {
         guard let (api, client) = try makeAPI(budgets: MeteredCallBudgets.shared(database), logger: logger) else {
             return nil
         }
-        // Each app's runs are its own: another app's last complete run is not where this one goes on.
-        let runs = app.flatMap { $0.isDefault ? nil : $0.id }
-        return (Reconciler(api: api, environments: environments, database: database, app: runs, logger: logger), client)
+        return (
+            Reconciler(api: api, environments: environments, database: database, app: app ?? .single, logger: logger),
+            client
+        )
     }
 
     /// The account reconciler and the HTTP client it owns (shut it down after), or nil

@@ -6,11 +6,11 @@ extension StubGooglePlay: StubStorePart {
     /// Its API, its service account (a file, so none without a directory) and its
     /// certificates; with an intake, pushes addressed to it.
     public func settings(_ base: StubStoreBase) throws -> [String: String] {
-        guard let directory = base.directory else { return [:] }
+        guard base.directory != nil else { return [:] }
         var settings = [
             "IAP_GOOGLE_PLAY_API_URL": base.url + "/google",
             "IAP_GOOGLE_SERVICE_ACCOUNT": try base.write(
-                "stub-google-service-account.json", Array(serviceAccountJSON(baseURL: base.url)), in: directory),
+                "stub-google-service-account.json", Array(serviceAccountJSON(baseURL: base.url))),
             "IAP_GOOGLE_CERTS_URL": base.url + Self.certsPath,
         ]
         if let intake = base.intakeURL {

@@ -20,8 +20,8 @@ extension StubAppStore {
         var settings = [
             "IAP_VERIFY_URL": baseURL + "/verifyReceipt", "IAP_VERIFY_SANDBOX_URL": baseURL + "/sandbox/verifyReceipt",
             "IAP_BUNDLE_ID": configuration.bundleID, "IAP_APPSTORE_ENVIRONMENT": "Sandbox",
-            "IAP_APPLE_ROOT_CA": try base.write("stub-storekit-root.der", storeKit.rootDER, in: directory),
-            "IAP_RECEIPT_ROOT_CA": try base.write("stub-receipt-root.der", receiptAuthority.rootDER, in: directory),
+            "IAP_APPLE_ROOT_CA": try base.write("stub-storekit-root.der", storeKit.rootDER),
+            "IAP_RECEIPT_ROOT_CA": try base.write("stub-receipt-root.der", receiptAuthority.rootDER),
             "IAP_API_TOKENS": Self.demoToken, "IAP_CONSOLE_OPERATORS": Self.demoOperator,
         ]
         if let secret = configuration.sharedSecret { settings["IAP_SHARED_SECRET"] = secret }

@@ -36,8 +36,10 @@ public struct StubStoreBase: Sendable {
         self.directory = directory
     }
 
-    /// `bytes` as the file `name` in ``directory``; its path. - Throws: when it cannot be written.
-    public func write(_ name: String, _ bytes: some Sequence<UInt8>, in directory: String) throws -> String {
+    /// `bytes` as the file `name` in ``directory``; its path.
+    /// - Throws: without a directory, or when the file cannot be written.
+    public func write(_ name: String, _ bytes: some Sequence<UInt8>) throws -> String {
+        guard let directory else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name]) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = (directory as NSString).appendingPathComponent(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
