@@ -117,9 +117,12 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
     case unstorable(String)
     /// The server could not be reached, or the connection broke.
     case unreachable(String)
-    /// The database cannot take writes for now, whatever they hold: a full disk, an I/O
-    /// error, a read-only server, no memory.
+    /// The database cannot take writes for now, whatever they hold: an I/O error, a
+    /// read-only server, no memory.
     case unavailable(String)
+    /// The database's disk (or its quota) is full: no write fits until space returns, and
+    /// then every one does as it was.
+    case full(String)
     /// Anything else the database reported.
     case database(String)
 
@@ -138,7 +141,7 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
     public static func blame(_ error: any Error) -> Blame {
         switch error {
         case SQLError.retry, SQLError.unreachable: .race
-        case SQLError.unavailable: .database
+        case SQLError.unavailable, SQLError.full: .database
         case is CancellationError: .race
         default: .work
         }
@@ -151,11 +154,28 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
         blame(error) == .race
     }
 
+    /// Why the database could not take work that is fine in itself, for a stage that waits
+    /// (``blame(_:)`` is `.database`, or the server is unreachable): `disk_full`,
+    /// `unavailable` or `unreachable`; nil for a lost race or the work's own fault.
+    public static func outage(_ error: any Error) -> String? {
+        switch error {
+        case SQLError.full: "disk_full"
+        case SQLError.unavailable: "unavailable"
+        case SQLError.unreachable: "unreachable"
+        default: nil
+        }
+    }
+
+    /// Whether `error` is a full disk's (``full(_:)``): the work waits for space, not a retry.
+    public static func isFull(_ error: any Error) -> Bool {
+        if case SQLError.full = error { true } else { false }
+    }
+
     /// What the database said, without the kind.
     public var message: String {
         switch self {
         case .unreachable(let message), .constraint(let message), .retry(let message), .decoding(let message),
-            .unstorable(let message), .unavailable(let message), .database(let message):
+            .unstorable(let message), .unavailable(let message), .full(let message), .database(let message):
             message
         }
     }
@@ -168,6 +188,7 @@ public enum SQLError: Error, CustomStringConvertible, Sendable {
         case .decoding(let message): "unreadable stored value: \(message)"
         case .unstorable(let message): "cannot be stored: \(message)"
         case .unavailable(let message): "database unavailable: \(message)"
+        case .full(let message): "database disk full: \(message)"
         case .database(let message): message
         }
     }

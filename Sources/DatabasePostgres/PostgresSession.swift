@@ -139,7 +139,9 @@ struct PostgresSession: SQLSession {
         if state.hasPrefix("57") || state.hasPrefix("08") { return .unreachable("PostgreSQL: \(message)") }
         // A value the column cannot hold (too long, out of range, NUL, a bad date).
         if state.hasPrefix("22") { return .unstorable(message) }
-        // Out of disk, memory or connections, an I/O error, a read-only server (a standby).
+        // disk_full: no write fits until space returns.
+        if state == "53100" { return .full("PostgreSQL: \(message)") }
+        // Out of memory or connections, an I/O error, a read-only server (a standby).
         if state.hasPrefix("53") || state.hasPrefix("58") || state.hasPrefix("XX") || state == readOnly {
             return .unavailable("PostgreSQL: \(message)")
         }

@@ -86,7 +86,8 @@ struct GRDBSession: SQLSession {
         case .SQLITE_CONSTRAINT: return .constraint(message)
         case .SQLITE_BUSY, .SQLITE_LOCKED: return .retry(message)
         case .SQLITE_TOOBIG, .SQLITE_MISMATCH, .SQLITE_RANGE: return .unstorable(message)
-        case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_NOMEM, .SQLITE_CANTOPEN, .SQLITE_PERM,
+        case .SQLITE_FULL: return .full(message)
+        case .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_NOMEM, .SQLITE_CANTOPEN, .SQLITE_PERM,
             .SQLITE_NOLFS, .SQLITE_PROTOCOL, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_AUTH:
             return .unavailable(message)
         default: return .database(message)

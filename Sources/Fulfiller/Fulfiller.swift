@@ -49,6 +49,8 @@ public struct Fulfiller: Service {
     var catalog: Catalog { catalogs.defaultCatalog }
     let configuration: Configuration
     let logger: Logger
+    /// Said once when the database stops taking verdicts (a full disk, a server down), once when it takes them again.
+    let pause: StagePause
     /// Whether this process traces, read once, and the database's name for its spans (SettleSpans.swift).
     let tracing = PipelineTracing.isEnabled
     let system: DatabaseSystemName
@@ -65,6 +67,7 @@ public struct Fulfiller: Service {
         self.catalogs = AppCatalogs(catalog, others: otherApps)
         self.configuration = configuration
         self.logger = logger
+        self.pause = StagePause(stage: "fulfiller", logger: logger)
         self.system = settlement.databaseSystem
     }
 
@@ -199,10 +202,16 @@ public struct Fulfiller: Service {
                 let results = try await settlement.apply(verdicts, catalogs: catalogs, now: Date())
                 PipelineMetrics.fulfillerCommitDuration.record(ContinuousClock.now - started)
                 configuration.outboxDoorbell?.ring()
+                pause.succeeded()
                 return results
             } catch {
-                logger.error(
-                    "cannot commit verdicts, retrying", metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
+                if let reason = SQLError.outage(error) {
+                    pause.failed(reason: reason, error: error)
+                } else {
+                    logger.error(
+                        "cannot commit verdicts, retrying",
+                        metadata: ["error": "\(error)", "count": "\(verdicts.count)"])
+                }
                 failures += 1
                 try? await Task.sleep(for: Self.databaseBackoff.delay(afterFailures: failures))
             }

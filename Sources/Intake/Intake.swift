@@ -45,7 +45,7 @@ public struct Intake: Sendable {
             accounts: LedgerRepository(database), consents: ConsumptionRepository(database),
             receipts: ReceiptRepository(database),
             orders: OrderRepository(database),
-            committer: GroupCommitter(database: database, maxWait: configuration.commitWait) {
+            committer: GroupCommitter(database: database, maxWait: configuration.commitWait, relay: relay.id) {
                 relay.enqueue($0)
             },
             maxBodySize: configuration.maxBodySize, stores: { configuration.stores(of: $0) },
@@ -56,7 +56,7 @@ public struct Intake: Sendable {
             orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
         self.notifications = NotificationRoutes(
-            notifications: NotificationRepository(database), relay: relay,
+            notifications: NotificationRepository(database, relay: relay.id), relay: relay,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
             stores: [("", configuration.stores)]
                 + configuration.appStores.keys.sorted().map { ($0, configuration.appStores[$0]!) })

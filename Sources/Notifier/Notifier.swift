@@ -36,6 +36,8 @@ public struct Notifier: Service {
     let database: any SQLDatabase
     let client: CurlHTTPClient
     let logger: Logger
+    /// Said once when the outbox cannot be read or written (a full disk, a server down), once when it can again.
+    let pause: StagePause
     let now: @Sendable () -> Date
     let signer: WebhookSigner
     /// The other apps' endpoints and signers, by app id.
@@ -58,6 +60,7 @@ public struct Notifier: Service {
         self.database = database
         self.client = client
         self.logger = logger
+        self.pause = StagePause(stage: "notifier", logger: logger)
         self.now = now
         self.signer = WebhookSigner(secret: configuration.secret, additionalSecrets: configuration.additionalSecrets)
         self.apps = configuration.apps.mapValues {
@@ -70,7 +73,8 @@ public struct Notifier: Service {
     /// Polls and delivers until graceful shutdown or cancellation.
     ///
     /// A busy database (``SQLError/isTransient(_:)``) is logged and tried again at the
-    /// next poll. Without a webhook URL it logs once that delivery is disabled and waits for
+    /// next poll; one that cannot take the work (a full disk, a server down) pauses delivery
+    /// until it can (``StagePause``). Without a webhook URL it logs once that delivery is disabled and waits for
     /// shutdown.
     /// - Throws: any other database error from claiming, after the deliveries in flight end.
     public func run() async throws {
@@ -184,10 +188,16 @@ public struct Notifier: Service {
         return try await OutboxRepository(database).claimDueWebhooks(now: now, limit: limit, leaseUntil: leaseUntil)
     }
 
-    /// ``claim(limit:)`` for the poll loop: nil after a transient failure, which is logged.
+    /// ``claim(limit:)`` for the poll loop: nil after a transient failure, which is logged, or
+    /// while the database cannot take the work (``StagePause``: the loop waits, then resumes).
     private func claimUnlessBusy(limit: Int) async throws -> [OutboxWebhook]? {
         do {
-            return try await claim(limit: limit)
+            let claimed = try await claim(limit: limit)
+            pause.succeeded()
+            return claimed
+        } catch  where SQLError.outage(error) != nil {
+            pause.failed(reason: SQLError.outage(error) ?? "", error: error)
+            return nil
         } catch  where SQLError.isTransient(error) {
             logger.warning("outbox busy, trying again at the next poll", metadata: ["error": "\(error)"])
             return nil

@@ -8,22 +8,29 @@ import PipelineCore
 struct IntakeBatch {
     let receipts: [NewReceipt]
     let stamp: SQLValue
+    /// The relay that publishes them (``IntakeRepository/relay``).
+    let relay: String?
 
-    init(_ receipts: [NewReceipt], stamp: SQLValue) {
+    init(_ receipts: [NewReceipt], stamp: SQLValue, relay: String?) {
         self.receipts = receipts
         self.stamp = stamp
+        self.relay = relay
     }
+
+    /// The columns of a new receipt; `relay` only when a relay publishes it, so that a writer
+    /// without one also writes to a database before v19 (the upgrade tests' fixtures).
+    static func columns(relay: String?) -> [String] { relay == nil ? columns : columns + ["relay"] }
 
     static let columns = [
         "id", "account_id", "kind", "payload", "payload_hash", "order_id", "product_id", "status", "attempts",
         "idempotency_key", "request_hash", "created_at", "updated_at", "traceparent",
     ]
 
-    static func values(_ new: NewReceipt, _ stamp: SQLValue) -> [(any SQLConvertible)?] {
+    static func values(_ new: NewReceipt, _ stamp: SQLValue, relay: String?) -> [(any SQLConvertible)?] {
         [
             new.id, new.accountID, new.kind.rawValue, new.payload, new.payloadHash, new.orderID, new.productID,
             ReceiptStatus.received.rawValue, 0, new.idempotencyKey, new.requestHash, stamp, stamp, new.traceparent,
-        ]
+        ] + (relay.map { [$0] } ?? [])
     }
 
     /// What a stored receipt is known by: its account and its payload hash, or its account
@@ -86,7 +93,8 @@ struct IntakeBatch {
         // Another intake may have stored one of them since the read (PostgreSQL): that one is
         // a duplicate of what it stored.
         let inserted = try await db.insert(
-            into: "receipts", columns: Self.columns, rows: fresh.map { Self.values($0, stamp) },
+            into: "receipts", columns: Self.columns(relay: relay),
+            rows: fresh.map { Self.values($0, stamp, relay: relay) },
             suffix: "ON CONFLICT DO NOTHING RETURNING id")
         let stored = Set(try inserted.map { try $0.get("id", as: String.self) })
         let raced = stored.count < fresh.count ? try await self.stored(db) : known

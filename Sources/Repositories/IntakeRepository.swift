@@ -11,9 +11,13 @@ import PipelineCore
 /// are read in one statement, decided in memory, written in one statement per table.
 public struct IntakeRepository: Sendable {
     let database: any SQLDatabase
+    /// The relay that publishes the receipts this repository stores (``Relay``'s id), written
+    /// on each new row; nil: any relay's, claimed by one first (``RelayRepository``).
+    let relay: String?
 
-    public init(_ database: any SQLDatabase) {
+    public init(_ database: any SQLDatabase, relay: String? = nil) {
         self.database = database
+        self.relay = relay
     }
 
     /// Stores a batch of receipts in one transaction, so that many HTTP requests share
@@ -37,7 +41,7 @@ public struct IntakeRepository: Sendable {
             // Its sync leaves the write lock to the fulfiller and the notifier meanwhile; the
             // answers wait for it (a duplicate's too: it may have read another's unsynced row).
             return try await database.transaction(priority: .urgent, sync: .durableAfterUnlock) { db in
-                try await IntakeBatch(receipts, stamp: db.stored(now)).accept(db)
+                try await IntakeBatch(receipts, stamp: db.stored(now), relay: relay).accept(db)
             }
         } catch SQLError.constraint {
             // A receipt the schema refuses fails its batch's statement: the batch again, one
@@ -45,14 +49,18 @@ public struct IntakeRepository: Sendable {
             return try await database.transaction(priority: .urgent, sync: .durableAfterUnlock) { db in
                 let stamp = db.stored(now)
                 var outcomes: [AcceptOutcome] = []
-                for receipt in receipts { outcomes.append(try await Self.accept(receipt, stamp: stamp, db)) }
+                for receipt in receipts {
+                    outcomes.append(try await Self.accept(receipt, stamp: stamp, relay: relay, db))
+                }
                 return outcomes
             }
         }
     }
 
     /// One receipt in a savepoint of its own: a refusal leaves no trace.
-    private static func accept(_ new: NewReceipt, stamp: SQLValue, _ db: any SQLSession) async throws -> AcceptOutcome {
+    private static func accept(
+        _ new: NewReceipt, stamp: SQLValue, relay: String?, _ db: any SQLSession
+    ) async throws -> AcceptOutcome {
         if let key = new.idempotencyKey,
             let first = try await db.row(IntakeStatements.byIdempotencyKey, [new.accountID, key])
         {
@@ -68,7 +76,8 @@ public struct IntakeRepository: Sendable {
             try await db.savepoint {
                 try await db.execute(IntakeStatements.ensureAccount, [new.accountID, stamp])
                 try await db.insert(
-                    into: "receipts", columns: IntakeBatch.columns, rows: [IntakeBatch.values(new, stamp)])
+                    into: "receipts", columns: IntakeBatch.columns(relay: relay),
+                    rows: [IntakeBatch.values(new, stamp, relay: relay)])
             }
         } catch SQLError.constraint(let message) {
             return .invalid(reason: message)
@@ -79,11 +88,21 @@ public struct IntakeRepository: Sendable {
     /// Receipts and stores' notifications committed but not yet confirmed by the broker,
     /// oldest first across both: what the relay publishes (again, after a crash) to the
     /// validate queue. A notification's submission has its payload as evidence, an empty
-    /// `accountID` and the app that proved it.
+    /// `accountID` and the app that proved it. Only this repository's ``relay``'s when it has
+    /// one (another relay's rows are its own to publish); every relay's when it has none.
     public func unpublished(limit: Int) async throws -> [Submission] {
         guard limit > 0 else { return [] }
+        let (receiptsSQL, notificationsSQL, arguments): (String, String, SQLArguments) =
+            if let relay {
+                (
+                    IntakeStatements.relaysUnpublishedReceipts, IntakeStatements.relaysUnpublishedNotifications,
+                    [relay, limit]
+                )
+            } else {
+                (IntakeStatements.unpublishedReceipts, IntakeStatements.unpublishedNotifications, [limit])
+            }
         return try await database.snapshot { db in
-            let receipts = try await db.rows(IntakeStatements.unpublishedReceipts, [limit]).map { row in
+            let receipts = try await db.rows(receiptsSQL, arguments).map { row in
                 let kind = ReceiptKind(rawValue: try row.get("kind"))
                 var submission = Submission(
                     id: try row.get("id"), accountID: try row.get("account_id"),
@@ -92,7 +111,7 @@ public struct IntakeRepository: Sendable {
                 submission.traceparent = try row.get("traceparent")
                 return submission
             }
-            let notifications = try await db.rows(IntakeStatements.unpublishedNotifications, [limit]).map { row in
+            let notifications = try await db.rows(notificationsSQL, arguments).map { row in
                 var submission = Submission(
                     id: try row.get("id"), accountID: "",
                     evidence: NotificationRow.evidence(store: try row.get("store"), try row.get("payload")),
@@ -167,6 +186,16 @@ enum IntakeStatements {
     static let unpublishedNotifications = """
         SELECT id, app, payload, store, created_at FROM store_notifications
         WHERE published_at IS NULL AND status NOT IN ('applied', 'rejected', 'dead')
+        ORDER BY created_at, id LIMIT ?
+        """
+    static let relaysUnpublishedReceipts = """
+        SELECT id, account_id, kind, payload, order_id, product_id, created_at, traceparent FROM receipts
+        WHERE published_at IS NULL AND status NOT IN ('credited', 'rejected', 'dead') AND relay = ?
+        ORDER BY created_at, id LIMIT ?
+        """
+    static let relaysUnpublishedNotifications = """
+        SELECT id, app, payload, store, created_at FROM store_notifications
+        WHERE published_at IS NULL AND status NOT IN ('applied', 'rejected', 'dead') AND relay = ?
         ORDER BY created_at, id LIMIT ?
         """
     /// `IN (?)` takes the ids (``SQLSession/rows(_:in:before:after:)``), after the stamps.

@@ -12,9 +12,13 @@ import PipelineCore
 /// cooperative thread.
 public struct NotificationRepository: Sendable {
     let database: any SQLDatabase
+    /// The relay that publishes what this repository stores (``Relay``'s id), written on each
+    /// new row; nil: any relay's, claimed by one first.
+    let relay: String?
 
-    public init(_ database: any SQLDatabase) {
+    public init(_ database: any SQLDatabase, relay: String? = nil) {
         self.database = database
+        self.relay = relay
     }
     /// Stores a notification a store posted that names no id of its own (Apple's), in one
     /// transaction: when this returns it is durable, and the intake may answer the store 200.
@@ -35,7 +39,8 @@ public struct NotificationRepository: Sendable {
         now: Date
     ) async throws -> (id: String, created: Bool) {
         try await accept(
-            NotificationRow(id: id, app: app, payload: payload, payloadHash: payloadHash, now: now, store: store),
+            NotificationRow(
+                id: id, app: app, payload: payload, payloadHash: payloadHash, now: now, store: store, relay: relay),
             knownBy: [("SELECT id FROM store_notifications WHERE app = ? AND payload_hash = ?", [app, payloadHash])])
     }
 
@@ -62,7 +67,7 @@ public struct NotificationRepository: Sendable {
         return try await accept(
             NotificationRow(
                 id: id, app: app, payload: payload, payloadHash: PayloadHash.notification("\(store):\(payload)"),
-                now: now, store: store, messageID: key),
+                now: now, store: store, messageID: key, relay: relay),
             knownBy: [("SELECT id FROM store_notifications WHERE app = ? AND message_id = ?", [app, key])] + former)
     }
 

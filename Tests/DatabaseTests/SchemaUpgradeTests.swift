@@ -44,6 +44,7 @@ import Testing
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
             ["identifier": .text("v13")], ["identifier": .text("v14")], ["identifier": .text("v15")],
             ["identifier": .text("v16")], ["identifier": .text("v17")], ["identifier": .text("v18")],
+            ["identifier": .text("v19")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerRepository(database).audit() == [])
@@ -191,7 +192,18 @@ extension SchemaUpgradeTests {
         for table in ["app_account_tokens", "store_notifications", "store_transactions"] {
             owned[table] = rows[table]?.map { $0.merging(["app": .text("")]) { old, _ in old } }
         }
-        return owned
+        return relaysByV19(owned)
+    }
+
+    /// v19: receipts and notifications written before name no relay (any relay's to publish),
+    /// and no relay has said it is alive.
+    static func relaysByV19(_ rows: [String: [[String: SQLValue]]]) -> [String: [[String: SQLValue]]] {
+        var relayed = rows
+        for table in ["receipts", "store_notifications"] {
+            relayed[table] = rows[table]?.map { $0.merging(["relay": .null]) { old, _ in old } }
+        }
+        relayed["relays"] = []
+        return relayed
     }
 
     static func steppedByV14(_ rows: [String: [[String: SQLValue]]], sqlite: Bool = true)

@@ -32,13 +32,15 @@ package struct NotificationRow: Codable, Hashable, Sendable, Identifiable {
     /// `apple` or `google`.
     package var store: String
     package var messageID: String?
+    /// The relay of the intake that stored it (schema v19); nil: any relay's.
+    package var relay: String?
 
     package init(
         id: String, app: String, payload: String, payloadHash: String, status: NotificationStatus,
         reason: String? = nil, attempts: Int, notificationUUID: String? = nil, type: String? = nil,
         subtype: String? = nil, environment: String? = nil, signedDate: Date? = nil, transactionID: String? = nil,
         originalTransactionID: String? = nil, productID: String? = nil, accountID: String? = nil, createdAt: Date,
-        updatedAt: Date, publishedAt: Date? = nil, store: String, messageID: String? = nil
+        updatedAt: Date, publishedAt: Date? = nil, store: String, messageID: String? = nil, relay: String? = nil
     ) {
         self.id = id
         self.app = app
@@ -61,6 +63,7 @@ package struct NotificationRow: Codable, Hashable, Sendable, Identifiable {
         self.publishedAt = publishedAt
         self.store = store
         self.messageID = messageID
+        self.relay = relay
     }
 
     enum CodingKeys: String, CodingKey {
@@ -79,6 +82,7 @@ package struct NotificationRow: Codable, Hashable, Sendable, Identifiable {
         case publishedAt = "published_at"
         case store
         case messageID = "message_id"
+        case relay
     }
 }
 
@@ -86,13 +90,13 @@ extension NotificationRow {
     /// A notification just accepted: received, never attempted, not yet published.
     package init(
         id: String, app: String, payload: String, payloadHash: String, now: Date, store: String = "apple",
-        messageID: String? = nil
+        messageID: String? = nil, relay: String? = nil
     ) {
         self.init(
             id: id, app: app, payload: payload, payloadHash: payloadHash, status: .received, reason: nil, attempts: 0,
             notificationUUID: nil, type: nil, subtype: nil, environment: nil, signedDate: nil, transactionID: nil,
             originalTransactionID: nil, productID: nil, accountID: nil, createdAt: now, updatedAt: now,
-            publishedAt: nil, store: store, messageID: messageID)
+            publishedAt: nil, store: store, messageID: messageID, relay: relay)
     }
 
     /// The validate-queue message for this notification: no account, the payload as the evidence.

@@ -1,5 +1,7 @@
+import Database
 import Foundation
 import Hummingbird
+import Observability
 
 /// An error answer of the intake API: `{"error": {"code", "message", "field"}}`.
 ///
@@ -50,8 +52,22 @@ public struct APIError: HTTPResponseError, Sendable {
     }
     static let unsupportedMediaType = APIError(
         .unsupportedMediaType, code: "unsupported_media_type", message: "send Content-Type: application/json")
-    static let unavailable = APIError(
-        .serviceUnavailable, code: "unavailable", message: "the receipt could not be stored; retry")
+    /// Why the database did not take the work, as the client may act on it: 503 with
+    /// `Retry-After`, `storage_full` when its disk is full (space must return first, so the
+    /// wait is longer), `unavailable` otherwise. An ``APIError`` thrown by the work itself
+    /// is answered as it is.
+    static func unavailable(_ error: any Error) -> APIError {
+        if let answer = error as? APIError { return answer }
+        PipelineMetrics.intakeUnavailable(full: SQLError.isFull(error)).increment()
+        if SQLError.isFull(error) {
+            return APIError(
+                .serviceUnavailable, code: "storage_full",
+                message: "the database's disk is full: nothing was stored; retry later", retryAfter: 30)
+        }
+        return APIError(
+            .serviceUnavailable, code: "unavailable", message: "the database is unavailable: nothing was stored; retry",
+            retryAfter: 5)
+    }
 
     static func rateLimited(retryAfter: Int) -> APIError {
         APIError(

@@ -48,7 +48,7 @@ struct IntakeRoutes: Sendable {
             receipt.orderID = try await ownOrder(receipt.orderID, app: app)
             outcome = try await tracing.commit(receipt) { try await committer.accept($0) }
         } catch {
-            throw APIError.unavailable
+            throw APIError.unavailable(error)
         }
         switch outcome {
         case .created(let summary):
@@ -128,7 +128,7 @@ struct IntakeRoutes: Sendable {
                 try await accounts.account(id: stored, ledgerLimit: 0) == nil
                 ? nil : try await consents.recordConsent(accountID: stored, consented: consented, now: Date())
         } catch {
-            throw APIError.unavailable
+            throw APIError.unavailable(error)
         }
         guard var recorded else { throw APIError.notFound }
         recorded.accountID = id

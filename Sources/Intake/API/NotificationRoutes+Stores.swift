@@ -77,7 +77,7 @@ extension NotificationRoutes {
         do {
             recorder = try await notifications.appOfRecordedPurchase(originalTransactionID: originalTransactionID)
         } catch {
-            throw APIError.unavailable
+            throw APIError.unavailable(error)
         }
         return recorder.flatMap { app in candidates.contains { $0.app == app } ? app : nil }
     }

@@ -59,7 +59,7 @@ struct NotificationRoutes: Sendable {
         do {
             accepted = try await accept(TimeOrderedID.make(), now)
         } catch {
-            throw APIError.unavailable
+            throw APIError.unavailable(error)
         }
         if accepted.created {
             PipelineMetrics.received(kind: evidence.kind).increment()

@@ -119,7 +119,7 @@ struct OrderRoutes: Sendable {
         do {
             return try await work()
         } catch {
-            throw APIError(.serviceUnavailable, code: "unavailable", message: "the database is unavailable; retry")
+            throw APIError.unavailable(error)
         }
     }
 }

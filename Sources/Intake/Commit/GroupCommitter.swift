@@ -29,14 +29,18 @@ final class GroupCommitter: Sendable {
     private let maxBatch: Int
     private let pending: Mutex<Pending>
     private let onCommitted: @Sendable ([Submission]) -> Void
+    /// The relay whose fast path takes what this commits (written on each row).
+    private let relay: String?
 
     /// - Parameters:
     ///   - maxWait: the longest a commit of one receipt waits for a second (zero: never).
+    ///   - relay: the id of the relay that `onCommitted` hands the receipts to.
     ///   - onCommitted: receives the newly stored receipts after each commit (the relay's fast path).
     init(
-        database: any SQLDatabase, maxBatch: Int = 512, maxWait: Duration = .zero,
+        database: any SQLDatabase, maxBatch: Int = 512, maxWait: Duration = .zero, relay: String? = nil,
         onCommitted: @escaping @Sendable ([Submission]) -> Void
     ) {
+        self.relay = relay
         self.database = database
         self.writeExecutor = database.makeWriteExecutor()
         self.pending = Mutex(Pending(pacing: CommitPacing(maxWait: maxWait)))
@@ -135,7 +139,7 @@ final class GroupCommitter: Sendable {
         var attempt = 0
         while true {
             do {
-                let outcomes = try await IntakeRepository(database).accept(batch.map(\.receipt), now: now)
+                let outcomes = try await IntakeRepository(database, relay: relay).accept(batch.map(\.receipt), now: now)
                 var created: [Submission] = []
                 for (item, outcome) in zip(batch, outcomes) {
                     if case .created = outcome { created.append(item.receipt.submission(at: now)) }

@@ -19,6 +19,11 @@ import Synchronization
 /// between commit and publish, a broker that was down, and a restart of the intake. A
 /// receipt may so be published twice; the pipeline is idempotent downstream, and losing one
 /// is not an option.
+///
+/// Several intakes may share one database: each row names the relay of the intake that
+/// committed it (``id``), and a sweep publishes only its own relay's rows, and those of a
+/// relay that has been silent for ``Configuration/lease`` (crashed, or gone), which it first
+/// adopts, so that one relay's slow mark is never another's second publish.
 public final class Relay: Service, Sendable {
     public struct Configuration: Sendable {
         /// How often the sweep looks for unconfirmed receipts.
@@ -32,18 +37,27 @@ public final class Relay: Service, Sendable {
         /// under load none waits. Zero: each commit's receipts are published as it ends
         /// (`IAP_RELAY_PACK_WAIT_MS`).
         public var packWait: Duration
+        /// How long a relay may go without saying it is alive (each sweep does) before another
+        /// adopts its unpublished rows: the longest a crashed intake's receipts wait. Clocks of
+        /// intakes sharing a database must agree to well within it (a skew past it only
+        /// publishes a receipt twice).
+        public var lease: Duration
 
         public init(
             sweepInterval: Duration = .seconds(2), sweepGrace: Duration = .seconds(5), sweepBatch: Int = 500,
-            packWait: Duration = .zero
+            packWait: Duration = .zero, lease: Duration = .seconds(10)
         ) {
             self.sweepInterval = sweepInterval
             self.sweepGrace = sweepGrace
             self.sweepBatch = sweepBatch
             self.packWait = max(.zero, packWait)
+            self.lease = max(lease, sweepInterval * 3)
         }
     }
 
+    /// This relay's name in the database: the host, the process and a random part, so that an
+    /// operator can tell whose rows wait, and a restarted process is a new relay.
+    public let id: String
     private let connection: AMQPConnection
     private let database: any SQLDatabase
     private let topology: PipelineTopology
@@ -70,6 +84,7 @@ public final class Relay: Service, Sendable {
         connection: AMQPConnection, database: any SQLDatabase, topology: PipelineTopology,
         configuration: Configuration = .init(), logger: Logger
     ) {
+        self.id = "\(ProcessInfo.processInfo.hostName.prefix(64))/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.connection = connection
         self.database = database
         self.topology = topology
@@ -110,6 +125,12 @@ public final class Relay: Service, Sendable {
         } onCancel: {
             self.waiting.finish()
             self.confirmed.finish()
+        }
+        // Every mark is in: what is left unpublished (a broker down) another relay may adopt at once.
+        do {
+            try await RelayRepository(database).leave(id, now: Date())
+        } catch {
+            logger.warning("relay cannot say it left", metadata: ["relay": "\(id)", "error": "\(error)"])
         }
     }
 
@@ -161,15 +182,31 @@ public final class Relay: Service, Sendable {
         inFlight.end()
     }
 
-    /// Publishes every receipt older than the grace period that the broker has not confirmed.
+    /// Says this relay is alive, adopts the rows of relays that are not (or of none), and
+    /// publishes every one of its rows older than the grace period that the broker has not
+    /// confirmed.
     func sweep() async {
-        let cutoff = Date().addingTimeInterval(-configuration.sweepGrace.seconds)
+        let now = Date()
+        let cutoff = now.addingTimeInterval(-configuration.sweepGrace.seconds)
+        do {
+            let relays = RelayRepository(database)
+            try await relays.beat(id, now: now)
+            let adopted = try await relays.adopt(
+                by: id, now: now, grace: configuration.sweepGrace.seconds, lease: configuration.lease.seconds,
+                limit: configuration.sweepBatch)
+            if adopted > 0 {
+                logger.info(
+                    "relay adopted rows of a relay gone silent", metadata: ["relay": "\(id)", "count": "\(adopted)"])
+            }
+        } catch {
+            logger.warning("relay cannot say it is alive", metadata: ["relay": "\(id)", "error": "\(error)"])
+        }
         while connection.isConnected {
             let batch: [Submission]
             do {
                 let limit = configuration.sweepBatch
                 let inHand = self.inHand.withLock { $0 }
-                batch = try await IntakeRepository(database).unpublished(limit: limit)
+                batch = try await IntakeRepository(database, relay: id).unpublished(limit: limit)
                     .filter { $0.submittedAt < cutoff && !inHand.contains($0.id) }
             } catch {
                 logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])

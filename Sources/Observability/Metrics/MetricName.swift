@@ -79,4 +79,8 @@ public enum MetricName {
     /// audit (0: the books balance), and when it last ran to the end (Unix seconds).
     public static let auditFindings = "iap_audit_findings"
     public static let auditCompleted = "iap_audit_completed_timestamp_seconds"
+    /// Requests the intake answered 503 because the database did not take them, by `reason`.
+    public static let intakeUnavailable = "iap_intake_unavailable_total"
+    /// 1 while a stage waits for a database that cannot take its work (`stage`).
+    public static let stagePaused = "iap_stage_paused"
 }
