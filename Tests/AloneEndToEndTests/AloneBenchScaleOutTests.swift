@@ -49,6 +49,7 @@ struct AloneBenchScaleOutTests {
         var processes: [Process]
         var statements: Statements?
         var statementsMissing: String?
+        var verifyRequests: Int?
     }
 
     static let receipts = 300
@@ -70,6 +71,8 @@ struct AloneBenchScaleOutTests {
         #expect(books.credited == Self.receipts && books.notCredited == 0 && books.auditFindings == 0)
         #expect(books.wrongBalances == 0 && books.webhooksMissing == 0 && books.webhooksDuplicated == 0)
         #expect(books.malformedWebhooks == 0)
+        // Each intake's relay publishes its own receipts only: none is verified twice.
+        #expect(report.verifyRequests == Self.receipts)
         let stages = ["intake", "intake-2", "validator-1", "fulfiller", "fulfiller-2", "notifier", "notifier-2"]
         let names = Set(report.processes.map(\.name))
         #expect(names.isSuperset(of: stages + ["stub-store", "rabbitmq", "postgresql"]), "\(names)")
