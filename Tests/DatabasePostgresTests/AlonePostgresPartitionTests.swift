@@ -75,7 +75,7 @@ struct AlonePostgresPartitionTests {
         try await Task.sleep(for: .seconds(15))
         try await faults.heal(silence("pg2"))
         let healed = ContinuousClock.now - second
-        let healing = try await measure(writer, since: second, what: "primary silent \(healed), then healed")
+        let healing = try await measure(writer, since: second, what: "primary silent \(seconds(healed)), then healed")
 
         // Then it resumed on pg2, soon after the network healed
         #expect(database.primary.current == 1)
