@@ -33,7 +33,7 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     /// Whether this object made the pools (``forLongWork()`` makes one that shares them).
     private let ownsPools: Bool
 
-    /// How long a stage's transaction may take once it has its connection.
+    /// How long this object's transactions may take once they have their connection.
     public var workTimeout: Duration { bounds.work }
 
     /// Nothing is connected until the first transaction.
