@@ -11,8 +11,8 @@ extension PostgresConnection {
     /// the server has just closed (a restart, `pg_terminate_backend`), the write fails and
     /// the query's future never completes, so awaiting it alone could hang a stage for good.
     /// The wait here also ends when the connection closes (checked every second) or
-    /// `deadline` passes (the work's bound: the server's own `statement_timeout` is shorter,
-    /// so this is a server that answers nothing); either closes the connection and throws
+    /// `deadline` passes (the work's bound: a server that answers nothing, or a statement
+    /// stuck past the work's time); either closes the connection and throws
     /// ``SQLError/unreachable(_:)``, which callers treat as transient. Awaited: no thread waits.
     func answer(to query: PostgresQuery, deadline limit: Duration, logger: Logger) async throws -> PostgresQueryResult {
         guard !isClosed else { throw SQLError.unreachable("PostgreSQL: the connection is closed") }

@@ -108,7 +108,7 @@ struct PostgresSession: SQLSession {
 
     /// SQLSTATE 25006, read_only_sql_transaction: a standby, or a primary since demoted.
     static let readOnly = "25006"
-    /// SQLSTATE 57014, query_canceled: `statement_timeout` (or an operator's cancel).
+    /// SQLSTATE 57014, query_canceled: an operator's cancel, or a `statement_timeout` of the role's.
     static let queryCanceled = "57014"
     /// SQLSTATE 55P03, lock_not_available: `lock_timeout`.
     static let lockNotAvailable = "55P03"
@@ -143,7 +143,7 @@ struct PostgresSession: SQLSession {
         let state = error.serverInfo?[.sqlState] ?? ""
         if state.hasPrefix("23") { return .constraint(message) }
         if state == "40001" || state == "40P01" { return .retry(message) }
-        // The session's own bounds (statement_timeout, lock_timeout): the server is there and
+        // The session's own bounds (lock_timeout, a statement_timeout): the server is there and
         // the work is fine, it waited too long; run again later, not at once.
         if state == queryCanceled || state == lockNotAvailable { return .unavailable("PostgreSQL: \(message)") }
         // The server ended the session (an administrator, a restart, a failover) or the link

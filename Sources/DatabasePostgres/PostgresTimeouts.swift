@@ -45,16 +45,20 @@ public struct PostgresTimeouts: Sendable, Hashable {
     }
 }
 
-/// The bounds of one kind of work, and what the server is told of them: the server ends what
-/// runs too long itself, with a clear error, before this process gives the connection up.
+/// The bounds of one kind of work, and what the server is told of them: the server ends a
+/// lock wait or an abandoned transaction itself, with a clear error, before this process gives
+/// the connection up.
+///
+/// No `statement_timeout`: it would also cancel a commit's wait for the synchronous standby,
+/// which PostgreSQL then reports as a success (committed locally, "might not have been
+/// replicated"): a commit acknowledged that a promoted standby may lack. The work's own bound
+/// closes the connection instead, and the commit stays unacknowledged.
 struct WorkBounds: Sendable, Hashable {
     /// A transaction's whole time once it has its connection: past it this process closes
     /// the connection (the server may be alive but stuck: a commit waiting for a standby).
     var work: Duration
 
-    /// `statement_timeout`: three quarters of the work's time.
-    var statement: Duration { work * 3 / 4 }
-    /// `lock_timeout`: half, so that a lock wait ends before the statement's own bound.
+    /// `lock_timeout`: half the work's time, so that a lock wait ends with the server's error.
     var lockWait: Duration { work / 2 }
     /// `idle_in_transaction_session_timeout`: a transaction whose client went quiet ends, and
     /// its locks go, within the work's time.
@@ -63,14 +67,13 @@ struct WorkBounds: Sendable, Hashable {
     /// The server's settings, in milliseconds.
     var settings: [(String, String)] {
         [
-            ("statement_timeout", "\(statement.milliseconds)"),
             ("lock_timeout", "\(lockWait.milliseconds)"),
             ("idle_in_transaction_session_timeout", "\(idleInTransaction.milliseconds)"),
         ]
     }
 
     /// One statement that gives the transaction it runs in these bounds instead of the
-    /// session's (`SET LOCAL`, three at once).
+    /// session's (`SET LOCAL`, both at once).
     var setLocal: String {
         let calls = settings.map { "set_config('\($0.0)', '\($0.1)', true)" }
         return "SELECT \(calls.joined(separator: ", "))"
