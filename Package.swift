@@ -320,7 +320,7 @@ let package = Package(
         tests("AppleStoreTests", ["AppleStore", "AppStore", "StubStore"]),
         tests("SettlementTests", ["Settlement", "PipelineTesting", product("PropertyBased", "swift-property-based")]),
         tests("PipelineCoreTests", ["PipelineCore", "PipelineTesting"]),
-        tests("BrokerTests", ["Broker", "PipelineTesting"]),
+        tests("BrokerTests", ["Broker", "PipelineTesting", "Drills"]),
         tests("HTTPClientTests", ["HTTPClient", "PipelineTesting", "Drills", product("Hummingbird", "hummingbird")]),
         // What the database's tests share (Fixture, a temporary SQLite file), and their targets.
         .target(name: "DatabaseTesting", dependencies: [
@@ -331,7 +331,7 @@ let package = Package(
         tests("DatabaseTests", ["Database", "DatabaseTesting"], exclude: ["SchemaFixtures"]),
         tests("DatabaseSchemaTests", ["DatabaseSchema", "DatabaseTesting"]),
         tests("DatabaseSQLiteTests", ["DatabaseSQLite", "DatabaseTesting"]),
-        tests("DatabasePostgresTests", ["DatabasePostgres", "DatabaseTesting"]),
+        tests("DatabasePostgresTests", ["DatabasePostgres", "DatabaseTesting", "Drills"]),
         tests("RepositoriesTests", ["Repositories", "DatabaseTesting"]),
         tests("SettlementWriterTests", ["SettlementWriter", "DatabaseTesting"]),
         // Apple's test vectors, read by path from the tests (not bundled as resources).

@@ -68,6 +68,13 @@ public final class AMQPConnection: Service, Sendable {
         return configuration.nodes.indices.contains(index) ? configuration.nodes[index] : nil
     }
 
+    /// The dead-peer options (``DeadPeer/read(socket:)``) the connection's socket carries now;
+    /// nil while disconnected.
+    public var socketOptions: [Int32]? {
+        let fd = loop.socketFD.load(ordering: .relaxed)
+        return fd < 0 ? nil : DeadPeer.read(socket: fd)
+    }
+
     /// How many times the connection has been established, reconnects included.
     public var connectCount: Int { loop.connects.load(ordering: .relaxed) }
 

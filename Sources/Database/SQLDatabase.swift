@@ -34,11 +34,17 @@ public protocol SQLDatabase: Sendable {
     /// batches, the notifier's outcomes) runs its writes with the fewest hops, a new one for
     /// each such task; nil: anywhere.
     func makeWriteExecutor() -> (any TaskExecutor)?
+
+    /// The same database for long work (reports over the whole database, in a process whose
+    /// other work is short): a backend that bounds each transaction's time gives this one
+    /// the longer bound. Itself where nothing is bounded.
+    func forLongWork() -> any SQLDatabase
 }
 
 extension SQLDatabase {
     public var commitSignals: (any CommitSignals)? { nil }
     public func makeWriteExecutor() -> (any TaskExecutor)? { nil }
+    public func forLongWork() -> any SQLDatabase { self }
 
     /// A durable write transaction at normal priority (see ``transaction(priority:sync:_:)``).
     @discardableResult

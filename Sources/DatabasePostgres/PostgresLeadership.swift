@@ -42,7 +42,7 @@ public actor PostgresLeadership: Leadership {
         var failure: (any Error)?
         do {
             let (connection, server, isNew) = try await connected()
-            let session = PostgresSession(connection: connection, logger: logger)
+            let session = PostgresSession(connection: connection, logger: logger, deadline: primary.session.work)
             do {
                 // A new session holds no lock, whatever the last check said.
                 if wasLeader, !isNew {
@@ -80,7 +80,7 @@ public actor PostgresLeadership: Leadership {
     public func resign() async {
         guard held else { return }
         if let connection = connection?.connection {
-            let session = PostgresSession(connection: connection, logger: logger)
+            let session = PostgresSession(connection: connection, logger: logger, deadline: primary.session.work)
             _ = try? await session.run("SELECT pg_advisory_unlock(hashtextextended(?, 0))", [.text(key)])
         }
         await disconnect()

@@ -100,8 +100,11 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The pool's settings for `server`: at most `connections` at once, each dropped after a
-    /// minute idle.
-    func clientConfiguration(server: Int, connections: Int) throws -> PostgresClient.Configuration {
+    /// minute idle; `startup` are the server's settings for each session, a connect to a
+    /// silent server is given up after `connectTimeout`.
+    func clientConfiguration(
+        server: Int, connections: Int, startup: [(String, String)] = [], connectTimeout: Duration = .seconds(10)
+    ) throws -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
             switch sslMode {
             case .disable: .disable
@@ -112,12 +115,15 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             host: servers[server].host, port: servers[server].port, username: user, password: password,
             database: database, tls: tls)
         configuration.options.maximumConnections = max(1, connections)
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.additionalStartupParameters = startup
         return configuration
     }
 
     /// One connection's settings, outside the pool (checks, migrations, leadership).
-    func connectionConfiguration(server: Int, timeout: Duration) throws -> PostgresConnection.Configuration {
+    func connectionConfiguration(server: Int, timeout: Duration, startup: [(String, String)] = []) throws
+        -> PostgresConnection.Configuration
+    {
         let tls: PostgresConnection.Configuration.TLS =
             switch sslMode {
             case .disable: .disable
@@ -128,6 +134,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             host: servers[server].host, port: servers[server].port, username: user, password: password,
             database: database, tls: tls)
         configuration.options.connectTimeout = .milliseconds(Int64(timeout.milliseconds))
+        configuration.options.additionalStartupParameters = startup
         return configuration
     }
 }

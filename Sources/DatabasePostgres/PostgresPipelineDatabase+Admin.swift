@@ -46,6 +46,16 @@ extension PostgresPipelineDatabase {
         }
     }
 
+    /// The dead-peer options (``DeadPeer/read(socket:)``'s order) on the sockets this database
+    /// uses: a pooled connection's, then a connection of its own's. For tests, which import no
+    /// driver.
+    public func socketOptions() async throws -> (pooled: [Int32], own: [Int32]) {
+        let pooled = try await leased { connection, _ in try await PostgresSocket.read(connection) }
+        let (connection, _) = try await primary.connect(id: 0, logger: logger)
+        defer { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
+        return (pooled, try await PostgresSocket.read(connection))
+    }
+
     /// Runs `body` on a connection of its own to the primary, outside the pool, closed
     /// afterwards; what fails is named with the database, never its password.
     func onOwnConnection<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws(PostgresStoreError)
@@ -55,7 +65,8 @@ extension PostgresPipelineDatabase {
             let (connection, server) = try await primary.connect(id: 0, logger: logger)
             let sign = FailoverSign()
             do {
-                let result = try await body(PostgresSession(connection: connection, logger: logger, sign: sign))
+                let result = try await body(
+                    PostgresSession(connection: connection, logger: logger, sign: sign, deadline: bounds.work))
                 try? await connection.close()
                 return result
             } catch {

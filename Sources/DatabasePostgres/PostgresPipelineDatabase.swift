@@ -24,27 +24,65 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     public let location: PostgresLocation
     let logger: Logger
     let primary: PostgresPrimary
+    public let timeouts: PostgresTimeouts
 
-    /// How long a transaction may take once it has its connection: a server cut off by the
-    /// network answers nothing, and without this the work would wait for the kernel to give
-    /// the connection up, a quarter of an hour later.
-    let workTimeout: Duration
+    /// The bounds of this object's transactions (``PostgresTimeouts/work`` or
+    /// ``PostgresTimeouts/longWork``). Past their time the connection is closed: a server that
+    /// answers nothing is given up, as a transient error, and suspected.
+    let bounds: WorkBounds
+    /// Whether this object made the pools (``forLongWork()`` makes one that shares them).
+    private let ownsPools: Bool
+
+    /// How long this object's transactions may take once they have their connection.
+    public var workTimeout: Duration { bounds.work }
 
     /// Nothing is connected until the first transaction.
     /// - Parameters:
     ///   - connections: how many transactions this process runs at once, at most.
-    ///   - workTimeout: when a transaction that has not finished is ended (see ``workTimeout``).
+    ///   - timeouts: the dead-peer bound and the work bounds (``PostgresTimeouts``).
+    ///   - longWork: whether this process does long work (a command: an audit, a migration),
+    ///     whose sessions and transactions get ``PostgresTimeouts/longWork``; else a stage's
+    ///     ``PostgresTimeouts/work``.
     public init(
-        location: PostgresLocation, connections: Int = 8, workTimeout: Duration = .seconds(120), logger: Logger
+        location: PostgresLocation, connections: Int = 8, timeouts: PostgresTimeouts = PostgresTimeouts(),
+        longWork: Bool = false, logger: Logger
     ) {
         self.location = location
         self.logger = logger
-        self.workTimeout = workTimeout
-        primary = PostgresPrimary(location: location, connections: connections, logger: logger)
+        self.timeouts = timeouts
+        bounds = WorkBounds(work: longWork ? timeouts.longWork : timeouts.work)
+        ownsPools = true
+        primary = PostgresPrimary(
+            location: location, connections: connections, timeouts: timeouts, session: bounds, logger: logger)
     }
 
-    /// Closes every connection, and waits until they are closed.
+    /// A stage's database whose transactions end after `workTimeout` (the tests' short bounds).
+    public convenience init(location: PostgresLocation, connections: Int = 8, workTimeout: Duration, logger: Logger) {
+        var timeouts = PostgresTimeouts()
+        timeouts.work = workTimeout
+        self.init(location: location, connections: connections, timeouts: timeouts, logger: logger)
+    }
+
+    /// The same pools, with long work's bounds (set on each transaction, over the sessions').
+    private init(sharing owner: PostgresPipelineDatabase, bounds: WorkBounds) {
+        location = owner.location
+        logger = owner.logger
+        timeouts = owner.timeouts
+        primary = owner.primary
+        self.bounds = bounds
+        ownsPools = false
+    }
+
+    /// This database for long work (the console's reports in a stage's process): the same
+    /// connections, each transaction bounded by ``PostgresTimeouts/longWork`` instead.
+    public func forLongWork() -> any SQLDatabase {
+        let long = WorkBounds(work: timeouts.longWork)
+        return long == bounds ? self : PostgresPipelineDatabase(sharing: self, bounds: long)
+    }
+
+    /// Closes every connection, and waits until they are closed (the pools' owner only).
     public func close() async {
+        guard ownsPools else { return }
         await primary.close()
     }
 
@@ -101,7 +139,9 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     private func once<T: Sendable>(_ kind: Kind, _ body: @escaping @Sendable (any SQLSession) async throws -> T)
         async throws -> T
     {
-        try await leased { [logger, primary, workTimeout] connection, server in
+        let begin = kind.begin + (bounds == primary.session ? [] : [bounds.setLocal])
+        return try await leased { [logger, primary, bounds] connection, server in
+            let workTimeout = bounds.work
             // Past its time the connection is closed: what the work awaits fails at once, and
             // the server is suspected, as a failover would have it.
             let overdue = Task {
@@ -114,9 +154,9 @@ public final class PostgresPipelineDatabase: SQLDatabase {
             }
             defer { overdue.cancel() }
             let sign = FailoverSign()
-            let session = PostgresSession(connection: connection, logger: logger, sign: sign)
+            let session = PostgresSession(connection: connection, logger: logger, sign: sign, deadline: workTimeout)
             do {
-                for statement in kind.begin { _ = try await session.run(statement) }
+                for statement in begin { _ = try await session.run(statement) }
                 let result = try await body(session)
                 _ = try await session.run("COMMIT")
                 return result
@@ -136,7 +176,7 @@ public final class PostgresPipelineDatabase: SQLDatabase {
 
     /// Runs `work` on a connection leased from the primary's pool; the lease, not the work,
     /// is bounded by ``leaseTimeout``. A lease that times out suspects its server.
-    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection, Int) async throws -> T)
+    func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection, Int) async throws -> T)
         async throws -> T
     {
         let state = LeaseState()
@@ -147,6 +187,7 @@ public final class PostgresPipelineDatabase: SQLDatabase {
                 return try await primary.clients[server].withConnection { connection in
                     // Too late: the caller was told the server did not answer.
                     guard state.lease() else { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
+                    await primary.prepare(connection, server: server)
                     return try await work(connection, server)
                 }
             }

@@ -26,6 +26,13 @@ final class PostgresPrimary: Sendable {
     private let pools: [Task<Void, Never>]
     private let logger: Logger
     private let state: Mutex<State>
+    let timeouts: PostgresTimeouts
+    /// The bounds every session starts with.
+    let session: WorkBounds
+    /// The server's settings for every session (``PostgresTimeouts/startupParameters(_:)``).
+    let startup: [(String, String)]
+    /// Per server, the pooled connections whose socket has its dead-peer options.
+    private let prepared: Mutex<[Set<PostgresConnection.ID>]>
 
     private struct State {
         /// The server to write to; nil while it must be looked for.
@@ -44,19 +51,30 @@ final class PostgresPrimary: Sendable {
     }
 
     /// The first search starts with the first lease.
-    init(location: PostgresLocation, connections: Int, logger: Logger) {
+    /// - Parameters:
+    ///   - timeouts: the dead-peer bound of every connection (socket and server side).
+    ///   - session: the work bounds every session starts with (the server's settings).
+    init(location: PostgresLocation, connections: Int, timeouts: PostgresTimeouts, session: WorkBounds, logger: Logger)
+    {
         self.location = location
         self.logger = logger
+        self.timeouts = timeouts
+        self.session = session
+        let startup = timeouts.startupParameters(session)
+        self.startup = startup
         clients = location.servers.indices.map { server in
             // A location that parsed has a valid TLS mode; only NIOSSL's own failure could throw.
             let configuration =
-                (try? location.clientConfiguration(server: server, connections: connections))
+                (try? location.clientConfiguration(
+                    server: server, connections: connections, startup: startup,
+                    connectTimeout: timeouts.deadPeer.timeout))
                 ?? PostgresClient.Configuration(
                     host: location.servers[server].host, port: location.servers[server].port, username: location.user,
                     password: nil, database: location.database, tls: .disable)
             return PostgresClient(configuration: configuration, backgroundLogger: logger)
         }
         pools = clients.map { client in Task { await client.run() } }
+        prepared = Mutex(Array(repeating: [], count: location.servers.count))
         state = Mutex(State(current: location.searchesForPrimary ? nil : 0))
     }
 
@@ -115,13 +133,40 @@ final class PostgresPrimary: Sendable {
         let server = try await primary(within: Self.connectWait)
         do {
             let connection = try await PostgresConnection.connect(
-                configuration: location.connectionConfiguration(server: server, timeout: Self.connectWait),
+                configuration: location.connectionConfiguration(
+                    server: server, timeout: Self.connectWait, startup: startup),
                 id: id, logger: logger)
+            await guardSocket(connection)
             return (connection, server)
         } catch let error as PSQLError {
             let translated = PostgresSession.translate(error)
             if case .unreachable = translated { suspect(server, because: translated.message) }
             throw translated
+        }
+    }
+
+    /// Gives a pooled connection of `server` its dead-peer options, the first time it is leased.
+    func prepare(_ connection: PostgresConnection, server: Int) async {
+        let isNew = prepared.withLock { $0[server].insert(connection.id).inserted }
+        guard isNew else { return }
+        // Forgotten when it closes, so that the set holds the pool's open connections only.
+        let id = connection.id
+        connection.closeFuture.whenComplete { [weak self] _ in
+            _ = self?.prepared.withLock { $0[server].remove(id) }
+        }
+        await guardSocket(connection)
+    }
+
+    /// Sets the dead-peer options on `connection`'s socket. Without them a silent server is
+    /// noticed by the work's timeout alone: worth a warning, not a refusal.
+    private func guardSocket(_ connection: PostgresConnection) async {
+        do {
+            try await PostgresSocket.apply(timeouts.deadPeer, to: connection)
+        } catch {
+            if connection.isClosed { return }
+            logger.warning(
+                "cannot set the dead-peer options on a PostgreSQL socket; a silent server is noticed by the work's timeout only",
+                metadata: ["error": "\(error)"])
         }
     }
 
@@ -137,7 +182,7 @@ final class PostgresPrimary: Sendable {
         var round = 0
         while true {
             round += 1
-            switch await PrimaryProbe.round(location, logger: logger) {
+            switch await PrimaryProbe.round(location, startup: startup, logger: logger) {
             case .found(let server):
                 state.withLock { $0.current = $0.current ?? server }
                 if round > 1 {
@@ -183,7 +228,7 @@ final class PostgresPrimary: Sendable {
                 return state.notBefore - ContinuousClock.now
             }
             if wait > .zero { try? await Task.sleep(for: wait) }
-            let outcome = await PrimaryProbe.round(location, logger: logger)
+            let outcome = await PrimaryProbe.round(location, startup: startup, logger: logger)
             let (done, rounds) = state.withLock { state in
                 switch outcome {
                 case .found(let server):

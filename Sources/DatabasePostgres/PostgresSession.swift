@@ -13,13 +13,18 @@ struct PostgresSession: SQLSession {
     let logger: Logger
     /// Where a transaction learns that its server may no longer be the primary.
     let sign: FailoverSign?
+    /// How long one statement may go unanswered before its connection is given up.
+    let deadline: Duration
     /// Names savepoints apart when they nest.
     private let depth: Int
 
-    init(connection: PostgresConnection, logger: Logger, sign: FailoverSign? = nil, depth: Int = 0) {
+    init(
+        connection: PostgresConnection, logger: Logger, sign: FailoverSign? = nil, deadline: Duration, depth: Int = 0
+    ) {
         self.connection = connection
         self.logger = logger
         self.sign = sign
+        self.deadline = deadline
         self.depth = depth
     }
 
@@ -89,7 +94,7 @@ struct PostgresSession: SQLSession {
         }
         let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
         do {
-            return try await connection.answer(to: query, logger: logger)
+            return try await connection.answer(to: query, deadline: deadline, logger: logger)
         } catch let error as PSQLError {
             let translated = Self.translate(error)
             if case .unreachable = translated { sign?.note() }
@@ -103,6 +108,10 @@ struct PostgresSession: SQLSession {
 
     /// SQLSTATE 25006, read_only_sql_transaction: a standby, or a primary since demoted.
     static let readOnly = "25006"
+    /// SQLSTATE 57014, query_canceled: an operator's cancel, or a `statement_timeout` of the role's.
+    static let queryCanceled = "57014"
+    /// SQLSTATE 55P03, lock_not_available: `lock_timeout`.
+    static let lockNotAvailable = "55P03"
 
     /// `?` → `$n`, outside quoted strings and identifiers.
     static func numbered(_ sql: String) -> String {
@@ -134,6 +143,9 @@ struct PostgresSession: SQLSession {
         let state = error.serverInfo?[.sqlState] ?? ""
         if state.hasPrefix("23") { return .constraint(message) }
         if state == "40001" || state == "40P01" { return .retry(message) }
+        // The session's own bounds (lock_timeout, a statement_timeout): the server is there and
+        // the work is fine, it waited too long; run again later, not at once.
+        if state == queryCanceled || state == lockNotAvailable { return .unavailable("PostgreSQL: \(message)") }
         // The server ended the session (an administrator, a restart, a failover) or the link
         // broke: another connection may well work.
         if state.hasPrefix("57") || state.hasPrefix("08") { return .unreachable("PostgreSQL: \(message)") }

@@ -29,13 +29,14 @@ enum PrimaryProbe {
 
     /// Probes every server concurrently; the first that qualifies is the answer, without
     /// waiting for the others (a server cut off would hold the round for its whole timeout).
-    static func round(_ location: PostgresLocation, logger: Logger) async -> Outcome {
+    /// - Parameter startup: the server's settings for the probes' sessions.
+    static func round(_ location: PostgresLocation, startup: [(String, String)], logger: Logger) async -> Outcome {
         await withCheckedContinuation { continuation in
             let answers = Answers(count: location.servers.count, continuation: continuation)
             for server in location.servers.indices {
                 // Unstructured: a probe still waiting when another qualified finishes alone.
                 Task {
-                    let verdict = await probe(server, location, logger: logger)
+                    let verdict = await probe(server, location, startup: startup, logger: logger)
                     answers.add(server, verdict)
                 }
             }
@@ -43,12 +44,15 @@ enum PrimaryProbe {
     }
 
     /// Nil when `server` qualifies, else why not.
-    static func probe(_ server: Int, _ location: PostgresLocation, logger: Logger) async -> Reason? {
+    static func probe(_ server: Int, _ location: PostgresLocation, startup: [(String, String)], logger: Logger) async
+        -> Reason?
+    {
         let name = location.servers[server].description
         let connection: PostgresConnection
         do {
             connection = try await PostgresConnection.connect(
-                configuration: location.connectionConfiguration(server: server, timeout: connectTimeout),
+                configuration: location.connectionConfiguration(
+                    server: server, timeout: connectTimeout, startup: startup),
                 id: 100 + server, logger: logger)
         } catch let error as PSQLError {
             let translated = PostgresSession.translate(error)
@@ -60,7 +64,8 @@ enum PrimaryProbe {
         defer { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
         guard location.target == .readWrite else { return nil }
         do {
-            let session = PostgresSession(connection: connection, logger: logger)
+            // The check is one quick query: a server that holds it is as good as away.
+            let session = PostgresSession(connection: connection, logger: logger, deadline: connectTimeout)
             let rows = try await session.rows(
                 """
                 SELECT pg_is_in_recovery() AS standby,

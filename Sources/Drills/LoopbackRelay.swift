@@ -10,6 +10,12 @@ import Synchronization
 /// Bytes are copied as they come, in both directions, a thread each; when either side closes,
 /// both are closed. A partition of the client's namespace stalls its connection here as it
 /// would stall a direct one; the service ends it by its own timeouts (a broker's heartbeat).
+///
+/// ``silence()`` makes the service go silent without a namespace: what either side sends is
+/// read and dropped, nothing is closed, as with a peer whose packets are lost (at the
+/// application's level: this host's kernel still acknowledges them, so only the protocol's
+/// own timeouts, a heartbeat or a statement's deadline, can notice). ``resume()`` relays new
+/// connections again; the ones that lost bytes stay silent, as their streams are broken.
 public final class LoopbackRelay: Sendable {
     /// Where clients connect: `address:port`.
     public let address: String
@@ -18,6 +24,7 @@ public final class LoopbackRelay: Sendable {
     public let target: Int
     private let listener: Int32
     private let closed = Atomic<Bool>(false)
+    private let state = SilenceState()
 
     /// Listens on `address` (any free port) and relays each connection to 127.0.0.1:`target`.
     public init(address: String = NetworkNamespace.hostAddress, target: Int) throws {
@@ -47,6 +54,16 @@ public final class LoopbackRelay: Sendable {
         thread.start()
     }
 
+    /// Every connection open, and every one accepted until ``resume()``, goes silent.
+    public func silence() {
+        state.silence()
+    }
+
+    /// New connections are relayed again.
+    public func resume() {
+        state.resume()
+    }
+
     /// Stops accepting; the connections open end with their clients.
     public func close() {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
@@ -74,7 +91,7 @@ public final class LoopbackRelay: Sendable {
                 Foundation.close(client)
                 continue
             }
-            let pair = Pair(client, upstream)
+            let pair = Pair(client, upstream, state: state)
             Thread { pair.copy(from: client, to: upstream) }.start()
             Thread { pair.copy(from: upstream, to: client) }.start()
         }
@@ -88,12 +105,41 @@ public final class LoopbackRelay: Sendable {
         return socketAddress
     }
 
+    /// Whether connections are relayed: each silence is a new round, and a connection relays
+    /// only while no silence came since it was accepted.
+    private final class SilenceState: Sendable {
+        let silent = Atomic<Bool>(false)
+        let round = Atomic<Int>(0)
+
+        func silence() {
+            round.add(1, ordering: .sequentiallyConsistent)
+            silent.store(true, ordering: .sequentiallyConsistent)
+        }
+
+        func resume() { silent.store(false, ordering: .sequentiallyConsistent) }
+
+        /// The round a connection accepted now relays in; nil: silent from the start.
+        var roundForNew: Int? {
+            silent.load(ordering: .sequentiallyConsistent) ? nil : round.load(ordering: .sequentiallyConsistent)
+        }
+
+        func relays(_ round: Int?) -> Bool {
+            round == self.round.load(ordering: .sequentiallyConsistent)
+        }
+    }
+
     /// One relayed connection: its two sockets, closed once, by whichever direction ends first.
     private final class Pair: Sendable {
         let sockets: (Int32, Int32)
         let ended = Atomic<Int>(0)
+        let state: SilenceState
+        let round: Int?
 
-        init(_ first: Int32, _ second: Int32) { sockets = (first, second) }
+        init(_ first: Int32, _ second: Int32, state: SilenceState) {
+            sockets = (first, second)
+            self.state = state
+            round = state.roundForNew
+        }
 
         func copy(from source: Int32, to destination: Int32) {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -101,6 +147,8 @@ public final class LoopbackRelay: Sendable {
                 let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
+                // Read and dropped: the sender's side sees a peer that says nothing.
+                guard state.relays(round) else { continue }
                 var sent = 0
                 while sent < count {
                     let written = buffer.withUnsafeBytes {

@@ -9,22 +9,36 @@ import Synchronization
 /// - ``Fault/drop(_:address:port:)``: inside the namespace, `iptables -A OUTPUT -d ADDRESS -p tcp
 ///   --dport PORT -j DROP`: that one service unreachable, everything else as before (an open
 ///   connection to it stalls too, since every packet to it is dropped).
+/// - ``Fault/silence(_:port:)``: on the server's side, inside its namespace, `iptables -A INPUT
+///   -p tcp --dport PORT -j DROP` and `-A OUTPUT -p tcp --sport PORT -j DROP`: the service on
+///   PORT goes silent for every client at once, its connections open included, while it keeps
+///   running (the server's other ports, replication to it or a cluster's own links, stay up).
 public final class NetworkFaults: Sendable {
     public enum Fault: Hashable, Sendable, CustomStringConvertible {
         case cut(NetworkNamespace)
         case drop(NetworkNamespace, address: String, port: Int)
+        case silence(NetworkNamespace, port: Int)
 
         public var description: String {
             switch self {
             case .cut(let namespace): "\(namespace.netns) cut off (\(namespace.hostEnd) down)"
             case .drop(let namespace, let address, let port): "\(namespace.netns) dropping tcp to \(address):\(port)"
+            case .silence(let namespace, let port): "\(namespace.netns) silent on tcp port \(port)"
             }
         }
 
-        /// The iptables rule, without its `-A`/`-D`.
-        var rule: [String] {
-            guard case .drop(_, let address, let port) = self else { return [] }
-            return ["OUTPUT", "-d", address, "-p", "tcp", "--dport", "\(port)", "-j", "DROP"]
+        /// The iptables rules, without their `-A`/`-D`.
+        var rules: [[String]] {
+            switch self {
+            case .cut: []
+            case .drop(_, let address, let port):
+                [["OUTPUT", "-d", address, "-p", "tcp", "--dport", "\(port)", "-j", "DROP"]]
+            case .silence(_, let port):
+                [
+                    ["INPUT", "-p", "tcp", "--dport", "\(port)", "-j", "DROP"],
+                    ["OUTPUT", "-p", "tcp", "--sport", "\(port)", "-j", "DROP"],
+                ]
+            }
         }
     }
 
@@ -66,14 +80,16 @@ public final class NetworkFaults: Sendable {
         switch fault {
         case .cut(let namespace):
             try NetworkNamespace.ip(["link", "set", namespace.hostEnd, applying ? "down" : "up"])
-        case .drop(let namespace, _, _):
+        case .drop(let namespace, _, _), .silence(let namespace, _):
             let iptables = ["netns", "exec", namespace.netns, "iptables"]
-            if applying {
-                try NetworkNamespace.ip(iptables + ["-A"] + fault.rule)
-            } else {
-                // Every copy of the rule, so that a retried apply leaves nothing behind.
-                while (try? NetworkNamespace.ip(iptables + ["-C"] + fault.rule)) != nil {
-                    try NetworkNamespace.ip(iptables + ["-D"] + fault.rule)
+            for rule in fault.rules {
+                if applying {
+                    try NetworkNamespace.ip(iptables + ["-A"] + rule)
+                } else {
+                    // Every copy of the rule, so that a retried apply leaves nothing behind.
+                    while (try? NetworkNamespace.ip(iptables + ["-C"] + rule)) != nil {
+                        try NetworkNamespace.ip(iptables + ["-D"] + rule)
+                    }
                 }
             }
         }

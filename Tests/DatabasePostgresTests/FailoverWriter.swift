@@ -38,7 +38,10 @@ final class FailoverWriter: Sendable {
         var acknowledged = Acknowledged()
         var next = 0
         var failures: [any Error] = []
+        var failedAt: [ContinuousClock.Instant] = []
         var creditedAt: [ContinuousClock.Instant] = []
+        /// Writes that took over a second: when each ended, and how long it took.
+        var slow: [(ended: ContinuousClock.Instant, took: Duration)] = []
     }
 
     private let database: PostgresPipelineDatabase
@@ -78,7 +81,45 @@ final class FailoverWriter: Sendable {
         }
     }
 
-    private var credited: Int { state.withLock { $0.acknowledged.credited.count } }
+    var credited: Int { state.withLock { $0.acknowledged.credited.count } }
+
+    /// Writes while `body` runs.
+    func writing<T>(_ body: () async throws -> T) async throws -> T {
+        let stop = Flag()
+        let writing = Task { await write(until: stop) }
+        do {
+            let result = try await body()
+            stop.set()
+            await writing.value
+            return result
+        } catch {
+            stop.set()
+            await writing.value
+            throw error
+        }
+    }
+
+    /// When the first write after `instant` failed, and when the first credit after that
+    /// failure was acknowledged; nil while none.
+    func failedAndCredited(after instant: ContinuousClock.Instant) -> (
+        failed: ContinuousClock.Instant?, credited: ContinuousClock.Instant?
+    ) {
+        state.withLock { state in
+            let failed = state.failedAt.first { $0 > instant }
+            return (failed, failed.flatMap { failed in state.creditedAt.first { $0 > failed } })
+        }
+    }
+
+    /// The longest a write that ended after `instant` took (over a second; else zero): how
+    /// long the writer hung at most.
+    func longestWrite(after instant: ContinuousClock.Instant) -> Duration {
+        state.withLock { state in state.slow.filter { $0.ended > instant }.map(\.took).max() ?? .zero }
+    }
+
+    /// The failures since `instant`.
+    func failures(after instant: ContinuousClock.Instant) -> [any Error] {
+        state.withLock { state in zip(state.failedAt, state.failures).filter { $0.0 > instant }.map(\.1) }
+    }
 
     private func write(until stop: Flag) async {
         while !stop.isSet {
@@ -87,17 +128,33 @@ final class FailoverWriter: Sendable {
                 return ("r\(state.next)", "a\(state.next % 10)")
             }
             do {
-                try await database.acceptNew([Fixture.receipt(id, account: account)])
+                try await timed { try await database.acceptNew([Fixture.receipt(id, account: account)]) }
                 state.withLock { $0.acknowledged.accepted.append(id) }
             } catch {
-                state.withLock { $0.failures.append(error) }
+                failed(error)
                 continue
             }
             do {
-                try await credit(id, account: account)
+                try await timed { try await credit(id, account: account) }
             } catch {
-                state.withLock { $0.failures.append(error) }
+                failed(error)
             }
+        }
+    }
+
+    private func timed(_ write: () async throws -> Void) async throws {
+        let started = ContinuousClock.now
+        defer {
+            let took = ContinuousClock.now - started
+            if took > .seconds(1) { state.withLock { $0.slow.append((.now, took)) } }
+        }
+        try await write()
+    }
+
+    private func failed(_ error: any Error) {
+        state.withLock { state in
+            state.failures.append(error)
+            state.failedAt.append(.now)
         }
     }
 

@@ -18,6 +18,10 @@ import Testing
         ("IAP_AMQP_URL", "amqp://host:99999/"),
         ("IAP_QUEUE_PREFIX", "bad prefix!"),
         ("IAP_LOG_LEVEL", "loud"),
+        ("IAP_AMQP_DEAD_PEER_SECONDS", "1"),
+        ("IAP_DATABASE_DEAD_PEER_SECONDS", "ten"),
+        ("IAP_DATABASE_TIMEOUT_SECONDS", "0"),
+        ("IAP_DATABASE_LONG_TIMEOUT_SECONDS", "100000"),
     ])
     func malformedSettingStopsTheProcessNamingTheVariable(variable: String, value: String) async throws {
         let directory = try TemporaryDirectory()
@@ -27,6 +31,20 @@ import Testing
         #expect(result.status != 0)
         #expect(result.output.contains(variable))
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")), "nothing is created")
+    }
+
+    @Test func longWorksBoundShorterThanTheStagesIsRefusedNamingBoth() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try await IAPProcess.run(
+            ["migrate"],
+            environment: [
+                "IAP_DATABASE_TIMEOUT_SECONDS": "60", "IAP_DATABASE_LONG_TIMEOUT_SECONDS": "30",
+                "IAP_DB_PATH": directory.file("x.sqlite"),
+            ])
+        #expect(result.status != 0)
+        #expect(result.output.contains("IAP_DATABASE_LONG_TIMEOUT_SECONDS"), "\(result.output)")
+        #expect(result.output.contains("must be at least IAP_DATABASE_TIMEOUT_SECONDS (60), got 30"))
     }
 
     @Test func aMalformedEntryOfABrokerListStopsTheProcessNamingItWithoutItsPassword() async throws {

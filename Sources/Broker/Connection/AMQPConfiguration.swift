@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// Where and how to connect, parsed from an `amqp://user:pass@host:port/vhost` URL, or from a
 /// comma-separated list of them naming the nodes of one cluster.
@@ -18,6 +19,10 @@ public struct AMQPConfiguration: Hashable, Sendable {
     public var vhost: String
     /// Seconds between heartbeats; a broker silent for two intervals is treated as gone.
     public var heartbeat: Int
+    /// How soon the kernel gives up a connection whose node went silent (TCP user timeout and
+    /// keepalives, see ``DeadPeer``): sooner than two heartbeats, and also while a publish
+    /// waits for room in a send buffer nobody drains. 10 s.
+    public var deadPeer: DeadPeer
     public var connectTimeout: Duration
     /// Limits how long a declaration or other round trip may take, and how long awaited
     /// publisher confirms may go without one arriving, before the connection is considered
@@ -37,7 +42,7 @@ public struct AMQPConfiguration: Hashable, Sendable {
         host: String = "127.0.0.1", port: Int = 5672, user: String = "guest", password: String = "guest",
         vhost: String = "/", heartbeat: Int = 10, connectTimeout: Duration = .seconds(5),
         rpcTimeout: Duration = .seconds(15), reconnectDelay: ClosedRange<Duration> = .milliseconds(100) ... .seconds(5),
-        ackLinger: Duration = .milliseconds(50)
+        ackLinger: Duration = .milliseconds(50), deadPeer: DeadPeer = DeadPeer(timeout: .seconds(10))
     ) {
         self.nodes = [AMQPNode(host: host, port: port)]
         self.user = user
@@ -48,6 +53,7 @@ public struct AMQPConfiguration: Hashable, Sendable {
         self.rpcTimeout = rpcTimeout
         self.reconnectDelay = reconnectDelay
         self.ackLinger = ackLinger
+        self.deadPeer = deadPeer
     }
 
     /// Parses an AMQP URI (the RabbitMQ URI spec), or several separated by commas: user,

@@ -17,6 +17,7 @@ extension ConnectionLoop {
         state = nil
         connected.store(false, ordering: .releasing)
         connectedNode.store(-1, ordering: .relaxed)
+        socketFD.store(-1, ordering: .relaxed)
         rotation.lost()
         amqp_destroy_connection(lost)
         for (completion, error) in confirms.failAll(.unconfirmed(reason: reason)) { completion(.failure(error)) }
@@ -58,6 +59,7 @@ extension ConnectionLoop {
         }
         connected.store(false, ordering: .releasing)
         connectedNode.store(-1, ordering: .relaxed)
+        socketFD.store(-1, ordering: .relaxed)
         for command in leftovers + mailbox.drain() {
             switch command {
             case .publish(let messages, _, let completion):

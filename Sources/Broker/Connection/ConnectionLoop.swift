@@ -20,6 +20,8 @@ final class ConnectionLoop: @unchecked Sendable {
     let connects = Atomic<Int>(0)
     /// The index of the node connected to, -1 while disconnected.
     let connectedNode = Atomic<Int>(-1)
+    /// The connection's socket, -1 while disconnected: for reading its options in tests.
+    let socketFD = Atomic<Int32>(-1)
 
     let configuration: AMQPConfiguration
     let topology: Topology
@@ -174,6 +176,7 @@ final class ConnectionLoop: @unchecked Sendable {
         blocked = false
         nextConsumerChannel = Channel.firstConsumer
         connectedNode.store(rotation.next, ordering: .relaxed)
+        socketFD.store(amqp_get_sockfd(newState), ordering: .relaxed)
         connected.store(true, ordering: .releasing)
         connects.add(1, ordering: .relaxed)
         logger.info("connected to broker", metadata: ["amqp.node": "\(node)", "epoch": "\(epoch)"])
@@ -190,6 +193,12 @@ final class ConnectionLoop: @unchecked Sendable {
         guard status == AMQP_STATUS_OK.rawValue else {
             throw BrokerError(
                 .connection, "cannot connect to \(node): \(String(cString: amqp_error_string2(status)))")
+        }
+        // Before the handshake, which a silent node would hold too.
+        do {
+            try configuration.deadPeer.apply(toSocket: amqp_get_sockfd(newState))
+        } catch {
+            throw BrokerError(.connection, "\(node): \(error)")
         }
         var rpcTimeout = timeval(configuration.rpcTimeout)
         _ = amqp_set_handshake_timeout(newState, &rpcTimeout)

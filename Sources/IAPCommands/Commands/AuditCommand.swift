@@ -30,7 +30,8 @@ extension IAP {
             }
             let scope = try app.scope(in: settings.appDirectory)
             let books = AuditByApp(
-                apps: settings.appDirectory, findings: try await LedgerRepository(settings.openDatabase()).audit())
+                apps: settings.appDirectory,
+                findings: try await LedgerRepository(settings.openDatabase(longWork: true)).audit())
             let findings = scope.map(books.findings(of:)) ?? books.findings
             let place = settings.databaseDescription + (scope?.id.map { ", app \($0)" } ?? "")
             if let metricsFile { try Self.write(findings: findings.count, to: metricsFile) }

@@ -69,7 +69,7 @@ struct DlqContext {
         guard settings.postgres != nil || FileManager.default.fileExists(atPath: settings.databasePath) else {
             throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
         }
-        database = try await settings.openDatabase()
+        database = try await settings.openDatabase(longWork: true)
     }
 
     /// A review without a broker connection (for reading and discarding).

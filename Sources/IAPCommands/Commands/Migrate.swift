@@ -39,7 +39,9 @@ extension IAP {
                 print("database ready: \(settings.databasePath)")
                 return
             }
-            let database = PostgresPipelineDatabase(location: location, logger: settings.logger("migrate"))
+            let database = PostgresPipelineDatabase(
+                location: location, timeouts: settings.postgresTimeouts, longWork: true,
+                logger: settings.logger("migrate"))
             do {
                 try await database.migrate()
                 let version = try await database.schemaVersion()

@@ -10,7 +10,7 @@ extension IAP.Reconcile {
         account: String, dryRun: Bool, json: Bool, settings: PipelineSettings, reconcile: ReconcileSettings
     ) async throws {
         let logger = settings.logger("reconcile")
-        let database = try await settings.openDatabase()
+        let database = try await settings.openDatabase(longWork: true)
         guard let (reconciler, client) = try reconcile.makeAccountReconciler(database: database, logger: logger) else {
             throw missingCredentials
         }

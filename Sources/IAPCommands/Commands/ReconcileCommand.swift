@@ -70,7 +70,7 @@ extension IAP {
                 since: ReconciliationWindow.parse(since ?? "7d", now: now),
                 until: until.map { text throws(ReconciliationError) in try ReconciliationWindow.parse(text, now: now) },
                 now: now)
-            let database = try await settings.openDatabase()
+            let database = try await settings.openDatabase(longWork: true)
             guard let (reconciler, client) = try reconcile.makeReconciler(database: database, logger: logger) else {
                 throw Self.missingCredentials
             }

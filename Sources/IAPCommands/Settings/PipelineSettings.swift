@@ -24,8 +24,10 @@ package struct PipelineSettings: Sendable {
     package var postgres: PostgresLocation?
     /// How many transactions a process runs at once on PostgreSQL (`IAP_DATABASE_CONNECTIONS`).
     package var postgresConnections: Int
-    /// When a PostgreSQL transaction that has not finished is ended (`IAP_DATABASE_TIMEOUT_SECONDS`).
-    package var postgresWorkTimeout: Duration
+    /// How long PostgreSQL work may take (`IAP_DATABASE_TIMEOUT_SECONDS` for the stages',
+    /// `IAP_DATABASE_LONG_TIMEOUT_SECONDS` for the commands' and the console's), and how soon a
+    /// silent server is given up (`IAP_DATABASE_DEAD_PEER_SECONDS`).
+    package var postgresTimeouts: PostgresTimeouts
     package var logLevel: Logger.Level
     /// Metrics, health and shutdown settings (`IAP_SHUTDOWN_GRACE`, `IAP_ADMIN_*`).
     package var operations: OperationsSettings
@@ -43,6 +45,11 @@ package struct PipelineSettings: Sendable {
         }
         amqp.ackLinger = .milliseconds(
             try env.int("IAP_AMQP_ACK_LINGER_MS", default: Int(amqp.ackLinger.milliseconds), range: 0...1000))
+        amqp.deadPeer = DeadPeer(
+            timeout: .seconds(
+                try env.int(
+                    "IAP_AMQP_DEAD_PEER_SECONDS", default: Int(amqp.deadPeer.timeout.components.seconds), range: 2...120
+                )))
         queuePrefix = env.string("IAP_QUEUE_PREFIX", default: "iap")
         guard !queuePrefix.isEmpty, queuePrefix.count <= 100,
             queuePrefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
@@ -58,7 +65,7 @@ package struct PipelineSettings: Sendable {
             throw SettingError(variable: "IAP_DATABASE_CONNECTIONS", problem: "must be 1...64, got '\(connections)'")
         }
         postgresConnections = count
-        postgresWorkTimeout = .seconds(try env.int("IAP_DATABASE_TIMEOUT_SECONDS", default: 120, range: 5...3600))
+        postgresTimeouts = try Self.postgresTimeouts(env)
         let level = env.string("IAP_LOG_LEVEL", default: "info")
         guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
             throw SettingError(
@@ -75,6 +82,23 @@ package struct PipelineSettings: Sendable {
             _ = try file.check(over: env)
             apps = file
         }
+    }
+
+    private static func postgresTimeouts(_ env: EnvironmentReader) throws(SettingError) -> PostgresTimeouts {
+        let defaults = PostgresTimeouts()
+        func seconds(_ duration: Duration) -> Int { Int(duration.components.seconds) }
+        let work = try env.int("IAP_DATABASE_TIMEOUT_SECONDS", default: seconds(defaults.work), range: 5...3600)
+        let longWork = try env.int(
+            "IAP_DATABASE_LONG_TIMEOUT_SECONDS", default: max(work, seconds(defaults.longWork)), range: 5...86_400)
+        guard longWork >= work else {
+            throw SettingError(
+                variable: "IAP_DATABASE_LONG_TIMEOUT_SECONDS",
+                problem: "must be at least IAP_DATABASE_TIMEOUT_SECONDS (\(work)), got \(longWork)")
+        }
+        let deadPeer = try env.int(
+            "IAP_DATABASE_DEAD_PEER_SECONDS", default: seconds(defaults.deadPeer.timeout), range: 2...120)
+        return PostgresTimeouts(
+            deadPeer: DeadPeer(timeout: .seconds(deadPeer)), work: .seconds(work), longWork: .seconds(longWork))
     }
 
     package var topology: PipelineTopology { PipelineTopology(prefix: queuePrefix, quorumGroupSize: quorumGroupSize) }
@@ -103,10 +127,13 @@ package struct PipelineSettings: Sendable {
     /// Opens the pipeline's database: PostgreSQL at `IAP_DATABASE_URL` when set, which must
     /// be reachable and migrated (`iap migrate`); else the SQLite file at `IAP_DB_PATH`,
     /// created and migrated if needed.
-    package func openDatabase() async throws -> any SQLDatabase {
+    /// - Parameter longWork: for a command that may read the whole database (an audit, a
+    ///   report): PostgreSQL bounds its work by `IAP_DATABASE_LONG_TIMEOUT_SECONDS`, not the
+    ///   stages' `IAP_DATABASE_TIMEOUT_SECONDS`.
+    package func openDatabase(longWork: Bool = false) async throws -> any SQLDatabase {
         guard let postgres else { return try openSQLite() }
         let database = PostgresPipelineDatabase(
-            location: postgres, connections: postgresConnections, workTimeout: postgresWorkTimeout,
+            location: postgres, connections: postgresConnections, timeouts: postgresTimeouts, longWork: longWork,
             logger: logger("postgres"))
         do {
             try await database.checkReachable()

@@ -33,11 +33,13 @@ public enum IntakeStage {
             configuration: configuration, database: database, catalog: parts.catalog, connection: connection,
             topology: parts.topology, relayConfiguration: relay, health: health, logger: logger)
         if let console {
+            // The console's reports read the whole database: long work, beside the intake's short.
+            let reports = database.forLongWork()
             let console = OperatorConsole(
                 configuration: console,
                 review: DeadLetterReview(
-                    store: DeadLetterRepository(database), connection: connection, topology: parts.topology),
-                database: database, catalog: parts.catalog, logger: parts.logger("console"))
+                    store: DeadLetterRepository(reports), connection: connection, topology: parts.topology),
+                database: reports, catalog: parts.catalog, logger: parts.logger("console"))
             intake.additionalRoutes = { console.register(on: $0) }
         }
         return [intake.relay, intake.pruner, intake.application(onServerRunning: onServerRunning)]
