@@ -57,6 +57,12 @@ scripts/with-deadline.sh 600 scripts/schemathesis.sh
 scripts/with-deadline.sh 300 scripts/python-client.sh
 # A failover test killed at its deadline cannot tear its PostgreSQL cluster down itself.
 if [ "$(id -u)" = 0 ]; then trap 'scripts/cluster-postgres.sh down >/dev/null 2>&1 || true' EXIT; fi
+# The power-cut volume (a FUSE file system of the lab's, Tools/powercut-fs): built, then held to
+# its own rules (what a cut keeps and drops) before the alone pass cuts the pipeline's power on it.
+if [ "$(id -u)" = 0 ]; then
+    scripts/powercut-fs.sh build >/dev/null
+    scripts/with-deadline.sh 300 python3 scripts/powercut_fs_check.py
+fi
 IAP_TEST_ALONE=1 scripts/with-deadline.sh 1800 swift test --skip-build --no-parallel --filter '\.(Disruptive|Alone)'
 # The restart above must leave the broker as it found it.
 rabbitmqctl -q await_startup --timeout 60

@@ -82,6 +82,18 @@ public struct SQLiteDatabase: Sendable {
         guard fchmod(fd, 0o600) == 0 else {
             throw DatabaseError(message: "cannot make \(path) private: \(String(cString: strerror(errno)))")
         }
+        // A new file's name is durable once its directory is synced. SQLite syncs the
+        // directory when it creates the WAL, not the main file: without this, a power cut
+        // soon after the first start took the whole database back, commits synced or not
+        // (`iap-lab chaos --power` found it).
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0, fsync(fd) == 0, fsync(directory) == 0 else {
+            if directory >= 0 { close(directory) }
+            throw DatabaseError(
+                message: "cannot sync the new database file \(path): \(String(cString: strerror(errno)))")
+        }
+        close(directory)
     }
 
     private static func makeConfiguration(_ options: StoreConfiguration, _ checkpointer: Checkpointer)

@@ -84,7 +84,7 @@ public final class Relay: Service, Sendable {
         connection: AMQPConnection, database: any SQLDatabase, topology: PipelineTopology,
         configuration: Configuration = .init(), logger: Logger
     ) {
-        self.id = "\(ProcessInfo.processInfo.hostName.prefix(64))/\(getpid())/\(UUID().uuidString.prefix(8))"
+        self.id = "\(Self.hostName().prefix(64))/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.connection = connection
         self.database = database
         self.topology = topology
@@ -126,7 +126,9 @@ public final class Relay: Service, Sendable {
             self.waiting.finish()
             self.confirmed.finish()
         }
-        // Every mark is in: what is left unpublished (a broker down) another relay may adopt at once.
+        // Every mark is in: what is left unpublished (a broker down) another relay may adopt at
+        // once. Not when cancelled (the shutdown's grace is over): its lease ends soon enough.
+        guard !Task.isCancelled else { return }
         do {
             try await RelayRepository(database).leave(id, now: Date())
         } catch {
@@ -188,19 +190,7 @@ public final class Relay: Service, Sendable {
     func sweep() async {
         let now = Date()
         let cutoff = now.addingTimeInterval(-configuration.sweepGrace.seconds)
-        do {
-            let relays = RelayRepository(database)
-            try await relays.beat(id, now: now)
-            let adopted = try await relays.adopt(
-                by: id, now: now, grace: configuration.sweepGrace.seconds, lease: configuration.lease.seconds,
-                limit: configuration.sweepBatch)
-            if adopted > 0 {
-                logger.info(
-                    "relay adopted rows of a relay gone silent", metadata: ["relay": "\(id)", "count": "\(adopted)"])
-            }
-        } catch {
-            logger.warning("relay cannot say it is alive", metadata: ["relay": "\(id)", "error": "\(error)"])
-        }
+        if !Task.isShuttingDownGracefully { await beatAndAdopt(now: now) }
         while connection.isConnected {
             let batch: [Submission]
             do {
@@ -219,6 +209,31 @@ public final class Relay: Service, Sendable {
             await markPublished(published)
             guard published.count == batch.count, batch.count == configuration.sweepBatch else { return }
         }
+    }
+
+    /// Says this relay is alive, and adopts the unpublished rows of relays that are not.
+    private func beatAndAdopt(now: Date) async {
+        do {
+            let relays = RelayRepository(database)
+            try await relays.beat(id, now: now)
+            let adopted = try await relays.adopt(
+                by: id, now: now, grace: configuration.sweepGrace.seconds, lease: configuration.lease.seconds,
+                limit: configuration.sweepBatch)
+            if adopted > 0 {
+                logger.info(
+                    "relay adopted rows of a relay gone silent", metadata: ["relay": "\(id)", "count": "\(adopted)"])
+            }
+        } catch {
+            logger.warning("relay cannot say it is alive", metadata: ["relay": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// The host's name as the kernel has it: no resolver asked (Foundation's `hostName` asks
+    /// DNS, which can take seconds on a host without one).
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Gives ids back to the sweep: marked, or not published on the fast path.

@@ -74,6 +74,13 @@ final class StageProcesses: @unchecked Sendable {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
+    /// SIGKILL to every stage of `names` at once (a power cut), then waits until each exited.
+    func killAll(_ names: [String]) async {
+        let victims = zip(stages, processes).filter { names.contains($0.0.name) }.map(\.1)
+        for process in victims { process.signal(SIGKILL) }
+        while victims.contains(where: \.isRunning) { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
     /// This very lab for its own commands (the stub store), the `iap` beside it for the
     /// stages: the lab and the product it drives always come from the same build.
     static func executable(running arguments: [String]) -> URL {

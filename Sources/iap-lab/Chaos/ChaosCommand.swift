@@ -29,7 +29,10 @@ extension Lab {
                 receiver for --webhook-partition-seconds, and, when IAP_AMQP_URL and --database-url name the clusters
                 of scripts/cluster-rabbitmq.sh and scripts/cluster-postgres.sh, a broker node SIGKILLed and restarted,
                 another's app stopped and started, and the PostgreSQL primary stopped hard and its standby promoted.
-                See docs/chaos.md.
+
+                --power puts the SQLite database on a volume that drops unsynced writes at a cut (powercut-fs, needs
+                root) and, every --cut-interval seconds, SIGKILLs every stage at once, drops what was not synced and
+                starts everything again, --cuts times at least, in place of the single kills. See docs/chaos.md.
                 """)
 
         @Option(help: "Receipts to submit.") var receipts = 500
@@ -50,6 +53,7 @@ extension Lab {
         @Option(help: "Seconds to wait for quiescence after the faults.") var settleTimeout = 300
         @Option(help: "Keep the database, the logs and the receiver's log in this directory.") var keep: String?
         @OptionGroup var cluster: ChaosClusterOptions
+        @OptionGroup var powerCuts: ChaosPowerOptions
 
         var interval: ClosedRange<Double>? {
             let bounds = killInterval.split(separator: "-").map { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -86,6 +90,7 @@ extension Lab {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let receiverLog = directory + "/webhooks.log"
             _ = FileManager.default.createFile(atPath: receiverLog, contents: nil)
+            let power = try await ChaosPower.start(powerCuts, directory: directory, databaseURL: databaseURL)
             let hosts = cluster.cluster ? try await ChaosCluster.start(amqpURL: amqpURL, databaseURL: databaseURL) : nil
             let network = hosts?.network ?? .loopback
             // A webhook the partition failed already twice is refused at most once more: a fourth
@@ -99,7 +104,7 @@ extension Lab {
             let pipeline = StagesPipeline(
                 label: "chaos", directory: directory, databaseURL: databaseURL,
                 webhookURL: "http://\(network.hostAddress):\(webhookPort)/webhooks", settings: settings,
-                network: network)
+                extra: power?.settings ?? [:], network: network)
             let stages = pipeline.processes()
             let partitions = NetworkFaults()
             var plan = self.plan
@@ -108,6 +113,10 @@ extension Lab {
                 plan.chains = clusterFaults.chains(
                     options: cluster, loadSeconds: loadSeconds, brokerDownSeconds: brokerDownSeconds,
                     network: partitions, webhookPort: webhookPort)
+            }
+            if let power, let interval = powerCuts.interval {
+                plan.powerCut = { try await power.cut() }
+                (plan.cuts, plan.interval) = (powerCuts.cuts, interval)
             }
             let monkey = ChaosMonkey(stages: stages, plan: plan, seed: seed)
             let started = ContinuousClock.now
@@ -125,12 +134,14 @@ extension Lab {
             let unhealed = await partitions.healAll()
             await stages.stop()
             await hosts?.stop()
+            await power?.volume.unmount()
             await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
             if !unhealed.isEmpty, case .success = outcome {
                 outcome = .failure(ValidationError("could not heal: " + unhealed.joined(separator: "; ")))
             }
             var report = try outcome.get()
             report.skippedFaults = clusterFaults?.skipped ?? []
+            report.powerCuts = monkey.powerCuts
             report.seconds = (ContinuousClock.now - started).seconds
             if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
             report.printText()

@@ -25,6 +25,11 @@ final class ChaosMonkey {
         var outage: Double
         /// Timed faults, each chain in order (`iap-lab chaos --cluster`).
         var chains: [ChaosFaultChain] = []
+        /// `iap-lab chaos --power`: at each interval every target SIGKILLed at once, then this
+        /// drops what was not synced (returning what it dropped) and brings the volume back;
+        /// `cuts` of them at least, in place of the single kills.
+        var powerCut: (@Sendable () async throws -> String)? = nil
+        var cuts = 0
     }
 
     private let stages: StageProcesses
@@ -43,6 +48,8 @@ final class ChaosMonkey {
     var events: [String] { timeline.events }
     /// The timed faults of the plan, as they went.
     var faults: [ChaosFaultRecord] { timeline.records }
+    /// Power cuts dealt (`--power`).
+    private(set) var powerCuts = 0
     private(set) var brokerRestarted = false
     private var brokerStopped = false
     private(set) var outageServed = false
@@ -88,7 +95,10 @@ final class ChaosMonkey {
     private func killAndRestart(loadDone: @Sendable () -> Bool, chainsDone: () -> Bool) async throws {
         var stubKilled = false
         let brokerDone = { self.brokerRestarted || self.plan.brokerStop == nil }
-        while !(loadDone() && totalKills >= plan.minimumKills && brokerDone() && outageServed && chainsDone()) {
+        let killsDone = {
+            self.plan.powerCut == nil ? self.totalKills >= self.plan.minimumKills : self.powerCuts >= self.plan.cuts
+        }
+        while !(loadDone() && killsDone() && brokerDone() && outageServed && chainsDone()) {
             if timeline.failed { break }
             let elapsed = (ContinuousClock.now - started).seconds
             if let brokerStop = plan.brokerStop, !brokerStopped, elapsed >= brokerStop {
@@ -110,14 +120,31 @@ final class ChaosMonkey {
                 outageServed = true
             }
             try restartUnexpectedExits(except: stubKilled && !outageServed ? "stub-store" : nil)
-            let target = plan.targets[Int.random(in: 0..<plan.targets.count, using: &random)]
-            await stages.kill(target)
-            try stages.restart(target)
-            kills[target, default: 0] += 1
-            note("SIGKILL \(target), restarted")
+            if let powerCut = plan.powerCut {
+                try await cutThePower(powerCut)
+            } else {
+                let target = plan.targets[Int.random(in: 0..<plan.targets.count, using: &random)]
+                await stages.kill(target)
+                try stages.restart(target)
+                kills[target, default: 0] += 1
+                note("SIGKILL \(target), restarted")
+            }
             try await Task.sleep(for: .seconds(Double.random(in: plan.interval, using: &random)))
         }
         try restartUnexpectedExits(except: nil)
+    }
+
+    /// Every target SIGKILLed at the same instant, the volume's unsynced writes dropped, the
+    /// volume back, every target started again.
+    private func cutThePower(_ powerCut: @Sendable () async throws -> String) async throws {
+        await stages.killAll(plan.targets)
+        let dropped = try await powerCut()
+        for target in plan.targets {
+            try stages.restart(target)
+            kills[target, default: 0] += 1
+        }
+        powerCuts += 1
+        note("power cut \(powerCuts): \(plan.targets.joined(separator: ", ")) SIGKILLed; \(dropped); restarted")
     }
 
     /// After a failed run: RabbitMQ's app started again if this stopped it, so that a broken

@@ -30,6 +30,8 @@ struct ChaosReport {
     var seconds = 0.0
     /// Cluster faults left out, each with its reason.
     var skippedFaults: [String] = []
+    /// Power cuts dealt (`--power`).
+    var powerCuts = 0
 
     func printText() {
         let accepted = load.submissions.filter { $0.receiptID != nil }.count
@@ -37,6 +39,11 @@ struct ChaosReport {
         print("  load        \(accepted) accepted (2xx) in \(format(load.seconds)) s; retries: \(tally(load.retries))")
         let total = kills.values.reduce(0, +)
         print("  kills       \(total) SIGKILLs: \(tally(kills))")
+        if powerCuts > 0 {
+            print(
+                "  power       \(powerCuts) cuts: every stage SIGKILLed at once and the database's unsynced writes dropped"
+            )
+        }
         if !unexpectedExits.isEmpty { print("  exits       stages that exited unasked: \(tally(unexpectedExits))") }
         if faults.contains(where: { $0.summary.hasPrefix("RabbitMQ node") }) {
             print("  broker      a cluster: its nodes' faults below take the place of one app stop")
