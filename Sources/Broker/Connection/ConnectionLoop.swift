@@ -20,6 +20,8 @@ final class ConnectionLoop: @unchecked Sendable {
     let connects = Atomic<Int>(0)
     /// The index of the node connected to, -1 while disconnected.
     let connectedNode = Atomic<Int>(-1)
+    /// ``blocked``, for other threads.
+    let publishingBlocked = Atomic<Bool>(false)
 
     let configuration: AMQPConfiguration
     let topology: Topology
@@ -47,7 +49,11 @@ final class ConnectionLoop: @unchecked Sendable {
     /// that left none pending.
     var confirmsStalledSince: ContinuousClock.Instant?
     /// Whether the broker has blocked publishing (a resource alarm): confirms may then wait.
-    var blocked = false
+    var blocked = false {
+        didSet { publishingBlocked.store(blocked, ordering: .relaxed) }
+    }
+    /// Since when the broker has blocked publishing, for the log line when it stops.
+    var blockedSince: ContinuousClock.Instant?
     /// Rounds of connect failures (every node tried) since the last success.
     var reconnectAttempt = 0
     var nextConnectAt = ContinuousClock.now

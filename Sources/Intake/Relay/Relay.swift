@@ -77,6 +77,8 @@ public final class Relay: Service, Sendable {
     private let inHand = Mutex<Set<String>>([])
     /// Committed receipts waiting for company (``Configuration/packWait``).
     private let waiting = BatchBuffer<Submission>()
+    /// `iap_relay_blocked`: 1 while the broker blocks publishing.
+    private let blockedGauge = PipelineMetrics.relayBlocked()
     /// Whether this process traces (read once): the publish spans (IntakeTracing.swift).
     private let tracing = PipelineTracing.isEnabled
 
@@ -104,6 +106,10 @@ public final class Relay: Service, Sendable {
 
     /// Publishes on the fast path, one piece of ``inFlight`` until the broker answered.
     private func publishNow(_ submissions: [Submission]) {
+        // A broker that blocks publishing (a resource alarm) would hold them unconfirmed, for as
+        // long as the alarm lasts and as many as come: they wait in the database instead, for
+        // the sweep once it clears, as when the broker is down.
+        guard !blockedNow() else { return release(submissions.map(\.id)) }
         inFlight.begin()
         let (traced, spans) = IntakeTracing.startPublishing(
             submissions, enabled: tracing, exchange: topology.workExchange, routingKey: PipelineTopology.validateKey)
@@ -201,7 +207,7 @@ public final class Relay: Service, Sendable {
         } catch {
             logger.warning("relay cannot say it is alive", metadata: ["relay": "\(id)", "error": "\(error)"])
         }
-        while connection.isConnected {
+        while !blockedNow(), connection.isConnected {
             let batch: [Submission]
             do {
                 let limit = configuration.sweepBatch
@@ -219,6 +225,13 @@ public final class Relay: Service, Sendable {
             await markPublished(published)
             guard published.count == batch.count, batch.count == configuration.sweepBatch else { return }
         }
+    }
+
+    /// Whether the broker blocks publishing now; kept in `iap_relay_blocked`.
+    private func blockedNow() -> Bool {
+        let blocked = connection.isBlocked
+        blockedGauge.record(blocked ? 1 : 0)
+        return blocked
     }
 
     /// Gives ids back to the sweep: marked, or not published on the fast path.
