@@ -20,7 +20,7 @@ struct TmpfsPostgres {
 
     /// initdb (1 MB WAL segments, so that the WAL volume can be small), then starts it and
     /// makes the database `iap`.
-    static func start(dataMegabytes: Int = 64, walMegabytes: Int = 12) async throws -> TmpfsPostgres {
+    static func start(dataMegabytes: Int = 64, walMegabytes: Int = 32) async throws -> TmpfsPostgres {
         let data = try TmpfsVolume(megabytes: dataMegabytes)
         let wal = try TmpfsVolume(megabytes: walMegabytes)
         let home = NSTemporaryDirectory() + "iap-pg-\(UUID().uuidString.prefix(8))"
@@ -71,10 +71,24 @@ struct TmpfsPostgres {
             database, "-c", sql)
     }
 
+    /// Fills WAL segments until PostgreSQL must create a new one: a transaction's commit
+    /// record, then a switch to the next segment, a few dozen times. On a full WAL volume
+    /// the server PANICs (this session's connection ends with it, hence no throw).
+    func switchWALSegments(_ count: Int = 40) async {
+        let statements = (0..<count).flatMap { _ in ["-c", "SELECT txid_current()", "-c", "SELECT pg_switch_wal()"] }
+        _ = try? await Self.run(
+            "/usr/sbin/runuser",
+            [
+                "-u", "postgres", "--", Self.bin + "/psql", "-X", "-q", "-At", "-h", home, "-p", "\(port)", "-U",
+                "postgres", "-d", "iap",
+            ] + statements)
+    }
+
     /// The last lines of the server's log.
     func logTail(_ lines: Int = 30) -> String {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+        // Statements are logged whole: a line's first 200 characters say enough.
+        return text.split(separator: "\n").suffix(lines).map { $0.prefix(200) }.joined(separator: "\n")
     }
 
     /// Stops the server hard (if it runs) and removes everything: volumes, log, socket.

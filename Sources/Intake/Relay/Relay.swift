@@ -77,6 +77,9 @@ public final class Relay: Service, Sendable {
     private let inHand = Mutex<Set<String>>([])
     /// Committed receipts waiting for company (``Configuration/packWait``).
     private let waiting = BatchBuffer<Submission>()
+    /// The sweep's wait on a database that cannot take its writes: one line each way, not one
+    /// a sweep.
+    private let pause: StagePause
     /// `iap_relay_blocked`: 1 while the broker blocks publishing.
     private let blockedGauge = PipelineMetrics.relayBlocked()
     /// Whether this process traces (read once): the publish spans (IntakeTracing.swift).
@@ -92,6 +95,7 @@ public final class Relay: Service, Sendable {
         self.topology = topology
         self.configuration = configuration
         self.logger = logger
+        self.pause = StagePause(stage: "relay", logger: logger)
     }
 
     /// Hands newly committed receipts to the fast path: published at once, on the caller's
@@ -204,8 +208,10 @@ public final class Relay: Service, Sendable {
                 logger.info(
                     "relay adopted rows of a relay gone silent", metadata: ["relay": "\(id)", "count": "\(adopted)"])
             }
+            // The beat is a write (reads alone may go through on a full disk): the relay works again.
+            pause.succeeded()
         } catch {
-            logger.warning("relay cannot say it is alive", metadata: ["relay": "\(id)", "error": "\(error)"])
+            databaseFailed(error, "relay cannot say it is alive")
         }
         while !blockedNow(), connection.isConnected {
             let batch: [Submission]
@@ -215,7 +221,7 @@ public final class Relay: Service, Sendable {
                 batch = try await IntakeRepository(database, relay: id).unpublished(limit: limit)
                     .filter { $0.submittedAt < cutoff && !inHand.contains($0.id) }
             } catch {
-                logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])
+                databaseFailed(error, "relay sweep cannot read receipts")
                 return
             }
             guard !batch.isEmpty else { return }
@@ -265,7 +271,19 @@ public final class Relay: Service, Sendable {
             try await IntakeRepository(database).markPublished(ids, at: Date())
         } catch {
             // They stay unpublished in the database and are sent again: a duplicate, not a loss.
+            // (Not a pause: the beat says when the relay works again, and a mark can fail while
+            // beats go through, on a disk full but for the pages they rewrite.)
             logger.warning("cannot mark receipts published", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A database that cannot take the sweep's work pauses the relay (``StagePause``) until a
+    /// beat goes through; anything else is a warning.
+    private func databaseFailed(_ error: any Error, _ message: Logger.Message) {
+        if let reason = SQLError.outage(error) {
+            pause.failed(reason: reason, error: error)
+        } else {
+            logger.warning(message, metadata: ["relay": "\(id)", "error": "\(error)"])
         }
     }
 }
