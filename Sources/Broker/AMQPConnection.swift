@@ -62,6 +62,10 @@ public final class AMQPConnection: Service, Sendable {
     /// Whether the connection is up right now.
     public var isConnected: Bool { loop.connected.load(ordering: .acquiring) }
 
+    /// Whether the broker blocks this connection's publishing right now (a resource alarm:
+    /// its disk or memory): publishes are not lost, but their confirms wait until it clears.
+    public var isBlocked: Bool { loop.publishingBlocked.load(ordering: .relaxed) }
+
     /// The node the connection is up to right now; nil while disconnected.
     public var connectedNode: AMQPNode? {
         let index = loop.connectedNode.load(ordering: .relaxed)

@@ -25,6 +25,8 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     let logger: Logger
     let primary: PostgresPrimary
     public let timeouts: PostgresTimeouts
+    /// Whether a server takes connections, for leases that wait (``leased(_:)``).
+    let reach: ServerReach
 
     /// The bounds of this object's transactions (``PostgresTimeouts/work`` or
     /// ``PostgresTimeouts/longWork``). Past their time the connection is closed: a server that
@@ -54,6 +56,7 @@ public final class PostgresPipelineDatabase: SQLDatabase {
         ownsPools = true
         primary = PostgresPrimary(
             location: location, connections: connections, timeouts: timeouts, session: bounds, logger: logger)
+        reach = ServerReach(location: location, logger: logger)
     }
 
     /// A stage's database whose transactions end after `workTimeout` (the tests' short bounds).
@@ -69,6 +72,7 @@ public final class PostgresPipelineDatabase: SQLDatabase {
         logger = owner.logger
         timeouts = owner.timeouts
         primary = owner.primary
+        reach = owner.reach
         self.bounds = bounds
         ownsPools = false
     }
@@ -174,29 +178,45 @@ public final class PostgresPipelineDatabase: SQLDatabase {
     /// the caller should hear so.
     static let leaseTimeout: Duration = .seconds(15)
 
+    /// How long a lease waits before it asks whether its server takes connections at all
+    /// (``ServerReach``): far longer than a lease takes, unless the pool is saturated.
+    static let reachCheckAfter: Duration = .milliseconds(500)
+
     /// Runs `work` on a connection leased from the primary's pool; the lease, not the work,
-    /// is bounded by ``leaseTimeout``. A lease that times out suspects its server.
+    /// is bounded by ``leaseTimeout``, and ends sooner when the server takes no connection
+    /// (``reachCheckAfter``). A lease that fails so suspects its server.
     func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection, Int) async throws -> T)
         async throws -> T
     {
         let state = LeaseState()
+        let deadline = ContinuousClock.now + Self.leaseTimeout
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { [primary] in
                 let server = try await primary.primary(within: Self.leaseTimeout)
                 state.chose(server)
-                return try await primary.clients[server].withConnection { connection in
-                    // Too late: the caller was told the server did not answer.
-                    guard state.lease() else { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
-                    await primary.prepare(connection, server: server)
-                    return try await work(connection, server)
+                do {
+                    return try await primary.clients[server].withConnection { connection in
+                        // Too late: the caller was told the server did not answer.
+                        guard state.lease() else { throw SQLError.unreachable("PostgreSQL: no connection within 15 s") }
+                        await primary.prepare(connection, server: server)
+                        return try await work(connection, server)
+                    }
+                } catch  where !state.isLeased {
+                    throw Self.leaseFailed(error)
                 }
             }
-            group.addTask { [primary] in
-                try? await Task.sleep(for: Self.leaseTimeout)
+            group.addTask { [primary, reach] in
+                try? await Task.sleep(for: Self.reachCheckAfter)
+                var away: String?
+                while away == nil, ContinuousClock.now < deadline, !Task.isCancelled {
+                    away = state.server.flatMap { reach.unreachable($0) }
+                    if away == nil { try? await Task.sleep(for: .milliseconds(100)) }
+                }
                 guard state.expire() else { return nil }
                 guard let server = state.server else { throw SQLError.unreachable("PostgreSQL: \(primary.notFound)") }
-                primary.suspect(server, because: "no connection within 15 s")
-                throw SQLError.unreachable("PostgreSQL: no connection within 15 s")
+                let why = away ?? "PostgreSQL: no connection within 15 s"
+                primary.suspect(server, because: why)
+                throw SQLError.unreachable(why)
             }
             defer { group.cancelAll() }
             while let result = try await group.next() {
@@ -204,6 +224,15 @@ public final class PostgresPipelineDatabase: SQLDatabase {
             }
             throw CancellationError()
         }
+    }
+
+    /// What a lease that never got its connection throws. The pool may give a lease up itself:
+    /// after a minute of failed connects its circuit breaker fails every lease at once, with an
+    /// error of its own that would read as the work's fault (a verdict dead-lettered for it):
+    /// that is ``SQLError/unreachable(_:)``.
+    static func leaseFailed(_ error: any Error) -> any Error {
+        if error is SQLError || error is CancellationError { return error }
+        return SQLError.unreachable("PostgreSQL: no connection (\(error))")
     }
 
     public func leadership(of name: String) -> any Leadership {
@@ -221,6 +250,9 @@ private final class LeaseState: Sendable {
     }
 
     var server: Int? { state.withLock { $0.server } }
+
+    /// Whether the lease came before its deadline.
+    var isLeased: Bool { state.withLock { $0.leased } }
 
     /// False when the deadline came first.
     func lease() -> Bool {

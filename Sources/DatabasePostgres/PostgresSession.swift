@@ -157,10 +157,17 @@ struct PostgresSession: SQLSession {
         if state.hasPrefix("53") || state.hasPrefix("58") || state.hasPrefix("XX") || state == readOnly {
             return .unavailable("PostgreSQL: \(message)")
         }
-        if error.serverInfo == nil {
-            return .unreachable("PostgreSQL: \(error.underlying.map { "\($0)" } ?? "\(error.code)")")
-        }
+        if error.serverInfo == nil { return .unreachable("PostgreSQL: \(cause(error))") }
         return .database(message)
+    }
+
+    /// What an error that is no answer of the server's says, for the logs: postgres-nio's own
+    /// description is a generic sentence, nested errors included (a connection a crashed
+    /// server closed said only that).
+    static func cause(_ error: PSQLError) -> String {
+        if let message = error.serverInfo?[.message] { return message }
+        if let inner = error.underlying as? PSQLError { return cause(inner) }
+        return error.underlying.map { "\($0)" } ?? "\(error.code)"
     }
 
     static func row(_ row: PostgresRow) throws -> SQLRow {

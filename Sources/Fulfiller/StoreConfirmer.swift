@@ -53,6 +53,8 @@ public struct StoreConfirmer: Service {
     let context: StoreContext
     let configuration: Configuration
     let now: @Sendable () -> Date
+    /// The wait on a database that cannot take the work: one line each way, not one a turn.
+    let pause: StagePause
 
     /// - Parameters:
     ///   - stores: The default app's stores (the only app's, with the single-app settings).
@@ -66,6 +68,7 @@ public struct StoreConfirmer: Service {
         self.context = context
         self.configuration = configuration
         self.now = now
+        self.pause = StagePause(stage: "store_confirmer", logger: context.logger)
     }
 
     public func run() async throws {
@@ -89,8 +92,13 @@ public struct StoreConfirmer: Service {
                     Gauge(label: MetricName.storeConfirmationsOverdue, dimensions: [("store", id)])
                         .record(overdue[id] ?? 0)
                 }
+                pause.succeeded()
             } catch {
-                context.logger.warning("store confirmations: the database failed", metadata: ["error": "\(error)"])
+                if let reason = SQLError.outage(error) {
+                    pause.failed(reason: reason, error: error)
+                } else {
+                    context.logger.warning("store confirmations: the database failed", metadata: ["error": "\(error)"])
+                }
             }
             if !worked {
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.interval) }

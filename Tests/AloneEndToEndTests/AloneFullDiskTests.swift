@@ -33,9 +33,9 @@ struct AloneFullDiskTests {
         ) { pipeline in
             // Given a pipeline at work: 20 receipts credited, 20 more taken and being verified
             var accepted: [String] = []
-            for index in 0..<20 { accepted.append(try #require(try await post(index, pipeline).receiptID)) }
+            for index in 0..<20 { accepted.append(try #require(try await pipeline.postCoins(index).receiptID)) }
             for id in accepted { #expect(try await pipeline.finalStatus(id)["status"] as? String == "credited") }
-            for index in 20..<40 { accepted.append(try #require(try await post(index, pipeline).receiptID)) }
+            for index in 20..<40 { accepted.append(try #require(try await pipeline.postCoins(index).receiptID)) }
 
             // When a file takes every free block of the volume
             let filler = try volume.fill()
@@ -46,7 +46,7 @@ struct AloneFullDiskTests {
             var refusals: [HTTPResponse] = []
             var index = 40
             while refusals.count < 5, index < 20_040 {
-                let answer = try await post(index, pipeline)
+                let answer = try await pipeline.postCoins(index)
                 if let id = answer.receiptID { accepted.append(id) } else { refusals.append(answer.response) }
                 index += 1
             }
@@ -81,70 +81,6 @@ struct AloneFullDiskTests {
                 accepted.allSatisfy { !pipeline.webhooks(for: $0).isEmpty }
             }
             #expect(webhooks)
-        }
-    }
-
-    /// One receipt of 100 coins for its own transaction; the receipt id when it was taken.
-    private func post(_ index: Int, _ pipeline: PipelineHarness) async throws -> (
-        receiptID: String?, response: HTTPResponse
-    ) {
-        let receipt = pipeline.receipt(transactions: [(id: "full-\(index)", product: "com.example.coins100")])
-        let response = try await pipeline.client.execute(
-            HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(pipeline.intakePort)/v1/receipts",
-                headers: [
-                    (name: "Authorization", value: "Bearer \(PipelineHarness.token)"),
-                    (name: "Content-Type", value: "application/json"),
-                ],
-                body: Array(
-                    try JSONSerialization.data(withJSONObject: [
-                        "account_id": "full-player-\(index % 10)", "receipt_data": receipt,
-                    ]))))
-        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        return (response.status == 202 ? json?["receipt_id"] as? String : nil, response)
-    }
-}
-
-/// A tmpfs of a few megabytes, mounted for one test, and a file that fills it.
-struct TmpfsVolume {
-    let path: String
-
-    init(megabytes: Int) throws {
-        path = NSTemporaryDirectory() + "iap-full-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        try Self.run("/bin/mount", "-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path)
-    }
-
-    var fillPath: String { path + "/filler" }
-
-    /// Writes a file until the volume refuses a byte more; returns its size.
-    func fill() throws -> Int {
-        let fd = open(fillPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        defer { close(fd) }
-        var written = 0
-        for size in [1 << 20, 4096, 1] {
-            let chunk = [UInt8](repeating: 0xAB, count: size)
-            while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, size) }) == size { written += size }
-        }
-        return written
-    }
-
-    func removeFill() { unlink(fillPath) }
-
-    func unmount() {
-        try? Self.run("/bin/umount", "-l", path)
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    private static func run(_ command: String, _ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: "\(command) \(arguments) failed"])
         }
     }
 }

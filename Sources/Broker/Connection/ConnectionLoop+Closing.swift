@@ -15,6 +15,9 @@ extension ConnectionLoop {
         logger.warning(
             "broker connection lost", metadata: ["amqp.node": "\(node)", "reason": "\(reason)", "epoch": "\(epoch)"])
         state = nil
+        // A new connection is blocked again only if the broker says so.
+        blocked = false
+        blockedSince = nil
         connected.store(false, ordering: .releasing)
         connectedNode.store(-1, ordering: .relaxed)
         socketFD.store(-1, ordering: .relaxed)

@@ -95,12 +95,10 @@ extension ConnectionLoop {
             }
             connectionLost("broker closed the connection: \(close.reply_code) \(CDecoding.string(close.reply_text))")
         case AMQPMethod.connectionBlocked:
-            logger.warning("broker blocked publishing (resource alarm)")
-            blocked = true
+            let blocking = method.decoded.assumingMemoryBound(to: amqp_connection_blocked_t.self).pointee
+            publishingBlocked(reason: CDecoding.string(blocking.reason))
         case AMQPMethod.connectionUnblocked:
-            logger.info("broker unblocked publishing")
-            blocked = false
-            confirmsProgressed()
+            publishingUnblocked()
         case AMQPMethod.channelFlow:
             if let state {
                 var ok = amqp_channel_flow_ok_t(active: 1)
@@ -167,6 +165,37 @@ extension ConnectionLoop {
         consumers[consumer.id] = nil
         if let channel = consumer.channel { channelConsumers[channel] = nil }
         consumer.sink.finish(throwing: error)
+    }
+
+    /// The broker stopped reading this connection's publishes (a resource alarm: its disk or
+    /// memory): nothing is lost, their confirms wait until it clears, and the connection is
+    /// not given up meanwhile (``checkConfirmsProgress()``). Said once, as an error, for the
+    /// operator must free the broker's disk or memory.
+    func publishingBlocked(reason: String) {
+        guard !blocked else { return }
+        blocked = true
+        blockedSince = .now
+        logger.error(
+            "broker blocks publishing (resource alarm); publishes wait until it clears",
+            metadata: [
+                "amqp.node": "\(configuration.nodes[rotation.next])", "reason": "\(reason)",
+                "unconfirmed": "\(confirms.pending)",
+            ])
+    }
+
+    /// The alarm cleared: the broker reads and confirms what waited.
+    func publishingUnblocked() {
+        guard blocked else { return }
+        blocked = false
+        let waited = blockedSince.map { ContinuousClock.now - $0 } ?? .zero
+        blockedSince = nil
+        logger.notice(
+            "broker unblocked publishing",
+            metadata: [
+                "amqp.node": "\(configuration.nodes[rotation.next])", "blocked_ms": "\(waited.milliseconds)",
+                "unconfirmed": "\(confirms.pending)",
+            ])
+        confirmsProgressed()
     }
 
     /// An ack arrived: the wait for the others starts again.

@@ -22,6 +22,8 @@ final class ConnectionLoop: @unchecked Sendable {
     let connectedNode = Atomic<Int>(-1)
     /// The connection's socket, -1 while disconnected: for reading its options in tests.
     let socketFD = Atomic<Int32>(-1)
+    /// ``blocked``, for other threads.
+    let publishingBlocked = Atomic<Bool>(false)
 
     let configuration: AMQPConfiguration
     let topology: Topology
@@ -49,7 +51,11 @@ final class ConnectionLoop: @unchecked Sendable {
     /// that left none pending.
     var confirmsStalledSince: ContinuousClock.Instant?
     /// Whether the broker has blocked publishing (a resource alarm): confirms may then wait.
-    var blocked = false
+    var blocked = false {
+        didSet { publishingBlocked.store(blocked, ordering: .relaxed) }
+    }
+    /// Since when the broker has blocked publishing, for the log line when it stops.
+    var blockedSince: ContinuousClock.Instant?
     /// Rounds of connect failures (every node tried) since the last success.
     var reconnectAttempt = 0
     var nextConnectAt = ContinuousClock.now

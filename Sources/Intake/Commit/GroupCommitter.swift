@@ -138,6 +138,7 @@ final class GroupCommitter: Sendable {
         let now = Date()
         var attempt = 0
         while true {
+            let began = ContinuousClock.now
             do {
                 let outcomes = try await IntakeRepository(database, relay: relay).accept(batch.map(\.receipt), now: now)
                 var created: [Submission] = []
@@ -148,10 +149,14 @@ final class GroupCommitter: Sendable {
                 if !created.isEmpty { onCommitted(created) }
                 return
             } catch {
-                // Another process holds the write lock longer than the busy timeout: try a
-                // little longer before answering 503.
+                // Another process holds the write lock longer than the busy timeout, or a
+                // connection broke: try a little longer before answering 503. Not a server that
+                // gave no connection for a while (stopped, cut off): the requests would wait as
+                // long again, and their clients give up before the 503.
                 attempt += 1
-                if SQLError.isTransient(error), attempt < 3 { continue }
+                let waitedInVain =
+                    if case SQLError.unreachable = error { ContinuousClock.now - began > .seconds(1) } else { false }
+                if SQLError.isTransient(error), attempt < 3, !waitedInVain { continue }
                 for item in batch { item.waiter.resume(throwing: error) }
                 return
             }

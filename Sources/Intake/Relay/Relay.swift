@@ -77,6 +77,11 @@ public final class Relay: Service, Sendable {
     private let inHand = Mutex<Set<String>>([])
     /// Committed receipts waiting for company (``Configuration/packWait``).
     private let waiting = BatchBuffer<Submission>()
+    /// The sweep's wait on a database that cannot take its writes: one line each way, not one
+    /// a sweep.
+    private let pause: StagePause
+    /// `iap_relay_blocked`: 1 while the broker blocks publishing.
+    private let blockedGauge = PipelineMetrics.relayBlocked()
     /// Whether this process traces (read once): the publish spans (IntakeTracing.swift).
     private let tracing = PipelineTracing.isEnabled
 
@@ -90,6 +95,7 @@ public final class Relay: Service, Sendable {
         self.topology = topology
         self.configuration = configuration
         self.logger = logger
+        self.pause = StagePause(stage: "relay", logger: logger)
     }
 
     /// Hands newly committed receipts to the fast path: published at once, on the caller's
@@ -104,6 +110,10 @@ public final class Relay: Service, Sendable {
 
     /// Publishes on the fast path, one piece of ``inFlight`` until the broker answered.
     private func publishNow(_ submissions: [Submission]) {
+        // A broker that blocks publishing (a resource alarm) would hold them unconfirmed, for as
+        // long as the alarm lasts and as many as come: they wait in the database instead, for
+        // the sweep once it clears, as when the broker is down.
+        guard !blockedNow() else { return release(submissions.map(\.id)) }
         inFlight.begin()
         let (traced, spans) = IntakeTracing.startPublishing(
             submissions, enabled: tracing, exchange: topology.workExchange, routingKey: PipelineTopology.validateKey)
@@ -191,7 +201,7 @@ public final class Relay: Service, Sendable {
         let now = Date()
         let cutoff = now.addingTimeInterval(-configuration.sweepGrace.seconds)
         if !Task.isShuttingDownGracefully { await beatAndAdopt(now: now) }
-        while connection.isConnected {
+        while !blockedNow(), connection.isConnected {
             let batch: [Submission]
             do {
                 let limit = configuration.sweepBatch
@@ -199,7 +209,7 @@ public final class Relay: Service, Sendable {
                 batch = try await IntakeRepository(database, relay: id).unpublished(limit: limit)
                     .filter { $0.submittedAt < cutoff && !inHand.contains($0.id) }
             } catch {
-                logger.warning("relay sweep cannot read receipts", metadata: ["error": "\(error)"])
+                databaseFailed(error, "relay sweep cannot read receipts")
                 return
             }
             guard !batch.isEmpty else { return }
@@ -223,8 +233,10 @@ public final class Relay: Service, Sendable {
                 logger.info(
                     "relay adopted rows of a relay gone silent", metadata: ["relay": "\(id)", "count": "\(adopted)"])
             }
+            // The beat is a write (reads alone may go through on a full disk): the relay works again.
+            pause.succeeded()
         } catch {
-            logger.warning("relay cannot say it is alive", metadata: ["relay": "\(id)", "error": "\(error)"])
+            databaseFailed(error, "relay cannot say it is alive")
         }
     }
 
@@ -234,6 +246,13 @@ public final class Relay: Service, Sendable {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether the broker blocks publishing now; kept in `iap_relay_blocked`.
+    private func blockedNow() -> Bool {
+        let blocked = connection.isBlocked
+        blockedGauge.record(blocked ? 1 : 0)
+        return blocked
     }
 
     /// Gives ids back to the sweep: marked, or not published on the fast path.
@@ -267,7 +286,19 @@ public final class Relay: Service, Sendable {
             try await IntakeRepository(database).markPublished(ids, at: Date())
         } catch {
             // They stay unpublished in the database and are sent again: a duplicate, not a loss.
+            // (Not a pause: the beat says when the relay works again, and a mark can fail while
+            // beats go through, on a disk full but for the pages they rewrite.)
             logger.warning("cannot mark receipts published", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A database that cannot take the sweep's work pauses the relay (``StagePause``) until a
+    /// beat goes through; anything else is a warning.
+    private func databaseFailed(_ error: any Error, _ message: Logger.Message) {
+        if let reason = SQLError.outage(error) {
+            pause.failed(reason: reason, error: error)
+        } else {
+            logger.warning(message, metadata: ["relay": "\(id)", "error": "\(error)"])
         }
     }
 }

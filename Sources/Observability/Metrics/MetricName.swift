@@ -83,4 +83,6 @@ public enum MetricName {
     public static let intakeUnavailable = "iap_intake_unavailable_total"
     /// 1 while a stage waits for a database that cannot take its work (`stage`).
     public static let stagePaused = "iap_stage_paused"
+    /// 1 while the broker blocks the relay's publishing (a resource alarm: its disk or memory).
+    public static let relayBlocked = "iap_relay_blocked"
 }

@@ -13,6 +13,12 @@ extension PipelineMetrics {
     private static let intakeDown = Counter(
         label: MetricName.intakeUnavailable, dimensions: [("reason", "unavailable")])
 
+    /// 1 while the broker blocks the relay's publishing (a resource alarm): committed receipts
+    /// wait in the database, unpublished, until it clears.
+    public static func relayBlocked() -> Gauge {
+        Gauge(label: MetricName.relayBlocked)
+    }
+
     /// 1 while `stage` waits for a database that cannot take its writes (``StagePause``), else 0.
     public static func stagePaused(_ stage: String) -> Gauge {
         Gauge(label: MetricName.stagePaused, dimensions: [("stage", stage)])
