@@ -26,7 +26,6 @@ import Testing
         "iap_appstore_api_rate_limited_total": "a 429 from the store",
         "iap_appstore_api_budget_booked_ahead_seconds": "a store API call booked in a budget",
         "iap_store_confirmations_overdue": "the fulfiller's store confirmer, which needs a store with credentials",
-        "iap_relay_blocked": "the relay's sweep, which records it every 2 s: the scrape may come first",
         "iap_intake_unavailable_total":
             "a 503 of the intake's, which needs its database full or down (AloneFullDiskTests)",
     ]

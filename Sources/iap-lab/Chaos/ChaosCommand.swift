@@ -55,13 +55,7 @@ extension Lab {
         @OptionGroup var cluster: ChaosClusterOptions
         @OptionGroup var powerCuts: ChaosPowerOptions
 
-        var interval: ClosedRange<Double>? {
-            let bounds = killInterval.split(separator: "-").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
-                low > 0, low <= high
-            else { return nil }
-            return low...high
-        }
+        var interval: ClosedRange<Double>? { secondsRange(killInterval) }
 
         func validate() throws {
             guard receipts > 0, accounts > 0, clients > 0, loadSeconds > 0, settleTimeout > 0 else {

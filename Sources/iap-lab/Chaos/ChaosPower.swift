@@ -16,15 +16,7 @@ struct ChaosPowerOptions: ParsableArguments {
     @Option(help: "The powercut-fs program (default: IAP_POWERCUT_FS, else .build/powercut-fs/powercut-fs).")
     var powercutFs: String?
 
-    var interval: ClosedRange<Double>? { ChaosPowerOptions.range(cutInterval) }
-
-    static func range(_ text: String) -> ClosedRange<Double>? {
-        let bounds = text.split(separator: "-").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
-            low > 0, low <= high
-        else { return nil }
-        return low...high
-    }
+    var interval: ClosedRange<Double>? { secondsRange(cutInterval) }
 
     func validate() throws {
         guard power else { return }
@@ -65,4 +57,14 @@ struct ChaosPower: Sendable {
         try await volume.mount()
         return dropped
     }
+}
+
+/// Seconds between faults as the options give them: `MIN-MAX` or one number, 0 < MIN <= MAX;
+/// nil for anything else.
+func secondsRange(_ text: String) -> ClosedRange<Double>? {
+    let bounds = text.split(separator: "-").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+    guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
+        low > 0, low <= high
+    else { return nil }
+    return low...high
 }
