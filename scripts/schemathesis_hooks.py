@@ -55,8 +55,10 @@ GOOGLE_TEST_DATA = base64.b64encode(json.dumps({
 }).encode()).decode()
 # Written by the relay, asynchronously, after an accepted request.
 RELAY_COLUMNS = {
-    "receipts": {"status", "published_at", "updated_at"},
-    "store_notifications": {"status", "published_at", "updated_at"},
+    "receipts": {"status", "published_at", "updated_at", "relay"},
+    "store_notifications": {"status", "published_at", "updated_at", "relay"},
+    # The relay says it is alive at every sweep, whatever the requests.
+    "relays": {"seen_at"},
 }
 
 _before: dict[str, dict[str, str]] = {}
