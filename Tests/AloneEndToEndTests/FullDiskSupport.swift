@@ -8,17 +8,8 @@ extension PipelineHarness {
     /// accounts; the receipt id when it was taken, and the answer.
     func postCoins(_ index: Int, prefix: String = "full") async throws -> (receiptID: String?, response: HTTPResponse) {
         let receipt = self.receipt(transactions: [(id: "\(prefix)-\(index)", product: "com.example.coins100")])
-        let response = try await client.execute(
-            HTTPClient.HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(intakePort)/v1/receipts",
-                headers: [
-                    (name: "Authorization", value: "Bearer \(PipelineHarness.token)"),
-                    (name: "Content-Type", value: "application/json"),
-                ],
-                body: Array(
-                    try JSONSerialization.data(withJSONObject: [
-                        "account_id": "\(prefix)-player-\(index % 10)", "receipt_data": receipt,
-                    ]))))
+        let response = try await postResponse(
+            "/v1/receipts", ["account_id": "\(prefix)-player-\(index % 10)", "receipt_data": receipt])
         let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         return (response.status == 202 ? json?["receipt_id"] as? String : nil, response)
     }

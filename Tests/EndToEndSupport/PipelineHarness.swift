@@ -250,7 +250,17 @@ final class PipelineHarness: Sendable {
     func post(
         _ path: String, _ object: [String: Any], headers extra: [(name: String, value: String)] = []
     ) async throws -> (Int, [String: Any]) {
-        let response = try await client.execute(
+        let response = try await postResponse(path, object, headers: extra)
+        return (
+            response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+        )
+    }
+
+    /// The same `POST`, answered as it came (its headers too).
+    func postResponse(
+        _ path: String, _ object: [String: Any], headers extra: [(name: String, value: String)] = []
+    ) async throws -> HTTPClient.HTTPResponse {
+        try await client.execute(
             HTTPClient.HTTPRequest(
                 method: .post, url: "http://127.0.0.1:\(intakePort)\(path)",
                 headers: [
@@ -259,9 +269,6 @@ final class PipelineHarness: Sendable {
                 ]
                     + extra,
                 body: Array(try JSONSerialization.data(withJSONObject: object))))
-        return (
-            response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
-        )
     }
 
     var notificationURL: String { "http://127.0.0.1:\(intakePort)/v1/apple/notifications" }
