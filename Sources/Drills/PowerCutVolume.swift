@@ -38,8 +38,10 @@ public struct PowerCutVolume: Sendable {
     }
 
     /// Mounts the volume (what the last cut kept, after one); returns once it is usable.
-    public func mount() async throws {
-        _ = try await run(["mount", state, mountpoint])
+    /// `journal`: an fsync commits every directory change made before it, as ext4's journal
+    /// does; otherwise a directory's entries survive only its own fsync.
+    public func mount(journal: Bool = false) async throws {
+        _ = try await run(["mount"] + (journal ? ["--journal"] : []) + [state, mountpoint])
     }
 
     /// The power goes: the volume unmounted and every write not synced dropped. Whatever

@@ -4,8 +4,9 @@ import Testing
 
 @testable import EndToEndSupport
 
-/// `iap-lab chaos --power` as CI runs it, small: 200 receipts, the SQLite database on the lab's
-/// power-cut volume, 20 cuts (every stage SIGKILLed at once and every unsynced write dropped),
+/// `iap-lab chaos --power` as CI runs it, small: 200 receipts, the SQLite database (or, with
+/// `--postgres`, a PostgreSQL server's data directory) on the lab's power-cut volume, 20 cuts
+/// (every stage and the server SIGKILLed at once and every unsynced write dropped),
 /// RabbitMQ's app stopped and started; then every promise checked. Needs root (FUSE) and the
 /// broker to itself (`IAP_TEST_ALONE=1`); `scripts/test.sh` builds powercut-fs first.
 @Suite(
@@ -15,15 +16,17 @@ struct AloneChaosPowerTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    @Test func twentyPowerCutsLoseNoAcceptedReceiptAndCreditNoneTwice() async throws {
+    @Test(arguments: [false, true])
+    func twentyPowerCutsLoseNoAcceptedReceiptAndCreditNoneTwice(postgres: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let environment = ProcessInfo.processInfo.environment
-        var arguments = [
-            "chaos", "--power", "--cuts", "20", "--cut-interval", "1.5-2.5", "--receipts", "200", "--load-seconds",
-            "10", "--outage-seconds", "3", "--seed", "7", "--keep", directory.file("run"),
-            "--powercut-fs", Self.root + "/.build/powercut-fs/powercut-fs",
-        ]
+        var arguments =
+            [
+                "chaos", "--power", "--cuts", "20", "--cut-interval", "1.5-2.5", "--receipts", "200", "--load-seconds",
+                "10", "--outage-seconds", "3", "--seed", "7", "--keep", directory.file("run"),
+                "--powercut-fs", Self.root + "/.build/powercut-fs/powercut-fs",
+            ] + (postgres ? ["--postgres"] : [])
         if let node = environment["IAP_TEST_RABBITMQ_NODE"] { arguments += ["--rabbitmq-node", node] }
         let outcome = try await ChildProcess.run(
             IAPProcess.lab, arguments,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Drills
 import Foundation
 import HTTPClient
+import Synchronization
 
 /// One `iap` process the benchmark started: a stage, or the stub store.
 struct StageProcess: Sendable {
@@ -28,6 +29,8 @@ struct StageProcess: Sendable {
 final class StageProcesses: @unchecked Sendable {
     private(set) var stages: [StageProcess] = []
     private var processes: [SpawnedProcess] = []
+    /// Each stage's current process, for readers on other tasks (`iap-lab chaos --soak`'s samples).
+    private let current = Mutex<[String: pid_t]>([:])
     private let environment: [String: String]
     private let directory: String
     /// Caps each stage started with `capped` at a share of a core (`iap-lab bench --cpu-limit`).
@@ -66,6 +69,9 @@ final class StageProcesses: @unchecked Sendable {
         }
         return try launch(stages[index], replacing: index)
     }
+
+    /// Each stage's process id as last started (it may have exited since); safe from any task.
+    var processIDs: [String: pid_t] { current.withLock { $0 } }
 
     /// SIGKILL to `name`: it gets no chance to ack, commit or close anything. Returns once it exited.
     func kill(_ name: String) async {
@@ -111,6 +117,7 @@ final class StageProcesses: @unchecked Sendable {
             output: .file(stage.log))
         var started = stage
         started.pid = process.processIdentifier
+        current.withLock { $0[stage.name] = process.processIdentifier }
         if let index {
             processes[index] = process
             stages[index] = started

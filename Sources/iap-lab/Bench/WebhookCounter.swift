@@ -56,6 +56,8 @@ final class WebhookCounter: Sendable {
     /// Receipts that have had their webhook.
     var receiptsNotified: Int { tally.withLock { $0.firstArrival.count } }
     var snapshot: Tally { tally.withLock { $0 } }
+    /// Receipts with a webhook taken so far (without copying the tally).
+    var receiptsSeen: Int { tally.withLock { $0.firstArrival.count } }
 
     /// Serves until cancelled; learn the port with ``port()``.
     func run() async throws {

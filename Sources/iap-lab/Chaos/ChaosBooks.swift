@@ -105,6 +105,10 @@ struct ChaosBooks {
     /// Messages in each of the pipeline's queues, ready and unacknowledged (`rabbitmqctl
     /// list_queues`, which counts both, unlike a passive declare). A queue never declared holds none.
     func queueDepths() async throws -> [String: Int?] {
+        try await Self.queueDepths(topology: topology, broker: broker)
+    }
+
+    static func queueDepths(topology: PipelineTopology, broker: BrokerControl) async throws -> [String: Int?] {
         let names = Set(topology.topology.queues.map(\.name))
         let listing = try await broker.listQueues()
         var depths: [String: Int?] = [:]

@@ -32,7 +32,11 @@ extension Lab {
 
                 --power puts the SQLite database on a volume that drops unsynced writes at a cut (powercut-fs, needs
                 root) and, every --cut-interval seconds, SIGKILLs every stage at once, drops what was not synced and
-                starts everything again, --cuts times at least, in place of the single kills. See docs/chaos.md.
+                starts everything again, --cuts times at least, in place of the single kills; --power --postgres does
+                the same to a PostgreSQL server of its own with its data directory on the volume. --soak MINUTES runs
+                --soak-rate receipts a second for that long with a SIGKILL a minute and a power cut every ten, and
+                samples each process's memory and descriptors, the queues and the database's size per receipt.
+                See docs/chaos.md.
                 """)
 
         @Option(help: "Receipts to submit.") var receipts = 500
@@ -54,6 +58,7 @@ extension Lab {
         @Option(help: "Keep the database, the logs and the receiver's log in this directory.") var keep: String?
         @OptionGroup var cluster: ChaosClusterOptions
         @OptionGroup var powerCuts: ChaosPowerOptions
+        @OptionGroup var soaking: ChaosSoakOptions
 
         var interval: ClosedRange<Double>? { secondsRange(killInterval) }
 
@@ -72,9 +77,14 @@ extension Lab {
             guard (0...1).contains(webhookFailureRate) else {
                 throw ValidationError("--webhook-failure-rate must be within 0...1")
             }
+            if soaking.soak != nil, !powerCuts.power { throw ValidationError("--soak goes with --power") }
         }
 
-        func run() async throws {
+        mutating func run() async throws {
+            if let minutes = soaking.soak {
+                loadSeconds = Double(minutes) * 60
+                receipts = Int(soaking.soakRate * loadSeconds)
+            }
             let settings = try PipelineSettings()
             let amqpURL = settings.environment.string("IAP_AMQP_URL", default: AMQPConfiguration.defaultURL)
             let clusterFaults =
@@ -85,6 +95,7 @@ extension Lab {
             let receiverLog = directory + "/webhooks.log"
             _ = FileManager.default.createFile(atPath: receiverLog, contents: nil)
             let power = try await ChaosPower.start(powerCuts, directory: directory, databaseURL: databaseURL)
+            let databaseURL = power?.databaseURL ?? self.databaseURL
             let hosts = cluster.cluster ? try await ChaosCluster.start(amqpURL: amqpURL, databaseURL: databaseURL) : nil
             let network = hosts?.network ?? .loopback
             // A webhook the partition failed already twice is refused at most once more: a fourth
@@ -110,25 +121,39 @@ extension Lab {
             }
             if let power, let interval = powerCuts.interval {
                 plan.powerCut = { try await power.cut() }
+                plan.powerOff = { power.powerOff() }
                 (plan.cuts, plan.interval) = (powerCuts.cuts, interval)
+                if let soak = soaking.schedule { (plan.cuts, plan.interval, plan.cutInterval) = soak }
             }
             let monkey = ChaosMonkey(stages: stages, plan: plan, seed: seed)
+            let sampler = SoakSampler()
+            let topology = PipelineTopology(prefix: pipeline.prefix)
+            let brokerControl = clusterFaults?.brokerControl(rabbitmqNode: rabbitmqNode) ?? .local(node: rabbitmqNode)
+            let sampling = Task { [sampleSeconds = soaking.sampleSeconds, soak = soaking.soak, loadSeconds] in
+                guard soak != nil, let power else { return }
+                await sampler.run(
+                    every: sampleSeconds, for: loadSeconds, stages: stages, power: power, webhooks: webhooks
+                ) {
+                    try await ChaosBooks.queueDepths(topology: topology, broker: brokerControl)
+                }
+            }
             let started = ContinuousClock.now
             var outcome: Result<ChaosReport, any Error>
             do {
                 outcome = .success(
                     try await attack(
-                        pipeline, stages, monkey, webhooks: webhooks, settings: settings,
-                        broker: clusterFaults?.brokerControl(rabbitmqNode: rabbitmqNode) ?? .local(node: rabbitmqNode)))
+                        pipeline, stages, monkey, webhooks: webhooks, settings: settings, broker: brokerControl))
             } catch {
                 await monkey.recover()
                 outcome = .failure(error)
             }
+            sampling.cancel()
+            await sampling.value
             // No partition outlives the run, whatever happened to it.
             let unhealed = await partitions.healAll()
             await stages.stop()
             await hosts?.stop()
-            await power?.volume.unmount()
+            await power?.stop()
             await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
             if !unhealed.isEmpty, case .success = outcome {
                 outcome = .failure(ValidationError("could not heal: " + unhealed.joined(separator: "; ")))
@@ -136,6 +161,12 @@ extension Lab {
             var report = try outcome.get()
             report.skippedFaults = clusterFaults?.skipped ?? []
             report.powerCuts = monkey.powerCuts
+            if soaking.soak != nil {
+                let summary = SoakSummary(samples: sampler.taken)
+                report.soak = summary.lines
+                try summary.csv.write(toFile: directory + "/soak.csv", atomically: true, encoding: .utf8)
+                if keep != nil { report.soak.append("every sample: \(directory)/soak.csv") }
+            }
             report.seconds = (ContinuousClock.now - started).seconds
             if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
             report.printText()

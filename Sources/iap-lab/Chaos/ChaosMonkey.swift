@@ -25,11 +25,16 @@ final class ChaosMonkey {
         var outage: Double
         /// Timed faults, each chain in order (`iap-lab chaos --cluster`).
         var chains: [ChaosFaultChain] = []
-        /// `iap-lab chaos --power`: at each interval every target SIGKILLed at once, then this
-        /// drops what was not synced (returning what it dropped) and brings the volume back;
-        /// `cuts` of them at least, in place of the single kills.
+        /// `iap-lab chaos --power`: at each interval every target SIGKILLed at once (and
+        /// `powerOff` kills the servers on the volume in the same instant), then this drops
+        /// what was not synced (returning what it dropped) and brings the volume back; `cuts`
+        /// of them at least, in place of the single kills.
         var powerCut: (@Sendable () async throws -> String)? = nil
+        var powerOff: @Sendable () -> Void = {}
         var cuts = 0
+        /// Seconds between cuts when single kills go on between them (`--soak`); nil: every
+        /// step is a cut.
+        var cutInterval: ClosedRange<Double>? = nil
     }
 
     private let stages: StageProcesses
@@ -94,6 +99,7 @@ final class ChaosMonkey {
 
     private func killAndRestart(loadDone: @Sendable () -> Bool, chainsDone: () -> Bool) async throws {
         var stubKilled = false
+        var nextCut = plan.cutInterval.map { Double.random(in: $0, using: &random) } ?? 0
         let brokerDone = { self.brokerRestarted || self.plan.brokerStop == nil }
         let killsDone = {
             self.plan.powerCut == nil ? self.totalKills >= self.plan.minimumKills : self.powerCuts >= self.plan.cuts
@@ -120,8 +126,9 @@ final class ChaosMonkey {
                 outageServed = true
             }
             try restartUnexpectedExits(except: stubKilled && !outageServed ? "stub-store" : nil)
-            if let powerCut = plan.powerCut {
+            if let powerCut = plan.powerCut, elapsed >= nextCut {
                 try await cutThePower(powerCut)
+                nextCut = elapsed + (plan.cutInterval.map { Double.random(in: $0, using: &random) } ?? 0)
             } else {
                 let target = plan.targets[Int.random(in: 0..<plan.targets.count, using: &random)]
                 await stages.kill(target)
@@ -137,6 +144,7 @@ final class ChaosMonkey {
     /// Every target SIGKILLed at the same instant, the volume's unsynced writes dropped, the
     /// volume back, every target started again.
     private func cutThePower(_ powerCut: @Sendable () async throws -> String) async throws {
+        plan.powerOff()
         await stages.killAll(plan.targets)
         let dropped = try await powerCut()
         for target in plan.targets {

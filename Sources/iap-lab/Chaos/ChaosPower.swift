@@ -6,11 +6,18 @@ import Foundation
 struct ChaosPowerOptions: ParsableArguments {
     @Flag(
         help: """
-            Cut the power instead of killing one stage at a time: the SQLite database lives on a volume \
-            that drops every unsynced write at a cut (powercut-fs, FUSE; needs root), and at each cut every \
-            stage is SIGKILLed at once and the volume's unsynced writes are dropped, then everything restarts.
+            Cut the power instead of killing one stage at a time: the database lives on a volume that drops \
+            every unsynced write at a cut (powercut-fs, FUSE; needs root), and at each cut every stage (and the \
+            database server) is SIGKILLed at once and the volume's unsynced writes are dropped, then everything \
+            restarts.
             """)
     var power = false
+    @Flag(
+        help: """
+            With --power: the stages run on PostgreSQL, a server of the run's own whose data directory is on the \
+            volume (mounted with --journal: an fsync commits the directories' changes, as ext4 does).
+            """)
+    var postgres = false
     @Option(help: "Power cuts at least (--power).") var cuts = 20
     @Option(help: "Seconds between power cuts: 'MIN-MAX' or one number (--power).") var cutInterval = "3-6"
     @Option(help: "The powercut-fs program (default: IAP_POWERCUT_FS, else .build/powercut-fs/powercut-fs).")
@@ -19,7 +26,10 @@ struct ChaosPowerOptions: ParsableArguments {
     var interval: ClosedRange<Double>? { secondsRange(cutInterval) }
 
     func validate() throws {
-        guard power else { return }
+        guard power else {
+            if postgres { throw ValidationError("--postgres goes with --power") }
+            return
+        }
         guard cuts > 0, interval != nil else {
             throw ValidationError("--cuts must be positive and --cut-interval 'MIN-MAX' seconds, 0 < MIN <= MAX")
         }
@@ -27,35 +37,66 @@ struct ChaosPowerOptions: ParsableArguments {
     }
 }
 
-/// The volume of a power-cut run, with the pipeline's SQLite database on it.
+/// The volume of a power-cut run and what lives on it: the pipeline's SQLite database, or
+/// a PostgreSQL server's data directory.
 struct ChaosPower: Sendable {
     let volume: PowerCutVolume
+    /// The run's own PostgreSQL server (`--postgres`), its data directory on the volume.
+    let postgres: PostgresServer?
 
-    /// Mounts a fresh volume under `directory`; nil without --power.
+    /// Mounts a fresh volume under `directory` (and starts the server on it); nil without --power.
     static func start(_ options: ChaosPowerOptions, directory: String, databaseURL: String?) async throws
         -> ChaosPower?
     {
         guard options.power else { return nil }
         guard databaseURL == nil else {
-            throw ValidationError(
-                "--power runs on SQLite: PostgreSQL's data directory and RabbitMQ's on the volume are not built yet")
+            throw ValidationError("--power brings its own database: --power --postgres in place of --database-url")
         }
         let executable =
             try options.powercutFs.map { URL(fileURLWithPath: $0) } ?? PowerCutVolume.locateExecutable()
             ?? { throw ValidationError("no powercut-fs program: build it with scripts/powercut-fs.sh build") }()
         let volume = try PowerCutVolume(directory: directory + "/power", executable: executable)
-        try await volume.mount()
-        return ChaosPower(volume: volume)
+        try await volume.mount(journal: options.postgres)
+        guard options.postgres else { return ChaosPower(volume: volume, postgres: nil) }
+        do {
+            let server = try await PostgresServer.create(
+                directory: volume.mountpoint + "/postgres", home: directory + "/postgres")
+            return ChaosPower(volume: volume, postgres: server)
+        } catch {
+            await volume.unmount()
+            throw error
+        }
     }
 
-    /// What the stages are told: their database on the volume.
-    var settings: [String: String] { ["IAP_DB_PATH": volume.mountpoint + "/iap.sqlite"] }
+    /// The database the stages use: the server's on the volume, if there is one.
+    var databaseURL: String? { postgres?.url }
 
-    /// Drops what was not synced and mounts what survived; returns what the cut dropped.
+    /// What the stages are told: their SQLite database on the volume.
+    var settings: [String: String] { postgres == nil ? ["IAP_DB_PATH": volume.mountpoint + "/iap.sqlite"] : [:] }
+
+    /// The instant of the cut for the servers on the volume: SIGKILLed, nothing flushed.
+    func powerOff() {
+        postgres?.kill()
+    }
+
+    /// Drops what was not synced, mounts what survived and starts the servers again (their
+    /// crash recovery included); returns what the cut dropped.
     func cut() async throws -> String {
         let dropped = try await volume.cut()
-        try await volume.mount()
-        return dropped
+        try await volume.mount(journal: postgres != nil)
+        let started = ContinuousClock.now
+        guard let postgres else { return dropped }
+        do { try await postgres.start() } catch {
+            throw ValidationError(
+                "PostgreSQL did not come back after the cut (\(dropped)): \(error)\n\(postgres.logTail())")
+        }
+        return dropped + String(format: "; PostgreSQL recovered in %.1f s", (ContinuousClock.now - started).seconds)
+    }
+
+    /// The end of the run: the server stopped, the volume unmounted cleanly.
+    func stop() async {
+        await postgres?.stopImmediately()
+        await volume.unmount()
     }
 }
 

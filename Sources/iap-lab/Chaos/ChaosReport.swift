@@ -32,6 +32,8 @@ struct ChaosReport {
     var skippedFaults: [String] = []
     /// Power cuts dealt (`--power`).
     var powerCuts = 0
+    /// What `--soak`'s samples say (``SoakSummary``).
+    var soak: [String] = []
 
     func printText() {
         let accepted = load.submissions.filter { $0.receiptID != nil }.count
@@ -41,7 +43,7 @@ struct ChaosReport {
         print("  kills       \(total) SIGKILLs: \(tally(kills))")
         if powerCuts > 0 {
             print(
-                "  power       \(powerCuts) cuts: every stage SIGKILLed at once and the database's unsynced writes dropped"
+                "  power       \(powerCuts) cuts: every stage and server SIGKILLed at once and the volume's unsynced writes dropped"
             )
         }
         if !unexpectedExits.isEmpty { print("  exits       stages that exited unasked: \(tally(unexpectedExits))") }
@@ -67,6 +69,7 @@ struct ChaosReport {
         print(
             "  time        \(format(chaosSeconds)) s under faults, \(format(settleSeconds)) s to settle, \(format(seconds)) s in all"
         )
+        for (index, line) in soak.enumerated() { print("  \(index == 0 ? "soak   " : "       ")     \(line)") }
         print("  receipts by kind and final status:")
         for (key, count) in statuses.sorted(by: { $0.key < $1.key }) { print("    \(key): \(count)") }
         print("  timeline:")
