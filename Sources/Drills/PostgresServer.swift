@@ -56,9 +56,11 @@ public final class PostgresServer: Sendable {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/postgresql.conf"))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(("\n" + lines + "\n").utf8))
-        // What initdb wrote is on the disk before the server's first start, as after an install.
+        // What initdb wrote is on the disk before the server's first start, as after an
+        // install: the settings, and the data directory's own entry in its parent.
         try handle.synchronize()
         try handle.close()
+        for path in [directory, parent] { try Self.fsyncDirectory(path) }
         try await server.start()
         _ = try await server.sql("CREATE DATABASE iap", database: "postgres")
         return server
@@ -138,6 +140,15 @@ public final class PostgresServer: Sendable {
     public func destroy() async {
         await stopImmediately()
         try? FileManager.default.removeItem(atPath: home)
+    }
+
+    static func fsyncDirectory(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { throw Failed(command: "open \(path)", output: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw Failed(command: "fsync \(path)", output: String(cString: strerror(errno)))
+        }
     }
 
     /// The processes whose parent is `pid` (`/proc/*/stat`).

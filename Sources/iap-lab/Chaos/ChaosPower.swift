@@ -15,7 +15,8 @@ struct ChaosPowerOptions: ParsableArguments {
     @Flag(
         help: """
             With --power: the stages run on PostgreSQL, a server of the run's own whose data directory is on the \
-            volume (mounted with --journal: an fsync commits the directories' changes, as ext4 does).
+            volume (mounted with --journal: an fsync commits the directories' changes, as ext4's journal does, \
+            which PostgreSQL relies on).
             """)
     var postgres = false
     @Option(help: "Power cuts at least (--power).") var cuts = 20
@@ -56,6 +57,9 @@ struct ChaosPower: Sendable {
             try options.powercutFs.map { URL(fileURLWithPath: $0) } ?? PowerCutVolume.locateExecutable()
             ?? { throw ValidationError("no powercut-fs program: build it with scripts/powercut-fs.sh build") }()
         let volume = try PowerCutVolume(directory: directory + "/power", executable: executable)
+        // PostgreSQL fsyncs files, not always the directories they were made in: it relies on
+        // a journal such as ext4's. On a strict volume the first cut lost CREATE DATABASE's
+        // base/<oid> ("database subdirectory is missing").
         try await volume.mount(journal: options.postgres)
         guard options.postgres else { return ChaosPower(volume: volume, postgres: nil) }
         do {
