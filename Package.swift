@@ -355,7 +355,7 @@ let package = Package(
         tests("ValidatorTests", ["Validator", "PipelineTesting"]),
         tests("FulfillerTests", ["DatabaseSQLite", "Fulfiller", "PipelineTesting"]),
         tests("NotifierTests", ["DatabaseSQLite", "DatabasePostgres", "Notifier", "PipelineTesting"]),
-        tests("ConsoleTests", ["Console", "EndToEndSupport"]), tests("DrillsTests", ["Drills", "PipelineTesting", "DatabaseSQLite", "Repositories"]),
+        tests("ConsoleTests", ["Console", "EndToEndSupport"]), tests("DrillsTests", ["Drills", "PipelineTesting", "DatabaseSQLite", "Repositories", "Broker", logging]),
         tests("SchedulerTests", ["Scheduler", "Pipeline", "StubStore", "PipelineTesting"]),
         tests("ObservabilityTests", [
             "DatabaseSQLite", "Observability", "PipelineTesting", "Repositories",

@@ -100,7 +100,7 @@ public final class PostgresServer: Sendable {
     /// The postmaster and the processes it started; empty when it is not running.
     public var processIDs: [pid_t] {
         guard let process = postmaster.withLock({ $0 }), process.isRunning else { return [] }
-        return [process.processIdentifier] + Self.children(of: process.processIdentifier)
+        return [process.processIdentifier] + ProcessTree.children(of: process.processIdentifier)
     }
 
     /// An immediate shutdown (SIGQUIT) if it runs: a crash without the cut.
@@ -148,20 +148,6 @@ public final class PostgresServer: Sendable {
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {
             throw Failed(command: "fsync \(path)", output: String(cString: strerror(errno)))
-        }
-    }
-
-    /// The processes whose parent is `pid` (`/proc/*/stat`).
-    static func children(of pid: pid_t) -> [pid_t] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry -> pid_t? in
-            guard let child = pid_t(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                // pid (comm) state ppid …; comm may hold spaces, so count from its ')'.
-                let close = stat.lastIndex(of: ")")
-            else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
         }
     }
 

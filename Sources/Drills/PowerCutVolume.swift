@@ -12,16 +12,20 @@ public struct PowerCutVolume: Sendable {
     public let state: String
     /// The `powercut-fs` program.
     public let executable: URL
+    /// Journal semantics (`--journal`): any fsync commits every directory change, as ext4 and
+    /// XFS do; what RabbitMQ and PostgreSQL rely on.
+    public let journal: Bool
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
     /// A volume kept under `directory` (`state/` and `volume/`).
-    public init(directory: String, executable: URL) throws {
+    public init(directory: String, executable: URL, journal: Bool = false) throws {
         self.state = directory + "/state"
         self.mountpoint = directory + "/volume"
         self.executable = executable
+        self.journal = journal
         for path in [state, mountpoint] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
@@ -38,9 +42,7 @@ public struct PowerCutVolume: Sendable {
     }
 
     /// Mounts the volume (what the last cut kept, after one); returns once it is usable.
-    /// `journal`: an fsync commits every directory change made before it, as ext4's journal
-    /// does; otherwise a directory's entries survive only its own fsync.
-    public func mount(journal: Bool = false) async throws {
+    public func mount() async throws {
         _ = try await run(["mount"] + (journal ? ["--journal"] : []) + [state, mountpoint])
     }
 

@@ -135,12 +135,15 @@ struct ClusterScript: Sendable, CustomStringConvertible {
 enum BrokerControl: Sendable {
     case local(node: String?)
     case cluster(ClusterScript, node: Int)
+    /// The node of a power-cut run (`--power`).
+    case own(PowerCutBroker)
 
     func listQueues() async throws -> String {
         let query = ["list_queues", "--no-table-headers", "name", "messages"]
         switch self {
         case .local(let node): return try await Rabbitmqctl.output((node.map { ["-n", $0] } ?? []) + ["-q"] + query)
         case .cluster(let script, let node): return try await script.run(["ctl", "\(node)"] + query)
+        case .own(let broker): return try await broker.rabbitmqctl(["-q"] + query)
         }
     }
 }

@@ -78,6 +78,7 @@ extension Lab {
                 throw ValidationError("--webhook-failure-rate must be within 0...1")
             }
             if soaking.soak != nil, !powerCuts.power { throw ValidationError("--soak goes with --power") }
+            if powerCuts.power, cluster.cluster { throw ValidationError("--power and --cluster are separate runs") }
         }
 
         mutating func run() async throws {
@@ -122,13 +123,16 @@ extension Lab {
             if let power, let interval = powerCuts.interval {
                 plan.powerCut = { try await power.cut() }
                 plan.powerOff = { power.powerOff() }
+                plan.rabbitmqctl = { try await power.broker.rabbitmqctl($0) }
                 (plan.cuts, plan.interval) = (powerCuts.cuts, interval)
                 if let soak = soaking.schedule { (plan.cuts, plan.interval, plan.cutInterval) = soak }
             }
             let monkey = ChaosMonkey(stages: stages, plan: plan, seed: seed)
             let sampler = SoakSampler()
             let topology = PipelineTopology(prefix: pipeline.prefix)
-            let brokerControl = clusterFaults?.brokerControl(rabbitmqNode: rabbitmqNode) ?? .local(node: rabbitmqNode)
+            let brokerControl =
+                power.map { .own($0.broker) } ?? clusterFaults?.brokerControl(rabbitmqNode: rabbitmqNode)
+                ?? .local(node: rabbitmqNode)
             let sampling = Task { [sampleSeconds = soaking.sampleSeconds, soak = soaking.soak, loadSeconds] in
                 guard soak != nil, let power else { return }
                 await sampler.run(
@@ -142,7 +146,8 @@ extension Lab {
             do {
                 outcome = .success(
                     try await attack(
-                        pipeline, stages, monkey, webhooks: webhooks, settings: settings, broker: brokerControl))
+                        pipeline, stages, monkey, webhooks: webhooks, settings: settings, broker: brokerControl,
+                        power: power))
             } catch {
                 await monkey.recover()
                 outcome = .failure(error)
@@ -154,7 +159,11 @@ extension Lab {
             await stages.stop()
             await hosts?.stop()
             await power?.stop()
-            await ReceiptLoad.deleteTopology(PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
+            // The run's own node goes with its volume.
+            if power == nil {
+                await ReceiptLoad.deleteTopology(
+                    PipelineTopology(prefix: pipeline.prefix).topology, amqp: settings.amqp)
+            }
             if !unhealed.isEmpty, case .success = outcome {
                 outcome = .failure(ValidationError("could not heal: " + unhealed.joined(separator: "; ")))
             }
@@ -183,7 +192,7 @@ extension Lab {
         /// Starts the stages, loads them under faults, waits for quiet and judges.
         private func attack(
             _ pipeline: StagesPipeline, _ stages: StageProcesses, _ monkey: ChaosMonkey, webhooks: WebhookCounter,
-            settings: PipelineSettings, broker: BrokerControl
+            settings: PipelineSettings, broker: BrokerControl, power: ChaosPower?
         ) async throws -> ChaosReport {
             try await pipeline.prepareDatabase(settings: settings)
             try pipeline.startStubStore(stages)
@@ -194,6 +203,7 @@ extension Lab {
             let ready = await Result { try await stages.waitUntilReady(client: client, timeout: .seconds(120)) }
             await client.shutdown()
             try ready.get()
+            try await power?.queuesDeclared()
 
             let load = ChaosLoad(
                 count: receipts, accounts: accounts, seed: seed,

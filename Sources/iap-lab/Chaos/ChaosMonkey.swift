@@ -20,6 +20,8 @@ final class ChaosMonkey {
         var brokerDown: Double
         /// `rabbitmqctl -n` node, nil for the local default one.
         var rabbitmqNode: String?
+        /// rabbitmqctl for the run's own node (`--power`), in place of the machine's.
+        var rabbitmqctl: (@Sendable ([String]) async throws -> String)? = nil
         /// When the stub store is killed, and how long before it is started again on its port.
         var outageStart: Double
         var outage: Double
@@ -179,9 +181,10 @@ final class ChaosMonkey {
 
     private func broker(_ command: String) async throws {
         let node = plan.rabbitmqNode.map { ["-n", $0] } ?? []
+        let rabbitmqctl = plan.rabbitmqctl ?? { try await Rabbitmqctl.output(node + $0) }
         note("rabbitmqctl \(command)")
-        _ = try await Rabbitmqctl.output(node + [command])
-        if command == "start_app" { _ = try await Rabbitmqctl.output(node + ["await_startup"]) }
+        _ = try await rabbitmqctl([command])
+        if command == "start_app" { _ = try await rabbitmqctl(["await_startup"]) }
         note("rabbitmqctl \(command) done")
     }
 

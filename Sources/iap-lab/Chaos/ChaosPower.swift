@@ -38,14 +38,18 @@ struct ChaosPowerOptions: ParsableArguments {
     }
 }
 
-/// The volume of a power-cut run and what lives on it: the pipeline's SQLite database, or
-/// a PostgreSQL server's data directory.
+/// The disks of a power-cut run and what lives on them: the pipeline's SQLite database or a
+/// PostgreSQL server's data directory on one, the run's own RabbitMQ node on the other. A
+/// cut takes both at the same instant.
 struct ChaosPower: Sendable {
     let volume: PowerCutVolume
     /// The run's own PostgreSQL server (`--postgres`), its data directory on the volume.
     let postgres: PostgresServer?
+    /// The run's own RabbitMQ node, its data directory on a journal volume of its own
+    /// (what Ra's and Mnesia's files rely on, as PostgreSQL's do).
+    let broker: PowerCutBroker
 
-    /// Mounts a fresh volume under `directory` (and starts the server on it); nil without --power.
+    /// Mounts fresh volumes under `directory` and starts the servers on them; nil without --power.
     static func start(_ options: ChaosPowerOptions, directory: String, databaseURL: String?) async throws
         -> ChaosPower?
     {
@@ -56,18 +60,25 @@ struct ChaosPower: Sendable {
         let executable =
             try options.powercutFs.map { URL(fileURLWithPath: $0) } ?? PowerCutVolume.locateExecutable()
             ?? { throw ValidationError("no powercut-fs program: build it with scripts/powercut-fs.sh build") }()
-        let volume = try PowerCutVolume(directory: directory + "/power", executable: executable)
         // PostgreSQL fsyncs files, not always the directories they were made in: it relies on
         // a journal such as ext4's. On a strict volume the first cut lost CREATE DATABASE's
         // base/<oid> ("database subdirectory is missing").
-        try await volume.mount(journal: options.postgres)
-        guard options.postgres else { return ChaosPower(volume: volume, postgres: nil) }
+        let volume = try PowerCutVolume(
+            directory: directory + "/power", executable: executable, journal: options.postgres)
+        let broker = try PowerCutBroker(
+            volume: try PowerCutVolume(directory: directory + "/power-broker", executable: executable, journal: true),
+            directory: directory + "/rabbitmq")
+        try await volume.mount()
+        var postgres: PostgresServer?
         do {
-            let server = try await PostgresServer.create(
-                directory: volume.mountpoint + "/postgres", home: directory + "/postgres")
-            return ChaosPower(volume: volume, postgres: server)
+            try await broker.start()
+            if options.postgres {
+                postgres = try await PostgresServer.create(
+                    directory: volume.mountpoint + "/postgres", home: directory + "/postgres")
+            }
+            return ChaosPower(volume: volume, postgres: postgres, broker: broker)
         } catch {
-            await volume.unmount()
+            await ChaosPower(volume: volume, postgres: postgres, broker: broker).stop()
             throw error
         }
     }
@@ -75,32 +86,60 @@ struct ChaosPower: Sendable {
     /// The database the stages use: the server's on the volume, if there is one.
     var databaseURL: String? { postgres?.url }
 
-    /// What the stages are told: their SQLite database on the volume.
-    var settings: [String: String] { postgres == nil ? ["IAP_DB_PATH": volume.mountpoint + "/iap.sqlite"] : [:] }
+    /// What the stages are told: their SQLite database on the volume, the run's broker.
+    var settings: [String: String] {
+        ["IAP_AMQP_URL": broker.amqpURL].merging(
+            postgres == nil ? ["IAP_DB_PATH": volume.mountpoint + "/iap.sqlite"] : [:]
+        ) { $1 }
+    }
 
-    /// The instant of the cut for the servers on the volume: SIGKILLed, nothing flushed.
+    /// The instant of the cut for the servers: SIGKILLed, nothing flushed.
     func powerOff() {
         postgres?.kill()
+        broker.kill()
     }
 
-    /// Drops what was not synced, mounts what survived and starts the servers again (their
-    /// crash recovery included); returns what the cut dropped.
+    /// Drops what was not synced on both disks, mounts what survived and starts the servers
+    /// again (their crash recovery included); returns what the cut dropped and how long the
+    /// servers took.
     func cut() async throws -> String {
         let dropped = try await volume.cut()
-        try await volume.mount(journal: postgres != nil)
-        let started = ContinuousClock.now
-        guard let postgres else { return dropped }
-        do { try await postgres.start() } catch {
-            throw ValidationError(
-                "PostgreSQL did not come back after the cut (\(dropped)): \(error)\n\(postgres.logTail())")
+        let brokerDropped = try await broker.cut()
+        try await volume.mount()
+        var started = ContinuousClock.now
+        var summary = dropped + "; the broker's disk: " + Self.counts(brokerDropped)
+        if let postgres {
+            do { try await postgres.start() } catch {
+                throw ValidationError(
+                    "PostgreSQL did not come back after the cut (\(dropped)): \(error)\n\(postgres.logTail())")
+            }
+            summary += String(format: "; PostgreSQL recovered in %.1f s", (ContinuousClock.now - started).seconds)
+            started = .now
         }
-        return dropped + String(format: "; PostgreSQL recovered in %.1f s", (ContinuousClock.now - started).seconds)
+        do { try await broker.start() } catch {
+            throw ValidationError("RabbitMQ did not come back after the cut (\(brokerDropped)): \(error)")
+        }
+        return summary + String(format: "; RabbitMQ booted in %.1f s", (ContinuousClock.now - started).seconds)
     }
 
-    /// The end of the run: the server stopped, the volume unmounted cleanly.
+    /// Once the stages have declared their queues, before the first cut: Ra records a new
+    /// queue without a sync, which a real disk writes back within half a minute and this
+    /// volume never does (see ``PowerCutBroker``).
+    func queuesDeclared() async throws {
+        try await broker.settle()
+    }
+
+    /// The end of the run: the servers stopped, the volumes unmounted cleanly.
     func stop() async {
         await postgres?.stopImmediately()
+        try? await broker.stop()
         await volume.unmount()
+        await broker.volume.unmount()
+    }
+
+    /// `dropped unsynced_files=…` of a cut's summary line, without the line's start.
+    private static func counts(_ summary: String) -> String {
+        summary.range(of: "dropped ").map { String(summary[$0.lowerBound...]) } ?? summary
     }
 }
 
