@@ -43,7 +43,7 @@ struct SoakSample: Sendable {
     var seconds: Double
     /// Receipts whose webhook was taken so far.
     var receipts: Int
-    /// The database's files on the volume (SQLite's with its WAL, or PostgreSQL's data directory).
+    /// The database's files on its volume (SQLite's with its WAL, or PostgreSQL's data directory).
     var databaseBytes: Int
     /// Messages in the pipeline's queues, ready and unacknowledged (nil: the broker did not answer).
     var queued: Int?
@@ -65,7 +65,8 @@ final class SoakSampler: Sendable {
         while !Task.isCancelled, (ContinuousClock.now - started).seconds < seconds {
             try? await Task.sleep(for: .seconds(interval))
             var processes = stages.processIDs.compactMapValues(Self.usage)
-            if let postgres = power.postgres { processes["postgres"] = postgres.usage() }
+            if let postgres = power.postgres { processes["postgres"] = Self.usage(postgres.processIDs) }
+            processes["rabbitmq"] = Self.usage(power.broker.processIDs)
             let depths = try? await queueDepths()
             let sample = SoakSample(
                 seconds: (ContinuousClock.now - started).seconds, receipts: webhooks.receiptsSeen,
@@ -85,6 +86,12 @@ final class SoakSampler: Sendable {
         return (kib, files.count)
     }
 
+    /// A server's processes' resident KiB and open descriptors, summed; nil when none runs.
+    static func usage(_ pids: [pid_t]) -> (rssKiB: Int, files: Int)? {
+        let all = pids.compactMap { usage($0) }
+        return all.isEmpty ? nil : all.reduce((0, 0)) { ($0.0 + $1.rssKiB, $0.1 + $1.files) }
+    }
+
     /// The sizes of every regular file under `path`.
     static func bytes(under path: String) -> Int {
         guard let walk = FileManager.default.enumerator(atPath: path) else { return 0 }
@@ -98,13 +105,6 @@ final class SoakSampler: Sendable {
     }
 }
 
-extension PostgresServer {
-    /// The postmaster's and its children's resident KiB and open descriptors, summed.
-    func usage() -> (rssKiB: Int, files: Int)? {
-        let all = processIDs.compactMap(SoakSampler.usage)
-        return all.isEmpty ? nil : all.reduce((0, 0)) { ($0.0 + $1.rssKiB, $0.1 + $1.files) }
-    }
-}
 
 /// What a soak's samples say: a CSV of them all, and the first and last quarter side by side.
 struct SoakSummary {
