@@ -78,6 +78,8 @@ public struct ChaosViolation: Hashable, Sendable, CustomStringConvertible {
     public enum Rule: String, CaseIterable, Sendable {
         /// A receipt the intake refused with a 4xx.
         case refused
+        /// A receipt answered 2xx that the intake did not know right after a power cut.
+        case lostInCut = "lost_in_cut"
         /// A receipt answered 2xx that is not credited, rejected or dead.
         case notFinal = "not_final"
         /// A final receipt whose status (or reason) is not what its kind calls for.

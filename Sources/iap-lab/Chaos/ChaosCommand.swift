@@ -114,6 +114,7 @@ extension Lab {
             let stages = pipeline.processes()
             let partitions = NetworkFaults()
             var plan = self.plan
+            let answered = AnsweredLog()
             if let clusterFaults {
                 if clusterFaults.broker != nil { plan.brokerStop = nil }
                 plan.chains = clusterFaults.chains(
@@ -124,6 +125,9 @@ extension Lab {
                 plan.powerCut = { try await power.cut() }
                 plan.powerOff = { power.powerOff() }
                 plan.rabbitmqctl = { try await power.broker.rabbitmqctl($0) }
+                plan.cutCheck = ChaosCutCheck(
+                    answered: answered, receiptsURL: pipeline.receiptsURL, token: pipeline.token,
+                    environment: pipeline.environment)
                 (plan.cuts, plan.interval) = (powerCuts.cuts, interval)
                 if let soak = soaking.schedule { (plan.cuts, plan.interval, plan.cutInterval) = soak }
             }
@@ -147,7 +151,7 @@ extension Lab {
                 outcome = .success(
                     try await attack(
                         pipeline, stages, monkey, webhooks: webhooks, settings: settings, broker: brokerControl,
-                        power: power))
+                        power: power, answered: answered))
             } catch {
                 await monkey.recover()
                 outcome = .failure(error)
@@ -192,7 +196,7 @@ extension Lab {
         /// Starts the stages, loads them under faults, waits for quiet and judges.
         private func attack(
             _ pipeline: StagesPipeline, _ stages: StageProcesses, _ monkey: ChaosMonkey, webhooks: WebhookCounter,
-            settings: PipelineSettings, broker: BrokerControl, power: ChaosPower?
+            settings: PipelineSettings, broker: BrokerControl, power: ChaosPower?, answered: AnsweredLog
         ) async throws -> ChaosReport {
             try await pipeline.prepareDatabase(settings: settings)
             try pipeline.startStubStore(stages)
@@ -213,7 +217,7 @@ extension Lab {
                 defer { loadDone.store(true, ordering: .relaxed) }
                 return try await load.post(
                     to: pipeline.receiptsURL, token: pipeline.token, rate: Double(receipts) / loadSeconds,
-                    clients: clients, patience: .seconds(300))
+                    clients: clients, patience: .seconds(300), answered: answered)
             }
             let faults = await Result { try await monkey.run { loadDone.load(ordering: .relaxed) } }
             if case .failure(let error) = faults {
@@ -243,7 +247,7 @@ extension Lab {
                 chaosSeconds: chaosSeconds, settleSeconds: (ContinuousClock.now - settleStart).seconds,
                 stuck: stuck, statuses: ChaosReport.count(seen, submitted.submissions),
                 violations: ChaosJudge.violations(submitted.submissions, seen)
-                    + monkey.crashes.map { ChaosViolation(.crash, $0) })
+                    + monkey.crashes.map { ChaosViolation(.crash, $0) } + monkey.cutViolations)
         }
     }
 }

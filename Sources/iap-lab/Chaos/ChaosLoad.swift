@@ -82,7 +82,10 @@ struct ChaosLoad: Sendable {
 
     /// Posts every item, `rate` a second on a fixed schedule with at most `clients` in flight;
     /// a receipt that has no 2xx after `patience` is given up as a refusal.
-    func post(to url: String, token: String, rate: Double, clients: Int, patience: Duration) async throws -> Outcome {
+    /// `answered` is told every receipt id answered 2xx as the answer comes.
+    func post(
+        to url: String, token: String, rate: Double, clients: Int, patience: Duration, answered: AnsweredLog? = nil
+    ) async throws -> Outcome {
         let client = try CurlHTTPClient(configuration: .init(maxConnections: clients, maxConnectionsPerHost: clients))
         let shared = Shared()
         let origin = ContinuousClock.now
@@ -94,10 +97,11 @@ struct ChaosLoad: Sendable {
                         let index = shared.next.add(1, ordering: .relaxed).oldValue
                         guard index < items.count else { return done }
                         try await Task.sleep(until: origin + .seconds(Double(index) / rate), clock: .continuous)
-                        done.append(
-                            try await submit(items[index], to: url, token: token, client: client, patience: patience) {
-                                cause in shared.retries.withLock { $0[cause, default: 0] += 1 }
-                            })
+                        let submission = try await submit(
+                            items[index], to: url, token: token, client: client, patience: patience
+                        ) { cause in shared.retries.withLock { $0[cause, default: 0] += 1 } }
+                        if let id = submission.receiptID { answered?.add(id) }
+                        done.append(submission)
                     }
                 }
             }

@@ -33,6 +33,8 @@ final class ChaosMonkey {
         /// of them at least, in place of the single kills.
         var powerCut: (@Sendable () async throws -> String)? = nil
         var powerOff: @Sendable () -> Void = {}
+        /// What is checked right after each cut (``ChaosCutCheck``).
+        var cutCheck: ChaosCutCheck? = nil
         var cuts = 0
         /// Seconds between cuts when single kills go on between them (`--soak`); nil: every
         /// step is a cut.
@@ -47,6 +49,8 @@ final class ChaosMonkey {
     /// Each chain's faults with their index in the timeline's records.
     private let chains: [[(fault: ChaosFault, index: Int)]]
     private(set) var kills: [String: Int] = [:]
+    /// What the checks right after the cuts found.
+    private(set) var cutViolations: [ChaosViolation] = []
     /// Stages found exited that nobody killed (restarted too).
     private(set) var unexpectedExits: [String: Int] = [:]
     /// Of those, the ones a signal ended that nobody sent (a crash): one line each.
@@ -146,6 +150,7 @@ final class ChaosMonkey {
     /// Every target SIGKILLed at the same instant, the volume's unsynced writes dropped, the
     /// volume back, every target started again.
     private func cutThePower(_ powerCut: @Sendable () async throws -> String) async throws {
+        let answeredBefore = plan.cutCheck?.beforeCut() ?? 0
         plan.powerOff()
         await stages.killAll(plan.targets)
         let dropped = try await powerCut()
@@ -155,6 +160,13 @@ final class ChaosMonkey {
         }
         powerCuts += 1
         note("power cut \(powerCuts): \(plan.targets.joined(separator: ", ")) SIGKILLed; \(dropped); restarted")
+        if let check = plan.cutCheck {
+            let (checked, found) = try await check.afterCut(powerCuts, answeredBefore: answeredBefore)
+            cutViolations += found
+            note(
+                "after power cut \(powerCuts): \(checked) receipts answered 202 since the last check asked for, "
+                    + (found.isEmpty ? "all there, iap audit clean" : "\(found.count) violations"))
+        }
     }
 
     /// After a failed run: RabbitMQ's app started again if this stopped it, so that a broken

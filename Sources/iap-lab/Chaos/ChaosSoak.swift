@@ -105,7 +105,6 @@ final class SoakSampler: Sendable {
     }
 }
 
-
 /// What a soak's samples say: a CSV of them all, and the first and last quarter side by side.
 struct SoakSummary {
     let samples: [SoakSample]
