@@ -8,7 +8,9 @@ public enum CommitSync: Sendable {
     /// Written to the WAL but not synced (`synchronous = NORMAL`): a power loss can take it
     /// back, together with everything committed after it and nothing before. For records
     /// whose loss only repeats work: the relay's published marks, the notifier's delivered
-    /// marks. The next durable commit of any process syncs it too, since the WAL is one file.
+    /// marks. The next durable commit of any process syncs it too, since the WAL is one file,
+    /// and SQLite syncs it by itself within half a second, as PostgreSQL's WAL writer does
+    /// an asynchronous commit: an idle pipeline's marks do not wait hours for a durable commit.
     case relaxed
     /// Durable before the commit returns, like `.durable`, but on SQLite synced after the
     /// processes' write lock is let go, so that their other writers do not wait the sync

@@ -145,6 +145,7 @@ public struct SQLiteDatabase: Sendable {
             // A failed sync fails the call though the rows are committed: the intake answers
             // an error, its sweep publishes them, and the backend's retry finds them stored.
             if sync == .durableAfterUnlock { try walSync?.sync() }
+            if sync == .relaxed { walSync?.syncSoon() }
             return result
         }
         if WriterThread.isCurrent { return try writeInline(body) }

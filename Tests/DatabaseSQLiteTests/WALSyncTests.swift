@@ -69,6 +69,23 @@ import Testing
         }
     }
 
+    @Test func aRelaxedCommitIsSyncedByItselfSoonAfterOnceForABurst() async throws {
+        try await withTemporaryDatabase { database in
+            let walSync = try #require(database.walSync)
+            _ = try await IntakeRepository(database).accept([Fixture.receipt("r-1", account: "a")], now: Fixture.t0)
+            let syncs = Counter()
+            walSync.beforeSync.withLock { $0 = { syncs.value.add(1, ordering: .relaxed) } }
+            let marked = ContinuousClock.now
+            for _ in 0..<5 { try await IntakeRepository(database).markPublished(["r-1"], at: Fixture.t0) }
+            #expect(syncs.value.load(ordering: .relaxed) == 0, "a relaxed commit waited for its sync")
+            try await waitUntil { syncs.value.load(ordering: .relaxed) > 0 }
+            let after = ContinuousClock.now - marked
+            #expect(after >= .seconds(WALSync.relaxedDelay * 0.9) && after < .seconds(3), "synced \(after) after")
+            try await Task.sleep(for: .seconds(WALSync.relaxedDelay * 2))
+            #expect(syncs.value.load(ordering: .relaxed) == 1, "five relaxed commits in a burst, one sync")
+        }
+    }
+
     @Test func aWALThatCannotBeOpenedFailsTheSyncAsUnavailable() async throws {
         try await withTemporaryDatabase { _, path in
             // A WAL path that loops: open fails with ELOOP, not "no WAL".
