@@ -43,6 +43,14 @@ public struct SettlementRepository: Sendable {
     /// Each account is priced by its app's catalog (``AppCatalogs``).
     public func apply(_ verdicts: [Verdict], catalogs: AppCatalogs, now: Date) async throws -> [VerdictResult] {
         guard !verdicts.isEmpty else { return [] }
+        guard verdicts.count <= Self.mostPerTransaction else {
+            var results: [VerdictResult] = []
+            for start in stride(from: 0, to: verdicts.count, by: Self.mostPerTransaction) {
+                let part = verdicts[start..<min(start + Self.mostPerTransaction, verdicts.count)]
+                results += try await apply(Array(part), catalogs: catalogs, now: now)
+            }
+            return results
+        }
         do {
             return try await database.transaction { db in try await apply(verdicts, catalogs: catalogs, now: now, db) }
         } catch  where SQLError.blame(error) == .work {
@@ -52,6 +60,15 @@ public struct SettlementRepository: Sendable {
             return first + (try await apply(Array(verdicts[middle...]), catalogs: catalogs, now: now))
         }
     }
+
+    /// Verdicts settled in one transaction at most; more are settled in several, one after
+    /// another (each is idempotent, so a crash between them only redoes the first ones). A
+    /// verdict takes about four advisory locks on PostgreSQL, whose lock table holds
+    /// `max_locks_per_transaction` × `max_connections` (6,400 by default) for every session:
+    /// a backlog of packed messages once asked for 19,569 in one transaction, and every
+    /// session's next lock failed with "out of shared memory" until the fulfiller gave up
+    /// (`iap-lab chaos --power --postgres --soak`).
+    public static let mostPerTransaction = 256
 
     /// ``apply(_:catalogs:now:)`` with one catalog for every account.
     public func apply(_ verdicts: [Verdict], catalog: Catalog, now: Date) async throws -> [VerdictResult] {

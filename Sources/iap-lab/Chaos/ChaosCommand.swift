@@ -146,16 +146,14 @@ extension Lab {
                 }
             }
             let started = ContinuousClock.now
-            var outcome: Result<ChaosReport, any Error>
-            do {
-                outcome = .success(
-                    try await attack(
-                        pipeline, stages, monkey, webhooks: webhooks, settings: settings, broker: brokerControl,
-                        power: power, answered: answered))
-            } catch {
-                await monkey.recover()
-                outcome = .failure(error)
+            // Ctrl-C or SIGTERM (an hour's soak given up) ends the attack, not the process: the
+            // stages, servers and volumes below are still stopped and unmounted.
+            var outcome = await Interruption.cancellable { [self] in
+                try await attack(
+                    pipeline, stages, monkey, webhooks: webhooks, settings: settings, broker: brokerControl,
+                    power: power, answered: answered)
             }
+            if case .failure = outcome { await monkey.recover() }
             sampling.cancel()
             await sampling.value
             // No partition outlives the run, whatever happened to it.

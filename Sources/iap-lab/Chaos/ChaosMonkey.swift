@@ -7,7 +7,9 @@ import StubStore
 /// every `interval`, RabbitMQ's app stopped and started once, the verify endpoint taken away
 /// for a while; and the plan's timed faults (``ChaosFault``: partitions, cluster nodes,
 /// failovers), each chain in a task of its own beside the loop.
-final class ChaosMonkey {
+///
+/// Used by one task at a time (the attack's while it runs, the run's after), hence unchecked.
+final class ChaosMonkey: @unchecked Sendable {
     struct Plan {
         /// The stages a kill picks from.
         var targets: [String]
