@@ -43,7 +43,8 @@ struct AlonePowerCutVolumeTests {
             }
         }
 
-        // When the power goes
+        // When the power goes, within the half second after which SQLite syncs relaxed
+        // commits by itself (``WALSync/syncSoon()``)
         let dropped = try await volume.cut()
         print("power cut: \(dropped)")
         try await volume.mount()
