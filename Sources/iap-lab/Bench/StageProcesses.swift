@@ -90,9 +90,11 @@ final class StageProcesses: @unchecked Sendable {
     /// This very lab for its own commands (the stub store), the `iap` beside it for the
     /// stages: the lab and the product it drives always come from the same build.
     static func executable(running arguments: [String]) -> URL {
-        let lab = URL(
-            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                ?? CommandLine.arguments[0])
+        // A build while an hour's soak runs replaces the file: the kernel then names it
+        // `… (deleted)`, and the new one at the same path is what starts.
+        let running = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .map { $0.hasSuffix(" (deleted)") ? String($0.dropLast(" (deleted)".count)) : $0 }
+        let lab = URL(fileURLWithPath: running ?? CommandLine.arguments[0])
         guard !Lab.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments.first })
         else { return lab }
         return lab.deletingLastPathComponent().appendingPathComponent("iap")
