@@ -58,10 +58,12 @@ def main():
             m.close(arguments.keep)
     if not arguments.keep:
         shutil.rmtree(base, ignore_errors=True)
-    leftover = subprocess.run(["sh", "-c", "grep -c powercut /proc/mounts"], capture_output=True, text=True)
-    if leftover.stdout.strip() not in ("", "0"):
+    # Only this run's mounts: a chaos run may hold volumes of its own meanwhile.
+    with open("/proc/mounts") as mounts:
+        leftover = [line.split()[1] for line in mounts if "powercut" in line and line.split()[1].startswith(base)]
+    if leftover:
         failed.append("cleanup")
-        print("FAIL cleanup: a powercut-fs mount is left:", leftover.stdout.strip())
+        print("FAIL cleanup: a powercut-fs mount is left:", ", ".join(leftover))
     notes = "; ".join(NOTES)
     print(f"powercut-fs check: {ran} checks, {ran - len(failed)} passed, {len(failed)} failed"
           f"{' (' + ', '.join(failed) + ')' if failed else ''}{'; ' + notes if notes else ''}")
