@@ -227,7 +227,9 @@ extension Lab {
             let submitted = try await posting.value
             let chaosSeconds = (ContinuousClock.now - monkey.started).seconds
 
-            let database = try await pipeline.stageSettings().openDatabase()
+            // The judge reads every receipt at once: after an hour's soak (720,000) that is
+            // long work, not a stage's statement (whose 20 s bound ended the first soak's judging).
+            let database = try await pipeline.stageSettings().openDatabase(longWork: true)
             let books = ChaosBooks(
                 database: database, topology: PipelineTopology(prefix: pipeline.prefix), broker: broker)
             let settleStart = ContinuousClock.now
