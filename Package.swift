@@ -8,6 +8,7 @@ let swiftSettings: [SwiftSetting] = [
 /// Products named by several targets.
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
     name: "iap-pipeline",
@@ -167,10 +168,12 @@ let package = Package(
                 logging,
             ]
         ),
+        // Xiaomi's game payments (小米游戏 SDK), as a plug-in store.
+        .target(name: "Xiaomi", dependencies: ["PipelineCore", "HTTPClient", "StorePlugins", crypto]),
         .target(
             name: "StubStore",
             dependencies: [
-                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient", "Huawei",
+                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient", "Huawei", "Xiaomi",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -199,13 +202,7 @@ let package = Package(
             ]
         ),
         // MARK: Dead-letter review: the archive's operations, and the web console
-        .target(
-            name: "DeadLetters",
-            dependencies: [
-                "PipelineCore", "Broker", "Repositories",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
+        .target(name: "DeadLetters", dependencies: ["PipelineCore", "Broker", "Repositories", crypto]),
         .target(
             name: "Console",
             dependencies: [
@@ -254,7 +251,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Repositories", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
-                "Fulfiller", "StorePlugins", "Stripe", "Huawei", "AppleStore",
+                "Fulfiller", "StorePlugins", "Stripe", "Huawei", "Xiaomi", "AppleStore",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -344,10 +341,12 @@ let package = Package(
         tests("GooglePlayTests", ["GooglePlay", "StubStore", "PipelineTesting", "HTTPClient", logging]),
         tests("StripeTests", ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]),
         tests("HuaweiTests", ["Huawei", "StubStore", "PipelineTesting", "HTTPClient", "Repositories"]),
+        tests("XiaomiTests", ["Xiaomi", "StubStore", "PipelineTesting", "HTTPClient", "StorePlugins"]),
         tests("StubStoreTests", ["StubStore", "PipelineTesting", hummingbirdTesting]),
         tests("IntakeTests", [
             "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "AppleStore", "StubStore",
-            "GooglePlay", "Huawei", "Stripe", "StorePlugins", product("HTTPTypes", "swift-http-types"), hummingbirdTesting,
+            "GooglePlay", "Huawei", "Stripe", "Xiaomi", "StorePlugins", product("HTTPTypes", "swift-http-types"),
+            hummingbirdTesting,
             // A request context with a chosen client address (the loopback has one IPv6 address).
             product("NIOEmbedded", "swift-nio"), product("Yams", "Yams"),
         ]),
@@ -374,7 +373,7 @@ let package = Package(
             "DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting", "Broker", "Repositories",
             "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller", "Notifier", "AppStore",
             "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability", "AppleStore", "Settlement",
-            "StorePlugins", "Huawei", "Stripe", "TraceExport", hummingbirdTesting,
+            "StorePlugins", "Huawei", "Stripe", "Xiaomi", "TraceExport", hummingbirdTesting,
             product("Tracing", "swift-distributed-tracing"),
         ], path: "Tests/EndToEndSupport"),
     ] + ["Apps", "IAPCommands", "Pipeline", "StorePlugins", "TraceExport"].map {

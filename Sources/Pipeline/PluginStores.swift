@@ -11,6 +11,7 @@ import ServiceLifecycle
 import SettlementWriter
 import StorePlugins
 import Stripe
+import Xiaomi
 
 /// The plug-in stores this build carries, and what each stage runs for them.
 ///
@@ -21,7 +22,7 @@ public enum PluginStores {
     /// Every store built in, configured by its own settings or left off (Apple and Google
     /// Play are always on).
     public static let registered: [any StorePlugin.Type] = [
-        AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self,
+        AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self, XiaomiStore.self,
     ]
 
     /// The registered stores as `environment` configures them, each by its own variables.

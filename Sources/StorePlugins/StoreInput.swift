@@ -33,10 +33,13 @@ public struct InboundRequest: Sendable {
     public var headers: [String: String]
     /// The body, at most the intake's limit for notifications (64 KiB).
     public var body: [UInt8]
+    /// The query string as sent (percent-encoded, without the `?`); empty when there is none.
+    public var query: String
 
-    public init(headers: [String: String], body: [UInt8]) {
+    public init(headers: [String: String], body: [UInt8], query: String = "") {
         self.headers = headers
         self.body = body
+        self.query = query
     }
 }
 

@@ -52,8 +52,16 @@ public protocol StorePlugin: Sendable {
     /// - Throws: ``StoreInputError`` naming the member at fault.
     func receiptEvidence(_ value: Any, member: String) throws(StoreInputError) -> StoreEvidence
 
-    /// Whether the store pushes notifications to `POST /v1/<id>/notifications`.
+    /// Whether the store pushes notifications to `/v1/<id>/notifications`.
     var takesNotifications: Bool { get }
+
+    /// How the store calls that route (method, content types); by default a `POST` of any
+    /// content type.
+    var notificationRoute: NotificationRoute { get }
+
+    /// The answer the store expects for `outcome`, in its own words; nil (the default) for
+    /// the intake's own (`200 {"notification_id"}`, or its error body).
+    func reply(to outcome: NotificationOutcome) -> NotificationReply?
 
     /// How the intake checks a notification's body before the plug-in stores it: not at all
     /// (the default: a signature over its bytes vouches for it), or as strictly as every JSON
@@ -114,6 +122,8 @@ extension StorePlugin {
     public var receiptMembers: [String] { receiptMember.map { [$0] } ?? [] }
     public var takesNotifications: Bool { false }
     public var notificationBody: NotificationBody { .opaque }
+    public var notificationRoute: NotificationRoute { NotificationRoute() }
+    public func reply(to outcome: NotificationOutcome) -> NotificationReply? { nil }
 
     public func receiptEvidence(_ value: Any) throws(StoreInputError) -> StoreEvidence {
         throw StoreInputError.invalid("unknown_field", "\(Self.id) takes no receipts", member: Self.id)

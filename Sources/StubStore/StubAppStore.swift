@@ -33,8 +33,10 @@ public final class StubAppStore: Sendable {
     public let stripe: StubStripe
     /// Huawei AppGallery's OAuth server, Order and Subscription services, under `/huawei`.
     public let huawei: StubHuawei
+    /// Xiaomi's order query, under `/xiaomi`, and the notices it pushes.
+    public let xiaomi: StubXiaomi
     /// Every store's stub but Apple's, served beside it: one line a store.
-    public var parts: [any StubStorePart] { [googlePlay, huawei, stripe] }
+    public var parts: [any StubStorePart] { [googlePlay, huawei, stripe, xiaomi] }
     private let state: Mutex<State>
     /// The PKCS #7 receipt authority, made on first use: RSA keys take a moment to generate.
     let pkcs7Authority = Mutex<ReceiptCertificateAuthority?>(nil)
@@ -60,6 +62,7 @@ public final class StubAppStore: Sendable {
         self.googlePlay = StubGooglePlay(now: configuration.now)
         self.stripe = StubStripe(now: configuration.now)
         self.huawei = StubHuawei(now: configuration.now)
+        self.xiaomi = StubXiaomi(now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }

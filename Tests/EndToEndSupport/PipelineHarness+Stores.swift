@@ -36,6 +36,23 @@ extension PipelineHarness {
         return try await post("/v1/receipts", ["account_id": account, "huawei": huawei])
     }
 
+    // MARK: - Xiaomi
+
+    /// `GET /v1/xiaomi/notifications?<query>`, as Xiaomi calls it; the status and its `errcode`.
+    func deliverXiaomi(_ query: String) async throws -> (status: Int, errcode: Int?) {
+        let response = try await client.execute(
+            HTTPClient.HTTPRequest(url: "http://127.0.0.1:\(intakePort)/v1/xiaomi/notifications?\(query)"))
+        let answer = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        return (response.status, answer?["errcode"] as? Int)
+    }
+
+    /// `POST /v1/receipts` of a Xiaomi order, as a backend heard of it from its client.
+    func submitXiaomi(account: String, cpOrderID: String, uid: String = "100010") async throws -> (Int, [String: Any]) {
+        try await post(
+            "/v1/receipts",
+            ["account_id": account, "xiaomi": ["app_id": StubXiaomi.appID, "cp_order_id": cpOrderID, "uid": uid]])
+    }
+
     // MARK: - Stores' notifications
 
     /// `POST /v1/<store>/notifications` with `body` as the store sends it (no backend token).

@@ -30,7 +30,9 @@ final class PipelineHarness: Sendable {
     static let bundleID = "com.example.game"
     static let googlePackage = "com.example.game"
     static let catalog = Catalog(products: [
-        Product(productID: "com.example.coins100", kind: .consumable, grant: Grant(currency: "coins", amount: 100)),
+        Product(
+            productID: "com.example.coins100", kind: .consumable, grant: Grant(currency: "coins", amount: 100),
+            prices: ["CNY": 600]),
         Product(productID: "com.example.coins500", kind: .consumable, grant: Grant(currency: "coins", amount: 500)),
         Product(productID: "com.example.vip.monthly", kind: .autoRenewable, entitlement: "vip"),
     ])

@@ -107,6 +107,15 @@ import Testing
         #expect(message?.hasPrefix("test.json") == true)
     }
 
+    @Test func prices_readInMinorUnitsByCurrency() throws {
+        let catalog = try decode(
+            #"{"products": [{"product_id": "coins", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "prices": {"CNY": 600, "JPY": 120}}]}"#
+        )
+        #expect(catalog.products[0].price(in: "CNY") == 600)
+        #expect(catalog.products[0].price(in: "JPY") == 120)
+        #expect(catalog.products[0].price(in: "USD") == nil)
+    }
+
     @Test func aSharedAppleID_needsExactlyOneTierDefault() {
         let shared = """
             {"products": [

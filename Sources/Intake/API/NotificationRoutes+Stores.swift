@@ -20,6 +20,7 @@ extension NotificationRoutes {
         -> Response
     {
         let store = candidates[0].plugin
+        try Self.checkContentType(request, route: store.notificationRoute)
         let body: ByteBuffer
         if case .checkedFirst(let read) = store.notificationBody {
             body = try await request.jsonBody(maxSize: Self.maxBodySize)
@@ -32,7 +33,8 @@ extension NotificationRoutes {
         for field in request.headers where headers[field.name.canonicalName] == nil {
             headers[field.name.canonicalName] = field.value
         }
-        let inbound = InboundRequest(headers: headers, body: Array(body.readableBytesView))
+        let inbound = InboundRequest(
+            headers: headers, body: Array(body.readableBytesView), query: request.uri.query ?? "")
         var (app, accepted): (String, InboundNotification)
         do {
             (app, accepted) = try await Self.firstAccepting(candidates, inbound)
@@ -46,13 +48,13 @@ extension NotificationRoutes {
         if case .hint(let original) = accepted.proof {
             guard let recorder = try await recordingApp(of: original, among: candidates) else {
                 PipelineMetrics.notificationsDropped(store: store.id).increment()
-                return Self.dropped
+                return Self.answer(.dropped, plugin: store)
             }
             app = recorder
         }
         let evidence = StoreEvidence(
             store: store.id, kind: StoreEvidence.notificationKind, payload: accepted.evidence.payload)
-        return try await self.store(.store(evidence), app: app) { id, now in
+        let id = try await self.store(.store(evidence), app: app) { id, now in
             switch accepted.keyedBy {
             case .payloadHash:
                 try await notifications.acceptNotification(
@@ -63,6 +65,19 @@ extension NotificationRoutes {
                     id: id, app: app, store: store.id, messageID: Self.messageKey(accepted.messageID, store: store.id),
                     formerKeys: accepted.formerKeys, payload: evidence.payload, now: now)
             }
+        }
+        return Self.answer(.stored(id: id), plugin: store)
+    }
+
+    /// `415` for a push in another media type than its route takes (``NotificationRoute/contentTypes``).
+    static func checkContentType(_ request: Request, route: NotificationRoute) throws(APIError) {
+        guard !route.contentTypes.isEmpty else { return }
+        let type = request.headers[.contentType]?.split(separator: ";").first
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let type, route.contentTypes.contains(type) else {
+            throw APIError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "send Content-Type: " + route.contentTypes.joined(separator: " or "))
         }
     }
 
@@ -80,14 +95,6 @@ extension NotificationRoutes {
             throw APIError.unavailable(error)
         }
         return recorder.flatMap { app in candidates.contains { $0.app == app } ? app : nil }
-    }
-
-    /// The answer to a notice that proves no app and names no purchase any app recorded:
-    /// `200`, so that the store does not send it again, and nothing stored.
-    static var dropped: Response {
-        Response(
-            status: .ok, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: #"{"ignored":"unknown_purchase"}"#)))
     }
 
     /// The notification as the first app's plug-in whose credential holds reads it, with that

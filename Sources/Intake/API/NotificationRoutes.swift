@@ -7,7 +7,7 @@ import Repositories
 import SettlementWriter
 import StorePlugins
 
-/// `POST /v1/<store>/notifications`: what the stores push (Apple's App Store Server
+/// `/v1/<store>/notifications`: what the stores push (Apple's App Store Server
 /// Notifications, Google's real-time developer notifications, Huawei's server notifications,
 /// Stripe's events), each store's route its plug-in's (NotificationRoutes+Stores.swift).
 ///
@@ -38,22 +38,57 @@ struct NotificationRoutes: Sendable {
         for id in ids {
             // Every app's plug-in for the store: its own credential (a push audience, a secret).
             let candidates = stores.compactMap { app in app.stores.notifying[id].map { (app.app, $0) } }
-            router.post(RouterPath("v1/\(id)/notifications")) { request, context in
-                if let retryAfter = limiter?.take(.init(store: id, client: context.clientKey)).retryAfterSeconds {
-                    throw APIError.rateLimited(retryAfter: retryAfter)
+            let plugin = candidates[0].1
+            let method: HTTPRequest.Method = plugin.notificationRoute.method == .get ? .get : .post
+            router.on(RouterPath("v1/\(id)/notifications"), method: method) { request, context in
+                do {
+                    if let retryAfter = limiter?.take(.init(store: id, client: context.clientKey)).retryAfterSeconds {
+                        throw APIError.rateLimited(retryAfter: retryAfter)
+                    }
+                    return try await receive(request, from: candidates)
+                } catch let error as APIError {
+                    // A store that reads its own answer is told of a refusal in its words.
+                    let refused = NotificationOutcome.refused(
+                        status: Int(error.status.code), code: error.code, message: error.message, field: error.field)
+                    guard let reply = plugin.reply(to: refused) else { throw error }
+                    return Self.response(reply, retryAfter: error.retryAfter)
                 }
-                return try await receive(request, from: candidates)
             }
         }
     }
 
+    /// The answer to a push whose plug-in says how: the store's words, the intake's status
+    /// unless the store needs its own.
+    static func response(_ reply: NotificationReply, retryAfter: Int? = nil) -> Response {
+        var headers: HTTPFields = [.contentType: reply.contentType]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        // RFC 9110 15.5.2: every 401 names a scheme, as the intake's own do.
+        if reply.status == 401 { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(
+            status: HTTPResponse.Status(code: reply.status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: reply.body)))
+    }
+
+    /// The answer to `outcome` (stored or dropped): the plug-in's, or the intake's own.
+    static func answer(_ outcome: NotificationOutcome, plugin: any StorePlugin) -> Response {
+        if let reply = plugin.reply(to: outcome) { return response(reply) }
+        let body =
+            switch outcome {
+            case .stored(let id): #"{"notification_id":"\#(id)"}"#
+            default: #"{"ignored":"unknown_purchase"}"#
+            }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
     /// Stores a notification of `app` durably with `accept` (which says whether it is new),
-    /// relays a new one, and answers `200 {"notification_id"}`; a store that fails is a `503`,
-    /// so that the store sends it again.
+    /// relays a new one, and says its id; a store that fails is a `503`, so that the store
+    /// sends it again.
     func store(
         _ evidence: Evidence, app: String,
         _ accept: (_ id: String, _ now: Date) async throws -> (id: String, created: Bool)
-    ) async throws -> Response {
+    ) async throws -> String {
         let now = Date()
         let accepted: (id: String, created: Bool)
         do {
@@ -69,8 +104,6 @@ struct NotificationRoutes: Sendable {
             submission.traceparent = TraceParent.current
             relay.enqueue([submission])
         }
-        return Response(
-            status: .ok, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: #"{"notification_id":"\#(accepted.id)"}"#)))
+        return accepted.id
     }
 }

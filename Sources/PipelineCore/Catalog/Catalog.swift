@@ -99,6 +99,9 @@ public struct Catalog: Codable, Hashable, Sendable {
         return try decode(data, source: path)
     }
 
+    /// A price above this many minor units (ten million of a currency of two decimals) is a typo.
+    public static let maximumPrice: Int64 = 1_000_000_000
+
     /// Decodes and checks a catalog from JSON.
     public static func decode(_ data: Data, source: String = "catalog") throws(CatalogError) -> Catalog {
         let catalog: Catalog
@@ -142,6 +145,14 @@ public struct Catalog: Codable, Hashable, Sendable {
                 throw CatalogError("\(name): grants nothing (needs grant or entitlement)")
             }
             if let rules = product.rules { try Self.check(rules, of: product, name) }
+            for (currency, amount) in product.prices ?? [:] {
+                guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                    throw CatalogError("\(name): prices.\(currency) is not an ISO 4217 code (three capitals: CNY, USD)")
+                }
+                guard (1...Self.maximumPrice).contains(amount) else {
+                    throw CatalogError("\(name): prices.\(currency) must be 1...\(Self.maximumPrice) minor units")
+                }
+            }
         }
         try validateTiers(source: source)
     }

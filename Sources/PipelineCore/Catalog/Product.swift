@@ -8,6 +8,10 @@
 /// id is `google_product_id`, the same as `product_id` when omitted.
 public struct Product: Codable, Hashable, Sendable {
     public var productID: String
+    /// What the player pays, by ISO 4217 currency, in the currency's minor units (`{"CNY": 600}`
+    /// is ¥6.00): what a store that reports an amount without signing a price list
+    /// (Xiaomi's `payFee`) is checked against.
+    public var prices: [String: Int64]?
     /// The kind as written in the file; see ``kind``.
     public var rawType: String
     /// Apple's product id, when it differs from ``productID``.
@@ -54,7 +58,8 @@ public struct Product: Codable, Hashable, Sendable {
 
     public init(
         productID: String, kind: Kind, appleProductID: String? = nil, googleProductID: String? = nil,
-        grant: Grant? = nil, entitlement: String? = nil, tierDefault: Bool? = nil, rules: PurchaseRules? = nil
+        grant: Grant? = nil, entitlement: String? = nil, tierDefault: Bool? = nil, rules: PurchaseRules? = nil,
+        prices: [String: Int64]? = nil
     ) {
         self.productID = productID
         self.rawType = kind.rawValue
@@ -64,6 +69,7 @@ public struct Product: Codable, Hashable, Sendable {
         self.entitlement = entitlement
         self.tierDefault = tierDefault
         self.rules = rules
+        self.prices = prices
     }
 
     enum CodingKeys: String, CodingKey {
@@ -73,8 +79,11 @@ public struct Product: Codable, Hashable, Sendable {
         case rawGoogleProductID = "google_product_id"
         case grant, entitlement
         case tierDefault = "tier_default"
-        case rules
+        case rules, prices
     }
+
+    /// The price in `currency`'s minor units, when the catalog says.
+    public func price(in currency: String) -> Int64? { prices?[currency] }
 }
 
 /// An amount of an in-game currency.
