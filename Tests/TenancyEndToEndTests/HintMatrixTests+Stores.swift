@@ -2,6 +2,7 @@ import Foundation
 import PipelineTesting
 import StubStore
 import Testing
+import Xiaomi
 
 @testable import EndToEndSupport
 
@@ -93,5 +94,54 @@ extension HintMatrixTests {
                 })
         }
         try await ignored(pipeline, "hint-stripe", hints)
+    }
+
+    // MARK: - Xiaomi: notices signed with the app's secret, read back with its order query
+
+    /// Xiaomi signs its notices with the app's `AppSecret`: an unsigned, forged or another app's
+    /// notice is refused; one Xiaomi signed whose order its query contradicts (more paid than
+    /// was), or that names another account for an order already credited, moves nothing.
+    static func xiaomi(_ pipeline: PipelineHarness) async throws {
+        let xiaomi = pipeline.stub.xiaomi
+        let paid = xiaomi.pay(cpOrderID: "hint-mi", uid: "100010", productCode: "com.example.coins100", payFee: 600)
+        let (_, posted) = try await pipeline.submitXiaomi(account: "hint-xiaomi", cpOrderID: "hint-mi")
+        let final = try await pipeline.finalStatus(try #require(posted["receipt_id"] as? String))
+        #expect(final["status"] as? String == "credited", "\(final)")
+
+        let signer = XiaomiSignature(secret: StubXiaomi.appSecret)
+        func signed(_ change: (inout [String: String]) -> Void, by signer: XiaomiSignature = signer) -> String {
+            var parameters = paid.parameters
+            change(&parameters)
+            parameters["signature"] = signer.sign(parameters)
+            return parameters.keys.sorted().map {
+                "\($0)=\(parameters[$0]!.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            }.joined(separator: "&")
+        }
+        let genuine = try #require(xiaomi.notice(cpOrderID: "hint-mi"))
+        let unsigned = genuine.split(separator: "&").filter { !$0.hasPrefix("signature=") }.joined(separator: "&")
+        let hints: [Hint] = [
+            Hint("xiaomi unsigned", [401]) { try await pipeline.deliverXiaomi(unsigned).status },
+            Hint("xiaomi forged", [401]) {
+                try await pipeline.deliverXiaomi(try #require(xiaomi.notice(cpOrderID: "hint-mi", forged: true))).status
+            },
+            Hint("xiaomi another app's", [401]) {
+                try await pipeline.deliverXiaomi(
+                    signed({ $0["appId"] = "2882303761517000000" }, by: XiaomiSignature(secret: "another-secret"))
+                ).status
+            },
+            Hint("xiaomi contradicted", [200]) {
+                try await pipeline.deliverXiaomi(
+                    signed {
+                        $0["productCount"] = "10"
+                        $0["payFee"] = "6000"
+                    }
+                ).status
+            },
+            Hint("xiaomi another account", [200]) {
+                try await pipeline.deliverXiaomi(signed { $0["cpUserInfo"] = "hint-thief" }).status
+            },
+        ]
+        try await ignored(pipeline, "hint-xiaomi", hints)
+        #expect(try await pipeline.balance("hint-thief") == 0)
     }
 }

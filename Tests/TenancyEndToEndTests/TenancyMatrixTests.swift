@@ -56,6 +56,11 @@ import Testing
             "huawei/notifications",
             Way(actor: "", moved: TenancyWays.huaweiRefundNotice, unproven: TenancyWays.huaweiForgedNotice)
         ),
+        ("xiaomi/xiaomi", Way(actor: "", moved: TenancyWays.xiaomiOrder, unproven: TenancyWays.foreignToken)),
+        (
+            "xiaomi/notifications",
+            Way(actor: "", moved: TenancyWays.xiaomiNotice, unproven: TenancyWays.xiaomiForgedNotice)
+        ),
         (
             "stripe/notifications",
             Way(actor: "racer", moved: TenancyWays.stripePayment, unproven: TenancyWays.stripeForgedEvent)

@@ -86,6 +86,34 @@ enum TenancyWays {
             ])
     }
 
+    /// Puzzle's Xiaomi order, posted by its backend and confirmed with puzzle's Xiaomi credentials.
+    static func xiaomiOrder(_ apps: T) async throws {
+        apps.stub.xiaomi.pay(cpOrderID: "matrix-mi-1", uid: "100010", productCode: "com.example.coins100", payFee: 600)
+        try await credited(
+            apps, token: ProcessPipeline.token,
+            ["xiaomi": ["app_id": StubXiaomi.appID, "cp_order_id": "matrix-mi-1", "uid": "100010"]])
+    }
+
+    /// Xiaomi notifies puzzle's payment for its player-1 (named in `cpUserInfo`), signed with puzzle's secret.
+    static func xiaomiNotice(_ apps: T) async throws {
+        let before = try await apps.coins("player-1", token: ProcessPipeline.token)
+        apps.stub.xiaomi.pay(
+            cpOrderID: "matrix-mi-2", uid: "100010", productCode: "com.example.coins100", payFee: 600,
+            cpUserInfo: "player-1")
+        let status = try await xiaomiGet(apps, try #require(apps.stub.xiaomi.notice(cpOrderID: "matrix-mi-2")))
+        #expect(status == 200)
+        await holds(apps, "player-1", token: ProcessPipeline.token, before + 100)
+    }
+
+    /// A notice signed with a secret no app has.
+    static func xiaomiForgedNotice(_ apps: T) async throws -> Int {
+        try await xiaomiGet(apps, try #require(apps.stub.xiaomi.notice(cpOrderID: "matrix-mi-2", forged: true)))
+    }
+
+    private static func xiaomiGet(_ apps: T, _ query: String) async throws -> Int {
+        try await apps.pipeline.client.execute(.init(url: "\(apps.intake)/v1/xiaomi/notifications?\(query)")).status
+    }
+
     /// A receipt posted with a backend token no app has: no app's credential proves it.
     static func foreignToken(_ apps: T) async throws -> Int {
         try await apps.call(

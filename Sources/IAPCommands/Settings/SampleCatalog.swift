@@ -7,8 +7,10 @@ package enum SampleCatalog {
     package static let json = """
         {"time_zone": "UTC",
          "products": [
-          {"product_id": "com.example.coins100", "type": "consumable", "grant": {"currency": "coins", "amount": 100}},
-          {"product_id": "com.example.coins500", "type": "consumable", "grant": {"currency": "coins", "amount": 500}},
+          {"product_id": "com.example.coins100", "type": "consumable", "grant": {"currency": "coins", "amount": 100},
+           "prices": {"CNY": 600, "USD": 99}},
+          {"product_id": "com.example.coins500", "type": "consumable", "grant": {"currency": "coins", "amount": 500},
+           "prices": {"CNY": 3000, "USD": 499}},
           {"product_id": "com.example.gems10", "type": "consumable", "grant": {"currency": "gems", "amount": 10}},
           {"product_id": "com.example.gems100", "type": "consumable", "grant": {"currency": "gems", "amount": 100},
            "rules": {"daily_limit": 3, "first_purchase": {"bonus": {"currency": "gems", "amount": 100}}}},
