@@ -66,6 +66,8 @@ for n in 1 2 3 4 5; do
 done > "$IAP_SCHEMATHESIS_HUAWEI_PAYLOADS"
 grep -q statusUpdateNotification "$IAP_SCHEMATHESIS_HUAWEI_PAYLOADS" \
   || { echo "schemathesis: the stub store signed no Huawei notification" >&2; exit 1; }
+# Xiaomi: the hooks sign notices with the app's AppSecret (the stub's), as Xiaomi does.
+export IAP_SCHEMATHESIS_XIAOMI_SECRET="stub-xiaomi-app-secret"
 # Stripe: the hooks sign events with the endpoint's secret, made here.
 export IAP_SCHEMATHESIS_STRIPE_SECRET="whsec_schemathesis$RANDOM$RANDOM"
 export IAP_SCHEMATHESIS_NUL_LOG="$work/nul-tried.log"
@@ -77,6 +79,8 @@ IAP_DB_PATH="$database" IAP_HTTP_HOST=127.0.0.1 IAP_HTTP_PORT="$port" IAP_API_TO
   IAP_HUAWEI_OAUTH_URL="http://127.0.0.1:$stub_port/huawei/oauth2/v3/token" \
   IAP_HUAWEI_ORDER_URL="http://127.0.0.1:$stub_port/huawei/orders" \
   IAP_HUAWEI_SUBSCRIPTION_URL="http://127.0.0.1:$stub_port/huawei/subscr" \
+  IAP_XIAOMI_APP_ID=2882303761517239138 IAP_XIAOMI_APP_SECRET="$IAP_SCHEMATHESIS_XIAOMI_SECRET" \
+  IAP_XIAOMI_QUERY_URL="http://127.0.0.1:$stub_port/xiaomi/api/biz/service/queryOrder.do" \
   IAP_STRIPE_API_KEY=sk_test_schemathesis IAP_STRIPE_WEBHOOK_SECRETS="$IAP_SCHEMATHESIS_STRIPE_SECRET" \
   IAP_STRIPE_API_URL="http://127.0.0.1:$stub_port/stripe" \
   IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning start_iap intake.log intake

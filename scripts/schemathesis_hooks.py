@@ -18,6 +18,10 @@
 - Stripe's events are read only under a `Stripe-Signature` that holds: each positive one is
   signed here, over the exact bytes sent, with the endpoint's secret the script made
   (IAP_SCHEMATHESIS_STRIPE_SECRET), and must then be stored.
+- Xiaomi's notices are stored only when the app's AppSecret signed them: each positive one is
+  sent as a whole paid order Xiaomi would notify, signed here with the stub's secret
+  (IAP_SCHEMATHESIS_XIAOMI_SECRET, HMAC-SHA1 over the sorted parameters), and must then be
+  stored; what schemathesis makes of the query otherwise is refused.
 - NUL in every string member (scripts/schemathesis_nul.py): each one of a well-formed
   request, sent again with a NUL, must be refused and change nothing; which members were
   tried is logged to IAP_SCHEMATHESIS_NUL_LOG for the coverage report. A Stripe event's copy is
@@ -47,6 +51,8 @@ NUL_LOG = os.environ["IAP_SCHEMATHESIS_NUL_LOG"]
 with open(os.environ["IAP_SCHEMATHESIS_HUAWEI_PAYLOADS"]) as _file:
     HUAWEI_SUBSCRIPTIONS = itertools.cycle([json.loads(line)["subNotification"] for line in _file if line.strip()])
 STRIPE_SECRET = os.environ["IAP_SCHEMATHESIS_STRIPE_SECRET"]
+XIAOMI_SECRET = os.environ["IAP_SCHEMATHESIS_XIAOMI_SECRET"].encode()
+_xiaomi_orders = itertools.count(1)
 # The whole numbers Huawei's plug-in reads as a notificationType (Int64), with room to spare.
 HUAWEI_NUMBER = re.compile(r"[+-]?[0-9]{1,15}")
 GOOGLE_TEST_DATA = base64.b64encode(json.dumps({
@@ -124,6 +130,21 @@ def sign_stripe_event(case, kwargs):
     _signed_by_the_stub.add(case.id)
 
 
+def xiaomi_notice() -> dict:
+    """A paid order as Xiaomi notifies it, signed with the app's secret: its own order id each time."""
+    n = next(_xiaomi_orders)
+    params = {
+        "appId": "2882303761517239138", "cpOrderId": f"schemathesis-{n}", "uid": "100010",
+        "orderId": f"2100000{n:06d}", "orderStatus": "TRADE_SUCCESS", "payFee": "600",
+        "productCode": "com.example.coins100", "productName": "100 coins", "productCount": "1",
+        "payTime": "2024-11-07 13:56:00", "cpUserInfo": "player-1", "orderConsumeType": "10",
+        "partnerGiftConsume": "0",
+    }
+    text = "&".join(f"{k}={v}" for k, v in sorted(params.items()) if v)
+    params["signature"] = hmac.new(XIAOMI_SECRET, text.encode(), hashlib.sha1).hexdigest()
+    return params
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     operation = case.operation.definition.raw.get("operationId")
@@ -143,6 +164,12 @@ def before_call(context, case, kwargs):
             _signed_by_the_stub.add(case.id)  # unsigned, but as Huawei would send it
     if operation == "receiveStripeNotification":
         sign_stripe_event(case, kwargs)
+    if operation == "receiveXiaomiNotification" and (
+            case.meta is None or not case.meta.is_negative_at(ParameterLocation.QUERY)):
+        case.query = xiaomi_notice()
+        if "params" in kwargs:
+            kwargs["params"] = case.query
+        _signed_by_the_stub.add(case.id)
     _before[case.id] = snapshot()
 
 
@@ -163,7 +190,7 @@ def a_notification_the_stub_signed_is_stored(ctx, response, case):
     request = response.request
     # Request-shape probes (another method, another content type) are refused for that.
     as_the_store_posts = request.method == "POST" and request.headers.get("Content-Type", "").startswith(
-        "application/json")
+        "application/json") or request.method == "GET" and "/v1/xiaomi/notifications" in request.url
     if case.id in _signed_by_the_stub and as_the_store_posts and response.status_code not in (200, 429):
         raise AssertionError(f"A notification the stub store signed was answered {response.status_code}: "
                              + response.content[:300].decode(errors="replace"))

@@ -28,7 +28,8 @@ struct ReceiptRequest: Equatable, Sendable {
         let object = try JSONFields.object(json) { key in
             Self.fields.contains(key) || stores.receiptMembers[key] != nil || off.contains(key)
         }
-        if let store = off.first(where: { object[$0] != nil }) {
+        // Null is the same as absent, for a store that is off too.
+        if let store = off.first(where: { object[$0] != nil && !(object[$0] is NSNull) }) {
             throw APIError.invalid(
                 "store_not_configured", "\(store) is not configured on this intake (docs/\(store).md)", field: store)
         }
