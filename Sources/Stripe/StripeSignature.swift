@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PipelineCore
 import StorePlugins
 
 /// Checks a `Stripe-Signature` header as Stripe documents it: `t=<unix seconds>` and one or
@@ -33,7 +34,7 @@ public struct StripeSignature: Sendable {
                 timestamp = pair[1]
             case "v1":
                 // A value that is no SHA-256 in hex can match nothing; it is skipped, not fatal.
-                if let mac = Self.hex(pair[1]), mac.count == SHA256.byteCount { signatures.append(mac) }
+                if let mac = Hex.bytes(String(pair[1])), mac.count == SHA256.byteCount { signatures.append(mac) }
             default:
                 continue
             }
@@ -64,27 +65,6 @@ public struct StripeSignature: Sendable {
     public static func header(secret: String, timestamp: Int64, body: [UInt8]) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Array("\(timestamp).".utf8) + body, using: SymmetricKey(data: Array(secret.utf8)))
-        return "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined()
-    }
-
-    static func hex(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return "t=\(timestamp),v1=" + Hex.string(mac)
     }
 }

@@ -45,27 +45,17 @@ struct XiaomiFixture: Sendable {
             Submission(id: "r-1", accountID: "player-1", evidence: .store(evidence), submittedAt: Date()))
     }
 
-    static func run<T: Sendable>(_ body: (XiaomiFixture) async throws -> T) async throws -> T {
+    static func run(_ body: (XiaomiFixture) async throws -> Void) async throws {
         let store = StubAppStore(configuration: .init(seed: 1))
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = makeStubStoreApplication(store: store, port: 0) { port in
-            continuation.yield(port)
-            continuation.finish()
-        }
         let http = try CurlHTTPClient()
-        let server = RunningService(app)
         do {
-            guard let port = await ports.first(where: { _ in true }), port > 0 else {
-                throw StoreCallError(.unavailable, store: "Xiaomi", call: "fixture", message: "the stub did not start")
+            try await withRunningServer({ makeStubStoreApplication(store: store, port: 0, onServerRunning: $0) }) {
+                try await body(XiaomiFixture(store: store, port: $0, http: http))
             }
-            let value = try await body(XiaomiFixture(store: store, port: port, http: http))
-            await http.shutdown()
-            await server.stop()
-            return value
         } catch {
             await http.shutdown()
-            await server.stop()
             throw error
         }
+        await http.shutdown()
     }
 }
