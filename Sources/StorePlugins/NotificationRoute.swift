@@ -30,12 +30,6 @@ public enum NotificationOutcome: Sendable, Hashable {
     /// (`unauthorized` 401, `invalid_field` 400, `rate_limited` 429, `unavailable` 503, …)
     /// and the member at fault, when one is.
     case refused(status: Int, code: String, message: String, field: String? = nil)
-
-    /// Whether the store should send it again: only what was not stored for a passing cause.
-    public var isRetryable: Bool {
-        if case .refused(let status, _, _, _) = self { return status == 429 || status >= 500 }
-        return false
-    }
 }
 
 /// An answer in the store's own words; the status is the intake's unless the store needs

@@ -117,11 +117,14 @@ public struct XiaomiClient: Sendable {
         StoreCallError(code, store: "Xiaomi", call: "queryOrder", message: message)
     }
 
-    static func encoded(_ value: String) -> String {
-        // RFC 3986's unreserved characters, ASCII only.
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    /// `value` percent-encoded but for RFC 3986's unreserved characters (ASCII letters, digits,
+    /// `-._~`): how a query's values and Xiaomi's text members travel.
+    public static func encoded(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
     }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 /// Xiaomi's answer to an order query: its parameters (decoded), and whether its signature

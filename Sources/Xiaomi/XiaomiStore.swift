@@ -36,9 +36,9 @@ public struct XiaomiStore: StorePlugin {
         StoreEvidence(store: Self.id, kind: "purchase", payload: try XiaomiOrder(member: value).payload)
     }
 
-    /// The Xiaomi app id a posted order names, or a notice states.
+    /// The Xiaomi app id a posted order names, or a notice states: `app_id` in both payloads.
     public static func identity(namedBy evidence: StoreEvidence) -> String? {
-        XiaomiOrder(payload: evidence.payload)?.appID ?? XiaomiOrderInfo(payload: evidence.payload)?.appID
+        StoreInput.members(evidence.payload)?["app_id"]
     }
 
     // MARK: Notifications

@@ -40,14 +40,45 @@ import Testing
         func verifier(_ context: StoreContext) throws -> any ReceiptVerifier { throw CancellationError() }
     }
 
-    func withIntake(_ body: @escaping @Sendable (any TestClientProtocol, SQLiteDatabase) async throws -> Void)
-        async throws
-    {
+    /// A store that posts `text/plain` and reads its own one-word answers (as Amazon's SNS
+    /// posts, and as Xiaomi reads `errcode`), each notice its own id.
+    struct PlainStore: StorePlugin {
+        static let id = "plain"
+        static let appsFileSection = AppsFileSection("plain", members: [:])
+        static let variablePrefixes = ["IAP_PLAIN_"]
+
+        init() {}
+        init?(environment: EnvironmentReader) throws(SettingError) { nil }
+
+        var takesNotifications: Bool { true }
+        var notificationRoute: NotificationRoute { NotificationRoute(contentTypes: ["text/plain"]) }
+
+        func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
+            var read = try await EchoStore().notification(request)
+            read.evidence.store = Self.id
+            return read
+        }
+
+        func reply(to outcome: NotificationOutcome) -> NotificationReply? {
+            switch outcome {
+            case .stored, .dropped: NotificationReply(status: 200, contentType: "text/plain", body: "OK")
+            case .refused(let status, let code, _, _):
+                NotificationReply(status: status, contentType: "text/plain", body: "NO \(code)")
+            }
+        }
+
+        func verifier(_ context: StoreContext) throws -> any ReceiptVerifier { throw CancellationError() }
+    }
+
+    func withIntake(
+        stores: StoreRegistry = StoreRegistry(known: [EchoStore.self], configured: [EchoStore()]),
+        _ body: @escaping @Sendable (any TestClientProtocol, SQLiteDatabase) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try SQLiteDatabase(path: directory.file("iap.sqlite"))
         var configuration = IntakeConfiguration(apiTokens: ["test-token-0123456789"])
-        configuration.stores = StoreRegistry(known: [EchoStore.self], configured: [EchoStore()])
+        configuration.stores = stores
         let intake = Intake(
             configuration: configuration, database: database, catalog: Catalog(products: []),
             connection: AMQPConnection(configuration: AMQPConfiguration(), logger: Logger(label: "test")),
@@ -81,6 +112,38 @@ import Testing
             let keys = (list ?? "").split(separator: " ").map(String.init)
             #expect(keys.count == 3 && keys.contains("echo:evt_1"), "\(keys)")
             #expect(keys.allSatisfy { $0.count <= NotificationRoutes.maxMessageKey })
+        }
+    }
+
+    @Test func aStoreDeclaresItsRoutesMediaTypeAndIsAnsweredInItsOwnWords() async throws {
+        let plain = StoreRegistry(known: [PlainStore.self], configured: [PlainStore()])
+        try await withIntake(stores: plain) { client, database in
+            func push(_ type: String, _ id: String) async throws -> (HTTPResponse.Status, String, String?) {
+                try await client.execute(
+                    uri: "/v1/plain/notifications", method: .post, headers: [.contentType: type],
+                    body: ByteBuffer(string: id)
+                ) { ($0.status, String(buffer: $0.body), $0.headers[.contentType]) }
+            }
+            // Another media type is refused before the plug-in reads it, in the store's words
+            let (refused, refusal, refusalType) = try await push("application/json", "sns-1")
+            #expect(refused == .unsupportedMediaType && refusal == "NO unsupported_media_type")
+            #expect(refusalType == "text/plain")
+            let none: Int? = try await database.transaction { db in
+                try await db.value("SELECT COUNT(*) FROM store_notifications")
+            }
+            #expect(none == 0)
+            // Its own type, with a parameter, is stored once and answered as the store reads it
+            let (stored, answer, _) = try await push("text/plain; charset=UTF-8", "sns-1")
+            #expect(stored == .ok && answer == "OK")
+            let (again, _, _) = try await push("Text/Plain", "sns-1")
+            #expect(again == .ok)
+            let keys: String? = try await database.transaction { db in
+                try await db.value("SELECT group_concat(message_id, ' ') FROM store_notifications")
+            }
+            #expect(keys == "plain:sns-1")
+            // A GET is not its method
+            let get = try await client.execute(uri: "/v1/plain/notifications", method: .get) { $0.status }
+            #expect(get == .methodNotAllowed)
         }
     }
 

@@ -59,6 +59,22 @@ import Testing
 
     @Test(arguments: [
         (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "prices": {"cny": 600}}"#,
+            "prices.cny is not an ISO 4217 code"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "prices": {"CNY": 6.5}}"#,
+            "a number is a fraction or past 64 bits where a whole number is taken"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 2.5}}"#,
+            "a number is a fraction or past 64 bits where a whole number is taken"
+        ),
+        (
+            #"{"product_id": "p", "type": "consumable", "grant": {"currency": "c", "amount": 1}, "prices": {"CNY": 0}}"#,
+            "prices.CNY must be 1...1000000000 minor units"
+        ),
+        (
             #"{"product_id": "p", "type": "consumable", "grant": {"currency": "coins", "amount": -5}}"#,
             "grant.amount must be 1...1000000000, got -5"
         ),

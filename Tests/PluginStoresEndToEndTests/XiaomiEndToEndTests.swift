@@ -5,7 +5,6 @@ import PipelineTesting
 import Repositories
 import StubStore
 import Testing
-import Xiaomi
 
 @testable import EndToEndSupport
 
@@ -89,8 +88,7 @@ import Xiaomi
             #expect(forged.status == 401 && forged.errcode == 1525)
             var other = paid.parameters
             other["appId"] = "2882303761517000000"
-            other["signature"] = XiaomiSignature(secret: "another-apps-secret").sign(other)
-            let stranger = try await pipeline.deliverXiaomi(Self.query(other))
+            let stranger = try await pipeline.deliverXiaomi(StubXiaomi.notice(other, secret: "another-apps-secret"))
             #expect(stranger.status == 401 && stranger.errcode == 1515)
             #expect(try await pipeline.storedNotifications() == 0)
 
@@ -98,18 +96,11 @@ import Xiaomi
             var claimed = paid.parameters
             claimed["productCount"] = "10"
             claimed["payFee"] = "6000"
-            claimed["signature"] = XiaomiSignature(secret: StubXiaomi.appSecret).sign(claimed)
-            let contradicted = try await pipeline.deliverXiaomi(Self.query(claimed))
+            let contradicted = try await pipeline.deliverXiaomi(StubXiaomi.notice(claimed))
             #expect(contradicted.status == 200 && contradicted.errcode == 200, "stored, to be judged")
             #expect(await eventually { (try? await notices(pipeline, .rejected)) == 1 })
             #expect(try await pipeline.balance("xiaomi-3") == 0)
             #expect(try await LedgerRepository(pipeline.database).account(id: "xiaomi-3") == nil)
         }
-    }
-
-    static func query(_ parameters: [String: String]) -> String {
-        parameters.keys.sorted().map { name in
-            "\(name)=\(parameters[name]!.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-        }.joined(separator: "&")
     }
 }

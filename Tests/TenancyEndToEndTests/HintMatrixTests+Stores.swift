@@ -2,7 +2,6 @@ import Foundation
 import PipelineTesting
 import StubStore
 import Testing
-import Xiaomi
 
 @testable import EndToEndSupport
 
@@ -108,14 +107,10 @@ extension HintMatrixTests {
         let final = try await pipeline.finalStatus(try #require(posted["receipt_id"] as? String))
         #expect(final["status"] as? String == "credited", "\(final)")
 
-        let signer = XiaomiSignature(secret: StubXiaomi.appSecret)
-        func signed(_ change: (inout [String: String]) -> Void, by signer: XiaomiSignature = signer) -> String {
+        func signed(_ change: (inout [String: String]) -> Void, by secret: String = StubXiaomi.appSecret) -> String {
             var parameters = paid.parameters
             change(&parameters)
-            parameters["signature"] = signer.sign(parameters)
-            return parameters.keys.sorted().map {
-                "\($0)=\(parameters[$0]!.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-            }.joined(separator: "&")
+            return StubXiaomi.notice(parameters, secret: secret)
         }
         let genuine = try #require(xiaomi.notice(cpOrderID: "hint-mi"))
         let unsigned = genuine.split(separator: "&").filter { !$0.hasPrefix("signature=") }.joined(separator: "&")
@@ -126,7 +121,7 @@ extension HintMatrixTests {
             },
             Hint("xiaomi another app's", [401]) {
                 try await pipeline.deliverXiaomi(
-                    signed({ $0["appId"] = "2882303761517000000" }, by: XiaomiSignature(secret: "another-secret"))
+                    signed({ $0["appId"] = "2882303761517000000" }, by: "another-secret")
                 ).status
             },
             Hint("xiaomi contradicted", [200]) {

@@ -62,17 +62,12 @@ import Xiaomi
     }
 
     @Test func aSignedNoticeWithAParameterAtFaultIsA400NamingIt() async throws {
-        let signer = XiaomiSignature(secret: StubXiaomi.appSecret)
         var parameters = [
             "appId": StubXiaomi.appID, "cpOrderId": "ord-4", "uid": "100010", "orderId": "2100001",
             "orderStatus": "TRADE_SUCCESS", "payFee": "six", "productCode": "coins_100", "productCount": "1",
             "payTime": "2024-11-07 13:56:00",
         ]
-        func query(_ p: [String: String]) -> String {
-            var p = p
-            p["signature"] = signer.sign(p)
-            return p.map { "\($0.key)=\($0.value.replacingOccurrences(of: " ", with: "+"))" }.joined(separator: "&")
-        }
+        func query(_ p: [String: String]) -> String { StubXiaomi.notice(p) }
         #expect(await refusal(query(parameters))?.member == "xiaomi_notice.payFee")
         parameters["payFee"] = "600"
         parameters["payTime"] = "2024-13-07 13:56:00"

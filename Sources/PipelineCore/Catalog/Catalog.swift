@@ -108,6 +108,15 @@ public struct Catalog: Codable, Hashable, Sendable {
         do {
             catalog = try WireCoding.decoder().decode(Catalog.self, from: data)
         } catch {
+            // Foundation reports a fraction or a number past 64 bits where a whole number is
+            // taken as JSON that is not valid, naming no member: say what it is instead.
+            if case .dataCorrupted(let context) = error as? DecodingError, context.codingPath.isEmpty,
+                (try? JSONSerialization.jsonObject(with: data)) != nil
+            {
+                throw CatalogError(
+                    "\(source): not a valid catalog: a number is a fraction or past 64 bits where a whole number is "
+                        + "taken (amounts, prices in minor units, limits)")
+            }
             throw CatalogError("\(source): not a valid catalog: \(describe(error))")
         }
         try catalog.validate(source: source)

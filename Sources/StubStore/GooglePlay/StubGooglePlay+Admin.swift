@@ -95,7 +95,7 @@ extension StubGooglePlay {
         }
         router.post("/stub/google/voided") { request, _ in
             try await Self.checked {
-                let fields = try await Self.fields(request)
+                let fields = try await StubField.body(request)
                 let quantity = try StubField.integer(fields, "quantity", in: StubField.quantities)
                 guard let token = fields["purchase_token"] as? String, self.product(token: token) != nil else {
                     return Self.error(404, "NOT_FOUND", "no purchase with that purchase_token")
@@ -130,7 +130,7 @@ extension StubGooglePlay {
     func registerNoticeRoutes(on router: Router<BasicRequestContext>) {
         router.post("/stub/google/renewals") { request, _ in
             try await Self.checked {
-                let fields = try await Self.fields(request)
+                let fields = try await StubField.body(request)
                 guard let token = fields["purchase_token"] as? String, let order = fields["order_id"] as? String,
                     let expiry = (fields["expiry_time"] as? String).flatMap(Self.date)
                 else {
@@ -146,7 +146,7 @@ extension StubGooglePlay {
         }
         router.post("/stub/google/notifications") { request, _ in
             try await Self.checked {
-                let fields = try await Self.fields(request)
+                let fields = try await StubField.body(request)
                 guard let url = fields["url"] as? String, url.hasPrefix("http"),
                     let notification = fields["notification"] as? [String: Any]
                 else {
@@ -169,7 +169,7 @@ extension StubGooglePlay {
     func registerPushTokenRoute(on router: Router<BasicRequestContext>) {
         router.post("/stub/google/push-token") { request, _ in
             try await Self.checked {
-                let fields = try await Self.fields(request)
+                let fields = try await StubField.body(request)
                 guard let audience = fields["audience"] as? String, !audience.isEmpty else {
                     return Self.error(400, "INVALID_ARGUMENT", "expected {\"audience\", \"service_account\"}")
                 }
@@ -177,11 +177,5 @@ extension StubGooglePlay {
                 return Self.json(["token": self.pushToken(audience: audience, email: email)], status: 200)
             }
         }
-    }
-
-    /// The JSON object of an admin route's body (``StubField/object(_:)``).
-    static func fields(_ request: Request) async throws -> [String: Any] {
-        var request = request
-        return try StubField.object(try await request.collectBody(upTo: 64 * 1024))
     }
 }

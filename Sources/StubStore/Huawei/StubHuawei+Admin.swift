@@ -19,16 +19,16 @@ extension StubHuawei {
     /// not JSON, is `400 {"error", "code"}` naming the member, and the stub goes on serving.
     func registerAdminRoutes(on router: Router<BasicRequestContext>) {
         router.get("/stub/huawei/public-key") { _, _ in
-            Self.json(["public_key": self.publicKeyBase64], status: 200)
+            StubField.json(["public_key": self.publicKeyBase64], status: 200)
         }
         router.post("/stub/huawei/notifications") { request, _ in
-            try await Self.checked {
-                let fields = try await Self.adminFields(request)
+            try await StubField.checked {
+                let fields = try await StubField.body(request)
                 let type = try StubField.integer(fields, "notification_type", in: 0...Int(Int32.max))
                 guard let token = fields["purchase_token"] as? String, !token.isEmpty, let type,
                     let event = fields["event"] as? String, ["SUBSCRIPTION", "ORDER"].contains(event)
                 else {
-                    return Self.json(
+                    return StubField.json(
                         [
                             "error":
                                 "expected {\"event\": \"SUBSCRIPTION\" or \"ORDER\", \"notification_type\", \"purchase_token\"}",
@@ -46,14 +46,14 @@ extension StubHuawei {
             }
         }
         router.post("/stub/huawei/purchases") { request, _ in
-            try await Self.checked {
-                let fields = try await Self.adminFields(request)
+            try await StubField.checked {
+                let fields = try await StubField.body(request)
                 let expiry = try StubField.integer(fields, "expiry_time", in: 0...Self.latestMillisecond)
                 guard let token = fields["purchase_token"] as? String, !token.isEmpty,
                     let product = fields["product_id"] as? String, !product.isEmpty,
                     let kind = (fields["type"] as? String).flatMap(HuaweiPurchase.Kind.init(rawValue:))
                 else {
-                    return Self.json(
+                    return StubField.json(
                         [
                             "error":
                                 "expected {\"purchase_token\", \"product_id\", \"type\", \"order_id\", \"subscription_id\", \"expiry_time\", \"sandbox\"}",
@@ -69,16 +69,16 @@ extension StubHuawei {
                     purchase.expirationDate = Date(timeIntervalSince1970: Double(expiry) / 1000)
                 }
                 self.register(purchase)
-                return Self.json(["purchase_data": self.purchaseData(purchase)], status: 201)
+                return StubField.json(["purchase_data": self.purchaseData(purchase)], status: 201)
             }
         }
         router.post("/stub/huawei/refunds") { request, _ in
-            try await Self.checked {
-                let fields = try await Self.adminFields(request)
+            try await StubField.checked {
+                let fields = try await StubField.body(request)
                 guard let token = fields["purchase_token"] as? String, self.refund(token: token, at: self.now()) else {
-                    return Self.json(["error": "no purchase with that purchase_token"], status: 404)
+                    return StubField.json(["error": "no purchase with that purchase_token"], status: 404)
                 }
-                return Self.json(["purchase_token": token], status: 200)
+                return StubField.json(["purchase_token": token], status: 200)
             }
         }
     }
@@ -86,21 +86,6 @@ extension StubHuawei {
     /// The last millisecond of the year 9999: an `expiry_time` in milliseconds stays far
     /// from `Int64`'s end when the stub writes it again.
     static let latestMillisecond = StubField.latestSecond * 1000 + 999
-
-    /// The JSON object of an admin route's body (``StubField/object(_:)``).
-    static func adminFields(_ request: Request) async throws -> [String: Any] {
-        var request = request
-        return try StubField.object(try await request.collectBody(upTo: 64 * 1024))
-    }
-
-    /// `answer`, or `400 {"error", "code"}` naming the member it refused.
-    static func checked(_ answer: () async throws -> Response) async throws -> Response {
-        do {
-            return try await answer()
-        } catch let refusal as StubFieldError {
-            return json(["error": refusal.message, "code": refusal.code], status: 400)
-        }
-    }
 
     // MARK: - Notifications
 

@@ -19,7 +19,7 @@ extension StubHuawei {
             var request = request
             let body = String(buffer: try await request.collectBody(upTo: 64 * 1024))
             let (status, answer) = self.exchange(form: Self.form(body))
-            return Self.json(answer, status: status)
+            return StubField.json(answer, status: status)
         }
         router.post("/huawei/orders/applications/purchases/tokens/verify") { request, _ in
             try await self.gate(request, "orders.verify") { fields, pss in
@@ -49,7 +49,7 @@ extension StubHuawei {
         -> Response
     {
         guard admits(request.headers[.authorization]) else {
-            return Self.json(["error": "invalid access token"], status: 401)
+            return StubField.json(["error": "invalid access token"], status: 401)
         }
         let settings = configuration.withLock { $0 }
         let fate = state.withLock { state -> Int in
@@ -61,12 +61,12 @@ extension StubHuawei {
             return 200
         }
         switch fate {
-        case 503: return Self.json(["error": "service unavailable"], status: 503)
+        case 503: return StubField.json(["error": "service unavailable"], status: 503)
         case 429:
-            var response = Self.json(["error": "flow control"], status: 429)
+            var response = StubField.json(["error": "flow control"], status: 429)
             response.headers[.retryAfter] = String(settings.retryAfterSeconds)
             return response
-        case -1: return Self.json(["responseCode": "-1", "responseMessage": "system error"], status: 200)
+        case -1: return StubField.json(["responseCode": "-1", "responseMessage": "system error"], status: 200)
         default: break
         }
         let fields = try await Self.fields(request)
@@ -87,7 +87,7 @@ extension StubHuawei {
     private func signed(_ purchase: Purchase, as member: String, pss: Bool) -> Response {
         let data = purchaseData(purchase)
         let forged = configuration.withLock { $0.forgeSignatures }
-        return Self.json(
+        return StubField.json(
             [
                 "responseCode": "0", member: data, "dataSignature": sign(data, pss: pss, forged: forged),
                 "signatureAlgorithm": pss ? "SHA256WithRSA/PSS" : "SHA256WithRSA",
@@ -101,18 +101,18 @@ extension StubHuawei {
                 purchase.purchaseState == 0
             else { return Self.notOwned() }
             if purchase.confirmed {
-                return Self.json(
+                return StubField.json(
                     ["responseCode": "9", "responseMessage": "already consumed or confirmed"], status: 200)
             }
             purchase.confirmed = true
             state.purchases[token] = purchase
             state.stats.confirmed.append(token)
-            return Self.json(["responseCode": "0", "responseMessage": "success"], status: 200)
+            return StubField.json(["responseCode": "0", "responseMessage": "success"], status: 200)
         }
     }
 
     static func notOwned() -> Response {
-        json(["responseCode": "8", "responseMessage": "the user does not own the product"], status: 200)
+        StubField.json(["responseCode": "8", "responseMessage": "the user does not own the product"], status: 200)
     }
 
     // MARK: - Answers
@@ -132,12 +132,5 @@ extension StubHuawei {
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         return (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
-    }
-
-    static func json(_ object: [String: Any], status: Int) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys)) ?? Data()
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json; charset=UTF-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -38,6 +38,30 @@ enum StubField {
         return object
     }
 
+    /// The JSON object of a stub's own (admin) route's body, read as ``object(_:)`` reads it.
+    static func body(_ request: Request) async throws -> [String: Any] {
+        var request = request
+        return try object(try await request.collectBody(upTo: 64 * 1024))
+    }
+
+    /// `object` as a JSON answer with `status`.
+    static func json(_ object: [String: Any], status: Int) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys)) ?? Data()
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json; charset=UTF-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `answer`, or `400 {"error", "code"}` naming the member it refused: the answer of a
+    /// stub whose store defines no error shape for what the stub adds (Huawei's, Xiaomi's).
+    static func checked(_ answer: () async throws -> Response) async throws -> Response {
+        do {
+            return try await answer()
+        } catch let refusal as StubFieldError {
+            return json(["error": refusal.message, "code": refusal.code], status: 400)
+        }
+    }
+
     /// `fields[name]` as a whole number within `range`; nil when absent or null.
     /// - Throws: `invalid_<name>` naming the range for anything else.
     static func integer(_ fields: [String: Any], _ name: String, in range: ClosedRange<Int>)

@@ -23,7 +23,7 @@ extension StubStripe {
     func registerAdminRoutes(on router: Router<BasicRequestContext>) {
         router.post("/stripe/stub/sessions") { request, _ in
             try await Self.checked {
-                let body = try await Self.body(request)
+                let body = try await StubField.body(request)
                 let quantity = try StubField.integer(body, "quantity", in: StubField.quantities) ?? 1
                 let amount = try StubField.integer(body, "amount", in: 0...Self.amounts.upperBound) ?? 499
                 // The charge is amount × quantity: checked, as Stripe caps the total too.
@@ -51,7 +51,7 @@ extension StubStripe {
         }
         router.post("/stripe/stub/charges/:id/refund") { request, context in
             try await Self.checked {
-                let amount = try StubField.integer(try await Self.body(request), "amount", in: Self.amounts)
+                let amount = try StubField.integer(try await StubField.body(request), "amount", in: Self.amounts)
                 guard self.refund(charge: context.parameters.get("id") ?? "", amount: amount) else {
                     return Self.error(400, "charge_already_refunded", "No such charge, or nothing left to refund")
                 }
@@ -60,7 +60,7 @@ extension StubStripe {
         }
         router.post("/stripe/stub/charges/:id/dispute") { request, context in
             try await Self.checked {
-                let amount = try StubField.integer(try await Self.body(request), "amount", in: Self.amounts)
+                let amount = try StubField.integer(try await StubField.body(request), "amount", in: Self.amounts)
                 guard let dispute = self.openDispute(charge: context.parameters.get("id") ?? "", amount: amount) else {
                     return Self.error(404, "resource_missing", "No such charge")
                 }
@@ -69,7 +69,7 @@ extension StubStripe {
         }
         router.post("/stripe/stub/disputes/:id/close") { request, context in
             try await Self.checked {
-                let body = try await Self.body(request)
+                let body = try await StubField.body(request)
                 guard self.closeDispute(context.parameters.get("id") ?? "", status: body["status"] as? String ?? "")
                 else {
                     return Self.error(400, "invalid_request", "No such dispute, or status is not won or lost")
@@ -79,7 +79,7 @@ extension StubStripe {
         }
         router.post("/stripe/stub/events") { request, _ in
             try await Self.checked {
-                let body = try await Self.body(request)
+                let body = try await StubField.body(request)
                 let time = try StubField.integer(body, "timestamp", in: 0...StubField.latestSecond)
                     .map { Date(timeIntervalSince1970: Double($0)) }
                 guard let type = body["type"] as? String, let object = body["object"] as? String,
@@ -104,10 +104,5 @@ extension StubStripe {
         } catch let refusal as StubFieldError {
             return error(400, refusal.code, refusal.message, param: refusal.member)
         }
-    }
-
-    private static func body(_ request: Request) async throws -> [String: Any] {
-        var request = request
-        return try StubField.object(try await request.collectBody(upTo: 64 * 1024))
     }
 }

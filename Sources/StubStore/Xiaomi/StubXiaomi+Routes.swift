@@ -28,8 +28,8 @@ extension StubXiaomi: StubStorePart {
             self.answer(request.uri.queryParameters)
         }
         router.post("/stub/xiaomi/orders") { request, _ in
-            try await StubHuawei.checked {
-                let fields = try await StubHuawei.adminFields(request)
+            try await StubField.checked {
+                let fields = try await StubField.body(request)
                 let fee = try StubField.integer(fields, "pay_fee", in: 0...Int(Int32.max))
                 let count = try StubField.integer(fields, "product_count", in: 1...100_000) ?? 1
                 guard let cpOrder = fields["cp_order_id"] as? String, !cpOrder.isEmpty,
@@ -44,22 +44,19 @@ extension StubXiaomi: StubStorePart {
                     cpOrderID: cpOrder, uid: uid, productCode: product, payFee: Int64(fee), productCount: count,
                     cpUserInfo: fields["cp_user_info"] as? String,
                     status: fields["order_status"] as? String ?? XiaomiOrderInfo.paid)
-                return StubHuawei.json(order.parameters, status: 201)
+                return StubField.json(order.parameters, status: 201)
             }
         }
         router.post("/stub/xiaomi/notices") { request, _ in
-            try await StubHuawei.checked {
-                let fields = try await StubHuawei.adminFields(request)
+            try await StubField.checked {
+                let fields = try await StubField.body(request)
                 guard let cpOrder = fields["cp_order_id"] as? String,
                     let query = self.notice(cpOrderID: cpOrder, forged: fields["forged"] as? Bool ?? false)
                 else { throw StubFieldError(code: "not_found", message: "no order registered under cp_order_id") }
-                return StubHuawei.json(["query": query], status: 200)
+                return StubField.json(["query": query], status: 200)
             }
         }
     }
-
-    static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private func answer(_ query: Parameters) -> Response {
         let settings = configuration.withLock { $0 }
@@ -67,22 +64,22 @@ extension StubXiaomi: StubStorePart {
             state.queries += 1
             return state.queries
         }
-        if calls <= settings.failFirst { return StubHuawei.json(["error": "unavailable"], status: 503) }
+        if calls <= settings.failFirst { return StubField.json(["error": "unavailable"], status: 503) }
         if calls <= settings.failFirst + settings.rateLimitFirst {
-            var response = StubHuawei.json(["error": "too many requests"], status: 429)
+            var response = StubField.json(["error": "too many requests"], status: 429)
             response.headers[.retryAfter] = "1"
             return response
         }
         var asked: [String: String] = [:]
         for (name, value) in query { asked[String(name)] = String(value) }
-        guard asked["appId"] == Self.appID else { return StubHuawei.json(["errcode": 1515], status: 200) }
+        guard asked["appId"] == Self.appID else { return StubField.json(["errcode": 1515], status: 200) }
         guard let signed = asked["signature"], XiaomiSignature(secret: Self.appSecret).isValid(signed, of: asked) else {
-            return StubHuawei.json(["errcode": 1525], status: 200)
+            return StubField.json(["errcode": 1525], status: 200)
         }
         guard let order = order(cpOrderID: asked["cpOrderId"] ?? "") else {
-            return StubHuawei.json(["errcode": 1506], status: 200)
+            return StubField.json(["errcode": 1506], status: 200)
         }
-        guard order.uid == asked["uid"] else { return StubHuawei.json(["errcode": 1516], status: 200) }
+        guard order.uid == asked["uid"] else { return StubField.json(["errcode": 1516], status: 200) }
         var parameters = order.parameters
         parameters["productName"] = "商品 \(order.productCode)"
         let secret = settings.forgeSignatures ? Self.forgerSecret : Self.appSecret
@@ -92,9 +89,9 @@ extension StubXiaomi: StubStorePart {
         for (name, value) in parameters {
             body[name] =
                 ["payFee", "productCount"].contains(name)
-                ? Int64(value)! as Any : value.addingPercentEncoding(withAllowedCharacters: Self.unreserved)! as Any
+                ? Int64(value)! as Any : XiaomiClient.encoded(value) as Any
         }
         body["signature"] = signature
-        return StubHuawei.json(body, status: 200)
+        return StubField.json(body, status: 200)
     }
 }

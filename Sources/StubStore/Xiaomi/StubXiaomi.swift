@@ -76,17 +76,15 @@ public final class StubXiaomi: Sendable {
         guard let order = order(cpOrderID: cpOrderID) else { return nil }
         var parameters = order.parameters
         parameters["productName"] = "商品 \(order.productCode)"
-        parameters["signature"] = XiaomiSignature(secret: forged ? Self.forgerSecret : Self.appSecret).sign(parameters)
-        return Self.query(parameters)
+        return Self.notice(parameters, secret: forged ? Self.forgerSecret : Self.appSecret)
     }
 
-    /// `parameters` as a query string, encoded as Xiaomi's Java does (`+` for a space).
-    static func query(_ parameters: [String: String]) -> String {
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._*")
-        func encoded(_ text: String) -> String {
-            text.split(separator: " ", omittingEmptySubsequences: false)
-                .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }.joined(separator: "+")
-        }
+    /// `parameters` signed with `secret` and encoded as Xiaomi's Java does (`+` for a space): a
+    /// notice of any content, for tests of what the intake makes of one.
+    public static func notice(_ parameters: [String: String], secret: String = appSecret) -> String {
+        var parameters = parameters
+        parameters["signature"] = XiaomiSignature(secret: secret).sign(parameters)
+        func encoded(_ text: String) -> String { XiaomiClient.encoded(text).replacingOccurrences(of: "%20", with: "+") }
         return parameters.keys.sorted().map { "\(encoded($0))=\(encoded(parameters[$0]!))" }.joined(separator: "&")
     }
 
