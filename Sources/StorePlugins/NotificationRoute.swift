@@ -26,6 +26,9 @@ public enum NotificationOutcome: Sendable, Hashable {
     case stored(id: String)
     /// A hint about a purchase no app recorded: nothing stored, and nothing to send again.
     case dropped
+    /// A message about no purchase that the plug-in took (``InboundNotification/Proof/acknowledgement``):
+    /// nothing stored.
+    case acknowledged
     /// Refused, or not stored this time: the intake's own status and error code
     /// (`unauthorized` 401, `invalid_field` 400, `rate_limited` 429, `unavailable` 503, …)
     /// and the member at fault, when one is.

@@ -78,6 +78,10 @@ public struct InboundNotification: Hashable, Sendable {
         /// the store with that app's credentials says. A hint about a purchase no app recorded
         /// is dropped unstored, without a call to the store.
         case hint(originalTransactionID: String)
+        /// Nothing about money: a message the store needs acknowledged (Amazon SNS's
+        /// subscription confirmation, whose token the plug-in hands the operator). Answered
+        /// ``NotificationOutcome/acknowledged``; nothing stored or relayed.
+        case acknowledgement
     }
 
     public init(messageID: String, evidence: StoreEvidence, formerKeys: [String] = [], keyedBy: Key = .messageID) {

@@ -56,7 +56,7 @@ public enum XiaomiNotice {
     /// `200` for a notice stored (or known), which ends Xiaomi's resends.
     static func errcode(_ outcome: NotificationOutcome) -> Int {
         switch outcome {
-        case .stored, .dropped: 200
+        case .stored, .dropped, .acknowledged: 200
         case .refused(let status, let code, _, let field):
             switch (status, code, field) {
             case (401, "unknown_app", _): 1515

@@ -65,7 +65,7 @@ public struct XiaomiStore: StorePlugin {
         let status: Int =
             switch outcome {
             case .refused(let status, _, _, _): status
-            case .stored, .dropped: 200
+            case .stored, .dropped, .acknowledged: 200
             }
         return NotificationReply(status: status, body: body + "}")
     }

@@ -56,12 +56,15 @@ import Testing
         func notification(_ request: InboundRequest) async throws(StoreInputError) -> InboundNotification {
             var read = try await EchoStore().notification(request)
             read.evidence.store = Self.id
+            // A message about no purchase (SNS's subscription confirmation) is only acknowledged.
+            if read.messageID.hasPrefix("confirm") { read.proof = .acknowledgement }
             return read
         }
 
         func reply(to outcome: NotificationOutcome) -> NotificationReply? {
             switch outcome {
             case .stored, .dropped: NotificationReply(status: 200, contentType: "text/plain", body: "OK")
+            case .acknowledged: NotificationReply(status: 200, contentType: "text/plain", body: "ACK")
             case .refused(let status, let code, _, _):
                 NotificationReply(status: status, contentType: "text/plain", body: "NO \(code)")
             }
@@ -141,6 +144,13 @@ import Testing
                 try await db.value("SELECT group_concat(message_id, ' ') FROM store_notifications")
             }
             #expect(keys == "plain:sns-1")
+            // A message the plug-in only acknowledges is answered so, and stored nowhere
+            let (acknowledged, ack, _) = try await push("text/plain", "confirm-1")
+            #expect(acknowledged == .ok && ack == "ACK")
+            let rows: Int? = try await database.transaction { db in
+                try await db.value("SELECT COUNT(*) FROM store_notifications")
+            }
+            #expect(rows == 1)
             // A GET is not its method
             let get = try await client.execute(uri: "/v1/plain/notifications", method: .get) { $0.status }
             #expect(get == .methodNotAllowed)

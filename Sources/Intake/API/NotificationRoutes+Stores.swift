@@ -45,6 +45,7 @@ extension NotificationRoutes {
         if case .checkedAfter(let read, let code) = store.notificationBody {
             try Self.check(request, body: body.readableBytesView, read: read, code: code)
         }
+        if case .acknowledgement = accepted.proof { return Self.answer(.acknowledged, plugin: store) }
         if case .hint(let original) = accepted.proof {
             guard let recorder = try await recordingApp(of: original, among: candidates) else {
                 PipelineMetrics.notificationsDropped(store: store.id).increment()

@@ -69,12 +69,13 @@ struct NotificationRoutes: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: reply.body)))
     }
 
-    /// The answer to `outcome` (stored or dropped): the plug-in's, or the intake's own.
+    /// The answer to `outcome` (stored, dropped or acknowledged): the plug-in's, or the intake's own.
     static func answer(_ outcome: NotificationOutcome, plugin: any StorePlugin) -> Response {
         if let reply = plugin.reply(to: outcome) { return response(reply) }
         let body =
             switch outcome {
             case .stored(let id): #"{"notification_id":"\#(id)"}"#
+            case .acknowledged: #"{"acknowledged":true}"#
             default: #"{"ignored":"unknown_purchase"}"#
             }
         return Response(
