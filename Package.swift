@@ -1,14 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
-]
+let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 /// Products named by several targets.
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras = Target.Dependency.product(name: "CryptoExtras", package: "swift-crypto")
 
 let package = Package(
     name: "iap-pipeline",
@@ -49,10 +48,7 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
 
         // MARK: Foundation of every stage
-        .target(
-            name: "PipelineCore",
-            dependencies: [logging, .product(name: "Crypto", package: "swift-crypto")]
-        ),
+        .target(name: "PipelineCore", dependencies: [logging, crypto]),
         .target(
             name: "Broker",
             dependencies: [
@@ -168,12 +164,16 @@ let package = Package(
                 logging,
             ]
         ),
-        // Xiaomi's game payments (小米游戏 SDK), as a plug-in store.
+        // Xiaomi's game payments (小米游戏 SDK) and the Amazon Appstore, as plug-in stores.
         .target(name: "Xiaomi", dependencies: ["PipelineCore", "HTTPClient", "StorePlugins", crypto]),
+        .target(name: "Amazon", dependencies: [
+            "PipelineCore", "HTTPClient", "StorePlugins", crypto, cryptoExtras, logging,
+            product("X509", "swift-certificates"),
+        ]),
         .target(
             name: "StubStore",
             dependencies: [
-                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient", "Huawei", "Xiaomi",
+                "PipelineCore", "AppStore", "GooglePlay", "HTTPClient", "Huawei", "Xiaomi", "Amazon",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -251,7 +251,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "PipelineCore", "Broker", "Repositories", "HTTPClient", "AppStore", "GooglePlay", "Intake", "Validator",
-                "Fulfiller", "StorePlugins", "Stripe", "Huawei", "Xiaomi", "AppleStore",
+                "Fulfiller", "StorePlugins", "Stripe", "Huawei", "Xiaomi", "Amazon", "AppleStore",
                 "Notifier", "Scheduler", "Console", "DeadLetters", "Observability",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -342,10 +342,11 @@ let package = Package(
         tests("StripeTests", ["Stripe", "StorePlugins", "StubStore", "PipelineTesting", "HTTPClient"]),
         tests("HuaweiTests", ["Huawei", "StubStore", "PipelineTesting", "HTTPClient", "Repositories"]),
         tests("XiaomiTests", ["Xiaomi", "StubStore", "PipelineTesting", "HTTPClient", "StorePlugins"]),
+        tests("AmazonTests", ["Amazon", "StubStore", "PipelineTesting", "HTTPClient", "StorePlugins", cryptoExtras]),
         tests("StubStoreTests", ["StubStore", "PipelineTesting", hummingbirdTesting]),
         tests("IntakeTests", [
             "DatabaseSQLite", "Intake", "PipelineTesting", "Observability", "AppStore", "AppleStore", "StubStore",
-            "GooglePlay", "Huawei", "Stripe", "Xiaomi", "StorePlugins", product("HTTPTypes", "swift-http-types"),
+            "GooglePlay", "Huawei", "Stripe", "Xiaomi", "Amazon", "StorePlugins", product("HTTPTypes", "swift-http-types"),
             hummingbirdTesting,
             // A request context with a chosen client address (the loopback has one IPv6 address).
             product("NIOEmbedded", "swift-nio"), product("Yams", "Yams"),
@@ -373,7 +374,7 @@ let package = Package(
             "DatabaseSchema", "DatabaseSQLite", "DatabasePostgres", "PipelineTesting", "Broker", "Repositories",
             "HTTPClient", "StubStore", "GooglePlay", "Intake", "Validator", "Fulfiller", "Notifier", "AppStore",
             "Pipeline", "Scheduler", "DeadLetters", "Console", "Observability", "AppleStore", "Settlement",
-            "StorePlugins", "Huawei", "Stripe", "Xiaomi", "TraceExport", hummingbirdTesting,
+            "StorePlugins", "Huawei", "Stripe", "Xiaomi", "Amazon", "TraceExport", hummingbirdTesting,
             product("Tracing", "swift-distributed-tracing"),
         ], path: "Tests/EndToEndSupport"),
     ] + ["Apps", "IAPCommands", "Pipeline", "StorePlugins", "TraceExport"].map {

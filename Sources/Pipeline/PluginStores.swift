@@ -1,3 +1,4 @@
+import Amazon
 import AppleStore
 import Database
 import Fulfiller
@@ -22,7 +23,7 @@ public enum PluginStores {
     /// Every store built in, configured by its own settings or left off (Apple and Google
     /// Play are always on).
     public static let registered: [any StorePlugin.Type] = [
-        AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self, XiaomiStore.self,
+        AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self, XiaomiStore.self, AmazonStore.self,
     ]
 
     /// The registered stores as `environment` configures them, each by its own variables.

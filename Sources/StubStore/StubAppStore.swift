@@ -35,8 +35,10 @@ public final class StubAppStore: Sendable {
     public let huawei: StubHuawei
     /// Xiaomi's order query, under `/xiaomi`, and the notices it pushes.
     public let xiaomi: StubXiaomi
+    /// Amazon's RVS, under `/amazon`, and the notifications SNS pushes.
+    public let amazon: StubAmazon
     /// Every store's stub but Apple's, served beside it: one line a store.
-    public var parts: [any StubStorePart] { [googlePlay, huawei, stripe, xiaomi] }
+    public var parts: [any StubStorePart] { [googlePlay, huawei, stripe, xiaomi, amazon] }
     private let state: Mutex<State>
     /// The PKCS #7 receipt authority, made on first use: RSA keys take a moment to generate.
     let pkcs7Authority = Mutex<ReceiptCertificateAuthority?>(nil)
@@ -63,6 +65,7 @@ public final class StubAppStore: Sendable {
         self.stripe = StubStripe(now: configuration.now)
         self.huawei = StubHuawei(now: configuration.now)
         self.xiaomi = StubXiaomi(now: configuration.now)
+        self.amazon = StubAmazon(now: configuration.now)
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.state = Mutex(State(random: SplitMix64(seed: seed)))
     }
