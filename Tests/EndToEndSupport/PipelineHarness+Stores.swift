@@ -1,3 +1,4 @@
+import Amazon
 import Database
 import Foundation
 import HTTPClient
@@ -19,7 +20,10 @@ extension PipelineHarness {
     static let stripeOldWebhookSecret = "whsec_e2e_old_fedcba9876543210"
 
     /// The variables that point Huawei and Stripe at the stub under `url`.
+    /// Amazon's notifications are signed by the stub's SNS certificate, trusted here as the lab's
+    /// executable trusts it (the product trusts Amazon SNS's alone).
     static func pluginStoreEnvironment(_ stub: StubAppStore, url: String) -> EnvironmentReader {
+        SNSCertificateTrust.trustLab(prefix: url + "/amazon/sns/")
         let settings = stub.pluginStoreSettings(
             baseURL: url, stripeWebhookSecrets: [stripeWebhookSecret, stripeOldWebhookSecret])
         return EnvironmentReader(settings.values.reduce(into: [:]) { $0.merge($1) { first, _ in first } })
@@ -53,16 +57,33 @@ extension PipelineHarness {
             ["account_id": account, "xiaomi": ["app_id": StubXiaomi.appID, "cp_order_id": cpOrderID, "uid": uid]])
     }
 
+    // MARK: - Amazon
+
+    /// `POST /v1/receipts` of an Amazon purchase, as a backend posts what the Appstore SDK gave.
+    func submitAmazon(account: String, userID: String, receiptID: String) async throws -> (Int, [String: Any]) {
+        try await post(
+            "/v1/receipts", ["account_id": account, "amazon": ["user_id": userID, "receipt_id": receiptID]])
+    }
+
+    /// `POST /v1/amazon/notifications` of what SNS posts (`text/plain`); the status and the answer.
+    func deliverAmazon(_ message: SNSMessage) async throws -> (Int, [String: Any]) {
+        try await postStoreNotification(
+            "amazon", body: message.body,
+            headers: [(name: "x-amz-sns-message-type", value: message.kind.rawValue)],
+            contentType: "text/plain; charset=UTF-8")
+    }
+
     // MARK: - Stores' notifications
 
     /// `POST /v1/<store>/notifications` with `body` as the store sends it (no backend token).
     func postStoreNotification(
-        _ store: String, body: [UInt8], headers extra: [(name: String, value: String)] = []
+        _ store: String, body: [UInt8], headers extra: [(name: String, value: String)] = [],
+        contentType: String = "application/json"
     ) async throws -> (Int, [String: Any]) {
         let response = try await client.execute(
             HTTPClient.HTTPRequest(
                 method: .post, url: "http://127.0.0.1:\(intakePort)/v1/\(store)/notifications",
-                headers: [(name: "Content-Type", value: "application/json")] + extra, body: body))
+                headers: [(name: "Content-Type", value: contentType)] + extra, body: body))
         return (
             response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
         )
