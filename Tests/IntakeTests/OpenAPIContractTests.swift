@@ -1,3 +1,4 @@
+import Amazon
 import AppStore
 import AppleStore
 import Broker
@@ -56,7 +57,10 @@ import Yams
     /// Every plug-in store, configured (as `iap intake` does from the environment).
     static func stores() -> StoreRegistry {
         StoreRegistry(
-            known: [AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self, XiaomiStore.self],
+            known: [
+                AppleStore.self, GooglePlayStore.self, HuaweiStore.self, StripeStore.self, XiaomiStore.self,
+                AmazonStore.self,
+            ],
             configured: [
                 LiveIntake.appleStore, GooglePlayStore(setup: nil),
                 HuaweiStore(
@@ -66,6 +70,9 @@ import Yams
                 StripeStore(
                     settings: StripeSettings(apiKey: "sk_test_contract", webhookSecrets: ["whsec_contract_0123"])),
                 XiaomiStore(settings: XiaomiSettings(appID: StubXiaomi.appID, appSecret: StubXiaomi.appSecret)),
+                AmazonStore(
+                    settings: AmazonSettings(sharedSecret: StubAmazon.sharedSecret, packageName: StubAmazon.packageName)
+                ),
             ])
     }
 
@@ -107,7 +114,7 @@ import Yams
         let operations = try Self.routerOperations()
         #expect(operations.isSuperset(of: ["POST /v1/receipts", "POST /v1/apple/notifications", "GET /readyz"]))
         #expect(operations.isSuperset(of: ["POST /v1/huawei/notifications", "POST /v1/stripe/notifications"]))
-        #expect(operations.contains("GET /v1/xiaomi/notifications"))
+        #expect(operations.isSuperset(of: ["GET /v1/xiaomi/notifications", "POST /v1/amazon/notifications"]))
         #expect(operations.count >= 13)
     }
 
