@@ -81,6 +81,8 @@ IAP_DB_PATH="$database" IAP_HTTP_HOST=127.0.0.1 IAP_HTTP_PORT="$port" IAP_API_TO
   IAP_HUAWEI_SUBSCRIPTION_URL="http://127.0.0.1:$stub_port/huawei/subscr" \
   IAP_XIAOMI_APP_ID=2882303761517239138 IAP_XIAOMI_APP_SECRET="$IAP_SCHEMATHESIS_XIAOMI_SECRET" \
   IAP_XIAOMI_QUERY_URL="http://127.0.0.1:$stub_port/xiaomi/api/biz/service/queryOrder.do" \
+  IAP_AMAZON_SHARED_SECRET=stub-amazon-shared-secret IAP_AMAZON_PACKAGE_NAME=com.example.game.amazon \
+  IAP_AMAZON_RVS_URL="http://127.0.0.1:$stub_port/amazon" \
   IAP_STRIPE_API_KEY=sk_test_schemathesis IAP_STRIPE_WEBHOOK_SECRETS="$IAP_SCHEMATHESIS_STRIPE_SECRET" \
   IAP_STRIPE_API_URL="http://127.0.0.1:$stub_port/stripe" \
   IAP_QUEUE_PREFIX="$prefix" IAP_LOG_LEVEL=warning start_iap intake.log intake

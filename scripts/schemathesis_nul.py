@@ -19,6 +19,12 @@ import urllib.parse
 MUTATED_STATUSES = {200, 201, 202, 404, 409, 422}
 TRIES_PER_MEMBER = 3
 
+# Operations no request of the run can pass, so none is mutated: Amazon's SNS messages are
+# signed by a certificate of Amazon SNS's hosts, which the product trusts alone (the stub's
+# is trusted only by the lab's executable). Their members' refusals are tested with signed
+# messages in AmazonNotificationTests, AmazonEndToEndTests and the hint matrix.
+UNSIGNABLE = {"receiveAmazonNotification"}
+
 
 def string_leaves(value, path=()):
     """(path, string) for every string in a decoded JSON value; array indices are ints."""
@@ -173,6 +179,9 @@ def report(spec_path, log_path):
     missing = []
     total = 0
     for operation, members in sorted(declared_members(spec).items()):
+        if operation in UNSIGNABLE:
+            print(f"schemathesis: NUL not tried in {operation}: no request of the run can be signed for it")
+            continue
         total += len(members)
         missing += [f"{operation} {member}" for member in sorted(members - tried.get(operation, set()))]
     print(f"schemathesis: NUL refused in {total - len(missing)} of {total} string members of the spec")

@@ -86,14 +86,20 @@ public struct AmazonStore: StorePlugin {
 
     /// The SNS message of `request`, its signature and age checked.
     func authenticated(_ request: InboundRequest) async throws(StoreInputError) -> SNSMessage {
+        // SNS's credential is inside its message: a body that is not one carries none (401).
         let message: SNSMessage
         do {
             message = try SNSMessage(body: request.body)
         } catch {
-            throw .invalid("invalid_field", error.message, member: error.member.isEmpty ? nil : error.member)
+            throw StoreInputError(
+                status: 401, code: "unauthorized", message: "not an SNS message: " + error.message,
+                member: error.member.isEmpty ? nil : error.member)
         }
         if let declared = request.headers["x-amz-sns-message-type"], declared != message.kind.rawValue {
-            throw .invalid("invalid_field", "x-amz-sns-message-type is not the message's Type", member: "Type")
+            throw StoreInputError(
+                status: 401, code: "unauthorized",
+                message: "not an SNS message: x-amz-sns-message-type is not its Type",
+                member: "Type")
         }
         let now = now()
         let key: _RSA.Signing.PublicKey

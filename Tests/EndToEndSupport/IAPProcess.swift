@@ -23,6 +23,17 @@ struct IAPProcess {
         labCommands.contains(arguments.first ?? "") ? lab : executable
     }
 
+    /// The lab's setting that trusts its stub SNS's certificates: a product command given it
+    /// runs as the lab's (`iap-lab iap <command>`), the only executable that reads it.
+    static let snsCertificatesVariable = "IAP_LAB_SNS_CERTIFICATES"
+
+    /// The executable and arguments that run `arguments` with `environment`.
+    static func command(_ arguments: [String], environment: [String: String]) -> (URL, [String]) {
+        let executable = executable(for: arguments)
+        guard executable != lab, environment[snsCertificatesVariable] != nil else { return (executable, arguments) }
+        return (lab, ["iap"] + arguments)
+    }
+
     private static func built(_ name: String) -> URL {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while directory.path != "/" {
@@ -36,8 +47,9 @@ struct IAPProcess {
     /// Starts `iap arguments…` with `environment` added to this process's.
     static func start(_ arguments: [String], environment: [String: String], output: URL? = nil) throws -> IAPProcess {
         if let output { _ = FileManager.default.createFile(atPath: output.path, contents: nil) }
+        let (executable, arguments) = command(arguments, environment: environment)
         let process = try SpawnedProcess.start(
-            executable(for: arguments).path, arguments,
+            executable.path, arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             output: output.map { .file($0.path) } ?? .null)
         return IAPProcess(process: process)
@@ -47,7 +59,8 @@ struct IAPProcess {
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
         status: Int32, output: String
     ) {
-        let outcome = try await ChildProcess.run(executable(for: arguments), arguments, environment: environment)
+        let (executable, arguments) = command(arguments, environment: environment)
+        let outcome = try await ChildProcess.run(executable, arguments, environment: environment)
         return (outcome.status, outcome.output)
     }
 

@@ -139,4 +139,47 @@ extension HintMatrixTests {
         try await ignored(pipeline, "hint-xiaomi", hints)
         #expect(try await pipeline.balance("hint-thief") == 0)
     }
+
+    // MARK: - Amazon: SNS-signed hints, read back from RVS
+
+    /// SNS signs Amazon's notifications, but SNS's signature proves no app: a forged, stale or
+    /// another app's notification is refused; one SNS signed whose cancellation RVS does not
+    /// show, or that is about a purchase another account posted, moves nothing.
+    static func amazon(_ pipeline: PipelineHarness) async throws {
+        let amazon = pipeline.stub.amazon
+        let bought = amazon.buy(userID: "hint-amzn", productID: "com.example.coins100")
+        let (_, posted) = try await pipeline.submitAmazon(
+            account: "hint-amazon", userID: "hint-amzn", receiptID: bought.receiptID)
+        let final = try await pipeline.finalStatus(try #require(posted["receipt_id"] as? String))
+        #expect(final["status"] as? String == "credited", "\(final)")
+        let receipt = bought.receiptID
+        var unsigned = amazon.notification("CONSUMABLE_CANCELLED", receiptID: receipt)
+        unsigned.signature = Array("unsigned".utf8)
+        let hints: [Hint] = [
+            Hint("amazon unsigned", [401]) { try await pipeline.deliverAmazon(unsigned).0 },
+            Hint("amazon forged", [401]) {
+                try await pipeline.deliverAmazon(
+                    amazon.notification("CONSUMABLE_CANCELLED", receiptID: receipt, forged: true)
+                ).0
+            },
+            Hint("amazon stale", [401]) {
+                try await pipeline.deliverAmazon(
+                    amazon.notification(
+                        "CONSUMABLE_CANCELLED", receiptID: receipt, sentAt: Date().addingTimeInterval(-7200))
+                ).0
+            },
+            Hint("amazon another app's", [401]) {
+                try await pipeline.deliverAmazon(
+                    amazon.notification("CONSUMABLE_CANCELLED", receiptID: receipt, package: "com.example.another")
+                ).0
+            },
+            Hint("amazon contradicted", [200]) {
+                try await pipeline.deliverAmazon(amazon.notification("CONSUMABLE_CANCELLED", receiptID: receipt)).0
+            },
+            Hint("amazon purchase again", [200]) {
+                try await pipeline.deliverAmazon(amazon.notification("CONSUMABLE_PURCHASED", receiptID: receipt)).0
+            },
+        ]
+        try await ignored(pipeline, "hint-amazon", hints)
+    }
 }

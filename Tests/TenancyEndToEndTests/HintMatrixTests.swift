@@ -18,7 +18,7 @@ import Testing
 /// refund is told. A store that pushes notifications without a row here fails the test.
 @Suite struct HintMatrixTests {
     /// The stores with a row here.
-    static let stores = ["apple", "google", "huawei", "stripe", "xiaomi"]
+    static let stores = ["apple", "google", "huawei", "stripe", "xiaomi", "amazon"]
 
     /// Each notifying store's row: what it credits first, then every hint it must ignore.
     static func row(_ store: String, _ pipeline: PipelineHarness) async throws {
@@ -28,6 +28,7 @@ import Testing
         case "huawei": try await huawei(pipeline)
         case "stripe": try await stripe(pipeline)
         case "xiaomi": try await xiaomi(pipeline)
+        case "amazon": try await amazon(pipeline)
         default: Issue.record("no hint row for \(store)")
         }
     }
@@ -55,7 +56,7 @@ import Testing
         #expect(Set(Self.stores) == notifying)
     }
 
-    @Test(arguments: TestBackend.allCases, ["apple", "google", "huawei", "stripe", "xiaomi"])
+    @Test(arguments: TestBackend.allCases, ["apple", "google", "huawei", "stripe", "xiaomi", "amazon"])
     func noHintMovesMoney(_ backend: TestBackend, _ store: String) async throws {
         try await PipelineHarness.run(backend, pluginStores: true) { pipeline in try await Self.row(store, pipeline) }
     }

@@ -61,6 +61,11 @@ import Testing
             "xiaomi/notifications",
             Way(actor: "", moved: TenancyWays.xiaomiNotice, unproven: TenancyWays.xiaomiForgedNotice)
         ),
+        ("amazon/amazon", Way(actor: "", moved: TenancyWays.amazonPurchase, unproven: TenancyWays.foreignToken)),
+        (
+            "amazon/notifications",
+            Way(actor: "", moved: TenancyWays.amazonRefundNotice, unproven: TenancyWays.amazonForgedNotice)
+        ),
         (
             "stripe/notifications",
             Way(actor: "racer", moved: TenancyWays.stripePayment, unproven: TenancyWays.stripeForgedEvent)

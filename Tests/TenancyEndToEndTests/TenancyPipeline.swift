@@ -89,6 +89,8 @@ struct TenancyPipeline {
                                 "IAP_GOOGLE_PACKAGE_NAMES": PipelineHarness.googlePackage,
                                 "IAP_GOOGLE_PUSH_AUDIENCE": AppsEndToEndTests.googlePushURL(pipeline),
                                 "IAP_GOOGLE_PUSH_SERVICE_ACCOUNT": StubGooglePlay.pushServiceAccount,
+                                // The stub SNS's certificate: the stages run as the lab's (`iap-lab iap`).
+                                IAPProcess.snsCertificatesVariable: url + "/amazon/sns/",
                             ]
                         ) { $1 }
                         stores.merge(extra) { $1 }

@@ -114,6 +114,32 @@ enum TenancyWays {
         try await apps.pipeline.client.execute(.init(url: "\(apps.intake)/v1/xiaomi/notifications?\(query)")).status
     }
 
+    /// Puzzle's Amazon purchase, posted by its backend and read back from RVS with puzzle's secret.
+    static func amazonPurchase(_ apps: T) async throws {
+        let bought = apps.stub.amazon.buy(userID: "matrix-amzn", productID: "com.example.coins100")
+        try await credited(
+            apps, token: ProcessPipeline.token, ["amazon": ["user_id": "matrix-amzn", "receipt_id": bought.receiptID]])
+    }
+
+    /// Amazon refunds puzzle's purchase and SNS posts the notification: taken back from puzzle's player-1.
+    static func amazonRefundNotice(_ apps: T) async throws {
+        let before = try await apps.coins("player-1", token: ProcessPipeline.token)
+        let receipt = try #require(apps.stub.amazon.receipts(ofUser: "matrix-amzn").last?.receiptID)
+        apps.stub.amazon.cancel(receipt, at: Date().addingTimeInterval(-1))
+        let (status, answer) = try await apps.notify(
+            "amazon", body: apps.stub.amazon.notification("CONSUMABLE_CANCELLED", receiptID: receipt).body)
+        #expect(status == 200 && answer["notification_id"] != nil, "\(answer)")
+        await holds(apps, "player-1", token: ProcessPipeline.token, before - 100)
+    }
+
+    /// A notification signed by a key not SNS's certificate's.
+    static func amazonForgedNotice(_ apps: T) async throws -> Int {
+        let receipt = try #require(apps.stub.amazon.receipts(ofUser: "matrix-amzn").last?.receiptID)
+        return try await apps.notify(
+            "amazon", body: apps.stub.amazon.notification("CONSUMABLE_CANCELLED", receiptID: receipt, forged: true).body
+        ).status
+    }
+
     /// A receipt posted with a backend token no app has: no app's credential proves it.
     static func foreignToken(_ apps: T) async throws -> Int {
         try await apps.call(

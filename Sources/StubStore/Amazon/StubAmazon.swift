@@ -92,6 +92,16 @@ public final class StubAmazon: Sendable {
         }
     }
 
+    /// The receipts of `userID`, oldest first.
+    public func receipts(ofUser userID: String) -> [AmazonReceipt] {
+        state.withLock { state in
+            state.receipts.values.filter { $0.userID == userID }.map(\.receipt)
+                .sorted {
+                    ($0.purchaseDate ?? .distantPast, $0.receiptID) < ($1.purchaseDate ?? .distantPast, $1.receiptID)
+                }
+        }
+    }
+
     /// The receipt registered under `receiptID`.
     public func receipt(_ receiptID: String) -> AmazonReceipt? { state.withLock { $0.receipts[receiptID]?.receipt } }
 
