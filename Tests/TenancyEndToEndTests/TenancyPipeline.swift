@@ -22,6 +22,9 @@ struct TenancyPipeline {
     static let puzzleStripeSecret = "whsec_puzzle_0123456789abcdef"
     static let racerStripeSecret = "whsec_racer_0123456789abcdef0"
     static let racerStripeKey = "sk_test_racer_account"
+    /// Racer's own Xiaomi app and Amazon package (one developer account: the same shared secret).
+    static let racerXiaomiAppID = "2882303761517000777"
+    static let racerAmazonPackage = "com.example.racer.amazon"
 
     let pipeline: ProcessPipeline
     let puzzleHook: WebhookReceiver
@@ -64,6 +67,8 @@ struct TenancyPipeline {
                           push_audience: \(AppsEndToEndTests.racerPushAudience)
                           push_service_account: \(AppsEndToEndTests.racerPushAccount)
                         stripe: { api_key: \(racerStripeKey), webhook_secrets: [\(racerStripeSecret)] }
+                        xiaomi: { app_id: "\(racerXiaomiAppID)", app_secret: racer-xiaomi-app-secret }
+                        amazon: { package_name: \(racerAmazonPackage), shared_secret: \(StubAmazon.sharedSecret) }
                     """.write(toFile: apps, atomically: true, encoding: .utf8)
                     try await ProcessPipeline.run(
                         stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID),
