@@ -8,7 +8,7 @@ import StubStore
 
 extension Lab {
     /// `iap-lab stub-store`: every store's stub (Apple's `verifyReceipt`, StoreKit 2 and Server
-    /// API, Google Play, Huawei, Stripe) for demos, tests and benchmarks, until SIGINT or SIGTERM;
+    /// API, Google Play, Huawei, Stripe, Xiaomi, Amazon) for demos, tests and benchmarks, until SIGINT or SIGTERM;
     /// with `--env-file`, the settings that point `iap` at it.
     ///
     /// Named `StubStoreCommand`, not `StubStore`, so it does not shadow the `StubStore` module.
@@ -55,6 +55,12 @@ extension Lab {
         var envFile: String?
         @Option(help: "The intake the settings of --env-file are for (Google's pushes name it).")
         var intakeURL = "http://127.0.0.1:8080"
+        @Option(
+            help: """
+                Xiaomi's orders and Amazon's receipts to hold from the start, one JSON object a line (as \
+                the lab writes them): a stub killed and started again holds them again.
+                """)
+        var orders: String?
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
@@ -98,6 +104,17 @@ extension Lab {
             let (host, envFile, intakeURL) = (self.host, self.envFile, self.intakeURL)
             let logger = Logger(label: "stub-store")
             let stub = StubAppStore(configuration: configuration)
+            if let orders {
+                guard let text = try? String(contentsOfFile: orders, encoding: .utf8) else {
+                    throw ValidationError("--orders: cannot read \(orders)")
+                }
+                do {
+                    let held = try stub.load(orders: text)
+                    logger.info("orders held", metadata: ["count": "\(held)"])
+                } catch {
+                    throw ValidationError("--orders: \(orders): \(error)")
+                }
+            }
             let app = makeStubStoreApplication(store: stub, host: host, port: port) { port in
                 logger.info(
                     "stub store listening",

@@ -4,7 +4,8 @@ public enum ChaosJudge {
     public static let finalStatuses: Set<String> = ["credited", "rejected", "dead"]
     /// What each kind grants, by currency.
     static let grants: [ChaosKind: (currency: String, amount: Int)] = [
-        .coins: ("coins", 100), .replay: ("coins", 100), .gems: ("gems", 10),
+        .coins: ("coins", 100), .replay: ("coins", 100), .gems: ("gems", 10), .xiaomi: ("coins", 100),
+        .amazon: ("coins", 100),
     ]
 
     /// Every violation, in a stable order: by rule, then as found.
@@ -44,7 +45,7 @@ public enum ChaosJudge {
             switch submission.kind {
             case .coins where replayed.contains(submission.index), .replay:
                 expected = ["credited", "rejected already_credited"]
-            case .coins, .gems, .subscription: expected = ["credited"]
+            case .coins, .gems, .subscription, .xiaomi, .amazon: expected = ["credited"]
             case .refunded: expected = ["rejected refunded"]
             case .foreignBundle: expected = ["rejected"]
             }

@@ -15,6 +15,10 @@ public enum ChaosKind: String, CaseIterable, Codable, Hashable, Sendable {
     /// Another receipt carrying the transaction of an earlier `coins` one of the same
     /// account: of the two, exactly one is credited and the other is rejected `already_credited`.
     case replay
+    /// 100 coins paid with Xiaomi's game payments, an order the stub's order query answers: credited.
+    case xiaomi
+    /// 100 coins bought on the Amazon Appstore, a receipt the stub's RVS answers: credited.
+    case amazon
 }
 
 /// One receipt the load driver submitted.

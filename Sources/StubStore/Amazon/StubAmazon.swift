@@ -92,6 +92,11 @@ public final class StubAmazon: Sendable {
         }
     }
 
+    /// `receipt` of `userID`, registered (or replaced) as it is.
+    public func register(_ receipt: AmazonReceipt, userID: String) {
+        state.withLock { $0.receipts[receipt.receiptID] = (userID, receipt) }
+    }
+
     /// The receipts of `userID`, oldest first.
     public func receipts(ofUser userID: String) -> [AmazonReceipt] {
         state.withLock { state in

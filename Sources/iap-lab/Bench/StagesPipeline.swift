@@ -9,6 +9,7 @@ import Notifier
 import PipelineCore
 import Repositories
 import SettlementWriter
+import StubStore
 
 /// The pipeline as operators run it, each stage its own `iap` process, on a queue prefix,
 /// a database and ports of its own: what `iap-lab bench stages` measures and `iap-lab chaos` attacks.
@@ -63,6 +64,13 @@ struct StagesPipeline: Sendable {
             // and no request limit on its token (the load is the point, not the limiter).
             "IAP_CATALOG": "", "IAP_SHARED_SECRET": "", "IAP_ADMIN_PORT": "", "IAP_RATE_LIMIT": "off",
         ].merging(extra) { $1 }
+    }
+
+    /// The settings that turn on the stores whose purchases the stub keeps as state (Xiaomi's
+    /// orders, Amazon's receipts) against the stub at `stubURL`: what `iap-lab chaos` deals.
+    static func stateStoreSettings(stubURL: String) throws -> [String: String] {
+        let base = StubStoreBase(url: stubURL)
+        return try StubXiaomi().settings(base).merging(try StubAmazon().settings(base)) { $1 }
     }
 
     var receiptsURL: String { receiptsURLs[0] }

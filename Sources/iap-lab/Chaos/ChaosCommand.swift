@@ -107,10 +107,13 @@ extension Lab {
             let receiver = Task { try await webhooks.run() }
             defer { receiver.cancel() }
             let webhookPort = try await webhooks.port()
+            let stubPort = StageProcesses.freePort()
             let pipeline = StagesPipeline(
                 label: "chaos", directory: directory, databaseURL: databaseURL,
                 webhookURL: "http://\(network.hostAddress):\(webhookPort)/webhooks", settings: settings,
-                extra: power?.settings ?? [:], network: network)
+                extra: (power?.settings ?? [:]).merging(
+                    try StagesPipeline.stateStoreSettings(stubURL: "http://\(network.hostAddress):\(stubPort)")
+                ) { $1 }, stubPort: stubPort, network: network)
             let stages = pipeline.processes()
             let partitions = NetworkFaults()
             var plan = self.plan
@@ -197,7 +200,13 @@ extension Lab {
             settings: PipelineSettings, broker: BrokerControl, power: ChaosPower?, answered: AnsweredLog
         ) async throws -> ChaosReport {
             try await pipeline.prepareDatabase(settings: settings)
-            try pipeline.startStubStore(stages)
+            let load = ChaosLoad(
+                count: receipts, accounts: accounts, seed: seed,
+                minter: StubAppStore(configuration: .init(bundleID: pipeline.bundleID)), bundleID: pipeline.bundleID)
+            // Xiaomi's orders and Amazon's receipts, held by the stub however often it is killed.
+            let orders = pipeline.directory + "/stub-orders.jsonl"
+            try load.stubOrders.joined(separator: "\n").write(toFile: orders, atomically: true, encoding: .utf8)
+            try pipeline.startStubStore(stages, arguments: ["--orders", orders])
             try pipeline.startIntake(stages)
             try pipeline.startSettling(stages)
             for index in 1...2 { try pipeline.startValidator(stages, index: index, concurrency: 64) }
@@ -207,9 +216,6 @@ extension Lab {
             try ready.get()
             try await power?.queuesDeclared()
 
-            let load = ChaosLoad(
-                count: receipts, accounts: accounts, seed: seed,
-                minter: StubAppStore(configuration: .init(bundleID: pipeline.bundleID)), bundleID: pipeline.bundleID)
             let loadDone = Atomic<Bool>(false)
             let posting = Task {
                 defer { loadDone.store(true, ordering: .relaxed) }

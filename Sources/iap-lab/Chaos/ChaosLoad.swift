@@ -5,7 +5,8 @@ import StubStore
 import Synchronization
 
 /// The backend's side of a chaos run: a seeded mix of receipts of every kind the stub store
-/// can vouch for, each posted as an app backend posts it: on a connection error, a timeout
+/// can vouch for (Apple's receipts, Xiaomi's orders and Amazon's receipts, the last two held
+/// by the stub from ``stubOrders``), each posted as an app backend posts it: on a connection error, a timeout
 /// or a 5xx again with the same `Idempotency-Key` until the intake answers 2xx (429: after
 /// its `Retry-After`). Any other 4xx ends the receipt as a refusal, which the judge reports.
 struct ChaosLoad: Sendable {
@@ -23,14 +24,18 @@ struct ChaosLoad: Sendable {
 
     /// The mix, out of 100.
     static let weights: [(ChaosKind, Int)] = [
-        (.coins, 45), (.gems, 15), (.subscription, 10), (.refunded, 10), (.foreignBundle, 8), (.replay, 12),
+        (.coins, 41), (.gems, 13), (.subscription, 10), (.refunded, 10), (.foreignBundle, 8), (.replay, 12),
+        (.xiaomi, 3), (.amazon, 3),
     ]
 
     let items: [Item]
+    /// What the stub store must hold for the plug-in stores' items (`stub-store --orders`).
+    let stubOrders: [String]
 
     init(count: Int, accounts: Int, seed: UInt64, minter: StubAppStore, bundleID: String) {
         var random = SplitMix64(seed: seed)
         var items: [Item] = []
+        var orders: [String] = []
         // `coins` receipts not replayed yet: each is replayed at most once.
         var replayable: [Int] = []
         let now = Date()
@@ -47,14 +52,35 @@ struct ChaosLoad: Sendable {
                 replayOf.map { items[$0].submission.accountID }
                 ?? "player-\(Int.random(in: 0..<accounts, using: &random))"
             if kind == .coins { replayable.append(index) }
-            let receipt = Self.receipt(kind, index: index, replayOf: replayOf, bundleID: bundleID, now: now)
-            let body = #"{"account_id": "\#(account)", "receipt_data": "\#(minter.issue(receipt))"}"#
+            let body: String
+            switch kind {
+            case .xiaomi:
+                orders.append(
+                    StubOrders.xiaomi(
+                        cpOrderID: "chaos-mi-\(index)", uid: "100010", productCode: "com.example.coins100", payFee: 600,
+                        orderID: "21\(1_000_000_000 + index)"))
+                body =
+                    #"{"account_id": "\#(account)", "xiaomi": {"app_id": "\#(StubXiaomi.appID)", "#
+                    + #""cp_order_id": "chaos-mi-\#(index)", "uid": "100010"}}"#
+            case .amazon:
+                orders.append(
+                    StubOrders.amazon(
+                        userID: "chaos-user", receiptID: "chaos-amzn-\(index)=:1:11", productID: "com.example.coins100")
+                )
+                body =
+                    #"{"account_id": "\#(account)", "amazon": {"user_id": "chaos-user", "#
+                    + #""receipt_id": "chaos-amzn-\#(index)=:1:11"}}"#
+            default:
+                let receipt = Self.receipt(kind, index: index, replayOf: replayOf, bundleID: bundleID, now: now)
+                body = #"{"account_id": "\#(account)", "receipt_data": "\#(minter.issue(receipt))"}"#
+            }
             items.append(
                 Item(
                     submission: ChaosSubmission(index: index, kind: kind, accountID: account, replayOf: replayOf),
                     body: Array(body.utf8)))
         }
         self.items = items
+        self.stubOrders = orders
     }
 
     /// What Apple would hold for a purchase of `kind`.
@@ -63,7 +89,7 @@ struct ChaosLoad: Sendable {
         let purchased = now.addingTimeInterval(-86_400)
         var transaction = StubReceipt.Transaction(transactionID: id, productID: "com.example.coins100")
         switch kind {
-        case .coins, .replay, .foreignBundle: break
+        case .coins, .replay, .foreignBundle, .xiaomi, .amazon: break
         case .gems: transaction.productID = "com.example.gems10"
         case .subscription:
             transaction = .init(
