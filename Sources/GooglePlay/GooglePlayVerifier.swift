@@ -141,7 +141,11 @@ public struct GooglePlayVerifier: ReceiptVerifier {
                     originalTransactionID: purchase.purchaseToken, productID: item.productId,
                     purchaseDate: subscription.startTime.flatMap(date), expiresDate: item.expiryTime.flatMap(date),
                     appAccountToken: accountToken(subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId),
-                    productType: "Auto-Renewable Subscription")
+                    productType: "Auto-Renewable Subscription",
+                    // The token this one replaced: its access ends, its account is this one's.
+                    linkedOriginalTransactionID: subscription.linkedPurchaseToken,
+                    offerType: item.offerDetails?.offerId == nil ? nil : "developer_determined",
+                    offerID: item.offerDetails?.offerId)
             ])
     }
 

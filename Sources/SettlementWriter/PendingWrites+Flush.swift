@@ -61,6 +61,7 @@ extension PendingWrites {
                 "transaction_id", "original_transaction_id", "product_id", "quantity", "environment", "receipt_id",
                 "notification_id", "account_id", "purchase_date", "expires_date", "cancellation_date", "state",
                 "entitlement", "created_at", "updated_at", "catalog_product_id", "order_id", "binding", "app",
+                "offer_type", "offer_id",
             ],
             rows: transactions.map { record in
                 [
@@ -68,7 +69,7 @@ extension PendingWrites {
                     record.environment, record.receiptID, record.notificationID, record.accountID,
                     record.purchaseDate, record.expiresDate, record.cancellationDate, record.state.rawValue,
                     record.entitlement, stamp, stamp, record.catalogProductID, record.orderID, record.binding?.rawValue,
-                    record.app,
+                    record.app, record.offerType, record.offerID,
                 ]
             })
         try await db.update(

@@ -16,6 +16,9 @@ extension SettlementBatch {
             try await lock(Self.lockKeys(of: transaction))
             state.known = try await known(transaction.transactionID)
             state.bound = try await bound(originalTransactionID: transaction.originalTransactionID)
+            if let replaced = transaction.linkedOriginalTransactionID {
+                state.linked = try await bound(originalTransactionID: replaced)
+            }
             // The token's owner in the event's app: another app's token names none of its accounts.
             state.tokenOwner = try await tokenOwner(transaction.appAccountToken, app: event.cause?.app ?? "")
         }
@@ -31,6 +34,7 @@ extension SettlementBatch {
 
     static func lockKeys(of transaction: VerifiedTransaction) -> [String] {
         ["transaction:\(transaction.transactionID)", "subscription:\(transaction.originalTransactionID)"]
+            + (transaction.linkedOriginalTransactionID.map { ["subscription:\($0)"] } ?? [])
             + (transaction.appAccountToken.map { ["token:\($0.lowercased())"] } ?? [])
     }
 

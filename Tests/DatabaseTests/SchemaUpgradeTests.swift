@@ -44,7 +44,7 @@ import Testing
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
             ["identifier": .text("v13")], ["identifier": .text("v14")], ["identifier": .text("v15")],
             ["identifier": .text("v16")], ["identifier": .text("v17")], ["identifier": .text("v18")],
-            ["identifier": .text("v19")],
+            ["identifier": .text("v19")], ["identifier": .text("v20")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerRepository(database).audit() == [])
@@ -203,7 +203,16 @@ extension SchemaUpgradeTests {
             relayed[table] = rows[table]?.map { $0.merging(["relay": .null]) { old, _ in old } }
         }
         relayed["relays"] = []
-        return relayed
+        return offersByV20(relayed)
+    }
+
+    /// v20: transactions recorded before name no offer.
+    static func offersByV20(_ rows: [String: [[String: SQLValue]]]) -> [String: [[String: SQLValue]]] {
+        var offered = rows
+        offered["store_transactions"] = rows["store_transactions"]?.map {
+            $0.merging(["offer_type": .null, "offer_id": .null]) { old, _ in old }
+        }
+        return offered
     }
 
     static func steppedByV14(_ rows: [String: [[String: SQLValue]]], sqlite: Bool = true)

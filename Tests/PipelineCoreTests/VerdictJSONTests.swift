@@ -40,7 +40,10 @@ extension FuzzRandom {
             confirmation: maybe { $0.wireText() }, storeAccountID: maybe { $0.wireText() },
             refundedQuantity: maybe { $0.wireInt() }, appTransactionID: maybe { $0.wireText() },
             offerPeriod: maybe { $0.wireText() }, billingPlanType: maybe { $0.wireText() },
-            commitmentExpiresDate: maybe { $0.wireDate() })
+            commitmentExpiresDate: maybe { $0.wireDate() },
+            linkedOriginalTransactionID: maybe { $0.wireText() }, isUpgraded: maybe { $0.wireInt() % 2 == 0 },
+            offerType: maybe { $0.wireText() }, offerID: maybe { $0.wireText() }, ownershipType: maybe { $0.wireText() }
+        )
     }
 
     mutating func verdict() -> Verdict {

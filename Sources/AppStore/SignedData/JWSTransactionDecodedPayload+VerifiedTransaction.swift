@@ -21,7 +21,20 @@ extension JWSTransactionDecodedPayload {
             // A prorated refund takes back its share; a full one (or none) all of it.
             revocationPercentage: revocationType == "REFUND_PRORATED" ? revocationPercentage : nil,
             appTransactionID: appTransactionId, offerPeriod: offerPeriod, billingPlanType: billingPlanType,
-            commitmentExpiresDate: commitmentInfo?.commitmentExpiresDate
+            commitmentExpiresDate: commitmentInfo?.commitmentExpiresDate,
+            isUpgraded: isUpgraded == true ? true : nil, offerType: offerType.map(Self.offerName),
+            offerID: offerIdentifier,
+            ownershipType: rawInAppOwnershipType == "PURCHASED" ? nil : rawInAppOwnershipType
         )
+    }
+
+    /// Apple's offer type in the pipeline's words.
+    static func offerName(_ type: OfferType) -> String {
+        switch type {
+        case .introductoryOffer: "introductory"
+        case .promotionalOffer: "promotional"
+        case .offerCode: "offer_code"
+        case .winBackOffer: "win_back"
+        }
     }
 }

@@ -53,7 +53,8 @@ extension VerifyReceiptResponse.Transaction {
             cancellationReason: try value.lenientString("cancellation_reason"),
             webOrderLineItemID: try value.lenientString("web_order_line_item_id"),
             appAccountToken: try value.lenientString("app_account_token"),
-            isTrialPeriod: try value.lenientString("is_trial_period")
+            isTrialPeriod: try value.lenientString("is_trial_period"),
+            isUpgraded: try value.lenientString("is_upgraded")
         )
     }
 }

@@ -32,13 +32,16 @@ extension VerifyReceiptResponse {
         public var appAccountToken: String?
         /// `is_trial_period`: `"true"` for a free trial period.
         public var isTrialPeriod: String?
+        /// `is_upgraded`: `"true"` for a subscription the customer upgraded from (its
+        /// `cancellation_date` is the upgrade's, not a refund's).
+        public var isUpgraded: String?
 
         /// Creates an entry.
         public init(
             transactionID: String?, originalTransactionID: String? = nil, productID: String?, quantity: Int? = 1,
             purchaseDate: Date? = nil, originalPurchaseDate: Date? = nil, expiresDate: Date? = nil,
             cancellationDate: Date? = nil, cancellationReason: String? = nil, webOrderLineItemID: String? = nil,
-            appAccountToken: String? = nil, isTrialPeriod: String? = nil
+            appAccountToken: String? = nil, isTrialPeriod: String? = nil, isUpgraded: String? = nil
         ) {
             self.transactionID = transactionID
             self.originalTransactionID = originalTransactionID
@@ -52,6 +55,7 @@ extension VerifyReceiptResponse {
             self.webOrderLineItemID = webOrderLineItemID
             self.appAccountToken = appAccountToken
             self.isTrialPeriod = isTrialPeriod
+            self.isUpgraded = isUpgraded
         }
 
         enum CodingKeys: String, CodingKey {
@@ -67,6 +71,7 @@ extension VerifyReceiptResponse {
             case webOrderLineItemID = "web_order_line_item_id"
             case appAccountToken = "app_account_token"
             case isTrialPeriod = "is_trial_period"
+            case isUpgraded = "is_upgraded"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -83,6 +88,7 @@ extension VerifyReceiptResponse {
             webOrderLineItemID = container.lenientString(.webOrderLineItemID)
             appAccountToken = container.lenientString(.appAccountToken)
             isTrialPeriod = container.lenientString(.isTrialPeriod)
+            isUpgraded = container.lenientString(.isUpgraded)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -99,6 +105,7 @@ extension VerifyReceiptResponse {
             try container.encodeIfPresent(webOrderLineItemID, forKey: .webOrderLineItemID)
             try container.encodeIfPresent(appAccountToken, forKey: .appAccountToken)
             try container.encodeIfPresent(isTrialPeriod, forKey: .isTrialPeriod)
+            try container.encodeIfPresent(isUpgraded, forKey: .isUpgraded)
         }
     }
 }

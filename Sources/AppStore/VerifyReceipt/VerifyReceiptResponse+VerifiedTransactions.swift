@@ -33,7 +33,8 @@ extension VerifyReceiptResponse.Transaction {
             purchaseDate: purchaseDate,
             expiresDate: expiresDate,
             cancellationDate: cancellationDate,
-            appAccountToken: appAccountToken
+            appAccountToken: appAccountToken,
+            isUpgraded: isUpgraded == "true" ? true : nil
         )
     }
 }

@@ -9,11 +9,27 @@ public struct SubscriptionPurchaseV2: Codable, Hashable, Sendable {
         public var expiryTime: String?
         /// The order of this item's latest payment (`GPA.…..0` for the first, `..1` for a renewal).
         public var latestSuccessfulOrderId: String?
+        /// The base plan and, for a discounted offer, the offer it was bought with.
+        public var offerDetails: OfferDetails?
 
-        public init(productId: String, expiryTime: String?, latestSuccessfulOrderId: String?) {
+        public init(
+            productId: String, expiryTime: String?, latestSuccessfulOrderId: String?, offerDetails: OfferDetails? = nil
+        ) {
             self.productId = productId
             self.expiryTime = expiryTime
             self.latestSuccessfulOrderId = latestSuccessfulOrderId
+            self.offerDetails = offerDetails
+        }
+    }
+
+    /// `OfferDetails`: `offerId` only for a discounted offer (a free trial, an introductory price).
+    public struct OfferDetails: Codable, Hashable, Sendable {
+        public var basePlanId: String?
+        public var offerId: String?
+
+        public init(basePlanId: String?, offerId: String?) {
+            self.basePlanId = basePlanId
+            self.offerId = offerId
         }
     }
 

@@ -31,6 +31,13 @@ extension JSONTape.Value {
         return number
     }
 
+    /// `decodeIfPresent(Bool.self, forKey:)`
+    public func optionalBool(_ key: StaticString) throws(JSONTape.Unsure) -> Bool? {
+        guard let value = try present(key) else { return nil }
+        guard let flag = value.bool else { throw JSONTape.Unsure() }
+        return flag
+    }
+
     /// `decode(Date.self, forKey:)`, a date as ``WireCoding`` writes it (``Timestamp``).
     public func date(_ key: StaticString) throws(JSONTape.Unsure) -> Date {
         guard let date = try member(key)?.string.flatMap(Timestamp.parse) else { throw JSONTape.Unsure() }

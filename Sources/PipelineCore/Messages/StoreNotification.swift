@@ -58,7 +58,13 @@ public struct StoreNotification: Codable, Hashable, Sendable {
     }
 
     /// What the pipeline does with it: Apple's type, or the Apple type Google's means.
-    public var type: Kind? { Kind(rawValue: rawType) ?? Kind.google[rawType] ?? Kind.apple[rawType] }
+    public var type: Kind? {
+        // An upgrade takes effect at once: its notice carries the new product's transaction,
+        // which is credited as a purchase of the subscription (Apple's other preference changes
+        // wait for the renewal that brings them).
+        if rawType == "DID_CHANGE_RENEWAL_PREF", subtype == "UPGRADE" { return .subscribed }
+        return Kind(rawValue: rawType) ?? Kind.google[rawType] ?? Kind.apple[rawType]
+    }
 
     public init(
         notificationUUID: String, type: String, subtype: String? = nil, environment: String? = nil,

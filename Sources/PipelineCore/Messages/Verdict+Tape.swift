@@ -36,7 +36,10 @@ extension VerifiedTransaction {
             appTransactionID: try value.optionalString("app_transaction_id"),
             offerPeriod: try value.optionalString("offer_period"),
             billingPlanType: try value.optionalString("billing_plan_type"),
-            commitmentExpiresDate: try value.optionalDate("commitment_expires_date"))
+            commitmentExpiresDate: try value.optionalDate("commitment_expires_date"),
+            linkedOriginalTransactionID: try value.optionalString("linked_original_transaction_id"),
+            isUpgraded: try value.optionalBool("is_upgraded"), offerType: try value.optionalString("offer_type"),
+            offerID: try value.optionalString("offer_id"), ownershipType: try value.optionalString("ownership_type"))
     }
 }
 

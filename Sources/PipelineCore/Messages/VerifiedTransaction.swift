@@ -42,6 +42,19 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     public var billingPlanType: String?
     /// When such a commitment ends (`commitmentInfo.commitmentExpiresDate`).
     public var commitmentExpiresDate: Date?
+    /// The subscription this one replaces (Google's `linkedPurchaseToken`, as an original
+    /// transaction id): an upgrade, a downgrade or a resubscription under a new token.
+    public var linkedOriginalTransactionID: String?
+    /// Apple's `isUpgraded`: the customer upgraded to another subscription of the group, which
+    /// ended this one (its `revocationDate`, here ``cancellationDate``) without a refund.
+    public var isUpgraded: Bool?
+    /// The offer the purchase used, in the pipeline's words (`introductory`, `promotional`,
+    /// `offer_code`, `win_back`, `developer_determined`), and the store's id for it.
+    public var offerType: String?
+    public var offerID: String?
+    /// Apple's `inAppOwnershipType` when it is not `PURCHASED` (the purchaser's own):
+    /// `FAMILY_SHARED` for a family member's access to what another member bought.
+    public var ownershipType: String?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
@@ -49,7 +62,8 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         appAccountToken: String? = nil, productType: String? = nil, revocationPercentage: Int? = nil,
         confirmation: String? = nil, storeAccountID: String? = nil, refundedQuantity: Int? = nil,
         appTransactionID: String? = nil, offerPeriod: String? = nil, billingPlanType: String? = nil,
-        commitmentExpiresDate: Date? = nil
+        commitmentExpiresDate: Date? = nil, linkedOriginalTransactionID: String? = nil, isUpgraded: Bool? = nil,
+        offerType: String? = nil, offerID: String? = nil, ownershipType: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -68,7 +82,15 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.offerPeriod = offerPeriod
         self.billingPlanType = billingPlanType
         self.commitmentExpiresDate = commitmentExpiresDate
+        self.linkedOriginalTransactionID = linkedOriginalTransactionID
+        self.isUpgraded = isUpgraded
+        self.offerType = offerType
+        self.offerID = offerID
+        self.ownershipType = ownershipType
     }
+
+    /// A family member's access to what another member of the family bought (Apple's Family Sharing).
+    public var isFamilyShared: Bool { ownershipType == "FAMILY_SHARED" }
 
     enum CodingKeys: String, CodingKey {
         case transactionID = "transaction_id"
@@ -88,5 +110,10 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case offerPeriod = "offer_period"
         case billingPlanType = "billing_plan_type"
         case commitmentExpiresDate = "commitment_expires_date"
+        case linkedOriginalTransactionID = "linked_original_transaction_id"
+        case isUpgraded = "is_upgraded"
+        case offerType = "offer_type"
+        case offerID = "offer_id"
+        case ownershipType = "ownership_type"
     }
 }

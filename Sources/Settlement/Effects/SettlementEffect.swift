@@ -47,6 +47,9 @@ public struct TransactionRecord: Hashable, Sendable {
     public var catalogProductID: String?
     public var orderID: String?
     public var binding: BindingPath?
+    /// The offer it was bought with, as the store named it (``VerifiedTransaction/offerType``).
+    public var offerType: String? = nil
+    public var offerID: String? = nil
 }
 
 /// One signed movement of a balance.

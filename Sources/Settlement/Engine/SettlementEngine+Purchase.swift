@@ -7,6 +7,12 @@ extension SettlementEngine {
     func verified(
         _ transaction: VerifiedTransaction, source: SettlementEvent.Source, state: SettlementState, now: Date
     ) throws(SettlementRefusal) -> Decision {
+        var transaction = transaction
+        if transaction.isUpgraded == true, transaction.cancellationDate != nil {
+            // Ended by an upgrade, not refunded: once credited it keeps what it gave until then.
+            if state.known != nil { return upgraded(transaction, cause: source.cause, state: state, now: now) }
+            transaction = Self.upgradedPeriod(transaction)
+        }
         // A notification of a subscription that no receipt bound yet, and whose token is
         // unknown, waits: the receipt that arrives later binds and credits it.
         let notificationBinding = Self.bind(transaction, source: source, state: state)
@@ -41,12 +47,13 @@ extension SettlementEngine {
         else {
             return .unchanged(.unknownProduct, accountID: concerned)
         }
-        return try credit(transaction, product: resolution, binding: binding, source: source, state: state)
+        return try credit(transaction, product: resolution, binding: binding, source: source, state: state, now: now)
     }
 
     /// The account a verified transaction credits, by the first rule that applies:
     /// 1. a renewal of a subscription already bound: the account that first bought it,
-    ///    whatever the receipt, its order or its token claim;
+    ///    whatever the receipt, its order or its token claim; likewise a subscription that
+    ///    replaces one (Google's `linkedPurchaseToken`): the replaced one's account;
     /// 2. the account of the order the receipt names (for the transaction that pays it);
     /// 3. the account behind the transaction's `appAccountToken`;
     /// 4. the account that submitted the receipt (or that the check was planned for).
@@ -59,6 +66,9 @@ extension SettlementEngine {
     ) -> Binding? {
         if let bound = state.bound?.accountID { return Binding(accountID: bound, path: .originalTransaction) }
         let app = source.cause.app
+        if let replaced = state.linked?.accountID, owns(app, replaced) {
+            return Binding(accountID: replaced, path: .originalTransaction)
+        }
         let owner = state.tokenOwner.flatMap { owns(app, $0) ? $0 : nil }
         switch source {
         case .receipt(_, let claimant, _, _):
@@ -80,7 +90,7 @@ extension SettlementEngine {
     /// entry for a currency (with a first purchase's bonus), the entitlement extended.
     private func credit(
         _ transaction: VerifiedTransaction, product resolution: Catalog.Resolution, binding: Binding,
-        source: SettlementEvent.Source, state: SettlementState
+        source: SettlementEvent.Source, state: SettlementState, now: Date
     ) throws(SettlementRefusal) -> Decision {
         let product = resolution.product
         let accountID = binding.accountID
@@ -107,10 +117,12 @@ extension SettlementEngine {
 
         var carried = CarriedTransaction(
             transactionID: transaction.transactionID, productID: transaction.productID, outcome: .credited)
-        if let grant = product.grant {
+        // A family member's access to another's purchase grants the entitlement, never currency.
+        if let grant = product.grant, !transaction.isFamilyShared {
+            // A subscription that replaces another is no first purchase.
             let bonus =
                 (source.isReceipt || source.isNotification && product.kind != .autoRenewable)
-                    && !account.purchasedProducts.contains(product.productID)
+                    && !account.purchasedProducts.contains(product.productID) && state.linked == nil
                 ? product.rules?.firstPurchase?.bonus?.amount ?? 0 : 0
             let (perUnit, overflow) = grant.amount.multipliedReportingOverflow(by: record.quantity)
             let (amount, bonusOverflow) = perUnit.addingReportingOverflow(bonus)
@@ -128,8 +140,11 @@ extension SettlementEngine {
             carried.amount = amount
         }
         var endsAt: Date?
+        let (replacing, held) = Self.replaced(
+            by: transaction, granting: product.entitlement, account: account, accountID: accountID, now: now)
+        decision.effects += replacing
         if let name = product.entitlement {
-            let current = account.entitlements[name]
+            let current = held
             let end = EntitlementEnd(
                 expiresAt: current.map { EntitlementEnd.later($0.expiresAt, transaction.expiresDate) }
                     ?? transaction.expiresDate,
@@ -190,7 +205,8 @@ extension SettlementEngine {
             receiptID: cause.receiptID, notificationID: cause.notificationID, accountID: accountID,
             purchaseDate: transaction.purchaseDate, expiresDate: transaction.expiresDate,
             cancellationDate: transaction.cancellationDate, state: state, entitlement: nil, catalogProductID: nil,
-            orderID: nil, binding: nil)
+            orderID: nil, binding: nil, offerType: transaction.offerType.map { String($0.prefix(64)) },
+            offerID: transaction.offerID.map { String($0.prefix(256)) })
     }
 }
 

@@ -32,6 +32,8 @@ public struct SettlementEngine: Sendable {
             return try verified(transaction, source: source, state: state, now: now)
         case .takenBack(let transaction, let kind, let cause):
             try Self.check(transaction)
+            // An upgrade ends a subscription without a refund.
+            if transaction.isUpgraded == true { return upgraded(transaction, cause: cause, state: state, now: now) }
             return takeBack(transaction, kind: kind, cause: cause, state: state, now: now)
         case .refundReversed(let transaction, let cause):
             try Self.check(transaction)
@@ -54,7 +56,9 @@ public struct SettlementEngine: Sendable {
 
     /// The accounts whose state an event may need: the store reads these before ``decide``.
     public static func accountsInvolved(in event: SettlementEvent, state: SettlementState) -> [String] {
-        var ids: [String?] = [state.bound?.accountID, state.known?.accountID, state.tokenOwner]
+        var ids: [String?] = [
+            state.bound?.accountID, state.known?.accountID, state.tokenOwner, state.linked?.accountID,
+        ]
         switch event {
         case .transactionVerified(_, .receipt(_, let claimant, let order, _)):
             ids += [order?.accountID, claimant]

@@ -10,16 +10,20 @@ public struct SettlementState: Hashable, Sendable {
     public var bound: KnownTransaction?
     /// The account behind the transaction's `appAccountToken`, if the token is known.
     public var tokenOwner: String?
+    /// The binding of the subscription this one replaces (its
+    /// ``VerifiedTransaction/linkedOriginalTransactionID``), if that one was credited.
+    public var linked: KnownTransaction?
     /// The accounts the event may touch, by id (those not read are taken as new).
     public var accounts: [String: AccountState]
 
     public init(
         known: KnownTransaction? = nil, bound: KnownTransaction? = nil, tokenOwner: String? = nil,
-        accounts: [String: AccountState] = [:]
+        accounts: [String: AccountState] = [:], linked: KnownTransaction? = nil
     ) {
         self.known = known
         self.bound = bound
         self.tokenOwner = tokenOwner
+        self.linked = linked
         self.accounts = accounts
     }
 

@@ -61,10 +61,14 @@ public final class StubStoreKit: Sendable {
             transactionId: transaction.transactionID, bundleId: app, productId: transaction.productID,
             purchaseDate: transaction.purchaseDate, originalPurchaseDate: transaction.purchaseDate,
             expiresDate: transaction.expiresDate, quantity: transaction.quantity, type: transaction.type,
-            appAccountToken: transaction.appAccountToken, inAppOwnershipType: .purchased, signedDate: signedAt,
-            revocationReason: transaction.revocationDate == nil ? nil : .refundedForOtherReason,
-            revocationDate: transaction.revocationDate, environment: environment, storefront: "USA",
-            transactionReason: .purchase)
+            appAccountToken: transaction.appAccountToken,
+            inAppOwnershipType: transaction.familyShared ? .familyShared : .purchased, signedDate: signedAt,
+            // An upgrade ends a subscription with a revocation date and no reason: not a refund.
+            revocationReason: transaction.revocationDate == nil || transaction.isUpgraded
+                ? nil : .refundedForOtherReason,
+            revocationDate: transaction.revocationDate, isUpgraded: transaction.isUpgraded ? true : nil,
+            offerType: transaction.offerType, offerIdentifier: transaction.offerIdentifier, environment: environment,
+            storefront: "USA", transactionReason: .purchase)
     }
 }
 
@@ -79,6 +83,13 @@ public struct StubTransaction: Hashable, Sendable {
     public var expiresDate: Date?
     public var revocationDate: Date?
     public var appAccountToken: String?
+    /// Ended by the customer's upgrade to another subscription of the group (`isUpgraded`).
+    public var isUpgraded = false
+    /// The offer it was bought with (`offerType`, `offerIdentifier`).
+    public var offerType: JWSTransactionDecodedPayload.OfferType?
+    public var offerIdentifier: String?
+    /// A family member's access to another's purchase (`inAppOwnershipType` `FAMILY_SHARED`).
+    public var familyShared = false
 
     public init(
         transactionID: String = String(UInt64.random(in: 2_000_000_000_000_000...2_999_999_999_999_999)),
