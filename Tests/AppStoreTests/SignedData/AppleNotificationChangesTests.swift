@@ -122,6 +122,29 @@ import Testing
         #expect(info.commitmentInfo?.commitmentRenewalDate == Date(timeIntervalSince1970: 1_798_761_600))
     }
 
+    @Test func upgradesOffersAndFamilySharing_areCarriedByApplesNames() throws {
+        // A win-back offer's transaction a family member shares, ended by an upgrade, as Apple names them
+        let json = """
+            {"transactionId": "2000000600", "originalTransactionId": "2000000400", "productId": "vip.monthly",
+             "type": "Auto-Renewable Subscription", "isUpgraded": true, "revocationDate": 1798761600000,
+             "offerType": 4, "offerIdentifier": "come-back-50", "inAppOwnershipType": "FAMILY_SHARED"}
+            """
+        let decoded = try AppStoreJSON.makeDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(json.utf8))
+        let transaction = try #require(decoded.verifiedTransaction())
+        #expect(
+            transaction.isUpgraded == true && transaction.cancellationDate == Date(timeIntervalSince1970: 1_798_761_600)
+        )
+        #expect(transaction.offerType == "win_back" && transaction.offerID == "come-back-50")
+        #expect(transaction.isFamilyShared)
+        // The purchaser's own, at the list price, carries none of them
+        let own = try AppStoreJSON.makeDecoder().decode(
+            JWSTransactionDecodedPayload.self,
+            from: Data(#"{"transactionId": "1", "productId": "p", "inAppOwnershipType": "PURCHASED"}"#.utf8))
+        let plain = try #require(own.verifiedTransaction())
+        #expect(
+            plain.isUpgraded == nil && plain.offerType == nil && plain.ownershipType == nil && !plain.isFamilyShared)
+    }
+
     @Test func aVerifiedTransactionFromBefore_decodesWithTheNewFieldsNil() throws {
         // A message queued by an older validator has none of the new keys
         let old = #"{"transaction_id": "t1", "original_transaction_id": "t1", "product_id": "p", "quantity": 1}"#
