@@ -7,64 +7,45 @@ import StorePlugins
 /// any server that speaks it (the stub store): `GET …/verifyReceiptId/developer/<secret>/user/
 /// <userId>/receiptId/<receiptId>`, answered `200` with the receipt or a documented status.
 ///
-/// Every call first books its turn in the app's call budget, shared through `budgets` by every
-/// process (notices' read-backs in a budget of their own, so that a flood of notices never
-/// delays a purchase); a `429` pauses it for all of them.
+/// Every call is booked in the app's call budget every process shares (``StoreCalls``).
 public struct AmazonClient: Sendable {
     public let settings: AmazonSettings
-    let http: CurlHTTPClient
-    let budgets: any CallBudgetKeeper
-    let timeout: Duration
-    let forNotices: Bool
-    let now: @Sendable () -> Date
+    let calls: StoreCalls
 
     public init(
         settings: AmazonSettings, httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper = LocalCallBudgetKeeper(),
-        timeout: Duration = .seconds(10), forNotices: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.init(
+            settings: settings,
+            calls: StoreCalls(store: "Amazon", http: httpClient, budgets: budgets, maxWait: settings.maxWait, now: now))
+    }
+
+    init(settings: AmazonSettings, calls: StoreCalls) {
         self.settings = settings
-        self.http = httpClient
-        self.budgets = budgets
-        self.timeout = timeout
-        self.forNotices = forNotices
-        self.now = now
+        self.calls = calls
     }
 
     /// This client with its calls booked in the app's budget for notices.
-    var readingNotices: AmazonClient {
-        AmazonClient(
-            settings: settings, httpClient: http, budgets: budgets, timeout: timeout, forNotices: true, now: now)
-    }
+    var readingNotices: AmazonClient { AmazonClient(settings: settings, calls: calls.readingNotices) }
 
     /// The budget its calls are booked in: `amazon/<package>`, or a fifth of it for notices.
-    public var budget: CallBudget {
-        forNotices
-            ? CallBudget(name: "amazon/\(settings.packageName)/notices", limit: max(1, settings.callsPerSecond / 5))
-            : CallBudget(name: "amazon/\(settings.packageName)", limit: settings.callsPerSecond)
-    }
+    public var budget: CallBudget { calls.budget("amazon/\(settings.packageName)", perSecond: settings.callsPerSecond) }
+
+    var now: @Sendable () -> Date { calls.now }
 
     /// What RVS says of `userID`'s receipt `receiptID`.
     /// - Throws: ``StoreCallError``: RVS's documented statuses as ``refusal(status:)`` maps them.
     public func verifyReceipt(userID: String, receiptID: String) async throws(StoreCallError) -> AmazonReceipt {
-        try await budgets.waitForTurn(
-            in: budget, maxWait: settings.maxWait, store: "Amazon", call: "verifyReceiptId", now: now)
-        let response: HTTPResponse
-        do {
-            response = try await http.execute(
-                HTTPRequest(
-                    method: .get, url: settings.verifyURL(userID: userID, receiptID: receiptID),
-                    headers: [(name: "Accept", value: "application/json")], timeout: timeout))
-        } catch {
-            // The error names the URL, which holds the secret: say only what went wrong.
-            throw Self.error(error.isRetryable ? .unavailable : .invalidRequest, "RVS could not be reached")
-        }
+        // The URL holds the shared secret: ``StoreCalls`` names no URL in its errors.
+        let response = try await calls.send(
+            HTTPRequest(
+                method: .get, url: settings.verifyURL(userID: userID, receiptID: receiptID),
+                headers: [(name: "Accept", value: "application/json")], timeout: calls.timeout),
+            in: budget, call: "verifyReceiptId")
         guard response.status == 200 else {
-            let error = Self.refusal(
+            throw Self.refusal(
                 status: response.status, retryAfter: StoreCallError.retryAfter(response.header("Retry-After")))
-            if error.code == .rateLimited {
-                await budgets.pause(budget, for: error.retryAfter ?? .seconds(1), now: now())
-            }
-            throw error
         }
         guard let object = (try? JSONSerialization.jsonObject(with: response.bodyData)) as? [String: Any],
             let receipt = AmazonReceipt(json: object)

@@ -7,41 +7,30 @@ import StorePlugins
 /// that speaks it (the stub store): `GET` with `appId`, `cpOrderId`, `uid` and our signature;
 /// Xiaomi answers the order's parameters, signed with the same `AppSecret`, or `{"errcode"}`.
 ///
-/// Every query first books its turn in the app's call budget, shared through `budgets` by
-/// every process (notices' read-backs in a budget of their own, so that a flood of notices
-/// never delays a purchase); a `429` pauses it for all of them.
+/// Every query is booked in the app's call budget every process shares (``StoreCalls``).
 public struct XiaomiClient: Sendable {
     public let settings: XiaomiSettings
-    let http: CurlHTTPClient
-    let budgets: any CallBudgetKeeper
-    let timeout: Duration
-    let forNotices: Bool
-    let now: @Sendable () -> Date
+    let calls: StoreCalls
 
     public init(
         settings: XiaomiSettings, httpClient: CurlHTTPClient, budgets: any CallBudgetKeeper = LocalCallBudgetKeeper(),
-        timeout: Duration = .seconds(10), forNotices: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.init(
+            settings: settings,
+            calls: StoreCalls(store: "Xiaomi", http: httpClient, budgets: budgets, maxWait: settings.maxWait, now: now))
+    }
+
+    init(settings: XiaomiSettings, calls: StoreCalls) {
         self.settings = settings
-        self.http = httpClient
-        self.budgets = budgets
-        self.timeout = timeout
-        self.forNotices = forNotices
-        self.now = now
+        self.calls = calls
     }
 
     /// This client with its queries booked in the app's budget for notices.
-    var readingNotices: XiaomiClient {
-        XiaomiClient(
-            settings: settings, httpClient: http, budgets: budgets, timeout: timeout, forNotices: true, now: now)
-    }
+    var readingNotices: XiaomiClient { XiaomiClient(settings: settings, calls: calls.readingNotices) }
 
     /// The budget its queries are booked in: `xiaomi/<appId>`, or a fifth of it for notices.
-    public var budget: CallBudget {
-        forNotices
-            ? CallBudget(name: "xiaomi/\(settings.appID)/notices", limit: max(1, settings.callsPerSecond / 5))
-            : CallBudget(name: "xiaomi/\(settings.appID)", limit: settings.callsPerSecond)
-    }
+    public var budget: CallBudget { calls.budget("xiaomi/\(settings.appID)", perSecond: settings.callsPerSecond) }
 
     /// What Xiaomi says of our order `cpOrderID`, paid by `uid`, with whether its signature holds.
     public func queryOrder(cpOrderID: String, uid: String) async throws(StoreCallError) -> XiaomiAnswer {
@@ -52,26 +41,15 @@ public struct XiaomiClient: Sendable {
             settings.queryURL + "?"
             + query.keys.sorted().map { "\($0)=\(Self.encoded(query[$0]!))" }
             .joined(separator: "&")
-        try await budgets.waitForTurn(
-            in: budget, maxWait: settings.maxWait, store: "Xiaomi", call: "queryOrder", now: now)
-        let response: HTTPResponse
-        do {
-            response = try await http.execute(
-                HTTPRequest(
-                    method: .get, url: url, headers: [(name: "Accept", value: "application/json")],
-                    timeout: timeout))
-        } catch {
-            throw Self.error(error.isRetryable ? .unavailable : .invalidRequest, error.description)
-        }
+        let response = try await calls.send(
+            HTTPRequest(
+                method: .get, url: url, headers: [(name: "Accept", value: "application/json")], timeout: calls.timeout),
+            in: budget, call: "queryOrder")
         guard response.isSuccess else {
-            let error = StoreCallError(
+            throw StoreCallError(
                 StoreCallError.code(status: response.status, notFound: []), store: "Xiaomi", call: "queryOrder",
                 message: "HTTP \(response.status)", status: response.status,
                 retryAfter: StoreCallError.retryAfter(response.header("Retry-After")))
-            if error.code == .rateLimited {
-                await budgets.pause(budget, for: error.retryAfter ?? .seconds(1), now: now())
-            }
-            throw error
         }
         guard let object = (try? JSONSerialization.jsonObject(with: response.bodyData)) as? [String: Any] else {
             throw Self.error(.malformedResponse, "the answer is not a JSON object")
