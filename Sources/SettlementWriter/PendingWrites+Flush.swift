@@ -13,6 +13,20 @@ extension PendingWrites {
             suffix: "ON CONFLICT (id) DO NOTHING")
         try await writeTransactions(db, stamp: stamp)
         try await writeLedger(db, stamp: stamp)
+        try await db.insert(
+            into: "revenue_entries",
+            columns: [
+                "app", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind", "currency",
+                "gross", "proceeds", "commission_bp", "country", "estimated", "receipt_id", "notification_id", "step",
+                "created_at",
+            ],
+            rows: revenue.map {
+                [
+                    $0.app, $0.accountID, $0.transactionID, $0.originalTransactionID, $0.productID, $0.kind.rawValue,
+                    $0.currency, $0.gross, $0.proceeds, $0.commissionBasisPoints, $0.country, $0.estimated,
+                    $0.receiptID, $0.notificationID, $0.step, stamp,
+                ]
+            })
         try await writeEntitlements(db, stamp: stamp)
         try await db.insert(
             into: "binding_conflicts",

@@ -31,6 +31,8 @@ struct PendingWrites {
     var notifications: [String: NotificationRow] = [:]
     var checks: [String: SubscriptionCheck] = [:]
     var confirmations: [OwedConfirmation] = []
+    /// Revenue entries, in the order decided.
+    var revenue: [RevenueEntry] = []
 
     struct BalanceKey: Hashable {
         var accountID: String
@@ -46,7 +48,7 @@ struct PendingWrites {
         accounts.isEmpty && transactions.isEmpty && transactionUpdates.isEmpty && forgotten.isEmpty
             && ledger.isEmpty && entitlements.isEmpty && conflicts.isEmpty && flags.isEmpty && orderClosings.isEmpty
             && outbox.isEmpty && receipts.isEmpty && receiptTransactions.isEmpty && notifications.isEmpty
-            && checks.isEmpty && confirmations.isEmpty
+            && checks.isEmpty && confirmations.isEmpty && revenue.isEmpty
     }
 
     mutating func openAccount(_ id: String) {

@@ -52,6 +52,7 @@ extension SettlementBatch {
                 accounts.append(posting.accountID)
                 transactions += [posting.transactionID].compactMap { $0 }
             case .setEntitlement(let accountID, _, _), .openAccount(let accountID): accounts.append(accountID)
+            case .recordRevenue(let entry): transactions.append(entry.transactionID)
             case .recordConflict, .flagAccount, .closeOrder, .send: break
             }
         }

@@ -101,6 +101,13 @@ extension SettlementBatch {
             found[try row.get("transaction_id")]?.add(
                 kind, Money(currency: try row.get("currency"), amount: try row.get("amount")))
         }
+        for row in try await db.rows(
+            "SELECT \(RevenueEntry.columns) FROM revenue_entries WHERE transaction_id IN (?) ORDER BY id",
+            in: Array(found.keys))
+        {
+            guard let entry = try RevenueEntry(row: row) else { continue }
+            found[entry.transactionID]?.add(revenue: entry)
+        }
         for id in missing { books.transactions[id] = found[id] }
     }
 
@@ -184,7 +191,7 @@ extension SettlementBatch {
 
     static let transactionColumns = """
         transaction_id, original_transaction_id, product_id, state, account_id, receipt_id, notification_id,
-        environment, expires_date, entitlement, quantity, app
+        environment, expires_date, entitlement, quantity, app, purchase_date
         """
 
     static func transaction(_ row: SQLRow) throws -> KnownTransaction {
@@ -194,6 +201,8 @@ extension SettlementBatch {
             accountID: try row.get("account_id"), receiptID: try row.get("receipt_id"),
             notificationID: try row.get("notification_id"), environment: try row.get("environment"),
             expiresDate: try row.get("expires_date"), entitlement: try row.get("entitlement"),
-            quantity: try row.get("quantity"), app: try row.get("app"))
+            quantity: try row.get("quantity"), app: try row.get("app")
+        )
+        .dated(try row.get("purchase_date"))
     }
 }

@@ -74,7 +74,8 @@ extension SettlementBooks {
                 productID: record.productID, state: record.state, accountID: record.accountID,
                 receiptID: record.receiptID, notificationID: record.notificationID, environment: record.environment,
                 expiresDate: record.expiresDate, entitlement: record.entitlement, quantity: record.quantity,
-                app: record.app)
+                app: record.app
+            ).dated(record.purchaseDate)
             if let accountID = record.accountID {
                 subscriptions[record.originalTransactionID]?.append(
                     BindingCandidate(
@@ -118,6 +119,9 @@ extension SettlementBooks {
             writes.closeOrder(closing)
         case .send(let webhook):
             writes.outbox.append(OutboxEntry(webhook, now: now))
+        case .recordRevenue(let entry):
+            transactions[entry.transactionID]??.add(revenue: entry)
+            writes.revenue.append(entry)
         }
     }
 }

@@ -117,7 +117,10 @@ public struct XiaomiVerifier: ReceiptVerifier {
         VerifiedTransaction(
             transactionID: "xiaomi:" + info.orderID, originalTransactionID: "xiaomi:" + info.orderID,
             productID: info.productCode, quantity: info.productCount, purchaseDate: info.paidAt,
-            productType: "Consumable", storeAccountID: info.cpUserInfo)
+            productType: "Consumable", storeAccountID: info.cpUserInfo,
+            // `payFee` is in fen, a hundredth of a yuan: 10,000 micros.
+            priceMicros: info.payFee.multipliedReportingOverflow(by: 10_000).overflow ? nil : info.payFee * 10_000,
+            currency: "CNY")
     }
 
     static func outcome(_ error: StoreCallError) -> VerificationOutcome {

@@ -44,7 +44,7 @@ import Testing
             ["identifier": .text("v10")], ["identifier": .text("v11")], ["identifier": .text("v12")],
             ["identifier": .text("v13")], ["identifier": .text("v14")], ["identifier": .text("v15")],
             ["identifier": .text("v16")], ["identifier": .text("v17")], ["identifier": .text("v18")],
-            ["identifier": .text("v19")], ["identifier": .text("v20")],
+            ["identifier": .text("v19")], ["identifier": .text("v20")], ["identifier": .text("v21")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerRepository(database).audit() == [])
@@ -212,6 +212,8 @@ extension SchemaUpgradeTests {
         offered["store_transactions"] = rows["store_transactions"]?.map {
             $0.merging(["offer_type": .null, "offer_id": .null]) { old, _ in old }
         }
+        // v21: the revenue ledger starts empty.
+        offered["revenue_entries"] = []
         return offered
     }
 

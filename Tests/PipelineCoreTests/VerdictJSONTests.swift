@@ -42,8 +42,10 @@ extension FuzzRandom {
             offerPeriod: maybe { $0.wireText() }, billingPlanType: maybe { $0.wireText() },
             commitmentExpiresDate: maybe { $0.wireDate() },
             linkedOriginalTransactionID: maybe { $0.wireText() }, isUpgraded: maybe { $0.wireInt() % 2 == 0 },
-            offerType: maybe { $0.wireText() }, offerID: maybe { $0.wireText() }, ownershipType: maybe { $0.wireText() }
-        )
+            offerType: maybe { $0.wireText() }, offerID: maybe { $0.wireText() },
+            ownershipType: maybe { $0.wireText() },
+            priceMicros: maybe { Int64($0.wireInt()) }, currency: maybe { $0.wireText() },
+            country: maybe { $0.wireText() })
     }
 
     mutating func verdict() -> Verdict {

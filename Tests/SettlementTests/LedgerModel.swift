@@ -23,6 +23,7 @@ struct LedgerModel {
     var accounts: Set<String> = []
     var tokens: [String: String] = [:]
     var webhooks: [Webhook] = []
+    var revenue: [RevenueEntry] = []
     var conflicts: [ClaimConflict] = []
     var flags: [AccountFlag] = []
 
@@ -62,6 +63,8 @@ struct LedgerModel {
         for entry in entries where entry.posting.transactionID == id {
             known.add(entry.posting.kind, Money(currency: entry.posting.currency, amount: entry.posting.amount))
         }
+        for entry in revenue where entry.transactionID == id { known.add(revenue: entry) }
+        known.purchaseDate = row.record.purchaseDate
         return known
     }
 
@@ -114,6 +117,14 @@ struct LedgerModel {
                 break
             case .send(let webhook):
                 webhooks.append(webhook)
+            case .recordRevenue(let entry):
+                // The store's unique key: one entry per transaction, kind and step.
+                guard
+                    !revenue.contains(where: {
+                        $0.transactionID == entry.transactionID && $0.kind == entry.kind && $0.step == entry.step
+                    })
+                else { throw ModelError("second \(entry.kind) revenue entry for \(entry.transactionID)") }
+                revenue.append(entry)
             }
         }
     }

@@ -24,7 +24,13 @@ extension JWSTransactionDecodedPayload {
             commitmentExpiresDate: commitmentInfo?.commitmentExpiresDate,
             isUpgraded: isUpgraded == true ? true : nil, offerType: offerType.map(Self.offerName),
             offerID: offerIdentifier,
-            ownershipType: rawInAppOwnershipType == "PURCHASED" ? nil : rawInAppOwnershipType
+            ownershipType: rawInAppOwnershipType == "PURCHASED" ? nil : rawInAppOwnershipType,
+            // Apple's `price` is one unit's, in milli-units of `currency`.
+            priceMicros: price.flatMap { milli in
+                let (unit, overflow) = milli.multipliedReportingOverflow(by: 1000)
+                let (total, again) = unit.multipliedReportingOverflow(by: Int64(quantity ?? 1))
+                return overflow || again || currency == nil ? nil : total
+            }, currency: price == nil ? nil : currency, country: storefront
         )
     }
 

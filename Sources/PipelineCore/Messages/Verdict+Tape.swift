@@ -39,7 +39,9 @@ extension VerifiedTransaction {
             commitmentExpiresDate: try value.optionalDate("commitment_expires_date"),
             linkedOriginalTransactionID: try value.optionalString("linked_original_transaction_id"),
             isUpgraded: try value.optionalBool("is_upgraded"), offerType: try value.optionalString("offer_type"),
-            offerID: try value.optionalString("offer_id"), ownershipType: try value.optionalString("ownership_type"))
+            offerID: try value.optionalString("offer_id"), ownershipType: try value.optionalString("ownership_type"),
+            priceMicros: try value.optionalInt("price_micros").map(Int64.init),
+            currency: try value.optionalString("currency"), country: try value.optionalString("country"))
     }
 }
 

@@ -55,6 +55,14 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     /// Apple's `inAppOwnershipType` when it is not `PURCHASED` (the purchaser's own):
     /// `FAMILY_SHARED` for a family member's access to what another member bought.
     public var ownershipType: String?
+    /// What the player paid for the whole transaction (every unit), as the store reported it,
+    /// in millionths of ``currency``'s major unit (Apple's milli-units × 1000, Xiaomi's fen ×
+    /// 10,000): exact for every store's unit. Nil when the store reports no price.
+    public var priceMicros: Int64?
+    /// The ISO 4217 code of ``priceMicros``.
+    public var currency: String?
+    /// Where it was bought, as the store names the country (Apple's storefront, ISO 3166 alpha-3).
+    public var country: String?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, quantity: Int = 1,
@@ -63,7 +71,8 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         confirmation: String? = nil, storeAccountID: String? = nil, refundedQuantity: Int? = nil,
         appTransactionID: String? = nil, offerPeriod: String? = nil, billingPlanType: String? = nil,
         commitmentExpiresDate: Date? = nil, linkedOriginalTransactionID: String? = nil, isUpgraded: Bool? = nil,
-        offerType: String? = nil, offerID: String? = nil, ownershipType: String? = nil
+        offerType: String? = nil, offerID: String? = nil, ownershipType: String? = nil, priceMicros: Int64? = nil,
+        currency: String? = nil, country: String? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -87,6 +96,9 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.offerType = offerType
         self.offerID = offerID
         self.ownershipType = ownershipType
+        self.priceMicros = priceMicros
+        self.currency = currency
+        self.country = country
     }
 
     /// A family member's access to what another member of the family bought (Apple's Family Sharing).
@@ -115,5 +127,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case offerType = "offer_type"
         case offerID = "offer_id"
         case ownershipType = "ownership_type"
+        case priceMicros = "price_micros"
+        case currency, country
     }
 }

@@ -25,6 +25,8 @@ public enum SettlementEffect: Hashable, Sendable {
     case closeOrder(OrderClosing)
     /// A webhook for the backend, queued in the outbox.
     case send(Webhook)
+    /// A line of the revenue ledger, written with the credit or take-back it prices.
+    case recordRevenue(RevenueEntry)
 }
 
 /// A new row for a transaction.

@@ -155,6 +155,14 @@ extension SettlementEngine {
             endsAt = end.expiresAt
         }
 
+        let isRenewal = product.kind == .autoRenewable && state.bound != nil
+        if let revenue = revenue(
+            of: transaction, product: product, accountID: accountID, cause: cause, renewal: isRenewal,
+            subscriptionSince: state.bound?.purchaseDate)
+        {
+            decision.effects.append(.recordRevenue(revenue))
+        }
+
         let renewedElsewhere = source.isReceipt && binding.path == .originalTransaction && source.claimant != accountID
         if !source.isReceipt || renewedElsewhere {
             // A renewal: the subscription's account hears of it, whoever reported it; a

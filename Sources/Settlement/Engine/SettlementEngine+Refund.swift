@@ -64,6 +64,9 @@ extension SettlementEngine {
             event.balance = booked.balance
             event.writtenOff = booked.writeOff
         }
+        if let givenBack = Self.revenueGivenBack(known, by: transaction, kind: kind, cause: cause) {
+            decision.effects.append(.recordRevenue(givenBack))
+        }
         // Units the player still owns keep what they grant: only a refund of every unit ends it.
         if let name = known.entitlement, !transaction.refundsSomeUnits,
             let current = state.account(accountID).entitlements[name]
@@ -152,6 +155,9 @@ extension SettlementEngine {
             decision.effects.append(.setEntitlement(accountID: accountID, name: name, end: end))
             event.entitlement = name
             event.expiresAt = end.expiresAt
+        }
+        if let restored = Self.revenueRestored(known, cause: cause) {
+            decision.effects.append(.recordRevenue(restored))
         }
         decision.effects.append(
             .updateTransaction(transactionID: known.transactionID, state: .credited, cancellationDate: nil))

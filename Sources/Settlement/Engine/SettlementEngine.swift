@@ -14,9 +14,12 @@ import PipelineCore
 /// ```
 public struct SettlementEngine: Sendable {
     public var catalog: Catalog
+    /// The stores' commission, by which the revenue ledger's proceeds are reckoned.
+    public var commission: CommissionRates
 
-    public init(catalog: Catalog) {
+    public init(catalog: Catalog, commission: CommissionRates = CommissionRates()) {
         self.catalog = catalog
+        self.commission = commission
     }
 
     /// Decides one event.

@@ -72,6 +72,10 @@ public struct KnownTransaction: Hashable, Sendable {
     public var reversed: Bool
     /// The units it was bought in (a quantity-based refund takes some of them back).
     public var quantity: Int
+    /// Its revenue entries added up: what was paid, what take-backs gave back.
+    public var revenue: RevenueSoFar?
+    /// When it was bought (for a subscription's first transaction: when the subscription began).
+    public var purchaseDate: Date?
 
     public init(
         transactionID: String, originalTransactionID: String, productID: String, state: TransactionState,
@@ -101,6 +105,23 @@ public struct KnownTransaction: Hashable, Sendable {
     /// Notes one of its ledger entries, in the order they were written: the first purchase
     /// counts (the schema allows one), debits and write-offs add up (one per take-back
     /// step), a reversal is a flag.
+    /// This transaction, bought at `date`.
+    public func dated(_ date: Date?) -> KnownTransaction {
+        var dated = self
+        dated.purchaseDate = date
+        return dated
+    }
+
+    /// Notes one of its revenue entries, in the order they were written.
+    public mutating func add(revenue entry: RevenueEntry) {
+        if revenue == nil {
+            guard entry.kind == .purchase || entry.kind == .renewal else { return }
+            revenue = RevenueSoFar(paid: entry)
+        } else {
+            revenue?.add(entry)
+        }
+    }
+
     public mutating func add(_ kind: LedgerKind, _ money: Money) {
         switch kind {
         case .purchase: purchase = purchase ?? money

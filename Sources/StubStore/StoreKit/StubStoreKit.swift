@@ -68,7 +68,8 @@ public final class StubStoreKit: Sendable {
                 ? nil : .refundedForOtherReason,
             revocationDate: transaction.revocationDate, isUpgraded: transaction.isUpgraded ? true : nil,
             offerType: transaction.offerType, offerIdentifier: transaction.offerIdentifier, environment: environment,
-            storefront: "USA", transactionReason: .purchase)
+            storefront: transaction.storefront, transactionReason: .purchase, currency: transaction.currency,
+            price: transaction.price)
     }
 }
 
@@ -90,6 +91,10 @@ public struct StubTransaction: Hashable, Sendable {
     public var offerIdentifier: String?
     /// A family member's access to another's purchase (`inAppOwnershipType` `FAMILY_SHARED`).
     public var familyShared = false
+    /// What one unit cost, as Apple signs it: milli-units of `currency` (`price`), and where (`storefront`).
+    public var price: Int64?
+    public var currency: String?
+    public var storefront = "USA"
 
     public init(
         transactionID: String = String(UInt64.random(in: 2_000_000_000_000_000...2_999_999_999_999_999)),

@@ -1,0 +1,22 @@
+import Foundation
+import Settlement
+
+extension RevenueEntry {
+    /// The columns a stored entry is read from (``init(row:)``).
+    public static let columns = """
+        app, account_id, transaction_id, original_transaction_id, product_id, kind, currency, gross, proceeds, \
+        commission_bp, country, estimated, receipt_id, notification_id, step
+        """
+
+    /// An entry as stored; nil for a kind this release does not know.
+    public init?(row: SQLRow) throws {
+        guard let kind = Kind(rawValue: try row.get("kind")) else { return nil }
+        self.init(
+            app: try row.get("app"), accountID: try row.get("account_id"), transactionID: try row.get("transaction_id"),
+            originalTransactionID: try row.get("original_transaction_id"), productID: try row.get("product_id"),
+            kind: kind, currency: try row.get("currency"), gross: try row.get("gross"),
+            proceeds: try row.get("proceeds"), commissionBasisPoints: try row.get("commission_bp"),
+            country: try row.get("country"), estimated: try row.get("estimated"), receiptID: try row.get("receipt_id"),
+            notificationID: try row.get("notification_id"), step: try row.get("step"))
+    }
+}

@@ -1,0 +1,65 @@
+extension Schema {
+    /// v21: the revenue ledger beside the coin ledger (issue 57).
+    ///
+    /// `revenue_entries`: one row per payment (a purchase or a renewal) and per take-back of it
+    /// (a refund, a revocation, negative) or reversal, written in the transaction that credits
+    /// or takes back; never updated. Money in whole minor units of `currency` (ISO 4217).
+    /// `UNIQUE (transaction_id, kind, step)`: a second guard against counting a payment, or a
+    /// take-back step, twice. Indexed by app and time (reports) and by transaction (take-backs).
+    static let version21 = SchemaMigration(
+        version: 21, summary: "the revenue ledger",
+        sqlite: [
+            """
+            CREATE TABLE "revenue_entries" (\
+            "id" INTEGER PRIMARY KEY AUTOINCREMENT, \
+            "app" TEXT NOT NULL DEFAULT '', \
+            "account_id" TEXT NOT NULL, \
+            "transaction_id" TEXT NOT NULL, \
+            "original_transaction_id" TEXT NOT NULL, \
+            "product_id" TEXT NOT NULL, \
+            "kind" TEXT NOT NULL CHECK (kind IN ('purchase', 'renewal', 'refund', 'revocation', 'reversal')), \
+            "currency" TEXT NOT NULL CHECK (length(currency) = 3), \
+            "gross" INTEGER NOT NULL, \
+            "proceeds" INTEGER NOT NULL, \
+            "commission_bp" INTEGER NOT NULL CHECK (commission_bp BETWEEN 0 AND 10000), \
+            "country" TEXT, \
+            "estimated" BOOLEAN NOT NULL, \
+            "receipt_id" TEXT, \
+            "notification_id" TEXT, \
+            "step" INTEGER NOT NULL DEFAULT 0, \
+            "created_at" DATETIME NOT NULL, \
+            UNIQUE ("transaction_id", "kind", "step"), \
+            CHECK (kind NOT IN ('purchase', 'renewal', 'reversal') OR gross >= 0), \
+            CHECK (kind NOT IN ('refund', 'revocation') OR gross < 0))
+            """,
+            #"CREATE INDEX "revenue_entries_on_app_time" ON "revenue_entries"("app", "created_at")"#,
+            #"CREATE INDEX "revenue_entries_on_transaction" ON "revenue_entries"("transaction_id")"#,
+        ],
+        postgres: [
+            """
+            CREATE TABLE revenue_entries (\
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+            app TEXT NOT NULL DEFAULT '', \
+            account_id TEXT NOT NULL, \
+            transaction_id TEXT NOT NULL, \
+            original_transaction_id TEXT NOT NULL, \
+            product_id TEXT NOT NULL, \
+            kind TEXT NOT NULL CHECK (kind IN ('purchase', 'renewal', 'refund', 'revocation', 'reversal')), \
+            currency TEXT NOT NULL CHECK (length(currency) = 3), \
+            gross BIGINT NOT NULL, \
+            proceeds BIGINT NOT NULL, \
+            commission_bp INTEGER NOT NULL CHECK (commission_bp BETWEEN 0 AND 10000), \
+            country TEXT, \
+            estimated BOOLEAN NOT NULL, \
+            receipt_id TEXT, \
+            notification_id TEXT, \
+            step INTEGER NOT NULL DEFAULT 0, \
+            created_at TIMESTAMPTZ NOT NULL, \
+            UNIQUE (transaction_id, kind, step), \
+            CHECK (kind NOT IN ('purchase', 'renewal', 'reversal') OR gross >= 0), \
+            CHECK (kind NOT IN ('refund', 'revocation') OR gross < 0))
+            """,
+            "CREATE INDEX revenue_entries_on_app_time ON revenue_entries (app, created_at)",
+            "CREATE INDEX revenue_entries_on_transaction ON revenue_entries (transaction_id)",
+        ])
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Database
+import Foundation
+import PipelineCore
+import Repositories
+
+extension IAP {
+    /// `iap export`: the pipeline's own ledgers as files a warehouse takes.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stream a ledger as CSV or NDJSON, page by page, resumable by cursor.",
+            subcommands: [ExportRevenue.self])
+    }
+
+    /// `iap export revenue`: the revenue ledger's entries of a span of time (docs/revenue.md).
+    struct ExportRevenue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revenue",
+            abstract: "Stream the revenue ledger's entries written in [--since, --until) to standard output.",
+            discussion: """
+                Amounts are whole minor units of the entry's currency (minor_unit_digits says how many digits: \
+                JPY 0, USD 2, KWD 3); sums are per currency. Read a page of 1000 at a time, in ledger order: \
+                standard error says the cursor of the last entry written, and --after CURSOR resumes after it \
+                (without the CSV header), so that a warehouse can take a daily file and pick up where it stopped.
+                """)
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case csv, ndjson
+        }
+
+        @Option(help: "From this day (YYYY-MM-DD, UTC) or moment (ISO 8601).") var since: String
+        @Option(help: "Until this day or moment, not included.") var until: String
+        @Option(help: "csv or ndjson.") var format: Format = .csv
+        @Option(help: "Resume after the entry with this id (the cursor a run printed).") var after: Int64 = 0
+        @OptionGroup var app: AppOption
+
+        static let header = [
+            "id", "created_at", "app", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind",
+            "currency", "minor_unit_digits", "gross", "proceeds", "commission_bp", "country", "estimated", "receipt_id",
+            "notification_id", "step",
+        ]
+
+        func validate() throws {
+            let (start, end) = (try Self.moment(since, "--since"), try Self.moment(until, "--until"))
+            guard start < end else { throw ValidationError("--since must be before --until") }
+            guard after >= 0 else { throw ValidationError("--after must be a cursor a run printed (0 or more)") }
+        }
+
+        func run() async throws {
+            let settings = try PipelineSettings()
+            guard settings.postgres != nil || FileManager.default.fileExists(atPath: settings.databasePath) else {
+                throw SettingError(variable: "IAP_DB_PATH", problem: "no database at \(settings.databasePath)")
+            }
+            let scope = try app.scope(in: settings.appDirectory)
+            let repository = RevenueRepository(try await settings.openDatabase(longWork: true))
+            let (start, end) = (try Self.moment(since, "--since"), try Self.moment(until, "--until"))
+            let output = FileHandle.standardOutput
+            let showsProgress = isatty(STDERR_FILENO) == 1
+            if format == .csv, after == 0 { output.write(Data((Self.header.joined(separator: ",") + "\n").utf8)) }
+            var (cursor, written) = (after, 0)
+            while true {
+                let page = try await repository.page(after: cursor, since: start, until: end, app: scope?.key)
+                guard let last = page.last else { break }
+                var text = ""
+                for row in page { text += (format == .csv ? Self.csv(row) : Self.json(row)) + "\n" }
+                output.write(Data(text.utf8))
+                (cursor, written) = (last.id, written + page.count)
+                if showsProgress { FileHandle.standardError.write(Data("\rexport: \(written) entries".utf8)) }
+            }
+            FileHandle.standardError.write(
+                Data(
+                    "\(showsProgress ? "\r" : "")export: \(written) entries, cursor \(cursor) (resume with --after \(cursor))\n"
+                        .utf8))
+        }
+
+        /// A day (UTC midnight) or an ISO 8601 moment. - Throws: `ValidationError` naming `option`.
+        static func moment(_ text: String, _ option: String) throws -> Date {
+            if let day = try? Date(text, strategy: .iso8601.year().month().day()) { return day }
+            if let moment = try? Date(text, strategy: .iso8601) { return moment }
+            throw ValidationError("\(option): '\(text.prefix(40))' is not a day (2026-11-01) or an ISO 8601 moment")
+        }
+
+        static func values(_ row: RevenueRepository.Row) -> [String] {
+            let entry = row.entry
+            return [
+                String(row.id), Timestamp.format(row.createdAt), entry.app, entry.accountID, entry.transactionID,
+                entry.originalTransactionID, entry.productID, entry.kind.rawValue, entry.currency,
+                String(CurrencyUnits.exponent(of: entry.currency)), String(entry.gross), String(entry.proceeds),
+                String(entry.commissionBasisPoints), entry.country ?? "", entry.estimated ? "true" : "false",
+                entry.receiptID ?? "", entry.notificationID ?? "", String(entry.step),
+            ]
+        }
+
+        /// One CSV line (RFC 4180: a field with a comma, a quote or a line break quoted).
+        static func csv(_ row: RevenueRepository.Row) -> String {
+            values(row).map { field in
+                field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                    ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+            }.joined(separator: ",")
+        }
+
+        /// One JSON object, numbers as numbers.
+        static func json(_ row: RevenueRepository.Row) -> String {
+            var object: [String: Any] = [:]
+            let numeric: Set<String> = ["id", "minor_unit_digits", "gross", "proceeds", "commission_bp", "step"]
+            for (name, value) in zip(header, values(row)) where !value.isEmpty {
+                object[name] = numeric.contains(name) ? Int64(value) as Any : value as Any
+            }
+            object["estimated"] = row.entry.estimated
+            let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}

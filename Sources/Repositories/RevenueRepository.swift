@@ -1,0 +1,79 @@
+import Database
+import Foundation
+import Settlement
+
+/// The revenue ledger as reports read it: totals by currency (never summed across
+/// currencies), over a span of time, for one app or every app.
+public struct RevenueRepository: Sendable {
+    let database: any SQLDatabase
+
+    public init(_ database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// What one currency's entries add up to.
+    public struct Total: Hashable, Sendable {
+        public var currency: String
+        /// Payments less what take-backs gave back, reversals added: what the players paid and kept paid.
+        public var gross: Int64
+        public var proceeds: Int64
+        /// What refunds, revocations and chargebacks gave back (negative), reversals deducted.
+        public var givenBack: Int64
+        /// Payments (purchases and renewals).
+        public var payments: Int
+        /// Whether some of it was priced from the catalog.
+        public var estimated: Bool
+    }
+
+    /// The totals of the entries written in `since..<until`, by currency (of `app`, when
+    /// given: `""` is the default app's), in currency order.
+    public func totals(since: Date, until: Date, app: String? = nil) async throws -> [Total] {
+        let arguments: SQLArguments = app.map { [since, until, $0] } ?? [since, until]
+        return try await database.snapshot { db in
+            try await db.rows(
+                """
+                SELECT currency, SUM(gross) AS gross, SUM(proceeds) AS proceeds,
+                  SUM(CASE WHEN kind IN ('refund', 'revocation', 'reversal') THEN gross ELSE 0 END) AS given_back,
+                  SUM(CASE WHEN kind IN ('purchase', 'renewal') THEN 1 ELSE 0 END) AS payments,
+                  MAX(CASE WHEN estimated THEN 1 ELSE 0 END) AS estimated
+                FROM revenue_entries
+                WHERE created_at >= ? AND created_at < ?\(app == nil ? "" : " AND app = ?")
+                GROUP BY currency ORDER BY currency
+                """, arguments
+            ).map { row in
+                Total(
+                    currency: try row.get("currency"), gross: try row.get("gross"), proceeds: try row.get("proceeds"),
+                    givenBack: try row.get("given_back"), payments: try row.get("payments"),
+                    estimated: try row.get("estimated", as: Int.self) == 1)
+            }
+        }
+    }
+
+    /// One stored entry, with its place in the ledger (its id: an export's cursor) and time.
+    public struct Row: Sendable {
+        public var id: Int64
+        public var createdAt: Date
+        public var entry: RevenueEntry
+    }
+
+    /// The entries after `cursor` (an entry's id; 0 for the first), written in
+    /// `since..<until` (of `app`, when given), at most `limit`, in ledger order: what an
+    /// export reads page by page, in memory one page at a time, resumable from its last id.
+    public func page(after cursor: Int64, since: Date, until: Date, app: String? = nil, limit: Int = 1000)
+        async throws -> [Row]
+    {
+        let arguments: SQLArguments = [cursor, since, until] + (app.map { [$0] } ?? []) + [limit]
+        return try await database.snapshot { db in
+            try await db.rows(
+                """
+                SELECT id, created_at, \(RevenueEntry.columns) FROM revenue_entries
+                WHERE id > ? AND created_at >= ? AND created_at < ?\(app == nil ? "" : " AND app = ?")
+                ORDER BY id LIMIT ?
+                """, arguments
+            ).compactMap { row in
+                guard let entry = try RevenueEntry(row: row) else { return nil }
+                return Row(id: try row.get("id"), createdAt: try row.get("created_at"), entry: entry)
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// One line of the revenue ledger, beside the coin ledger: what a player paid for one
+/// transaction (a purchase, a renewal), or what a refund, revocation or chargeback gave back
+/// (negative), or a reversal restored. Money in whole minor units of `currency` (ISO 4217),
+/// never floating point; nothing is ever updated in place.
+public struct RevenueEntry: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case purchase, renewal, refund, revocation, reversal
+    }
+
+    /// The app it belongs to (``Cause/app``).
+    public var app: String
+    public var accountID: String
+    public var transactionID: String
+    public var originalTransactionID: String
+    /// The catalog's product.
+    public var productID: String
+    public var kind: Kind
+    public var currency: String
+    /// What the player paid, as the store reported it (tax included where the store includes
+    /// it, as Apple's price does); negative for what a take-back gave back.
+    public var gross: Int64
+    /// ``gross`` after the store's commission at ``commissionBasisPoints``, rounded toward zero.
+    public var proceeds: Int64
+    /// The store's commission, in hundredths of a percent (3000 is 30 %).
+    public var commissionBasisPoints: Int
+    /// Where it was bought, as the store names the country (Apple's storefront).
+    public var country: String?
+    /// Priced from the catalog (`prices`): the store reported no price.
+    public var estimated: Bool
+    public var receiptID: String?
+    public var notificationID: String?
+    /// For a take-back, which of the transaction's take-backs (1, 2, …); 0 otherwise.
+    public var step: Int
+
+    public init(
+        app: String, accountID: String, transactionID: String, originalTransactionID: String, productID: String,
+        kind: Kind, currency: String, gross: Int64, proceeds: Int64, commissionBasisPoints: Int,
+        country: String? = nil, estimated: Bool = false, receiptID: String? = nil, notificationID: String? = nil,
+        step: Int = 0
+    ) {
+        self.app = app
+        self.accountID = accountID
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.kind = kind
+        self.currency = currency
+        self.gross = gross
+        self.proceeds = proceeds
+        self.commissionBasisPoints = commissionBasisPoints
+        self.country = country
+        self.estimated = estimated
+        self.receiptID = receiptID
+        self.notificationID = notificationID
+        self.step = step
+    }
+}
+
+/// What a recorded transaction's revenue entries add up to: its payment, and what take-backs
+/// gave back of it so far.
+public struct RevenueSoFar: Hashable, Sendable {
+    /// The payment (a purchase or renewal entry).
+    public var paid: RevenueEntry
+    /// Given back so far (positive), gross and proceeds, reversals deducted.
+    public var givenBack: Int64 = 0
+    public var proceedsGivenBack: Int64 = 0
+    /// Take-back entries so far: the next is step `steps + 1`.
+    public var steps: Int = 0
+
+    public init(paid: RevenueEntry) {
+        self.paid = paid
+    }
+
+    /// Notes one of the transaction's entries, in the order they were written.
+    public mutating func add(_ entry: RevenueEntry) {
+        switch entry.kind {
+        case .purchase, .renewal: paid = entry
+        case .refund, .revocation:
+            givenBack -= entry.gross
+            proceedsGivenBack -= entry.proceeds
+            steps = max(steps, entry.step)
+        case .reversal:
+            givenBack -= entry.gross
+            proceedsGivenBack -= entry.proceeds
+        }
+    }
+}
+
+/// The stores' commission, by which proceeds are reckoned: 30 % by default; 15 % for a
+/// developer in a small-business program (Apple's, Google's), and for a subscription's
+/// periods after its first year.
+public struct CommissionRates: Hashable, Sendable {
+    /// Basis points (hundredths of a percent) of the standard rate.
+    public var standard: Int
+    /// The reduced rate (small business, a subscription's second year and on).
+    public var reduced: Int
+    /// Whether every sale is at the reduced rate (a small-business program).
+    public var smallBusiness: Bool
+
+    public init(standard: Int = 3000, reduced: Int = 1500, smallBusiness: Bool = false) {
+        self.standard = standard
+        self.reduced = reduced
+        self.smallBusiness = smallBusiness
+    }
+
+    /// The rate of a sale: reduced for a small business, or a subscription period that starts
+    /// more than a year after the subscription's first purchase.
+    public func rate(subscriptionSince first: Date?, periodStarts: Date?) -> Int {
+        if smallBusiness { return reduced }
+        if let first, let periodStarts, periodStarts.timeIntervalSince(first) >= 365 * 86_400 { return reduced }
+        return standard
+    }
+
+    /// `gross` less the commission at `basisPoints`, rounded toward zero (never more than the
+    /// store pays).
+    public static func proceeds(of gross: Int64, basisPoints: Int) -> Int64 {
+        let keep = Int64(10_000 - min(max(basisPoints, 0), 10_000))
+        return (gross / 10_000) * keep + (gross % 10_000) * keep / 10_000
+    }
+}
