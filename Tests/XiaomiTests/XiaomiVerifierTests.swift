@@ -23,7 +23,7 @@ import Xiaomi
             let expected = VerifiedTransaction(
                 transactionID: "xiaomi:\(paid.orderID)", originalTransactionID: "xiaomi:\(paid.orderID)",
                 productID: "coins_100", quantity: 2, purchaseDate: paid.paidAt, productType: "Consumable",
-                storeAccountID: "player-1")
+                storeAccountID: "player-1", priceMicros: 12_000_000, currency: "CNY")  // ¥12.00, Xiaomi's 1200 fen
             #expect(outcome == .valid(environment: "Production", transactions: [expected]))
             #expect(fixture.stub.queries == 1)
         }

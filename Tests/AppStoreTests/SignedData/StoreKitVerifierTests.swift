@@ -44,7 +44,9 @@ struct StoreKitVerifierTests {
             quantity: 3, purchaseDate: Date(timeIntervalSince1970: 1_767_225_000), expiresDate: nil,
             cancellationDate: Date(timeIntervalSince1970: 1_767_300_000),
             appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", productType: "Consumable",
-            appTransactionID: "704289572311531233")
+            appTransactionID: "704289572311531233",
+            // $4.990 a unit (Apple's milli-units), three units, in the US storefront
+            priceMicros: 14_970_000, currency: "USD", country: "USA")
         #expect(outcome == .valid(environment: "Sandbox", transactions: [expected]))
     }
 
@@ -140,7 +142,7 @@ struct StoreKitVerifierTests {
                 purchaseDate: Date(timeIntervalSince1970: 1_767_225_000),
                 expiresDate: Date(timeIntervalSince1970: 1_767_225_600),
                 appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", productType: "Auto-Renewable Subscription",
-                appTransactionID: "704289572311531233"),
+                appTransactionID: "704289572311531233", priceMicros: 14_970_000, currency: "USD", country: "USA"),
             gracePeriodExpiresDate: Date(timeIntervalSince1970: 1_767_830_400))
         #expect(outcome == .notification(expected))
     }
