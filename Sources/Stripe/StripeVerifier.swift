@@ -106,7 +106,13 @@ public struct StripeVerifier: ReceiptVerifier {
                 transactionID: id, originalTransactionID: id, productID: product,
                 quantity: max(1, items[0].quantity ?? 1),
                 purchaseDate: session.created.map { Date(timeIntervalSince1970: Double($0)) },
-                storeAccountID: account))
+                storeAccountID: account,
+                // Stripe's `amount_total` is in the currency's smallest unit.
+                priceMicros: session.currency.flatMap { currency in
+                    session.amountTotal.flatMap {
+                        CurrencyUnits.micros(minorUnits: $0, currency: currency.uppercased())
+                    }
+                }, currency: session.currency?.uppercased()))
     }
 
     /// The notification an event is, before anything is read: Stripe's type (which the engine

@@ -67,6 +67,17 @@ extension StripeEndToEndTests {
             #expect(amounts.sorted() == [-250, -150, -100], "\(refunded)")
             #expect(try await pipeline.storedNotifications() == 6)
             #expect(try await LedgerRepository(pipeline.database).audit() == [])
+
+            // And the revenue ledger holds Stripe's 10.00 and the same three steps given back
+            let revenue = try await pipeline.database.snapshot { db in
+                try await db.rows(
+                    "SELECT kind, currency, gross, estimated FROM revenue_entries WHERE transaction_id = ? ORDER BY id",
+                    [transaction])
+            }
+            #expect(try revenue.map { try $0.get("gross") as Int64 } == [1000, -300, -500, -200])
+            #expect(try revenue.map { try $0.get("kind") as String } == ["purchase", "refund", "refund", "refund"])
+            #expect(
+                try revenue.allSatisfy { try $0.get("currency") as String == "USD" && !($0.get("estimated") as Bool) })
         }
     }
 

@@ -17,6 +17,10 @@ public struct StripeCheckoutSession: Decodable, Hashable, Sendable {
     public var created: Int?
     public var livemode: Bool?
     public var lineItems: StripeList<StripeLineItem>?
+    /// What the customer paid, in the smallest unit of `currency` (Stripe's `amount_total`).
+    public var amountTotal: Int64?
+    /// Three-letter ISO 4217 code, lowercase as Stripe writes it.
+    public var currency: String?
 
     public init(
         id: String, mode: String? = "payment", paymentStatus: String, status: String? = "complete",
