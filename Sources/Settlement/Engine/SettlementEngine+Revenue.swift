@@ -60,7 +60,6 @@ extension SettlementEngine {
         entry.receiptID = cause.receiptID
         entry.notificationID = cause.notificationID
         entry.step = revenue.steps + 1
-        entry.app = cause.app.isEmpty ? paid.app : cause.app
         return entry
     }
 
