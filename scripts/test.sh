@@ -46,7 +46,7 @@ fi
 # prints its stacks and fails at once instead of running out CI's clock. On a slow host day
 # the main pass ran past 20 minutes with every test passing (1,140 of 1,146 by then), so its
 # deadline is 40.
-scripts/with-deadline.sh 2400 \
+scripts/with-summary.sh .build/test-main.log scripts/with-deadline.sh 2400 \
   swift test --skip-build --skip '\.(Disruptive|Alone)' --experimental-maximum-parallelization-width 4
 # The API against its contract (docs/openapi.yaml): schemathesis from PyPI, fixed seed, a
 # real `iap intake`; no 5xx, every answer as documented, refused requests change nothing.
@@ -63,6 +63,6 @@ if [ "$(id -u)" = 0 ]; then
     scripts/powercut-fs.sh build >/dev/null
     scripts/with-deadline.sh 300 python3 scripts/powercut_fs_check.py
 fi
-IAP_TEST_ALONE=1 scripts/with-deadline.sh 1800 swift test --skip-build --no-parallel --filter '\.(Disruptive|Alone)'
+IAP_TEST_ALONE=1 scripts/with-summary.sh .build/test-alone.log scripts/with-deadline.sh 1800 swift test --skip-build --no-parallel --filter '\.(Disruptive|Alone)'
 # The restart above must leave the broker as it found it.
 rabbitmqctl -q await_startup --timeout 60
