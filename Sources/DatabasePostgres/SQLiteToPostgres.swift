@@ -9,7 +9,8 @@ public struct SQLiteToPostgres: Sendable {
     /// The tables, parents before children.
     public static let tables = [
         "accounts", "receipts", "store_notifications", "app_account_tokens", "orders", "store_transactions",
-        "ledger_entries", "revenue_entries", "balances", "entitlements", "receipt_transactions", "notification_outbox",
+        "ledger_entries", "revenue_entries", "revenue_days", "balances", "entitlements", "receipt_transactions",
+        "notification_outbox",
         "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
         "consumption_consents", "consumption_answers", "manual_adjustments", "store_confirmations",
         "google_voided_polls", "google_refund_reviews",

@@ -6,6 +6,11 @@ extension Schema {
     /// or takes back; never updated. Money in whole minor units of `currency` (ISO 4217).
     /// `UNIQUE (transaction_id, kind, step)`: a second guard against counting a payment, or a
     /// take-back step, twice. Indexed by app and time (reports) and by transaction (take-backs).
+    ///
+    /// `revenue_days`: the ledger summed by UTC day, app, store and currency, added to in the
+    /// same transaction as the entries (never a second truth: `iap revenue rebuild` writes it
+    /// again from the entries). What the console's charts read: a year is a few thousand rows
+    /// of its primary key, whatever the ledger's size.
     static let version21 = SchemaMigration(
         version: 21, summary: "the revenue ledger",
         sqlite: [
@@ -13,6 +18,7 @@ extension Schema {
             CREATE TABLE "revenue_entries" (\
             "id" INTEGER PRIMARY KEY AUTOINCREMENT, \
             "app" TEXT NOT NULL DEFAULT '', \
+            "store" TEXT NOT NULL, \
             "account_id" TEXT NOT NULL, \
             "transaction_id" TEXT NOT NULL, \
             "original_transaction_id" TEXT NOT NULL, \
@@ -34,12 +40,28 @@ extension Schema {
             """,
             #"CREATE INDEX "revenue_entries_on_app_time" ON "revenue_entries"("app", "created_at")"#,
             #"CREATE INDEX "revenue_entries_on_transaction" ON "revenue_entries"("transaction_id")"#,
+            #"CREATE INDEX "revenue_entries_on_time" ON "revenue_entries"("created_at")"#,
+            """
+            CREATE TABLE "revenue_days" (\
+            "day" TEXT NOT NULL CHECK (length(day) = 10), \
+            "app" TEXT NOT NULL, \
+            "store" TEXT NOT NULL, \
+            "currency" TEXT NOT NULL CHECK (length(currency) = 3), \
+            "payments" INTEGER NOT NULL, \
+            "paid" INTEGER NOT NULL, \
+            "take_backs" INTEGER NOT NULL, \
+            "given_back" INTEGER NOT NULL, \
+            "proceeds" INTEGER NOT NULL, \
+            "estimated" INTEGER NOT NULL, \
+            PRIMARY KEY ("day", "app", "store", "currency"))
+            """,
         ],
         postgres: [
             """
             CREATE TABLE revenue_entries (\
             id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
             app TEXT NOT NULL DEFAULT '', \
+            store TEXT NOT NULL, \
             account_id TEXT NOT NULL, \
             transaction_id TEXT NOT NULL, \
             original_transaction_id TEXT NOT NULL, \
@@ -61,5 +83,20 @@ extension Schema {
             """,
             "CREATE INDEX revenue_entries_on_app_time ON revenue_entries (app, created_at)",
             "CREATE INDEX revenue_entries_on_transaction ON revenue_entries (transaction_id)",
+            "CREATE INDEX revenue_entries_on_time ON revenue_entries (created_at)",
+            """
+            CREATE TABLE revenue_days (\
+            day TEXT NOT NULL CHECK (length(day) = 10), \
+            app TEXT NOT NULL, \
+            store TEXT NOT NULL, \
+            currency TEXT NOT NULL CHECK (length(currency) = 3), \
+            payments INTEGER NOT NULL, \
+            paid BIGINT NOT NULL, \
+            take_backs INTEGER NOT NULL, \
+            given_back BIGINT NOT NULL, \
+            proceeds BIGINT NOT NULL, \
+            estimated INTEGER NOT NULL, \
+            PRIMARY KEY (day, app, store, currency))
+            """,
         ])
 }

@@ -76,4 +76,25 @@ public struct RevenueRepository: Sendable {
             }
         }
     }
+
+    /// The ledger by day (`revenue_days`): the days `from...through` (`yyyy-MM-dd`, UTC), of
+    /// `app` when given, in day order. A range of the rollup's primary key: a year of it is a
+    /// few thousand rows whatever the ledger's size, which is what the console's charts read.
+    public func days(from: String, through: String, app: String? = nil) async throws -> [RevenueDay] {
+        let arguments: SQLArguments = [from, through] + (app.map { [$0] } ?? [])
+        return try await database.snapshot { db in
+            try await db.rows(
+                """
+                SELECT * FROM revenue_days WHERE day >= ? AND day <= ?\(app == nil ? "" : " AND app = ?")
+                ORDER BY day, app, store, currency
+                """, arguments
+            ).map(RevenueDay.init(row:))
+        }
+    }
+
+    /// Writes the days again from the entries (``RevenueDay/rebuild(_:)``).
+    /// - Returns: the days written.
+    public func rebuildDays() async throws -> Int {
+        try await database.transaction { db in try await RevenueDay.rebuild(db) }
+    }
 }

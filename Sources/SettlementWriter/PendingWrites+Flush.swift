@@ -6,7 +6,7 @@ import Settlement
 extension PendingWrites {
     /// Writes everything, a statement or two per table, parents before children (the
     /// schema's foreign keys are checked at each statement).
-    func flush(_ db: any SQLSession, stamp: SQLValue) async throws {
+    func flush(_ db: any SQLSession, stamp: SQLValue, now: Date) async throws {
         guard !isEmpty else { return }
         try await db.insert(
             into: "accounts", columns: ["id", "created_at"], rows: accounts.map { [$0, stamp] },
@@ -16,17 +16,20 @@ extension PendingWrites {
         try await db.insert(
             into: "revenue_entries",
             columns: [
-                "app", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind", "currency",
+                "app", "store", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind",
+                "currency",
                 "gross", "proceeds", "commission_bp", "country", "estimated", "receipt_id", "notification_id", "step",
                 "created_at",
             ],
             rows: revenue.map {
                 [
-                    $0.app, $0.accountID, $0.transactionID, $0.originalTransactionID, $0.productID, $0.kind.rawValue,
+                    $0.app, $0.store, $0.accountID, $0.transactionID, $0.originalTransactionID, $0.productID,
+                    $0.kind.rawValue,
                     $0.currency, $0.gross, $0.proceeds, $0.commissionBasisPoints, $0.country, $0.estimated,
                     $0.receiptID, $0.notificationID, $0.step, stamp,
                 ]
             })
+        try await RevenueDay.add(revenue, on: now, db)
         try await writeEntitlements(db, stamp: stamp)
         try await db.insert(
             into: "binding_conflicts",

@@ -38,7 +38,7 @@ final class SettlementBatch {
 
     /// Writes what the batch changed, and forgets it.
     func flush() async throws {
-        try await books.writes.flush(db, stamp: stamp)
+        try await books.writes.flush(db, stamp: stamp, now: now)
         books.writes = PendingWrites()
     }
 

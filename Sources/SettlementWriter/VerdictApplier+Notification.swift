@@ -83,7 +83,7 @@ extension VerdictApplier {
             row.productID = recorded.productID
             row.originalTransactionID = recorded.originalTransactionID
         }
-        switch Self.event(of: notification, id: row.id, app: row.app) {
+        switch Self.event(of: notification, id: row.id, app: row.app, store: row.store) {
         case .settle(let event):
             let decision = try await settle(event)
             row.reason = decision.reason
@@ -106,10 +106,12 @@ extension VerdictApplier {
     }
 
     /// The settlement event a notification reports, by its type.
-    private static func event(of notification: StoreNotification, id: String, app: String) -> NotificationEffect {
+    private static func event(of notification: StoreNotification, id: String, app: String, store: String)
+        -> NotificationEffect
+    {
         let cause = Cause(
             app: app, notificationID: id, notificationUUID: notification.notificationUUID,
-            environment: notification.environment)
+            environment: notification.environment, store: store)
         guard let kind = notification.type else { return .nothing("ignored") }
         if kind == .test { return .nothing(nil) }
         guard let transaction = notification.transaction else { return .nothing("no_transaction") }

@@ -39,7 +39,9 @@ extension VerdictApplier {
         let accountID = first?.accountID ?? check.accountID
         let cause = Cause(
             app: AppScope.key(ofStored: check.accountID), receiptID: check.receiptID ?? first?.receiptID,
-            notificationID: check.receiptID == nil ? first?.notificationID : nil, environment: first?.environment)
+            notificationID: check.receiptID == nil ? first?.notificationID : nil, environment: first?.environment,
+            // Subscription checks ask Apple's Server API.
+            store: StoreEvidence.appleStore)
         var outcome = "unchanged"
         var seen: Set<String> = []
         for transaction in transactions

@@ -160,7 +160,8 @@ struct VerdictApplier {
         let transactions = transactions.filter { seen.insert($0.transactionID).inserted }
         let order = try await orderClaim(of: receipt, transactions)
         let cause = Cause(
-            app: AppScope.key(ofStored: receipt.accountID), receiptID: receipt.id, environment: receipt.environment)
+            app: AppScope.key(ofStored: receipt.accountID), receiptID: receipt.id, environment: receipt.environment,
+            store: StoreEvidence.store(ofReceiptKind: receipt.kind.rawValue) ?? StoreEvidence.appleStore)
 
         var carried: [CarriedTransaction] = []
         var decisions: [Decision] = []
@@ -191,7 +192,7 @@ struct VerdictApplier {
         // A plug-in store's confirmation, or Apple's Set App Account Token (a StoreKit 2
         // purchase without a token, when the Server API confirmed it).
         if let store = StoreEvidence.store(ofReceiptKind: receipt.kind.rawValue)
-            ?? (receipt.kind == .storekit2 ? "apple" : nil)
+            ?? (receipt.kind == .storekit2 ? StoreEvidence.appleStore : nil)
         {
             for (index, transaction) in transactions.enumerated() where carried[index].outcome.isDelivered {
                 oweConfirmation(

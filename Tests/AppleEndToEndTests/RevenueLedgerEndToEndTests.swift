@@ -54,6 +54,16 @@ import Testing
             }
             #expect(try rows.map { try $0.get("kind") as String } == ["purchase", "purchase", "refund"])
             #expect(try rows.map { try $0.get("country") as String? } == ["USA", "JPN", "USA"])
+
+            // And the days the console reads hold the same sums, by store, as the entries rebuild them
+            let today = RevenueDay.day(of: Date())
+            let days = try await revenue.days(from: RevenueDay.day(of: started), through: today)
+            #expect(days.map(\.key.store) == ["apple", "apple"] && days.map(\.key.currency) == ["JPY", "USD"])
+            #expect(days.map(\.gross) == totals.map(\.gross) && days.map(\.proceeds) == totals.map(\.proceeds))
+            #expect(
+                days.map(\.givenBack) == [0, -499] && days.map(\.payments) == [1, 1] && days.map(\.takeBacks) == [0, 1])
+            #expect(try await revenue.rebuildDays() == 2)
+            #expect(try await revenue.days(from: RevenueDay.day(of: started), through: today) == days)
         }
     }
 }

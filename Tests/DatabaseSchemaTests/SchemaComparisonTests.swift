@@ -36,7 +36,7 @@ import Testing
         }
 
         // Both read something: a reader that saw nothing would find no difference.
-        #expect(sqlite.tables.count == 26, "\(sqlite.tables.keys.sorted())")
+        #expect(sqlite.tables.count == 27, "\(sqlite.tables.keys.sorted())")
         #expect(sqlite.tables["ledger_entries"]?.columns.count == 10)
         #expect(postgres.tables["receipts"]?.indexes.count == 4)
         for shape in [sqlite, postgres] {

@@ -43,7 +43,7 @@ extension PostgresPipelineDatabase {
                     "binding_conflicts", "subscription_checks", "dead_letters", "account_flags", "reconciliation_runs",
                     "consumption_consents", "consumption_answers", "call_budgets", "call_budget_seconds",
                     "manual_adjustments", "google_voided_polls", "store_confirmations",
-                    "google_refund_reviews", "relays", "revenue_entries",
+                    "google_refund_reviews", "relays", "revenue_entries", "revenue_days",
                     "schema_migrations",
                 ])
         }

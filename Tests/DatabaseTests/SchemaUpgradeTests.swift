@@ -214,6 +214,7 @@ extension SchemaUpgradeTests {
         }
         // v21: the revenue ledger starts empty.
         offered["revenue_entries"] = []
+        offered["revenue_days"] = []
         return offered
     }
 

@@ -4,7 +4,7 @@ import Settlement
 extension RevenueEntry {
     /// The columns a stored entry is read from (``init(row:)``).
     public static let columns = """
-        app, account_id, transaction_id, original_transaction_id, product_id, kind, currency, gross, proceeds, \
+        app, store, account_id, transaction_id, original_transaction_id, product_id, kind, currency, gross, proceeds, \
         commission_bp, country, estimated, receipt_id, notification_id, step
         """
 
@@ -12,7 +12,8 @@ extension RevenueEntry {
     public init?(row: SQLRow) throws {
         guard let kind = Kind(rawValue: try row.get("kind")) else { return nil }
         self.init(
-            app: try row.get("app"), accountID: try row.get("account_id"), transactionID: try row.get("transaction_id"),
+            app: try row.get("app"), store: try row.get("store"), accountID: try row.get("account_id"),
+            transactionID: try row.get("transaction_id"),
             originalTransactionID: try row.get("original_transaction_id"), productID: try row.get("product_id"),
             kind: kind, currency: try row.get("currency"), gross: try row.get("gross"),
             proceeds: try row.get("proceeds"), commissionBasisPoints: try row.get("commission_bp"),

@@ -11,6 +11,8 @@ public struct RevenueEntry: Hashable, Sendable {
 
     /// The app it belongs to (``Cause/app``).
     public var app: String
+    /// The store that was paid (``Cause/store``: `apple`, `google`, …).
+    public var store: String
     public var accountID: String
     public var transactionID: String
     public var originalTransactionID: String
@@ -35,12 +37,14 @@ public struct RevenueEntry: Hashable, Sendable {
     public var step: Int
 
     public init(
-        app: String, accountID: String, transactionID: String, originalTransactionID: String, productID: String,
+        app: String, store: String = "", accountID: String, transactionID: String, originalTransactionID: String,
+        productID: String,
         kind: Kind, currency: String, gross: Int64, proceeds: Int64, commissionBasisPoints: Int,
         country: String? = nil, estimated: Bool = false, receiptID: String? = nil, notificationID: String? = nil,
         step: Int = 0
     ) {
         self.app = app
+        self.store = store
         self.accountID = accountID
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID

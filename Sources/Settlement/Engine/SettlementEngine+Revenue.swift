@@ -15,7 +15,7 @@ extension SettlementEngine {
         else { return nil }
         let rate = commission.rate(subscriptionSince: renewal ? first : nil, periodStarts: transaction.purchaseDate)
         return RevenueEntry(
-            app: cause.app, accountID: accountID, transactionID: transaction.transactionID,
+            app: cause.app, store: cause.store, accountID: accountID, transactionID: transaction.transactionID,
             originalTransactionID: transaction.originalTransactionID, productID: product.productID,
             kind: renewal ? .renewal : .purchase, currency: currency, gross: gross,
             proceeds: CommissionRates.proceeds(of: gross, basisPoints: rate), commissionBasisPoints: rate,

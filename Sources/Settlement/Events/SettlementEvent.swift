@@ -56,12 +56,16 @@ public struct Cause: Hashable, Sendable {
     public var notificationUUID: String?
     /// `Production` or `Sandbox`, recorded with a transaction seen for the first time.
     public var environment: String?
+    /// The store whose word it is (``StoreEvidence/store``: `apple`, `google`, `huawei`, …),
+    /// as revenue is reported by; `""` when no store's evidence caused it.
+    public var store: String
 
     public init(
         app: String = "", receiptID: String? = nil, notificationID: String? = nil, notificationUUID: String? = nil,
-        environment: String? = nil
+        environment: String? = nil, store: String = ""
     ) {
         self.app = app
+        self.store = store
         self.receiptID = receiptID
         self.notificationID = notificationID
         self.notificationUUID = notificationUUID

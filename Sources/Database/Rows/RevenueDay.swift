@@ -1,0 +1,151 @@
+import Foundation
+import Settlement
+
+/// A row of `revenue_days`: the revenue ledger's entries of one UTC day, app, store and
+/// currency, summed. Added to in the transaction that writes the entries, so that reports
+/// over a year read a few thousand rows, not the ledger; ``rebuild(_:)`` writes it again
+/// from the entries, which stay the truth.
+public struct RevenueDay: Hashable, Sendable {
+    public struct Key: Hashable, Comparable, Sendable {
+        /// `yyyy-MM-dd`, UTC.
+        public var day: String
+        public var app: String
+        public var store: String
+        public var currency: String
+
+        public init(day: String, app: String, store: String, currency: String) {
+            self.day = day
+            self.app = app
+            self.store = store
+            self.currency = currency
+        }
+
+        public static func < (a: Key, b: Key) -> Bool {
+            (a.day, a.app, a.store, a.currency) < (b.day, b.app, b.store, b.currency)
+        }
+    }
+
+    public var key: Key
+    /// Purchases and renewals.
+    public var payments: Int = 0
+    /// What they paid (gross, minor units).
+    public var paid: Int64 = 0
+    /// Refunds and revocations.
+    public var takeBacks: Int = 0
+    /// What take-backs gave back, reversals deducted: zero or negative.
+    public var givenBack: Int64 = 0
+    /// Proceeds, take-backs deducted.
+    public var proceeds: Int64 = 0
+    /// Entries priced from the catalog.
+    public var estimated: Int = 0
+
+    public init(key: Key) {
+        self.key = key
+    }
+
+    /// Gross kept: what was paid less what was given back.
+    public var gross: Int64 { paid + givenBack }
+
+    /// Counts `entry` in.
+    public mutating func add(_ entry: RevenueEntry) {
+        switch entry.kind {
+        case .purchase, .renewal:
+            payments += 1
+            paid += entry.gross
+        case .refund, .revocation:
+            takeBacks += 1
+            givenBack += entry.gross
+        case .reversal:
+            givenBack += entry.gross
+        }
+        proceeds += entry.proceeds
+        if entry.estimated { estimated += 1 }
+    }
+
+    static let columns = [
+        "day", "app", "store", "currency", "payments", "paid", "take_backs", "given_back", "proceeds", "estimated",
+    ]
+
+    /// Adds `entries`, written at `now`, to their days: one statement, each day's row once, in
+    /// key order (two PostgreSQL writers then never wait on each other's rows in a cycle).
+    public static func add(_ entries: [RevenueEntry], on now: Date, _ db: any SQLSession) async throws {
+        guard !entries.isEmpty else { return }
+        let day = Self.day(of: now)
+        var days: [Key: RevenueDay] = [:]
+        for entry in entries {
+            let key = Key(day: day, app: entry.app, store: entry.store, currency: entry.currency)
+            days[key, default: RevenueDay(key: key)].add(entry)
+        }
+        let sums = columns.dropFirst(4).map { "\($0) = revenue_days.\($0) + excluded.\($0)" }
+        try await db.insert(
+            into: "revenue_days", columns: columns,
+            rows: days.values.sorted { $0.key < $1.key }.map {
+                [
+                    $0.key.day, $0.key.app, $0.key.store, $0.key.currency, $0.payments, $0.paid, $0.takeBacks,
+                    $0.givenBack, $0.proceeds, $0.estimated,
+                ]
+            },
+            suffix: "ON CONFLICT (day, app, store, currency) DO UPDATE SET " + sums.joined(separator: ", "))
+    }
+
+    /// Writes `revenue_days` again from the entries: what an operator runs if the two ever
+    /// disagree (they are written in one transaction, so they should not).
+    /// - Returns: the days written.
+    @discardableResult
+    public static func rebuild(_ db: any SQLSession) async throws -> Int {
+        try await db.execute("DELETE FROM revenue_days")
+        let day = db.dialect.truncated("created_at", toHour: false)
+        return try await db.execute(
+            """
+            INSERT INTO revenue_days (\(columns.joined(separator: ", ")))
+            SELECT \(day), app, store, currency,
+              SUM(CASE WHEN kind IN ('purchase', 'renewal') THEN 1 ELSE 0 END),
+              SUM(CASE WHEN kind IN ('purchase', 'renewal') THEN gross ELSE 0 END),
+              SUM(CASE WHEN kind IN ('refund', 'revocation') THEN 1 ELSE 0 END),
+              SUM(CASE WHEN kind IN ('refund', 'revocation', 'reversal') THEN gross ELSE 0 END),
+              SUM(proceeds), SUM(CASE WHEN estimated THEN 1 ELSE 0 END)
+            FROM revenue_entries GROUP BY 1, 2, 3, 4
+            """)
+    }
+
+    /// A moment's UTC day, as `day` keeps it.
+    public static func day(of date: Date) -> String {
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let civil = CivilDay(daysSinceEpoch: days)
+        return String(format: "%04d-%02d-%02d", civil.year, civil.month, civil.day)
+    }
+
+    /// A stored row.
+    public init(row: SQLRow) throws {
+        self.init(
+            key: Key(
+                day: try row.get("day"), app: try row.get("app"), store: try row.get("store"),
+                currency: try row.get("currency")))
+        payments = try row.get("payments")
+        paid = try row.get("paid")
+        takeBacks = try row.get("take_backs")
+        givenBack = try row.get("given_back")
+        proceeds = try row.get("proceeds")
+        estimated = try row.get("estimated")
+    }
+}
+
+/// A proleptic Gregorian date from days since 1970-01-01 (Howard Hinnant's `civil_from_days`):
+/// no calendar object or formatter per call on the writer's path.
+struct CivilDay {
+    var year: Int
+    var month: Int
+    var day: Int
+
+    init(daysSinceEpoch: Int) {
+        let z = daysSinceEpoch + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        month = shifted < 10 ? shifted + 3 : shifted - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+}
