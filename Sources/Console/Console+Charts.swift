@@ -20,7 +20,8 @@ extension OperatorConsole {
         func chart(_ id: String, _ title: String, _ series: [ActivityRepository.Series]) -> String {
             SVGChart(
                 id: id, title: title, buckets: activity.buckets,
-                series: series.map { SVGChart.Series(name: $0.name, values: $0.values) }, hourly: hourly,
+                series: series.map { SVGChart.Series(name: $0.name, values: $0.values) },
+                labels: hourly ? .hours : .days,
                 colours: SVGChart.outcomes
             ).svg
         }

@@ -45,6 +45,10 @@ extension OperatorConsole {
         .change("webhooks/replay-failed", needs: .role(.adjust)) { console, session, call in
             try await console.replayWebhooks(session, id: nil, call.form)
         },
+        .page("revenue", needs: .login) { console, session, call in try await console.revenue(session, call.query) },
+        .page("revenue.csv", needs: .login) { console, session, call in
+            try await console.revenueCSV(session, call.query)
+        },
         .page("accounts", needs: .login) { console, session, call in
             try await console.accountSearch(session, call.query)
         },

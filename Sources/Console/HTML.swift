@@ -42,7 +42,7 @@ enum HTML {
             nav = """
                 <nav><a href="/console">Overview</a> <a href="/console/dead">Dead letters</a> \
                 <a href="/console/receipts">Receipts</a> <a href="/console/accounts">Accounts</a> \
-                <a href="/console/webhooks">Webhooks</a>
+                <a href="/console/webhooks">Webhooks</a> <a href="/console/revenue">Revenue</a>
                 <form method="post" action="/console/logout" class="inline right">\(csrfField(csrf))\
                 <span class="who">\(escape(operatorName))</span> <button type="submit">Log out</button></form></nav>
                 """

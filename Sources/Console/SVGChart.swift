@@ -13,8 +13,24 @@ struct SVGChart {
     var title: String
     var buckets: [Date]
     var series: [Series]
-    /// How a bucket's label reads: "14:00" for hours, "11-25" for days.
-    var hourly: Bool
+    /// What a bucket is, and so how its label reads: "14:00", "11-25", "2026-11".
+    var labels: Labels
+    /// How a value reads (a count; money in its currency's units).
+    var valueText: (Int) -> String = { String($0) }
+    /// How the axis's top value reads, in a few characters.
+    var axisText: (Int) -> String = { SVGChart.short($0) }
+
+    enum Labels {
+        case hours, days, months
+
+        var format: String {
+            switch self {
+            case .hours: "HH:00"
+            case .days: "MM-dd"
+            case .months: "yyyy-MM"
+            }
+        }
+    }
     /// Fixed colours for names that mean something (outcomes); the palette for the rest.
     var colours: [String: String] = [:]
 
@@ -43,7 +59,8 @@ struct SVGChart {
         out += "<line x1=\"\(left)\" y1=\"8\" x2=\"\(width)\" y2=\"8\" stroke=\"#eceff1\"/>"
         out +=
             "<line x1=\"\(left)\" y1=\"\(height - bottom)\" x2=\"\(width)\" y2=\"\(height - bottom)\" stroke=\"#b0bec5\"/>"
-        out += "<text x=\"\(left - 4)\" y=\"12\" text-anchor=\"end\" font-size=\"10\">\(Self.short(top))</text>"
+        out +=
+            "<text x=\"\(left - 4)\" y=\"12\" text-anchor=\"end\" font-size=\"10\">\(HTML.escape(axisText(top)))</text>"
         out += "<text x=\"\(left - 4)\" y=\"\(height - bottom)\" text-anchor=\"end\" font-size=\"10\">0</text>"
         for (index, bucket) in buckets.enumerated() {
             let x = left + Double(index) * slot + slot * 0.1
@@ -55,10 +72,10 @@ struct SVGChart {
                 y -= barHeight
                 out += "<rect x=\"\(Self.fixed(x))\" y=\"\(Self.fixed(y))\" width=\"\(Self.fixed(slot * 0.8))\" "
                 out += "height=\"\(Self.fixed(barHeight))\" fill=\"\(colour(line.name, number))\">"
-                out += "<title>\(HTML.escape("\(label(bucket)) · \(line.name): \(value)"))</title></rect>"
+                out += "<title>\(HTML.escape("\(label(bucket)) · \(line.name): \(valueText(value))"))</title></rect>"
             }
-            // Every sixth label, so that they never overlap.
-            if index % 6 == 0 || index == buckets.count - 1 {
+            // Every sixth label (every other month's), so that they never overlap.
+            if index % (labels == .months ? 2 : 6) == 0 || index == buckets.count - 1 {
                 // The last label ends at the edge rather than run past it.
                 let (labelX, anchor) =
                     index == buckets.count - 1 ? (x + slot * 0.8, "end") : (x + slot * 0.4, "middle")
@@ -70,7 +87,7 @@ struct SVGChart {
         if series.isEmpty { out += "<li>nothing in this window</li>" }
         for (number, line) in series.enumerated() {
             out += "<li><span style=\"background:\(colour(line.name, number))\"></span>"
-            out += "\(HTML.escape(line.name)) <b>\(line.values.reduce(0, +))</b></li>"
+            out += "\(HTML.escape(line.name)) <b>\(HTML.escape(valueText(line.values.reduce(0, +))))</b></li>"
         }
         return out + "</ul></figure>"
     }
@@ -83,7 +100,7 @@ struct SVGChart {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = hourly ? "HH:00" : "MM-dd"
+        formatter.dateFormat = labels.format
         return formatter.string(from: date)
     }
 

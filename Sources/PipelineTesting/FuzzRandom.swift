@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// A seedable generator (SplitMix64), so a fuzz run with a given seed makes the same inputs
 /// on every machine and a failure can be replayed.

@@ -77,16 +77,24 @@ public struct RevenueRepository: Sendable {
         }
     }
 
-    /// The ledger by day (`revenue_days`): the days `from...through` (`yyyy-MM-dd`, UTC), of
-    /// `app` when given, in day order. A range of the rollup's primary key: a year of it is a
-    /// few thousand rows whatever the ledger's size, which is what the console's charts read.
-    public func days(from: String, through: String, app: String? = nil) async throws -> [RevenueDay] {
+    /// The ledger by day (`revenue_days`), or by month: the days `from...through`
+    /// (`yyyy-MM-dd`, UTC), of `app` when given, in day order; `byMonth` sums each month's
+    /// days into one row dated its first day. A range of the rollup's primary key: a year of
+    /// it is a few thousand rows whatever the ledger's size, which is what the console's
+    /// charts read.
+    public func days(from: String, through: String, app: String? = nil, byMonth: Bool = false) async throws
+        -> [RevenueDay]
+    {
         let arguments: SQLArguments = [from, through] + (app.map { [$0] } ?? [])
+        let day = byMonth ? "substr(day, 1, 7) || '-01'" : "day"
+        let sums = ["payments", "paid", "take_backs", "given_back", "proceeds", "estimated"]
+            .map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
         return try await database.snapshot { db in
             try await db.rows(
                 """
-                SELECT * FROM revenue_days WHERE day >= ? AND day <= ?\(app == nil ? "" : " AND app = ?")
-                ORDER BY day, app, store, currency
+                SELECT \(day) AS day, app, store, currency, \(sums) FROM revenue_days
+                WHERE day >= ? AND day <= ?\(app == nil ? "" : " AND app = ?")
+                GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
                 """, arguments
             ).map(RevenueDay.init(row:))
         }

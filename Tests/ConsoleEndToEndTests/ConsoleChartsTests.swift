@@ -20,7 +20,7 @@ extension ConsoleTests {
         let svg = SVGChart(
             id: "c", title: "Receipts", buckets: hours,
             series: [.init(name: "credited", values: credited), .init(name: "<dead & gone>", values: dead)],
-            hourly: true, colours: SVGChart.outcomes
+            labels: .hours, colours: SVGChart.outcomes
         ).svg
         #expect(svg.components(separatedBy: "<rect").count - 1 == 2)
         #expect(svg.contains("credited: 7</title>") && svg.contains("&lt;dead &amp; gone&gt;: 3</title>"))
@@ -28,7 +28,7 @@ extension ConsoleTests {
         #expect(svg.contains(">10</text>"))  // the axis tops at a round 10 above 7 + 3
         #expect(svg.contains("credited <b>7</b>"))
         #expect([0, 1, 7, 10, 11, 180, 999].map(SVGChart.niceCeiling) == [0, 1, 10, 10, 20, 200, 1000])
-        let empty = SVGChart(id: "e", title: "None", buckets: hours, series: [], hourly: true).svg
+        let empty = SVGChart(id: "e", title: "None", buckets: hours, series: [], labels: .hours).svg
         #expect(empty.contains("nothing in this window") && !empty.contains("<rect"))
     }
 

@@ -48,6 +48,8 @@ import Testing
             "POST /console/webhooks/:id/replay": Sample(path: "/console/webhooks/\(webhook)/replay", admitted: 200),
             "POST /console/webhooks/replay-failed": Sample(
                 path: "/console/webhooks/replay-failed", form: ["since": "24h"], admitted: 200),
+            "GET /console/revenue": Sample(path: "/console/revenue?window=12m", admitted: 200),
+            "GET /console/revenue.csv": Sample(path: "/console/revenue.csv?window=90d", admitted: 200),
             "GET /console/accounts": Sample(path: "/console/accounts?q=nobody-by-this-id", admitted: 200),
             "GET /console/accounts/:id": Sample(path: "/console/accounts/\(player)", admitted: 200),
             "POST /console/accounts/:id/adjust": Sample(

@@ -93,10 +93,7 @@ extension IAP {
 
         /// One CSV line (RFC 4180: a field with a comma, a quote or a line break quoted).
         static func csv(_ row: RevenueRepository.Row) -> String {
-            values(row).map { field in
-                field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                    ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
-            }.joined(separator: ",")
+            values(row).map(CSVField.quoted).joined(separator: ",")
         }
 
         /// One JSON object, numbers as numbers.

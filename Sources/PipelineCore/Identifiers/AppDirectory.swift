@@ -46,6 +46,11 @@ public struct AppDirectory: Sendable, Hashable {
         return ids.contains(app) ? app : nil
     }
 
+    /// The id of the app an app key names (``AppScope/key``: `""` is the default app's).
+    public func appID(ofKey key: String) -> String {
+        key.isEmpty ? (ids.first ?? Self.singleAppName) : key
+    }
+
     /// A stored account id as it reads beside other apps' rows: `<app>/<account>` for every
     /// app, the default one's included; unchanged with the single-app settings.
     public func label(_ stored: String) -> String {

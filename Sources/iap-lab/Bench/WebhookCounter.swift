@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import PipelineCore
 import StubStore
 import Synchronization
 

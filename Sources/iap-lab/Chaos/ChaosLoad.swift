@@ -1,6 +1,7 @@
 import Drills
 import Foundation
 import HTTPClient
+import PipelineCore
 import StubStore
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Drills
 import Foundation
+import PipelineCore
 import StubStore
 
 /// The faults of a chaos run, all from one seeded generator and one loop, so that nothing
