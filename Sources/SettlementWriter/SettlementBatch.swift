@@ -18,6 +18,9 @@ final class SettlementBatch {
     /// Whether any product has a first-purchase rule (else purchase histories are not read).
     let needsPurchaseHistory: Bool
     var books = SettlementBooks()
+    /// The revenue entries flushed so far: what the transaction writes, counted by the
+    /// metrics once it commits.
+    private(set) var revenueWritten: [RevenueEntry] = []
     /// Advisory lock keys this transaction holds (PostgreSQL; SQLite has one writer).
     private var locked: Set<String> = []
 
@@ -38,6 +41,7 @@ final class SettlementBatch {
 
     /// Writes what the batch changed, and forgets it.
     func flush() async throws {
+        revenueWritten += books.writes.revenue
         try await books.writes.flush(db, stamp: stamp, now: now)
         books.writes = PendingWrites()
     }

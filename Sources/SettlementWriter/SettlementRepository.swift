@@ -12,9 +12,13 @@ import Settlement
 /// cooperative thread.
 public struct SettlementRepository: Sendable {
     let database: any SQLDatabase
+    /// Told the revenue entries of each transaction once it has committed (the fulfiller's
+    /// revenue counters).
+    let revenueCommitted: (@Sendable ([RevenueEntry]) -> Void)?
 
-    public init(_ database: any SQLDatabase) {
+    public init(_ database: any SQLDatabase, revenueCommitted: (@Sendable ([RevenueEntry]) -> Void)? = nil) {
         self.database = database
+        self.revenueCommitted = revenueCommitted
     }
 
     /// The database's name for the fulfiller's spans.
@@ -52,7 +56,11 @@ public struct SettlementRepository: Sendable {
             return results
         }
         do {
-            return try await database.transaction { db in try await apply(verdicts, catalogs: catalogs, now: now, db) }
+            let (results, revenue) = try await database.transaction { db in
+                try await apply(verdicts, catalogs: catalogs, now: now, db)
+            }
+            if !revenue.isEmpty { revenueCommitted?(revenue) }
+            return results
         } catch  where SQLError.blame(error) == .work {
             guard verdicts.count > 1 else { return [.invalid(receiptID: verdicts[0].receiptID, reason: "\(error)")] }
             let middle = verdicts.count / 2
@@ -79,9 +87,9 @@ public struct SettlementRepository: Sendable {
     /// and accounts are locked in one order as they are read (``SettlementBatch/prefetch(_:)``),
     /// so that two fulfillers given overlapping batches (a redelivery) wait for each other.
     func apply(_ verdicts: [Verdict], catalogs: AppCatalogs, now: Date, _ db: any SQLSession) async throws
-        -> [VerdictResult]
+        -> (result: [VerdictResult], revenue: [RevenueEntry])
     {
-        try await VerdictApplier.within(db, catalogs: catalogs, now: now) { applier in
+        try await VerdictApplier.withRevenue(db, catalogs: catalogs, now: now) { applier in
             let results = try await applier.apply(verdicts)
             applier.batch.books.writes.trace(verdicts)
             return results

@@ -28,10 +28,17 @@ struct VerdictApplier {
     static func within<T>(
         _ db: any SQLSession, catalogs: AppCatalogs, now: Date, _ body: (VerdictApplier) async throws -> T
     ) async throws -> T {
+        try await withRevenue(db, catalogs: catalogs, now: now, body).result
+    }
+
+    /// ``within(_:catalogs:now:_:)``, with the revenue entries it wrote.
+    static func withRevenue<T>(
+        _ db: any SQLSession, catalogs: AppCatalogs, now: Date, _ body: (VerdictApplier) async throws -> T
+    ) async throws -> (result: T, revenue: [RevenueEntry]) {
         let applier = VerdictApplier(db: db, catalogs: catalogs, now: now)
         let result = try await body(applier)
         try await applier.batch.flush()
-        return result
+        return (result, applier.batch.revenueWritten)
     }
 
     /// ``within(_:catalogs:now:_:)`` with one catalog for every account.

@@ -92,6 +92,13 @@ import Testing
                 // With the single-app settings the app label is `default`.
                 #expect(fulfillerMetrics.value("iap_receipts_credited_total", ["app": "default"]) == Double(good))
                 #expect(fulfillerMetrics.value("iap_end_to_end_duration_seconds_count") == Double(good))
+                // And the revenue they were priced at (the sample catalog's $0.99 each: a legacy
+                // receipt has no price), by app, store and currency, in minor units
+                let revenue = ["app": "default", "store": "apple", "currency": "USD"]
+                #expect(fulfillerMetrics.value("iap_revenue_payments_total", revenue) == Double(good))
+                #expect(fulfillerMetrics.value("iap_revenue_paid_minor_units_total", revenue) == Double(good * 99))
+                #expect(fulfillerMetrics.value("iap_revenue_proceeds_minor_units_total", revenue) == Double(good * 69))
+                #expect(fulfillerMetrics.families["iap_revenue_paid_minor_units_total"]?.type == "counter")
 
                 // Every final receipt is a webhook; the notifier counts each one the receiver took.
                 #expect(await eventually(timeout: .seconds(30)) { receiver.accepted.count >= good + bad })

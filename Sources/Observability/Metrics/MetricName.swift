@@ -24,6 +24,15 @@ public enum MetricName {
     public static let receiptsDeadLettered = "iap_receipts_dead_lettered_total"
     /// Receipts the fulfiller credited (ledger entry, balance or entitlement committed).
     public static let receiptsCredited = "iap_receipts_credited_total"
+    /// The revenue ledger's payments (purchases and renewals) committed, by app, store and currency.
+    public static let revenuePayments = "iap_revenue_payments_total"
+    /// What they paid, gross, in minor units of the `currency` label (tax included where the
+    /// store includes it).
+    public static let revenuePaid = "iap_revenue_paid_minor_units_total"
+    /// What refunds, revocations and chargebacks gave back, in minor units (reversals not deducted).
+    public static let revenueGivenBack = "iap_revenue_given_back_minor_units_total"
+    /// Proceeds after the store's commission, of payments, in minor units.
+    public static let revenueProceeds = "iap_revenue_proceeds_minor_units_total"
     /// Webhooks the receiver answered with 2xx.
     public static let webhooksDelivered = "iap_webhooks_delivered_total"
     /// Webhook attempts that failed (non-2xx or network error), by `final`: `false` when

@@ -43,7 +43,7 @@ extension PipelineMetrics {
     }
 
     /// One handle per metric, labels and app, made once: the stages count every message.
-    private static func counter(_ name: String, app: String?, _ labels: [(String, String)] = []) -> Counter {
+    static func counter(_ name: String, app: String?, _ labels: [(String, String)] = []) -> Counter {
         let dimensions = [("app", appLabel(app))] + labels
         let key = ([name] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: ",")
         if let counter = countersByApp.withLock({ $0[key] }) { return counter }

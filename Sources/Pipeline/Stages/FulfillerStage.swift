@@ -39,7 +39,8 @@ public enum FulfillerStage {
         }
         var services: [any Service] = [
             Fulfiller(
-                connection: connection, topology: parts.topology, settlement: SettlementRepository(database),
+                connection: connection, topology: parts.topology,
+                settlement: SettlementRepository(database, revenueCommitted: RevenueCounters.count),
                 deadLetters: DeadLetterRepository(database), catalog: parts.catalog,
                 otherApps: parts.apps?.others.mapValues(\.catalog) ?? [:],
                 configuration: configuration.fulfiller, logger: parts.logger("fulfiller")),
