@@ -5,7 +5,9 @@ extension Schema {
     /// (a refund, a revocation, negative) or reversal, written in the transaction that credits
     /// or takes back; never updated. Money in whole minor units of `currency` (ISO 4217).
     /// `UNIQUE (transaction_id, kind, step)`: a second guard against counting a payment, or a
-    /// take-back step, twice. Indexed by app and time (reports) and by transaction (take-backs).
+    /// take-back step, twice. Read in ledger order (ids rise with time: a span is a range of the
+    /// key, ``SQLSession/firstID(of:datedBy:since:slack:)``), one app's by `(app, id)`; by
+    /// transaction for take-backs.
     ///
     /// `revenue_days`: the ledger summed by UTC day, app, store and currency, added to in the
     /// same transaction as the entries (never a second truth: `iap revenue rebuild` writes it
@@ -38,9 +40,8 @@ extension Schema {
             CHECK (kind NOT IN ('purchase', 'renewal', 'reversal') OR gross >= 0), \
             CHECK (kind NOT IN ('refund', 'revocation') OR gross < 0))
             """,
-            #"CREATE INDEX "revenue_entries_on_app_time" ON "revenue_entries"("app", "created_at")"#,
+            #"CREATE INDEX "revenue_entries_on_app" ON "revenue_entries"("app", "id")"#,
             #"CREATE INDEX "revenue_entries_on_transaction" ON "revenue_entries"("transaction_id")"#,
-            #"CREATE INDEX "revenue_entries_on_time" ON "revenue_entries"("created_at")"#,
             """
             CREATE TABLE "revenue_days" (\
             "day" TEXT NOT NULL CHECK (length(day) = 10), \
@@ -81,9 +82,8 @@ extension Schema {
             CHECK (kind NOT IN ('purchase', 'renewal', 'reversal') OR gross >= 0), \
             CHECK (kind NOT IN ('refund', 'revocation') OR gross < 0))
             """,
-            "CREATE INDEX revenue_entries_on_app_time ON revenue_entries (app, created_at)",
+            "CREATE INDEX revenue_entries_on_app ON revenue_entries (app, id)",
             "CREATE INDEX revenue_entries_on_transaction ON revenue_entries (transaction_id)",
-            "CREATE INDEX revenue_entries_on_time ON revenue_entries (created_at)",
             """
             CREATE TABLE revenue_days (\
             day TEXT NOT NULL CHECK (length(day) = 10), \

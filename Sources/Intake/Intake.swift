@@ -22,6 +22,7 @@ public struct Intake: Sendable {
     let routes: IntakeRoutes
     let notifications: NotificationRoutes
     let orders: OrderRoutes
+    let exports: ExportRoutes
     let health: HealthEndpoints?
     let apiLimiter: RateLimiter<[UInt8]>?
     let logger: Logger
@@ -55,6 +56,7 @@ public struct Intake: Sendable {
             catalogs: AppCatalogs(catalog, others: configuration.appCatalogs),
             orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
+        self.exports = ExportRoutes(revenue: RevenueRepository(database))
         self.notifications = NotificationRoutes(
             notifications: NotificationRepository(database, relay: relay.id), relay: relay,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },
@@ -82,6 +84,7 @@ public struct Intake: Sendable {
         let v1 = router.group("v1").add(middleware: BearerAuth(tokens: configuration.tokens, limiter: apiLimiter))
         routes.register(on: v1)
         orders.register(on: v1)
+        exports.register(on: v1)
         notifications.register(on: router)
         additionalRoutes(router)
         methods.set(AllowedMethods(router.routes))

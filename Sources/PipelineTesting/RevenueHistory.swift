@@ -57,7 +57,8 @@ public struct RevenueHistory: Sendable {
             let id = "hist-\(seed)-\(number)"
             let rate = subscription && random.next() % 3 == 0 ? 1500 : 3000
             var paid = RevenueEntry(
-                app: app, store: store, accountID: "player-\(random.next() % 50_000)", transactionID: id,
+                app: app, store: store, accountID: (app.isEmpty ? "" : app + "/") + "player-\(random.next() % 50_000)",
+                transactionID: id,
                 originalTransactionID: subscription ? "hist-sub-\(random.next() % 20_000)" : id,
                 productID: subscription ? "com.example.monthly" : "com.example.coins500",
                 kind: subscription && random.next() % 5 != 0 ? .renewal : .purchase, currency: currency, gross: price,

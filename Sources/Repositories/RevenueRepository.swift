@@ -28,16 +28,17 @@ public struct RevenueRepository: Sendable {
     /// The totals of the entries written in `since..<until`, by currency (of `app`, when
     /// given: `""` is the default app's), in currency order.
     public func totals(since: Date, until: Date, app: String? = nil) async throws -> [Total] {
-        let arguments: SQLArguments = app.map { [since, until, $0] } ?? [since, until]
-        return try await database.snapshot { db in
-            try await db.rows(
+        try await database.snapshot { db in
+            let (low, high) = try await Self.ids(since: since, until: until, db)
+            let arguments: SQLArguments = [low, high, since, until] + (app.map { [$0] } ?? [])
+            return try await db.rows(
                 """
                 SELECT currency, SUM(gross) AS gross, SUM(proceeds) AS proceeds,
                   SUM(CASE WHEN kind IN ('refund', 'revocation', 'reversal') THEN gross ELSE 0 END) AS given_back,
                   SUM(CASE WHEN kind IN ('purchase', 'renewal') THEN 1 ELSE 0 END) AS payments,
                   MAX(CASE WHEN estimated THEN 1 ELSE 0 END) AS estimated
                 FROM revenue_entries
-                WHERE created_at >= ? AND created_at < ?\(app == nil ? "" : " AND app = ?")
+                WHERE id >= ? AND id < ? AND created_at >= ? AND created_at < ?\(app == nil ? "" : " AND app = ?")
                 GROUP BY currency ORDER BY currency
                 """, arguments
             ).map { row in
@@ -62,12 +63,16 @@ public struct RevenueRepository: Sendable {
     public func page(after cursor: Int64, since: Date, until: Date, app: String? = nil, limit: Int = 1000)
         async throws -> [Row]
     {
-        let arguments: SQLArguments = [cursor, since, until] + (app.map { [$0] } ?? []) + [limit]
+        // Nothing follows the last id there can be (a cursor is the caller's input).
+        guard cursor < .max else { return [] }
         return try await database.snapshot { db in
-            try await db.rows(
+            let (low, high) = try await Self.ids(since: since, until: until, db)
+            let arguments: SQLArguments =
+                [max(low, cursor + 1), high, since, until] + (app.map { [$0] } ?? []) + [limit]
+            return try await db.rows(
                 """
                 SELECT id, created_at, \(RevenueEntry.columns) FROM revenue_entries
-                WHERE id > ? AND created_at >= ? AND created_at < ?\(app == nil ? "" : " AND app = ?")
+                WHERE id >= ? AND id < ? AND created_at >= ? AND created_at < ?\(app == nil ? "" : " AND app = ?")
                 ORDER BY id LIMIT ?
                 """, arguments
             ).compactMap { row in
@@ -75,6 +80,22 @@ public struct RevenueRepository: Sendable {
                 return Row(id: try row.get("id"), createdAt: try row.get("created_at"), entry: entry)
             }
         }
+    }
+
+    /// How much later than an entry written after it an entry may be dated (a writer waiting
+    /// for the lock, a host's clock): ten minutes, as the coin ledger's.
+    static let slack: TimeInterval = 600
+
+    /// The ids of the entries dated in `since..<until` are in `low..<high`: entries are
+    /// numbered as written, so a span of time is a range of the primary key (or of
+    /// `(app, id)`), read without an index on the date whatever the ledger's size.
+    static func ids(since: Date, until: Date, _ db: any SQLSession) async throws -> (low: Int64, high: Int64) {
+        let low = try await db.firstID(of: "revenue_entries", datedBy: "created_at", since: since, slack: slack)
+        // The first entry dated a slack past `until`: no entry before `until` is numbered after it.
+        let high = try await db.firstID(
+            of: "revenue_entries", datedBy: "created_at", since: until.addingTimeInterval(2 * slack), slack: slack)
+        let last = try await db.row("SELECT MAX(id) AS id FROM revenue_entries")?.get("id", as: Int64?.self) ?? 0
+        return (low, high > last ? Int64.max : high)
     }
 
     /// The ledger by day (`revenue_days`), or by month: the days `from...through`

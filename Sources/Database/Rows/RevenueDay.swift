@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import Settlement
 
 /// A row of `revenue_days`: the revenue ledger's entries of one UTC day, app, store and
@@ -111,7 +112,7 @@ public struct RevenueDay: Hashable, Sendable {
     /// A moment's UTC day, as `day` keeps it.
     public static func day(of date: Date) -> String {
         let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        let civil = CivilDay(daysSinceEpoch: days)
+        let civil = CivilTime.civil(fromDays: days)
         return String(format: "%04d-%02d-%02d", civil.year, civil.month, civil.day)
     }
 
@@ -127,25 +128,5 @@ public struct RevenueDay: Hashable, Sendable {
         givenBack = try row.get("given_back")
         proceeds = try row.get("proceeds")
         estimated = try row.get("estimated")
-    }
-}
-
-/// A proleptic Gregorian date from days since 1970-01-01 (Howard Hinnant's `civil_from_days`):
-/// no calendar object or formatter per call on the writer's path.
-struct CivilDay {
-    var year: Int
-    var month: Int
-    var day: Int
-
-    init(daysSinceEpoch: Int) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        month = shifted < 10 ? shifted + 3 : shifted - 9
-        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 }

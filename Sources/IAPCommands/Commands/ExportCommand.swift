@@ -24,21 +24,11 @@ extension IAP {
                 (without the CSV header), so that a warehouse can take a daily file and pick up where it stopped.
                 """)
 
-        enum Format: String, ExpressibleByArgument, CaseIterable {
-            case csv, ndjson
-        }
-
         @Option(help: "From this day (YYYY-MM-DD, UTC) or moment (ISO 8601).") var since: String
         @Option(help: "Until this day or moment, not included.") var until: String
-        @Option(help: "csv or ndjson.") var format: Format = .csv
+        @Option(help: "csv or ndjson.") var format: RevenueExport.Format = .csv
         @Option(help: "Resume after the entry with this id (the cursor a run printed).") var after: Int64 = 0
         @OptionGroup var app: AppOption
-
-        static let header = [
-            "id", "created_at", "app", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind",
-            "currency", "minor_unit_digits", "gross", "proceeds", "commission_bp", "country", "estimated", "receipt_id",
-            "notification_id", "step",
-        ]
 
         func validate() throws {
             let (start, end) = (try Self.moment(since, "--since"), try Self.moment(until, "--until"))
@@ -56,13 +46,17 @@ extension IAP {
             let (start, end) = (try Self.moment(since, "--since"), try Self.moment(until, "--until"))
             let output = FileHandle.standardOutput
             let showsProgress = isatty(STDERR_FILENO) == 1
-            if format == .csv, after == 0 { output.write(Data((Self.header.joined(separator: ",") + "\n").utf8)) }
+            if format == .csv, after == 0 { output.write(Data(RevenueExport.headerLine.utf8)) }
             var (cursor, written) = (after, 0)
             while true {
                 let page = try await repository.page(after: cursor, since: start, until: end, app: scope?.key)
                 guard let last = page.last else { break }
                 var text = ""
-                for row in page { text += (format == .csv ? Self.csv(row) : Self.json(row)) + "\n" }
+                for row in page {
+                    text += RevenueExport.line(
+                        row, format, app: settings.appDirectory.appID(ofKey: row.entry.app),
+                        accountID: row.entry.accountID)
+                }
                 output.write(Data(text.utf8))
                 (cursor, written) = (last.id, written + page.count)
                 if showsProgress { FileHandle.standardError.write(Data("\rexport: \(written) entries".utf8)) }
@@ -75,37 +69,12 @@ extension IAP {
 
         /// A day (UTC midnight) or an ISO 8601 moment. - Throws: `ValidationError` naming `option`.
         static func moment(_ text: String, _ option: String) throws -> Date {
-            if let day = try? Date(text, strategy: .iso8601.year().month().day()) { return day }
-            if let moment = try? Date(text, strategy: .iso8601) { return moment }
-            throw ValidationError("\(option): '\(text.prefix(40))' is not a day (2026-11-01) or an ISO 8601 moment")
-        }
-
-        static func values(_ row: RevenueRepository.Row) -> [String] {
-            let entry = row.entry
-            return [
-                String(row.id), Timestamp.format(row.createdAt), entry.app, entry.accountID, entry.transactionID,
-                entry.originalTransactionID, entry.productID, entry.kind.rawValue, entry.currency,
-                String(CurrencyUnits.exponent(of: entry.currency)), String(entry.gross), String(entry.proceeds),
-                String(entry.commissionBasisPoints), entry.country ?? "", entry.estimated ? "true" : "false",
-                entry.receiptID ?? "", entry.notificationID ?? "", String(entry.step),
-            ]
-        }
-
-        /// One CSV line (RFC 4180: a field with a comma, a quote or a line break quoted).
-        static func csv(_ row: RevenueRepository.Row) -> String {
-            values(row).map(CSVField.quoted).joined(separator: ",")
-        }
-
-        /// One JSON object, numbers as numbers.
-        static func json(_ row: RevenueRepository.Row) -> String {
-            var object: [String: Any] = [:]
-            let numeric: Set<String> = ["id", "minor_unit_digits", "gross", "proceeds", "commission_bp", "step"]
-            for (name, value) in zip(header, values(row)) where !value.isEmpty {
-                object[name] = numeric.contains(name) ? Int64(value) as Any : value as Any
+            guard let moment = RevenueExport.moment(text) else {
+                throw ValidationError("\(option): '\(text.prefix(40))' is not a day (2026-11-01) or an ISO 8601 moment")
             }
-            object["estimated"] = row.entry.estimated
-            let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            return String(decoding: data, as: UTF8.self)
+            return moment
         }
     }
 }
+
+extension RevenueExport.Format: ExpressibleByArgument {}

@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PipelineCore
+import Repositories
+
+/// `GET /v1/exports/revenue`: the revenue ledger of the token's app, for a warehouse's
+/// scheduled job, as `iap export revenue` writes it (``RevenueExport``): the entries
+/// written in `[since, until)`, after the cursor `after`, as CSV or NDJSON. The answer is
+/// streamed a page at a time, so its memory does not grow with the span; a job resumes a
+/// broken download with `after` set to the last `id` it kept. Another app's entries are
+/// never read, and its accounts are named in the app's own ids.
+struct ExportRoutes: Sendable {
+    let revenue: RevenueRepository
+    /// Entries per page read from the database.
+    var pageSize = 1000
+
+    func register(on v1: RouterGroup<some AppRequestContext>) {
+        v1.get("exports/revenue") { request, context in try await self.revenue(request, app: context.app) }
+    }
+
+    private func revenue(_ request: Request, app: AppScope) async throws -> Response {
+        let query = request.uri.queryParameters
+        func moment(_ name: String) throws(APIError) -> Date {
+            guard let text = query.get(name) else {
+                throw APIError.invalid(
+                    "invalid_export", "\(name) is required: a day (2026-11-01) or an ISO 8601 moment", field: name)
+            }
+            guard let date = RevenueExport.moment(String(text)) else {
+                throw APIError.invalid(
+                    "invalid_export", "\(name) must be a day (2026-11-01) or an ISO 8601 moment", field: name)
+            }
+            return date
+        }
+        let (since, until) = (try moment("since"), try moment("until"))
+        guard since < until else {
+            throw APIError.invalid("invalid_export", "since must be before until", field: "since")
+        }
+        let requested = query.get("format").map { String($0) } ?? RevenueExport.Format.csv.rawValue
+        guard let format = RevenueExport.Format(rawValue: requested) else {
+            throw APIError.invalid("invalid_export", "format must be csv or ndjson", field: "format")
+        }
+        var after: Int64 = 0
+        if let text = query.get("after") {
+            guard let cursor = Int64(String(text)), cursor >= 0 else {
+                throw APIError.invalid(
+                    "invalid_export", "after must be the id of an exported entry (0 or more)", field: "after")
+            }
+            after = cursor
+        }
+        // The first page before the answer starts: a database that cannot answer is a 503,
+        // not a 200 cut short.
+        let first: [RevenueRepository.Row]
+        do {
+            first = try await revenue.page(after: after, since: since, until: until, app: app.key, limit: pageSize)
+        } catch {
+            throw APIError.unavailable(error)
+        }
+        let (revenue, pageSize, appID, header) = (revenue, pageSize, app.id ?? AppDirectory.singleAppName, after == 0)
+        var headers = HTTPFields()
+        headers[.contentType] = format.mediaType
+        headers[.cacheControl] = "no-store"
+        let body = ResponseBody { writer in
+            var page = first
+            if format == .csv, header { try await writer.write(ByteBuffer(string: RevenueExport.headerLine)) }
+            while let last = page.last {
+                var text = ""
+                for row in page {
+                    text += RevenueExport.line(row, format, app: appID, accountID: AppScope.bare(row.entry.accountID))
+                }
+                try await writer.write(ByteBuffer(string: text))
+                page = try await revenue.page(
+                    after: last.id, since: since, until: until, app: app.key, limit: pageSize)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}
