@@ -290,7 +290,7 @@ let package = Package(
             name: "iap-lab",
             dependencies: [
                 "IAPCommands", "PipelineCore", "Broker", "HTTPClient", "Repositories", "DatabaseSQLite", "DatabasePostgres",
-                "AppStore", "StubStore", "Intake", "Notifier", "Pipeline", "Drills", "Amazon",
+                "AppStore", "StubStore", "Intake", "Notifier", "Pipeline", "Drills", "Amazon", "PipelineTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,

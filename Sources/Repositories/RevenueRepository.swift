@@ -70,16 +70,21 @@ public struct RevenueRepository: Sendable {
             let arguments: SQLArguments =
                 [max(low, cursor + 1), high, since, until] + (app.map { [$0] } ?? []) + [limit]
             return try await db.rows(
-                """
-                SELECT id, created_at, \(RevenueEntry.columns) FROM revenue_entries
-                WHERE id >= ? AND id < ? AND created_at >= ? AND created_at < ?\(app == nil ? "" : " AND app = ?")
-                ORDER BY id LIMIT ?
-                """, arguments
+                Self.pageQuery(app: app != nil), arguments
             ).compactMap { row in
                 guard let entry = try RevenueEntry(row: row) else { return nil }
                 return Row(id: try row.get("id"), createdAt: try row.get("created_at"), entry: entry)
             }
         }
+    }
+
+    /// What ``page(after:since:until:app:limit:)`` asks.
+    static func pageQuery(app: Bool) -> String {
+        """
+        SELECT id, created_at, \(RevenueEntry.columns) FROM revenue_entries
+        WHERE id >= ? AND id < ? AND created_at >= ? AND created_at < ?\(app ? " AND app = ?" : "")
+        ORDER BY id LIMIT ?
+        """
     }
 
     /// How much later than an entry written after it an entry may be dated (a writer waiting
@@ -107,18 +112,21 @@ public struct RevenueRepository: Sendable {
         -> [RevenueDay]
     {
         let arguments: SQLArguments = [from, through] + (app.map { [$0] } ?? [])
+        return try await database.snapshot { db in
+            try await db.rows(Self.daysQuery(app: app != nil, byMonth: byMonth), arguments).map(RevenueDay.init(row:))
+        }
+    }
+
+    /// What ``days(from:through:app:byMonth:)`` asks.
+    static func daysQuery(app: Bool, byMonth: Bool) -> String {
         let day = byMonth ? "substr(day, 1, 7) || '-01'" : "day"
         let sums = ["payments", "paid", "take_backs", "given_back", "proceeds", "estimated"]
             .map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
-        return try await database.snapshot { db in
-            try await db.rows(
-                """
-                SELECT \(day) AS day, app, store, currency, \(sums) FROM revenue_days
-                WHERE day >= ? AND day <= ?\(app == nil ? "" : " AND app = ?")
-                GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-                """, arguments
-            ).map(RevenueDay.init(row:))
-        }
+        return """
+            SELECT \(day) AS day, app, store, currency, \(sums) FROM revenue_days
+            WHERE day >= ? AND day <= ?\(app ? " AND app = ?" : "")
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+            """
     }
 
     /// Writes the days again from the entries (``RevenueDay/rebuild(_:)``).

@@ -7,7 +7,7 @@ extension Lab {
             abstract: "Measure throughput on this machine.",
             subcommands: [
                 StagesBench.self, PipelineBench.self, LoadBench.self, BrokerBench.self, ReceiptVerifyBench.self,
-                AnswerDecodeBench.self,
+                AnswerDecodeBench.self, RevenueBench.self,
             ],
             defaultSubcommand: StagesBench.self
         )
