@@ -24,6 +24,11 @@ public struct HuaweiPurchaseData: Decodable, Sendable, Hashable {
     /// When a subscription was cancelled (refunded, revoked), milliseconds since 1970.
     public var cancelTime: Int64?
     public var subIsvalid: Bool?
+    /// What the player paid: "the actual price of a product multiplied by 100" (501 is 5.01),
+    /// in `currency` (ISO 4217), for the user's service area `country` (ISO 3166).
+    public var price: Int64?
+    public var currency: String?
+    public var country: String?
 
     public static let purchased = 0
     public static let cancelled = 1
@@ -32,7 +37,7 @@ public struct HuaweiPurchaseData: Decodable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case orderId, productId, purchaseToken, kind, purchaseState, purchaseTime, purchaseType, consumptionState
-        case subscriptionId, expirationDate, cancelTime, subIsvalid
+        case subscriptionId, expirationDate, cancelTime, subIsvalid, price, currency, country
     }
 
     public init(from decoder: any Decoder) throws {
@@ -49,6 +54,9 @@ public struct HuaweiPurchaseData: Decodable, Sendable, Hashable {
         expirationDate = c.lenientInt(.expirationDate)
         cancelTime = c.lenientInt(.cancelTime)
         subIsvalid = try? c.decodeIfPresent(Bool.self, forKey: .subIsvalid)
+        price = c.lenientInt(.price)
+        currency = c.lenientString(.currency)
+        country = c.lenientString(.country)
     }
 
     /// The signed JSON text read, or nil when it is not an object.
@@ -61,6 +69,14 @@ public struct HuaweiPurchaseData: Decodable, Sendable, Hashable {
 
     /// Whether Huawei says the purchase was refunded or cancelled.
     public var isCancelled: Bool { purchaseState == Self.refunded || purchaseState == Self.cancelled }
+
+    /// ``price`` in millionths of the currency's major unit (a hundredth is 10,000 micros,
+    /// whatever the currency's own minor unit: Huawei's price has two decimals for all).
+    public var priceMicros: Int64? {
+        guard let price, price >= 0 else { return nil }
+        let (micros, overflow) = price.multipliedReportingOverflow(by: 10_000)
+        return overflow ? nil : micros
+    }
 
     static func date(_ millis: Int64?) -> Date? {
         millis.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) }

@@ -124,7 +124,8 @@ public struct HuaweiVerifier: ReceiptVerifier {
             cancellationDate: cancelled ? HuaweiPurchaseData.date(data.cancelTime) : nil,
             productType: productType(purchase.kind),
             confirmation: purchase.kind == .consumable
-                ? HuaweiConfirmation(productID: purchase.productID, purchaseToken: purchase.purchaseToken).json : nil)
+                ? HuaweiConfirmation(productID: purchase.productID, purchaseToken: purchase.purchaseToken).json : nil,
+            priceMicros: data.priceMicros, currency: data.currency, country: data.country)
     }
 
     static func productType(_ kind: HuaweiPurchase.Kind) -> String {

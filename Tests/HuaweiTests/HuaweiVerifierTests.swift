@@ -24,7 +24,9 @@ import Testing
             let expected = VerifiedTransaction(
                 transactionID: "huawei:o-1", originalTransactionID: "huawei:tok-1", productID: "coins_100",
                 purchaseDate: Self.bought, productType: "Consumable",
-                confirmation: #"{"product_id":"coins_100","purchase_token":"tok-1","type":"consume"}"#)
+                confirmation: #"{"product_id":"coins_100","purchase_token":"tok-1","type":"consume"}"#,
+                // The stub signs EUR 1.99 in Germany, as Huawei's `price` (hundredths) says it.
+                priceMicros: 1_990_000, currency: "EUR", country: "DE")
             #expect(outcome == .valid(environment: "Production", transactions: [expected]))
         }
     }
@@ -41,7 +43,8 @@ import Testing
                 ["product_id": "vip", "purchase_token": "sub-1", "type": "subscription", "subscription_id": "s-1"])
             let expected = VerifiedTransaction(
                 transactionID: "huawei:o-9", originalTransactionID: "huawei:s-1", productID: "vip",
-                purchaseDate: Self.bought, expiresDate: expiry, productType: "Auto-Renewable Subscription")
+                purchaseDate: Self.bought, expiresDate: expiry, productType: "Auto-Renewable Subscription",
+                priceMicros: 1_990_000, currency: "EUR", country: "DE")
             #expect(outcome == .valid(environment: "Sandbox", transactions: [expected]))
             #expect(fixture.stub.stats.calls == ["subscriptions.get": 1])
         }

@@ -52,6 +52,12 @@ import Testing
             let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "huawei-1")).ledger
             #expect(ledger.map(\.transactionID) == ["huawei:HW.ORDER.0001"])
             #expect(ledger.map(\.kind) == [.purchase] && ledger.map(\.receiptID) == [receipt])
+            // at the price Huawei signed (`price` 199 is EUR 1.99, in the buyer's country)
+            let revenue = try await RevenueRepository(pipeline.database).page(
+                after: 0, since: Date(timeIntervalSince1970: 0), until: Date(timeIntervalSince1970: 4_102_444_800))
+            #expect(revenue.map(\.entry.store) == ["huawei"] && revenue.map(\.entry.currency) == ["EUR"])
+            #expect(revenue.map(\.entry.gross) == [199] && revenue.map(\.entry.proceeds) == [139])
+            #expect(revenue.map(\.entry.country) == ["DE"] && revenue.map(\.entry.estimated) == [false])
             _ = try await pipeline.receiver.waitFor(count: 1, timeout: .seconds(30)) {
                 $0.bodyString.contains(receipt)
             }
