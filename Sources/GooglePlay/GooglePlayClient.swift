@@ -73,6 +73,11 @@ public final class GooglePlayClient: Sendable {
             try await send("productsv2.get", .get, try path(packageName, "purchases/productsv2/tokens", token)))
     }
 
+    /// `orders.get`: what the buyer paid for an order (the revenue ledger's price).
+    public func order(packageName: String, orderID: String) async throws(StoreCallError) -> GooglePlayOrder {
+        try decode(GooglePlayOrder.self, try await send("orders.get", .get, try path(packageName, "orders", orderID)))
+    }
+
     /// `purchases.products.acknowledge`: tells Google the purchase was delivered (else it is
     /// refunded after three days).
     public func acknowledgeProduct(packageName: String, productID: String, token: String) async throws(StoreCallError) {

@@ -88,7 +88,7 @@ extension GooglePlayVerifier {
         } catch {
             return Self.outcome(error)
         }
-        switch read {
+        switch await priced(read, packageName: notice.packageName) {
         case .valid(let environment, let transactions):
             notification.environment = environment
             notification.transaction = transactions.first

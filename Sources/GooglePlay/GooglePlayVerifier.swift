@@ -77,14 +77,33 @@ public struct GooglePlayVerifier: ReceiptVerifier {
             if configuration.subscriptionProductIDs.contains(purchase.productID) {
                 let subscription = try await client.subscriptionPurchase(
                     packageName: purchase.packageName, token: purchase.purchaseToken)
-                return outcome(subscription, purchase)
+                return await priced(outcome(subscription, purchase), packageName: purchase.packageName)
             }
             let product = try await client.productPurchase(
                 packageName: purchase.packageName, token: purchase.purchaseToken)
-            return outcome(product, purchase)
+            return await priced(outcome(product, purchase), packageName: purchase.packageName)
         } catch {
             return Self.outcome(error)
         }
+    }
+
+    /// A valid purchase with what its buyer paid, read from the Orders API (`total`: discounts
+    /// and tax included; the buyer's country). The price is the revenue ledger's, never the
+    /// credit's: an order Google cannot show now (not found yet, the quota, an outage) leaves
+    /// the purchase unpriced, and the ledger prices it from the catalog, marked estimated.
+    func priced(_ outcome: VerificationOutcome, packageName: String) async -> VerificationOutcome {
+        guard case .valid(let environment, var transactions) = outcome else { return outcome }
+        for index in transactions.indices where !transactions[index].transactionID.hasPrefix("GPT.") {
+            guard
+                let order = try? await client.order(
+                    packageName: packageName, orderID: transactions[index].transactionID),
+                let micros = order.total?.micros, micros >= 0, let currency = order.total?.currencyCode
+            else { continue }
+            transactions[index].priceMicros = micros
+            transactions[index].currency = currency
+            transactions[index].country = order.buyerAddress?.buyerCountry
+        }
+        return .valid(environment: environment, transactions: transactions)
     }
 
     /// A purchase read back, with what its credit owes Google (``GooglePlayConfirmation``)

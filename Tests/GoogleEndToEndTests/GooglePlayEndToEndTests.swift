@@ -164,6 +164,17 @@ import Testing
             let ledger = try #require(try await LedgerRepository(pipeline.database).account(id: "android-55")).ledger
             #expect(ledger.map(\.amount) == [-100, -200, 500])
             #expect(try await LedgerRepository(pipeline.database).audit() == [])
+
+            // And the revenue ledger holds what Google's order says was paid (five units at
+            // $0.99: Money units "4", nanos 950000000), and two fifths, then one fifth, given back
+            let revenue = try await RevenueRepository(pipeline.database).page(
+                after: 0, since: Date(timeIntervalSince1970: 0), until: Date(timeIntervalSince1970: 4_102_444_800))
+            #expect(revenue.map(\.entry.kind) == [.purchase, .refund, .refund])
+            #expect(
+                revenue.map(\.entry.gross) == [495, -198, -99] && revenue.map(\.entry.proceeds) == [346, -138, -69])
+            #expect(
+                revenue.allSatisfy { $0.entry.store == "google" && $0.entry.currency == "USD" && !$0.entry.estimated })
+            #expect(revenue.map(\.entry.country) == ["US", "US", "US"] && revenue.map(\.entry.step) == [0, 1, 2])
         }
     }
 

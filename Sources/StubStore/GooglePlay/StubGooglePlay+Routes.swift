@@ -15,6 +15,7 @@ extension StubGooglePlay {
     /// - `POST .../purchases/subscriptions/{subscription}/tokens/{token}:acknowledge`
     /// - `GET .../applications/{package}/purchases/voidedpurchases?startTime=&endTime=&token=`
     ///   (`&includeQuantityBasedPartialRefund=true` lists partial refunds too)
+    /// - `GET .../applications/{package}/orders/{order}`: what the buyer paid (``order(_:)``)
     /// - `POST .../applications/{package}/orders/{order}:reviewrefund`: an answer to a pending
     ///   refund review the stub opened (``openRefundReview(order:)``)
     ///
@@ -60,6 +61,7 @@ extension StubGooglePlay {
         router.get(RouterPath(Self.applications + "/voidedpurchases")) { request, _ in
             try await self.gate(request, "voidedpurchases.list") { self.voidedPage(request.uri.queryParameters) }
         }
+        registerOrderRoutes(on: router)
         registerRefundReviewRoutes(on: router)
         registerAdminRoutes(on: router)
         registerPushRoutes(on: router)

@@ -31,6 +31,11 @@ public final class StubGooglePlay: Sendable {
         public var acknowledgeFailFirst = 0
         /// How long an access token lives.
         public var tokenLifetime = 3600
+        /// What `orders.get` says one unit cost, in millionths of `orderCurrency`, and where the
+        /// buyer is (ISO 3166-1 alpha-2).
+        public var orderUnitMicros: Int64 = 990_000
+        public var orderCurrency = "USD"
+        public var buyerCountry = "US"
 
         public init() {}
     }
