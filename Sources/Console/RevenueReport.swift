@@ -72,12 +72,7 @@ struct RevenueReport {
             var key = day.key
             key.day = RevenueDay.day(of: periods[period])
             var line = sums[key] ?? Line(period: period, day: RevenueDay(key: key))
-            line.day.payments += day.payments
-            line.day.paid += day.paid
-            line.day.takeBacks += day.takeBacks
-            line.day.givenBack += day.givenBack
-            line.day.proceeds += day.proceeds
-            line.day.estimated += day.estimated
+            line.day.add(day)
             sums[key] = line
         }
         lines = sums.values.sorted { $0.day.key < $1.day.key }
@@ -110,12 +105,7 @@ struct RevenueReport {
             let currency = line.day.key.currency
             var total =
                 sums[currency] ?? RevenueDay(key: RevenueDay.Key(day: "", app: "", store: "", currency: currency))
-            total.payments += line.day.payments
-            total.paid += line.day.paid
-            total.takeBacks += line.day.takeBacks
-            total.givenBack += line.day.givenBack
-            total.proceeds += line.day.proceeds
-            total.estimated += line.day.estimated
+            total.add(line.day)
             sums[currency] = total
         }
         return currencies.compactMap { sums[$0] }

@@ -32,6 +32,7 @@ extension Schema {
             "commission_bp" INTEGER NOT NULL CHECK (commission_bp BETWEEN 0 AND 10000), \
             "country" TEXT, \
             "estimated" BOOLEAN NOT NULL, \
+            "subscription" BOOLEAN NOT NULL, \
             "receipt_id" TEXT, \
             "notification_id" TEXT, \
             "step" INTEGER NOT NULL DEFAULT 0, \
@@ -42,6 +43,7 @@ extension Schema {
             """,
             #"CREATE INDEX "revenue_entries_on_app" ON "revenue_entries"("app", "id")"#,
             #"CREATE INDEX "revenue_entries_on_transaction" ON "revenue_entries"("transaction_id")"#,
+            #"CREATE INDEX "revenue_entries_on_original" ON "revenue_entries"("original_transaction_id")"#,
             """
             CREATE TABLE "revenue_days" (\
             "day" TEXT NOT NULL CHECK (length(day) = 10), \
@@ -54,6 +56,9 @@ extension Schema {
             "given_back" INTEGER NOT NULL, \
             "proceeds" INTEGER NOT NULL, \
             "estimated" INTEGER NOT NULL, \
+            "starts" INTEGER NOT NULL DEFAULT 0, \
+            "trials" INTEGER NOT NULL DEFAULT 0, \
+            "renewals" INTEGER NOT NULL DEFAULT 0, \
             PRIMARY KEY ("day", "app", "store", "currency"))
             """,
         ],
@@ -74,6 +79,7 @@ extension Schema {
             commission_bp INTEGER NOT NULL CHECK (commission_bp BETWEEN 0 AND 10000), \
             country TEXT, \
             estimated BOOLEAN NOT NULL, \
+            subscription BOOLEAN NOT NULL, \
             receipt_id TEXT, \
             notification_id TEXT, \
             step INTEGER NOT NULL DEFAULT 0, \
@@ -84,6 +90,7 @@ extension Schema {
             """,
             "CREATE INDEX revenue_entries_on_app ON revenue_entries (app, id)",
             "CREATE INDEX revenue_entries_on_transaction ON revenue_entries (transaction_id)",
+            "CREATE INDEX revenue_entries_on_original ON revenue_entries (original_transaction_id)",
             """
             CREATE TABLE revenue_days (\
             day TEXT NOT NULL CHECK (length(day) = 10), \
@@ -96,6 +103,9 @@ extension Schema {
             given_back BIGINT NOT NULL, \
             proceeds BIGINT NOT NULL, \
             estimated INTEGER NOT NULL, \
+            starts INTEGER NOT NULL DEFAULT 0, \
+            trials INTEGER NOT NULL DEFAULT 0, \
+            renewals INTEGER NOT NULL DEFAULT 0, \
             PRIMARY KEY (day, app, store, currency))
             """,
         ])

@@ -51,25 +51,28 @@ public struct RevenueHistory: Sendable {
             let at = start.addingTimeInterval(Double(number) * step)
             let store = Self.pick(Self.stores.map { ($0.0, $0.1) }, &random)
             let currency = Self.pick(Self.currencies.map { ($0.0, $0.1) }, &random)
-            let price = Self.currencies.first { $0.0 == currency }!.2 * Int64(1 + random.next() % 3)
+            var price = Self.currencies.first { $0.0 == currency }!.2 * Int64(1 + random.next() % 3)
             let app = apps[Int(random.next() % UInt64(apps.count))]
             let subscription = random.next() % 4 == 0
             let id = "hist-\(seed)-\(number)"
             let rate = subscription && random.next() % 3 == 0 ? 1500 : 3000
+            let renewal = subscription && random.next() % 5 != 0
+            // A third of the subscriptions start with a free trial: a first period of price 0.
+            if subscription && !renewal && random.next() % 3 == 0 { price = 0 }
             var paid = RevenueEntry(
                 app: app, store: store, accountID: (app.isEmpty ? "" : app + "/") + "player-\(random.next() % 50_000)",
                 transactionID: id,
                 originalTransactionID: subscription ? "hist-sub-\(random.next() % 20_000)" : id,
                 productID: subscription ? "com.example.monthly" : "com.example.coins500",
-                kind: subscription && random.next() % 5 != 0 ? .renewal : .purchase, currency: currency, gross: price,
+                kind: renewal ? .renewal : .purchase, currency: currency, gross: price,
                 proceeds: CommissionRates.proceeds(of: price, basisPoints: rate), commissionBasisPoints: rate,
                 country: ["USA", "DEU", "JPN", "GBR", "KWT"][Int(random.next() % 5)],
-                estimated: store == "google" || store == "amazon", receiptID: id)
+                estimated: store == "google" || store == "amazon", subscription: subscription, receiptID: id)
             pending.append((paid, at))
             // About one payment in twenty is refunded (a fifth of them in two steps), one in a
             // hundred revoked, and one refund in ten reversed, a few days later.
             let fate = random.next() % 100
-            if fate < 6 {
+            if fate < 6, paid.gross > 0 {
                 let later = min(now, at.addingTimeInterval(Double(1 + random.next() % 5) * 86_400))
                 let partial = fate < 1 ? paid.gross / 2 : paid.gross
                 paid.receiptID = nil
@@ -101,15 +104,16 @@ public struct RevenueHistory: Sendable {
 
     static let columns = [
         "app", "store", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind", "currency",
-        "gross", "proceeds", "commission_bp", "country", "estimated", "receipt_id", "notification_id", "step",
-        "created_at",
+        "gross", "proceeds", "commission_bp", "country", "estimated", "subscription", "receipt_id", "notification_id",
+        "step", "created_at",
     ]
 
     static func row(_ entry: RevenueEntry, at date: Date, _ db: any SQLSession) -> [(any SQLConvertible)?] {
         [
             entry.app, entry.store, entry.accountID, entry.transactionID, entry.originalTransactionID, entry.productID,
             entry.kind.rawValue, entry.currency, entry.gross, entry.proceeds, entry.commissionBasisPoints,
-            entry.country, entry.estimated, entry.receiptID, entry.notificationID, entry.step, db.stored(date),
+            entry.country, entry.estimated, entry.subscription, entry.receiptID, entry.notificationID, entry.step,
+            db.stored(date),
         ]
     }
 

@@ -120,8 +120,10 @@ public struct RevenueRepository: Sendable {
     /// What ``days(from:through:app:byMonth:)`` asks.
     static func daysQuery(app: Bool, byMonth: Bool) -> String {
         let day = byMonth ? "substr(day, 1, 7) || '-01'" : "day"
-        let sums = ["payments", "paid", "take_backs", "given_back", "proceeds", "estimated"]
-            .map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
+        let sums = [
+            "payments", "paid", "take_backs", "given_back", "proceeds", "estimated", "starts", "trials", "renewals",
+        ]
+        .map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
         return """
             SELECT \(day) AS day, app, store, currency, \(sums) FROM revenue_days
             WHERE day >= ? AND day <= ?\(app ? " AND app = ?" : "")

@@ -92,6 +92,11 @@ def main() -> int:
             check(len(bars) >= 12, "%s: %d bars" % (chart, len(bars)))
             size = driver.find_element(By.CSS_SELECTOR, "#%s svg" % chart).size
             check(size["width"] > 300 and size["height"] > 80, "%s drawn at %r" % (chart, size))
+        # The subscriptions' movements: started, free trials and renewed, counted per month.
+        bars = driver.find_elements(By.CSS_SELECTOR, "#chart-subscriptions svg rect")
+        check(len(bars) >= 12, "subscriptions chart: %d bars" % len(bars))
+        window = driver.find_element(By.ID, "subscriptions-window").text
+        check("trial conversion" in window, "subscriptions' window: " + window)
         legend = driver.find_element(By.CSS_SELECTOR, "#chart-revenue-stores .legend").text
         check("apple" in legend and "google" in legend, "legend: " + legend)
         shot("console-revenue-12m.png")

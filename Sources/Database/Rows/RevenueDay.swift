@@ -39,6 +39,11 @@ public struct RevenueDay: Hashable, Sendable {
     public var proceeds: Int64 = 0
     /// Entries priced from the catalog.
     public var estimated: Int = 0
+    /// Subscriptions' first periods paid for, free trials (first periods of price 0), and
+    /// later periods.
+    public var starts: Int = 0
+    public var trials: Int = 0
+    public var renewals: Int = 0
 
     public init(key: Key) {
         self.key = key
@@ -53,6 +58,15 @@ public struct RevenueDay: Hashable, Sendable {
         case .purchase, .renewal:
             payments += 1
             paid += entry.gross
+            if entry.subscription {
+                if entry.kind == .renewal {
+                    renewals += 1
+                } else if entry.gross == 0 {
+                    trials += 1
+                } else {
+                    starts += 1
+                }
+            }
         case .refund, .revocation:
             takeBacks += 1
             givenBack += entry.gross
@@ -63,8 +77,22 @@ public struct RevenueDay: Hashable, Sendable {
         if entry.estimated { estimated += 1 }
     }
 
+    /// Adds `other`'s figures to these (a period's days, a window's periods).
+    public mutating func add(_ other: RevenueDay) {
+        payments += other.payments
+        paid += other.paid
+        takeBacks += other.takeBacks
+        givenBack += other.givenBack
+        proceeds += other.proceeds
+        estimated += other.estimated
+        starts += other.starts
+        trials += other.trials
+        renewals += other.renewals
+    }
+
     static let columns = [
         "day", "app", "store", "currency", "payments", "paid", "take_backs", "given_back", "proceeds", "estimated",
+        "starts", "trials", "renewals",
     ]
 
     /// Adds `entries`, written at `now`, to their days: one statement, each day's row once, in
@@ -83,7 +111,7 @@ public struct RevenueDay: Hashable, Sendable {
             rows: days.values.sorted { $0.key < $1.key }.map {
                 [
                     $0.key.day, $0.key.app, $0.key.store, $0.key.currency, $0.payments, $0.paid, $0.takeBacks,
-                    $0.givenBack, $0.proceeds, $0.estimated,
+                    $0.givenBack, $0.proceeds, $0.estimated, $0.starts, $0.trials, $0.renewals,
                 ]
             },
             suffix: "ON CONFLICT (day, app, store, currency) DO UPDATE SET " + sums.joined(separator: ", "))
@@ -104,7 +132,10 @@ public struct RevenueDay: Hashable, Sendable {
               SUM(CASE WHEN kind IN ('purchase', 'renewal') THEN gross ELSE 0 END),
               SUM(CASE WHEN kind IN ('refund', 'revocation') THEN 1 ELSE 0 END),
               SUM(CASE WHEN kind IN ('refund', 'revocation', 'reversal') THEN gross ELSE 0 END),
-              SUM(proceeds), SUM(CASE WHEN estimated THEN 1 ELSE 0 END)
+              SUM(proceeds), SUM(CASE WHEN estimated THEN 1 ELSE 0 END),
+              SUM(CASE WHEN subscription AND kind = 'purchase' AND gross > 0 THEN 1 ELSE 0 END),
+              SUM(CASE WHEN subscription AND kind = 'purchase' AND gross = 0 THEN 1 ELSE 0 END),
+              SUM(CASE WHEN subscription AND kind = 'renewal' THEN 1 ELSE 0 END)
             FROM revenue_entries GROUP BY 1, 2, 3, 4
             """)
     }
@@ -128,5 +159,8 @@ public struct RevenueDay: Hashable, Sendable {
         givenBack = try row.get("given_back")
         proceeds = try row.get("proceeds")
         estimated = try row.get("estimated")
+        starts = try row.get("starts")
+        trials = try row.get("trials")
+        renewals = try row.get("renewals")
     }
 }

@@ -5,7 +5,7 @@ extension RevenueEntry {
     /// The columns a stored entry is read from (``init(row:)``).
     public static let columns = """
         app, store, account_id, transaction_id, original_transaction_id, product_id, kind, currency, gross, proceeds, \
-        commission_bp, country, estimated, receipt_id, notification_id, step
+        commission_bp, country, estimated, subscription, receipt_id, notification_id, step
         """
 
     /// An entry as stored; nil for a kind this release does not know.
@@ -17,7 +17,8 @@ extension RevenueEntry {
             originalTransactionID: try row.get("original_transaction_id"), productID: try row.get("product_id"),
             kind: kind, currency: try row.get("currency"), gross: try row.get("gross"),
             proceeds: try row.get("proceeds"), commissionBasisPoints: try row.get("commission_bp"),
-            country: try row.get("country"), estimated: try row.get("estimated"), receiptID: try row.get("receipt_id"),
+            country: try row.get("country"), estimated: try row.get("estimated"),
+            subscription: try row.get("subscription"), receiptID: try row.get("receipt_id"),
             notificationID: try row.get("notification_id"), step: try row.get("step"))
     }
 }

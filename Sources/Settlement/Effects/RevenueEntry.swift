@@ -31,6 +31,9 @@ public struct RevenueEntry: Hashable, Sendable {
     public var country: String?
     /// Priced from the catalog (`prices`): the store reported no price.
     public var estimated: Bool
+    /// A period of an auto-renewable subscription: what the subscription figures count (a
+    /// first period of price 0 is a free trial).
+    public var subscription: Bool
     public var receiptID: String?
     public var notificationID: String?
     /// For a take-back, which of the transaction's take-backs (1, 2, …); 0 otherwise.
@@ -40,8 +43,8 @@ public struct RevenueEntry: Hashable, Sendable {
         app: String, store: String = "", accountID: String, transactionID: String, originalTransactionID: String,
         productID: String,
         kind: Kind, currency: String, gross: Int64, proceeds: Int64, commissionBasisPoints: Int,
-        country: String? = nil, estimated: Bool = false, receiptID: String? = nil, notificationID: String? = nil,
-        step: Int = 0
+        country: String? = nil, estimated: Bool = false, subscription: Bool = false, receiptID: String? = nil,
+        notificationID: String? = nil, step: Int = 0
     ) {
         self.app = app
         self.store = store
@@ -56,6 +59,7 @@ public struct RevenueEntry: Hashable, Sendable {
         self.commissionBasisPoints = commissionBasisPoints
         self.country = country
         self.estimated = estimated
+        self.subscription = subscription
         self.receiptID = receiptID
         self.notificationID = notificationID
         self.step = step

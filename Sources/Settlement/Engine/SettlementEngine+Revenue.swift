@@ -19,7 +19,8 @@ extension SettlementEngine {
             originalTransactionID: transaction.originalTransactionID, productID: product.productID,
             kind: renewal ? .renewal : .purchase, currency: currency, gross: gross,
             proceeds: CommissionRates.proceeds(of: gross, basisPoints: rate), commissionBasisPoints: rate,
-            country: transaction.country, estimated: estimated, receiptID: cause.receiptID,
+            country: transaction.country, estimated: estimated, subscription: product.kind == .autoRenewable,
+            receiptID: cause.receiptID,
             notificationID: cause.notificationID)
     }
 

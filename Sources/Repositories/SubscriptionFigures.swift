@@ -1,0 +1,96 @@
+import Database
+import Foundation
+
+/// Subscriptions as a business reads them, computed from the entitlements and the revenue
+/// ledger (never kept apart): who holds a subscription now and what it brings in a month;
+/// which ended; how many trials turned into a paid period. The period's movements (started,
+/// trials, renewed) are `revenue_days`' (``RevenueDay``).
+public struct SubscriptionFigures: Sendable {
+    let database: any SQLDatabase
+
+    public init(_ database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// The subscriptions of one app, store, product and currency that are active now.
+    public struct Active: Hashable, Sendable {
+        public var app: String
+        public var store: String
+        public var productID: String
+        public var currency: String
+        /// Subscriptions whose access has not ended.
+        public var subscribers: Int
+        /// Of them, in a free trial (their current period cost nothing).
+        public var inTrial: Int
+        /// Monthly recurring revenue: each current period's price, gross, scaled to a month of
+        /// 30.44 days (a year's twelfth), rounded toward zero, in minor units.
+        public var monthlyRecurringRevenue: Int64
+    }
+
+    /// Active subscriptions now: each entitlement unexpired whose subscription's latest period
+    /// is on the revenue ledger, by that period's app, store, product and currency.
+    public func active(now: Date, app: String? = nil) async throws -> [Active] {
+        try await database.snapshot { db in
+            let seconds =
+                db.dialect == .sqlite
+                ? "CAST((julianday(t.expires_date) - julianday(t.purchase_date)) * 86400 AS INTEGER)"
+                : "CAST(EXTRACT(EPOCH FROM t.expires_date - t.purchase_date) AS BIGINT)"
+            let arguments: SQLArguments = [now] + (app.map { [$0] } ?? [])
+            return try await db.rows(
+                """
+                SELECT r.app, r.store, r.product_id, r.currency, COUNT(*) AS subscribers,
+                  SUM(CASE WHEN r.gross = 0 THEN 1 ELSE 0 END) AS in_trial,
+                  CAST(SUM(CASE WHEN \(seconds) > 0 THEN r.gross * 2629746 / \(seconds) ELSE 0 END) AS BIGINT) AS mrr
+                FROM entitlements e
+                JOIN store_transactions t ON t.transaction_id = (
+                  SELECT transaction_id FROM store_transactions
+                  WHERE original_transaction_id = e.original_transaction_id ORDER BY created_at DESC LIMIT 1)
+                JOIN revenue_entries r ON r.transaction_id = t.transaction_id AND r.kind IN ('purchase', 'renewal')
+                WHERE e.expires_at > ? AND e.original_transaction_id IS NOT NULL AND r.subscription\
+                \(app == nil ? "" : " AND r.app = ?")
+                GROUP BY r.app, r.store, r.product_id, r.currency ORDER BY r.app, r.store, r.product_id, r.currency
+                """, arguments
+            ).map { row in
+                Active(
+                    app: try row.get("app"), store: try row.get("store"), productID: try row.get("product_id"),
+                    currency: try row.get("currency"), subscribers: try row.get("subscribers"),
+                    inTrial: try row.get("in_trial"), monthlyRecurringRevenue: try row.get("mrr"))
+            }
+        }
+    }
+
+    /// Subscriptions whose access ended in `since..<until` (and before `now`) without a later
+    /// period: churned, by entitlement, with the ones that a refund or revocation ended.
+    public func ended(since: Date, until: Date, now: Date) async throws -> [String: Int] {
+        try await database.snapshot { db in
+            let rows = try await db.rows(
+                """
+                SELECT name, COUNT(*) AS ended FROM entitlements
+                WHERE expires_at >= ? AND expires_at < ? AND expires_at <= ? AND original_transaction_id IS NOT NULL
+                GROUP BY name ORDER BY name
+                """, [since, until, now])
+            return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.get("name"), try $0.get("ended")) })
+        }
+    }
+
+    /// Free trials started in `since..<until`, and how many of them a paid period followed.
+    public func trialConversion(since: Date, until: Date, app: String? = nil) async throws
+        -> (trials: Int, converted: Int)
+    {
+        try await database.snapshot { db in
+            let (low, high) = try await RevenueRepository.ids(since: since, until: until, db)
+            let arguments: SQLArguments = [low, high, since, until] + (app.map { [$0] } ?? [])
+            let row = try await db.row(
+                """
+                SELECT COUNT(*) AS trials, SUM(CASE WHEN EXISTS (
+                    SELECT 1 FROM revenue_entries paid WHERE paid.original_transaction_id = trial.original_transaction_id
+                      AND paid.kind = 'renewal' AND paid.gross > 0) THEN 1 ELSE 0 END) AS converted
+                FROM revenue_entries trial
+                WHERE trial.id >= ? AND trial.id < ? AND trial.created_at >= ? AND trial.created_at < ?
+                  AND trial.subscription AND trial.kind = 'purchase' AND trial.gross = 0\
+                \(app == nil ? "" : " AND trial.app = ?")
+                """, arguments)
+            return (try row?.get("trials", as: Int?.self) ?? 0, try row?.get("converted", as: Int?.self) ?? 0)
+        }
+    }
+}
