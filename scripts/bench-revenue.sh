@@ -5,7 +5,8 @@
 #   1. `iap-lab bench revenue` writes TRANSACTIONS payments (and their refunds) over 365 days
 #      into a fresh database, times the reports' reads and prints each one's query plan;
 #   2. a real `iap intake` serves the console: each revenue page (30 days, 90 days, 12 months)
-#      and its CSV asked five times with curl, the median printed;
+#      and its CSV asked five times with curl, the median printed; then read in headless
+#      Chromium (Tests/ConsoleBrowser/revenue_charts.py), its euros checked against the ledger's;
 #   3. `iap export revenue` writes a year and a month of it: the peak RSS of each (GNU time),
 #      and the year's CSV read back by Python's csv to the ledger's totals.
 # Needs scripts/setup.sh --tests (RabbitMQ, PostgreSQL) and a built iap and iap-lab (IAP_BINARY
@@ -43,6 +44,14 @@ bench() {
     printf 'console: /console/%s: %s bytes, median %.1f ms (of 5)\n' "$page" "$(wc -c < "$work/page")" \
       "$(printf '%s\n' "${times[@]}" | median | awk '{ print $1 * 1000 }')"
   done
+  # The same pages in headless Chromium (Tests/ConsoleBrowser/revenue_charts.py): drawn, and
+  # their euros and CSV the ledger's.
+  if command -v chromium >/dev/null; then
+    read -r _ _ _ _ gross _ payments < <(grep '^window: 12m EUR ' "$work/$backend-bench.txt")
+    mkdir -p "$work/artifacts"
+    python3 Tests/ConsoleBrowser/revenue_charts.py --url "$url" --reader "$operator" --currency EUR \
+      --gross "$gross" --payments "$payments" --artifacts "$work/artifacts" | sed 's/^/chromium: /'
+  fi
   kill "$intake"
   wait "$intake" 2>/dev/null || true
 

@@ -39,4 +39,17 @@ extension SQLSession {
         }
         return lower
     }
+
+    /// The ids of `table`'s rows dated in `since..<until` are in `low..<high` (``firstID(of:datedBy:since:slack:)``
+    /// at both ends: the upper one a slack past `until`, so that no row dated before `until` is
+    /// numbered at or after it); `high` is `Int64.max` when no row is dated that late.
+    public func idRange(of table: String, datedBy column: String, since: Date, until: Date, slack: TimeInterval)
+        async throws -> (low: Int64, high: Int64)
+    {
+        let low = try await firstID(of: table, datedBy: column, since: since, slack: slack)
+        let high = try await firstID(
+            of: table, datedBy: column, since: until.addingTimeInterval(2 * slack), slack: slack)
+        let last = try await row("SELECT MAX(id) AS id FROM \(table)")?.get("id", as: Int64?.self) ?? 0
+        return (low, high > last ? Int64.max : high)
+    }
 }

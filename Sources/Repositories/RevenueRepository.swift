@@ -95,12 +95,7 @@ public struct RevenueRepository: Sendable {
     /// numbered as written, so a span of time is a range of the primary key (or of
     /// `(app, id)`), read without an index on the date whatever the ledger's size.
     static func ids(since: Date, until: Date, _ db: any SQLSession) async throws -> (low: Int64, high: Int64) {
-        let low = try await db.firstID(of: "revenue_entries", datedBy: "created_at", since: since, slack: slack)
-        // The first entry dated a slack past `until`: no entry before `until` is numbered after it.
-        let high = try await db.firstID(
-            of: "revenue_entries", datedBy: "created_at", since: until.addingTimeInterval(2 * slack), slack: slack)
-        let last = try await db.row("SELECT MAX(id) AS id FROM revenue_entries")?.get("id", as: Int64?.self) ?? 0
-        return (low, high > last ? Int64.max : high)
+        try await db.idRange(of: "revenue_entries", datedBy: "created_at", since: since, until: until, slack: slack)
     }
 
     /// The ledger by day (`revenue_days`), or by month: the days `from...through`

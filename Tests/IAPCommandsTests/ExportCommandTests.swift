@@ -101,4 +101,40 @@ import Testing
             ["export", "revenue", "--since", "2026-02-01", "--until", "2026-01-01"], environment: environment)
         #expect(backwards.status != 0 && backwards.output.contains("--since must be before --until"))
     }
+
+    @Test func theCoinLedgerIsExportedAsWrittenOnePageAtATime() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("iap.sqlite")
+        try await history(at: path)
+        let environment = ["IAP_DB_PATH": path]
+        let span = ["--since", "2020-01-01", "--until", "2100-01-01"]
+
+        // Every purchase's 100 coins, in ledger order, with its transaction and receipt
+        let csv = try await IAPProcess.run(["export", "ledger"] + span, environment: environment)
+        #expect(csv.status == 0, "\(csv.output.suffix(500))")
+        let lines = csv.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }
+        #expect(
+            lines.first
+                == "id,created_at,app,account_id,kind,currency,amount,transaction_id,receipt_id,notification_id,step")
+        let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        #expect(rows.count == 1_250 && rows.allSatisfy { $0[2] == "default" && $0[4] == "purchase" && $0[6] == "100" })
+        #expect(rows.map { Int($0[0])! } == rows.map { Int($0[0])! }.sorted())
+        #expect(csv.output.contains("export: 1250 entries, cursor "))
+
+        // As NDJSON, resumed after the 1,200th: the last 50, amounts as numbers
+        let after = String(rows[1199][0])
+        let json = try await IAPProcess.run(
+            ["export", "ledger", "--format", "ndjson", "--after", after] + span, environment: environment)
+        let objects = json.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(
+            objects.count == 50
+                && objects.allSatisfy { $0["amount"] as? Int == 100 && $0["currency"] as? String == "coins" })
+
+        // An app this deployment does not have is refused by name
+        let unknown = try await IAPProcess.run(["export", "ledger", "--app", "nope"] + span, environment: environment)
+        #expect(unknown.status != 0 && unknown.output.contains("nope"), "\(unknown.output.suffix(300))")
+    }
 }

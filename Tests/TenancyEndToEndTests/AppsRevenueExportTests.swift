@@ -30,10 +30,10 @@ import Testing
                 stub: StubStoreConfiguration(bundleID: PipelineHarness.bundleID),
                 environment: environment.merging(["IAP_APPS": apps]) { $1 }
             ) { pipeline in
-                _ = try pipeline.start(["intake"])
-                #expect(await pipeline.waitUntilServing("http://127.0.0.1:\(pipeline.intakePort)/healthz"))
-                // Given 90 days of both apps' revenue: puzzle (the default app) and racer
+                // Given player-1 credited in both apps (each app's ledger), and 90 days of both
+                // apps' revenue: puzzle (the default app) and racer
                 let database = try given ?? pipeline.database()
+                try await AppsOperatorCommandsTests.givenPlayerOneCreditedInBothApps(pipeline, database)
                 try await RevenueHistory(transactions: 3_000, days: 90, apps: ["", "racer"]).write(into: database)
                 let span = "since=2000-01-01&until=2100-01-01"
                 let revenue = RevenueRepository(database)
@@ -76,6 +76,21 @@ import Testing
                     #expect(objects.count == restLines.count && objects.allSatisfy { $0["app"] as? String == app })
                 }
 
+                // The coin ledger the same way: each app's own credit, its account in its own ids
+                for (token, app, amount) in [
+                    (ProcessPipeline.token, "puzzle", "100"), (AppsEndToEndTests.racerToken, "racer", "500"),
+                ] {
+                    let answer = try await get(pipeline, "/v1/exports/ledger?\(span)", token: token)
+                    let lines = answer.bodyString.split(separator: "\n").map {
+                        $0.split(separator: ",", omittingEmptySubsequences: false)
+                    }
+                    #expect(answer.status == 200 && lines.count == 2, "\(app): \(answer.bodyString)")
+                    #expect(
+                        lines.last.map { [$0[2], $0[3], $0[4], $0[6]] } == [
+                            Substring(app), "player-1", "purchase", Substring(amount),
+                        ])
+                }
+
                 // Bad parameters: 400 naming the field; no token: 401
                 for (query, field) in [
                     ("until=2100-01-01", "since"), ("since=yesterday&until=2100-01-01", "since"),
@@ -89,6 +104,7 @@ import Testing
                         answer.status == 400 && error?["field"] as? String == field, "\(query): \(answer.bodyString)")
                 }
                 #expect(try await get(pipeline, "/v1/exports/revenue?\(span)", token: nil).status == 401)
+                #expect(try await get(pipeline, "/v1/exports/ledger?\(span)", token: nil).status == 401)
                 // The last cursor there can be: nothing after it (schemathesis once found it overflowed)
                 let last = try await get(
                     pipeline, "/v1/exports/revenue?\(span)&after=\(Int64.max)", token: ProcessPipeline.token)

@@ -5,29 +5,37 @@ import NIOCore
 import PipelineCore
 import Repositories
 
-/// `GET /v1/exports/revenue`: the revenue ledger of the token's app, for a warehouse's
-/// scheduled job, as `iap export revenue` writes it (``RevenueExport``): the entries
-/// written in `[since, until)`, after the cursor `after`, as CSV or NDJSON. The answer is
-/// streamed a page at a time, so its memory does not grow with the span; a job resumes a
-/// broken download with `after` set to the last `id` it kept. Another app's entries are
-/// never read, and its accounts are named in the app's own ids.
+/// `GET /v1/exports/revenue` and `GET /v1/exports/ledger`: the revenue ledger and the coin
+/// ledger of the token's app, for a warehouse's scheduled job, as `iap export` writes them
+/// (``ExportedLedger``): the entries written in `[since, until)`, after the cursor `after`, as
+/// CSV or NDJSON. The answer is streamed a page at a time, so its memory does not grow with the
+/// span; a job resumes a broken download with `after` set to the last `id` it kept. Another
+/// app's entries are never read, and accounts are named in the app's own ids.
 struct ExportRoutes: Sendable {
-    let revenue: RevenueRepository
+    let revenue: RevenueExport
+    let ledger: LedgerExport
     /// Entries per page read from the database.
     var pageSize = 1000
 
     func register(on v1: RouterGroup<some AppRequestContext>) {
-        v1.get("exports/revenue") { request, context in try await self.revenue(request, app: context.app) }
+        v1.get("exports/revenue") { request, context in
+            try await self.export(revenue, request, app: context.app)
+        }
+        v1.get("exports/ledger") { request, context in
+            try await self.export(ledger, request, app: context.app)
+        }
     }
 
-    private func revenue(_ request: Request, app: AppScope) async throws -> Response {
+    private func export<Ledger: ExportedLedger>(_ exported: Ledger, _ request: Request, app: AppScope)
+        async throws -> Response
+    {
         let query = request.uri.queryParameters
         func moment(_ name: String) throws(APIError) -> Date {
             guard let text = query.get(name) else {
                 throw APIError.invalid(
                     "invalid_export", "\(name) is required: a day (2026-11-01) or an ISO 8601 moment", field: name)
             }
-            guard let date = RevenueExport.moment(String(text)) else {
+            guard let date = ExportSpan.moment(String(text)) else {
                 throw APIError.invalid(
                     "invalid_export", "\(name) must be a day (2026-11-01) or an ISO 8601 moment", field: name)
             }
@@ -37,8 +45,8 @@ struct ExportRoutes: Sendable {
         guard since < until else {
             throw APIError.invalid("invalid_export", "since must be before until", field: "since")
         }
-        let requested = query.get("format").map { String($0) } ?? RevenueExport.Format.csv.rawValue
-        guard let format = RevenueExport.Format(rawValue: requested) else {
+        let requested = query.get("format").map { String($0) } ?? ExportFormat.csv.rawValue
+        guard let format = ExportFormat(rawValue: requested) else {
             throw APIError.invalid("invalid_export", "format must be csv or ndjson", field: "format")
         }
         var after: Int64 = 0
@@ -49,29 +57,29 @@ struct ExportRoutes: Sendable {
             }
             after = cursor
         }
+        // The app's own names: its id, and its accounts as its backend sent them.
+        let appID = app.id ?? AppDirectory.singleAppName
+        let naming = ExportNaming(app: { _ in appID }, account: { AppScope.bare($0) })
         // The first page before the answer starts: a database that cannot answer is a 503,
         // not a 200 cut short.
-        let first: [RevenueRepository.Row]
+        let first: [ExportLine]
         do {
-            first = try await revenue.page(after: after, since: since, until: until, app: app.key, limit: pageSize)
+            first = try await exported.lines(
+                after: after, since: since, until: until, app: app.key, limit: pageSize, naming: naming)
         } catch {
             throw APIError.unavailable(error)
         }
-        let (revenue, pageSize, appID, header) = (revenue, pageSize, app.id ?? AppDirectory.singleAppName, after == 0)
+        let (pageSize, header) = (pageSize, after == 0)
         var headers = HTTPFields()
         headers[.contentType] = format.mediaType
         headers[.cacheControl] = "no-store"
         let body = ResponseBody { writer in
             var page = first
-            if format == .csv, header { try await writer.write(ByteBuffer(string: RevenueExport.headerLine)) }
+            if format == .csv, header { try await writer.write(ByteBuffer(string: Ledger.headerLine)) }
             while let last = page.last {
-                var text = ""
-                for row in page {
-                    text += RevenueExport.line(row, format, app: appID, accountID: AppScope.bare(row.entry.accountID))
-                }
-                try await writer.write(ByteBuffer(string: text))
-                page = try await revenue.page(
-                    after: last.id, since: since, until: until, app: app.key, limit: pageSize)
+                try await writer.write(ByteBuffer(string: page.map { Ledger.text($0, format) }.joined()))
+                page = try await exported.lines(
+                    after: last.id, since: since, until: until, app: app.key, limit: pageSize, naming: naming)
             }
             try await writer.finish(nil)
         }
