@@ -33,10 +33,10 @@ enum EngineFixture {
     static func receipt(_ id: String = "r1", by claimant: String = "a1", order: OrderClaim? = nil)
         -> SettlementEvent.Source
     {
-        .receipt(receiptID: id, claimant: claimant, order: order, cause: Cause(receiptID: id))
+        .receipt(receiptID: id, claimant: claimant, order: order, cause: Cause(receiptID: id, store: "apple"))
     }
 
     static func notice(_ id: String = "n1", uuid: String = "U1") -> Cause {
-        Cause(notificationID: id, notificationUUID: uuid)
+        Cause(notificationID: id, notificationUUID: uuid, store: "apple")
     }
 }

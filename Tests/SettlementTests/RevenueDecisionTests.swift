@@ -139,9 +139,17 @@ import Testing
     }
 
     @Test func aSmallBusinessAndASubscriptionsSecondYearPayTheReducedRate() throws {
-        let small = SettlementEngine(catalog: Self.catalog, commission: CommissionRates(smallBusiness: true))
+        // A catalog that says the developer is in Apple's small-business program: Apple's sales
+        // pay 15 %, another store's the standard 30 %
+        var smallCatalog = Self.catalog
+        smallCatalog.commission = CatalogCommission(smallBusinessStores: ["apple"])
+        let small = SettlementEngine(catalog: smallCatalog)
         let (_, paid) = try Self.credited(quantity: 1, engine: small)
         #expect(paid.commissionBasisPoints == 1500 && paid.proceeds == 84)
+        #expect(small.commission.rate(store: "google", subscriptionSince: nil, periodStarts: nil) == 3000)
+        #expect(
+            CommissionRates(CatalogCommission(standardBasisPoints: 2000, reducedBasisPoints: 1000)).rate(
+                store: "apple", subscriptionSince: nil, periodStarts: nil) == 2000)
 
         // A renewal 400 days after the subscription began
         var first = F.knownVIP(account: "a1")

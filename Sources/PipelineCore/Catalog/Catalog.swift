@@ -39,6 +39,8 @@ public struct Catalog: Codable, Hashable, Sendable {
     public var rawTimeZone: String?
     /// `allow` or `clamp`: see ``negativeBalance``.
     public var rawNegativeBalance: String?
+    /// What the stores keep of the app's sales (the revenue ledger's proceeds).
+    public var commission: CatalogCommission?
 
     public init(products: [Product], timeZone: String? = nil, negativeBalance: NegativeBalancePolicy? = nil) {
         self.products = products
@@ -50,6 +52,7 @@ public struct Catalog: Codable, Hashable, Sendable {
         case products
         case rawTimeZone = "time_zone"
         case rawNegativeBalance = "negative_balance"
+        case commission
     }
 
     public var timeZone: TimeZone { rawTimeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")! }
@@ -134,6 +137,7 @@ public struct Catalog: Codable, Hashable, Sendable {
                 "\(source): negative_balance \(policy) is not one of "
                     + NegativeBalancePolicy.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        try commission?.validate(source: source)
         var seen = Set<String>()
         for product in products {
             let name = "\(source): product \(product.productID.isEmpty ? "(empty id)" : product.productID)"

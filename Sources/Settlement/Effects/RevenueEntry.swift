@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// One line of the revenue ledger, beside the coin ledger: what a player paid for one
 /// transaction (a purchase, a renewal), or what a refund, revocation or chargeback gave back
@@ -104,19 +105,27 @@ public struct CommissionRates: Hashable, Sendable {
     public var standard: Int
     /// The reduced rate (small business, a subscription's second year and on).
     public var reduced: Int
-    /// Whether every sale is at the reduced rate (a small-business program).
-    public var smallBusiness: Bool
+    /// The stores whose small-business program the developer is in: every sale there is at
+    /// the reduced rate.
+    public var smallBusinessStores: Set<String>
 
-    public init(standard: Int = 3000, reduced: Int = 1500, smallBusiness: Bool = false) {
+    public init(standard: Int = 3000, reduced: Int = 1500, smallBusinessStores: Set<String> = []) {
         self.standard = standard
         self.reduced = reduced
-        self.smallBusiness = smallBusiness
+        self.smallBusinessStores = smallBusinessStores
     }
 
-    /// The rate of a sale: reduced for a small business, or a subscription period that starts
-    /// more than a year after the subscription's first purchase.
-    public func rate(subscriptionSince first: Date?, periodStarts: Date?) -> Int {
-        if smallBusiness { return reduced }
+    /// The rates a catalog's `commission` says (the defaults where it is silent).
+    public init(_ commission: CatalogCommission?) {
+        self.init(
+            standard: commission?.standardBasisPoints ?? 3000, reduced: commission?.reducedBasisPoints ?? 1500,
+            smallBusinessStores: Set(commission?.smallBusinessStores ?? []))
+    }
+
+    /// The rate of a sale in `store`: reduced in a small-business store, or for a subscription
+    /// period that starts a year or more after the subscription's first purchase.
+    public func rate(store: String, subscriptionSince first: Date?, periodStarts: Date?) -> Int {
+        if smallBusinessStores.contains(store) { return reduced }
         if let first, let periodStarts, periodStarts.timeIntervalSince(first) >= 365 * 86_400 { return reduced }
         return standard
     }

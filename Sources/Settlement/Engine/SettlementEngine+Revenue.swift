@@ -13,7 +13,8 @@ extension SettlementEngine {
     ) -> RevenueEntry? {
         guard !transaction.isFamilyShared, let (currency, gross, estimated) = Self.price(of: transaction, product)
         else { return nil }
-        let rate = commission.rate(subscriptionSince: renewal ? first : nil, periodStarts: transaction.purchaseDate)
+        let rate = commission.rate(
+            store: cause.store, subscriptionSince: renewal ? first : nil, periodStarts: transaction.purchaseDate)
         return RevenueEntry(
             app: cause.app, store: cause.store, accountID: accountID, transactionID: transaction.transactionID,
             originalTransactionID: transaction.originalTransactionID, productID: product.productID,

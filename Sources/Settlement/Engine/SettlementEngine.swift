@@ -17,9 +17,10 @@ public struct SettlementEngine: Sendable {
     /// The stores' commission, by which the revenue ledger's proceeds are reckoned.
     public var commission: CommissionRates
 
-    public init(catalog: Catalog, commission: CommissionRates = CommissionRates()) {
+    /// - Parameter commission: the stores' rates; by default the catalog's (`commission`).
+    public init(catalog: Catalog, commission: CommissionRates? = nil) {
         self.catalog = catalog
-        self.commission = commission
+        self.commission = commission ?? CommissionRates(catalog.commission)
     }
 
     /// Decides one event.
