@@ -12,21 +12,9 @@ import argparse
 import os
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from console_browser import Failed, check, chromium, log_in
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
-
-
-class Failed(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failed(message)
 
 
 def main() -> int:
@@ -39,32 +27,18 @@ def main() -> int:
     parser.add_argument("--artifacts", required=True, help="where to save screenshots")
     args = parser.parse_args()
 
-    options = Options()
-    options.add_argument("--headless=new")
-    options.add_argument("--no-sandbox")  # CI runs as root
-    options.add_argument("--disable-dev-shm-usage")
-    options.add_argument("--window-size=1280,1200")
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    driver = webdriver.Chrome(service=service, options=options)
-    wait = WebDriverWait(driver, 20)
+    driver, wait = chromium(height=1200)
 
     def shot(name):
         path = os.path.join(args.artifacts, name)
         driver.save_screenshot(path)
         print("screenshot:", path)
 
-    def log_in(credentials):
-        name, secret = credentials.split(":", 1)
-        driver.get(args.url + "/console")
-        wait.until(EC.presence_of_element_located((By.ID, "name"))).send_keys(name)
-        driver.find_element(By.ID, "secret").send_keys(secret)
-        driver.find_element(By.ID, "login").click()
-        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "nav .who")))
-        return name
+    def sign_in(credentials):
+        return log_in(driver, wait, args.url, credentials)
 
     try:
-        adjuster = log_in(args.adjuster)
+        adjuster = sign_in(args.adjuster)
 
         # Find the account by a transaction id: the search opens its page.
         driver.find_element(By.LINK_TEXT, "Accounts").click()
@@ -100,7 +74,7 @@ def main() -> int:
 
         # A read-only operator sees the page but no grant form.
         driver.find_element(By.XPATH, "//nav//button[normalize-space()='Log out']").click()
-        log_in(args.reader)
+        sign_in(args.reader)
         driver.get(args.url + "/console/accounts/" + args.account)
         wait.until(EC.presence_of_element_located((By.ID, "read-only")))
         check(not driver.find_elements(By.ID, "grant"), "a read-only operator sees the grant button")

@@ -17,21 +17,10 @@ import os
 import sys
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from console_browser import Failed, check, chromium, log_in
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import Select, WebDriverWait
-
-
-class Failed(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failed(message)
+from selenium.webdriver.support.ui import Select
 
 
 def main() -> int:
@@ -44,15 +33,7 @@ def main() -> int:
     parser.add_argument("--artifacts", required=True, help="where to save screenshots")
     args = parser.parse_args()
 
-    options = Options()
-    options.add_argument("--headless=new")
-    options.add_argument("--no-sandbox")  # CI runs as root
-    options.add_argument("--disable-dev-shm-usage")
-    options.add_argument("--window-size=1280,2400")
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    driver = webdriver.Chrome(service=service, options=options)
-    wait = WebDriverWait(driver, 20)
+    driver, wait = chromium(height=2400)
 
     def shot(name):
         path = os.path.join(args.artifacts, name)
@@ -67,12 +48,7 @@ def main() -> int:
         print("page %s: %.1f ms, %d bytes" % (label, timing[0], timing[1]))
 
     try:
-        name, secret = args.reader.split(":", 1)
-        driver.get(args.url + "/console")
-        wait.until(EC.presence_of_element_located((By.ID, "name"))).send_keys(name)
-        driver.find_element(By.ID, "secret").send_keys(secret)
-        driver.find_element(By.ID, "login").click()
-        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "nav .who")))
+        log_in(driver, wait, args.url, args.reader)
 
         # The revenue page, reached from the menu, then its 12 months.
         driver.find_element(By.LINK_TEXT, "Revenue").click()

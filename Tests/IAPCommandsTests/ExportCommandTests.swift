@@ -58,83 +58,92 @@ import Testing
         return (totals, answer["rows"] as? Int ?? -1)
     }
 
-    @Test func theExportIsReadBackByPythonsCSVToTheLedgersTotals_andResumesFromItsCursor() async throws {
+    /// Every export's whole span.
+    static let span = ["--since", "2020-01-01", "--until", "2100-01-01"]
+
+    /// Runs `body` over a fresh history (``history(at:)``) with the environment naming it.
+    func withHistory(_ body: (TemporaryDirectory, String, [String: String]) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("iap.sqlite")
         try await history(at: path)
-        let environment = ["IAP_DB_PATH": path]
-        let span = ["--since", "2020-01-01", "--until", "2100-01-01"]
+        try await body(directory, path, ["IAP_DB_PATH": path])
+    }
 
-        // The whole ledger as CSV: Python's csv module sums it to the repository's totals
-        let all = try await IAPProcess.run(["export", "revenue"] + span, environment: environment)
-        #expect(all.status == 0, "\(all.output.suffix(500))")
-        let csvText = all.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }.joined(separator: "\n")
-        let file = directory.file("revenue.csv")
-        try (csvText + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        let (totals, rows) = try await Self.pythonTotals(file)
-        let stored = try await RevenueRepository(try SQLiteDatabase(path: path)).totals(
-            since: Date(timeIntervalSince1970: 0), until: Date().addingTimeInterval(3600))
-        #expect(rows == 1_250)
-        #expect(totals == Dictionary(uniqueKeysWithValues: stored.map { ($0.currency, $0.gross) }))
-        #expect(totals == ["EUR": 416 * 109, "JPY": 417 * 160, "USD": 417 * 99])
-        #expect(all.output.contains("export: 1250 entries, cursor "), "\(all.output.suffix(200))")
+    @Test func theExportIsReadBackByPythonsCSVToTheLedgersTotals_andResumesFromItsCursor() async throws {
+        try await withHistory { directory, path, environment in
+            let span = Self.span
 
-        // Resumed after the 1,000th entry: the last 250, without the header
-        let thousandth = try #require(csvText.split(separator: "\n")[1000].split(separator: ",").first)
-        let rest = try await IAPProcess.run(
-            ["export", "revenue", "--after", String(thousandth)] + span, environment: environment)
-        let restLines = rest.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }
-        #expect(restLines.count == 250 && !restLines[0].hasPrefix("id,"), "\(restLines.prefix(2))")
+            // The whole ledger as CSV: Python's csv module sums it to the repository's totals
+            let all = try await IAPProcess.run(["export", "revenue"] + span, environment: environment)
+            #expect(all.status == 0, "\(all.output.suffix(500))")
+            let csvText = all.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }.joined(separator: "\n")
+            let file = directory.file("revenue.csv")
+            try (csvText + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let (totals, rows) = try await Self.pythonTotals(file)
+            let stored = try await RevenueRepository(try SQLiteDatabase(path: path)).totals(
+                since: Date(timeIntervalSince1970: 0), until: Date().addingTimeInterval(3600))
+            #expect(rows == 1_250)
+            #expect(totals == Dictionary(uniqueKeysWithValues: stored.map { ($0.currency, $0.gross) }))
+            #expect(totals == ["EUR": 416 * 109, "JPY": 417 * 160, "USD": 417 * 99])
+            #expect(all.output.contains("export: 1250 entries, cursor "), "\(all.output.suffix(200))")
 
-        // As NDJSON, one object a line, amounts as numbers
-        let ndjson = try await IAPProcess.run(
-            ["export", "revenue", "--format", "ndjson"] + span, environment: environment)
-        let first = try #require(ndjson.output.split(separator: "\n").first)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
-        #expect(
-            object["gross"] as? Int == 99 && object["currency"] as? String == "USD"
-                && object["estimated"] as? Bool == false)
+            // Resumed after the 1,000th entry: the last 250, without the header
+            let thousandth = try #require(csvText.split(separator: "\n")[1000].split(separator: ",").first)
+            let rest = try await IAPProcess.run(
+                ["export", "revenue", "--after", String(thousandth)] + span, environment: environment)
+            let restLines = rest.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }
+            #expect(restLines.count == 250 && !restLines[0].hasPrefix("id,"), "\(restLines.prefix(2))")
 
-        // A span that ends before it starts is refused, naming the options
-        let backwards = try await IAPProcess.run(
-            ["export", "revenue", "--since", "2026-02-01", "--until", "2026-01-01"], environment: environment)
-        #expect(backwards.status != 0 && backwards.output.contains("--since must be before --until"))
+            // As NDJSON, one object a line, amounts as numbers
+            let ndjson = try await IAPProcess.run(
+                ["export", "revenue", "--format", "ndjson"] + span, environment: environment)
+            let first = try #require(ndjson.output.split(separator: "\n").first)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+            #expect(
+                object["gross"] as? Int == 99 && object["currency"] as? String == "USD"
+                    && object["estimated"] as? Bool == false)
+
+            // A span that ends before it starts is refused, naming the options
+            let backwards = try await IAPProcess.run(
+                ["export", "revenue", "--since", "2026-02-01", "--until", "2026-01-01"], environment: environment)
+            #expect(backwards.status != 0 && backwards.output.contains("--since must be before --until"))
+        }
     }
 
     @Test func theCoinLedgerIsExportedAsWrittenOnePageAtATime() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.file("iap.sqlite")
-        try await history(at: path)
-        let environment = ["IAP_DB_PATH": path]
-        let span = ["--since", "2020-01-01", "--until", "2100-01-01"]
+        try await withHistory { _, _, environment in
+            let span = Self.span
 
-        // Every purchase's 100 coins, in ledger order, with its transaction and receipt
-        let csv = try await IAPProcess.run(["export", "ledger"] + span, environment: environment)
-        #expect(csv.status == 0, "\(csv.output.suffix(500))")
-        let lines = csv.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }
-        #expect(
-            lines.first
-                == "id,created_at,app,account_id,kind,currency,amount,transaction_id,receipt_id,notification_id,step")
-        let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        #expect(rows.count == 1_250 && rows.allSatisfy { $0[2] == "default" && $0[4] == "purchase" && $0[6] == "100" })
-        #expect(rows.map { Int($0[0])! } == rows.map { Int($0[0])! }.sorted())
-        #expect(csv.output.contains("export: 1250 entries, cursor "))
+            // Every purchase's 100 coins, in ledger order, with its transaction and receipt
+            let csv = try await IAPProcess.run(["export", "ledger"] + span, environment: environment)
+            #expect(csv.status == 0, "\(csv.output.suffix(500))")
+            let lines = csv.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }
+            #expect(
+                lines.first
+                    == "id,created_at,app,account_id,kind,currency,amount,transaction_id,receipt_id,notification_id,step"
+            )
+            let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            #expect(
+                rows.count == 1_250 && rows.allSatisfy { $0[2] == "default" && $0[4] == "purchase" && $0[6] == "100" })
+            #expect(rows.map { Int($0[0])! } == rows.map { Int($0[0])! }.sorted())
+            #expect(csv.output.contains("export: 1250 entries, cursor "))
 
-        // As NDJSON, resumed after the 1,200th: the last 50, amounts as numbers
-        let after = String(rows[1199][0])
-        let json = try await IAPProcess.run(
-            ["export", "ledger", "--format", "ndjson", "--after", after] + span, environment: environment)
-        let objects = json.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }.compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            // As NDJSON, resumed after the 1,200th: the last 50, amounts as numbers
+            let after = String(rows[1199][0])
+            let json = try await IAPProcess.run(
+                ["export", "ledger", "--format", "ndjson", "--after", after] + span, environment: environment)
+            let objects = json.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(
+                objects.count == 50
+                    && objects.allSatisfy { $0["amount"] as? Int == 100 && $0["currency"] as? String == "coins" })
+
+            // An app this deployment does not have is refused by name
+            let unknown = try await IAPProcess.run(
+                ["export", "ledger", "--app", "nope"] + span, environment: environment)
+            #expect(unknown.status != 0 && unknown.output.contains("nope"), "\(unknown.output.suffix(300))")
         }
-        #expect(
-            objects.count == 50
-                && objects.allSatisfy { $0["amount"] as? Int == 100 && $0["currency"] as? String == "coins" })
-
-        // An app this deployment does not have is refused by name
-        let unknown = try await IAPProcess.run(["export", "ledger", "--app", "nope"] + span, environment: environment)
-        #expect(unknown.status != 0 && unknown.output.contains("nope"), "\(unknown.output.suffix(300))")
     }
 }
