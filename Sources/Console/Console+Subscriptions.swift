@@ -8,7 +8,7 @@ import Repositories
 extension OperatorConsole {
     /// Active subscriptions now with their monthly recurring revenue; the window's starts,
     /// trials and renewals by period (every currency: they are counts), the subscriptions that
-    /// ended in it, and how many of its trials a paid period followed.
+    /// ended in it, and its trials converted.
     func subscriptions(_ report: RevenueReport, naming: AccountNaming) async throws -> String {
         let now = now()
         let figures = SubscriptionFigures(database)
@@ -16,7 +16,6 @@ extension OperatorConsole {
         let active = try await figures.active(now: now, app: app)
         let since = report.periods[0]
         let ended = try await figures.ended(since: since, until: now.addingTimeInterval(1), now: now)
-        let trials = try await figures.trialConversion(since: since, until: now.addingTimeInterval(1), app: app)
         var out = "<h2>Subscriptions</h2>"
         out += HTML.table(
             id: "subscriptions-active",
@@ -57,15 +56,16 @@ extension OperatorConsole {
             ).svg
         out += "</div>"
         let endedTotal = ended.values.reduce(0, +)
-        let rate = trials.trials == 0 ? "–" : "\((trials.converted * 1000 / trials.trials + 5) / 10) %"
+        let (trials, converted) = (counts(\.trials).reduce(0, +), counts(\.conversions).reduce(0, +))
+        let rate = trials == 0 ? "–" : "\((converted * 1000 / trials + 5) / 10) %"
         out += HTML.table(
             id: "subscriptions-window",
             columns: [("in the \(report.window.label)", .text), ("", .num)],
             rows: [
                 ("", [.text("subscriptions ended (every app)"), .number(endedTotal)]),
-                ("", [.text("free trials started"), .number(trials.trials)]),
-                ("", [.text("of them, followed by a paid period"), .number(trials.converted)]),
-                ("", [.text("trial conversion"), HTML.Cell(html: rate, kind: .num)]),
+                ("", [.text("free trials started"), .number(trials)]),
+                ("", [.text("free trials converted (a first paid period after one)"), .number(converted)]),
+                ("", [.text("trial conversion (converted ÷ started)"), HTML.Cell(html: rate, kind: .num)]),
             ])
         return out
     }

@@ -59,6 +59,7 @@ extension Schema {
             "starts" INTEGER NOT NULL DEFAULT 0, \
             "trials" INTEGER NOT NULL DEFAULT 0, \
             "renewals" INTEGER NOT NULL DEFAULT 0, \
+            "conversions" INTEGER NOT NULL DEFAULT 0, \
             PRIMARY KEY ("day", "app", "store", "currency"))
             """,
         ],
@@ -106,6 +107,7 @@ extension Schema {
             starts INTEGER NOT NULL DEFAULT 0, \
             trials INTEGER NOT NULL DEFAULT 0, \
             renewals INTEGER NOT NULL DEFAULT 0, \
+            conversions INTEGER NOT NULL DEFAULT 0, \
             PRIMARY KEY (day, app, store, currency))
             """,
         ])

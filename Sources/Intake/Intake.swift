@@ -56,7 +56,9 @@ public struct Intake: Sendable {
             catalogs: AppCatalogs(catalog, others: configuration.appCatalogs),
             orderLifetime: configuration.orderLifetime,
             maxBodySize: configuration.maxBodySize)
-        self.exports = ExportRoutes(revenue: RevenueExport(RevenueRepository(database)), ledger: LedgerExport(database))
+        self.exports = ExportRoutes(
+            revenue: RevenueExport(RevenueRepository(database)), ledger: LedgerExport(database),
+            subscriptions: SubscriptionExport(database))
         self.notifications = NotificationRoutes(
             notifications: NotificationRepository(database, relay: relay.id), relay: relay,
             limiter: configuration.notificationRateLimit.map { RateLimiter($0) },

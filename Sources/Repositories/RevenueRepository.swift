@@ -117,6 +117,7 @@ public struct RevenueRepository: Sendable {
         let day = byMonth ? "substr(day, 1, 7) || '-01'" : "day"
         let sums = [
             "payments", "paid", "take_backs", "given_back", "proceeds", "estimated", "starts", "trials", "renewals",
+            "conversions",
         ]
         .map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
         return """

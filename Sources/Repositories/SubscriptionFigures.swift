@@ -3,8 +3,8 @@ import Foundation
 
 /// Subscriptions as a business reads them, computed from the entitlements and the revenue
 /// ledger (never kept apart): who holds a subscription now and what it brings in a month;
-/// which ended; how many trials turned into a paid period. The period's movements (started,
-/// trials, renewed) are `revenue_days`' (``RevenueDay``).
+/// which ended. The period's movements (started, free trials, renewed, trials converted) are
+/// `revenue_days`' (``RevenueDay``).
 public struct SubscriptionFigures: Sendable {
     let database: any SQLDatabase
 
@@ -40,7 +40,7 @@ public struct SubscriptionFigures: Sendable {
                 """
                 SELECT r.app, r.store, r.product_id, r.currency, COUNT(*) AS subscribers,
                   SUM(CASE WHEN r.gross = 0 THEN 1 ELSE 0 END) AS in_trial,
-                  CAST(SUM(CASE WHEN \(seconds) > 0 THEN r.gross * 2629746 / \(seconds) ELSE 0 END) AS BIGINT) AS mrr
+                  CAST(SUM(CASE WHEN \(seconds) > 0 THEN r.gross * \(SubscriptionExport.month) / \(seconds) ELSE 0 END) AS BIGINT) AS mrr
                 FROM entitlements e
                 JOIN store_transactions t ON t.transaction_id = (
                   SELECT transaction_id FROM store_transactions
@@ -70,27 +70,6 @@ public struct SubscriptionFigures: Sendable {
                 GROUP BY name ORDER BY name
                 """, [since, until, now])
             return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.get("name"), try $0.get("ended")) })
-        }
-    }
-
-    /// Free trials started in `since..<until`, and how many of them a paid period followed.
-    public func trialConversion(since: Date, until: Date, app: String? = nil) async throws
-        -> (trials: Int, converted: Int)
-    {
-        try await database.snapshot { db in
-            let (low, high) = try await RevenueRepository.ids(since: since, until: until, db)
-            let arguments: SQLArguments = [low, high, since, until] + (app.map { [$0] } ?? [])
-            let row = try await db.row(
-                """
-                SELECT COUNT(*) AS trials, SUM(CASE WHEN EXISTS (
-                    SELECT 1 FROM revenue_entries paid WHERE paid.original_transaction_id = trial.original_transaction_id
-                      AND paid.kind = 'renewal' AND paid.gross > 0) THEN 1 ELSE 0 END) AS converted
-                FROM revenue_entries trial
-                WHERE trial.id >= ? AND trial.id < ? AND trial.created_at >= ? AND trial.created_at < ?
-                  AND trial.subscription AND trial.kind = 'purchase' AND trial.gross = 0\
-                \(app == nil ? "" : " AND trial.app = ?")
-                """, arguments)
-            return (try row?.get("trials", as: Int?.self) ?? 0, try row?.get("converted", as: Int?.self) ?? 0)
         }
     }
 }

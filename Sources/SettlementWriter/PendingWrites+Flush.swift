@@ -13,6 +13,7 @@ extension PendingWrites {
             suffix: "ON CONFLICT (id) DO NOTHING")
         try await writeTransactions(db, stamp: stamp)
         try await writeLedger(db, stamp: stamp)
+        let converting = try await RevenueDay.converting(revenue, db)
         try await db.insert(
             into: "revenue_entries",
             columns: [
@@ -29,7 +30,7 @@ extension PendingWrites {
                     $0.subscription, $0.receiptID, $0.notificationID, $0.step, stamp,
                 ]
             })
-        try await RevenueDay.add(revenue, on: now, db)
+        try await RevenueDay.add(revenue, on: now, converting: converting, db)
         try await writeEntitlements(db, stamp: stamp)
         try await db.insert(
             into: "binding_conflicts",

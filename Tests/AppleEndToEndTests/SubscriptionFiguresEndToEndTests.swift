@@ -30,8 +30,6 @@ import Testing
             var active = try await figures.active(now: Date())
             #expect(active.map(\.subscribers) == [1] && active.map(\.inTrial) == [1], "\(active)")
             #expect(active.map(\.monthlyRecurringRevenue) == [0] && active.map(\.store) == ["apple"])
-            var conversion = try await figures.trialConversion(since: started, until: Date().addingTimeInterval(60))
-            #expect(conversion.trials == 1 && conversion.converted == 0)
 
             // When Apple renews it into a paid month of $4.99
             let now = Date()
@@ -50,18 +48,49 @@ import Testing
             #expect(
                 active.map(\.monthlyRecurringRevenue) == [499 * 2_629_746 / 2_592_000]
                     && active.map(\.currency) == ["USD"])
-            conversion = try await figures.trialConversion(since: started, until: Date().addingTimeInterval(60))
-            #expect(conversion.trials == 1 && conversion.converted == 1)
             let days = try await RevenueRepository(pipeline.database).days(
                 from: RevenueDay.day(of: started), through: RevenueDay.day(of: Date()))
             #expect(days.map(\.trials).reduce(0, +) == 1 && days.map(\.renewals).reduce(0, +) == 1)
             #expect(days.map(\.starts).reduce(0, +) == 0 && days.map(\.paid).reduce(0, +) == 499)
+            #expect(days.map(\.conversions).reduce(0, +) == 1)
+            // A second paid month converts nothing more; the days rebuilt from the entries agree
+            var again = paid
+            (again.transactionID, again.purchaseDate) = ("fig-3", paid.expiresDate!)
+            again.expiresDate = paid.expiresDate!.addingTimeInterval(30 * 86_400)
+            #expect(
+                try await storeKit.send(
+                    storeKit.signNotification(type: .didRenew, transaction: again), to: pipeline.notificationURL) == 200
+            )
+            #expect(await pipeline.notificationsSettled(2))
+            let revenue = RevenueRepository(pipeline.database)
+            let renewed = try await revenue.days(from: RevenueDay.day(of: started), through: RevenueDay.day(of: Date()))
+            #expect(renewed.map(\.conversions).reduce(0, +) == 1 && renewed.map(\.renewals).reduce(0, +) == 2)
+            _ = try await revenue.rebuildDays()
+
+            // And `iap export subscriptions` lists the three periods, the trial first, each month's
+            // price scaled to a 30.44-day month
+            let export = try await IAPProcess.run(
+                ["export", "subscriptions", "--since", "2020-01-01", "--until", "2100-01-01"],
+                environment: pipeline.databaseEnvironment)
+            let lines = export.output.split(separator: "\n").filter { !$0.hasPrefix("export:") }.map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
+            #expect(lines.first?.contains("monthly_recurring") == true, "\(export.output.suffix(500))")
+            let periods = lines.dropFirst().filter { $0.count == 19 }
+            #expect(
+                periods.map { $0[6] } == ["fig-1", "fig-2", "fig-3"]
+                    && periods.map { $0[9] } == ["true", "false", "false"])
+            #expect(periods.map { $0[14] } == ["0", "499", "499"] && periods.map { $0[16] } == ["0", "506", "506"])
+            #expect(periods.first?[17] == "introductory", "\(periods.first ?? [])")
+            #expect(
+                try await revenue.days(from: RevenueDay.day(of: started), through: RevenueDay.day(of: Date()))
+                    == renewed)
 
             // And once it expires it is no longer active, and counted as ended
             #expect(
                 try await storeKit.send(
-                    storeKit.signNotification(type: .expired, transaction: paid), to: pipeline.notificationURL) == 200)
-            #expect(await pipeline.notificationsSettled(2))
+                    storeKit.signNotification(type: .expired, transaction: again), to: pipeline.notificationURL) == 200)
+            #expect(await pipeline.notificationsSettled(3))
             let later = Date().addingTimeInterval(1)
             #expect(try await figures.active(now: later).isEmpty)
             #expect(try await figures.ended(since: started, until: later, now: later) == ["vip": 1])

@@ -44,6 +44,8 @@ public struct RevenueDay: Hashable, Sendable {
     public var starts: Int = 0
     public var trials: Int = 0
     public var renewals: Int = 0
+    /// Free trials converted: a subscription's first paid period after a free trial.
+    public var conversions: Int = 0
 
     public init(key: Key) {
         self.key = key
@@ -88,22 +90,33 @@ public struct RevenueDay: Hashable, Sendable {
         starts += other.starts
         trials += other.trials
         renewals += other.renewals
+        conversions += other.conversions
     }
 
     static let columns = [
         "day", "app", "store", "currency", "payments", "paid", "take_backs", "given_back", "proceeds", "estimated",
-        "starts", "trials", "renewals",
+        "starts", "trials", "renewals", "conversions",
     ]
 
     /// Adds `entries`, written at `now`, to their days: one statement, each day's row once, in
     /// key order (two PostgreSQL writers then never wait on each other's rows in a cycle).
-    public static func add(_ entries: [RevenueEntry], on now: Date, _ db: any SQLSession) async throws {
+    /// `converting`: the subscriptions (original transaction ids) whose first paid period
+    /// after a free trial is among `entries` (``converting(_:_:)``, asked before they are written).
+    public static func add(
+        _ entries: [RevenueEntry], on now: Date, converting: Set<String> = [], _ db: any SQLSession
+    ) async throws {
         guard !entries.isEmpty else { return }
         let day = Self.day(of: now)
         var days: [Key: RevenueDay] = [:]
+        var converted: Set<String> = []
         for entry in entries {
             let key = Key(day: day, app: entry.app, store: entry.store, currency: entry.currency)
             days[key, default: RevenueDay(key: key)].add(entry)
+            if entry.kind == .renewal, entry.gross > 0, converting.contains(entry.originalTransactionID),
+                converted.insert(entry.originalTransactionID).inserted
+            {
+                days[key]?.conversions += 1
+            }
         }
         let sums = columns.dropFirst(4).map { "\($0) = revenue_days.\($0) + excluded.\($0)" }
         try await db.insert(
@@ -111,10 +124,28 @@ public struct RevenueDay: Hashable, Sendable {
             rows: days.values.sorted { $0.key < $1.key }.map {
                 [
                     $0.key.day, $0.key.app, $0.key.store, $0.key.currency, $0.payments, $0.paid, $0.takeBacks,
-                    $0.givenBack, $0.proceeds, $0.estimated, $0.starts, $0.trials, $0.renewals,
+                    $0.givenBack, $0.proceeds, $0.estimated, $0.starts, $0.trials, $0.renewals, $0.conversions,
                 ]
             },
             suffix: "ON CONFLICT (day, app, store, currency) DO UPDATE SET " + sums.joined(separator: ", "))
+    }
+
+    /// Of the subscriptions paid again in `entries`, those that began with a free trial and
+    /// have no paid period after it yet: the ones `entries` convert. Asked before `entries`
+    /// are written.
+    public static func converting(_ entries: [RevenueEntry], _ db: any SQLSession) async throws -> Set<String> {
+        let renewed = Set(
+            entries.filter { $0.subscription && $0.kind == .renewal && $0.gross > 0 }.map(\.originalTransactionID))
+        guard !renewed.isEmpty else { return [] }
+        let rows = try await db.rows(
+            """
+            SELECT DISTINCT original_transaction_id FROM revenue_entries trial
+            WHERE original_transaction_id IN (?) AND subscription AND kind = 'purchase' AND gross = 0
+              AND NOT EXISTS (SELECT 1 FROM revenue_entries paid
+                WHERE paid.original_transaction_id = trial.original_transaction_id AND paid.kind = 'renewal'
+                  AND paid.gross > 0)
+            """, in: renewed.sorted())
+        return Set(try rows.map { try $0.get("original_transaction_id") })
     }
 
     /// Writes `revenue_days` again from the entries: what an operator runs if the two ever
@@ -135,8 +166,13 @@ public struct RevenueDay: Hashable, Sendable {
               SUM(proceeds), SUM(CASE WHEN estimated THEN 1 ELSE 0 END),
               SUM(CASE WHEN subscription AND kind = 'purchase' AND gross > 0 THEN 1 ELSE 0 END),
               SUM(CASE WHEN subscription AND kind = 'purchase' AND gross = 0 THEN 1 ELSE 0 END),
-              SUM(CASE WHEN subscription AND kind = 'renewal' THEN 1 ELSE 0 END)
-            FROM revenue_entries GROUP BY 1, 2, 3, 4
+              SUM(CASE WHEN subscription AND kind = 'renewal' THEN 1 ELSE 0 END),
+              SUM(CASE WHEN subscription AND kind = 'renewal' AND gross > 0
+                AND EXISTS (SELECT 1 FROM revenue_entries trial WHERE trial.original_transaction_id = e.original_transaction_id
+                  AND trial.subscription AND trial.kind = 'purchase' AND trial.gross = 0)
+                AND NOT EXISTS (SELECT 1 FROM revenue_entries paid WHERE paid.original_transaction_id = e.original_transaction_id
+                  AND paid.kind = 'renewal' AND paid.gross > 0 AND paid.id < e.id) THEN 1 ELSE 0 END)
+            FROM revenue_entries e GROUP BY 1, 2, 3, 4
             """)
     }
 
@@ -162,5 +198,6 @@ public struct RevenueDay: Hashable, Sendable {
         starts = try row.get("starts")
         trials = try row.get("trials")
         renewals = try row.get("renewals")
+        conversions = try row.get("conversions")
     }
 }

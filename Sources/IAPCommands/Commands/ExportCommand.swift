@@ -9,7 +9,7 @@ extension IAP {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Stream a ledger as CSV or NDJSON, page by page, resumable by cursor.",
-            subcommands: [ExportRevenue.self, ExportLedger.self])
+            subcommands: [ExportRevenue.self, ExportLedger.self, ExportSubscriptions.self])
     }
 
     /// `iap export revenue`: the revenue ledger's entries of a span of time (docs/revenue.md).
@@ -48,6 +48,28 @@ extension IAP {
 
         func run() async throws {
             try await options.export { LedgerExport($0) }
+        }
+    }
+}
+
+extension IAP {
+    /// `iap export subscriptions`: the subscriptions' periods of a span of time.
+    struct ExportSubscriptions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "subscriptions",
+            abstract: "Stream the subscriptions' periods written in [--since, --until) to standard output.",
+            discussion: """
+                Each period of an auto-renewable product on the revenue ledger (a first period, paid or a free \
+                trial, or a renewal): when it starts and ends, what it cost, and that price scaled to a month \
+                (monthly_recurring), for drawing subscribers and recurring revenue over time. \(ExportOptions.paging)
+                """)
+
+        @OptionGroup var options: ExportOptions
+
+        func validate() throws { try options.check() }
+
+        func run() async throws {
+            try await options.export { SubscriptionExport($0) }
         }
     }
 }

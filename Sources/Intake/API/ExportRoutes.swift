@@ -5,8 +5,8 @@ import NIOCore
 import PipelineCore
 import Repositories
 
-/// `GET /v1/exports/revenue` and `GET /v1/exports/ledger`: the revenue ledger and the coin
-/// ledger of the token's app, for a warehouse's scheduled job, as `iap export` writes them
+/// `GET /v1/exports/revenue`, `/v1/exports/ledger` and `/v1/exports/subscriptions`: the revenue
+/// ledger, the coin ledger and the subscriptions' periods of the token's app, for a warehouse's scheduled job, as `iap export` writes them
 /// (``ExportedLedger``): the entries written in `[since, until)`, after the cursor `after`, as
 /// CSV or NDJSON. The answer is streamed a page at a time, so its memory does not grow with the
 /// span; a job resumes a broken download with `after` set to the last `id` it kept. Another
@@ -14,6 +14,7 @@ import Repositories
 struct ExportRoutes: Sendable {
     let revenue: RevenueExport
     let ledger: LedgerExport
+    let subscriptions: SubscriptionExport
     /// Entries per page read from the database.
     var pageSize = 1000
 
@@ -23,6 +24,9 @@ struct ExportRoutes: Sendable {
         }
         v1.get("exports/ledger") { request, context in
             try await self.export(ledger, request, app: context.app)
+        }
+        v1.get("exports/subscriptions") { request, context in
+            try await self.export(subscriptions, request, app: context.app)
         }
     }
 

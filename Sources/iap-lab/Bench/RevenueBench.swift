@@ -81,6 +81,20 @@ extension Lab {
                     "totals: \(total.currency) gross \(total.gross) proceeds \(total.proceeds) payments \(total.payments)"
                 )
             }
+            // What the console's 12 months show (from the first day of the month 11 months back),
+            // for a browser to check the page against.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let month = calendar.date(from: calendar.dateComponents([.year, .month], from: now))!
+            let first = calendar.date(byAdding: .month, value: -11, to: month)!
+            var window: [String: (gross: Int64, payments: Int)] = [:]
+            for day in try await repository.days(from: RevenueDay.day(of: first), through: today, byMonth: true) {
+                window[day.key.currency, default: (0, 0)].gross += day.gross
+                window[day.key.currency, default: (0, 0)].payments += day.payments
+            }
+            for (currency, sums) in window.sorted(by: { $0.key < $1.key }) {
+                print("window: 12m \(currency) gross \(sums.gross) payments \(sums.payments)")
+            }
         }
     }
 }
