@@ -49,7 +49,7 @@ bench() {
   if command -v chromium >/dev/null; then
     read -r _ _ _ _ gross _ payments < <(grep '^window: 12m EUR ' "$work/$backend-bench.txt")
     mkdir -p "$work/artifacts"
-    python3 Tests/ConsoleBrowser/revenue_charts.py --url "$url" --reader "$operator" --currency EUR \
+    /usr/bin/python3 Tests/ConsoleBrowser/revenue_charts.py --url "$url" --reader "$operator" --currency EUR \
       --gross "$gross" --payments "$payments" --artifacts "$work/artifacts" | sed 's/^/chromium: /'
   fi
   kill "$intake"
