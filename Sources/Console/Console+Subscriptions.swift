@@ -15,7 +15,8 @@ extension OperatorConsole {
         let app = naming.scope?.key
         let active = try await figures.active(now: now, app: app)
         let since = report.periods[0]
-        let ended = try await figures.ended(since: since, until: now.addingTimeInterval(1), now: now)
+        let ended = try await figures.ended(
+            since: since, until: now.addingTimeInterval(1), now: now, app: naming.scope)
         var out = "<h2>Subscriptions</h2>"
         out += HTML.table(
             id: "subscriptions-active",
@@ -62,7 +63,7 @@ extension OperatorConsole {
             id: "subscriptions-window",
             columns: [("in the \(report.window.label)", .text), ("", .num)],
             rows: [
-                ("", [.text("subscriptions ended (every app)"), .number(endedTotal)]),
+                ("", [.text("subscriptions ended"), .number(endedTotal)]),
                 ("", [.text("free trials started"), .number(trials)]),
                 ("", [.text("free trials converted (a first paid period after one)"), .number(converted)]),
                 ("", [.text("trial conversion (converted ÷ started)"), HTML.Cell(html: rate, kind: .num)]),

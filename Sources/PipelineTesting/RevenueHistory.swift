@@ -44,7 +44,8 @@ public struct RevenueHistory: Sendable {
             pending = []
             try await database.transaction { db in
                 try await db.insert(
-                    into: "revenue_entries", columns: Self.columns, rows: rows.map { Self.row($0, at: $1, db) })
+                    into: "revenue_entries", columns: RevenueEntry.storedColumns,
+                    rows: rows.map { $0.values(at: db.stored($1)) })
             }
         }
         for number in 0..<transactions {
@@ -100,21 +101,6 @@ public struct RevenueHistory: Sendable {
         try await flush()
         _ = try await database.transaction { db in try await RevenueDay.rebuild(db) }
         return written
-    }
-
-    static let columns = [
-        "app", "store", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind", "currency",
-        "gross", "proceeds", "commission_bp", "country", "estimated", "subscription", "receipt_id", "notification_id",
-        "step", "created_at",
-    ]
-
-    static func row(_ entry: RevenueEntry, at date: Date, _ db: any SQLSession) -> [(any SQLConvertible)?] {
-        [
-            entry.app, entry.store, entry.accountID, entry.transactionID, entry.originalTransactionID, entry.productID,
-            entry.kind.rawValue, entry.currency, entry.gross, entry.proceeds, entry.commissionBasisPoints,
-            entry.country, entry.estimated, entry.subscription, entry.receiptID, entry.notificationID, entry.step,
-            db.stored(date),
-        ]
     }
 
     static func pick(_ shares: [(String, Int)], _ random: inout SplitMix64) -> String {

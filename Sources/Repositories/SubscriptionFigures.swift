@@ -1,5 +1,6 @@
 import Database
 import Foundation
+import PipelineCore
 
 /// Subscriptions as a business reads them, computed from the entitlements and the revenue
 /// ledger (never kept apart): who holds a subscription now and what it brings in a month;
@@ -60,15 +61,18 @@ public struct SubscriptionFigures: Sendable {
     }
 
     /// Subscriptions whose access ended in `since..<until` (and before `now`) without a later
-    /// period: churned, by entitlement, with the ones that a refund or revocation ended.
-    public func ended(since: Date, until: Date, now: Date) async throws -> [String: Int] {
-        try await database.snapshot { db in
+    /// period: churned, by entitlement, with the ones that a refund or revocation ended; of
+    /// `app`'s accounts when given.
+    public func ended(since: Date, until: Date, now: Date, app: AppScope? = nil) async throws -> [String: Int] {
+        let owned = app?.sqlCondition(column: "account_id")
+        return try await database.snapshot { db in
             let rows = try await db.rows(
                 """
                 SELECT name, COUNT(*) AS ended FROM entitlements
-                WHERE expires_at >= ? AND expires_at < ? AND expires_at <= ? AND original_transaction_id IS NOT NULL
+                WHERE expires_at >= ? AND expires_at < ? AND expires_at <= ? AND original_transaction_id IS NOT NULL\
+                \(owned.map { " AND " + $0.sql } ?? "")
                 GROUP BY name ORDER BY name
-                """, [since, until, now])
+                """, [since, until, now] + (owned?.arguments ?? []))
             return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.get("name"), try $0.get("ended")) })
         }
     }

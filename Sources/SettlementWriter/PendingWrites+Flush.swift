@@ -15,21 +15,7 @@ extension PendingWrites {
         try await writeLedger(db, stamp: stamp)
         let converting = try await RevenueDay.converting(revenue, db)
         try await db.insert(
-            into: "revenue_entries",
-            columns: [
-                "app", "store", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind",
-                "currency",
-                "gross", "proceeds", "commission_bp", "country", "estimated", "subscription", "receipt_id",
-                "notification_id", "step", "created_at",
-            ],
-            rows: revenue.map {
-                [
-                    $0.app, $0.store, $0.accountID, $0.transactionID, $0.originalTransactionID, $0.productID,
-                    $0.kind.rawValue,
-                    $0.currency, $0.gross, $0.proceeds, $0.commissionBasisPoints, $0.country, $0.estimated,
-                    $0.subscription, $0.receiptID, $0.notificationID, $0.step, stamp,
-                ]
-            })
+            into: "revenue_entries", columns: RevenueEntry.storedColumns, rows: revenue.map { $0.values(at: stamp) })
         try await RevenueDay.add(revenue, on: now, converting: converting, db)
         try await writeEntitlements(db, stamp: stamp)
         try await db.insert(

@@ -94,6 +94,10 @@ import Testing
             let later = Date().addingTimeInterval(1)
             #expect(try await figures.active(now: later).isEmpty)
             #expect(try await figures.ended(since: started, until: later, now: later) == ["vip": 1])
+            // Counted for its own app, never for another's
+            #expect(try await figures.ended(since: started, until: later, now: later, app: .single) == ["vip": 1])
+            let racer = AppScope(app: "racer", isDefault: false)
+            #expect(try await figures.ended(since: started, until: later, now: later, app: racer) == [:])
         }
     }
 }

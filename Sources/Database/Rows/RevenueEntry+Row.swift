@@ -21,4 +21,19 @@ extension RevenueEntry {
             subscription: try row.get("subscription"), receiptID: try row.get("receipt_id"),
             notificationID: try row.get("notification_id"), step: try row.get("step"))
     }
+
+    /// The columns an entry is written with (``values(at:)`` in the same order).
+    public static let storedColumns = [
+        "app", "store", "account_id", "transaction_id", "original_transaction_id", "product_id", "kind", "currency",
+        "gross", "proceeds", "commission_bp", "country", "estimated", "subscription", "receipt_id", "notification_id",
+        "step", "created_at",
+    ]
+
+    /// The entry's values for ``storedColumns``, written at `stamp`.
+    public func values(at stamp: SQLValue) -> [(any SQLConvertible)?] {
+        [
+            app, store, accountID, transactionID, originalTransactionID, productID, kind.rawValue, currency, gross,
+            proceeds, commissionBasisPoints, country, estimated, subscription, receiptID, notificationID, step, stamp,
+        ]
+    }
 }

@@ -112,7 +112,7 @@ struct ExportOptions: ParsableArguments {
         var (cursor, written) = (after, 0)
         while true {
             let page = try await ledger.lines(
-                after: cursor, since: start, until: end, app: scope?.key, limit: 1000, naming: naming)
+                after: cursor, since: start, until: end, app: scope, limit: 1000, naming: naming)
             guard let last = page.last else { break }
             output.write(Data(page.map { Ledger.text($0, format) }.joined().utf8))
             (cursor, written) = (last.id, written + page.count)

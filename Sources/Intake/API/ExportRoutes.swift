@@ -69,7 +69,7 @@ struct ExportRoutes: Sendable {
         let first: [ExportLine]
         do {
             first = try await exported.lines(
-                after: after, since: since, until: until, app: app.key, limit: pageSize, naming: naming)
+                after: after, since: since, until: until, app: app, limit: pageSize, naming: naming)
         } catch {
             throw APIError.unavailable(error)
         }
@@ -83,7 +83,7 @@ struct ExportRoutes: Sendable {
             while let last = page.last {
                 try await writer.write(ByteBuffer(string: page.map { Ledger.text($0, format) }.joined()))
                 page = try await exported.lines(
-                    after: last.id, since: since, until: until, app: app.key, limit: pageSize, naming: naming)
+                    after: last.id, since: since, until: until, app: app, limit: pageSize, naming: naming)
             }
             try await writer.finish(nil)
         }

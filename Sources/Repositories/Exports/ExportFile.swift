@@ -38,9 +38,9 @@ public protocol ExportedLedger: Sendable {
     static var numbers: Set<String> { get }
     static var booleans: Set<String> { get }
 
-    /// The entries after `cursor` written in `since..<until` (of the app `app` keys), at
-    /// most `limit`, in ledger order.
-    func lines(after cursor: Int64, since: Date, until: Date, app: String?, limit: Int, naming: ExportNaming)
+    /// The entries after `cursor` written in `since..<until` (of `app`, when given), at most
+    /// `limit`, in ledger order.
+    func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
         async throws -> [ExportLine]
 }
 

@@ -24,26 +24,17 @@ public struct LedgerExport: ExportedLedger {
     /// How much later than an entry written after it a ledger entry may be dated.
     static let slack: TimeInterval = 600
 
-    public func lines(after cursor: Int64, since: Date, until: Date, app: String?, limit: Int, naming: ExportNaming)
+    public func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
         async throws -> [ExportLine]
     {
         guard cursor < .max else { return [] }
         return try await database.snapshot { db in
             let (low, high) = try await db.idRange(
                 of: "ledger_entries", datedBy: "created_at", since: since, until: until, slack: Self.slack)
-            var arguments: SQLArguments = [max(low, cursor + 1), high, since, until]
-            var condition = ""
-            if let app {
-                // The default app's accounts are bare; another app's are `<app>/<account>`.
-                if app.isEmpty {
-                    condition = " AND account_id NOT LIKE '%/%'"
-                } else {
-                    let prefix = app + String(AppScope.separator)
-                    condition = " AND substr(account_id, 1, CAST(? AS INTEGER)) = ?"
-                    arguments += [prefix.count, prefix]
-                }
-            }
-            arguments.append(limit)
+            let owned = app?.sqlCondition(column: "account_id")
+            let condition = owned.map { " AND " + $0.sql } ?? ""
+            let arguments: SQLArguments =
+                [max(low, cursor + 1), high, since, until] + (owned?.arguments ?? []) + [limit]
             return try await db.rows(
                 """
                 SELECT id, created_at, account_id, kind, currency, amount, transaction_id, receipt_id, notification_id,

@@ -20,10 +20,10 @@ public struct RevenueExport: ExportedLedger {
     public static let numbers: Set<String> = ["id", "minor_unit_digits", "gross", "proceeds", "commission_bp", "step"]
     public static let booleans: Set<String> = ["estimated", "subscription"]
 
-    public func lines(after cursor: Int64, since: Date, until: Date, app: String?, limit: Int, naming: ExportNaming)
+    public func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
         async throws -> [ExportLine]
     {
-        try await repository.page(after: cursor, since: since, until: until, app: app, limit: limit).map { row in
+        try await repository.page(after: cursor, since: since, until: until, app: app?.key, limit: limit).map { row in
             let entry = row.entry
             return ExportLine(
                 id: row.id,

@@ -25,14 +25,14 @@ public struct SubscriptionExport: ExportedLedger {
     /// A month: a year's twelfth (30.44 days), in seconds.
     static let month: Int64 = 2_629_746
 
-    public func lines(after cursor: Int64, since: Date, until: Date, app: String?, limit: Int, naming: ExportNaming)
+    public func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
         async throws -> [ExportLine]
     {
         guard cursor < .max else { return [] }
         return try await database.snapshot { db in
             let (low, high) = try await RevenueRepository.ids(since: since, until: until, db)
             let arguments: SQLArguments =
-                [max(low, cursor + 1), high, since, until] + (app.map { [$0] } ?? []) + [limit]
+                [max(low, cursor + 1), high, since, until] + (app.map { [$0.key] } ?? []) + [limit]
             return try await db.rows(
                 """
                 SELECT r.id, r.created_at, r.app, r.store, r.account_id, r.original_transaction_id, r.transaction_id,
