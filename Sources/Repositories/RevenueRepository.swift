@@ -60,13 +60,15 @@ public struct RevenueRepository: Sendable {
     /// The entries after `cursor` (an entry's id; 0 for the first), written in
     /// `since..<until` (of `app`, when given), at most `limit`, in ledger order: what an
     /// export reads page by page, in memory one page at a time, resumable from its last id.
-    public func page(after cursor: Int64, since: Date, until: Date, app: String? = nil, limit: Int = 1000)
-        async throws -> [Row]
-    {
+    public func page(
+        after cursor: Int64, within ids: ExportIDs? = nil, since: Date, until: Date, app: String? = nil,
+        limit: Int = 1000
+    ) async throws -> [Row] {
         // Nothing follows the last id there can be (a cursor is the caller's input).
         guard cursor < .max else { return [] }
         return try await database.snapshot { db in
-            let (low, high) = try await Self.ids(since: since, until: until, db)
+            var (low, high) = (ids?.low ?? 0, ids?.high ?? 0)
+            if ids == nil { (low, high) = try await Self.ids(since: since, until: until, db) }
             let arguments: SQLArguments =
                 [max(low, cursor + 1), high, since, until] + (app.map { [$0] } ?? []) + [limit]
             return try await db.rows(
@@ -90,6 +92,14 @@ public struct RevenueRepository: Sendable {
     /// How much later than an entry written after it an entry may be dated (a writer waiting
     /// for the lock, a host's clock): ten minutes, as the coin ledger's.
     static let slack: TimeInterval = 600
+
+    /// Where the entries written in `since..<until` lie in the key (an export finds it once).
+    public func ids(since: Date, until: Date) async throws -> ExportIDs {
+        try await database.snapshot { db in
+            let (low, high) = try await Self.ids(since: since, until: until, db)
+            return ExportIDs(low: low, high: high)
+        }
+    }
 
     /// The ids of the entries dated in `since..<until` are in `low..<high`: entries are
     /// numbered as written, so a span of time is a range of the primary key (or of

@@ -110,9 +110,11 @@ struct ExportOptions: ParsableArguments {
         let showsProgress = isatty(STDERR_FILENO) == 1
         if format == .csv, after == 0 { output.write(Data(Ledger.headerLine.utf8)) }
         var (cursor, written) = (after, 0)
+        // Where the span lies in the key, found once: each page is then one range read.
+        let ids = try await ledger.ids(since: start, until: end)
         while true {
             let page = try await ledger.lines(
-                after: cursor, since: start, until: end, app: scope, limit: 1000, naming: naming)
+                after: cursor, within: ids, since: start, until: end, app: scope, limit: 1000, naming: naming)
             guard let last = page.last else { break }
             output.write(Data(page.map { Ledger.text($0, format) }.joined().utf8))
             (cursor, written) = (last.id, written + page.count)

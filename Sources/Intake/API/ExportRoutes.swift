@@ -66,10 +66,12 @@ struct ExportRoutes: Sendable {
         let naming = ExportNaming(app: { _ in appID }, account: { AppScope.bare($0) })
         // The first page before the answer starts: a database that cannot answer is a 503,
         // not a 200 cut short.
-        let first: [ExportLine]
+        let (ids, first): (ExportIDs, [ExportLine])
         do {
+            // Where the span lies in the key, found once for the whole download.
+            ids = try await exported.ids(since: since, until: until)
             first = try await exported.lines(
-                after: after, since: since, until: until, app: app, limit: pageSize, naming: naming)
+                after: after, within: ids, since: since, until: until, app: app, limit: pageSize, naming: naming)
         } catch {
             throw APIError.unavailable(error)
         }
@@ -83,7 +85,7 @@ struct ExportRoutes: Sendable {
             while let last = page.last {
                 try await writer.write(ByteBuffer(string: page.map { Ledger.text($0, format) }.joined()))
                 page = try await exported.lines(
-                    after: last.id, since: since, until: until, app: app, limit: pageSize, naming: naming)
+                    after: last.id, within: ids, since: since, until: until, app: app, limit: pageSize, naming: naming)
             }
             try await writer.finish(nil)
         }

@@ -29,6 +29,19 @@ public struct ExportLine: Sendable {
     public var values: [String]
 }
 
+/// Where an export's span lies in a ledger's key: its entries' ids are in `low..<high`
+/// (``SQLSession/idRange(of:datedBy:since:until:slack:)``), found once per export rather than
+/// once per page.
+public struct ExportIDs: Hashable, Sendable {
+    public var low: Int64
+    public var high: Int64
+
+    public init(low: Int64, high: Int64) {
+        self.low = low
+        self.high = high
+    }
+}
+
 /// A ledger an export reads: its columns, and a page of its entries after a cursor.
 public protocol ExportedLedger: Sendable {
     /// Its name on the command line and in the API's path (`revenue`, `ledger`).
@@ -38,13 +51,27 @@ public protocol ExportedLedger: Sendable {
     static var numbers: Set<String> { get }
     static var booleans: Set<String> { get }
 
+    /// Where the entries written in `since..<until` lie in the ledger's key.
+    func ids(since: Date, until: Date) async throws -> ExportIDs
+
     /// The entries after `cursor` written in `since..<until` (of `app`, when given), at most
-    /// `limit`, in ledger order.
-    func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
-        async throws -> [ExportLine]
+    /// `limit`, in ledger order; `ids` is what ``ids(since:until:)`` found for that span.
+    func lines(
+        after cursor: Int64, within ids: ExportIDs, since: Date, until: Date, app: AppScope?, limit: Int,
+        naming: ExportNaming
+    ) async throws -> [ExportLine]
 }
 
 extension ExportedLedger {
+    /// One page of the span, its ids found for it alone (a caller reading one page).
+    public func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
+        async throws -> [ExportLine]
+    {
+        try await lines(
+            after: cursor, within: try await ids(since: since, until: until), since: since, until: until, app: app,
+            limit: limit, naming: naming)
+    }
+
     /// The CSV header line, with its line break.
     public static var headerLine: String { header.joined(separator: ",") + "\n" }
 

@@ -24,13 +24,21 @@ public struct LedgerExport: ExportedLedger {
     /// How much later than an entry written after it a ledger entry may be dated.
     static let slack: TimeInterval = 600
 
-    public func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
-        async throws -> [ExportLine]
-    {
-        guard cursor < .max else { return [] }
-        return try await database.snapshot { db in
+    public func ids(since: Date, until: Date) async throws -> ExportIDs {
+        try await database.snapshot { db in
             let (low, high) = try await db.idRange(
                 of: "ledger_entries", datedBy: "created_at", since: since, until: until, slack: Self.slack)
+            return ExportIDs(low: low, high: high)
+        }
+    }
+
+    public func lines(
+        after cursor: Int64, within ids: ExportIDs, since: Date, until: Date, app: AppScope?, limit: Int,
+        naming: ExportNaming
+    ) async throws -> [ExportLine] {
+        guard cursor < .max else { return [] }
+        let (low, high) = (ids.low, ids.high)
+        return try await database.snapshot { db in
             let owned = app?.sqlCondition(column: "account_id")
             let condition = owned.map { " AND " + $0.sql } ?? ""
             let arguments: SQLArguments =

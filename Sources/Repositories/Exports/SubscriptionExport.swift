@@ -25,12 +25,17 @@ public struct SubscriptionExport: ExportedLedger {
     /// A month: a year's twelfth (30.44 days), in seconds.
     static let month: Int64 = 2_629_746
 
-    public func lines(after cursor: Int64, since: Date, until: Date, app: AppScope?, limit: Int, naming: ExportNaming)
-        async throws -> [ExportLine]
-    {
+    public func ids(since: Date, until: Date) async throws -> ExportIDs {
+        try await RevenueRepository(database).ids(since: since, until: until)
+    }
+
+    public func lines(
+        after cursor: Int64, within ids: ExportIDs, since: Date, until: Date, app: AppScope?, limit: Int,
+        naming: ExportNaming
+    ) async throws -> [ExportLine] {
         guard cursor < .max else { return [] }
+        let (low, high) = (ids.low, ids.high)
         return try await database.snapshot { db in
-            let (low, high) = try await RevenueRepository.ids(since: since, until: until, db)
             let arguments: SQLArguments =
                 [max(low, cursor + 1), high, since, until] + (app.map { [$0.key] } ?? []) + [limit]
             return try await db.rows(
