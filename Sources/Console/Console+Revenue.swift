@@ -80,6 +80,7 @@ extension OperatorConsole {
                     ]
                 )
             })
+        if let rates = configuration.revenueRates, !report.lines.isEmpty { body += convertedRevenue(report, rates) }
         if report.lines.isEmpty { body += "<p>No revenue in this window.</p>" }
         if let currency, !report.lines.isEmpty { body += charts(report, currency, naming: asked.naming) }
         body += try await subscriptions(report, naming: asked.naming)

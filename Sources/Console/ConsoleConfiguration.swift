@@ -33,6 +33,9 @@ public struct ConsoleConfiguration: Sendable {
     /// Each app's catalog, what an operator may grant an account of that app; nil: the
     /// stage's catalog for every account.
     public var catalogs: AppCatalogs?
+    /// `IAP_REVENUE_RATES`: the rates the revenue page also sums every currency in one with;
+    /// nil (unset): sums stay per currency.
+    public var revenueRates: ExchangeRates?
     /// When failed logins start to wait, and how long.
     var loginThrottle = LoginThrottle.Policy()
     /// Signs session cookies and CSRF tokens; derived from the operators' secrets, so that
@@ -103,6 +106,18 @@ public struct ConsoleConfiguration: Sendable {
             pairs.append((name, secret))
         }
         try self.init(operators: pairs, roles: roles, secureCookie: try Self.secureCookie(environment: env))
+        revenueRates = try Self.revenueRates(environment: env)
+    }
+
+    /// The rates file `IAP_REVENUE_RATES` names (see ``ExchangeRates``), read and checked now
+    /// so that a bad one stops the process at start, not the revenue page; nil when unset.
+    public static func revenueRates(environment env: EnvironmentReader) throws(SettingError) -> ExchangeRates? {
+        guard let path = env.optional("IAP_REVENUE_RATES") else { return nil }
+        do {
+            return try ExchangeRates(contentsOfFile: path)
+        } catch {
+            throw SettingError(variable: "IAP_REVENUE_RATES", problem: "\(path): \(error.problem)")
+        }
     }
 
     /// Whether the operator so named has `role`.

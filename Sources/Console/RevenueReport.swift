@@ -4,7 +4,8 @@ import PipelineCore
 
 /// The revenue ledger's days (`revenue_days`) gathered into a window's periods (days or
 /// months): what the console's revenue page charts and tabulates, and its CSV holds. Sums
-/// stay per currency; nothing here converts one currency into another.
+/// stay per currency; only ``converted(_:)``, with the rates of `IAP_REVENUE_RATES`, sums
+/// them in one, beside them.
 struct RevenueReport {
     enum Window: String, CaseIterable {
         case days30 = "30d"
