@@ -83,7 +83,7 @@ extension OperatorConsole {
         if let rates = configuration.revenueRates, !report.lines.isEmpty { body += convertedRevenue(report, rates) }
         if report.lines.isEmpty { body += "<p>No revenue in this window.</p>" }
         if let currency, !report.lines.isEmpty { body += charts(report, currency, naming: asked.naming) }
-        body += try await subscriptions(report, naming: asked.naming)
+        body += try await subscriptions(report, currency: currency, naming: asked.naming)
         body +=
             "<p class=\"note\">Gross is what players paid less what refunds gave back, tax included where the store "
             + "includes it; proceeds are after the store's commission. Estimated entries were priced from the "

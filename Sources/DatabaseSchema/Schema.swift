@@ -40,7 +40,7 @@ public enum Schema {
     public static let migrations: [SchemaMigration] = [
         version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
         version11, version12, version13, version14, version15, version16, version17, version18, version19, version20,
-        version21,
+        version21, version22,
     ]
 
     /// The version a database is at once every migration has run.

@@ -102,6 +102,10 @@ public struct GooglePlayVerifier: ReceiptVerifier {
             transactions[index].priceMicros = micros
             transactions[index].currency = currency
             transactions[index].country = order.buyerAddress?.buyerCountry
+            // "The total tax paid as a part of this order", when it is in the same currency.
+            if let tax = order.tax, tax.currencyCode == currency, let taxMicros = tax.micros, taxMicros >= 0 {
+                transactions[index].taxMicros = taxMicros
+            }
         }
         return .valid(environment: environment, transactions: transactions)
     }

@@ -17,7 +17,7 @@ package struct IAP: AsyncParsableCommand {
         subcommands: [
             Up.self, IntakeCommand.self, ValidatorCommand.self, FulfillerCommand.self, NotifierCommand.self,
             Dlq.self, Audit.self, Migrate.self, ReceiptCommand.self, Reconcile.self, Webhooks.self, Account.self,
-            Apps.self, Export.self,
+            Apps.self, Export.self, Revenue.self,
         ]
     )
 

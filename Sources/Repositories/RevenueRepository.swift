@@ -125,16 +125,38 @@ public struct RevenueRepository: Sendable {
     /// What ``days(from:through:app:byMonth:)`` asks.
     static func daysQuery(app: Bool, byMonth: Bool) -> String {
         let day = byMonth ? "substr(day, 1, 7) || '-01'" : "day"
-        let sums = [
-            "payments", "paid", "take_backs", "given_back", "proceeds", "estimated", "starts", "trials", "renewals",
-            "conversions",
-        ]
-        .map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
+        let sums = RevenueDay.columns.dropFirst(4)
+            .map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", ")
         return """
             SELECT \(day) AS day, app, store, currency, \(sums) FROM revenue_days
             WHERE day >= ? AND day <= ?\(app ? " AND app = ?" : "")
             GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
             """
+    }
+
+    /// Active subscription periods and monthly recurring revenue at the start of `day`
+    /// (`yyyy-MM-dd`), by app, store and currency (of `app`, when given): every earlier day's
+    /// movements summed (``RevenueDay/movements(of:on:)``), where a chart over a window starts.
+    public func subscriptionsBefore(_ day: String, app: String? = nil) async throws -> [RevenueDay] {
+        let arguments: SQLArguments = [day] + (app.map { [$0] } ?? [])
+        return try await database.snapshot { db in
+            try await db.rows(
+                """
+                SELECT app, store, currency, CAST(SUM(subscribers) AS BIGINT) AS subscribers,
+                  CAST(SUM(recurring) AS BIGINT) AS recurring
+                FROM revenue_days WHERE day < ?\(app == nil ? "" : " AND app = ?")
+                GROUP BY app, store, currency ORDER BY app, store, currency
+                """, arguments
+            ).map { row in
+                var line = RevenueDay(
+                    key: RevenueDay.Key(
+                        day: day, app: try row.get("app"), store: try row.get("store"),
+                        currency: try row.get("currency")))
+                line.subscribers = try row.get("subscribers")
+                line.recurring = try row.get("recurring")
+                return line
+            }
+        }
     }
 
     /// Writes the days again from the entries (``RevenueDay/rebuild(_:)``).

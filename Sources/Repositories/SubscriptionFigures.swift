@@ -1,6 +1,7 @@
 import Database
 import Foundation
 import PipelineCore
+import Settlement
 
 /// Subscriptions as a business reads them, computed from the entitlements and the revenue
 /// ledger (never kept apart): who holds a subscription now and what it brings in a month;
@@ -23,6 +24,9 @@ public struct SubscriptionFigures: Sendable {
         public var subscribers: Int
         /// Of them, in a free trial (their current period cost nothing).
         public var inTrial: Int
+        /// Of them, in a grace period: their last paid period has ended and the store, still
+        /// trying to bill, keeps their access (Apple's billing grace period, Google's grace).
+        public var inGrace: Int
         /// Monthly recurring revenue: each current period's price, gross, scaled to a month of
         /// 30.44 days (a year's twelfth), rounded toward zero, in minor units.
         public var monthlyRecurringRevenue: Int64
@@ -36,12 +40,13 @@ public struct SubscriptionFigures: Sendable {
                 db.dialect == .sqlite
                 ? "CAST((julianday(t.expires_date) - julianday(t.purchase_date)) * 86400 AS INTEGER)"
                 : "CAST(EXTRACT(EPOCH FROM t.expires_date - t.purchase_date) AS BIGINT)"
-            let arguments: SQLArguments = [now] + (app.map { [$0] } ?? [])
+            let arguments: SQLArguments = [now, now] + (app.map { [$0] } ?? [])
             return try await db.rows(
                 """
                 SELECT r.app, r.store, r.product_id, r.currency, COUNT(*) AS subscribers,
                   SUM(CASE WHEN r.gross = 0 THEN 1 ELSE 0 END) AS in_trial,
-                  CAST(SUM(CASE WHEN \(seconds) > 0 THEN r.gross * \(SubscriptionExport.month) / \(seconds) ELSE 0 END) AS BIGINT) AS mrr
+                  SUM(CASE WHEN t.expires_date <= ? THEN 1 ELSE 0 END) AS in_grace,
+                  CAST(SUM(COALESCE(r.monthly_recurring, CASE WHEN \(seconds) > 0 THEN r.gross * \(RevenueEntry.month) / \(seconds) ELSE 0 END)) AS BIGINT) AS mrr
                 FROM entitlements e
                 JOIN store_transactions t ON t.transaction_id = (
                   SELECT transaction_id FROM store_transactions
@@ -55,7 +60,8 @@ public struct SubscriptionFigures: Sendable {
                 Active(
                     app: try row.get("app"), store: try row.get("store"), productID: try row.get("product_id"),
                     currency: try row.get("currency"), subscribers: try row.get("subscribers"),
-                    inTrial: try row.get("in_trial"), monthlyRecurringRevenue: try row.get("mrr"))
+                    inTrial: try row.get("in_trial"), inGrace: try row.get("in_grace"),
+                    monthlyRecurringRevenue: try row.get("mrr"))
             }
         }
     }

@@ -112,7 +112,12 @@ public struct StripeVerifier: ReceiptVerifier {
                     session.amountTotal.flatMap {
                         CurrencyUnits.micros(minorUnits: $0, currency: currency.uppercased())
                     }
-                }, currency: session.currency?.uppercased()))
+                }, currency: session.currency?.uppercased(),
+                taxMicros: session.currency.flatMap { currency in
+                    session.totalDetails?.amountTax.flatMap {
+                        CurrencyUnits.micros(minorUnits: $0, currency: currency.uppercased())
+                    }
+                }))
     }
 
     /// The notification an event is, before anything is read: Stripe's type (which the engine

@@ -47,7 +47,7 @@ import Testing
             #expect(active.map(\.subscribers) == [1] && active.map(\.inTrial) == [0], "\(active)")
             #expect(
                 active.map(\.monthlyRecurringRevenue) == [499 * 2_629_746 / 2_592_000]
-                    && active.map(\.currency) == ["USD"])
+                    && active.map(\.currency) == ["USD"], "\(active)")
             let days = try await RevenueRepository(pipeline.database).days(
                 from: RevenueDay.day(of: started), through: RevenueDay.day(of: Date()))
             #expect(days.map(\.trials).reduce(0, +) == 1 && days.map(\.renewals).reduce(0, +) == 1)

@@ -16,7 +16,7 @@ import Testing
     ]
     static let migrations = [
         "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17",
-        "v18", "v19", "v20", "v21",
+        "v18", "v19", "v20", "v21", "v22",
     ]
 
     /// The migrations the file records, in the order they ran.

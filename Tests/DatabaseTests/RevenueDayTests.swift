@@ -42,3 +42,32 @@ import Testing
         #expect(day.givenBack == -400 && day.gross == 1100 && day.proceeds == 845 && day.estimated == 1)
     }
 }
+
+/// How the rollup moves active subscriptions: a period counts from the day it is paid to the
+/// day it ends; a refund ends it early; a reversal starts it again.
+@Suite struct RevenueDayMovementTests {
+    static func period(_ kind: RevenueEntry.Kind, ends: String?, step: Int = 0, subscription: Bool = true)
+        -> RevenueEntry
+    {
+        RevenueEntry(
+            app: "", store: "apple", accountID: "a", transactionID: "t", originalTransactionID: "t", productID: "p",
+            kind: kind, currency: "USD", gross: kind == .refund || kind == .revocation ? -999 : 999, proceeds: 0,
+            commissionBasisPoints: 3000, subscription: subscription, step: step,
+            periodEnds: ends.flatMap { try? Date("\($0)T12:00:00Z", strategy: .iso8601) }, monthlyRecurring: 999)
+    }
+
+    @Test func aPeriodCountsFromItsPaymentToItsEndAndARefundEndsItEarly() {
+        func moves(_ entry: RevenueEntry) -> [String] {
+            RevenueDay.movements(of: entry, on: "2026-11-01").map { "\($0.day) \($0.sign)" }
+        }
+        #expect(moves(Self.period(.purchase, ends: "2026-12-01")) == ["2026-11-01 1", "2026-12-01 -1"])
+        #expect(moves(Self.period(.renewal, ends: "2026-12-01")) == ["2026-11-01 1", "2026-12-01 -1"])
+        #expect(moves(Self.period(.refund, ends: "2026-12-01", step: 1)) == ["2026-11-01 -1", "2026-12-01 1"])
+        #expect(moves(Self.period(.reversal, ends: "2026-12-01")) == ["2026-11-01 1", "2026-12-01 -1"])
+        // A second step of a refund, a period over before it was written, and coins: nothing.
+        #expect(moves(Self.period(.refund, ends: "2026-12-01", step: 2)).isEmpty)
+        #expect(moves(Self.period(.renewal, ends: "2026-11-01")).isEmpty)
+        #expect(moves(Self.period(.purchase, ends: nil)).isEmpty)
+        #expect(moves(Self.period(.purchase, ends: "2026-12-01", subscription: false)).isEmpty)
+    }
+}

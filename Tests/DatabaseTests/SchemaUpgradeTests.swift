@@ -45,6 +45,7 @@ import Testing
             ["identifier": .text("v13")], ["identifier": .text("v14")], ["identifier": .text("v15")],
             ["identifier": .text("v16")], ["identifier": .text("v17")], ["identifier": .text("v18")],
             ["identifier": .text("v19")], ["identifier": .text("v20")], ["identifier": .text("v21")],
+            ["identifier": .text("v22")],
         ]
         #expect(try await Self.sqliteRows(path) == expected)
         #expect(try await LedgerRepository(database).audit() == [])

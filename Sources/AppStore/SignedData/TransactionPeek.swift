@@ -14,6 +14,12 @@ public struct TransactionPeek: Hashable, Sendable {
     public var isRevoked: Bool
     /// The app it says it is of (`bundleId`).
     public var bundleID: String?
+    /// What it says the whole transaction cost, in millionths of ``currency`` (Apple's
+    /// `price` is one unit's, in milli-units), and where (`storefront`): read only for the
+    /// revenue ledger's back-fill of transactions the validator verified before prices were kept.
+    public var priceMicros: Int64?
+    public var currency: String?
+    public var storefront: String?
 
     /// Nil when `signedTransaction` is not a JWS whose payload is JSON with a transaction id.
     public init?(_ signedTransaction: String) {
@@ -26,5 +32,22 @@ public struct TransactionPeek: Hashable, Sendable {
         appAccountToken = (object["appAccountToken"] as? String)?.lowercased()
         isRevoked = object["revocationDate"] != nil && !(object["revocationDate"] is NSNull)
         bundleID = object["bundleId"] as? String
+        if let milli = (object["price"] as? NSNumber)?.int64Value, milli >= 0,
+            let currency = object["currency"] as? String
+        {
+            let quantity = Int64((object["quantity"] as? NSNumber)?.intValue ?? 1)
+            let (unit, overflow) = milli.multipliedReportingOverflow(by: 1000)
+            let (total, again) = unit.multipliedReportingOverflow(by: max(quantity, 1))
+            if !overflow && !again { (priceMicros, self.currency) = (total, currency) }
+        }
+        storefront = object["storefront"] as? String
+    }
+
+    /// The transaction an App Store Server Notification carries (`data.signedTransactionInfo`).
+    public init?(notification signedPayload: String) {
+        guard let object = CompactJWS.unverifiedPayload(signedPayload),
+            let signed = (object["data"] as? [String: Any])?["signedTransactionInfo"] as? String
+        else { return nil }
+        self.init(signed)
     }
 }

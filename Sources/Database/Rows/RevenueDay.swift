@@ -46,6 +46,12 @@ public struct RevenueDay: Hashable, Sendable {
     public var renewals: Int = 0
     /// Free trials converted: a subscription's first paid period after a free trial.
     public var conversions: Int = 0
+    /// Tax in the day's entries where the stores report it (take-backs' negative).
+    public var tax: Int64 = 0
+    /// How active subscription periods, and monthly recurring revenue, moved this day
+    /// (``movements(of:on:)``): summed over every day up to one, that day's figures.
+    public var subscribers: Int = 0
+    public var recurring: Int64 = 0
 
     public init(key: Key) {
         self.key = key
@@ -76,7 +82,20 @@ public struct RevenueDay: Hashable, Sendable {
             givenBack += entry.gross
         }
         proceeds += entry.proceeds
+        tax += entry.tax ?? 0
         if entry.estimated { estimated += 1 }
+    }
+
+    /// How an entry written on `day` moves active subscriptions: a paid or trial period (or a
+    /// reversal that restores one) counts from that day to the day it ends; a first take-back
+    /// ends it that day instead. Nothing for a period that had ended by the day it was
+    /// written, nor for what is not a subscription. Each movement is (day, ±1).
+    public static func movements(of entry: RevenueEntry, on day: String) -> [(day: String, sign: Int)] {
+        guard entry.subscription, let ends = entry.periodEnds.map(Self.day(of:)), ends > day else { return [] }
+        switch entry.kind {
+        case .purchase, .renewal, .reversal: return [(day, 1), (ends, -1)]
+        case .refund, .revocation: return entry.step == 1 ? [(day, -1), (ends, 1)] : []
+        }
     }
 
     /// Adds `other`'s figures to these (a period's days, a window's periods).
@@ -91,12 +110,23 @@ public struct RevenueDay: Hashable, Sendable {
         trials += other.trials
         renewals += other.renewals
         conversions += other.conversions
+        tax += other.tax
+        subscribers += other.subscribers
+        recurring += other.recurring
     }
 
-    static let columns = [
+    public static let columns = [
         "day", "app", "store", "currency", "payments", "paid", "take_backs", "given_back", "proceeds", "estimated",
-        "starts", "trials", "renewals", "conversions",
+        "starts", "trials", "renewals", "conversions", "tax", "subscribers", "recurring",
     ]
+
+    /// The figures after the key, in ``columns``' order.
+    var values: [(any SQLConvertible)?] {
+        [
+            key.day, key.app, key.store, key.currency, payments, paid, takeBacks, givenBack, proceeds, estimated,
+            starts, trials, renewals, conversions, tax, subscribers, recurring,
+        ]
+    }
 
     /// Adds `entries`, written at `now`, to their days: one statement, each day's row once, in
     /// key order (two PostgreSQL writers then never wait on each other's rows in a cycle).
@@ -117,16 +147,16 @@ public struct RevenueDay: Hashable, Sendable {
             {
                 days[key]?.conversions += 1
             }
+            for (moved, sign) in movements(of: entry, on: day) {
+                let key = Key(day: moved, app: entry.app, store: entry.store, currency: entry.currency)
+                days[key, default: RevenueDay(key: key)].subscribers += sign
+                days[key, default: RevenueDay(key: key)].recurring += Int64(sign) * (entry.monthlyRecurring ?? 0)
+            }
         }
         let sums = columns.dropFirst(4).map { "\($0) = revenue_days.\($0) + excluded.\($0)" }
         try await db.insert(
             into: "revenue_days", columns: columns,
-            rows: days.values.sorted { $0.key < $1.key }.map {
-                [
-                    $0.key.day, $0.key.app, $0.key.store, $0.key.currency, $0.payments, $0.paid, $0.takeBacks,
-                    $0.givenBack, $0.proceeds, $0.estimated, $0.starts, $0.trials, $0.renewals, $0.conversions,
-                ]
-            },
+            rows: days.values.sorted { $0.key < $1.key }.map(\.values),
             suffix: "ON CONFLICT (day, app, store, currency) DO UPDATE SET " + sums.joined(separator: ", "))
     }
 
@@ -155,24 +185,42 @@ public struct RevenueDay: Hashable, Sendable {
     public static func rebuild(_ db: any SQLSession) async throws -> Int {
         try await db.execute("DELETE FROM revenue_days")
         let day = db.dialect.truncated("created_at", toHour: false)
+        let ends = db.dialect.truncated("period_ends", toHour: false)
+        // Entries that move active subscriptions (``movements(of:on:)``), and which way.
+        let moves = """
+            subscription AND period_ends IS NOT NULL AND \(ends) > \(day) \
+            AND (kind IN ('purchase', 'renewal', 'reversal') OR (kind IN ('refund', 'revocation') AND step = 1))
+            """
+        let sign = "CASE WHEN kind IN ('refund', 'revocation') THEN -1 ELSE 1 END"
+        let figures = columns.dropFirst(4)
         return try await db.execute(
             """
             INSERT INTO revenue_days (\(columns.joined(separator: ", ")))
-            SELECT \(day), app, store, currency,
-              SUM(CASE WHEN kind IN ('purchase', 'renewal') THEN 1 ELSE 0 END),
-              SUM(CASE WHEN kind IN ('purchase', 'renewal') THEN gross ELSE 0 END),
-              SUM(CASE WHEN kind IN ('refund', 'revocation') THEN 1 ELSE 0 END),
-              SUM(CASE WHEN kind IN ('refund', 'revocation', 'reversal') THEN gross ELSE 0 END),
-              SUM(proceeds), SUM(CASE WHEN estimated THEN 1 ELSE 0 END),
-              SUM(CASE WHEN subscription AND kind = 'purchase' AND gross > 0 THEN 1 ELSE 0 END),
-              SUM(CASE WHEN subscription AND kind = 'purchase' AND gross = 0 THEN 1 ELSE 0 END),
-              SUM(CASE WHEN subscription AND kind = 'renewal' THEN 1 ELSE 0 END),
-              SUM(CASE WHEN subscription AND kind = 'renewal' AND gross > 0
-                AND EXISTS (SELECT 1 FROM revenue_entries trial WHERE trial.original_transaction_id = e.original_transaction_id
-                  AND trial.subscription AND trial.kind = 'purchase' AND trial.gross = 0)
-                AND NOT EXISTS (SELECT 1 FROM revenue_entries paid WHERE paid.original_transaction_id = e.original_transaction_id
-                  AND paid.kind = 'renewal' AND paid.gross > 0 AND paid.id < e.id) THEN 1 ELSE 0 END)
-            FROM revenue_entries e GROUP BY 1, 2, 3, 4
+            SELECT day, app, store, currency, \(figures.map { "SUM(\($0))" }.joined(separator: ", "))
+            FROM (
+              SELECT \(day) AS day, app, store, currency,
+                CASE WHEN kind IN ('purchase', 'renewal') THEN 1 ELSE 0 END AS payments,
+                CASE WHEN kind IN ('purchase', 'renewal') THEN gross ELSE 0 END AS paid,
+                CASE WHEN kind IN ('refund', 'revocation') THEN 1 ELSE 0 END AS take_backs,
+                CASE WHEN kind IN ('refund', 'revocation', 'reversal') THEN gross ELSE 0 END AS given_back,
+                proceeds, CASE WHEN estimated THEN 1 ELSE 0 END AS estimated,
+                CASE WHEN subscription AND kind = 'purchase' AND gross > 0 THEN 1 ELSE 0 END AS starts,
+                CASE WHEN subscription AND kind = 'purchase' AND gross = 0 THEN 1 ELSE 0 END AS trials,
+                CASE WHEN subscription AND kind = 'renewal' THEN 1 ELSE 0 END AS renewals,
+                CASE WHEN subscription AND kind = 'renewal' AND gross > 0
+                  AND EXISTS (SELECT 1 FROM revenue_entries trial WHERE trial.original_transaction_id = e.original_transaction_id
+                    AND trial.subscription AND trial.kind = 'purchase' AND trial.gross = 0)
+                  AND NOT EXISTS (SELECT 1 FROM revenue_entries paid WHERE paid.original_transaction_id = e.original_transaction_id
+                    AND paid.kind = 'renewal' AND paid.gross > 0 AND paid.id < e.id) THEN 1 ELSE 0 END AS conversions,
+                COALESCE(tax, 0) AS tax,
+                CASE WHEN \(moves) THEN \(sign) ELSE 0 END AS subscribers,
+                CASE WHEN \(moves) THEN \(sign) * COALESCE(monthly_recurring, 0) ELSE 0 END AS recurring
+              FROM revenue_entries e
+              UNION ALL
+              SELECT \(ends), app, store, currency, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -(\(sign)),
+                -(\(sign)) * COALESCE(monthly_recurring, 0)
+              FROM revenue_entries WHERE \(moves)
+            ) moved GROUP BY day, app, store, currency
             """)
     }
 
@@ -199,5 +247,8 @@ public struct RevenueDay: Hashable, Sendable {
         trials = try row.get("trials")
         renewals = try row.get("renewals")
         conversions = try row.get("conversions")
+        tax = try row.get("tax")
+        subscribers = try row.get("subscribers")
+        recurring = try row.get("recurring")
     }
 }

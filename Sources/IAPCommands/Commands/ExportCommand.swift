@@ -85,13 +85,12 @@ struct ExportOptions: ParsableArguments {
     @Option(help: "From this day (YYYY-MM-DD, UTC) or moment (ISO 8601).") var since: String
     @Option(help: "Until this day or moment, not included.") var until: String
     @Option(help: "csv or ndjson.") var format: ExportFormat = .csv
-    @Option(help: "Resume after the entry with this id (the cursor a run printed).") var after: Int64 = 0
+    @Option(help: "Resume after the entry with this id (the cursor a run printed).") var after: Int64?
     @OptionGroup var app: AppOption
 
     func check() throws {
         let (start, end) = (try Self.moment(since, "--since"), try Self.moment(until, "--until"))
         guard start < end else { throw ValidationError("--since must be before --until") }
-        guard after >= 0 else { throw ValidationError("--after must be a cursor a run printed (0 or more)") }
     }
 
     /// Writes the ledger `open` reads from the pipeline's database to standard output.
@@ -108,8 +107,9 @@ struct ExportOptions: ParsableArguments {
         let naming = ExportNaming(app: { directory.appID(ofKey: $0) }, account: { $0 })
         let output = FileHandle.standardOutput
         let showsProgress = isatty(STDERR_FILENO) == 1
-        if format == .csv, after == 0 { output.write(Data(Ledger.headerLine.utf8)) }
-        var (cursor, written) = (after, 0)
+        if format == .csv, after == nil { output.write(Data(Ledger.headerLine.utf8)) }
+        // From the first entry there can be: a back-filled one's id is negative (docs/revenue.md).
+        var (cursor, written) = (after ?? .min, 0)
         // Where the span lies in the key, found once: each page is then one range read.
         let ids = try await ledger.ids(since: start, until: end)
         while true {

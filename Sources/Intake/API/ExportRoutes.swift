@@ -53,11 +53,11 @@ struct ExportRoutes: Sendable {
         guard let format = ExportFormat(rawValue: requested) else {
             throw APIError.invalid("invalid_export", "format must be csv or ndjson", field: "format")
         }
-        var after: Int64 = 0
+        // From the first entry there can be (a back-filled one's id is negative), or after one.
+        var after: Int64 = .min
         if let text = query.get("after") {
-            guard let cursor = Int64(String(text)), cursor >= 0 else {
-                throw APIError.invalid(
-                    "invalid_export", "after must be the id of an exported entry (0 or more)", field: "after")
+            guard let cursor = Int64(String(text)) else {
+                throw APIError.invalid("invalid_export", "after must be the id of an exported entry", field: "after")
             }
             after = cursor
         }
@@ -75,7 +75,7 @@ struct ExportRoutes: Sendable {
         } catch {
             throw APIError.unavailable(error)
         }
-        let (pageSize, header) = (pageSize, after == 0)
+        let (pageSize, header) = (pageSize, query.get("after") == nil)
         var headers = HTTPFields()
         headers[.contentType] = format.mediaType
         headers[.cacheControl] = "no-store"

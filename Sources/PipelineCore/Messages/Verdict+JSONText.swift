@@ -51,6 +51,7 @@ extension VerifiedTransaction: JSONTextValue {
             json.member("refunded_quantity", ifPresent: refundedQuantity)
             json.member("revocation_percentage", ifPresent: revocationPercentage)
             json.member("store_account_id", ifPresent: storeAccountID)
+            json.member("tax_micros", ifPresent: taxMicros.map(Int.init))
             json.member("transaction_id", transactionID)
         }
     }

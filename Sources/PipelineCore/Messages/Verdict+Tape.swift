@@ -41,7 +41,8 @@ extension VerifiedTransaction {
             isUpgraded: try value.optionalBool("is_upgraded"), offerType: try value.optionalString("offer_type"),
             offerID: try value.optionalString("offer_id"), ownershipType: try value.optionalString("ownership_type"),
             priceMicros: try value.optionalInt("price_micros").map(Int64.init),
-            currency: try value.optionalString("currency"), country: try value.optionalString("country"))
+            currency: try value.optionalString("currency"), country: try value.optionalString("country"),
+            taxMicros: try value.optionalInt("tax_micros").map(Int64.init))
     }
 }
 

@@ -61,6 +61,9 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
     public var priceMicros: Int64?
     /// The ISO 4217 code of ``priceMicros``.
     public var currency: String?
+    /// The tax in ``priceMicros``, in the same unit, where the store reports it apart
+    /// (Google's order `tax`, Stripe's `amount_tax`); nil where it does not say.
+    public var taxMicros: Int64?
     /// Where it was bought, as the store names the country (Apple's storefront, ISO 3166 alpha-3).
     public var country: String?
 
@@ -72,7 +75,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         appTransactionID: String? = nil, offerPeriod: String? = nil, billingPlanType: String? = nil,
         commitmentExpiresDate: Date? = nil, linkedOriginalTransactionID: String? = nil, isUpgraded: Bool? = nil,
         offerType: String? = nil, offerID: String? = nil, ownershipType: String? = nil, priceMicros: Int64? = nil,
-        currency: String? = nil, country: String? = nil
+        currency: String? = nil, country: String? = nil, taxMicros: Int64? = nil
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -99,6 +102,7 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         self.priceMicros = priceMicros
         self.currency = currency
         self.country = country
+        self.taxMicros = taxMicros
     }
 
     /// A family member's access to what another member of the family bought (Apple's Family Sharing).
@@ -129,5 +133,6 @@ public struct VerifiedTransaction: Codable, Hashable, Sendable {
         case ownershipType = "ownership_type"
         case priceMicros = "price_micros"
         case currency, country
+        case taxMicros = "tax_micros"
     }
 }

@@ -1,6 +1,7 @@
 import Database
 import Foundation
 import PipelineCore
+import Settlement
 
 /// Subscriptions' periods as an export reads them: each period of an auto-renewable product
 /// on the revenue ledger (a first period, paid or a free trial, or a renewal), with when it
@@ -21,9 +22,6 @@ public struct SubscriptionExport: ExportedLedger {
     ]
     public static let numbers: Set<String> = ["id", "minor_unit_digits", "gross", "proceeds", "monthly_recurring"]
     public static let booleans: Set<String> = ["trial"]
-
-    /// A month: a year's twelfth (30.44 days), in seconds.
-    static let month: Int64 = 2_629_746
 
     public func ids(since: Date, until: Date) async throws -> ExportIDs {
         try await RevenueRepository(database).ids(since: since, until: until)
@@ -65,20 +63,11 @@ public struct SubscriptionExport: ExportedLedger {
                         try row.get("product_id"), kind, String(kind == "purchase" && gross == 0),
                         start.map(Timestamp.format) ?? "", end.map(Timestamp.format) ?? "", currency,
                         String(CurrencyUnits.exponent(of: currency)), String(gross), String(proceeds),
-                        Self.monthly(gross, from: start, to: end).map(String.init) ?? "",
+                        RevenueEntry.monthly(gross, from: start, to: end).map(String.init) ?? "",
                         try row.get("offer_type", as: String?.self) ?? "",
                         try row.get("offer_id", as: String?.self) ?? "",
                     ])
             }
         }
-    }
-
-    /// A period's price scaled to a month, rounded toward zero; nil without both ends.
-    static func monthly(_ gross: Int64, from start: Date?, to end: Date?) -> Int64? {
-        guard let start, let end else { return nil }
-        let seconds = Int64(end.timeIntervalSince(start))
-        guard seconds > 0 else { return nil }
-        let (scaled, overflow) = gross.multipliedReportingOverflow(by: month)
-        return overflow ? nil : scaled / seconds
     }
 }

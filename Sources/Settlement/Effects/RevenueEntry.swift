@@ -39,13 +39,22 @@ public struct RevenueEntry: Hashable, Sendable {
     public var notificationID: String?
     /// For a take-back, which of the transaction's take-backs (1, 2, …); 0 otherwise.
     public var step: Int
+    /// The tax in ``gross`` where the store reports it apart (Google, Stripe); nil where it
+    /// does not say.
+    public var tax: Int64?
+    /// A subscription period's end, as the store signed it.
+    public var periodEnds: Date?
+    /// The period's price scaled to a month (``RevenueEntry/monthly(_:from:to:)``): what it adds
+    /// to monthly recurring revenue while it runs.
+    public var monthlyRecurring: Int64?
 
     public init(
         app: String, store: String = "", accountID: String, transactionID: String, originalTransactionID: String,
         productID: String,
         kind: Kind, currency: String, gross: Int64, proceeds: Int64, commissionBasisPoints: Int,
         country: String? = nil, estimated: Bool = false, subscription: Bool = false, receiptID: String? = nil,
-        notificationID: String? = nil, step: Int = 0
+        notificationID: String? = nil, step: Int = 0, tax: Int64? = nil, periodEnds: Date? = nil,
+        monthlyRecurring: Int64? = nil
     ) {
         self.app = app
         self.store = store
@@ -64,6 +73,21 @@ public struct RevenueEntry: Hashable, Sendable {
         self.receiptID = receiptID
         self.notificationID = notificationID
         self.step = step
+        self.tax = tax
+        self.periodEnds = periodEnds
+        self.monthlyRecurring = monthlyRecurring
+    }
+
+    /// A month: a year's twelfth (30.44 days), in seconds.
+    public static let month: Int64 = 2_629_746
+
+    /// A period's price scaled to a month, rounded toward zero; nil without both ends.
+    public static func monthly(_ gross: Int64, from start: Date?, to end: Date?) -> Int64? {
+        guard let start, let end else { return nil }
+        let seconds = Int64(end.timeIntervalSince(start))
+        guard seconds > 0 else { return nil }
+        let (scaled, overflow) = gross.multipliedReportingOverflow(by: month)
+        return overflow ? nil : scaled / seconds
     }
 }
 
@@ -75,6 +99,8 @@ public struct RevenueSoFar: Hashable, Sendable {
     /// Given back so far (positive), gross and proceeds, reversals deducted.
     public var givenBack: Int64 = 0
     public var proceedsGivenBack: Int64 = 0
+    /// Tax given back so far (positive).
+    public var taxGivenBack: Int64 = 0
     /// Take-back entries so far: the next is step `steps + 1`.
     public var steps: Int = 0
 
@@ -89,10 +115,12 @@ public struct RevenueSoFar: Hashable, Sendable {
         case .refund, .revocation:
             givenBack -= entry.gross
             proceedsGivenBack -= entry.proceeds
+            taxGivenBack -= entry.tax ?? 0
             steps = max(steps, entry.step)
         case .reversal:
             givenBack -= entry.gross
             proceedsGivenBack -= entry.proceeds
+            taxGivenBack -= entry.tax ?? 0
         }
     }
 }

@@ -13,6 +13,7 @@ extension SettlementEngine {
     ) -> RevenueEntry? {
         guard !transaction.isFamilyShared, let (currency, gross, estimated) = Self.price(of: transaction, product)
         else { return nil }
+        let subscription = product.kind == .autoRenewable
         let rate = commission.rate(
             store: cause.store, subscriptionSince: renewal ? first : nil, periodStarts: transaction.purchaseDate)
         return RevenueEntry(
@@ -20,9 +21,12 @@ extension SettlementEngine {
             originalTransactionID: transaction.originalTransactionID, productID: product.productID,
             kind: renewal ? .renewal : .purchase, currency: currency, gross: gross,
             proceeds: CommissionRates.proceeds(of: gross, basisPoints: rate), commissionBasisPoints: rate,
-            country: transaction.country, estimated: estimated, subscription: product.kind == .autoRenewable,
-            receiptID: cause.receiptID,
-            notificationID: cause.notificationID)
+            country: transaction.country, estimated: estimated, subscription: subscription,
+            receiptID: cause.receiptID, notificationID: cause.notificationID,
+            tax: estimated ? nil : Self.tax(of: transaction, currency: currency, gross: gross),
+            periodEnds: subscription ? transaction.expiresDate : nil,
+            monthlyRecurring: subscription
+                ? RevenueEntry.monthly(gross, from: transaction.purchaseDate, to: transaction.expiresDate) : nil)
     }
 
     /// What a transaction cost: the store's price in whole minor units, or the catalog's.
@@ -38,6 +42,22 @@ extension SettlementEngine {
         else { return nil }
         let (total, overflow) = unit.multipliedReportingOverflow(by: Int64(transaction.quantity))
         return overflow ? nil : (currency, total, true)
+    }
+
+    /// The tax the store reported in a price, in minor units: nil where it did not, or where it
+    /// would be more than the price.
+    static func tax(of transaction: VerifiedTransaction, currency: String, gross: Int64) -> Int64? {
+        guard let micros = transaction.taxMicros, micros >= 0,
+            let minor = CurrencyUnits.minorUnits(micros: micros, currency: currency), minor <= gross
+        else { return nil }
+        return minor
+    }
+
+    /// `part` × `share` / `whole`, rounded toward zero: the tax in a take-back's share of a
+    /// payment (`part` the payment's tax, `whole` its gross, `share` what the take-back reaches).
+    static func share(_ part: Int64, of whole: Int64, _ share: Int64) -> Int64 {
+        guard whole > 0 else { return 0 }
+        return (part / whole) * share + (part % whole) * share / whole
     }
 
     /// The revenue a take-back gives back: the share of the payment the store's refund now
@@ -59,6 +79,7 @@ extension SettlementEngine {
         entry.kind = kind == .refund ? .refund : .revocation
         entry.gross = -step
         entry.proceeds = -(proceedsReached - revenue.proceedsGivenBack)
+        entry.tax = paid.tax.map { -(share($0, of: paid.gross, reached) - revenue.taxGivenBack) }
         entry.receiptID = cause.receiptID
         entry.notificationID = cause.notificationID
         entry.step = revenue.steps + 1
@@ -72,6 +93,7 @@ extension SettlementEngine {
         entry.kind = .reversal
         entry.gross = revenue.givenBack
         entry.proceeds = revenue.proceedsGivenBack
+        entry.tax = revenue.paid.tax == nil ? nil : revenue.taxGivenBack
         entry.receiptID = cause.receiptID
         entry.notificationID = cause.notificationID
         entry.step = 0

@@ -21,6 +21,13 @@ public struct StripeCheckoutSession: Decodable, Hashable, Sendable {
     public var amountTotal: Int64?
     /// Three-letter ISO 4217 code, lowercase as Stripe writes it.
     public var currency: String?
+    /// `total_details`: of `amount_total`, what was tax (`amount_tax`, smallest unit).
+    public var totalDetails: TotalDetails?
+
+    /// [total_details](https://docs.stripe.com/api/checkout/sessions/object#checkout_session_object-total_details).
+    public struct TotalDetails: Decodable, Hashable, Sendable {
+        public var amountTax: Int64?
+    }
 
     public init(
         id: String, mode: String? = "payment", paymentStatus: String, status: String? = "complete",
