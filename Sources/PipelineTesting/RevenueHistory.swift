@@ -69,6 +69,11 @@ public struct RevenueHistory: Sendable {
                 proceeds: CommissionRates.proceeds(of: price, basisPoints: rate), commissionBasisPoints: rate,
                 country: ["USA", "DEU", "JPN", "GBR", "KWT"][Int(random.next() % 5)],
                 estimated: store == "google" || store == "amazon", subscription: subscription, receiptID: id)
+            if subscription {
+                // A month's period: what the subscribers and recurring revenue over time count.
+                paid.periodEnds = at.addingTimeInterval(30 * 86_400)
+                paid.monthlyRecurring = RevenueEntry.monthly(price, from: at, to: paid.periodEnds)
+            }
             pending.append((paid, at))
             // About one payment in twenty is refunded (a fifth of them in two steps), one in a
             // hundred revoked, and one refund in ten reversed, a few days later.

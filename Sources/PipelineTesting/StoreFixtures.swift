@@ -11,15 +11,17 @@ public func sha256Hex(_ text: String) -> String {
 }
 
 extension NewReceipt {
-    /// A legacy receipt as the intake would store it, for tests that start past the intake.
+    /// A receipt (legacy unless `kind` says) as the intake would store it, for tests that start past the intake.
     public static func fixture(
-        id: String = UUID().uuidString.lowercased(), accountID: String = "player", payload: String? = nil
+        id: String = UUID().uuidString.lowercased(), accountID: String = "player", kind: ReceiptKind = .legacy,
+        payload: String? = nil
     )
         -> NewReceipt
     {
         let payload = payload ?? Data("receipt \(id)".utf8).base64EncodedString()
         return NewReceipt(
-            id: id, accountID: accountID, kind: .legacy, payload: payload, payloadHash: sha256Hex("legacy:" + payload),
+            id: id, accountID: accountID, kind: kind, payload: payload,
+            payloadHash: sha256Hex(kind.rawValue + ":" + payload),
             requestHash: sha256Hex(accountID + payload))
     }
 }

@@ -28,6 +28,17 @@ public struct RevenueBackfill: Sendable {
         /// The notification's store and payload, when a notification carried it.
         public var notificationStore: String?
         public var notificationPayload: String?
+
+        public init(
+            transactionID: String, receiptKind: String? = nil, receiptPayload: String? = nil,
+            notificationStore: String? = nil, notificationPayload: String? = nil
+        ) {
+            self.transactionID = transactionID
+            self.receiptKind = receiptKind
+            self.receiptPayload = receiptPayload
+            self.notificationStore = notificationStore
+            self.notificationPayload = notificationPayload
+        }
     }
 
     /// A price found in stored evidence, in the units ``VerifiedTransaction`` keeps.

@@ -71,6 +71,17 @@ def main() -> int:
         # The subscriptions' movements: started, free trials and renewed, counted per month.
         bars = driver.find_elements(By.CSS_SELECTOR, "#chart-subscriptions svg rect")
         check(len(bars) >= 12, "subscriptions chart: %d bars" % len(bars))
+        # Subscribers and recurring revenue over time: at the end of each month, in a table too.
+        for chart in ["chart-subscribers", "chart-mrr"]:
+            bars = driver.find_elements(By.CSS_SELECTOR, "#%s svg rect" % chart)
+            check(len(bars) >= 12, "%s: %d bars" % (chart, len(bars)))
+        months = [
+            r for r in driver.find_elements(By.CSS_SELECTOR, "#subscriptions-over-time tr")
+            if r.find_elements(By.TAG_NAME, "td")
+        ]
+        check(len(months) == 12, "subscriptions over time: %d rows" % len(months))
+        latest = [cell.text for cell in months[0].find_elements(By.TAG_NAME, "td")]
+        check(int(latest[1].replace(",", "")) > 0, "active subscriptions at the end: %r" % latest)
         window = driver.find_element(By.ID, "subscriptions-window").text
         check("trial conversion" in window, "subscriptions' window: " + window)
         legend = driver.find_element(By.CSS_SELECTOR, "#chart-revenue-stores .legend").text

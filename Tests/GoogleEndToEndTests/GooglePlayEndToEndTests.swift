@@ -175,6 +175,8 @@ import Testing
             #expect(
                 revenue.allSatisfy { $0.entry.store == "google" && $0.entry.currency == "USD" && !$0.entry.estimated })
             #expect(revenue.map(\.entry.country) == ["US", "US", "US"] && revenue.map(\.entry.step) == [0, 1, 2])
+            // with the order's tax ($0.825, a sixth: 20 % VAT included), each refund its share
+            #expect(revenue.map(\.entry.tax) == [83, -33, -16])
         }
     }
 

@@ -71,10 +71,12 @@ extension StripeEndToEndTests {
             // And the revenue ledger holds Stripe's 10.00 and the same three steps given back
             let revenue = try await pipeline.database.snapshot { db in
                 try await db.rows(
-                    "SELECT kind, currency, gross, estimated FROM revenue_entries WHERE transaction_id = ? ORDER BY id",
+                    "SELECT kind, currency, gross, tax, estimated FROM revenue_entries WHERE transaction_id = ? ORDER BY id",
                     [transaction])
             }
             #expect(try revenue.map { try $0.get("gross") as Int64 } == [1000, -300, -500, -200])
+            // with Stripe's amount_tax (1.66 of it), each step giving back its share
+            #expect(try revenue.map { try $0.get("tax") as Int64? } == [166, -49, -83, -34])
             #expect(try revenue.map { try $0.get("kind") as String } == ["purchase", "refund", "refund", "refund"])
             #expect(
                 try revenue.allSatisfy { try $0.get("currency") as String == "USD" && !($0.get("estimated") as Bool) })

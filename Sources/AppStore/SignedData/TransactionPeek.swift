@@ -43,6 +43,24 @@ public struct TransactionPeek: Hashable, Sendable {
         storefront = object["storefront"] as? String
     }
 
+    /// The transaction `transactionID` as stored evidence holds it: a StoreKit 2 receipt
+    /// (`storekit2`, a JWS) or, for one no receipt carried, an App Store notification; nil for
+    /// any other evidence, or one about another transaction.
+    public static func stored(
+        _ transactionID: String, receiptKind: String?, receiptPayload: String?, notificationStore: String?,
+        notificationPayload: String?
+    ) -> TransactionPeek? {
+        let peek: TransactionPeek?
+        if receiptKind == "storekit2", let receiptPayload {
+            peek = TransactionPeek(receiptPayload)
+        } else if receiptKind == nil, notificationStore == StoreEvidence.appleStore, let notificationPayload {
+            peek = TransactionPeek(notification: notificationPayload)
+        } else {
+            peek = nil
+        }
+        return peek?.transactionID == transactionID ? peek : nil
+    }
+
     /// The transaction an App Store Server Notification carries (`data.signedTransactionInfo`).
     public init?(notification signedPayload: String) {
         guard let object = CompactJWS.unverifiedPayload(signedPayload),

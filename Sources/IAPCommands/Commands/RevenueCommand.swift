@@ -49,21 +49,15 @@ extension IAP {
         /// evidence the pipeline keeps that holds one (Google's, Huawei's and the others' prices
         /// were read from the stores' answers, which are not kept).
         @Sendable static func storedPrice(_ evidence: RevenueBackfill.StoredEvidence) -> RevenueBackfill.StoredPrice? {
-            let peek: TransactionPeek?
-            if evidence.receiptKind == "storekit2", let payload = evidence.receiptPayload {
-                peek = TransactionPeek(payload)
-            } else if evidence.receiptKind == nil, evidence.notificationStore == StoreEvidence.appleStore,
-                let payload = evidence.notificationPayload
-            {
-                peek = TransactionPeek(notification: payload)
-            } else {
-                peek = nil
-            }
-            guard let peek, peek.transactionID == evidence.transactionID, let micros = peek.priceMicros,
-                let currency = peek.currency
+            guard
+                let peek = TransactionPeek.stored(
+                    evidence.transactionID, receiptKind: evidence.receiptKind, receiptPayload: evidence.receiptPayload,
+                    notificationStore: evidence.notificationStore, notificationPayload: evidence.notificationPayload),
+                let micros = peek.priceMicros, let currency = peek.currency
             else { return nil }
             return RevenueBackfill.StoredPrice(micros: micros, currency: currency, country: peek.storefront)
         }
+
     }
 
     /// `iap revenue rebuild`: the days written again from the entries.

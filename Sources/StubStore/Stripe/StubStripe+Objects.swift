@@ -39,6 +39,8 @@ extension StubStripe {
             "payment_status": session.paid ? "paid" : "unpaid", "payment_intent": session.paymentIntent,
             "client_reference_id": orNull(session.clientReferenceID), "created": session.created,
             "livemode": false, "amount_total": session.total, "currency": "usd",
+            // 20 % VAT included, as Stripe Tax reports it.
+            "total_details": ["amount_discount": 0, "amount_shipping": 0, "amount_tax": session.total / 6],
         ]
         if lineItems {
             let items: [[String: Any]] = session.lookupKeys.enumerated().map { index, key in
