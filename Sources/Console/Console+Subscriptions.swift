@@ -58,6 +58,7 @@ extension OperatorConsole {
         out += "</div>"
         out += try await overTime(report, currency: currency, app: app)
         let endedTotal = ended.values.reduce(0, +)
+        let retrying = try await figures.billingRetry(now: now, app: naming.scope).values.reduce(0, +)
         let (trials, converted) = (counts(\.trials).reduce(0, +), counts(\.conversions).reduce(0, +))
         let rate = trials == 0 ? "–" : "\((converted * 1000 / trials + 5) / 10) %"
         out += HTML.table(
@@ -65,6 +66,10 @@ extension OperatorConsole {
             columns: [("in the \(report.window.label)", .text), ("", .num)],
             rows: [
                 ("", [.text("subscriptions ended"), .number(endedTotal)]),
+                (
+                    "",
+                    [.text("in billing retry now (access ended, the store still trying to bill)"), .number(retrying)]
+                ),
                 ("", [.text("free trials started"), .number(trials)]),
                 ("", [.text("free trials converted (a first paid period after one)"), .number(converted)]),
                 ("", [.text("trial conversion (converted ÷ started)"), HTML.Cell(html: rate, kind: .num)]),

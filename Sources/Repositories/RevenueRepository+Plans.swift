@@ -24,6 +24,7 @@ extension RevenueRepository {
                 ("console: 12 months by month", Self.daysQuery(app: false, byMonth: true), [yearAgo, today]),
                 ("console: 90 days by day", Self.daysQuery(app: false, byMonth: false), [quarter, today]),
                 ("console: one app's 90 days", Self.daysQuery(app: true, byMonth: false), [quarter, today, app]),
+                ("console: subscriptions a year ago", Self.subscriptionsBeforeQuery(app: false), [yearAgo]),
                 ("export: a page of a day", Self.pageQuery(app: false), [low, high, since, until, 1000]),
                 ("export: a page of one app's day", Self.pageQuery(app: true), [low, high, since, until, app, 1000]),
             ]

@@ -140,14 +140,7 @@ public struct RevenueRepository: Sendable {
     public func subscriptionsBefore(_ day: String, app: String? = nil) async throws -> [RevenueDay] {
         let arguments: SQLArguments = [day] + (app.map { [$0] } ?? [])
         return try await database.snapshot { db in
-            try await db.rows(
-                """
-                SELECT app, store, currency, CAST(SUM(subscribers) AS BIGINT) AS subscribers,
-                  CAST(SUM(recurring) AS BIGINT) AS recurring
-                FROM revenue_days WHERE day < ?\(app == nil ? "" : " AND app = ?")
-                GROUP BY app, store, currency ORDER BY app, store, currency
-                """, arguments
-            ).map { row in
+            try await db.rows(Self.subscriptionsBeforeQuery(app: app != nil), arguments).map { row in
                 var line = RevenueDay(
                     key: RevenueDay.Key(
                         day: day, app: try row.get("app"), store: try row.get("store"),
@@ -157,6 +150,16 @@ public struct RevenueRepository: Sendable {
                 return line
             }
         }
+    }
+
+    /// What ``subscriptionsBefore(_:app:)`` asks: a range of the rollup's key, every day before one.
+    static func subscriptionsBeforeQuery(app: Bool) -> String {
+        """
+        SELECT app, store, currency, CAST(SUM(subscribers) AS BIGINT) AS subscribers,
+          CAST(SUM(recurring) AS BIGINT) AS recurring
+        FROM revenue_days WHERE day < ?\(app ? " AND app = ?" : "")
+        GROUP BY app, store, currency ORDER BY app, store, currency
+        """
     }
 
     /// Writes the days again from the entries (``RevenueDay/rebuild(_:)``).

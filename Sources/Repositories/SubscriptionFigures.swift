@@ -82,4 +82,32 @@ public struct SubscriptionFigures: Sendable {
             return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.get("name"), try $0.get("ended")) })
         }
     }
+
+    /// How long a store goes on trying to bill after a renewal failed: Apple's billing retry
+    /// lasts up to 60 days (Google's account hold, up to 30).
+    public static let billingRetryDays: TimeInterval = 60
+
+    /// Subscriptions in billing retry now, by store: their access has ended (no grace period,
+    /// or it is over), within ``billingRetryDays``, and the store's latest word about them is
+    /// that it is still trying to bill (Apple's `DID_FAIL_TO_RENEW` or `GRACE_PERIOD_EXPIRED`,
+    /// Google's `SUBSCRIPTION_ON_HOLD`), not that it renewed or gave up (`EXPIRED`). Of `app`'s
+    /// accounts when given.
+    public func billingRetry(now: Date, app: AppScope? = nil) async throws -> [String: Int] {
+        let owned = app?.sqlCondition(column: "e.account_id")
+        return try await database.snapshot { db in
+            let rows = try await db.rows(
+                """
+                SELECT n.store, COUNT(*) AS retrying FROM entitlements e
+                JOIN store_notifications n ON n.id = (
+                  SELECT id FROM store_notifications
+                  WHERE original_transaction_id = e.original_transaction_id AND status = 'applied'
+                  ORDER BY created_at DESC, signed_date DESC LIMIT 1)
+                WHERE e.expires_at > ? AND e.expires_at <= ? AND e.original_transaction_id IS NOT NULL
+                  AND n.type IN ('DID_FAIL_TO_RENEW', 'GRACE_PERIOD_EXPIRED', 'SUBSCRIPTION_ON_HOLD')\
+                \(owned.map { " AND " + $0.sql } ?? "")
+                GROUP BY n.store ORDER BY n.store
+                """, [now.addingTimeInterval(-Self.billingRetryDays * 86_400), now] + (owned?.arguments ?? []))
+            return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.get("store"), try $0.get("retrying")) })
+        }
+    }
 }

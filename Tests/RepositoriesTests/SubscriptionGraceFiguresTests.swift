@@ -44,8 +44,19 @@ import Testing
             let grace = try await figures.active(now: expiry.addingTimeInterval(day))
             #expect(grace.map(\.subscribers) == [1] && grace.map(\.inGrace) == [1], "\(grace)")
             #expect(grace.map(\.monthlyRecurringRevenue) == [499 * 2_629_746 / 2_592_000])
-            // and past the grace period it is not
+            #expect(try await figures.billingRetry(now: expiry.addingTimeInterval(day)).isEmpty)
+            // and past the grace period it is not: Apple still retrying, it is in billing retry
             #expect(try await figures.active(now: graceEnd.addingTimeInterval(day)).isEmpty)
+            #expect(try await figures.billingRetry(now: graceEnd.addingTimeInterval(day)) == ["apple": 1])
+            // until Apple gives up, its retry over
+            try await database.acceptNewNotifications(["n2"], now: graceEnd.addingTimeInterval(2 * day))
+            _ = try await settlement.apply(
+                [
+                    Fixture.notified(
+                        "n2", "EXPIRED", uuid: "U2", subtype: "BILLING_RETRY",
+                        Fixture.purchase("o1", product: Fixture.vip, expires: expiry))
+                ], catalog: Fixture.catalog, now: graceEnd.addingTimeInterval(2 * day))
+            #expect(try await figures.billingRetry(now: graceEnd.addingTimeInterval(3 * day)).isEmpty)
         }
     }
 }

@@ -60,6 +60,10 @@ extension Lab {
                 )
                 .count
             }
+            try await time("subscriptions at the start of 12 months") {
+                try await repository.subscriptionsBefore(RevenueDay.day(of: now.addingTimeInterval(-365 * 86_400)))
+                    .count
+            }
             try await time("an export's page of a day") {
                 let since = now.addingTimeInterval(-180 * 86_400)
                 return try await repository.page(after: 0, since: since, until: since.addingTimeInterval(86_400)).count
