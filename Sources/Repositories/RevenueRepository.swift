@@ -67,10 +67,10 @@ public struct RevenueRepository: Sendable {
         // Nothing follows the last id there can be (a cursor is the caller's input).
         guard cursor < .max else { return [] }
         return try await database.snapshot { db in
-            var (low, high) = (ids?.low ?? 0, ids?.high ?? 0)
-            if ids == nil { (low, high) = try await Self.ids(since: since, until: until, db) }
+            var span = ids ?? ExportIDs(low: 0, high: 0)
+            if ids == nil { (span.low, span.high) = try await Self.ids(since: since, until: until, db) }
             let arguments: SQLArguments =
-                [max(low, cursor + 1), high, since, until] + (app.map { [$0] } ?? []) + [limit]
+                [span.first(after: cursor) ?? .max, span.high, since, until] + (app.map { [$0] } ?? []) + [limit]
             return try await db.rows(
                 Self.pageQuery(app: app != nil), arguments
             ).compactMap { row in

@@ -40,6 +40,12 @@ public struct ExportIDs: Hashable, Sendable {
         self.low = low
         self.high = high
     }
+
+    /// The first id a page after `cursor` reads; nil when nothing can follow it (a cursor is
+    /// the caller's input: the last id there can be has no next).
+    public func first(after cursor: Int64) -> Int64? {
+        cursor < .max ? max(low, cursor + 1) : nil
+    }
 }
 
 /// A ledger an export reads: its columns, and a page of its entries after a cursor.

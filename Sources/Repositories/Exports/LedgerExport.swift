@@ -36,13 +36,12 @@ public struct LedgerExport: ExportedLedger {
         after cursor: Int64, within ids: ExportIDs, since: Date, until: Date, app: AppScope?, limit: Int,
         naming: ExportNaming
     ) async throws -> [ExportLine] {
-        guard cursor < .max else { return [] }
-        let (low, high) = (ids.low, ids.high)
+        guard let first = ids.first(after: cursor) else { return [] }
         return try await database.snapshot { db in
             let owned = app?.sqlCondition(column: "account_id")
             let condition = owned.map { " AND " + $0.sql } ?? ""
             let arguments: SQLArguments =
-                [max(low, cursor + 1), high, since, until] + (owned?.arguments ?? []) + [limit]
+                [first, ids.high, since, until] + (owned?.arguments ?? []) + [limit]
             return try await db.rows(
                 """
                 SELECT id, created_at, account_id, kind, currency, amount, transaction_id, receipt_id, notification_id,

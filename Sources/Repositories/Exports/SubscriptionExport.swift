@@ -31,11 +31,10 @@ public struct SubscriptionExport: ExportedLedger {
         after cursor: Int64, within ids: ExportIDs, since: Date, until: Date, app: AppScope?, limit: Int,
         naming: ExportNaming
     ) async throws -> [ExportLine] {
-        guard cursor < .max else { return [] }
-        let (low, high) = (ids.low, ids.high)
+        guard let first = ids.first(after: cursor) else { return [] }
         return try await database.snapshot { db in
             let arguments: SQLArguments =
-                [max(low, cursor + 1), high, since, until] + (app.map { [$0.key] } ?? []) + [limit]
+                [first, ids.high, since, until] + (app.map { [$0.key] } ?? []) + [limit]
             return try await db.rows(
                 """
                 SELECT r.id, r.created_at, r.app, r.store, r.account_id, r.original_transaction_id, r.transaction_id,
