@@ -139,7 +139,7 @@ extension Lab.Bench.StagesBench {
             stubLatencyMs: stubLatencyMs, stubErrorRate: stubErrorRate,
             cores: ProcessInfo.processInfo.activeProcessorCount, replicas: replicas, apps: apps > 0 ? apps : nil,
             database: databaseURL == nil ? "sqlite" : "postgresql", cpuLimit: cap?.cores, cgroup: cap?.version.rawValue,
-            up: up ? true : nil)
+            up: up ? true : nil, history: history > 0 ? history : nil)
     }
 
     /// Every receipt credited, the audit clean (so none twice), each account (of each app)
@@ -148,7 +148,8 @@ extension Lab.Bench.StagesBench {
         _ pipeline: StagesPipeline, count: Int, apps: BenchApps?, notified: Int, tally: WebhookCounter.Tally
     ) async throws -> StagesReport.Books {
         let database = try await pipeline.stageSettings().openDatabase()
-        let credited = try await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0]
+        // The history's receipts (--history) were credited before: the load's are the rest.
+        let credited = try await ReceiptRepository(database).receiptStatusCounts()[.credited, default: 0] - history
         let findings = try await LedgerRepository(database).audit()
         let ledger = LedgerRepository(database)
         // Stored account id → receipts it sent, as ReceiptLoad spread them.
@@ -157,6 +158,7 @@ extension Lab.Bench.StagesBench {
             let account = "player-\(index % accounts)"
             sent[apps?.app(of: index).scope.stored(account) ?? account, default: 0] += 1
         }
+        for index in 0..<history { sent["player-\(index % accounts)", default: 0] += 1 }
         var wrongBalances = 0
         for (account, receipts) in sent {
             let coins = try await ledger.account(id: account, ledgerLimit: 0)?.balances["coins"] ?? 0

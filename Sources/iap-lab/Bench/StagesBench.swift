@@ -42,6 +42,9 @@ extension Lab.Bench {
         @Option(help: "Share of verify requests (0...0.5) the stub store answers 503.") var stubErrorRate = 0.0
         @Option(help: "Accounts the receipts are spread over (in each app, with --apps).") var accounts = 1_000
         @Option(
+            help: "Receipts credited in the database before the load, over the same accounts (a year of history).")
+        var history = 0
+        @Option(
             help:
                 "Spread the receipts over this many apps of an apps file (IAP_APPS), each with its own bundle id, token and webhook secret; 0: the single-app settings."
         )
@@ -100,6 +103,9 @@ extension Lab.Bench {
                     "--cpu-limit must be within 0.01...\(ProcessInfo.processInfo.activeProcessorCount) (cores of this machine)"
                 )
             }
+            guard history >= 0, history == 0 || apps == 0 else {
+                throw ValidationError("--history must not be negative, and takes no --apps")
+            }
             if up, validators != 1 || replicas != 1 || validatorAlone || cpuLimit != nil {
                 throw ValidationError(
                     "--up runs one process: it takes no --validators, --replicas, --validator-alone or --cpu-limit")
@@ -150,6 +156,16 @@ extension Lab.Bench {
             // Ctrl-C or SIGTERM ends the measuring only: the stages still stop and the cgroups go.
             let measured = await Interruption.cancellable {
                 try await pipeline.prepareDatabase(settings: settings)
+                if history > 0 {
+                    let stage = try pipeline.stageSettings()
+                    let seconds = try await BenchHistory(count: history, accounts: accounts).write(
+                        into: try await stage.openDatabase(longWork: true),
+                        catalog: try stage.catalog(logger: stage.logger("bench")))
+                    FileHandle.standardError.write(
+                        Data(
+                            "history: \(history) receipts credited before the load, written in \(Int(seconds)) s\n".utf8
+                        ))
+                }
                 try await start(stages, pipeline, receiptRoot: receiptRoot)
                 try await stages.waitUntilReady(client: client, timeout: .seconds(120))
                 return try await measure(

@@ -30,6 +30,8 @@ struct StagesReport: Codable, Sendable {
         var cgroup: String?
         /// `--up`: every stage in one `iap up` process.
         var up: Bool?
+        /// `--history`: receipts credited in the database before the load.
+        var history: Int?
     }
 
     /// Requests per second and latency in milliseconds.
@@ -138,7 +140,7 @@ struct StagesReport: Codable, Sendable {
             run.up == true
             ? "every stage in one `iap up` process" : "\(run.replicas) intake(s), fulfiller(s) and notifier(s)"
         print(
-            "  \(stages) on \(run.database == "postgresql" ? "PostgreSQL" : "SQLite")\(cap)\(run.apps.map { ", the load spread over \($0) app(s)" } ?? "")"
+            "  \(stages) on \(run.database == "postgresql" ? "PostgreSQL" : "SQLite")\(cap)\(run.apps.map { ", the load spread over \($0) app(s)" } ?? "")\(run.history.map { ", \($0) receipts credited before the load" } ?? "")"
         )
         print("                          receipts/s     p50 ms     p99 ms     max ms")
         for (name, flow) in [("submit (202)", submit), ("end to end (webhook)", endToEnd)] {
