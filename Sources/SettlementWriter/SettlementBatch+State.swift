@@ -176,12 +176,16 @@ extension SettlementBatch {
                 books.unreadable[id, default: .init()].balances = "account \(id): balance \(currency): \(message)"
             }
         }
-        if needsPurchaseHistory {
+        if !firstPurchaseProducts.isEmpty {
+            // Only the products a first-purchase bonus asks about: each (account, product) is a
+            // seek of store_transactions_on_account_product, whatever else the account bought
+            // (reading all of it grew with every account's history).
+            let products = Array(repeating: "?", count: firstPurchaseProducts.count).joined(separator: ", ")
             for row in try await db.rows(
                 """
                 SELECT DISTINCT account_id, catalog_product_id FROM store_transactions
-                WHERE account_id IN (?) AND catalog_product_id IS NOT NULL
-                """, in: existing)
+                WHERE account_id IN (?) AND catalog_product_id IN (\(products))
+                """, in: existing, after: firstPurchaseProducts.map { $0 as (any SQLConvertible)? })
             {
                 found[try row.get("account_id")]?.purchasedProducts.insert(try row.get("catalog_product_id"))
             }

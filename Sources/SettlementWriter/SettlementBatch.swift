@@ -15,8 +15,9 @@ final class SettlementBatch {
     let now: Date
     /// `now` as the database stores it, converted once.
     let stamp: SQLValue
-    /// Whether any product has a first-purchase rule (else purchase histories are not read).
-    let needsPurchaseHistory: Bool
+    /// The catalog products with a first-purchase bonus: the only ones an account's purchase
+    /// history is read for (none: it is not read).
+    let firstPurchaseProducts: [String]
     var books = SettlementBooks()
     /// The revenue entries flushed so far: what the transaction writes, counted by the
     /// metrics once it commits.
@@ -24,11 +25,11 @@ final class SettlementBatch {
     /// Advisory lock keys this transaction holds (PostgreSQL; SQLite has one writer).
     private var locked: Set<String> = []
 
-    init(db: any SQLSession, now: Date, needsPurchaseHistory: Bool) {
+    init(db: any SQLSession, now: Date, firstPurchaseProducts: [String]) {
         self.db = db
         self.now = now
         self.stamp = db.stored(now)
-        self.needsPurchaseHistory = needsPurchaseHistory
+        self.firstPurchaseProducts = firstPurchaseProducts
     }
 
     /// Holds `keys` until the transaction ends: the ones not held yet, in one statement.

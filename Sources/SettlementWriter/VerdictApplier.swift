@@ -19,9 +19,9 @@ struct VerdictApplier {
         self.appEngines = catalogs.others.mapValues { SettlementEngine(catalog: $0) }
         self.batch = SettlementBatch(
             db: db, now: now,
-            needsPurchaseHistory: catalogs.all.contains { catalog in
-                catalog.products.contains { $0.rules?.firstPurchase?.bonus != nil }
-            })
+            firstPurchaseProducts: Set(
+                catalogs.all.flatMap { $0.products.filter { $0.rules?.firstPurchase?.bonus != nil }.map(\.productID) }
+            ).sorted())
     }
 
     /// Runs `body` with an applier on `db`, then writes what it decided.
