@@ -55,7 +55,7 @@ extension SQLSession {
         return changed
     }
 
-    /// The rows of `sql` for every value of `keys`: `sql` holds `IN (?)` once, which takes
+    /// The rows of `sql` for every value of `keys`: the first `IN (?)` of `sql` takes
     /// as many placeholders as a chunk of keys has (on SQLite padded to a power of two, a key
     /// repeated: ``SQLRows/lookupChunks(_:width:dialect:)``), between the arguments `before`
     /// it and those `after` it.
@@ -84,10 +84,12 @@ extension SQLSession {
         _ sql: String, in keys: [any SQLConvertible], before: SQLArguments, after: SQLArguments,
         _ body: (String, SQLArguments) async throws -> Void
     ) async throws {
+        // The first `IN (?)` only: another list of the statement (its values in `after`) keeps its own.
+        let list = sql.range(of: "IN (?)")
         for chunk in SQLRows.lookupChunks(keys, width: 1, dialect: dialect) {
-            let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            try await body(
-                sql.replacingOccurrences(of: "IN (?)", with: "IN (\(list))"), before + chunk.map { $0 } + after)
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let statement = list.map { sql.replacingCharacters(in: $0, with: "IN (\(placeholders))") } ?? sql
+            try await body(statement, before + chunk.map { $0 } + after)
         }
     }
 }

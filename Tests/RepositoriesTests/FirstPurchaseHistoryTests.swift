@@ -42,6 +42,17 @@ import Testing
             try await buy("r4", "a1", "t4", Self.starter)
             // Then the first came with its bonus and the second did not
             #expect(try await ledger.account(id: "a1")?.balances["gems"] == 10 + 15 + 10)
+            // And in one batch of several accounts, each is asked about its own history: a1's third
+            // starter has no bonus, a2's first has
+            try await buy("r5", "a2", "t5", Fixture.coins)
+            let batch = [("r6", "a1", "t6"), ("r7", "a2", "t7"), ("r8", "a3", "t8")]
+            try await database.acceptNew(batch.map { Fixture.receipt($0.0, account: $0.1) })
+            _ = try await settlement.apply(
+                batch.map { Fixture.valid($0.0, account: $0.1, [Fixture.purchase($0.2, product: Self.starter)]) },
+                catalog: Self.catalog, now: Fixture.t0)
+            #expect(try await ledger.account(id: "a1")?.balances["gems"] == 10 + 15 + 10 + 10)
+            #expect(try await ledger.account(id: "a2")?.balances["gems"] == 15)
+            #expect(try await ledger.account(id: "a3")?.balances["gems"] == 15)
             #expect(try await ledger.audit() == [])
         }
     }
