@@ -22,7 +22,7 @@ extension OperatorConsole {
             throw FilterError(field: "window", problem: "is 30d, 90d or 12m, not '\(requested.prefix(16))'")
         }
         let currency = query.text("currency")
-        if let currency, currency.utf8.count != 3 || !currency.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) {
+        if let currency, !CurrencyUnits.isCode(currency) {
             throw FilterError(field: "currency", problem: "is an ISO 4217 code (USD), not '\(currency.prefix(16))'")
         }
         let naming = try naming(query)

@@ -64,13 +64,13 @@ public struct RevenueRepository: Sendable {
         after cursor: Int64, within ids: ExportIDs? = nil, since: Date, until: Date, app: String? = nil,
         limit: Int = 1000
     ) async throws -> [Row] {
+        // A page read alone finds its span first; an export found it once for all its pages.
+        let span: ExportIDs
+        if let ids { span = ids } else { span = try await self.ids(since: since, until: until) }
         // Nothing follows the last id there can be (a cursor is the caller's input).
-        guard cursor < .max else { return [] }
+        guard let first = span.first(after: cursor) else { return [] }
         return try await database.snapshot { db in
-            var span = ids ?? ExportIDs(low: 0, high: 0)
-            if ids == nil { (span.low, span.high) = try await Self.ids(since: since, until: until, db) }
-            let arguments: SQLArguments =
-                [span.first(after: cursor) ?? .max, span.high, since, until] + (app.map { [$0] } ?? []) + [limit]
+            let arguments: SQLArguments = [first, span.high, since, until] + (app.map { [$0] } ?? []) + [limit]
             return try await db.rows(
                 Self.pageQuery(app: app != nil), arguments
             ).compactMap { row in

@@ -45,7 +45,7 @@ extension FuzzRandom {
             offerType: maybe { $0.wireText() }, offerID: maybe { $0.wireText() },
             ownershipType: maybe { $0.wireText() },
             priceMicros: maybe { Int64($0.wireInt()) }, currency: maybe { $0.wireText() },
-            country: maybe { $0.wireText() })
+            country: maybe { $0.wireText() }, taxMicros: maybe { Int64($0.wireInt()) })
     }
 
     mutating func verdict() -> Verdict {

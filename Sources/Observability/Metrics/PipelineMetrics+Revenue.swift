@@ -1,4 +1,5 @@
 import CoreMetrics
+import PipelineCore
 
 /// Revenue counters by app, store and currency: what the revenue ledger committed, as
 /// Prometheus adds it up (`increase(iap_revenue_paid_minor_units_total[1d])` per currency).
@@ -26,8 +27,7 @@ extension PipelineMetrics {
         let store =
             (1...32).contains(store.utf8.count) && store.utf8.allSatisfy({ (0x61...0x7A).contains($0) || $0 == 0x5F })
             ? store : "other"
-        let currency =
-            currency.utf8.count == 3 && currency.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) ? currency : "XXX"
+        let currency = CurrencyUnits.isCode(currency) ? currency : "XXX"
         return counter(figure.name, app: app, [("store", store), ("currency", currency)])
     }
 }

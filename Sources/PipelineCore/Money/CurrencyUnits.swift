@@ -9,6 +9,11 @@ public enum CurrencyUnits {
         "CLF": 4, "UYW": 4,
     ]
 
+    /// Whether `text` has the shape of an ISO 4217 code: three capital letters.
+    public static func isCode(_ text: String) -> Bool {
+        text.utf8.count == 3 && text.utf8.allSatisfy { (0x41...0x5A).contains($0) }
+    }
+
     /// The digits of `currency`'s minor unit (2 for a code not listed as otherwise).
     public static func exponent(of currency: String) -> Int { exponents[currency] ?? 2 }
 

@@ -56,7 +56,7 @@ public struct ExchangeRates: Sendable, Equatable {
 
     /// Rates into `base`, checked as a file's are (see ``init(json:)``).
     public init(base: String, rates: [Rate]) throws(FileError) {
-        guard Self.isCode(base) else {
+        guard CurrencyUnits.isCode(base) else {
             throw FileError("base: '\(base.prefix(16))' is not a currency code (three capital letters, ISO 4217)")
         }
         var seen: [String: Int] = [:]
@@ -66,7 +66,7 @@ public struct ExchangeRates: Sendable, Equatable {
             guard rate.currency != base else {
                 throw FileError("\(at).currency: \(base) is the base, which converts at 1; leave it out")
             }
-            guard Self.isCode(rate.currency) else {
+            guard CurrencyUnits.isCode(rate.currency) else {
                 throw FileError(
                     "\(at).currency: '\(rate.currency.prefix(16))' is not a currency code (three capital letters, ISO 4217)"
                 )
@@ -159,29 +159,9 @@ public struct ExchangeRates: Sendable, Equatable {
         return quotient + (product < 0 ? -1 : 1)
     }
 
-    /// Three capital letters, as ISO 4217 codes are.
-    static func isCode(_ text: String) -> Bool {
-        text.utf8.count == 3 && text.utf8.allSatisfy { (0x41...0x5A).contains($0) }
-    }
-
-    /// A real day written `yyyy-MM-dd`.
+    /// A real day written `yyyy-MM-dd` (from 1600), as a timestamp's date is read.
     static func isDay(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D else { return false }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for byte in bytes[range] {
-                guard (0x30...0x39).contains(byte) else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            (1...12).contains(month), day >= 1
-        else { return false }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return day <= lengths[month - 1]
+        text.utf8.count == 10 && CivilTime(text: text + "T00:00:00Z") != nil
     }
 
     /// A decimal such as `1.0832` as its digits and the count of them after the point.

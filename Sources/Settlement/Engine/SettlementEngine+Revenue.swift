@@ -32,7 +32,7 @@ extension SettlementEngine {
     /// What a transaction cost: the store's price in whole minor units, or the catalog's.
     static func price(of transaction: VerifiedTransaction, _ product: Product) -> (String, Int64, Bool)? {
         if let micros = transaction.priceMicros, micros >= 0, let currency = transaction.currency,
-            currency.utf8.count == 3, currency.utf8.allSatisfy({ (0x41...0x5A).contains($0) }),
+            CurrencyUnits.isCode(currency),
             let minor = CurrencyUnits.minorUnits(micros: micros, currency: currency)
         {
             return (currency, minor, false)
