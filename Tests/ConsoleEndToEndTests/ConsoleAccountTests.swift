@@ -38,8 +38,7 @@ extension ConsoleTests {
             let (_, receiptID) = try await pipeline.submit(account: "browser-player", receiptData: data)
             #expect(try await pipeline.finalStatus(try #require(receiptID))["status"] as? String == "credited")
 
-            let artifacts = FileManager.default.currentDirectoryPath + "/.build/artifacts"
-            try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+            let artifacts = try BrowserArtifacts.directory(backend)
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("ConsoleBrowser/grant_on_account_page.py").path
             let (status, output) = try await run(

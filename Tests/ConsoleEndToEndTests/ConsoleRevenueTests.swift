@@ -35,8 +35,7 @@ extension ConsoleTests {
             #expect(payments > 3_000 && Set(days.map(\.key.store)).count == 6)
 
             // When a read-only operator reads it in Chromium, in euros
-            let artifacts = FileManager.default.currentDirectoryPath + "/.build/artifacts"
-            try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+            let artifacts = try BrowserArtifacts.directory(backend)
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("ConsoleBrowser/revenue_charts.py").path
             let (status, output) = try await run(

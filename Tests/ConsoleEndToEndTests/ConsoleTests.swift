@@ -77,8 +77,7 @@ import Testing
             let receipt = try await pipeline.submitDoomed(account: "browser", transactionID: "console-t1")
 
             // When an operator replays it in the console, in Chromium
-            let artifacts = FileManager.default.currentDirectoryPath + "/.build/artifacts"
-            try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+            let artifacts = try BrowserArtifacts.directory(backend)
             let screenshot = artifacts + "/console-replay.png"
             try? FileManager.default.removeItem(atPath: screenshot)
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
