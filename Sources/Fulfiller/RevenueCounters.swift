@@ -7,26 +7,20 @@ import Settlement
 public enum RevenueCounters {
     @Sendable public static func count(_ entries: [RevenueEntry]) {
         for entry in entries {
-            let app = entry.app.isEmpty ? nil : entry.app
-            // Every figure of the key exists from its first entry, at 0 until it moves, so that
-            // increase() and the refund share have a first sample.
-            for figure in PipelineMetrics.RevenueFigure.allCases {
-                _ = PipelineMetrics.revenue(figure, app: app, store: entry.store, currency: entry.currency)
-            }
-            func add(_ figure: PipelineMetrics.RevenueFigure, _ amount: Int64) {
-                guard amount > 0 else { return }
-                PipelineMetrics.revenue(figure, app: app, store: entry.store, currency: entry.currency)
-                    .increment(by: amount)
+            let counters = PipelineMetrics.revenueCounters(
+                app: entry.app.isEmpty ? nil : entry.app, store: entry.store, currency: entry.currency)
+            func add(_ counter: MetricCounter, _ amount: Int64) {
+                if amount > 0 { counter.increment(by: amount) }
             }
             switch entry.kind {
             case .purchase, .renewal:
-                add(.payments, 1)
-                add(.paid, entry.gross)
-                add(.proceeds, entry.proceeds)
+                add(counters.payments, 1)
+                add(counters.paid, entry.gross)
+                add(counters.proceeds, entry.proceeds)
             case .refund, .revocation:
-                add(.givenBack, -entry.gross)
+                add(counters.givenBack, -entry.gross)
             case .reversal:
-                add(.paid, entry.gross)
+                add(counters.paid, entry.gross)
             }
         }
     }

@@ -42,12 +42,13 @@ extension PipelineMetrics {
         counter(MetricName.webhooksFailed, app: app, [("final", final ? "true" : "false")])
     }
 
-    /// One handle per metric, labels and app, made once: the stages count every message.
+    /// One handle per metric, labels and app, made once: the stages count every message, so
+    /// finding a handle builds no string (its key is the parts themselves).
     static func counter(_ name: String, app: String?, _ labels: [(String, String)] = []) -> Counter {
-        let dimensions = [("app", appLabel(app))] + labels
-        let key = ([name] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: ",")
+        let app = appLabel(app)
+        let key = CounterKey(name: name, app: app, labels: labels.flatMap { [$0.0, $0.1] })
         if let counter = countersByApp.withLock({ $0[key] }) { return counter }
-        let counter = Counter(label: name, dimensions: dimensions)
+        let counter = Counter(label: name, dimensions: [("app", app)] + labels)
         return countersByApp.withLock { known in
             if let first = known[key] { return first }
             known[key] = counter
@@ -56,5 +57,11 @@ extension PipelineMetrics {
     }
 
     static let appLabels = Mutex<[String]>([singleAppLabel])
-    private static let countersByApp = Mutex<[String: Counter]>([:])
+    private static let countersByApp = Mutex<[CounterKey: Counter]>([:])
+
+    private struct CounterKey: Hashable {
+        let name: String
+        let app: String
+        let labels: [String]
+    }
 }
