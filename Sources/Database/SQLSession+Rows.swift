@@ -55,6 +55,21 @@ extension SQLSession {
         return changed
     }
 
+    /// Locks the rows of `table` whose `key` is one of `keys`, in one order (the keys' bytes:
+    /// `COLLATE "C"`, whatever the database's collation), before a statement that updates
+    /// them. Two transactions updating overlapping rows, each in the order its plan visits
+    /// them (a join's, the heap's), can each hold a row the other wants; PostgreSQL finds
+    /// that deadlock only after `deadlock_timeout` (a second) and aborts one, which its
+    /// stage then retries: a second added to every receipt in both batches. Locked in one
+    /// order, one waits for the other instead. SQLite writes one transaction at a time.
+    public func lockInKeyOrder(_ table: String, key: String, _ keys: [String]) async throws {
+        guard dialect == .postgres, !keys.isEmpty else { return }
+        let sorted = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        _ = try await rows(
+            "SELECT \(key) FROM \(table) WHERE \(key) IN (?) ORDER BY \(key) COLLATE \"C\" FOR UPDATE",
+            in: sorted)
+    }
+
     /// The rows of `sql` for every value of `keys`: the first `IN (?)` of `sql` takes
     /// as many placeholders as a chunk of keys has (on SQLite padded to a power of two, a key
     /// repeated: ``SQLRows/lookupChunks(_:width:dialect:)``), between the arguments `before`

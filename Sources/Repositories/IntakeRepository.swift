@@ -149,11 +149,14 @@ public struct IntakeRepository: Sendable {
         // A lost mark only publishes the receipt again: no sync of its own.
         try await database.transaction(priority: .normal, sync: .relaxed) { db in
             let stamp = db.stored(date)
+            // The fulfiller may be settling some of them: rows are locked as it locks them.
+            try await db.lockInKeyOrder("receipts", key: "id", ids)
             // Most ids are receipts': notifications are looked for among the rest.
             let marked = try await db.rows(IntakeStatements.markReceiptsPublished, in: ids, before: [stamp, stamp])
             let receipts = Set(try marked.map { try $0.get("id", as: String.self) })
             let others = ids.filter { !receipts.contains($0) }
             if !others.isEmpty {
+                try await db.lockInKeyOrder("store_notifications", key: "id", others)
                 _ = try await db.rows(IntakeStatements.markNotificationsPublished, in: others, before: [stamp, stamp])
             }
         }

@@ -139,6 +139,9 @@ extension PendingWrites {
     /// The receipts, notifications and checks the batch moved on, and what each
     /// transaction of a receipt came to.
     private func writeSubjects(_ db: any SQLSession, stamp: SQLValue) async throws {
+        // The relay marks the same receipts and notifications published, in its own order.
+        try await db.lockInKeyOrder("receipts", key: "id", Array(receipts.keys))
+        try await db.lockInKeyOrder("store_notifications", key: "id", Array(notifications.keys))
         try await db.update(
             "receipts", key: "id",
             columns: [
