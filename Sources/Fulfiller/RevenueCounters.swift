@@ -1,7 +1,7 @@
 import Observability
 import Settlement
 
-/// The revenue counters (``PipelineMetrics/revenue(_:app:store:currency:)``), told each
+/// The revenue counters (``PipelineMetrics/revenueCounters(app:store:currency:)``), told each
 /// committed transaction's revenue entries: payments and what they paid and earn; what
 /// take-backs gave back. Counters only grow, so a reversal of a refund counts as paid again.
 public enum RevenueCounters {

@@ -108,10 +108,8 @@ public struct RevenueBackfill: Sendable {
                         if !event.takeBack { outcome.unpriced += 1 }
                         continue
                     }
-                    if !event.takeBack, entry.estimated {
-                        outcome.estimated += 1
-                    } else if !event.takeBack {
-                        outcome.storePriced += 1
+                    if !event.takeBack {
+                        if entry.estimated { outcome.estimated += 1 } else { outcome.storePriced += 1 }
                     }
                     rows.append([nextID] + entry.values(at: db.stored(min(event.date, cutoff))))
                 }

@@ -6,23 +6,23 @@ import Testing
 /// series, whichever way it is asked for, and a label outside its bounds folded into one
 /// series (`other`, `XXX`), so that a stray value cannot add series.
 struct PipelineMetricsHandleTests {
-    @Test func revenueCountersAreTheSameHandlesAsEachFigureAskedAlone() {
+    @Test func revenueCountersAreOneSetASeriesOfFourHandles() {
         let set = PipelineMetrics.revenueCounters(app: nil, store: "apple", currency: "USD")
-        #expect(set.payments === PipelineMetrics.revenue(.payments, app: nil, store: "apple", currency: "USD"))
-        #expect(set.paid === PipelineMetrics.revenue(.paid, app: nil, store: "apple", currency: "USD"))
-        #expect(set.givenBack === PipelineMetrics.revenue(.givenBack, app: nil, store: "apple", currency: "USD"))
-        #expect(set.proceeds === PipelineMetrics.revenue(.proceeds, app: nil, store: "apple", currency: "USD"))
-        // Asked again: the same handles; another currency: others
-        #expect(PipelineMetrics.revenueCounters(app: nil, store: "apple", currency: "USD").paid === set.paid)
+        let handles = [set.payments, set.paid, set.givenBack, set.proceeds]
+        #expect(Set(handles.map(ObjectIdentifier.init)).count == 4)
+        // Asked again: the same handles; another currency, store or app: others
+        let again = PipelineMetrics.revenueCounters(app: nil, store: "apple", currency: "USD")
+        #expect(zip(handles, [again.payments, again.paid, again.givenBack, again.proceeds]).allSatisfy { $0 === $1 })
         #expect(PipelineMetrics.revenueCounters(app: nil, store: "apple", currency: "EUR").paid !== set.paid)
-        #expect(set.paid !== set.proceeds)
+        #expect(PipelineMetrics.revenueCounters(app: nil, store: "google_play", currency: "USD").paid !== set.paid)
+        #expect(PipelineMetrics.revenueCounters(app: "stranger", store: "apple", currency: "USD").paid !== set.paid)
     }
 
     @Test func labelsOutsideTheirBoundsShareOneSeries() {
         let stray = PipelineMetrics.revenueCounters(app: "not-in-the-apps-file", store: "Bad Store!", currency: "usd")
         let other = PipelineMetrics.revenueCounters(app: "another-stranger", store: "x y", currency: "DOLLARS")
         #expect(stray.paid === other.paid)
-        #expect(stray.paid === PipelineMetrics.revenue(.paid, app: "third", store: "other", currency: "XXX"))
+        #expect(stray.paid === PipelineMetrics.revenueCounters(app: "third", store: "other", currency: "XXX").paid)
         #expect(stray.paid !== PipelineMetrics.revenueCounters(app: nil, store: "other", currency: "XXX").paid)
     }
 

@@ -31,18 +31,15 @@ extension PipelineMetrics {
         public let proceeds: Counter
     }
 
-    /// The counter of `figure` for `app` (nil: the default app), `store` and `currency`.
-    public static func revenue(_ figure: RevenueFigure, app: String?, store: String, currency: String) -> Counter {
-        let (store, currency) = revenueLabels(store: store, currency: currency)
-        return counter(figure.name, app: app, [("store", store), ("currency", currency)])
-    }
-
-    /// All four counters of `app` (nil: the default app), `store` and `currency`, made
+    /// The four counters of `app` (nil: the default app), `store` and `currency`, made
     /// together (each at 0 from the key's first entry, so `increase()` and the refund share
     /// have a first sample) and kept by their labels: the fulfiller asks for them for every
     /// committed entry, one lookup where four handles' keys cost ~5 % of its CPU.
     public static func revenueCounters(app: String?, store: String, currency: String) -> RevenueCounterSet {
-        let (store, currency) = revenueLabels(store: store, currency: currency)
+        let store =
+            (1...32).contains(store.utf8.count) && store.utf8.allSatisfy({ (0x61...0x7A).contains($0) || $0 == 0x5F })
+            ? store : "other"
+        let currency = CurrencyUnits.isCode(currency) ? currency : "XXX"
         let key = RevenueLabels(app: appLabel(app), store: store, currency: currency)
         if let known = revenueCountersByLabels.withLock({ $0[key] }) { return known }
         func make(_ figure: RevenueFigure) -> Counter {
@@ -52,14 +49,6 @@ extension PipelineMetrics {
             payments: make(.payments), paid: make(.paid), givenBack: make(.givenBack), proceeds: make(.proceeds))
         revenueCountersByLabels.withLock { $0[key] = made }
         return made
-    }
-
-    /// The labels as a series may carry them: a store id or `other`, a currency code or `XXX`.
-    private static func revenueLabels(store: String, currency: String) -> (store: String, currency: String) {
-        let store =
-            (1...32).contains(store.utf8.count) && store.utf8.allSatisfy({ (0x61...0x7A).contains($0) || $0 == 0x5F })
-            ? store : "other"
-        return (store, CurrencyUnits.isCode(currency) ? currency : "XXX")
     }
 
     /// Bounded as the labels are (apps file, store ids, ISO 4217).
